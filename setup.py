@@ -19,7 +19,8 @@ def _extensions():
                 [path],
                 include_dirs=[np.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                extra_compile_args=["-O3"],
+                extra_compile_args=["-O3", "-fopenmp"],
+                extra_link_args=["-fopenmp"],
                 language="c++",
             )
         )
