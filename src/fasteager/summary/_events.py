@@ -1,0 +1,243 @@
+"""Hand-rolled protobuf encoding of TensorBoard ``Event`` records and TFRecord framing.
+
+TensorBoard reads ``events.out.tfevents.*`` files: a sequence of TFRecords, each
+``uint64 length | uint32 masked_crc32c(length) | data | uint32 masked_crc32c(data)``
+(all little-endian), whose data is a serialized ``tensorboard.Event``. Only the few
+messages a summary writer needs are encoded here, so neither TensorFlow nor the
+``protobuf`` package is needed. Field numbers follow tensorboard/compat/proto
+(event.proto, summary.proto, tensor.proto, tensor_shape.proto, types.proto).
+
+Wire format (https://protobuf.dev/programming-guides/encoding/): a key is the varint
+``field_number << 3 | wire_type``; wire types used: 0 varint, 1 fixed64, 2
+length-delimited. Fields may appear in any order and default values may be omitted.
+"""
+
+import struct
+
+import numpy as np
+
+try:
+    from ._crc32c import crc32c, masked_crc32c
+except ImportError:  # extension not built: correct but ~100x slower pure-Python path
+    crc32c = masked_crc32c = None
+
+__all__ = [
+    "DATA_CLASS_BLOB_SEQUENCE",
+    "DATA_CLASS_SCALAR",
+    "DATA_CLASS_TENSOR",
+    "crc32c",
+    "event",
+    "file_version_event",
+    "frame_record",
+    "iter_records",
+    "masked_crc32c",
+    "string_tensor_proto",
+    "summary_metadata",
+    "summary_value",
+    "tensor_proto",
+]
+
+# DataClass enum (summary.proto): how TensorBoard's data provider exposes a time series.
+DATA_CLASS_SCALAR = 1
+DATA_CLASS_TENSOR = 2
+DATA_CLASS_BLOB_SEQUENCE = 3
+
+# DataType enum (types.proto) for the NumPy dtypes a summary may carry.
+_DTYPE_ENUM = {
+    np.dtype(np.float32): 1,   # DT_FLOAT
+    np.dtype(np.float64): 2,   # DT_DOUBLE
+    np.dtype(np.int32): 3,     # DT_INT32
+    np.dtype(np.uint8): 4,     # DT_UINT8
+    np.dtype(np.int16): 5,     # DT_INT16
+    np.dtype(np.int8): 6,      # DT_INT8
+    np.dtype(np.int64): 9,     # DT_INT64
+    np.dtype(np.bool_): 10,    # DT_BOOL
+    np.dtype(np.uint16): 17,   # DT_UINT16
+    np.dtype(np.float16): 19,  # DT_HALF
+    np.dtype(np.uint32): 22,   # DT_UINT32
+    np.dtype(np.uint64): 23,   # DT_UINT64
+}
+DT_STRING = 7
+
+_MASK64 = (1 << 64) - 1
+
+
+# ---------------------------------------------------------------------------
+# CRC fallback (only used when the Cython extension is missing)
+# ---------------------------------------------------------------------------
+
+def _py_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_PY_TABLE = None
+
+
+def py_crc32c(data, crc=0):
+    """Pure-Python CRC-32C (bytewise table); reference for the Cython version."""
+    global _PY_TABLE
+    if _PY_TABLE is None:
+        _PY_TABLE = _py_table()
+    table = _PY_TABLE
+    crc ^= 0xFFFFFFFF
+    for b in memoryview(data).cast("B"):
+        crc = (crc >> 8) ^ table[(crc ^ b) & 0xFF]
+    return crc ^ 0xFFFFFFFF
+
+
+def py_masked_crc32c(data):
+    c = py_crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+if crc32c is None:
+    crc32c, masked_crc32c = py_crc32c, py_masked_crc32c
+
+
+# ---------------------------------------------------------------------------
+# TFRecord framing
+# ---------------------------------------------------------------------------
+
+def frame_record(data):
+    """Wrap ``data`` (bytes) in a TFRecord frame: length, its CRC, data, data's CRC."""
+    header = struct.pack("<Q", len(data))
+    return b"".join((header, struct.pack("<I", masked_crc32c(header)), data,
+                     struct.pack("<I", masked_crc32c(data))))
+
+
+def iter_records(fileobj):
+    """Yield the data of each TFRecord in a binary file object, checking both CRCs.
+
+    Raises ValueError on a truncated record or a CRC mismatch. Used by tests and for
+    debugging; TensorBoard has its own reader.
+    """
+    while True:
+        header = fileobj.read(12)
+        if not header:
+            return
+        if len(header) < 12:
+            raise ValueError(f"tfrecord: truncated length header "
+                             f"(expected 12 bytes, got {len(header)})")
+        length, length_crc = struct.unpack("<QI", header)
+        if masked_crc32c(header[:8]) != length_crc:
+            raise ValueError("tfrecord: length CRC mismatch")
+        body = fileobj.read(length + 4)
+        if len(body) < length + 4:
+            raise ValueError(f"tfrecord: truncated record "
+                             f"(expected {length + 4} bytes, got {len(body)})")
+        data = body[:length]
+        if masked_crc32c(data) != struct.unpack("<I", body[length:])[0]:
+            raise ValueError("tfrecord: data CRC mismatch")
+        yield data
+
+
+# ---------------------------------------------------------------------------
+# Protobuf primitives
+# ---------------------------------------------------------------------------
+
+def _varint(value):
+    value &= _MASK64  # negative int64 values encode as 10-byte two's complement
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _key(field, wire_type):
+    return _varint((field << 3) | wire_type)
+
+
+def _f_varint(field, value):
+    return _key(field, 0) + _varint(value)
+
+
+def _f_double(field, value):
+    return _key(field, 1) + struct.pack("<d", value)
+
+
+def _f_bytes(field, payload):
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8")
+    return _key(field, 2) + _varint(len(payload)) + payload
+
+
+# ---------------------------------------------------------------------------
+# Messages
+# ---------------------------------------------------------------------------
+
+def _tensor_shape(shape):
+    # TensorShapeProto.dim = 2, Dim.size = 1; an empty message is a scalar.
+    return b"".join(_f_bytes(2, _f_varint(1, int(d))) for d in shape)
+
+
+def tensor_proto(array):
+    """Serialize a numeric NumPy array as a TensorProto using ``tensor_content``."""
+    array = np.asarray(array)
+    dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+    try:
+        enum = _DTYPE_ENUM[np.dtype(dtype.newbyteorder("="))]
+    except KeyError:
+        raise TypeError(f"summary: unsupported tensor dtype (expected one of "
+                        f"{sorted(str(d) for d in _DTYPE_ENUM)}, got {array.dtype})") from None
+    content = np.ascontiguousarray(array, dtype=dtype.newbyteorder("<")).tobytes()
+    return b"".join((
+        _f_varint(1, enum),                          # dtype
+        _f_bytes(2, _tensor_shape(array.shape)),     # tensor_shape
+        _f_bytes(4, content),                        # tensor_content (little-endian)
+    ))
+
+
+def string_tensor_proto(items, shape):
+    """Serialize a DT_STRING TensorProto from a flat sequence of bytes and a shape."""
+    parts = [_f_varint(1, DT_STRING), _f_bytes(2, _tensor_shape(shape))]
+    parts.extend(_f_bytes(8, item) for item in items)  # string_val
+    return b"".join(parts)
+
+
+def summary_metadata(plugin_name, data_class, description=None, display_name=None,
+                     content=b""):
+    """Serialize a SummaryMetadata naming the TensorBoard plugin that owns the series."""
+    plugin_data = _f_bytes(1, plugin_name)
+    if content:
+        plugin_data += _f_bytes(2, content)
+    parts = [_f_bytes(1, plugin_data)]
+    if display_name:
+        parts.append(_f_bytes(2, display_name))
+    if description:
+        parts.append(_f_bytes(3, description))
+    if data_class:
+        parts.append(_f_varint(4, data_class))
+    return b"".join(parts)
+
+
+def summary_value(tag, tensor, metadata=b""):
+    """Serialize a Summary.Value: tag = 1, tensor = 8, metadata = 9."""
+    parts = [_f_bytes(1, tag)]
+    if metadata:
+        parts.append(_f_bytes(9, metadata))
+    parts.append(_f_bytes(8, tensor))
+    return b"".join(parts)
+
+
+def event(wall_time, step, values=(), raw_summary=None):
+    """Serialize an Event holding a Summary of the given serialized Summary.Values.
+
+    ``raw_summary`` (an already serialized Summary) is used instead of ``values``
+    when given.
+    """
+    summary = raw_summary if raw_summary is not None else b"".join(
+        _f_bytes(1, v) for v in values)
+    return b"".join((_f_double(1, wall_time), _f_varint(2, int(step)), _f_bytes(5, summary)))
+
+
+def file_version_event(wall_time):
+    """Serialize the first Event of every file: ``file_version = "brain.Event:2"``."""
+    return _f_double(1, wall_time) + _f_bytes(3, "brain.Event:2")

@@ -1,0 +1,344 @@
+"""Summary writers and the thread-local summary state (default writer, step, record_if).
+
+Mirrors TF2's ``tf.summary`` state model (tensorflow/python/ops/summary_ops_v2.py):
+the default writer, the default step and the recording condition all live in one
+``threading.local``, so each thread has its own, and ``as_default``/``record_if`` are
+context managers that restore the previous value on exit.
+
+A file writer queues serialized, TFRecord-framed events in memory and writes them out
+when the queue holds more than ``max_queue`` events, when more than ``flush_millis``
+have passed since the last flush (checked on each write, as TF's C++ writer does; there
+is no background thread), on ``flush()``/``close()``, when the writer is garbage
+collected, and at interpreter exit. ``flush()`` hands data to the OS; ``close()`` also
+fsyncs.
+"""
+
+import itertools
+import os
+import socket
+import threading
+import time
+import weakref
+
+import numpy as np
+
+from . import _events
+
+__all__ = [
+    "SummaryWriter",
+    "create_file_writer",
+    "create_noop_writer",
+    "flush",
+    "get_step",
+    "record_if",
+    "set_step",
+    "should_record_summaries",
+]
+
+
+class _SummaryState(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.writer = None
+        self.step = None
+        self.is_recording = None  # None means "record" (TF2's default)
+
+
+_state = _SummaryState()
+_file_counter = itertools.count(1)  # per-process uid in event file names, as TF does
+
+
+class _EventFile:
+    """The open event file and its queue of framed records.
+
+    Kept separate from ``SummaryWriter`` so that a ``weakref.finalize`` can flush and
+    close it without keeping the writer alive.
+    """
+
+    def __init__(self, path, max_queue, flush_millis):
+        self.path = path
+        self.max_queue = max_queue
+        self.flush_secs = flush_millis / 1000.0
+        self.lock = threading.Lock()
+        self.queue = []
+        self.file = open(path, "wb")  # noqa: SIM115 -- lives until close()
+        self.last_flush = time.monotonic()
+        self.file.write(_events.frame_record(_events.file_version_event(time.time())))
+        self.file.flush()
+
+    def add(self, record):
+        framed = _events.frame_record(record)
+        with self.lock:
+            if self.file is None:
+                raise RuntimeError(f"SummaryWriter for {self.path} is already closed")
+            self.queue.append(framed)
+            if (len(self.queue) > self.max_queue
+                    or time.monotonic() - self.last_flush > self.flush_secs):
+                self._flush_locked()
+
+    def _flush_locked(self):
+        if self.queue:
+            self.file.write(b"".join(self.queue))
+            self.queue.clear()
+        self.file.flush()
+        self.last_flush = time.monotonic()
+
+    def flush(self):
+        with self.lock:
+            if self.file is not None:
+                self._flush_locked()
+
+    def close(self):
+        with self.lock:
+            if self.file is None:
+                return
+            try:
+                self._flush_locked()
+                os.fsync(self.file.fileno())
+            finally:
+                self.file.close()
+                self.file = None
+
+
+class SummaryWriter:
+    """Base interface of summary writers (``fe.summary.SummaryWriter``)."""
+
+    def set_as_default(self, step=None):
+        """Make this the default writer of the current thread (and set the step if given)."""
+        self.as_default(step).__enter__()
+
+    def as_default(self, step=None):
+        """Context manager making this the current thread's default writer.
+
+        If ``step`` is not None it also becomes the default step inside the block. The
+        writer is flushed on exit.
+
+        >>> with fe.summary.create_file_writer("/tmp/logs").as_default(step=0):
+        ...     fe.summary.scalar("loss", 0.5)
+        """
+        return _SummaryContextManager(self, step)
+
+    def init(self):
+        """Initialize the writer (file writers are initialized on creation)."""
+
+    def flush(self):
+        """Write queued events out to the OS."""
+
+    def close(self):
+        """Flush and close the writer."""
+
+    def _write_event(self, record):
+        raise NotImplementedError
+
+
+class _SummaryContextManager:
+    # A class rather than @contextmanager so that set_as_default can just __enter__ it.
+    def __init__(self, writer, step):
+        self._writer = writer
+        self._step = step
+        self._old_writer = None
+        self._old_step = None
+
+    def __enter__(self):
+        self._old_writer = _state.writer
+        _state.writer = self._writer
+        if self._step is not None:
+            self._old_step = _state.step
+            _state.step = self._step
+        return self._writer
+
+    def __exit__(self, *exc):
+        try:
+            self._writer.flush()
+        finally:
+            _state.writer = self._old_writer
+            if self._step is not None:
+                _state.step = self._old_step
+        return False
+
+
+class FileWriter(SummaryWriter):
+    """Writes events to ``<logdir>/events.out.tfevents.<time>.<host>.<pid>.<n><suffix>``."""
+
+    def __init__(self, logdir, max_queue=10, flush_millis=120000, filename_suffix=".v2"):
+        self._logdir = os.fspath(logdir)
+        self._max_queue = max_queue
+        self._flush_millis = flush_millis
+        self._suffix = filename_suffix
+        self._closed = False
+        self._file = None
+        self._finalizer = None
+        self._open()
+
+    def _open(self):
+        os.makedirs(self._logdir, exist_ok=True)
+        name = (f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}"
+                f".{os.getpid()}.{next(_file_counter)}{self._suffix}")
+        self._file = _EventFile(os.path.join(self._logdir, name), self._max_queue,
+                                self._flush_millis)
+        # Runs on garbage collection or at interpreter exit, whichever comes first.
+        self._finalizer = weakref.finalize(self, self._file.close)
+
+    @property
+    def logdir(self):
+        return self._logdir
+
+    @property
+    def path(self):
+        """Path of the event file being written."""
+        return self._file.path
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError(f"SummaryWriter is already closed (logdir {self._logdir!r})")
+
+    def set_as_default(self, step=None):
+        self._check_open()
+        super().set_as_default(step)
+
+    def as_default(self, step=None):
+        self._check_open()
+        return super().as_default(step)
+
+    def init(self):
+        self._check_open()
+
+    def flush(self):
+        if not self._closed:
+            self._file.flush()
+
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        self._finalizer()  # closes the file once; later finalizer calls are no-ops
+
+    def _write_event(self, record):
+        self._check_open()
+        self._file.add(record)
+
+    def __repr__(self):
+        state = "closed" if self._closed else "open"
+        return f"<fasteager.summary.SummaryWriter {self._file.path!r} ({state})>"
+
+
+class _NoopWriter(SummaryWriter):
+    """A writer that discards everything (``create_noop_writer``)."""
+
+    def set_as_default(self, step=None):
+        pass
+
+    def as_default(self, step=None):
+        return _NoopContext()
+
+    def _write_event(self, record):
+        pass
+
+
+class _NoopContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _check_nonneg(what, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or value < 0:
+        raise ValueError(f"create_file_writer: {what} must be a non-negative number "
+                         f"(expected >= 0, got {value!r})")
+
+
+def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None,
+                       name=None):
+    """Create a summary writer for the directory ``logdir`` (created with its parents).
+
+    Args:
+      logdir: directory for the event file.
+      max_queue: flush once more than this many events are queued (default 10).
+      flush_millis: flush on the next write once this many ms have passed since the
+        last flush (default 120000).
+      filename_suffix: replaces the file name's default ``.v2`` suffix.
+      name: unused; accepted for TensorFlow compatibility.
+
+    >>> writer = fe.summary.create_file_writer("/tmp/logs")
+    >>> with writer.as_default(step=3):
+    ...     fe.summary.scalar("loss", 0.25)
+    True
+    """
+    if logdir is None:
+        raise ValueError("create_file_writer: logdir cannot be None (expected a path, got None)")
+    max_queue = 10 if max_queue is None else max_queue
+    flush_millis = 120000 if flush_millis is None else flush_millis
+    _check_nonneg("max_queue", max_queue)
+    _check_nonneg("flush_millis", flush_millis)
+    suffix = ".v2" if filename_suffix is None else str(filename_suffix)
+    if os.sep in suffix or (os.altsep and os.altsep in suffix):
+        raise ValueError(f"create_file_writer: filename_suffix must not contain a path "
+                         f"separator (got {suffix!r})")
+    return FileWriter(logdir, int(max_queue), float(flush_millis), suffix)
+
+
+def create_noop_writer():
+    """Return a writer that does nothing: a placeholder where a writer is expected."""
+    return _NoopWriter()
+
+
+def flush(writer=None, name=None):
+    """Flush ``writer``, or the current default writer if None (no-op if there is none)."""
+    writer = _state.writer if writer is None else writer
+    if writer is not None:
+        writer.flush()
+
+
+class record_if:
+    """Context manager turning recording on or off: ``condition`` is a bool or a callable.
+
+    A callable is evaluated at each summary call, e.g.
+    ``record_if(lambda: step % 100 == 0)``.
+    """
+
+    def __init__(self, condition):
+        self._condition = condition
+        self._old = None
+
+    def __enter__(self):
+        self._old = _state.is_recording
+        _state.is_recording = self._condition
+        return self
+
+    def __exit__(self, *exc):
+        _state.is_recording = self._old
+        return False
+
+
+def should_record_summaries():
+    """True if a default writer is set and the ``record_if`` condition (if any) holds."""
+    if _state.writer is None:
+        return False
+    cond = _state.is_recording
+    if cond is None:
+        return True
+    if callable(cond):
+        cond = cond()
+    return bool(np.asarray(cond))
+
+
+def set_step(step):
+    """Set the default summary step of the current thread (an int, a variable, or None).
+
+    A variable is read at each summary call, so ``set_step(optimizer.iterations)``
+    tracks training.
+    """
+    _state.step = step
+
+
+def get_step():
+    """Return the default summary step of the current thread, or None."""
+    return _state.step
+
+
+def current_writer():
+    """The current thread's default writer, or None."""
+    return _state.writer
