@@ -1,0 +1,49 @@
+"""fasteager: eager-execution automatic differentiation and deep learning on NumPy.
+
+``import fasteager as tf`` runs TensorFlow-2 eager code; see README.md for a tour.
+This module only re-exports the public names.
+"""
+from ._version import __version__  # noqa: F401
+
+from . import dtypes, errors  # noqa: F401
+from ._core import Tensor, convert_to_tensor  # noqa: F401
+from .dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16,  # noqa: F401
+                     float32, float64, half, int8, int16, int32, int64, uint8, uint16, uint32,
+                     uint64)
+from .tensor_shape import TensorShape  # noqa: F401
+from . import ops as _ops  # noqa: F401 - builds the op table
+from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, eye, fill,  # noqa: F401
+                            identity, linspace, ones, ones_like, range, rank, reshape, shape,
+                            size, split, squeeze, stack, stop_gradient, transpose, unstack,
+                            zeros, zeros_like)
+from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_norm,  # noqa: F401
+                           clip_by_value, cos, divide, equal, exp, expm1, floor, floordiv,
+                           floormod, greater, greater_equal, is_finite, is_inf, is_nan, less,
+                           less_equal, log, log1p, logical_and, logical_not, logical_or,
+                           logical_xor, matmul, maximum, minimum, mod, multiply, negative,
+                           not_equal, pow, reciprocal, reduce_all, reduce_any, reduce_max,
+                           reduce_mean, reduce_min, reduce_sum, round, rsqrt, sigmoid, sign,
+                           sin, sqrt, square, squared_difference, subtract, tan, tanh, truediv,
+                           where)
+from .variables import Variable  # noqa: F401
+from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # noqa: F401
+                       gradients_function, implicit_gradients, implicit_value_and_gradients,
+                       value_and_gradients_function)
+from .placement import device  # noqa: F401
+from . import config, math, nest, nn, random  # noqa: F401
+
+newaxis = None
+
+
+def executing_eagerly():
+    """True: fasteager always executes eagerly (``fe.function`` traces excepted)."""
+    return True
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
+    """Accepted for 2017-style programs; eager execution is always on."""
+
+
+def get_logger():
+    import logging
+    return logging.getLogger("fasteager")

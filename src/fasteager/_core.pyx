@@ -1,0 +1,1038 @@
+# cython: language_level=3, boundscheck=True, wraparound=True
+"""The eager core: ``Tensor``, op dispatch, tape recording and the backward pass.
+
+Layers of this module, from the bottom:
+
+* ``Tensor``: an immutable value (an ndarray on the CPU) with a unique C integer id that
+  tapes use to know which values they watch.
+* ``Op``: one entry of the op table (forward kernel, dtype rule, one VJP per input or a
+  joint VJP). Ops are *defined* in Python (``fasteager/ops``); this module only runs them.
+* ``execute`` / ``_binary``: the dispatch hot path. Convert the arguments, check dtypes,
+  run the kernel, wrap the result, and record it on each recording tape that watches an
+  input. The "is any tape recording" test is one C integer, so eager code without a tape
+  pays nothing for autodiff.
+* ``Tape``: the record list and the C set of watched ids; ``backward`` walks the records
+  in reverse (their order is already topological) and accumulates gradients with the
+  library's own ops, so that an outer tape records the backward pass and higher-order
+  derivatives come for free.
+
+Everything that runs once per op *call* lives here; everything that runs once per op
+*definition* lives in Python.
+"""
+cimport cython
+cimport numpy as cnp
+from cpython.ref cimport Py_REFCNT
+from libc.stdint cimport int64_t, uint64_t
+from libcpp.unordered_set cimport unordered_set
+
+import threading
+import warnings
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError, InternalError, OpError
+from .tensor_shape import TensorShape
+
+cnp.import_array()
+
+# ----------------------------------------------------------------------------------------
+# Global switches (C integers: read on every op call)
+# ----------------------------------------------------------------------------------------
+cdef int64_t _next_id = 1
+cdef int _n_recording = 0          # recording tapes, all threads together
+cdef int _n_var_watchers = 0       # active variable watchers (custom_gradient), all threads
+cdef bint _check_numerics = False  # fe.debugging.enable_check_numerics()
+cdef int _n_device_scopes = 0      # active fe.device(...) scopes, all threads
+cdef object _placement_hook = None  # device.py: resolves the device of an op in a scope
+
+_tls = threading.local()
+
+# "quiet" ops (exp, log, division ...) make inf/nan as TensorFlow does, without NumPy's
+# RuntimeWarnings. np.errstate costs ~1.3 us; setting NumPy's error-state context variable
+# directly costs ~0.1 us. Fall back to np.errstate if NumPy's internals move.
+cdef object _quiet_cv = None
+cdef object _quiet_ext = None
+try:
+    from numpy._core import _ufunc_config as _ufc
+    _quiet_cv = _ufc._extobj_contextvar
+    with np.errstate(all="ignore"):
+        _quiet_ext = _quiet_cv.get()
+except Exception:  # pragma: no cover - other NumPy layouts
+    _quiet_cv = None
+
+
+cdef inline object _quiet_enter():
+    if _quiet_cv is not None:
+        return _quiet_cv.set(_quiet_ext)
+    e = np.errstate(all="ignore")
+    e.__enter__()
+    return e
+
+
+cdef inline void _quiet_exit(object token):
+    if _quiet_cv is not None:
+        _quiet_cv.reset(token)
+    else:
+        token.__exit__(None, None, None)
+
+# Ops the core itself needs (set by ops/__init__ through set_core_ops).
+cdef Op _op_add = None
+cdef Op _op_sub = None
+cdef Op _op_mul = None
+cdef Op _op_div = None
+cdef Op _op_floordiv = None
+cdef Op _op_mod = None
+cdef Op _op_pow = None
+cdef Op _op_matmul = None
+cdef Op _op_neg = None
+cdef Op _op_abs = None
+cdef Op _op_invert = None
+cdef Op _op_and = None
+cdef Op _op_or = None
+cdef Op _op_xor = None
+cdef Op _op_lt = None
+cdef Op _op_le = None
+cdef Op _op_gt = None
+cdef Op _op_ge = None
+cdef Op _op_eq = None
+cdef Op _op_ne = None
+cdef Op _op_getitem = None
+cdef object _zeros_like_array = np.zeros_like
+
+
+def set_core_ops(dict ops):
+    """Called once by ``fasteager.ops``: the ops that Tensor operators and backward use."""
+    global _op_add, _op_sub, _op_mul, _op_div, _op_floordiv, _op_mod, _op_pow, _op_matmul
+    global _op_neg, _op_abs, _op_invert, _op_and, _op_or, _op_xor
+    global _op_lt, _op_le, _op_gt, _op_ge, _op_eq, _op_ne, _op_getitem
+    _op_add = ops["add"]; _op_sub = ops["subtract"]; _op_mul = ops["multiply"]
+    _op_div = ops["truediv"]; _op_floordiv = ops["floordiv"]; _op_mod = ops["floormod"]
+    _op_pow = ops["pow"]; _op_matmul = ops["matmul"]; _op_neg = ops["negative"]
+    _op_abs = ops["abs"]; _op_invert = ops["invert"]; _op_and = ops["bitwise_and"]
+    _op_or = ops["bitwise_or"]; _op_xor = ops["bitwise_xor"]
+    _op_lt = ops["less"]; _op_le = ops["less_equal"]; _op_gt = ops["greater"]
+    _op_ge = ops["greater_equal"]; _op_eq = ops["equal"]; _op_ne = ops["not_equal"]
+    _op_getitem = ops["getitem"]
+
+
+def set_placement_hook(hook):
+    global _placement_hook
+    _placement_hook = hook
+
+
+def _device_scope_entered(int delta):
+    global _n_device_scopes
+    _n_device_scopes += delta
+
+
+def set_check_numerics(bint on):
+    global _check_numerics
+    _check_numerics = on
+
+
+def check_numerics_enabled():
+    return _check_numerics
+
+
+# dtype kinds an op accepts, as bit masks over NumPy type numbers
+cdef uint64_t _kind_mask(str kinds) except? 0:
+    cdef uint64_t mask = 0
+    cdef object d
+    for d in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.longlong, np.uint8,
+              np.uint16, np.uint32, np.uint64, np.ulonglong, np.float16, np.float32,
+              np.float64, np.complex64, np.complex128):
+        if np.dtype(d).kind in kinds:
+            mask |= (<uint64_t>1) << np.dtype(d).num
+    return mask
+
+
+# ----------------------------------------------------------------------------------------
+# Tensor
+# ----------------------------------------------------------------------------------------
+cdef inline Tensor _wrap(object value):
+    """Wrap a backend array as a new Tensor (the one place ids are handed out)."""
+    global _next_id
+    cdef Tensor t = Tensor.__new__(Tensor)
+    if not cnp.PyArray_CheckExact(value):
+        value = np.asarray(value)
+    t._value = value
+    t._id = _next_id
+    _next_id += 1
+    return t
+
+
+def wrap(value):
+    """Wrap an ndarray as a Tensor without copying (the array must not be mutated later)."""
+    return _wrap(value)
+
+
+def _format_numpy(arr):
+    return np.array2string(arr, separator=" ") if arr.ndim else str(arr)
+
+
+@cython.freelist(256)
+cdef class Tensor:
+    """An immutable, eager value.
+
+    >>> t = fe.constant([[1, 2], [3, 4]])
+    >>> t.shape, t.dtype
+    (TensorShape([2, 2]), fe.int32)
+    >>> (t * 2).numpy()
+    array([[2, 4],
+           [6, 8]], dtype=int32)
+    """
+    # defined in _core.pxd: _value, _id
+
+    __array_priority__ = 100
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("fe.Tensor cannot be constructed directly: use fe.constant(value) or "
+                        "fe.convert_to_tensor(value)")
+
+    # -- value and metadata -------------------------------------------------------------
+    def numpy(self):
+        """The value as NumPy: a read-only view of the tensor's memory (a scalar for rank 0)."""
+        cdef cnp.ndarray arr = self._value
+        if arr.ndim == 0:
+            return arr[()]
+        view = arr.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def shape(self):
+        return TensorShape(self._value.shape)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def dtype(self):
+        return _dtypes.from_numpy((<cnp.ndarray>self._value).dtype)
+
+    @property
+    def ndim(self):
+        return (<cnp.ndarray>self._value).ndim
+
+    @property
+    def size(self):
+        return (<cnp.ndarray>self._value).size
+
+    @property
+    def device(self):
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    @property
+    def _tensor_id(self):
+        return self._id
+
+    def cpu(self):
+        return self
+
+    def gpu(self, index=0):
+        from .placement import _gpu_copy
+        return _gpu_copy(self, index)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._value
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr
+
+    # -- Python conversions -------------------------------------------------------------
+    cdef object _scalar(self, str what):
+        arr = self._value
+        if arr.size != 1:
+            raise ValueError("%s: only a tensor with exactly one element can be converted to a "
+                             "Python scalar (expected size 1, got shape %s)"
+                             % (what, tuple(arr.shape)))
+        return arr.reshape(-1)[0].item()
+
+    def __bool__(self):
+        arr = self._value
+        if arr.size != 1:
+            raise ValueError("The truth value of a tensor with more than one element is ambiguous"
+                             " (expected size 1, got shape %s); use fe.reduce_any or "
+                             "fe.reduce_all" % (tuple(arr.shape),))
+        return bool(arr.reshape(-1)[0])
+
+    def __int__(self):
+        return int(self._scalar("int()"))
+
+    def __float__(self):
+        return float(self._scalar("float()"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex()"))
+
+    def __index__(self):
+        cdef cnp.ndarray arr = self._value
+        if arr.dtype.kind not in "iub":
+            raise TypeError("__index__: only integer tensors can be used as an index "
+                            "(expected an integer dtype, got %s)" % arr.dtype)
+        return int(self._scalar("__index__"))
+
+    def __len__(self):
+        cdef cnp.ndarray arr = self._value
+        if arr.ndim == 0:
+            raise TypeError("len() of a scalar tensor (expected rank >= 1, got rank 0)")
+        return arr.shape[0]
+
+    def __iter__(self):
+        cdef cnp.ndarray arr = self._value
+        if arr.ndim == 0:
+            raise TypeError("iteration over a scalar tensor (expected rank >= 1, got rank 0)")
+        for i in range(arr.shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        return <Py_hash_t>self._id
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_reconstruct, (np.array(self._value),))
+
+    # -- printing -----------------------------------------------------------------------
+    def __str__(self):
+        arr = self._value
+        body = _format_numpy(arr)
+        sep = "\n" if "\n" in body else ""   # TensorFlow breaks the line only when the value spans lines
+        return "fe.Tensor(%s%s, shape=%s, dtype=%s)" % (sep, body, TensorShape(arr.shape),
+                                                        self.dtype.name)
+
+    def __repr__(self):
+        arr = self._value
+        value = repr(arr) if arr.ndim else str(arr)
+        if arr.ndim >= 2:
+            value = "\n" + value
+        return "<fe.Tensor: shape=%s, dtype=%s, numpy=%s>" % (TensorShape(arr.shape),
+                                                              self.dtype.name, value)
+
+    def __format__(self, spec):
+        return format(self.numpy(), spec)
+
+    # -- operators ----------------------------------------------------------------------
+    def __add__(self, other): return _binary(_op_add, self, other)
+    def __radd__(self, other): return _binary(_op_add, other, self)
+    def __sub__(self, other): return _binary(_op_sub, self, other)
+    def __rsub__(self, other): return _binary(_op_sub, other, self)
+    def __mul__(self, other): return _binary(_op_mul, self, other)
+    def __rmul__(self, other): return _binary(_op_mul, other, self)
+    def __truediv__(self, other): return _binary(_op_div, self, other)
+    def __rtruediv__(self, other): return _binary(_op_div, other, self)
+    def __floordiv__(self, other): return _binary(_op_floordiv, self, other)
+    def __rfloordiv__(self, other): return _binary(_op_floordiv, other, self)
+    def __mod__(self, other): return _binary(_op_mod, self, other)
+    def __rmod__(self, other): return _binary(_op_mod, other, self)
+    def __pow__(self, other, mod): return _binary(_op_pow, self, other)
+    def __rpow__(self, other, mod): return _binary(_op_pow, other, self)
+    def __matmul__(self, other): return _binary(_op_matmul, self, other)
+    def __rmatmul__(self, other): return _binary(_op_matmul, other, self)
+    def __and__(self, other): return _binary(_op_and, self, other)
+    def __rand__(self, other): return _binary(_op_and, other, self)
+    def __or__(self, other): return _binary(_op_or, self, other)
+    def __ror__(self, other): return _binary(_op_or, other, self)
+    def __xor__(self, other): return _binary(_op_xor, self, other)
+    def __rxor__(self, other): return _binary(_op_xor, other, self)
+    def __lt__(self, other): return _binary(_op_lt, self, other)
+    def __le__(self, other): return _binary(_op_le, self, other)
+    def __gt__(self, other): return _binary(_op_gt, self, other)
+    def __ge__(self, other): return _binary(_op_ge, self, other)
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        return _binary(_op_eq, self, other)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return _binary(_op_ne, self, other)
+
+    def __neg__(self): return execute(_op_neg, (self,), None)
+    def __pos__(self): return self
+    def __abs__(self): return execute(_op_abs, (self,), None)
+    def __invert__(self): return execute(_op_invert, (self,), None)
+
+    def __getitem__(self, key):
+        return execute(_op_getitem, (self,), {"key": normalize_index(key)})
+
+    # -- NumPy-style methods (the fasteager.numpy namespace extends these) --------------
+    @property
+    def T(self):
+        from .ops.array_ops import transpose
+        return transpose(self)
+
+    def astype(self, dtype):
+        from .ops.math_ops import cast
+        return cast(self, dtype)
+
+    def reshape(self, *shape):
+        from .ops.array_ops import reshape
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return reshape(self, shape)
+
+
+def _reconstruct(arr):
+    return _wrap(arr)
+
+
+def normalize_index(key):
+    """Turn tensors inside an index into NumPy values, so the key is a plain NumPy key."""
+    if type(key) is tuple:
+        return tuple([_index_part(k) for k in key])
+    return _index_part(key)
+
+
+cdef object _index_part(object k):
+    if isinstance(k, (int, slice)) or k is None or k is Ellipsis:
+        return k
+    if isinstance(k, Tensor):
+        arr = (<Tensor>k)._value
+        return arr.item() if arr.ndim == 0 and arr.dtype.kind in "iu" else arr
+    if isinstance(k, VariableBase):
+        return _index_part((<VariableBase>k)._tensor)
+    if isinstance(k, list):
+        return np.asarray(k)
+    return k
+
+
+# ----------------------------------------------------------------------------------------
+# Variables: the mutable base (the public class is fasteager.variables.Variable)
+# ----------------------------------------------------------------------------------------
+cdef int64_t _next_var_id = 1
+
+
+cdef class VariableBase:
+    """Storage of a variable: its current value as a Tensor.
+
+    Assignments write in place when no one else holds the value (no tape record, no
+    tensor read from it, no NumPy view): otherwise the variable first moves to a fresh
+    buffer, so a value saved for a gradient never changes afterwards (copy on write).
+    """
+
+    def __cinit__(self):
+        global _next_var_id
+        self._vid = _next_var_id
+        _next_var_id += 1
+        self.trainable = True
+
+    @property
+    def _var_id(self):
+        return self._vid
+
+    cpdef object _read(self):
+        """The current value as a Tensor, watched by recording tapes (a 'read')."""
+        if _n_recording or _n_var_watchers:
+            _on_variable_read(self)
+        return self._tensor
+
+    def _mutable_array(self):
+        """The value's ndarray, safe to write in place (copied first if anyone shares it)."""
+        cdef Tensor t = self._tensor
+        cdef object arr = t._value
+        # references: the variable + local `t` (Tensor); t._value + local `arr` (array)
+        if Py_REFCNT(t) > 2 or Py_REFCNT(arr) > 2 or not arr.flags.c_contiguous \
+                or not arr.flags.writeable:
+            arr = np.array(arr, order="C", copy=True)
+            self._tensor = _wrap(arr)
+        return arr
+
+    def _set_value_array(self, arr):
+        """Replace the value with a new array (already validated, owned by the variable)."""
+        self._tensor = _wrap(arr)
+
+
+# ----------------------------------------------------------------------------------------
+# Op definitions
+# ----------------------------------------------------------------------------------------
+cdef class Op:
+    """One entry of the op table. See ``fasteager/ops/registry.py`` for how ops are defined.
+
+    forward      the CPU kernel: forward(*arrays, **attrs) -> array (or tuple of arrays)
+    grads        tuple with one VJP per input, vjp(g, ans, *inputs, **attrs) -> gradient,
+                 None for an input with no gradient; or None when the op has no gradient
+    joint_grad   alternatively, joint_grad(g, ans, inputs, attrs, needs) -> list of gradients
+    kinds        dtype kinds accepted ('f' float, 'i' int, 'u' unsigned, 'b' bool, 'c')
+    same_dtype   all tensor inputs must share one dtype (Python scalars adopt it)
+    multi        forward returns a tuple of outputs
+    """
+
+    def __init__(self, str name, forward, grads=None, joint_grad=None, str kinds="fiub",
+                 bint same_dtype=True, bint multi=False, check=None, doc=None,
+                 no_grad_reason=None, bint quiet=False):
+        self.name = name
+        self.forward = forward
+        self.grads = tuple(grads) if grads is not None else None
+        self.joint_grad = joint_grad
+        self.kinds = kinds
+        self.kind_mask = _kind_mask(kinds)
+        self.same_dtype = same_dtype
+        self.multi = multi
+        self.check = check
+        self.differentiable = grads is not None or joint_grad is not None
+        self.no_grad_reason = no_grad_reason
+        self.quiet = quiet
+        self.__doc__ = doc
+
+    def __call__(self, *args, name=None, **attrs):
+        return execute(self, args, attrs if attrs else None)
+
+    def __repr__(self):
+        return "<fe op %r>" % self.name
+
+
+# ----------------------------------------------------------------------------------------
+# Conversion
+# ----------------------------------------------------------------------------------------
+cdef object _np_float32 = np.dtype(np.float32)
+cdef object _np_int32 = np.dtype(np.int32)
+cdef object _np_int64 = np.dtype(np.int64)
+cdef object _np_bool = np.dtype(np.bool_)
+
+
+cdef object _python_to_array(object value, object dtype):
+    """Python values (scalars, nested lists) to an ndarray with TensorFlow's default dtypes."""
+    cdef object arr
+    if dtype is not None:
+        t = type(value)
+        if t is float and np.dtype(dtype).kind in "iub" and value != int(value):
+            raise InvalidArgumentError(
+                "convert_to_tensor: cannot convert %r to %s without losing precision"
+                % (value, np.dtype(dtype)))
+        try:
+            return np.array(value, dtype=dtype)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise InvalidArgumentError("convert_to_tensor: cannot convert %r to %s (%s)"
+                                       % (value, np.dtype(dtype), e)) from None
+    t = type(value)
+    if t is float:
+        return np.array(value, dtype=_np_float32)
+    if t is bool:
+        return np.array(value, dtype=_np_bool)
+    if t is int:
+        if -2147483648 <= value <= 2147483647:
+            return np.array(value, dtype=_np_int32)
+        return np.array(value, dtype=_np_int64)
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as e:
+        raise InvalidArgumentError("convert_to_tensor: cannot convert %s to a tensor (%s)"
+                                   % (type(value).__name__, e)) from None
+    if arr.dtype.kind == "f" and arr.dtype.itemsize == 8 and not _has_numpy_leaf(value):
+        arr = arr.astype(_np_float32)
+    elif arr.dtype.kind == "i" and arr.dtype.itemsize == 8 and not _has_numpy_leaf(value):
+        if arr.size == 0 or (arr.min() >= -2147483648 and arr.max() <= 2147483647):
+            arr = arr.astype(_np_int32)
+    elif arr.dtype.kind in "OUSV":
+        raise InvalidArgumentError("convert_to_tensor: cannot convert %s of %s to a numeric "
+                                   "tensor" % (type(value).__name__, arr.dtype))
+    return arr
+
+
+cdef bint _has_numpy_leaf(object value):
+    """True when a nested list holds NumPy arrays/scalars or tensors (whose dtype wins)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            if _has_numpy_leaf(v):
+                return True
+        return False
+    return isinstance(value, (np.ndarray, np.generic, Tensor, VariableBase))
+
+
+cpdef Tensor convert_to_tensor(object value, object dtype=None):
+    """Convert a Tensor, Variable, NumPy array or Python value to a Tensor.
+
+    Python floats become float32 and ints int32 (int64 if they do not fit); NumPy arrays
+    keep their dtype and are copied (a tensor never aliases memory that the caller can
+    still mutate).
+    """
+    cdef Tensor t
+    cdef object np_dtype = None
+    if dtype is not None:
+        np_dtype = _dtypes.as_dtype(dtype)._np
+    if type(value) is Tensor:
+        t = <Tensor>value
+        if np_dtype is not None and (<cnp.ndarray>t._value).dtype != np_dtype:
+            raise InvalidArgumentError(
+                "convert_to_tensor: tensor of dtype %s cannot be used as %s (use fe.cast)"
+                % ((<cnp.ndarray>t._value).dtype, np_dtype))
+        return t
+    if isinstance(value, VariableBase):
+        t = (<VariableBase>value)._read()
+        if np_dtype is not None and (<cnp.ndarray>t._value).dtype != np_dtype:
+            raise InvalidArgumentError(
+                "convert_to_tensor: variable of dtype %s cannot be used as %s (use fe.cast)"
+                % ((<cnp.ndarray>t._value).dtype, np_dtype))
+        return t
+    if isinstance(value, Tensor):
+        return value
+    if cnp.PyArray_Check(value):
+        if np_dtype is not None and value.dtype != np_dtype:
+            if value.dtype.kind == "f" and np.dtype(np_dtype).kind in "iub":
+                raise InvalidArgumentError(
+                    "convert_to_tensor: cannot convert a %s array to %s (use fe.cast)"
+                    % (value.dtype, np_dtype))
+            return _wrap(value.astype(np_dtype))
+        if value.dtype.kind in "OUSV":
+            raise InvalidArgumentError("convert_to_tensor: cannot convert an array of %s to a "
+                                       "numeric tensor" % value.dtype)
+        return _wrap(np.array(value, copy=True))
+    if isinstance(value, np.generic):
+        return _wrap(np.asarray(value, dtype=np_dtype))
+    if hasattr(value, "__fe_tensor__"):
+        return convert_to_tensor(value.__fe_tensor__(), dtype)
+    return _wrap(_python_to_array(value, np_dtype))
+
+
+# ----------------------------------------------------------------------------------------
+# Dispatch
+# ----------------------------------------------------------------------------------------
+cdef str _describe(object arr):
+    return "%s%s" % (arr.dtype, list(arr.shape))
+
+
+cdef object _dtype_error(Op op, list arrays):
+    kinds = {"f": "floating", "i": "signed integer", "u": "unsigned integer", "b": "bool",
+             "c": "complex"}
+    return InvalidArgumentError(
+        "%s: unsupported dtype (expected %s, got %s)"
+        % (op.name, " or ".join(kinds[k] for k in op.kinds if k in kinds),
+           ", ".join(str(a.dtype) for a in arrays)))
+
+
+cdef object _kernel_error(Op op, list arrays, object attrs, BaseException e):
+    if isinstance(e, OpError):
+        return e
+    shown = ", ".join(_describe(a) for a in arrays)
+    extra = ""
+    if attrs:
+        extra = " with %s" % ", ".join("%s=%r" % kv for kv in attrs.items() if kv[0] != "key")
+    return InvalidArgumentError("%s: %s (inputs: %s%s)" % (op.name, e, shown, extra))
+
+
+cdef object _binary(Op op, object a, object b):
+    """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope)."""
+    cdef Tensor ta, tb, out
+    cdef object r
+    if type(a) is Tensor and type(b) is Tensor and not _check_numerics \
+            and _n_device_scopes == 0:
+        ta = <Tensor>a
+        tb = <Tensor>b
+        if cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
+                and (op.kind_mask >> cnp.PyArray_TYPE(ta._value)) & 1:
+            if op.quiet:
+                return execute(op, (a, b), None)
+            try:
+                r = op.forward(ta._value, tb._value)
+            except Exception:
+                return execute(op, (a, b), None)   # the slow path builds the error message
+            out = _wrap(r)
+            if _n_recording and op.differentiable:
+                _record(op, (ta, tb), out, None, None)
+            return out
+    return execute(op, (a, b), None)
+
+
+cpdef object execute(Op op, tuple args, dict attrs):
+    """Run one op: convert, check, compute, wrap, record. Returns a Tensor (or a tuple)."""
+    cdef Py_ssize_t n = len(args), i
+    cdef list tensors = [None] * n
+    cdef list arrays = [None] * n
+    cdef object a, ref_dtype = None, r
+    cdef Tensor t
+    # 1. tensors and variables first: their dtype is the one Python scalars adopt
+    for i in range(n):
+        a = args[i]
+        if type(a) is Tensor:
+            t = <Tensor>a
+        elif isinstance(a, VariableBase):
+            t = (<VariableBase>a)._read()
+        elif isinstance(a, Tensor):
+            t = <Tensor>a
+        else:
+            continue
+        tensors[i] = t
+        arrays[i] = t._value
+        if ref_dtype is None:
+            ref_dtype = t._value.dtype
+    # 2. everything else
+    for i in range(n):
+        if tensors[i] is None:
+            a = args[i]
+            if op.same_dtype and ref_dtype is not None and not cnp.PyArray_Check(a) \
+                    and not isinstance(a, np.generic):
+                t = _wrap(_python_to_array(a, ref_dtype))
+            else:
+                t = convert_to_tensor(a)
+                if ref_dtype is None:
+                    ref_dtype = t._value.dtype
+            tensors[i] = t
+            arrays[i] = t._value
+    # 3. dtype rules
+    for i in range(n):
+        if not (op.kind_mask >> cnp.PyArray_TYPE(arrays[i])) & 1:
+            raise _dtype_error(op, arrays)
+    if op.same_dtype and n > 1:
+        for i in range(1, n):
+            if arrays[i].dtype != arrays[0].dtype:
+                raise InvalidArgumentError(
+                    "%s: all inputs must have the same dtype (expected %s for input %d to "
+                    "match input 0, got %s)" % (op.name, arrays[0].dtype, i, arrays[i].dtype))
+    if op.check is not None:
+        if attrs:
+            op.check(*arrays, **attrs)
+        else:
+            op.check(*arrays)
+    if _n_device_scopes and _placement_hook is not None:
+        _placement_hook(op.name)
+    # 4. the kernel
+    token = _quiet_enter() if op.quiet else None
+    try:
+        if attrs:
+            r = op.forward(*arrays, **attrs)
+        else:
+            r = op.forward(*arrays)
+    except Exception as e:
+        raise _kernel_error(op, arrays, attrs, e) from e
+    finally:
+        if op.quiet:
+            _quiet_exit(token)
+    # 5. wrap (and check) the outputs
+    if op.multi:
+        out = tuple([_wrap(x) for x in r])
+        if _check_numerics:
+            for x in out:
+                _check_finite(op.name, (<Tensor>x)._value)
+    else:
+        out = _wrap(r)
+        if _check_numerics:
+            _check_finite(op.name, (<Tensor>out)._value)
+    # 6. record
+    if _n_recording and op.differentiable:
+        _record(op, tuple(tensors), out, attrs, None)
+    return out
+
+
+cdef _check_finite(str name, object arr):
+    if arr.dtype.kind == "f" and arr.size and not np.isfinite(arr).all():
+        what = "NaN" if np.isnan(arr).any() else "Inf"
+        raise InvalidArgumentError("check_numerics: op %s produced %s (output shape %s, dtype %s)"
+                                   % (name, what, tuple(arr.shape), arr.dtype))
+
+
+# ----------------------------------------------------------------------------------------
+# Tapes
+# ----------------------------------------------------------------------------------------
+@cython.freelist(1024)
+cdef class Record:
+    """One recorded op: what its VJP needs (inputs, outputs, attrs) and the ids it links."""
+    cdef Op op
+    cdef tuple inputs
+    cdef object outputs        # Tensor, or tuple for multi-output ops
+    cdef dict attrs
+    cdef object custom         # custom_gradient: a callable gs -> input gradients
+    cdef tuple out_tensors
+
+
+cdef list _tape_stack():
+    try:
+        return _tls.tapes
+    except AttributeError:
+        _tls.tapes = []
+        return _tls.tapes
+
+
+cdef _record(Op op, tuple inputs, object outputs, dict attrs, object custom):
+    cdef list stack = _tape_stack()
+    cdef Tape tape
+    cdef Tensor t
+    cdef Record rec = None
+    cdef bint hit
+    for tape_obj in stack:
+        tape = <Tape>tape_obj
+        if not tape._recording:
+            continue
+        hit = False
+        for x in inputs:
+            if tape._watched.count((<Tensor>x)._id):
+                hit = True
+                break
+        if not hit:
+            continue
+        if rec is None:
+            rec = Record.__new__(Record)
+            rec.op = op
+            rec.inputs = inputs
+            rec.outputs = outputs
+            rec.attrs = attrs
+            rec.custom = custom
+            rec.out_tensors = outputs if type(outputs) is tuple else (outputs,)
+        tape._records.append(rec)
+        for x in rec.out_tensors:
+            tape._watched.insert((<Tensor>x)._id)
+
+
+def record_custom(tuple inputs, tuple outputs, backward):
+    """Record a custom-gradient node: ``backward(list_of_output_grads) -> input grads``."""
+    if _n_recording:
+        _record(None, inputs, outputs, None, backward)
+
+
+cdef _on_variable_read(VariableBase var):
+    cdef Tape tape
+    cdef Tensor t = var._tensor
+    if _n_recording:
+        for tape_obj in _tape_stack():
+            tape = <Tape>tape_obj
+            if tape._recording and ((tape._watch_accessed and var.trainable)
+                                    or var._vid in tape._explicit_vars):
+                tape._watch_variable_value(var, t)
+    if _n_var_watchers:
+        for w in _tls.var_watchers:
+            w._seen(var)
+
+
+cdef class Tape:
+    """The recording machinery behind ``fe.GradientTape`` (see autodiff.py for the API)."""
+
+    def __init__(self, bint persistent=False, bint watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._recording = False
+        self._records = []
+        self._var_reads = {}
+        self._variables = {}
+        self._explicit_vars = set()
+        self._used = False
+        self._entered = False
+
+    # -- recording state ----------------------------------------------------------------
+    def _push(self):
+        global _n_recording
+        if self._entered:
+            raise ValueError("GradientTape: this tape is already recording (a tape's "
+                             "context can be entered only once at a time)")
+        _tape_stack().append(self)
+        self._entered = True
+        self._recording = True
+        _n_recording += 1
+
+    def _pop(self):
+        global _n_recording
+        stack = _tape_stack()
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self:
+                del stack[i]
+                break
+        if self._recording:
+            _n_recording -= 1
+        self._recording = False
+        self._entered = False
+
+    def _pause(self):
+        global _n_recording
+        if self._recording:
+            self._recording = False
+            _n_recording -= 1
+            return True
+        return False
+
+    def _resume(self):
+        global _n_recording
+        if self._entered and not self._recording:
+            self._recording = True
+            _n_recording += 1
+
+    @property
+    def _is_recording(self):
+        return self._recording
+
+    # -- watching -----------------------------------------------------------------------
+    def _watch_tensor(self, Tensor t):
+        self._watched.insert(t._id)
+
+    cdef _watch_variable_value(self, VariableBase var, Tensor t):
+        self._watched.insert(t._id)
+        reads = self._var_reads.get(var._vid)
+        if reads is None:
+            self._var_reads[var._vid] = [t]
+            self._variables[var._vid] = var
+        elif (<Tensor>reads[-1])._id != t._id:
+            reads.append(t)
+
+    def _watch_variable(self, VariableBase var):
+        self._explicit_vars.add(var._vid)
+        self._watch_variable_value(var, var._tensor)
+
+    def _is_watched(self, Tensor t):
+        return self._watched.count(t._id) > 0
+
+    def _variable_reads(self, VariableBase var):
+        return self._var_reads.get(var._vid, [])
+
+    def _watched_variables(self):
+        return tuple(self._variables.values())
+
+    def _reset(self):
+        self._records = []
+        self._watched.clear()
+        self._var_reads = {}
+        self._variables = {}
+        self._explicit_vars = set()
+
+    def _free(self):
+        self._reset()
+
+    @property
+    def _num_records(self):
+        return len(self._records)
+
+    # -- the backward pass --------------------------------------------------------------
+    def _backward(self, list targets, list seeds, list source_ids):
+        """Gradients of sum(seed_i * target_i) w.r.t. the tensors with ids ``source_ids``.
+
+        Returns a dict id -> Tensor (missing when unconnected).
+        """
+        token = _quiet_enter()
+        try:
+            return _backward(self._records, targets, seeds, source_ids)
+        finally:
+            _quiet_exit(token)
+
+
+cdef dict _backward(list records, list targets, list seeds, list source_ids):
+    cdef Py_ssize_t n = len(records), i, j, k
+    cdef Record rec
+    cdef Tensor t, ot
+    cdef set reach = set(source_ids)
+    cdef set keep = set(source_ids)
+    cdef bytearray relevant = bytearray(n)
+    cdef dict grads = {}
+    cdef bint any_g
+    cdef list gs
+    cdef object g, prev, ig, needs, in_grads
+    # forward sweep: which records lie on a path from a source
+    for i in range(n):
+        rec = <Record>records[i]
+        for x in rec.inputs:
+            if (<Tensor>x)._id in reach:
+                relevant[i] = 1
+                for y in rec.out_tensors:
+                    reach.add((<Tensor>y)._id)
+                break
+    for i in range(len(targets)):
+        t = <Tensor>targets[i]
+        g = seeds[i]
+        prev = grads.get(t._id)
+        grads[t._id] = g if prev is None else execute(_op_add, (prev, g), None)
+    # reverse sweep
+    for i in range(n - 1, -1, -1):
+        if not relevant[i]:
+            continue
+        rec = <Record>records[i]
+        any_g = False
+        gs = []
+        for y in rec.out_tensors:
+            ot = <Tensor>y
+            if ot._id in keep:
+                g = grads.get(ot._id)
+            else:
+                g = grads.pop(ot._id, None)
+            if g is not None:
+                any_g = True
+            gs.append(g)
+        if not any_g:
+            continue
+        for j in range(len(gs)):
+            if gs[j] is None:
+                ot = <Tensor>rec.out_tensors[j]
+                gs[j] = _wrap(_zeros_like_array(ot._value))
+        needs = [(<Tensor>x)._id in reach for x in rec.inputs]
+        if rec.custom is not None:
+            in_grads = rec.custom(gs)
+        else:
+            in_grads = _op_vjp(rec, gs, needs)
+        for j in range(len(rec.inputs)):
+            if not needs[j]:
+                continue
+            ig = in_grads[j]
+            if ig is None:
+                continue
+            t = <Tensor>rec.inputs[j]
+            if type(ig) is not Tensor:
+                ig = convert_to_tensor(ig, t._value.dtype)
+            if (<Tensor>ig)._value.shape != t._value.shape:
+                raise InternalError(
+                    "%s: gradient for input %d has shape %s (expected %s, the input's shape)"
+                    % (rec.op.name if rec.op is not None else "custom_gradient", j,
+                       (<Tensor>ig)._value.shape, t._value.shape))
+            prev = grads.get(t._id)
+            grads[t._id] = ig if prev is None else execute(_op_add, (prev, ig), None)
+    return {sid: grads[sid] for sid in source_ids if sid in grads}
+
+
+cdef object _op_vjp(Record rec, list gs, list needs):
+    cdef Op op = rec.op
+    cdef object g = tuple(gs) if op.multi else gs[0]
+    cdef dict attrs = rec.attrs
+    cdef list result
+    if op.joint_grad is not None:
+        return op.joint_grad(g, rec.outputs, rec.inputs, attrs or {}, needs)
+    result = [None] * len(rec.inputs)
+    for j in range(len(rec.inputs)):
+        if needs[j] and j < len(op.grads) and op.grads[j] is not None:
+            if attrs:
+                result[j] = op.grads[j](g, rec.outputs, *rec.inputs, **attrs)
+            else:
+                result[j] = op.grads[j](g, rec.outputs, *rec.inputs)
+    return result
+
+
+# ----------------------------------------------------------------------------------------
+# Variable watchers (custom_gradient needs to know which variables a function read)
+# ----------------------------------------------------------------------------------------
+class VariableWatcher:
+    """Context manager collecting the variables read inside it (thread-local)."""
+
+    def __init__(self):
+        self._vars = {}
+
+    def _seen(self, var):
+        self._vars.setdefault(var._var_id, var)
+
+    def __enter__(self):
+        global _n_var_watchers
+        try:
+            _tls.var_watchers.append(self)
+        except AttributeError:
+            _tls.var_watchers = [self]
+        _n_var_watchers += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _n_var_watchers
+        _tls.var_watchers.remove(self)
+        _n_var_watchers -= 1
+        return False
+
+    def watched_variables(self):
+        return tuple(self._vars.values())
+
+
+def recording_tapes():
+    """The tapes recording in this thread, innermost last."""
+    return [t for t in _tape_stack() if (<Tape>t)._recording]
+
+
+def any_tape_recording():
+    return _n_recording > 0

@@ -1,0 +1,1022 @@
+# cython: language_level=3
+"""Array-level CPU kernels: convolution, pooling, fused softmax cross-entropy, optimizers.
+
+NumPy arrays in, NumPy arrays out; no Tensor and no autodiff here (the op layer wraps
+these and owns the gradient bookkeeping). float32 stays float32 and float64 stays
+float64: nothing is ever upcast.
+
+The module has three layers:
+
+1. Point functions (``cdef inline ... noexcept nogil``): ``_exp``/``_log``/``_sqrt``,
+   specialised per dtype through the fused type ``floating`` so float32 uses the
+   single-precision libm calls.
+2. Loop functions (``cdef void _name(...) noexcept``, fused over float32/float64): typed
+   1-D memoryviews over C-contiguous buffers plus a ``Geom`` struct of sizes; the body
+   runs in ``with nogil`` (other Python threads keep running); they index by hand and use
+   ``prange`` only where the work is large enough to pay for waking OpenMP threads
+   (``use_threads_if``). Every parallel loop writes disjoint memory: im2col and col2im
+   are written as gathers over output rows, pooling backward scatters within one
+   batch element per thread.
+3. Python wrappers (``def name(...)``): validate every argument (``ValueError`` in the
+   form ``"<kernel>: <problem> (expected X, got Y)"``), allocate the outputs, pick the
+   float32/float64 specialisation and make one loop call without the GIL. Large GEMMs
+   go to ``np.matmul`` (OpenBLAS) with ``out=`` so no extra copy is made.
+
+Layouts: images are NHWC, filters HWIO, as in TensorFlow; padding follows TF exactly
+(see ``conv_output_size``).
+"""
+from cython cimport floating
+from cython.parallel cimport prange
+from libc.math cimport exp, expf, log, logf, sqrt, sqrtf, INFINITY
+from libc.stdint cimport int64_t
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+# Below this many scalar operations a loop runs on the calling thread: waking the
+# OpenMP team costs a few microseconds, more than the work it would share.
+cdef Py_ssize_t _PAR_WORK = 32768
+# Elementwise optimizer updates go parallel above this many elements.
+cdef Py_ssize_t _PAR_ELEMS = 100000
+
+
+cdef struct Geom:
+    Py_ssize_t N, H, W, C      # input (NHWC)
+    Py_ssize_t KH, KW, O       # window / filter (HWIO)
+    Py_ssize_t OH, OW          # output spatial size
+    Py_ssize_t sh, sw, dh, dw  # strides, dilations
+    Py_ssize_t pt, pl          # padding before (top, left)
+
+
+# ----------------------------------------------------------------------------------------
+# Layer 1: point functions
+# ----------------------------------------------------------------------------------------
+
+cdef inline floating _exp(floating v) noexcept nogil:
+    if floating is float:
+        return expf(v)
+    else:
+        return exp(v)
+
+
+cdef inline floating _sqrt(floating v) noexcept nogil:
+    if floating is float:
+        return sqrtf(v)
+    else:
+        return sqrt(v)
+
+
+cdef inline Py_ssize_t _imax(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    return a if a > b else b
+
+
+cdef inline Py_ssize_t _imin(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    return a if a < b else b
+
+
+# ----------------------------------------------------------------------------------------
+# Layer 2: loops
+# ----------------------------------------------------------------------------------------
+
+cdef void _im2col(const floating[::1] x, floating[::1] cols, Geom g) noexcept:
+    # cols[(n*OH + oh)*OW + ow, (kh*KW + kw)*C + c] = x[n, ih, iw, c], zero in the padding.
+    cdef Py_ssize_t r, n, oh, ow, kh, kw, ih, iw, iw0, c
+    cdef Py_ssize_t K = g.KH * g.KW * g.C, span = g.KW * g.C
+    cdef const floating* src
+    cdef floating* dst
+    with nogil:
+        for r in prange(g.N * g.OH, schedule="static",
+                        use_threads_if=g.N * g.OH * g.OW * K > _PAR_WORK):
+            n = r // g.OH
+            oh = r % g.OH
+            for ow in range(g.OW):
+                dst = &cols[(r * g.OW + ow) * K]
+                iw0 = ow * g.sw - g.pl
+                for kh in range(g.KH):
+                    ih = oh * g.sh - g.pt + kh * g.dh
+                    if ih < 0 or ih >= g.H:
+                        memset(dst + kh * span, 0, span * sizeof(floating))
+                    elif g.dw == 1 and iw0 >= 0 and iw0 + g.KW <= g.W:
+                        # the whole kernel row is one contiguous run of x
+                        src = &x[((n * g.H + ih) * g.W + iw0) * g.C]
+                        memcpy(dst + kh * span, src, span * sizeof(floating))
+                    else:
+                        for kw in range(g.KW):
+                            iw = iw0 + kw * g.dw
+                            if iw < 0 or iw >= g.W:
+                                memset(dst + kh * span + kw * g.C, 0, g.C * sizeof(floating))
+                            else:
+                                src = &x[((n * g.H + ih) * g.W + iw) * g.C]
+                                for c in range(g.C):
+                                    dst[kh * span + kw * g.C + c] = src[c]
+
+
+cdef void _col2im(const floating[::1] cols, floating[::1] dx, Geom g) noexcept:
+    # Adjoint of _im2col, written as a gather over input pixels so that rows of dx can be
+    # shared between threads without atomics.
+    cdef Py_ssize_t r, n, ih, iw, kh, kw, oh, ow, t, u, c
+    cdef Py_ssize_t K = g.KH * g.KW * g.C
+    cdef const floating* src
+    cdef floating* dst
+    with nogil:
+        for r in prange(g.N * g.H, schedule="static",
+                        use_threads_if=g.N * g.OH * g.OW * K > _PAR_WORK):
+            n = r // g.H
+            ih = r % g.H
+            for iw in range(g.W):
+                dst = &dx[(r * g.W + iw) * g.C]
+                memset(dst, 0, g.C * sizeof(floating))
+                for kh in range(g.KH):
+                    t = ih + g.pt - kh * g.dh
+                    if t < 0 or t % g.sh != 0:
+                        continue
+                    oh = t // g.sh
+                    if oh >= g.OH:
+                        continue
+                    for kw in range(g.KW):
+                        u = iw + g.pl - kw * g.dw
+                        if u < 0 or u % g.sw != 0:
+                            continue
+                        ow = u // g.sw
+                        if ow >= g.OW:
+                            continue
+                        src = &cols[((n * g.OH + oh) * g.OW + ow) * K + (kh * g.KW + kw) * g.C]
+                        for c in range(g.C):
+                            dst[c] = dst[c] + src[c]
+
+
+cdef void _max_pool_fwd(const floating[::1] x, floating[::1] y, int64_t[::1] arg,
+                        Geom g) noexcept:
+    # Padded cells are never visited, which is the same as padding with -inf.
+    cdef Py_ssize_t r, n, oh, ow, h0, w0, hlo, hhi, wlo, whi, ih, iw, c, base
+    cdef floating v
+    cdef floating* yp
+    cdef int64_t* ap
+    cdef bint first
+    with nogil:
+        for r in prange(g.N * g.OH, schedule="static",
+                        use_threads_if=g.N * g.OH * g.OW * g.C * g.KH * g.KW > _PAR_WORK):
+            n = r // g.OH
+            oh = r % g.OH
+            h0 = oh * g.sh - g.pt
+            hlo = _imax(h0, 0)
+            hhi = _imin(h0 + g.KH, g.H)
+            for ow in range(g.OW):
+                w0 = ow * g.sw - g.pl
+                wlo = _imax(w0, 0)
+                whi = _imin(w0 + g.KW, g.W)
+                yp = &y[(r * g.OW + ow) * g.C]
+                ap = &arg[(r * g.OW + ow) * g.C]
+                first = True
+                for ih in range(hlo, hhi):
+                    for iw in range(wlo, whi):
+                        base = ((n * g.H + ih) * g.W + iw) * g.C
+                        if first:
+                            for c in range(g.C):
+                                yp[c] = x[base + c]
+                                ap[c] = base + c
+                            first = False
+                        else:
+                            for c in range(g.C):
+                                v = x[base + c]
+                                # first maximum wins; a NaN sticks once seen
+                                if v > yp[c] or v != v:
+                                    yp[c] = v
+                                    ap[c] = base + c
+
+
+cdef Py_ssize_t _max_pool_bwd(const floating[::1] dy, const int64_t[::1] arg,
+                              floating[::1] dx, Py_ssize_t N, Py_ssize_t out_per_n,
+                              Py_ssize_t in_per_n) noexcept:
+    # Scatter-add; a thread owns whole batch elements so writes never collide. Returns
+    # the number of indices outside their batch element (they are skipped).
+    cdef Py_ssize_t n, j, lo, hi, bad = 0
+    cdef int64_t idx
+    with nogil:
+        for n in prange(N, schedule="static", use_threads_if=N * out_per_n > _PAR_WORK):
+            lo = n * in_per_n
+            hi = lo + in_per_n
+            memset(&dx[lo], 0, in_per_n * sizeof(floating))
+            for j in range(n * out_per_n, (n + 1) * out_per_n):
+                idx = arg[j]
+                if idx < lo or idx >= hi:
+                    bad += 1
+                else:
+                    dx[idx] = dx[idx] + dy[j]
+        return bad
+
+
+cdef void _avg_pool_fwd(const floating[::1] x, floating[::1] y, Geom g) noexcept:
+    # Divides by the number of valid (non-padded) cells in each window, as TF does.
+    cdef Py_ssize_t r, n, oh, ow, h0, w0, hlo, hhi, wlo, whi, ih, iw, c, base
+    cdef floating inv
+    cdef floating* yp
+    with nogil:
+        for r in prange(g.N * g.OH, schedule="static",
+                        use_threads_if=g.N * g.OH * g.OW * g.C * g.KH * g.KW > _PAR_WORK):
+            n = r // g.OH
+            oh = r % g.OH
+            h0 = oh * g.sh - g.pt
+            hlo = _imax(h0, 0)
+            hhi = _imin(h0 + g.KH, g.H)
+            for ow in range(g.OW):
+                w0 = ow * g.sw - g.pl
+                wlo = _imax(w0, 0)
+                whi = _imin(w0 + g.KW, g.W)
+                yp = &y[(r * g.OW + ow) * g.C]
+                memset(yp, 0, g.C * sizeof(floating))
+                for ih in range(hlo, hhi):
+                    for iw in range(wlo, whi):
+                        base = ((n * g.H + ih) * g.W + iw) * g.C
+                        for c in range(g.C):
+                            yp[c] = yp[c] + x[base + c]
+                inv = <floating>1.0 / <floating>((hhi - hlo) * (whi - wlo))
+                for c in range(g.C):
+                    yp[c] = yp[c] * inv
+
+
+cdef void _avg_pool_bwd(const floating[::1] dy, floating[::1] dx, Geom g) noexcept:
+    cdef Py_ssize_t n, oh, ow, h0, w0, hlo, hhi, wlo, whi, ih, iw, c, base, obase
+    cdef Py_ssize_t in_per_n = g.H * g.W * g.C
+    cdef floating inv
+    with nogil:
+        for n in prange(g.N, schedule="static",
+                        use_threads_if=g.N * g.OH * g.OW * g.C * g.KH * g.KW > _PAR_WORK):
+            memset(&dx[n * in_per_n], 0, in_per_n * sizeof(floating))
+            for oh in range(g.OH):
+                h0 = oh * g.sh - g.pt
+                hlo = _imax(h0, 0)
+                hhi = _imin(h0 + g.KH, g.H)
+                for ow in range(g.OW):
+                    w0 = ow * g.sw - g.pl
+                    wlo = _imax(w0, 0)
+                    whi = _imin(w0 + g.KW, g.W)
+                    inv = <floating>1.0 / <floating>((hhi - hlo) * (whi - wlo))
+                    obase = ((n * g.OH + oh) * g.OW + ow) * g.C
+                    for ih in range(hlo, hhi):
+                        for iw in range(wlo, whi):
+                            base = ((n * g.H + ih) * g.W + iw) * g.C
+                            for c in range(g.C):
+                                dx[base + c] = dx[base + c] + dy[obase + c] * inv
+
+
+cdef inline floating _row_max(const floating* row, Py_ssize_t K) noexcept nogil:
+    cdef floating m = -INFINITY
+    cdef Py_ssize_t k
+    for k in range(K):
+        if row[k] > m:
+            m = row[k]
+    return m
+
+
+cdef void _softmax_rows(const floating[::1] x, floating[::1] out, Py_ssize_t B,
+                        Py_ssize_t K, bint take_log) noexcept:
+    # Max-subtraction keeps exp() in range; log_softmax = (x - m) - log(sum exp(x - m)).
+    cdef Py_ssize_t b, k
+    cdef const floating* row
+    cdef floating* o
+    cdef floating m, e, shift
+    cdef double s
+    with nogil:
+        for b in prange(B, schedule="static", use_threads_if=B * K > _PAR_WORK):
+            row = &x[b * K]
+            o = &out[b * K]
+            m = _row_max(row, K)
+            s = 0.0
+            for k in range(K):
+                e = _exp(row[k] - m)
+                o[k] = e
+                s = s + e
+            if take_log:
+                shift = <floating>log(s)
+                for k in range(K):
+                    o[k] = (row[k] - m) - shift
+            else:
+                e = <floating>(1.0 / s)
+                for k in range(K):
+                    o[k] = o[k] * e
+
+
+cdef void _sparse_xent(const floating[::1] x, const int64_t[::1] labels, floating[::1] loss,
+                       floating[::1] d, Py_ssize_t B, Py_ssize_t K) noexcept:
+    # loss = logsumexp(x) - x[label] = log(sum exp(x - m)) - (x[label] - m)
+    # dloss/dx = softmax(x) - onehot(label); exp(-inf - m) = 0 gives masks zero gradient.
+    cdef Py_ssize_t b, k, lab
+    cdef const floating* row
+    cdef floating* o
+    cdef floating m, e
+    cdef double s
+    with nogil:
+        for b in prange(B, schedule="static", use_threads_if=B * K > _PAR_WORK):
+            row = &x[b * K]
+            o = &d[b * K]
+            lab = labels[b]
+            m = _row_max(row, K)
+            s = 0.0
+            for k in range(K):
+                e = _exp(row[k] - m)
+                o[k] = e
+                s = s + e
+            loss[b] = <floating>log(s) - (row[lab] - m)
+            e = <floating>(1.0 / s)
+            for k in range(K):
+                o[k] = o[k] * e
+            o[lab] = o[lab] - 1
+
+
+cdef void _dense_xent(const floating[::1] x, const floating[::1] y, floating[::1] loss,
+                      floating[::1] d, Py_ssize_t B, Py_ssize_t K) noexcept:
+    # loss = -sum y * log_softmax(x); dloss/dx = softmax(x) * sum(y) - y.
+    # Cells with y == 0 are skipped in the loss so a -inf mask contributes 0, not NaN.
+    cdef Py_ssize_t b, k
+    cdef const floating* row
+    cdef const floating* lab
+    cdef floating* o
+    cdef floating m, e, lse
+    cdef double s, ysum, acc
+    with nogil:
+        for b in prange(B, schedule="static", use_threads_if=B * K > _PAR_WORK):
+            row = &x[b * K]
+            lab = &y[b * K]
+            o = &d[b * K]
+            m = _row_max(row, K)
+            s = 0.0
+            ysum = 0.0
+            for k in range(K):
+                e = _exp(row[k] - m)
+                o[k] = e
+                s = s + e
+                ysum = ysum + lab[k]
+            lse = <floating>log(s)
+            acc = 0.0
+            for k in range(K):
+                if lab[k] != 0:
+                    acc = acc - lab[k] * ((row[k] - m) - lse)
+            loss[b] = <floating>acc
+            e = <floating>(ysum / s)
+            for k in range(K):
+                o[k] = o[k] * e - lab[k]
+
+
+# Optimizer updates: one pass over the elements, in place. The formulas follow Keras 3's
+# update_step (keras/src/optimizers/{sgd,adam,rmsprop,adagrad}.py), operation by
+# operation, in the variable's dtype. One difference: scalar coefficients (Adam's
+# bias-corrected lr, weight_decay*lr, 1-beta) are formed once in double precision and
+# then rounded to the variable's dtype, where Keras forms them in the variable's dtype.
+
+cdef void _sgd_loop(floating[::1] var, const floating[::1] g, floating[::1] vel,
+                    floating lr, floating mom, bint use_mom, bint nesterov) noexcept:
+    cdef Py_ssize_t i, n = var.shape[0]
+    cdef floating v
+    with nogil:
+        for i in prange(n, schedule="static", use_threads_if=n > _PAR_ELEMS):
+            if not use_mom:
+                var[i] = var[i] - g[i] * lr
+            else:
+                v = vel[i] * mom - g[i] * lr
+                vel[i] = v
+                if nesterov:
+                    var[i] = var[i] + (v * mom - g[i] * lr)
+                else:
+                    var[i] = var[i] + v
+
+
+cdef void _adam_loop(floating[::1] var, floating[::1] m, floating[::1] v,
+                     const floating[::1] g, floating[::1] vhat, floating alpha,
+                     floating one_m_b1, floating one_m_b2, floating eps, floating decay,
+                     bint use_decay, bint amsgrad) noexcept:
+    cdef Py_ssize_t i, n = var.shape[0]
+    cdef floating gi, mi, vi, p
+    with nogil:
+        for i in prange(n, schedule="static", use_threads_if=n > _PAR_ELEMS):
+            p = var[i]
+            if use_decay:
+                p = p - p * decay
+            gi = g[i]
+            mi = m[i] + (gi - m[i]) * one_m_b1
+            vi = v[i] + (gi * gi - v[i]) * one_m_b2
+            m[i] = mi
+            v[i] = vi
+            if amsgrad:
+                if vhat[i] > vi:
+                    vi = vhat[i]
+                vhat[i] = vi
+            var[i] = p - (mi * alpha) / (_sqrt(vi) + eps)
+
+
+cdef void _rmsprop_loop(floating[::1] var, floating[::1] rms, const floating[::1] g,
+                        floating[::1] mom, floating[::1] mg, floating lr, floating rho,
+                        floating one_m_rho, floating momentum, floating eps,
+                        bint use_mom, bint centered) noexcept:
+    cdef Py_ssize_t i, n = var.shape[0]
+    cdef floating gi, r, a, denom, inc
+    with nogil:
+        for i in prange(n, schedule="static", use_threads_if=n > _PAR_ELEMS):
+            gi = g[i]
+            r = rho * rms[i] + one_m_rho * (gi * gi)
+            rms[i] = r
+            if centered:
+                a = rho * mg[i] + one_m_rho * gi
+                mg[i] = a
+                denom = r - a * a + eps
+            else:
+                denom = r + eps
+            inc = (lr * gi) / _sqrt(denom)
+            if use_mom:
+                inc = momentum * mom[i] + inc
+                mom[i] = inc
+            var[i] = var[i] - inc
+
+
+cdef void _adagrad_loop(floating[::1] var, floating[::1] acc, const floating[::1] g,
+                        floating lr, floating eps) noexcept:
+    cdef Py_ssize_t i, n = var.shape[0]
+    cdef floating gi, a
+    with nogil:
+        for i in prange(n, schedule="static", use_threads_if=n > _PAR_ELEMS):
+            gi = g[i]
+            a = acc[i] + gi * gi
+            acc[i] = a
+            var[i] = var[i] - (lr * gi) / _sqrt(a + eps)
+
+
+# ----------------------------------------------------------------------------------------
+# Layer 3: Python wrappers (validate, allocate, one call)
+# ----------------------------------------------------------------------------------------
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _float_array(kernel, name, a, ndim=None):
+    """Return `a` as a C-contiguous float32/float64 ndarray (no dtype conversion)."""
+    if not isinstance(a, np.ndarray):
+        raise ValueError(f"{kernel}: {name} must be a numpy array "
+                         f"(expected numpy.ndarray, got {type(a).__name__})")
+    if a.dtype not in _FLOATS:
+        raise ValueError(f"{kernel}: {name} has an unsupported dtype "
+                         f"(expected float32 or float64, got {a.dtype})")
+    if ndim is not None and a.ndim != ndim:
+        raise ValueError(f"{kernel}: {name} has the wrong rank "
+                         f"(expected {ndim}-D, got {a.ndim}-D with shape {a.shape})")
+    return np.ascontiguousarray(a)
+
+
+def _same_dtype(kernel, name, a, ref_name, ref):
+    if a.dtype != ref.dtype:
+        raise ValueError(f"{kernel}: {name} must have the dtype of {ref_name} "
+                         f"(expected {ref.dtype}, got {a.dtype})")
+
+
+def _pair(kernel, name, v):
+    try:
+        t = (int(v), int(v)) if np.ndim(v) == 0 else tuple(int(i) for i in v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{kernel}: {name} must be an int or a pair of ints "
+                         f"(expected (h, w), got {v!r})") from None
+    if len(t) != 2 or t[0] < 1 or t[1] < 1:
+        raise ValueError(f"{kernel}: {name} must be a pair of positive ints "
+                         f"(expected (h, w) >= 1, got {v!r})")
+    return t
+
+
+def _padding(kernel, padding):
+    p = padding.upper() if isinstance(padding, str) else padding
+    if p not in ("VALID", "SAME"):
+        raise ValueError(f"{kernel}: unknown padding (expected 'VALID' or 'SAME', "
+                         f"got {padding!r})")
+    return p
+
+
+def conv_output_size(in_size, k, stride=1, dilation=1, padding="VALID"):
+    """Output length and padding of one spatial axis, with TensorFlow's rules.
+
+    Returns ``(out, pad_before, pad_after)``. With effective kernel
+    ``ke = (k - 1) * dilation + 1``: ``'VALID'`` gives ``out = ceil((in - ke + 1) / stride)``
+    and no padding; ``'SAME'`` gives ``out = ceil(in / stride)`` and
+    ``pad_total = max((out - 1) * stride + ke - in, 0)``, split with the extra cell after.
+    Raises ValueError when the output would be negative.
+
+    >>> conv_output_size(7, 3, 2, 1, "SAME")
+    (4, 1, 1)
+    """
+    in_size, k, stride, dilation = int(in_size), int(k), int(stride), int(dilation)
+    ke = (k - 1) * dilation + 1
+    p = _padding("conv_output_size", padding)
+    if p == "VALID":
+        out = -(-(in_size - ke + 1) // stride)
+        if out < 0:
+            raise ValueError(f"conv_output_size: window larger than the input "
+                             f"(expected effective window <= {in_size}, got {ke})")
+        return out, 0, 0
+    out = -(-in_size // stride)
+    total = max((out - 1) * stride + ke - in_size, 0)
+    return out, total // 2, total - total // 2
+
+
+cdef Geom _geom(kernel, x_shape, kh, kw, o, strides, padding, dilations) except *:
+    cdef Geom g
+    g.N, g.H, g.W, g.C = x_shape
+    g.KH, g.KW, g.O = kh, kw, o
+    g.sh, g.sw = strides
+    g.dh, g.dw = dilations
+    g.OH, g.pt, _ = conv_output_size(g.H, kh, g.sh, g.dh, padding)
+    g.OW, g.pl, _ = conv_output_size(g.W, kw, g.sw, g.dw, padding)
+    return g
+
+
+cdef Geom _conv_args(kernel, x_shape, w_shape, strides, padding, dilations) except *:
+    strides = _pair(kernel, "strides", strides)
+    dilations = _pair(kernel, "dilations", dilations)
+    padding = _padding(kernel, padding)
+    if x_shape[3] != w_shape[2]:
+        raise ValueError(f"{kernel}: input channels of x and w differ "
+                         f"(expected w.shape[2] == {x_shape[3]}, got {w_shape[2]})")
+    try:
+        return _geom(kernel, x_shape, w_shape[0], w_shape[1], w_shape[3], strides, padding,
+                     dilations)
+    except ValueError as e:
+        raise ValueError(f"{kernel}: {str(e).split(': ', 1)[1]}") from None
+
+
+def _shape4(kernel, name, s):
+    try:
+        t = tuple(int(i) for i in s)
+    except (TypeError, ValueError):
+        t = None
+    if t is None or len(t) != 4 or min(t) < 0:
+        raise ValueError(f"{kernel}: {name} must be 4 non-negative ints "
+                         f"(expected a 4-tuple, got {s!r})")
+    return t
+
+
+cdef inline bint _pointwise(Geom g) noexcept:
+    # A 1x1 window with stride 1 never pads (SAME or VALID) and im2col is the identity.
+    return g.KH == 1 and g.KW == 1 and g.sh == 1 and g.sw == 1
+
+
+def conv2d_output_shape(x_shape, w_shape, strides=(1, 1), padding="VALID",
+                        dilations=(1, 1)):
+    """Output shape (N, OH, OW, O) of conv2d_forward for NHWC x_shape and HWIO w_shape."""
+    xs = _shape4("conv2d_output_shape", "x_shape", x_shape)
+    ws = _shape4("conv2d_output_shape", "w_shape", w_shape)
+    cdef Geom g = _conv_args("conv2d_output_shape", xs, ws, strides, padding, dilations)
+    return (g.N, g.OH, g.OW, g.O)
+
+
+cdef _im2col_call(x, Geom g):
+    cdef Py_ssize_t M = g.N * g.OH * g.OW, K = g.KH * g.KW * g.C
+    cols = np.empty((M, K), dtype=x.dtype)
+    if M * K == 0:
+        return cols
+    if x.dtype == np.float32:
+        _im2col[float](x.reshape(-1), cols.reshape(-1), g)
+    else:
+        _im2col[double](x.reshape(-1), cols.reshape(-1), g)
+    return cols
+
+
+
+
+def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
+    """2-D convolution (cross-correlation, as in TF) of NHWC `x` with HWIO `w`.
+
+    x: (N, H, W, C), w: (KH, KW, C, O), both float32 or both float64 (any layout; a
+    non-contiguous input is copied once). Returns a new C-contiguous (N, OH, OW, O)
+    array of the same dtype. Allocates the output and, unless the filter is 1x1 with
+    stride 1, an im2col buffer of (N*OH*OW, KH*KW*C) elements; the product is one
+    np.matmul into the output.
+
+    >>> conv2d_forward(np.ones((1, 3, 3, 1)), np.ones((2, 2, 1, 1))).shape
+    (1, 2, 2, 1)
+    """
+    k = "conv2d_forward"
+    x = _float_array(k, "x", x, 4)
+    w = _float_array(k, "w", w, 4)
+    _same_dtype(k, "w", w, "x", x)
+    cdef Geom g = _conv_args(k, x.shape, w.shape, strides, padding, dilations)
+    y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
+    w2 = w.reshape(g.KH * g.KW * g.C, g.O)
+    if _pointwise(g):
+        np.matmul(x.reshape(-1, g.C), w2, out=y.reshape(-1, g.O))
+    else:
+        np.matmul(_im2col_call(x, g), w2, out=y.reshape(-1, g.O))
+    return y
+
+
+def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
+                          dilations=(1, 1)):
+    """Gradient of conv2d_forward with respect to x.
+
+    dy: (N, OH, OW, O), w: (KH, KW, C, O), same float dtype; x_shape: the forward input
+    shape (N, H, W, C). Returns a new (N, H, W, C) array. Computes the column gradient
+    dy @ w.T with np.matmul into a (N*OH*OW, KH*KW*C) buffer (skipped for 1x1 stride-1
+    filters), then folds it back (col2im) as a parallel gather over input rows.
+    """
+    k = "conv2d_backward_input"
+    dy = _float_array(k, "dy", dy, 4)
+    w = _float_array(k, "w", w, 4)
+    _same_dtype(k, "w", w, "dy", dy)
+    xs = _shape4(k, "x_shape", x_shape)
+    cdef Geom g = _conv_args(k, xs, w.shape, strides, padding, dilations)
+    if dy.shape != (g.N, g.OH, g.OW, g.O):
+        raise ValueError(f"{k}: dy has the wrong shape "
+                         f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
+    dx = np.empty(xs, dtype=dy.dtype)
+    w2t = w.reshape(g.KH * g.KW * g.C, g.O).T
+    if _pointwise(g):
+        np.matmul(dy.reshape(-1, g.O), w2t, out=dx.reshape(-1, g.C))
+        return dx
+    if dx.size == 0:
+        return dx
+    cols = np.matmul(dy.reshape(-1, g.O), w2t)
+    if dy.dtype == np.float32:
+        _col2im[float](cols.reshape(-1), dx.reshape(-1), g)
+    else:
+        _col2im[double](cols.reshape(-1), dx.reshape(-1), g)
+    return dx
+
+
+
+
+def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
+                           dilations=(1, 1)):
+    """Gradient of conv2d_forward with respect to w.
+
+    x: (N, H, W, C), dy: (N, OH, OW, O), same float dtype; w_shape: (KH, KW, C, O).
+    Returns a new (KH, KW, C, O) array: im2col(x).T @ dy, one np.matmul into the output.
+    Allocates the im2col buffer (not for 1x1 stride-1 filters).
+    """
+    k = "conv2d_backward_filter"
+    x = _float_array(k, "x", x, 4)
+    dy = _float_array(k, "dy", dy, 4)
+    _same_dtype(k, "dy", dy, "x", x)
+    ws = _shape4(k, "w_shape", w_shape)
+    cdef Geom g = _conv_args(k, x.shape, ws, strides, padding, dilations)
+    if dy.shape != (g.N, g.OH, g.OW, g.O):
+        raise ValueError(f"{k}: dy has the wrong shape "
+                         f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
+    dw = np.empty(ws, dtype=x.dtype)
+    cols = x.reshape(-1, g.C) if _pointwise(g) else _im2col_call(x, g)
+    np.matmul(cols.T, dy.reshape(-1, g.O), out=dw.reshape(-1, g.O))
+    return dw
+
+
+# -- pooling ------------------------------------------------------------------------------
+
+cdef Geom _pool_args(kernel, x_shape, ksize, strides, padding) except *:
+    ks = _pair(kernel, "ksize", ksize)
+    st = _pair(kernel, "strides", strides)
+    p = _padding(kernel, padding)
+    try:
+        return _geom(kernel, x_shape, ks[0], ks[1], x_shape[3], st, p, (1, 1))
+    except ValueError as e:
+        raise ValueError(f"{kernel}: {str(e).split(': ', 1)[1]}") from None
+
+
+def pool2d_output_shape(x_shape, ksize, strides, padding="VALID"):
+    """Output shape (N, OH, OW, C) of 2-D pooling of NHWC x_shape (TF padding rules)."""
+    xs = _shape4("pool2d_output_shape", "x_shape", x_shape)
+    cdef Geom g = _pool_args("pool2d_output_shape", xs, ksize, strides, padding)
+    return (g.N, g.OH, g.OW, g.C)
+
+
+def max_pool2d_forward(x, ksize, strides, padding="VALID"):
+    """Max pooling of NHWC `x` (float32/float64) with window `ksize` and `strides`.
+
+    Returns ``(y, argmax)``: new C-contiguous arrays of shape (N, OH, OW, C); y has x's
+    dtype, argmax is int64 and holds, for each output, the flat index into
+    ``x.reshape(-1)`` (global over the batch) of the first maximum in its window. 'SAME'
+    padding behaves as padding with -inf (padded cells are never chosen).
+
+    >>> y, am = max_pool2d_forward(np.arange(16.).reshape(1, 4, 4, 1), 2, 2)
+    >>> y.ravel().tolist(), am.ravel().tolist()
+    ([5.0, 7.0, 13.0, 15.0], [5, 7, 13, 15])
+    """
+    k = "max_pool2d_forward"
+    x = _float_array(k, "x", x, 4)
+    cdef Geom g = _pool_args(k, x.shape, ksize, strides, padding)
+    y = np.empty((g.N, g.OH, g.OW, g.C), dtype=x.dtype)
+    arg = np.empty((g.N, g.OH, g.OW, g.C), dtype=np.int64)
+    if y.size == 0:
+        return y, arg
+    if x.dtype == np.float32:
+        _max_pool_fwd[float](x.reshape(-1), y.reshape(-1), arg.reshape(-1), g)
+    else:
+        _max_pool_fwd[double](x.reshape(-1), y.reshape(-1), arg.reshape(-1), g)
+    return y, arg
+
+
+def max_pool2d_backward(dy, argmax, x_shape):
+    """Gradient of max_pool2d_forward: scatter-add dy into a new zero array of x_shape.
+
+    dy: float (N, OH, OW, C); argmax: int64 of the same shape, as returned by
+    max_pool2d_forward (flat indices into x). Each index must lie in its own batch
+    element's block of x, else ValueError. Allocates only dx.
+    """
+    k = "max_pool2d_backward"
+    dy = _float_array(k, "dy", dy, 4)
+    xs = _shape4(k, "x_shape", x_shape)
+    if not isinstance(argmax, np.ndarray) or argmax.dtype != np.int64:
+        raise ValueError(f"{k}: argmax must be an int64 array "
+                         f"(expected int64, got {getattr(argmax, 'dtype', type(argmax))})")
+    if argmax.shape != dy.shape:
+        raise ValueError(f"{k}: argmax and dy shapes differ "
+                         f"(expected {dy.shape}, got {argmax.shape})")
+    if xs[0] != dy.shape[0] or xs[3] != dy.shape[3]:
+        raise ValueError(f"{k}: x_shape does not match dy in batch/channels "
+                         f"(expected (N, _, _, C) = {dy.shape[0], dy.shape[3]}, got {xs})")
+    argmax = np.ascontiguousarray(argmax)
+    dx = np.zeros(xs, dtype=dy.dtype)
+    cdef Py_ssize_t N = xs[0], bad = 0
+    if dy.size == 0 or dx.size == 0:
+        return dx
+    if dy.dtype == np.float32:
+        bad = _max_pool_bwd[float](dy.reshape(-1), argmax.reshape(-1), dx.reshape(-1), N,
+                                   dy.size // N, dx.size // N)
+    else:
+        bad = _max_pool_bwd[double](dy.reshape(-1), argmax.reshape(-1), dx.reshape(-1), N,
+                                    dy.size // N, dx.size // N)
+    if bad:
+        raise ValueError(f"{k}: argmax holds indices outside their batch element "
+                         f"(expected 0 <= index - n*H*W*C < {dx.size // N}, "
+                         f"got {bad} bad indices)")
+    return dx
+
+
+def avg_pool2d_forward(x, ksize, strides, padding="VALID"):
+    """Average pooling of NHWC `x` (float32/float64); returns a new (N, OH, OW, C) array.
+
+    With 'SAME' padding each window is divided by its number of valid (non-padded)
+    cells, as TensorFlow does.
+    """
+    k = "avg_pool2d_forward"
+    x = _float_array(k, "x", x, 4)
+    cdef Geom g = _pool_args(k, x.shape, ksize, strides, padding)
+    y = np.empty((g.N, g.OH, g.OW, g.C), dtype=x.dtype)
+    if y.size == 0:
+        return y
+    if x.dtype == np.float32:
+        _avg_pool_fwd[float](x.reshape(-1), y.reshape(-1), g)
+    else:
+        _avg_pool_fwd[double](x.reshape(-1), y.reshape(-1), g)
+    return y
+
+
+def avg_pool2d_backward(dy, x_shape, ksize, strides, padding="VALID"):
+    """Gradient of avg_pool2d_forward: returns a new array of x_shape and dy's dtype."""
+    k = "avg_pool2d_backward"
+    dy = _float_array(k, "dy", dy, 4)
+    xs = _shape4(k, "x_shape", x_shape)
+    cdef Geom g = _pool_args(k, xs, ksize, strides, padding)
+    if dy.shape != (g.N, g.OH, g.OW, g.C):
+        raise ValueError(f"{k}: dy has the wrong shape "
+                         f"(expected {(g.N, g.OH, g.OW, g.C)}, got {dy.shape})")
+    dx = np.empty(xs, dtype=dy.dtype)
+    if dx.size == 0:
+        return dx
+    if dy.dtype == np.float32:
+        _avg_pool_bwd[float](dy.reshape(-1), dx.reshape(-1), g)
+    else:
+        _avg_pool_bwd[double](dy.reshape(-1), dx.reshape(-1), g)
+    return dx
+
+
+# -- softmax and cross-entropy ------------------------------------------------------------
+
+def _softmax_common(kernel, logits, take_log):
+    x = _float_array(kernel, "logits", logits)
+    if x.ndim == 0:
+        raise ValueError(f"{kernel}: logits must have at least one axis "
+                         f"(expected ndim >= 1, got a scalar)")
+    out = np.empty(x.shape, dtype=x.dtype)
+    cdef Py_ssize_t K = x.shape[x.ndim - 1]  # no negative index: wraparound is off
+    if x.size == 0:
+        return out
+    if x.dtype == np.float32:
+        _softmax_rows[float](x.reshape(-1), out.reshape(-1), x.size // K, K, take_log)
+    else:
+        _softmax_rows[double](x.reshape(-1), out.reshape(-1), x.size // K, K, take_log)
+    return out
+
+
+def softmax(logits):
+    """Softmax over the last axis of float `logits` (any rank >= 1); returns a new array.
+
+    One max pass, one exp-and-sum pass, one scale pass per row, in the input dtype.
+    """
+    return _softmax_common("softmax", logits, False)
+
+
+def log_softmax(logits):
+    """log(softmax) over the last axis, computed as (x - max) - log(sum(exp(x - max)))."""
+    return _softmax_common("log_softmax", logits, True)
+
+
+def _xent_logits(kernel, logits):
+    x = _float_array(kernel, "logits", logits, 2)
+    if x.shape[1] == 0:
+        raise ValueError(f"{kernel}: logits needs at least one class "
+                         f"(expected shape (B, K >= 1), got {x.shape})")
+    return x
+
+
+def sparse_softmax_xent(logits, labels):
+    """Fused softmax cross-entropy with integer class labels.
+
+    logits: float32/float64 (B, K); labels: int32/int64 (B,) in [0, K). Returns new
+    arrays ``(loss, dlogits)`` of shapes (B,) and (B, K) in logits' dtype, where
+    ``loss = logsumexp(logits) - logits[label]`` and ``dlogits = softmax - onehot``
+    (the gradient of each row's loss). Stable for large logits; -inf entries (masks)
+    get zero gradient while the label's logit is finite.
+
+    >>> loss, d = sparse_softmax_xent(np.zeros((1, 2)), np.array([0]))
+    >>> round(float(loss[0]), 4), d.tolist()
+    (0.6931, [[-0.5, 0.5]])
+    """
+    k = "sparse_softmax_xent"
+    x = _xent_logits(k, logits)
+    lab = np.asarray(labels)
+    if lab.dtype not in (np.int32, np.int64):
+        raise ValueError(f"{k}: labels must be integer class ids "
+                         f"(expected int32 or int64, got {lab.dtype})")
+    if lab.shape != (x.shape[0],):
+        raise ValueError(f"{k}: labels must have one entry per row "
+                         f"(expected shape {(x.shape[0],)}, got {lab.shape})")
+    cdef Py_ssize_t B = x.shape[0], K = x.shape[1]
+    loss = np.empty(B, dtype=x.dtype)
+    d = np.empty((B, K), dtype=x.dtype)
+    if B == 0:
+        return loss, d
+    bad = np.flatnonzero((lab < 0) | (lab >= K))
+    if bad.size:
+        raise ValueError(f"{k}: label out of range at row {bad[0]} "
+                         f"(expected 0 <= label < {K}, got {lab[bad[0]]})")
+    lab = np.ascontiguousarray(lab, dtype=np.int64)
+    if x.dtype == np.float32:
+        _sparse_xent[float](x.reshape(-1), lab, loss, d.reshape(-1), B, K)
+    else:
+        _sparse_xent[double](x.reshape(-1), lab, loss, d.reshape(-1), B, K)
+    return loss, d
+
+
+def softmax_xent(logits, labels):
+    """Fused softmax cross-entropy with dense (probability) labels.
+
+    logits and labels: (B, K), same float dtype. Returns new arrays ``(loss, dlogits)``
+    with ``loss = -sum(labels * log_softmax(logits), axis=-1)`` (a zero label times a
+    -inf logit counts as 0) and ``dlogits = softmax * sum(labels) - labels``.
+    """
+    k = "softmax_xent"
+    x = _xent_logits(k, logits)
+    y = _float_array(k, "labels", labels, 2)
+    _same_dtype(k, "labels", y, "logits", x)
+    if y.shape != x.shape:
+        raise ValueError(f"{k}: labels and logits shapes differ "
+                         f"(expected {x.shape}, got {y.shape})")
+    cdef Py_ssize_t B = x.shape[0], K = x.shape[1]
+    loss = np.empty(B, dtype=x.dtype)
+    d = np.empty((B, K), dtype=x.dtype)
+    if B == 0:
+        return loss, d
+    if x.dtype == np.float32:
+        _dense_xent[float](x.reshape(-1), y.reshape(-1), loss, d.reshape(-1), B, K)
+    else:
+        _dense_xent[double](x.reshape(-1), y.reshape(-1), loss, d.reshape(-1), B, K)
+    return loss, d
+
+
+# -- optimizers ---------------------------------------------------------------------------
+
+def _opt_state(kernel, name, a, var):
+    """Check a state array that is updated in place: var's shape and dtype, C-contiguous,
+    writable. Returns its flat view."""
+    if not isinstance(a, np.ndarray):
+        raise ValueError(f"{kernel}: {name} must be a numpy array "
+                         f"(expected numpy.ndarray, got {type(a).__name__})")
+    if a.dtype != var.dtype or a.shape != var.shape:
+        raise ValueError(f"{kernel}: {name} must match var "
+                         f"(expected {var.dtype}{list(var.shape)}, "
+                         f"got {a.dtype}{list(a.shape)})")
+    if not a.flags.c_contiguous or not a.flags.writeable:
+        raise ValueError(f"{kernel}: {name} is updated in place "
+                         f"(expected a writable C-contiguous array, got "
+                         f"c_contiguous={a.flags.c_contiguous}, "
+                         f"writeable={a.flags.writeable})")
+    return a.reshape(-1)
+
+
+def _opt_var(kernel, var, grad):
+    if not isinstance(var, np.ndarray) or var.dtype not in _FLOATS:
+        raise ValueError(f"{kernel}: var must be a float array "
+                         f"(expected float32 or float64 ndarray, "
+                         f"got {getattr(var, 'dtype', type(var).__name__)})")
+    v = _opt_state(kernel, "var", var, var)
+    g = _float_array(kernel, "grad", grad)
+    if g.dtype != var.dtype or g.shape != var.shape:
+        raise ValueError(f"{kernel}: grad must match var "
+                         f"(expected {var.dtype}{list(var.shape)}, "
+                         f"got {g.dtype}{list(g.shape)})")
+    return v, g.reshape(-1)
+
+
+def sgd_update(var, grad, lr, momentum=0.0, nesterov=False, velocity=None):
+    """SGD step in place on `var` (and `velocity`), Keras 3 rules.
+
+    momentum == 0: ``var -= lr * grad``. Otherwise ``velocity = momentum * velocity -
+    lr * grad`` and ``var += velocity``, or with nesterov ``var += momentum * velocity -
+    lr * grad``. var, velocity: writable C-contiguous float arrays; grad: same shape and
+    dtype. Allocates nothing; on a ValueError nothing is modified.
+    """
+    k = "sgd_update"
+    v, g = _opt_var(k, var, grad)
+    lr, momentum = float(lr), float(momentum)
+    use_mom = momentum != 0.0
+    vel = None
+    if use_mom:
+        if velocity is None:
+            raise ValueError(f"{k}: momentum needs a velocity array "
+                             f"(expected an array like var, got None)")
+        vel = _opt_state(k, "velocity", velocity, var)
+    if var.dtype == np.float32:
+        _sgd_loop[float](v, g, vel, lr, momentum, use_mom, bool(nesterov))
+    else:
+        _sgd_loop[double](v, g, vel, lr, momentum, use_mom, bool(nesterov))
+
+
+def adam_update(var, m, v, grad, lr, beta_1, beta_2, epsilon, step, weight_decay=0.0,
+                vhat=None):
+    """Adam/AdamW/AMSGrad step in place on var, m, v (and vhat), Keras 3 rules.
+
+    ``step`` is the 1-based step count (Keras' iterations + 1). With
+    ``lr_t = lr * sqrt(1 - beta_2**step) / (1 - beta_1**step)``:
+    ``m += (g - m) * (1 - beta_1)``, ``v += (g*g - v) * (1 - beta_2)``,
+    amsgrad (vhat given): ``vhat = max(vhat, v)`` and vhat replaces v below;
+    ``var -= m * lr_t / (sqrt(v) + epsilon)``. A non-zero weight_decay first applies
+    the decoupled decay ``var -= var * weight_decay * lr`` (AdamW). Allocates nothing;
+    on a ValueError nothing is modified.
+    """
+    k = "adam_update"
+    pv, g = _opt_var(k, var, grad)
+    mv = _opt_state(k, "m", m, var)
+    vv = _opt_state(k, "v", v, var)
+    hv = None if vhat is None else _opt_state(k, "vhat", vhat, var)
+    step = float(step)
+    if not step >= 1:
+        raise ValueError(f"{k}: step counts from 1 (expected step >= 1, got {step})")
+    lr, beta_1, beta_2 = float(lr), float(beta_1), float(beta_2)
+    alpha = lr * (1.0 - beta_2 ** step) ** 0.5 / (1.0 - beta_1 ** step)
+    decay = float(weight_decay) * lr
+    args = (alpha, 1.0 - beta_1, 1.0 - beta_2, float(epsilon), decay, decay != 0.0,
+            hv is not None)
+    if var.dtype == np.float32:
+        _adam_loop[float](pv, mv, vv, g, hv, *args)
+    else:
+        _adam_loop[double](pv, mv, vv, g, hv, *args)
+
+
+def rmsprop_update(var, rms, grad, lr, rho=0.9, momentum=0.0, epsilon=1e-7,
+                   centered=False, mom=None, mg=None):
+    """RMSprop step in place on var, rms (and mom, mg), Keras 3 rules.
+
+    ``rms = rho * rms + (1 - rho) * g**2``; centered: ``mg = rho * mg + (1 - rho) * g``
+    and ``denom = rms - mg**2 + epsilon``, else ``denom = rms + epsilon``;
+    ``increment = lr * g / sqrt(denom)``; momentum > 0: ``mom = momentum * mom +
+    increment; var -= mom``, else ``var -= increment``. `mom` is required when
+    momentum > 0 and `mg` when centered. Allocates nothing; on a ValueError nothing is
+    modified.
+    """
+    k = "rmsprop_update"
+    v, g = _opt_var(k, var, grad)
+    r = _opt_state(k, "rms", rms, var)
+    lr, rho, momentum = float(lr), float(rho), float(momentum)
+    use_mom = momentum > 0.0
+    mo = a = None
+    if use_mom:
+        if mom is None:
+            raise ValueError(f"{k}: momentum > 0 needs a mom array "
+                             f"(expected an array like var, got None)")
+        mo = _opt_state(k, "mom", mom, var)
+    if centered:
+        if mg is None:
+            raise ValueError(f"{k}: centered needs an mg array "
+                             f"(expected an array like var, got None)")
+        a = _opt_state(k, "mg", mg, var)
+    args = (lr, rho, 1.0 - rho, momentum, float(epsilon), use_mom, bool(centered))
+    if var.dtype == np.float32:
+        _rmsprop_loop[float](v, r, g, mo, a, *args)
+    else:
+        _rmsprop_loop[double](v, r, g, mo, a, *args)
+
+
+def adagrad_update(var, accum, grad, lr, epsilon=1e-7):
+    """Adagrad step in place: ``accum += g**2; var -= lr * g / sqrt(accum + epsilon)``.
+
+    Allocates nothing; on a ValueError nothing is modified.
+    """
+    k = "adagrad_update"
+    v, g = _opt_var(k, var, grad)
+    acc = _opt_state(k, "accum", accum, var)
+    if var.dtype == np.float32:
+        _adagrad_loop[float](v, acc, g, float(lr), float(epsilon))
+    else:
+        _adagrad_loop[double](v, acc, g, float(lr), float(epsilon))

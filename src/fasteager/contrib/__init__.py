@@ -1,0 +1,1 @@
+"""Compatibility namespaces for older TensorFlow programs."""

@@ -1,0 +1,10 @@
+"""``fe.math``: elementwise math, reductions and matmul under TensorFlow's names."""
+from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, equal,  # noqa: F401
+                           exp, expm1, floor, floordiv, floormod, greater, greater_equal,
+                           is_finite, is_inf, is_nan, less, less_equal, log, log1p,
+                           logical_and, logical_not, logical_or, logical_xor, matmul, maximum,
+                           minimum, mod, multiply, negative, not_equal, pow, reciprocal,
+                           reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
+                           reduce_sum, round, rsqrt, sigmoid, sign, sin, sqrt, square,
+                           squared_difference, subtract, tan, tanh, truediv)
+from .ops.math_ops import floor_div, neg  # noqa: F401

@@ -1,0 +1,396 @@
+"""Shape and layout ops (reshape, transpose, concat, indexing ...) and tensor creation."""
+import numpy as np
+
+from .. import _core
+from ..errors import InvalidArgumentError
+from .registry import ALL, as_shape, defop, execute, normalize_axis, unbroadcast
+
+convert_to_tensor = _core.convert_to_tensor
+
+
+def _shape_of(x):
+    return x._value.shape
+
+
+# ---- reshaping ------------------------------------------------------------------------------
+
+def _reshape_fwd(x, shape):
+    return np.reshape(x, shape)
+
+
+# reshape only moves values around: the gradient is reshaped back
+_reshape = defop("reshape", _reshape_fwd, kinds=ALL + "c", same_dtype=False,
+                 grads=[lambda g, ans, x, shape: reshape(g, _shape_of(x))])
+
+
+def reshape(tensor, shape, name=None):
+    """Give ``tensor`` a new shape with the same number of elements (one dim may be -1)."""
+    x = convert_to_tensor(tensor)
+    dims = as_shape("reshape", shape)
+    if dims == x._value.shape:
+        return x
+    n = x._value.size
+    known = 1
+    unknown = 0
+    for d in dims:
+        if d == -1:
+            unknown += 1
+        elif d < 0:
+            raise InvalidArgumentError("reshape: dimensions must be >= 0 or -1 (got %s)"
+                                       % list(dims))
+        else:
+            known *= d
+    if unknown > 1 or (unknown == 0 and known != n) or (unknown and (known == 0 or n % known)):
+        raise InvalidArgumentError(
+            "reshape: cannot reshape a tensor of %d elements (shape %s) into shape %s"
+            % (n, list(x._value.shape), list(dims)))
+    return execute(_reshape, x, shape=dims)
+
+
+def _transpose_fwd(x, perm):
+    return np.transpose(x, perm)
+
+
+# transpose: the gradient is transposed by the inverse permutation
+_transpose = defop("transpose", _transpose_fwd, kinds=ALL + "c", same_dtype=False,
+                   grads=[lambda g, ans, x, perm: transpose(g, np.argsort(perm).tolist())])
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    """Permute axes (reverse them when ``perm`` is None)."""
+    x = convert_to_tensor(a)
+    rank = x._value.ndim
+    if perm is None:
+        perm = tuple(range(rank - 1, -1, -1))
+    else:
+        perm = as_shape("transpose", perm, "perm")
+        if sorted(p % max(rank, 1) for p in perm) != list(range(rank)):
+            raise InvalidArgumentError(
+                "transpose: perm must be a permutation of 0..%d (got %s)" % (rank - 1, list(perm)))
+        perm = tuple(p % rank for p in perm)
+    return execute(_transpose, x, perm=perm)
+
+
+def expand_dims(input, axis, name=None):
+    """Insert an axis of size 1 at ``axis``."""
+    x = convert_to_tensor(input)
+    rank = x._value.ndim
+    axis = int(axis)
+    if not -rank - 1 <= axis <= rank:
+        raise InvalidArgumentError("expand_dims: axis %d is out of range for rank %d "
+                                   "(expected %d <= axis <= %d)" % (axis, rank, -rank - 1, rank))
+    if axis < 0:
+        axis += rank + 1
+    shape = list(x._value.shape)
+    shape.insert(axis, 1)
+    return execute(_reshape, x, shape=tuple(shape))
+
+
+def squeeze(input, axis=None, name=None):
+    """Remove axes of size 1 (only those in ``axis`` when given)."""
+    x = convert_to_tensor(input)
+    shape = x._value.shape
+    axes = normalize_axis("squeeze", axis, len(shape))
+    if axes is None:
+        new = tuple(d for d in shape if d != 1)
+    else:
+        for a in axes:
+            if shape[a] != 1:
+                raise InvalidArgumentError("squeeze: cannot squeeze axis %d of size %d "
+                                           "(expected size 1)" % (a, shape[a]))
+        new = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return execute(_reshape, x, shape=new)
+
+
+# broadcast_to copies values along new axes: the gradient sums them back
+_broadcast_to = defop("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), kinds=ALL,
+                      same_dtype=False,
+                      grads=[lambda g, ans, x, shape: unbroadcast(g, x)])
+
+
+def broadcast_to(input, shape, name=None):
+    """Broadcast ``input`` to ``shape`` by NumPy rules."""
+    x = convert_to_tensor(input)
+    shape = as_shape("broadcast_to", shape)
+    if x._value.shape == shape:
+        return x
+    return execute(_broadcast_to, x, shape=shape)
+
+
+# ---- joining and splitting ------------------------------------------------------------------
+
+def _concat_grad(g, ans, inputs, attrs, needs):
+    axis = attrs["axis"]
+    sizes = [x._value.shape[axis] for x in inputs]
+    return list(execute(_split, g, sizes=tuple(sizes), axis=axis))
+
+
+_concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds=ALL,
+                joint_grad=_concat_grad)
+
+
+def concat(values, axis, name=None):
+    """Join tensors along an existing axis."""
+    from .math_ops import convert_same
+    values = convert_same(*values)
+    if not values:
+        raise InvalidArgumentError("concat: values must be a non-empty list")
+    rank = values[0]._value.ndim
+    if rank == 0:
+        raise InvalidArgumentError("concat: cannot concatenate scalars (expected rank >= 1)")
+    ax = normalize_axis("concat", axis, rank)[0]
+    for i, v in enumerate(values):
+        if v._value.ndim != rank:
+            raise InvalidArgumentError("concat: all values must have rank %d (value %d has "
+                                       "shape %s)" % (rank, i, list(v._value.shape)))
+    if len(values) == 1:
+        return values[0]
+    return execute(_concat, *values, axis=ax)
+
+
+def _split_fwd(x, sizes, axis):
+    edges = np.cumsum(sizes)[:-1]
+    return tuple(np.split(x, edges, axis=axis))
+
+
+# split: the gradient concatenates the pieces' gradients
+_split = defop("split", _split_fwd, kinds=ALL, multi=True,
+               grads=[lambda g, ans, x, sizes, axis: execute(_concat, *g, axis=axis)])
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    """Split along ``axis`` into equal parts (an int) or parts of the given sizes (a list)."""
+    x = convert_to_tensor(value)
+    ax = normalize_axis("split", axis, x._value.ndim)[0]
+    n = x._value.shape[ax]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        k = int(num_or_size_splits)
+        if k <= 0 or n % k:
+            raise InvalidArgumentError("split: dimension %d of size %d does not divide into %d "
+                                       "equal parts" % (ax, n, k))
+        sizes = (n // k,) * k
+    else:
+        sizes = list(as_shape("split", num_or_size_splits, "num_or_size_splits"))
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or min(sizes) < 0:
+            raise InvalidArgumentError("split: sizes %s do not add up to dimension %d of size %d"
+                                       % (list(num_or_size_splits), ax, n))
+        sizes = tuple(sizes)
+    return list(execute(_split, x, sizes=sizes, axis=ax))
+
+
+def _stack_grad(g, ans, inputs, attrs, needs):
+    return list(execute(_unstack, g, axis=attrs["axis"]))
+
+
+_stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ALL,
+               joint_grad=_stack_grad)
+
+
+def stack(values, axis=0, name=None):
+    """Stack tensors of one shape along a new axis."""
+    from .math_ops import convert_same
+    values = convert_same(*values)
+    if not values:
+        raise InvalidArgumentError("stack: values must be a non-empty list")
+    shape = values[0]._value.shape
+    for i, v in enumerate(values):
+        if v._value.shape != shape:
+            raise InvalidArgumentError("stack: all values must have shape %s (value %d has %s)"
+                                       % (list(shape), i, list(v._value.shape)))
+    rank = len(shape) + 1
+    ax = normalize_axis("stack", axis, rank)[0]
+    return execute(_stack, *values, axis=ax)
+
+
+def _unstack_fwd(x, axis):
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+# unstack: the gradient stacks the pieces' gradients
+_unstack = defop("unstack", _unstack_fwd, kinds=ALL, multi=True,
+                 grads=[lambda g, ans, x, axis: execute(_stack, *g, axis=axis)])
+
+
+def unstack(value, num=None, axis=0, name=None):
+    """Split along ``axis`` into ``shape[axis]`` tensors of one rank less."""
+    x = convert_to_tensor(value)
+    if x._value.ndim == 0:
+        raise InvalidArgumentError("unstack: cannot unstack a scalar (expected rank >= 1)")
+    ax = normalize_axis("unstack", axis, x._value.ndim)[0]
+    if num is not None and num != x._value.shape[ax]:
+        raise InvalidArgumentError("unstack: num=%d does not match dimension %d of size %d"
+                                   % (num, ax, x._value.shape[ax]))
+    if x._value.shape[ax] == 0:
+        return []
+    return list(execute(_unstack, x, axis=ax))
+
+
+# ---- identity and stop_gradient -------------------------------------------------------------
+
+# identity: the gradient passes unchanged
+identity_op = defop("identity", lambda x: x, kinds=ALL + "c", grads=[lambda g, ans, x: g])
+
+
+def identity(input, name=None):
+    """A new tensor with the same value (reads a variable's current value)."""
+    return execute(identity_op, input)
+
+
+stop_gradient_op = defop("stop_gradient", lambda x: x, kinds=ALL + "c",
+                         no_grad="blocks the gradient by definition")
+
+
+def stop_gradient(input, name=None):
+    """The same value, seen by tapes as a constant."""
+    return execute(stop_gradient_op, input)
+
+
+# ---- indexing -------------------------------------------------------------------------------
+
+def _is_basic(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    for k in parts:
+        if not (k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))):
+            return False
+    return True
+
+
+def _getitem_fwd(x, key):
+    return x[key]
+
+
+def _index_backward_fwd(g, key, shape):
+    z = np.zeros(shape, dtype=g.dtype)
+    if _is_basic(key):
+        z[key] = g
+    else:
+        np.add.at(z, key, g)   # repeated indices accumulate
+    return z
+
+
+# x[key]: the gradient scatters (adds) g into zeros of x's shape
+getitem = defop("getitem", _getitem_fwd, kinds=ALL + "c", same_dtype=False,
+                grads=[lambda g, ans, x, key: execute(_index_backward, g, key=key,
+                                                       shape=_shape_of(x))])
+
+# scatter g into zeros: the gradient gathers it back
+_index_backward = defop("index_backward", _index_backward_fwd, kinds="fc",
+                        grads=[lambda g, ans, x, key, shape: execute(getitem, g, key=key)])
+
+
+# ---- shape information ----------------------------------------------------------------------
+
+def shape(input, out_type=np.int32, name=None):
+    """The shape as a 1-D int32 tensor."""
+    x = convert_to_tensor(input)
+    from ..dtypes import as_dtype
+    return _core.wrap(np.array(x._value.shape, dtype=as_dtype(out_type)._np))
+
+
+def size(input, out_type=np.int32, name=None):
+    """The number of elements as a scalar tensor."""
+    x = convert_to_tensor(input)
+    from ..dtypes import as_dtype
+    return _core.wrap(np.array(x._value.size, dtype=as_dtype(out_type)._np))
+
+
+def rank(input, name=None):
+    """The number of dimensions as a scalar int32 tensor."""
+    return _core.wrap(np.array(convert_to_tensor(input)._value.ndim, dtype=np.int32))
+
+
+# ---- creation (constants: no op, nothing to differentiate) -----------------------------------
+
+def _np_dtype(dtype, default=np.float32):
+    from ..dtypes import as_dtype
+    return np.dtype(default) if dtype is None else as_dtype(dtype)._np
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """A tensor holding ``value`` (Python value, NumPy array or tensor).
+
+    >>> fe.constant([[1, 2], [3, 4]]).dtype
+    fe.int32
+    """
+    if isinstance(value, (_core.Tensor, _core.VariableBase)):
+        t = convert_to_tensor(value)
+        if dtype is not None:
+            from .math_ops import cast
+            t = cast(t, dtype)
+    else:
+        t = convert_to_tensor(value, dtype)
+    if shape is not None:
+        dims = as_shape("constant", shape)
+        arr = t._value
+        if arr.size == 1:
+            t = _core.wrap(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))
+        elif arr.size == int(np.prod(dims)):
+            t = _core.wrap(arr.reshape(dims))
+        else:
+            raise InvalidArgumentError("constant: value of %d elements does not fit shape %s"
+                                       % (arr.size, list(dims)))
+    return t
+
+
+def zeros(shape, dtype=None, name=None):
+    """A tensor of zeros (float32 unless ``dtype`` is given)."""
+    return _core.wrap(np.zeros(as_shape("zeros", shape), dtype=_np_dtype(dtype)))
+
+
+def ones(shape, dtype=None, name=None):
+    """A tensor of ones (float32 unless ``dtype`` is given)."""
+    return _core.wrap(np.ones(as_shape("ones", shape), dtype=_np_dtype(dtype)))
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with ``value`` (whose dtype it takes)."""
+    v = convert_to_tensor(value)
+    if v._value.ndim != 0:
+        raise InvalidArgumentError("fill: value must be a scalar (got shape %s)"
+                                   % list(v._value.shape))
+    return _core.wrap(np.full(as_shape("fill", dims), v._value, dtype=v._value.dtype))
+
+
+def zeros_like(input, dtype=None, name=None):
+    """Zeros with the shape (and dtype, unless given) of ``input``."""
+    x = convert_to_tensor(input)
+    return _core.wrap(np.zeros(x._value.shape, dtype=_np_dtype(dtype, x._value.dtype)))
+
+
+def ones_like(input, dtype=None, name=None):
+    """Ones with the shape (and dtype, unless given) of ``input``."""
+    x = convert_to_tensor(input)
+    return _core.wrap(np.ones(x._value.shape, dtype=_np_dtype(dtype, x._value.dtype)))
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - fe.range
+    """Like Python's range, as a 1-D tensor (int32 for ints, float32 for floats)."""
+    if limit is None:
+        start, limit = 0, start
+    vals = [np.asarray(v).item() if isinstance(v, (_core.Tensor, np.ndarray)) else v
+            for v in (start, limit, delta)]
+    if vals[2] == 0:
+        raise InvalidArgumentError("range: delta must not be 0")
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in vals)
+        dtype = np.float32 if is_float else np.int32
+    return _core.wrap(np.arange(vals[0], vals[1], vals[2], dtype=_np_dtype(dtype)))
+
+
+def linspace(start, stop, num, axis=0, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    start = convert_to_tensor(start)
+    dtype = start._value.dtype if start._value.dtype.kind == "f" else np.float32
+    out = np.linspace(start._value, np.asarray(stop), int(num), axis=axis).astype(dtype)
+    return _core.wrap(out)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None):
+    """The identity matrix (optionally repeated over ``batch_shape``)."""
+    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+               dtype=_np_dtype(dtype))
+    if batch_shape is not None:
+        m = np.broadcast_to(m, tuple(as_shape("eye", batch_shape)) + m.shape).copy()
+    return _core.wrap(m)

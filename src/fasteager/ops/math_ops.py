@@ -1,0 +1,475 @@
+"""Elementwise math, comparisons, reductions and matmul: forward and gradient side by side.
+
+Each block is one op: a comment with the math of its gradient, then ``defop``. Gradients
+use fasteager ops only, so they are differentiable in turn (higher-order derivatives).
+"""
+import numpy as np
+
+from .. import _core
+from ..errors import InvalidArgumentError
+from .registry import (ALL, BOOL, FLOAT, INT_BOOL, NUMERIC, defop, execute, normalize_axis,
+                       unbroadcast)
+
+convert_to_tensor = _core.convert_to_tensor
+
+
+def _zeros(g):
+    return _core.wrap(np.zeros_like(g._value))
+
+
+# ---- binary arithmetic --------------------------------------------------------------------
+
+# d(x + y) = dx + dy
+add = defop("add", np.add, grads=[lambda g, ans, x, y: unbroadcast(g, x),
+                                   lambda g, ans, x, y: unbroadcast(g, y)])
+
+# d(x - y) = dx - dy
+subtract = defop("subtract", np.subtract,
+                 grads=[lambda g, ans, x, y: unbroadcast(g, x),
+                        lambda g, ans, x, y: unbroadcast(negative(g), y)])
+
+# d(x * y) = y dx + x dy
+multiply = defop("multiply", np.multiply,
+                 grads=[lambda g, ans, x, y: unbroadcast(g * y, x),
+                        lambda g, ans, x, y: unbroadcast(g * x, y)])
+
+# d(x / y) = dx / y - x / y^2 dy.  Integer inputs give float64 (TensorFlow's truediv rule).
+truediv = defop("truediv", np.true_divide,
+                grads=[lambda g, ans, x, y: unbroadcast(g / y, x),
+                       lambda g, ans, x, y: unbroadcast(negative(g) * ans / y, y)], quiet=True)
+divide = truediv
+
+# floor(x / y) is piecewise constant: no gradient (as TensorFlow)
+floordiv = defop("floordiv", np.floor_divide, kinds=NUMERIC,
+                 no_grad="piecewise constant: the gradient is zero almost everywhere", quiet=True)
+floor_div = floordiv
+
+# x mod y = x - floor(x / y) y  =>  d/dx = 1, d/dy = -floor(x / y)
+floormod = defop("floormod", np.mod,
+                 grads=[lambda g, ans, x, y: unbroadcast(g, x),
+                        lambda g, ans, x, y: unbroadcast(
+                            negative(g) * floor(truediv(x, y)), y)], quiet=True)
+mod = floormod
+
+
+def _pow_dy(g, ans, x, y):
+    # d/dy x^y = x^y log(x), taken as 0 where x <= 0 (as TensorFlow)
+    safe_x = where(greater(x, 0), x, 1)
+    return unbroadcast(g * ans * log(safe_x), y)
+
+
+# d/dx x^y = y x^(y-1)
+pow = defop("pow", np.power,  # noqa: A001 - fe.pow is TensorFlow's name
+            grads=[lambda g, ans, x, y: unbroadcast(g * y * pow(x, y - 1), x), _pow_dy], quiet=True)
+
+# max(x, y): the gradient goes to x where x >= y, else to y (TensorFlow's tie rule)
+maximum = defop("maximum", np.maximum,
+                grads=[lambda g, ans, x, y: unbroadcast(
+                           where(greater_equal(x, y), g, _zeros(g)), x),
+                       lambda g, ans, x, y: unbroadcast(
+                           where(greater_equal(x, y), _zeros(g), g), y)])
+
+# min(x, y): the gradient goes to x where x <= y, else to y
+minimum = defop("minimum", np.minimum,
+                grads=[lambda g, ans, x, y: unbroadcast(
+                           where(less_equal(x, y), g, _zeros(g)), x),
+                       lambda g, ans, x, y: unbroadcast(
+                           where(less_equal(x, y), _zeros(g), g), y)])
+
+# (x - y)^2: d/dx = 2 (x - y) g
+squared_difference = defop(
+    "squared_difference", lambda x, y: np.square(x - y),
+    grads=[lambda g, ans, x, y: unbroadcast(g * 2 * (x - y), x),
+           lambda g, ans, x, y: unbroadcast(g * -2 * (x - y), y)])
+
+# ---- unary ------------------------------------------------------------------------------
+
+# d(-x) = -dx
+negative = defop("negative", np.negative, grads=[lambda g, ans, x: negative(g)])
+neg = negative
+
+# d|x| = sign(x) dx
+abs = defop("abs", np.abs, grads=[lambda g, ans, x: g * sign(x)])  # noqa: A001
+
+# sign is piecewise constant: zero gradient (as TensorFlow)
+sign = defop("sign", np.sign, grads=[lambda g, ans, x: _zeros(g)])
+
+# d x^2 = 2 x dx
+square = defop("square", np.square, grads=[lambda g, ans, x: g * (2 * x)])
+
+# d sqrt(x) = dx / (2 sqrt(x))
+sqrt = defop("sqrt", np.sqrt, kinds=FLOAT, grads=[lambda g, ans, x: g * 0.5 / ans], quiet=True)
+
+# d x^(-1/2) = -1/2 x^(-3/2) dx
+rsqrt = defop("rsqrt", lambda x: 1 / np.sqrt(x), kinds=FLOAT,
+              grads=[lambda g, ans, x: g * -0.5 * ans * ans * ans], quiet=True)
+
+# d/dx 1/x = -1/x^2
+reciprocal = defop("reciprocal", np.reciprocal, kinds=FLOAT,
+                   grads=[lambda g, ans, x: negative(g) * ans * ans], quiet=True)
+
+# d exp(x) = exp(x) dx
+exp = defop("exp", np.exp, kinds=FLOAT, grads=[lambda g, ans, x: g * ans], quiet=True)
+
+# d (exp(x) - 1) = exp(x) dx
+expm1 = defop("expm1", np.expm1, kinds=FLOAT, grads=[lambda g, ans, x: g * (ans + 1)], quiet=True)
+
+# d log(x) = dx / x
+log = defop("log", np.log, kinds=FLOAT, grads=[lambda g, ans, x: g / x], quiet=True)
+
+# d log(1 + x) = dx / (1 + x)
+log1p = defop("log1p", np.log1p, kinds=FLOAT, grads=[lambda g, ans, x: g / (1 + x)], quiet=True)
+
+# d sin(x) = cos(x) dx
+sin = defop("sin", np.sin, kinds=FLOAT, grads=[lambda g, ans, x: g * cos(x)])
+
+# d cos(x) = -sin(x) dx
+cos = defop("cos", np.cos, kinds=FLOAT, grads=[lambda g, ans, x: negative(g) * sin(x)])
+
+# d tan(x) = (1 + tan(x)^2) dx
+tan = defop("tan", np.tan, kinds=FLOAT, grads=[lambda g, ans, x: g * (1 + ans * ans)], quiet=True)
+
+# d tanh(x) = (1 - tanh(x)^2) dx
+tanh = defop("tanh", np.tanh, kinds=FLOAT, grads=[lambda g, ans, x: g * (1 - ans * ans)])
+
+
+def _sigmoid(x):
+    # 1/(1+e^-x) = (1 + tanh(x/2)) / 2: no overflow for large |x|
+    out = np.tanh(x * 0.5)
+    out += 1
+    out *= 0.5
+    return out
+
+
+# d sigmoid(x) = sigmoid(x) (1 - sigmoid(x)) dx
+sigmoid = defop("sigmoid", _sigmoid, kinds=FLOAT,
+                grads=[lambda g, ans, x: g * ans * (1 - ans)])
+
+# floor, ceil, round: piecewise constant
+floor = defop("floor", np.floor, kinds=FLOAT, grads=[lambda g, ans, x: _zeros(g)])
+ceil = defop("ceil", np.ceil, kinds=FLOAT, grads=[lambda g, ans, x: _zeros(g)])
+round = defop("round", np.round, kinds=FLOAT,  # noqa: A001 - TensorFlow's name
+              grads=[lambda g, ans, x: _zeros(g)])
+
+# ---- comparisons and logic (no gradient: the outputs are bool) --------------------------
+_CMP = "comparison: the output is bool"
+equal = defop("equal", np.equal, kinds=ALL, no_grad=_CMP)
+not_equal = defop("not_equal", np.not_equal, kinds=ALL, no_grad=_CMP)
+less = defop("less", np.less, no_grad=_CMP)
+less_equal = defop("less_equal", np.less_equal, no_grad=_CMP)
+greater = defop("greater", np.greater, no_grad=_CMP)
+greater_equal = defop("greater_equal", np.greater_equal, no_grad=_CMP)
+logical_and = defop("logical_and", np.logical_and, kinds=BOOL, no_grad=_CMP)
+logical_or = defop("logical_or", np.logical_or, kinds=BOOL, no_grad=_CMP)
+logical_xor = defop("logical_xor", np.logical_xor, kinds=BOOL, no_grad=_CMP)
+logical_not = defop("logical_not", np.logical_not, kinds=BOOL, no_grad=_CMP)
+_BITS = "bitwise: integer or bool values only"
+bitwise_and = defop("bitwise_and", np.bitwise_and, kinds=INT_BOOL, no_grad=_BITS)
+bitwise_or = defop("bitwise_or", np.bitwise_or, kinds=INT_BOOL, no_grad=_BITS)
+bitwise_xor = defop("bitwise_xor", np.bitwise_xor, kinds=INT_BOOL, no_grad=_BITS)
+invert = defop("invert", np.invert, kinds=INT_BOOL, no_grad=_BITS)
+is_nan = defop("is_nan", np.isnan, kinds=FLOAT, no_grad=_CMP)
+is_inf = defop("is_inf", np.isinf, kinds=FLOAT, no_grad=_CMP)
+is_finite = defop("is_finite", np.isfinite, kinds=FLOAT, no_grad=_CMP)
+
+
+# ---- select, cast, clip -----------------------------------------------------------------
+
+def _check_where(c, x, y):
+    if c.dtype != np.bool_:
+        raise InvalidArgumentError("where: condition must be bool (expected bool, got %s)"
+                                   % c.dtype)
+    if x.dtype != y.dtype:
+        raise InvalidArgumentError("where: x and y must have the same dtype (expected %s, got %s)"
+                                   % (x.dtype, y.dtype))
+
+
+def _where_dx(g, ans, c, x, y):
+    return unbroadcast(select(c, g, _zeros(g)), x)
+
+
+def _where_dy(g, ans, c, x, y):
+    return unbroadcast(select(c, _zeros(g), g), y)
+
+
+# where(c, x, y): the gradient flows to x where c holds, to y elsewhere
+select = defop("select", np.where, kinds=ALL, same_dtype=False, check=_check_where,
+               grads=[None, _where_dx, _where_dy])
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise ``x if condition else y`` (NumPy broadcasting); with only ``condition``,
+    the int64 indices of its True entries, shape ``(n, rank)``."""
+    if x is None and y is None:
+        return _where_indices(condition)
+    if x is None or y is None:
+        raise InvalidArgumentError("where: give both x and y, or neither")
+    x, y = convert_same(x, y)
+    return execute(select, condition, x, y)
+
+
+_where_indices = defop("where_indices", lambda c: np.argwhere(c).astype(np.int64), kinds=ALL,
+                       no_grad="returns integer indices")
+
+
+def convert_same(*values):
+    """Convert values to tensors; Python scalars and lists adopt the first tensor's dtype."""
+    ref = None
+    for v in values:
+        if isinstance(v, (_core.Tensor, _core.VariableBase, np.ndarray, np.generic)):
+            ref = np.asarray(v).dtype if not isinstance(v, (_core.Tensor, _core.VariableBase)) \
+                else convert_to_tensor(v)._value.dtype
+            break
+    out = []
+    for v in values:
+        if ref is not None and not isinstance(v, (_core.Tensor, _core.VariableBase, np.ndarray,
+                                                  np.generic)):
+            out.append(convert_to_tensor(v, ref))
+        else:
+            out.append(convert_to_tensor(v))
+    return out
+
+
+def _cast_grad(g, ans, x, dtype):
+    # the gradient passes through casts between float types; integers have none
+    if x._value.dtype.kind in "fc" and np.dtype(dtype).kind in "fc":
+        return cast(g, x._value.dtype)
+    return None
+
+
+_cast = defop("cast", lambda x, dtype: x.astype(dtype, copy=False), kinds=ALL + "c",
+              grads=[_cast_grad])
+
+
+def cast(x, dtype, name=None):
+    """Cast to ``dtype`` (floats to ints truncate toward zero, as TensorFlow)."""
+    from ..dtypes import as_dtype
+    np_dtype = as_dtype(dtype)._np
+    t = convert_to_tensor(x)
+    if t._value.dtype == np_dtype:
+        return t
+    return execute(_cast, t, dtype=np_dtype)
+
+
+# clip: the gradient passes where lo <= x <= hi; lo and hi take the rest
+clip_by_value_op = defop(
+    "clip_by_value", np.clip,
+    grads=[lambda g, ans, x, lo, hi: unbroadcast(
+               where(logical_or(less(x, lo), greater(x, hi)), _zeros(g), g), x),
+           lambda g, ans, x, lo, hi: unbroadcast(where(less(x, lo), g, _zeros(g)), lo),
+           lambda g, ans, x, lo, hi: unbroadcast(where(greater(x, hi), g, _zeros(g)), hi)])
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clip ``t`` elementwise into ``[clip_value_min, clip_value_max]``."""
+    t, lo, hi = convert_same(t, clip_value_min, clip_value_max)
+    return execute(clip_by_value_op, t, lo, hi)
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """Scale ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm`` (a composite op)."""
+    t = convert_to_tensor(t)
+    clip_norm = convert_to_tensor(clip_norm, t._value.dtype)
+    l2sum = reduce_sum(t * t, axes, keepdims=True)
+    positive = greater(l2sum, 0)
+    # sqrt at 0 has an infinite gradient: take it only where the sum is positive
+    l2sum_safe = where(positive, l2sum, _core.wrap(np.ones_like(l2sum._value)))
+    l2norm = where(positive, sqrt(l2sum_safe), l2sum)
+    return t * clip_norm / maximum(l2norm, clip_norm)
+
+
+# ---- reductions ---------------------------------------------------------------------------
+
+def _kept_shape(x, axis):
+    shape = list(x._value.shape)
+    for a in (range(len(shape)) if axis is None else axis):
+        shape[a] = 1
+    return shape
+
+
+def _expand_to_input(g, x, axis, keepdims):
+    from .array_ops import broadcast_to, reshape
+    if not keepdims:
+        g = reshape(g, _kept_shape(x, axis))
+    return broadcast_to(g, x._value.shape)
+
+
+def _sum_fwd(x, axis=None, keepdims=False):
+    dtype = x.dtype if x.dtype.kind in "iu" else None
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+def _mean_fwd(x, axis=None, keepdims=False):
+    if x.dtype.kind in "iu":
+        # TensorFlow's integer mean truncates toward zero
+        s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        n = x.size // max(np.size(s), 1) if x.size else 1
+        return (np.sign(s) * (np.abs(s) // max(n, 1))).astype(x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _count(x, axis):
+    shape = x._value.shape
+    n = 1
+    for a in (range(len(shape)) if axis is None else axis):
+        n *= shape[a]
+    return n
+
+
+def _extreme_fwd(fn, lowest):
+    def forward(x, axis=None, keepdims=False):
+        init = lowest(x.dtype)
+        return fn(x, axis=axis, keepdims=keepdims, initial=init)
+    return forward
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else (False if dtype.kind == "b" else np.iinfo(dtype).min)
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
+
+
+def _extreme_grad(g, ans, x, axis=None, keepdims=False):
+    # the gradient is shared equally by the entries equal to the extreme (TensorFlow's rule)
+    from .array_ops import reshape
+    if not keepdims:
+        ans = reshape(ans, _kept_shape(x, axis))
+        g = reshape(g, _kept_shape(x, axis))
+    hits = cast(equal(x, ans), g._value.dtype)
+    count = reduce_sum(hits, axis, keepdims=True)
+    return hits * (g / count)
+
+
+_reduce_sum = defop("reduce_sum", _sum_fwd,
+                    grads=[lambda g, ans, x, axis=None, keepdims=False:
+                           _expand_to_input(g, x, axis, keepdims)])
+_reduce_mean = defop("reduce_mean", _mean_fwd,
+                     grads=[lambda g, ans, x, axis=None, keepdims=False:
+                            _expand_to_input(g, x, axis, keepdims) / _count(x, axis)])
+_reduce_max = defop("reduce_max", _extreme_fwd(np.max, _lowest), grads=[_extreme_grad])
+_reduce_min = defop("reduce_min", _extreme_fwd(np.min, _highest), grads=[_extreme_grad])
+_reduce_any = defop("reduce_any", lambda x, axis=None, keepdims=False:
+                    np.any(x, axis=axis, keepdims=keepdims), kinds=BOOL, no_grad=_CMP)
+_reduce_all = defop("reduce_all", lambda x, axis=None, keepdims=False:
+                    np.all(x, axis=axis, keepdims=keepdims), kinds=BOOL, no_grad=_CMP)
+
+
+def _reduction(op):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        x = convert_to_tensor(input_tensor)
+        axes = normalize_axis(op.name, axis, x._value.ndim)
+        if axes is None and not keepdims:
+            return execute(op, x)
+        return execute(op, x, axis=axes, keepdims=bool(keepdims))
+    reduce.__name__ = op.name
+    reduce.__doc__ = ("%s over ``axis`` (all axes when None); ``keepdims`` keeps reduced "
+                      "axes with size 1." % op.name)
+    return reduce
+
+
+reduce_sum = _reduction(_reduce_sum)
+reduce_mean = _reduction(_reduce_mean)
+reduce_max = _reduction(_reduce_max)
+reduce_min = _reduction(_reduce_min)
+reduce_any = _reduction(_reduce_any)
+reduce_all = _reduction(_reduce_all)
+
+
+# ---- matmul -------------------------------------------------------------------------------
+
+def _matmul_fwd(a, b, transpose_a=False, transpose_b=False):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
+
+
+def _check_matmul(a, b, transpose_a=False, transpose_b=False):
+    if a.ndim < 2 or b.ndim < 2:
+        raise InvalidArgumentError(
+            "matmul: inputs must have rank >= 2 (expected matrices, got shapes %s and %s)"
+            % (list(a.shape), list(b.shape)))
+    ka = a.shape[-2] if transpose_a else a.shape[-1]
+    kb = b.shape[-1] if transpose_b else b.shape[-2]
+    if ka != kb:
+        raise InvalidArgumentError(
+            "matmul: inner dimensions differ (a is %s%s, b is %s%s: expected %d == %d)"
+            % (list(a.shape), " transposed" if transpose_a else "",
+               list(b.shape), " transposed" if transpose_b else "", ka, kb))
+
+
+def _matmul_da(g, ans, a, b, transpose_a=False, transpose_b=False):
+    # C = A B: dA = dC B^T (and the transposed variants)
+    if not transpose_a:
+        da = _mm(g, b, False, not transpose_b)
+    else:
+        da = _mm(b, g, transpose_b, True)
+    return unbroadcast(da, a)
+
+
+def _matmul_db(g, ans, a, b, transpose_a=False, transpose_b=False):
+    # C = A B: dB = A^T dC (and the transposed variants)
+    if not transpose_b:
+        db = _mm(a, g, not transpose_a, False)
+    else:
+        db = _mm(g, a, True, transpose_a)
+    return unbroadcast(db, b)
+
+
+def _mm(a, b, ta, tb):
+    if ta or tb:
+        return execute(_matmul, a, b, transpose_a=ta, transpose_b=tb)
+    return execute(_matmul, a, b)
+
+
+_matmul = defop("matmul", _matmul_fwd, check=_check_matmul, grads=[_matmul_da, _matmul_db])
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
+    """Matrix product of the last two axes; leading (batch) axes broadcast.
+
+    >>> fe.matmul([[2.]], [[2.]]).numpy()
+    array([[4.]], dtype=float32)
+    """
+    ta = bool(transpose_a or adjoint_a)
+    tb = bool(transpose_b or adjoint_b)
+    a, b = convert_same(a, b)
+    out = _mm(a, b, ta, tb)
+    if output_type is not None:
+        out = cast(out, output_type)
+    return out
+
+
+# ---- argmax / argmin (integer outputs) ------------------------------------------------------
+
+def _arg_reduce(fn, opname):
+    op = defop(opname, lambda x, axis=0, output_type=np.int64:
+               fn(x, axis=axis).astype(output_type), no_grad="returns integer indices")
+
+    def arg(input, axis=None, output_type=np.int64, name=None):
+        from ..dtypes import as_dtype
+        x = convert_to_tensor(input)
+        axis = 0 if axis is None else axis
+        ax = normalize_axis(opname, axis, x._value.ndim)[0]
+        return execute(op, x, axis=ax, output_type=as_dtype(output_type)._np)
+    arg.__name__ = opname
+    return op, arg
+
+
+_argmax_op, argmax = _arg_reduce(np.argmax, "argmax")
+_argmin_op, argmin = _arg_reduce(np.argmin, "argmin")
+
+
+def add_n(inputs, name=None):
+    """The sum of a list of tensors of one shape and dtype."""
+    inputs = list(inputs)
+    if not inputs:
+        raise InvalidArgumentError("add_n: inputs must be a non-empty list")
+    total = convert_to_tensor(inputs[0])
+    for x in inputs[1:]:
+        total = add(total, x)
+    return total

@@ -1,0 +1,118 @@
+"""How ops are defined: ``defop`` adds one entry to the op table.
+
+An op is one block: its name (the public name and the table key), its forward kernel,
+the dtype kinds it accepts, and its gradient beside it, one VJP per input::
+
+    # d/dx exp(x) = exp(x)
+    exp = defop("exp", np.exp, kinds=FLOAT,
+                grads=[lambda g, ans, x: g * ans])
+
+``quiet=True`` marks ops whose inf/nan results are routine (exp, log, division): they
+run without NumPy's RuntimeWarnings, as TensorFlow's kernels do.
+
+A VJP receives the incoming gradient ``g``, the op's output ``ans`` and its inputs (as
+Tensors), plus the op's attributes as keywords, and returns the gradient for its input.
+VJPs are written with fasteager ops, so an outer tape records them (higher order).
+Ops without a gradient say why (``no_grad=...``); the op-table test checks every entry.
+"""
+import numpy as np
+
+from .. import _core
+
+FLOAT = "f"
+INT = "iu"
+NUMERIC = "fiu"
+ALL = "fiub"
+BOOL = "b"
+INT_BOOL = "iub"
+
+OPS = {}
+NO_GRADIENT = {}
+
+
+def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=True,
+          multi=False, check=None, no_grad=None, doc=None, quiet=False):
+    """Define one op (see the module docstring). Returns the callable ``Op``."""
+    if name in OPS:
+        raise ValueError("defop: op %r is defined twice" % name)
+    if grads is None and joint_grad is None and no_grad is None:
+        raise ValueError("defop: op %r needs a gradient or a no_grad reason" % name)
+    op = _core.Op(name, forward, grads=grads, joint_grad=joint_grad, kinds=kinds,
+                  same_dtype=same_dtype, multi=multi, check=check, doc=doc,
+                  no_grad_reason=no_grad, quiet=quiet)
+    OPS[name] = op
+    if no_grad is not None:
+        NO_GRADIENT[name] = no_grad
+    return op
+
+
+def execute(op, *args, **attrs):
+    """Run ``op`` on tensor arguments ``args`` with attributes ``attrs``."""
+    return _core.execute(op, args, attrs if attrs else None)
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` over the axes along which ``x`` was broadcast, to give ``x``'s shape.
+
+    The one helper every broadcasting op's VJP routes through.
+    """
+    gshape = g._value.shape
+    xshape = x._value.shape
+    if gshape == xshape:
+        return g
+    from .math_ops import reduce_sum
+    from .array_ops import reshape
+    lead = len(gshape) - len(xshape)
+    axes = list(range(lead))
+    for i, d in enumerate(xshape):
+        if d == 1 and gshape[lead + i] != 1:
+            axes.append(lead + i)
+    if axes:
+        g = reduce_sum(g, axis=axes)
+    if g._value.shape != xshape:
+        g = reshape(g, xshape)
+    return g
+
+
+def normalize_axis(opname, axis, rank, argname="axis"):
+    """Axis argument (None, int, sequence or tensor) to a sorted tuple of non-negative ints."""
+    if axis is None:
+        return None
+    if isinstance(axis, (_core.Tensor, np.ndarray)):
+        axis = np.asarray(axis).tolist()
+    if isinstance(axis, (list, tuple)):
+        axes = [int(a) for a in axis]
+    else:
+        try:
+            axes = [int(axis)]
+        except TypeError:
+            raise _err("%s: %s must be an int or a list of ints (got %r)"
+                       % (opname, argname, axis)) from None
+    out = []
+    for a in axes:
+        if not -max(rank, 1) <= a < max(rank, 1):
+            raise _err("%s: %s %d is out of range for a tensor of rank %d (expected -%d <= %s < %d)"
+                       % (opname, argname, a, rank, max(rank, 1), argname, max(rank, 1)))
+        a = a % max(rank, 1)
+        if a in out:
+            raise _err("%s: %s %d is repeated" % (opname, argname, a))
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _err(msg):
+    from ..errors import InvalidArgumentError
+    return InvalidArgumentError(msg)
+
+
+def as_shape(opname, shape, argname="shape"):
+    """A shape argument (list, tuple, TensorShape, tensor) to a tuple of ints."""
+    if isinstance(shape, (_core.Tensor, np.ndarray)):
+        shape = np.asarray(shape).tolist()
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
+    try:
+        dims = tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        raise _err("%s: %s must be a list of ints (got %r)" % (opname, argname, shape)) from None
+    return dims

@@ -1,0 +1,105 @@
+"""Device placement: ``fe.device(name)`` scopes and the soft-placement rule.
+
+This build runs every op on the CPU. A GPU request (``fe.device("/gpu:0")``, ``t.gpu()``)
+on a machine without a usable GPU follows soft placement: with it on (the default) the
+op runs on the CPU and a warning is issued once; with it off, a clear error is raised.
+"""
+import re
+import threading
+import warnings
+
+from . import _core
+from .errors import InvalidArgumentError
+
+_state = threading.local()
+_soft_placement = True
+_warned = False
+
+_SPEC = re.compile(
+    r"^(?:/job:[\w-]+)?(?:/replica:\d+)?(?:/task:\d+)?"
+    r"(?:/?(?:device:)?(?P<type>cpu|gpu|CPU|GPU):(?P<index>\d+|\*))?$")
+
+
+def parse_device(name):
+    """``"/gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``, ``"/cpu:0"`` -> ("GPU", 0)."""
+    if name is None or name == "":
+        return None
+    if not isinstance(name, str):
+        raise InvalidArgumentError("device: name must be a string such as '/cpu:0' or "
+                                   "'/gpu:0' (got %r)" % (name,))
+    m = _SPEC.match(name.strip())
+    if not m or not m.group("type"):
+        raise InvalidArgumentError("device: cannot parse device name %r (expected e.g. '/cpu:0', "
+                                   "'/gpu:0', '/device:GPU:0' or 'GPU:0')" % name)
+    index = m.group("index")
+    return m.group("type").upper(), 0 if index == "*" else int(index)
+
+
+def num_gpus():
+    """GPUs this build can use (none: the CUDA backend is not part of this build yet)."""
+    return 0
+
+
+def _resolve(kind, index):
+    """Where a request for (kind, index) actually runs: soft placement onto the CPU."""
+    global _warned
+    if kind == "GPU" and index >= num_gpus():
+        if not _soft_placement:
+            raise InvalidArgumentError(
+                "device: cannot place on /device:GPU:%d: no GPU is available (install "
+                "fasteager[cuda] on a machine with a CUDA GPU, or call "
+                "fe.config.set_soft_device_placement(True) to run on the CPU)" % index)
+        if not _warned:
+            _warned = True
+            warnings.warn("fasteager: no GPU is available; ops requested on /device:GPU:%d run "
+                          "on the CPU (soft device placement)" % index, RuntimeWarning,
+                          stacklevel=3)
+        return ("CPU", 0)
+    return (kind, index)
+
+
+class device:
+    """Context manager placing the ops inside it: ``with fe.device("/cpu:0"): ...``."""
+
+    def __init__(self, device_name):
+        self._spec = parse_device(device_name)
+        self.name = device_name
+
+    def __enter__(self):
+        placed = _resolve(*self._spec) if self._spec else None
+        stack = _stack()
+        stack.append(placed)
+        _core._device_scope_entered(1)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+        _core._device_scope_entered(-1)
+        return False
+
+
+def _stack():
+    try:
+        return _state.stack
+    except AttributeError:
+        _state.stack = []
+        return _state.stack
+
+
+def current_device():
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+def _gpu_copy(tensor, index=0):
+    _resolve("GPU", int(index))
+    return tensor
+
+
+def set_soft_device_placement(enabled):
+    global _soft_placement
+    _soft_placement = bool(enabled)
+
+
+def get_soft_device_placement():
+    return _soft_placement

@@ -1,0 +1,223 @@
+"""``fe.Variable``: mutable state that tapes watch when it is read.
+
+The value lives in ``VariableBase`` (Cython). Reading a variable inside a tape watches it
+(when trainable); assignments validate shape and dtype before writing anything, and write
+in place unless someone still holds the old value (then the variable moves to a fresh
+buffer): a value saved for a gradient never changes afterwards.
+"""
+import numpy as np
+
+from . import _core
+from .dtypes import as_dtype, from_numpy
+from .errors import InvalidArgumentError
+from .tensor_shape import TensorShape
+
+_name_counts = {}
+
+
+class Variable(_core.VariableBase):
+    """A mutable tensor-like value.
+
+    >>> v = fe.Variable(5., name="weight")
+    >>> v.assign_add(1.)
+    >>> v
+    <fe.Variable 'weight:0' shape=() dtype=float32, numpy=6.0>
+    """
+
+    __array_priority__ = 100
+
+    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None,
+                 validate_shape=True, caching_device=None, constraint=None,
+                 synchronization=None, aggregation=None, import_scope=None):
+        if initial_value is None:
+            raise ValueError("Variable: initial_value must be given")
+        if callable(initial_value):
+            initial_value = initial_value()
+        t = _core.convert_to_tensor(initial_value, dtype)
+        arr = np.array(t._value, order="C", copy=True)   # the variable owns its buffer
+        if shape is not None and validate_shape:
+            want = TensorShape(shape)
+            if want.is_fully_defined() and tuple(want) != arr.shape:
+                raise InvalidArgumentError("Variable: initial value has shape %s (expected %s)"
+                                           % (list(arr.shape), list(want)))
+        self._set_value_array(arr)
+        self.trainable = bool(trainable)
+        base = name if name else "Variable"
+        if base.endswith(":0"):
+            base = base[:-2]
+        self._name = base + ":0"
+        self._constraint = constraint
+
+    # -- reading --------------------------------------------------------------------------
+    def read_value(self):
+        """The current value as a Tensor (watched by recording tapes)."""
+        return self._read()
+
+    def value(self):
+        return self._read()
+
+    def numpy(self):
+        """A copy of the current value (a NumPy scalar for rank 0)."""
+        arr = self._tensor._value
+        return arr[()].copy() if arr.ndim == 0 else arr.copy()
+
+    def __fe_tensor__(self):
+        return self._read()
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def shape(self):
+        return TensorShape(self._tensor._value.shape)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def dtype(self):
+        return from_numpy(self._tensor._value.dtype)
+
+    @property
+    def ndim(self):
+        return self._tensor._value.ndim
+
+    @property
+    def device(self):
+        return self._tensor.device
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def handle(self):
+        return self
+
+    # -- writing --------------------------------------------------------------------------
+    def _checked_array(self, value, what):
+        current = self._tensor._value
+        try:
+            t = _core.convert_to_tensor(value, current.dtype)
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError("%s: variable %r has dtype %s; %s"
+                                       % (what, self._name, current.dtype, e)) from None
+        arr = t._value
+        if arr.shape != current.shape:
+            raise InvalidArgumentError(
+                "%s: shape mismatch for variable %r (expected %s, got %s)"
+                % (what, self._name, list(current.shape), list(arr.shape)))
+        return arr
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Set the value (same shape and dtype). Returns the variable."""
+        arr = self._checked_array(value, "assign")
+        np.copyto(self._mutable_array(), arr)
+        return self
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """Add ``delta`` in place. Returns the variable."""
+        arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
+                                  if np.ndim(delta) == 0 else delta, "assign_add")
+        dst = self._mutable_array()
+        np.add(dst, arr, out=dst)
+        return self
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        """Subtract ``delta`` in place. Returns the variable."""
+        arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
+                                  if np.ndim(delta) == 0 else delta, "assign_sub")
+        dst = self._mutable_array()
+        np.subtract(dst, arr, out=dst)
+        return self
+
+    # -- Python protocol ------------------------------------------------------------------
+    def __repr__(self):
+        arr = self._tensor._value
+        value = repr(arr) if arr.ndim else str(arr)
+        return "<fe.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
+            self._name, TensorShape(arr.shape), self.dtype.name, value)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return format(self._tensor, spec)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._tensor._value
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy()
+
+    def __bool__(self):
+        return bool(self._read())
+
+    def __int__(self):
+        return int(self._read())
+
+    def __float__(self):
+        return float(self._read())
+
+    def __index__(self):
+        return self._read().__index__()
+
+    def __len__(self):
+        return len(self._tensor)
+
+    def __iter__(self):
+        return iter(self._read())
+
+    def __getitem__(self, key):
+        return self._read()[key]
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        return self._read() == other
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return self._read() != other
+
+    def __neg__(self):
+        return -self._read()
+
+    def __pos__(self):
+        return self._read()
+
+    def __abs__(self):
+        return abs(self._read())
+
+    def __invert__(self):
+        return ~self._read()
+
+    def __deepcopy__(self, memo):
+        v = Variable(self.numpy(), trainable=self.trainable, name=self._name[:-2])
+        memo[id(self)] = v
+        return v
+
+
+def _operator(name):
+    def method(self, other):
+        return getattr(self._read(), name)(other)
+    method.__name__ = name
+    return method
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
+              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "and", "rand",
+              "or", "ror", "xor", "rxor", "lt", "le", "gt", "ge"):
+    setattr(Variable, "__%s__" % _name, _operator("__%s__" % _name))
+del _name
+
+
+def is_variable(x):
+    return isinstance(x, _core.VariableBase)
+
+
+__all__ = ["Variable", "as_dtype", "is_variable"]
