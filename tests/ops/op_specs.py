@@ -1,0 +1,150 @@
+"""The op-table test table: one entry per op of ``fasteager.ops.registry.OPS``.
+
+Each entry says how to call the op, its NumPy reference, and the input cases. The shared
+test (``test_op_table.py``) checks every entry: forward against NumPy in float32 and
+float64 on every case, and gradients against finite differences at orders 1 and 2.
+An op without an entry here fails the suite.
+
+Spec fields
+  fn       calls the op through its public function on tensors
+  ref      the NumPy reference on arrays
+  cases    a list of input-shape tuples (one shape per tensor argument)
+  domain   maps a standard-normal array into the op's domain (e.g. positive for log)
+  grad     False for ops without a gradient (they are in NO_GRADIENT with a reason)
+  order    highest derivative order to check (2 unless the op's second derivative is
+           not defined by finite differences, e.g. at kinks)
+  dtypes   forward dtypes to test
+"""
+import numpy as np
+
+import fasteager as fe
+
+from tests.ops.op_specs_base import (BINARY, FLOATS, UNARY, Spec, away_from_zero,  # noqa: F401
+                                     _sigmoid, in_open_unit, positive)
+
+
+def _split_ref(x):
+    return np.split(x, [1], axis=-1)
+
+
+SPECS = {
+    # ---- math_ops: binary
+    "add": Spec(fe.add, np.add, BINARY),
+    "subtract": Spec(fe.subtract, np.subtract, BINARY),
+    "multiply": Spec(fe.multiply, np.multiply, BINARY),
+    "truediv": Spec(fe.truediv, np.true_divide, BINARY, domain=away_from_zero),
+    "floordiv": Spec(fe.floordiv, np.floor_divide, BINARY, domain=away_from_zero, grad=False),
+    "floormod": Spec(fe.floormod, np.mod, BINARY, domain=away_from_zero),
+    "pow": Spec(fe.pow, np.power, BINARY, domain=positive),
+    "maximum": Spec(fe.maximum, np.maximum, BINARY),
+    "minimum": Spec(fe.minimum, np.minimum, BINARY),
+    "squared_difference": Spec(fe.squared_difference, lambda x, y: (x - y) ** 2, BINARY),
+    # ---- math_ops: unary
+    "negative": Spec(fe.negative, np.negative),
+    "abs": Spec(fe.abs, np.abs, domain=away_from_zero),
+    "sign": Spec(fe.sign, np.sign, domain=away_from_zero),
+    "square": Spec(fe.square, np.square),
+    "sqrt": Spec(fe.sqrt, np.sqrt, domain=positive),
+    "rsqrt": Spec(fe.math.rsqrt, lambda x: 1 / np.sqrt(x), domain=positive),
+    "reciprocal": Spec(fe.math.reciprocal, np.reciprocal, domain=away_from_zero),
+    "exp": Spec(fe.exp, np.exp),
+    "expm1": Spec(fe.math.expm1, np.expm1),
+    "log": Spec(fe.math.log, np.log, domain=positive),
+    "log1p": Spec(fe.math.log1p, np.log1p, domain=positive),
+    "sin": Spec(fe.sin, np.sin),
+    "cos": Spec(fe.cos, np.cos),
+    "tan": Spec(fe.tan, np.tan, domain=in_open_unit),
+    "tanh": Spec(fe.tanh, np.tanh),
+    "sigmoid": Spec(fe.sigmoid, _sigmoid),
+    "floor": Spec(fe.floor, np.floor, domain=lambda x: x * 3 + 0.5),
+    "ceil": Spec(fe.ceil, np.ceil, domain=lambda x: x * 3 + 0.5),
+    "round": Spec(fe.round, np.round, domain=lambda x: np.floor(x * 3) + 0.25),
+    # ---- comparisons and logic (no gradient)
+    "equal": Spec(fe.equal, np.equal, BINARY, grad=False),
+    "not_equal": Spec(fe.not_equal, np.not_equal, BINARY, grad=False),
+    "less": Spec(fe.less, np.less, BINARY, grad=False),
+    "less_equal": Spec(fe.less_equal, np.less_equal, BINARY, grad=False),
+    "greater": Spec(fe.greater, np.greater, BINARY, grad=False),
+    "greater_equal": Spec(fe.greater_equal, np.greater_equal, BINARY, grad=False),
+    "logical_and": Spec(lambda x, y: fe.logical_and(x > 0, y > 0),
+                        lambda x, y: np.logical_and(x > 0, y > 0), BINARY, grad=False),
+    "logical_or": Spec(lambda x, y: fe.logical_or(x > 0, y > 0),
+                       lambda x, y: np.logical_or(x > 0, y > 0), BINARY, grad=False),
+    "logical_xor": Spec(lambda x, y: fe.logical_xor(x > 0, y > 0),
+                        lambda x, y: np.logical_xor(x > 0, y > 0), BINARY, grad=False),
+    "logical_not": Spec(lambda x: fe.logical_not(x > 0), lambda x: ~(x > 0), grad=False),
+    "bitwise_and": Spec(lambda x, y: fe.cast(x * 4, fe.int32) & fe.cast(y * 4, fe.int32),
+                        lambda x, y: (x * 4).astype(np.int32) & (y * 4).astype(np.int32),
+                        BINARY, grad=False),
+    "bitwise_or": Spec(lambda x, y: fe.cast(x * 4, fe.int32) | fe.cast(y * 4, fe.int32),
+                       lambda x, y: (x * 4).astype(np.int32) | (y * 4).astype(np.int32),
+                       BINARY, grad=False),
+    "bitwise_xor": Spec(lambda x, y: fe.cast(x * 4, fe.int32) ^ fe.cast(y * 4, fe.int32),
+                        lambda x, y: (x * 4).astype(np.int32) ^ (y * 4).astype(np.int32),
+                        BINARY, grad=False),
+    "invert": Spec(lambda x: ~fe.cast(x * 4, fe.int32), lambda x: ~(x * 4).astype(np.int32),
+                   grad=False),
+    "is_nan": Spec(lambda x: fe.math.is_nan(fe.math.log(x)),
+                   lambda x: np.isnan(np.log(x)), grad=False),
+    "is_inf": Spec(lambda x: fe.math.is_inf(x / 0.0), lambda x: np.isinf(x / 0.0), grad=False,
+                   domain=away_from_zero),
+    "is_finite": Spec(lambda x: fe.math.is_finite(fe.math.log(x)),
+                      lambda x: np.isfinite(np.log(x)), grad=False),
+    # ---- select, cast, clip
+    "select": Spec(lambda x, y: fe.where(x > y, x, y), lambda x, y: np.where(x > y, x, y),
+                   BINARY),
+    "where_indices": Spec(lambda x: fe.cast(fe.where(x > 0), fe.float32),
+                          lambda x: np.argwhere(x > 0).astype(np.float32), grad=False),
+    "cast": Spec(lambda x: fe.cast(x, fe.float64) * 2, lambda x: x.astype(np.float64) * 2),
+    "clip_by_value": Spec(lambda x, lo: fe.clip_by_value(x, lo - 0.3, lo + 0.3),
+                          lambda x, lo: np.clip(x, lo - 0.3, lo + 0.3), BINARY),
+    # ---- reductions
+    "reduce_sum": Spec(lambda x: fe.reduce_sum(x, axis=-1), lambda x: np.sum(x, axis=-1),
+                       [((3,),), ((2, 3),), ((0,),)]),
+    "reduce_mean": Spec(lambda x: fe.reduce_mean(x, axis=0, keepdims=True),
+                        lambda x: np.mean(x, axis=0, keepdims=True), [((3,),), ((2, 3),)]),
+    "reduce_max": Spec(lambda x: fe.reduce_max(x, axis=-1), lambda x: np.max(x, axis=-1),
+                       [((3,),), ((2, 3),)]),
+    "reduce_min": Spec(lambda x: fe.reduce_min(x), lambda x: np.min(x), [((3,),), ((2, 3),)]),
+    "reduce_any": Spec(lambda x: fe.reduce_any(x > 0, axis=-1),
+                       lambda x: np.any(x > 0, axis=-1), [((3,),), ((2, 3),)], grad=False),
+    "reduce_all": Spec(lambda x: fe.reduce_all(x > 0, axis=-1),
+                       lambda x: np.all(x > 0, axis=-1), [((3,),), ((2, 3),)], grad=False),
+    "argmax": Spec(lambda x: fe.cast(fe.argmax(x, axis=-1), fe.float32),
+                   lambda x: np.argmax(x, axis=-1).astype(np.float32), [((3,),), ((2, 3),)],
+                   grad=False),
+    "argmin": Spec(lambda x: fe.cast(fe.argmin(x, axis=0), fe.float32),
+                   lambda x: np.argmin(x, axis=0).astype(np.float32), [((3,),), ((2, 3),)],
+                   grad=False),
+    # ---- matmul
+    "matmul": Spec(fe.matmul, np.matmul,
+                   [((2, 3), (3, 4)), ((1, 1), (1, 1)), ((2, 2, 3), (3, 2)),
+                    ((2, 1, 2, 3), (3, 3, 2)), ((0, 3), (3, 2))]),
+    # ---- array_ops
+    "reshape": Spec(lambda x: fe.reshape(x, [-1]), lambda x: x.reshape(-1)),
+    "transpose": Spec(fe.transpose, np.transpose),
+    "broadcast_to": Spec(lambda x: fe.broadcast_to(x, (4,) + tuple(x.shape)),
+                         lambda x: np.broadcast_to(x, (4,) + x.shape)),
+    "concat": Spec(lambda x, y: fe.concat([x, y, x], axis=-1),
+                   lambda x, y: np.concatenate([x, y, x], axis=-1),
+                   [((3,), (2,)), ((2, 3), (2, 1)), ((0,), (2,))]),
+    "split": Spec(lambda x: fe.split(x, [1, -1], axis=-1), _split_ref,
+                  [((3,),), ((2, 3),)]),
+    "stack": Spec(lambda x, y: fe.stack([x, y], axis=-1),
+                  lambda x, y: np.stack([x, y], axis=-1), [((), ()), ((3,), (3,)),
+                                                           ((2, 3), (2, 3))]),
+    "unstack": Spec(lambda x: fe.unstack(x, axis=-1), lambda x: list(np.moveaxis(x, -1, 0)),
+                    [((3,),), ((2, 3),)]),
+    "identity": Spec(fe.identity, lambda x: x),
+    "stop_gradient": Spec(lambda x: fe.stop_gradient(x) * x, lambda x: x * x, grad=False),
+    "getitem": Spec(lambda x: x[::-1, None, 1:], lambda x: x[::-1, None, 1:],
+                    [((3, 3),), ((2, 4),)]),
+    # the VJP of getitem; order 2 of this spec differentiates it (repeated indices add up)
+    "index_backward": Spec(lambda x: x[np.array([0, 2, 0])], lambda x: x[np.array([0, 2, 0])],
+                           [((3, 4),), ((3,),)]),
+}
+
+from tests.ops.op_specs_nn import NN_SPECS  # noqa: E402 - the fe.nn entries live there
+
+SPECS.update(NN_SPECS)
+
