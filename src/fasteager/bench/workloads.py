@@ -1,0 +1,264 @@
+"""The workloads: each a name, a description and one factory per framework.
+
+A factory takes ``quick`` (smaller sizes) and returns a zero-argument callable that runs
+one iteration; it raises ImportError when its framework is missing.
+"""
+import numpy as np
+
+
+class Workload:
+    def __init__(self, name, description):
+        self.name = name
+        self.description = description
+        self.entries = {}
+
+    def entry(self, framework):
+        def register(factory):
+            self.entries[framework] = factory
+            return factory
+        return register
+
+
+_ALL = []
+
+
+def workload(name, description):
+    w = Workload(name, description)
+    _ALL.append(w)
+    return w
+
+
+def all_workloads():
+    return list(_ALL)
+
+
+def _torch():
+    import torch
+    torch.set_num_threads(2)
+    return torch
+
+
+# ---- tiny-op dispatch -----------------------------------------------------------------------
+dispatch = workload("dispatch_add", "a + b on float32 tensors of shape (1,), no tape")
+
+
+@dispatch.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    a, b = fe.constant([1.0]), fe.constant([2.0])
+    return lambda: a + b
+
+
+@dispatch.entry("numpy")
+def _(quick):
+    a, b = np.ones(1, np.float32), np.ones(1, np.float32)
+    return lambda: a + b
+
+
+@dispatch.entry("torch")
+def _(quick):
+    torch = _torch()
+    a, b = torch.ones(1), torch.ones(1)
+    return lambda: a + b
+
+
+@dispatch.entry("autograd")
+def _(quick):
+    import autograd.numpy as anp
+    a, b = anp.ones(1, dtype=np.float32), anp.ones(1, dtype=np.float32)
+    return lambda: anp.add(a, b)
+
+
+@dispatch.entry("tensorflow")
+def _(quick):
+    import tensorflow as tf
+    a, b = tf.constant([1.0]), tf.constant([2.0])
+    return lambda: a + b
+
+
+@dispatch.entry("jax")
+def _(quick):
+    import jax.numpy as jnp
+    a, b = jnp.ones(1), jnp.ones(1)
+    return lambda: (a + b).block_until_ready()
+
+
+taped = workload("dispatch_add_taped", "a + b, shape (1,), under a tape watching a (100 ops/tape)")
+
+
+@taped.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    a, b = fe.constant([1.0]), fe.constant([2.0])
+
+    def run():
+        with fe.GradientTape() as tape:
+            tape.watch(a)
+            for _ in range(100):
+                a + b
+    return run
+
+
+@taped.entry("numpy")
+def _(quick):
+    a, b = np.ones(1, np.float32), np.ones(1, np.float32)
+
+    def run():
+        for _ in range(100):
+            a + b
+    return run
+
+
+@taped.entry("torch")
+def _(quick):
+    torch = _torch()
+    a, b = torch.ones(1, requires_grad=True), torch.ones(1)
+
+    def run():
+        for _ in range(100):
+            a + b
+    return run
+
+
+@taped.entry("tensorflow")
+def _(quick):
+    import tensorflow as tf
+    a, b = tf.constant([1.0]), tf.constant([2.0])
+
+    def run():
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            for _ in range(100):
+                a + b
+    return run
+
+
+# ---- a chain of 100 small ops, forward and backward -------------------------------------
+chain_fwd = workload("chain100_forward", "100 small ops (tanh, *, +) on shape (16,), recorded")
+chain_bwd = workload("chain100_fwd_bwd", "the same chain recorded, then its gradient")
+
+
+def _fe_chain(fe, x):
+    y = x
+    for _ in range(34):
+        y = fe.tanh(y) * 0.9 + 0.1
+    return fe.reduce_sum(y)
+
+
+@chain_fwd.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    x = fe.constant(np.linspace(-1, 1, 16, dtype=np.float32))
+
+    def run():
+        with fe.GradientTape() as tape:
+            tape.watch(x)
+            _fe_chain(fe, x)
+    return run
+
+
+@chain_bwd.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    x = fe.constant(np.linspace(-1, 1, 16, dtype=np.float32))
+
+    def run():
+        with fe.GradientTape() as tape:
+            tape.watch(x)
+            y = _fe_chain(fe, x)
+        tape.gradient(y, x)
+    return run
+
+
+@chain_fwd.entry("torch")
+def _(quick):
+    torch = _torch()
+    x = torch.linspace(-1, 1, 16, requires_grad=True)
+    return lambda: _fe_chain(_TorchNS(torch), x)
+
+
+@chain_bwd.entry("torch")
+def _(quick):
+    torch = _torch()
+    x = torch.linspace(-1, 1, 16, requires_grad=True)
+
+    def run():
+        y = _fe_chain(_TorchNS(torch), x)
+        y.backward()
+        x.grad = None
+    return run
+
+
+@chain_fwd.entry("autograd")
+def _(quick):
+    import autograd.numpy as anp
+    x = np.linspace(-1, 1, 16)
+    return lambda: _fe_chain(_AutogradNS(anp), x)
+
+
+@chain_bwd.entry("autograd")
+def _(quick):
+    import autograd
+    import autograd.numpy as anp
+    x = np.linspace(-1, 1, 16)
+    g = autograd.grad(lambda v: _fe_chain(_AutogradNS(anp), v))
+    return lambda: g(x)
+
+
+class _TorchNS:
+    def __init__(self, torch):
+        self.tanh = torch.tanh
+        self.reduce_sum = torch.sum
+
+
+class _AutogradNS:
+    def __init__(self, anp):
+        self.tanh = anp.tanh
+        self.reduce_sum = anp.sum
+
+
+# ---- the guide's matmul benchmark -------------------------------------------------------------
+matmul = workload("matmul_1000x200", "the guide's loop: x = x @ x, 1000x1000 float32, 200 times")
+
+
+def _mm_size(quick):
+    return (300, 20) if quick else (1000, 200)
+
+
+@matmul.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    n, steps = _mm_size(quick)
+    x0 = fe.random.normal((n, n)) * (1.0 / np.sqrt(n))
+
+    def run():
+        x = x0
+        for _ in range(steps):
+            x = fe.matmul(x, x)
+        x.numpy()
+    return run
+
+
+@matmul.entry("numpy")
+def _(quick):
+    n, steps = _mm_size(quick)
+    x0 = (np.random.default_rng(0).standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)
+
+    def run():
+        x = x0
+        for _ in range(steps):
+            x = np.matmul(x, x)
+    return run
+
+
+@matmul.entry("torch")
+def _(quick):
+    torch = _torch()
+    n, steps = _mm_size(quick)
+    x0 = torch.randn(n, n) / np.sqrt(n)
+
+    def run():
+        x = x0
+        for _ in range(steps):
+            x = torch.matmul(x, x)
+    return run
