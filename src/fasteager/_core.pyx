@@ -22,6 +22,7 @@ Everything that runs once per op *call* lives here; everything that runs once pe
 cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_REFCNT
+from cpython.pythread cimport PyThread_get_thread_ident
 from libc.stdint cimport int64_t, uint64_t
 from libcpp.unordered_set cimport unordered_set
 
@@ -744,12 +745,23 @@ cdef class Record:
     cdef tuple out_tensors
 
 
+cdef unsigned long _cached_ident = 0
+cdef list _cached_stack = None
+
+
 cdef list _tape_stack():
+    """This thread's tape stack (the last thread's is cached: one C call to check)."""
+    global _cached_ident, _cached_stack
+    cdef unsigned long ident = PyThread_get_thread_ident()
+    if ident == _cached_ident and _cached_stack is not None:
+        return _cached_stack
     try:
-        return _tls.tapes
+        stack = _tls.tapes
     except AttributeError:
-        _tls.tapes = []
-        return _tls.tapes
+        stack = _tls.tapes = []
+    _cached_ident = ident
+    _cached_stack = stack
+    return stack
 
 
 cdef _record(Op op, tuple inputs, object outputs, dict attrs, object custom):
