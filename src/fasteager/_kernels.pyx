@@ -33,11 +33,13 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-# Below this many scalar operations a loop runs on the calling thread: waking the
-# OpenMP team costs a few microseconds, more than the work it would share.
-cdef Py_ssize_t _PAR_WORK = 32768
-# Elementwise optimizer updates go parallel above this many elements.
-cdef Py_ssize_t _PAR_ELEMS = 100000
+# Below these sizes a loop runs on the calling thread. The thresholds are high on
+# purpose: these loops sit between OpenBLAS GEMMs, and on a 2-vCPU VM every hand-off
+# between OpenBLAS's threads and the OpenMP team was measured to stall for up to ~8 ms
+# (a scheduler tick), while the convnet-sized loops themselves take well under 1 ms
+# serially. Threads only pay once a loop is long enough to amortise such a stall.
+cdef Py_ssize_t _PAR_WORK = 1 << 22    # scalar operations in a conv/pool/softmax loop
+cdef Py_ssize_t _PAR_ELEMS = 1 << 20   # elements in an optimizer update
 
 
 cdef struct Geom:
@@ -563,18 +565,35 @@ def conv2d_output_shape(x_shape, w_shape, strides=(1, 1), padding="VALID",
     return (g.N, g.OH, g.OW, g.O)
 
 
-cdef _im2col_call(x, Geom g):
-    cdef Py_ssize_t M = g.N * g.OH * g.OW, K = g.KH * g.KW * g.C
-    cols = np.empty((M, K), dtype=x.dtype)
-    if M * K == 0:
-        return cols
-    if x.dtype == np.float32:
-        _im2col[float](x.reshape(-1), cols.reshape(-1), g)
+# im2col buffers hold at most this many bytes; larger batches are processed a block of
+# images at a time through one reused buffer. Small blocks (~2 MiB, cache-sized) were
+# measured slower on a 2-vCPU VM: each block hands work between the OpenMP team and
+# OpenBLAS's threads, and every hand-off can stall for a scheduler tick.
+_block_bytes = 64 << 20
+
+
+cdef Py_ssize_t _images_per_block(Geom g, Py_ssize_t itemsize):
+    cdef Py_ssize_t per = g.OH * g.OW * g.KH * g.KW * g.C * itemsize
+    cdef Py_ssize_t cap = _block_bytes
+    return _imax(1, _imin(g.N, cap // _imax(per, 1)))
+
+
+cdef _im2col_run(xb, cb, Geom gb):
+    if cb.size == 0:
+        return
+    if xb.dtype == np.float32:
+        _im2col[float](xb.reshape(-1), cb.reshape(-1), gb)
     else:
-        _im2col[double](x.reshape(-1), cols.reshape(-1), g)
-    return cols
+        _im2col[double](xb.reshape(-1), cb.reshape(-1), gb)
 
 
+cdef _col2im_run(cb, dxb, Geom gb):
+    if dxb.size == 0:
+        return
+    if cb.dtype == np.float32:
+        _col2im[float](cb.reshape(-1), dxb.reshape(-1), gb)
+    else:
+        _col2im[double](cb.reshape(-1), dxb.reshape(-1), gb)
 
 
 def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
@@ -582,9 +601,10 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
 
     x: (N, H, W, C), w: (KH, KW, C, O), both float32 or both float64 (any layout; a
     non-contiguous input is copied once). Returns a new C-contiguous (N, OH, OW, O)
-    array of the same dtype. Allocates the output and, unless the filter is 1x1 with
-    stride 1, an im2col buffer of (N*OH*OW, KH*KW*C) elements; the product is one
-    np.matmul into the output.
+    array of the same dtype. Unless the filter is 1x1 with stride 1 (one np.matmul of
+    x itself), allocates one im2col buffer of at most 64 MiB, (nb*OH*OW, KH*KW*C) for nb
+    images, and for each block of nb images fills it and multiplies it into the output
+    with np.matmul(out=...).
 
     >>> conv2d_forward(np.ones((1, 3, 3, 1)), np.ones((2, 2, 1, 1))).shape
     (1, 2, 2, 1)
@@ -598,8 +618,17 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
     w2 = w.reshape(g.KH * g.KW * g.C, g.O)
     if _pointwise(g):
         np.matmul(x.reshape(-1, g.C), w2, out=y.reshape(-1, g.O))
-    else:
-        np.matmul(_im2col_call(x, g), w2, out=y.reshape(-1, g.O))
+        return y
+    cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
+    cdef Geom gb = g
+    buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=x.dtype)
+    x3, y2 = x.reshape(g.N, -1), y.reshape(-1, g.O)
+    for n0 in range(0, g.N, nb):
+        n1 = _imin(g.N, n0 + nb)
+        gb.N = n1 - n0
+        cb = buf[:gb.N * rows]
+        _im2col_run(x3[n0:n1], cb, gb)
+        np.matmul(cb, w2, out=y2[n0 * rows:n1 * rows])
     return y
 
 
@@ -608,9 +637,10 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
     """Gradient of conv2d_forward with respect to x.
 
     dy: (N, OH, OW, O), w: (KH, KW, C, O), same float dtype; x_shape: the forward input
-    shape (N, H, W, C). Returns a new (N, H, W, C) array. Computes the column gradient
-    dy @ w.T with np.matmul into a (N*OH*OW, KH*KW*C) buffer (skipped for 1x1 stride-1
-    filters), then folds it back (col2im) as a parallel gather over input rows.
+    shape (N, H, W, C). Returns a new (N, H, W, C) array. Per block of images, computes
+    the column gradient dy @ w.T with np.matmul into a reused buffer (<= 64 MiB), then folds
+    it back (col2im) as a parallel gather over input rows. 1x1 stride-1 filters are one
+    np.matmul into dx.
     """
     k = "conv2d_backward_input"
     dy = _float_array(k, "dy", dy, 4)
@@ -626,13 +656,16 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
     if _pointwise(g):
         np.matmul(dy.reshape(-1, g.O), w2t, out=dx.reshape(-1, g.C))
         return dx
-    if dx.size == 0:
-        return dx
-    cols = np.matmul(dy.reshape(-1, g.O), w2t)
-    if dy.dtype == np.float32:
-        _col2im[float](cols.reshape(-1), dx.reshape(-1), g)
-    else:
-        _col2im[double](cols.reshape(-1), dx.reshape(-1), g)
+    cdef Py_ssize_t nb = _images_per_block(g, dy.itemsize), rows = g.OH * g.OW, n0, n1
+    cdef Geom gb = g
+    buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=dy.dtype)
+    dx3, dy2 = dx.reshape(g.N, -1), dy.reshape(-1, g.O)
+    for n0 in range(0, g.N, nb):
+        n1 = _imin(g.N, n0 + nb)
+        gb.N = n1 - n0
+        cb = buf[:gb.N * rows]
+        np.matmul(dy2[n0 * rows:n1 * rows], w2t, out=cb)
+        _col2im_run(cb, dx3[n0:n1], gb)
     return dx
 
 
@@ -643,8 +676,8 @@ def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
     """Gradient of conv2d_forward with respect to w.
 
     x: (N, H, W, C), dy: (N, OH, OW, O), same float dtype; w_shape: (KH, KW, C, O).
-    Returns a new (KH, KW, C, O) array: im2col(x).T @ dy, one np.matmul into the output.
-    Allocates the im2col buffer (not for 1x1 stride-1 filters).
+    Returns a new (KH, KW, C, O) array: im2col(x).T @ dy, accumulated over blocks of
+    images through one reused im2col buffer (<= 64 MiB) (none for 1x1 stride-1 filters).
     """
     k = "conv2d_backward_filter"
     x = _float_array(k, "x", x, 4)
@@ -655,9 +688,24 @@ def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
     if dy.shape != (g.N, g.OH, g.OW, g.O):
         raise ValueError(f"{k}: dy has the wrong shape "
                          f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
-    dw = np.empty(ws, dtype=x.dtype)
-    cols = x.reshape(-1, g.C) if _pointwise(g) else _im2col_call(x, g)
-    np.matmul(cols.T, dy.reshape(-1, g.O), out=dw.reshape(-1, g.O))
+    dw = np.zeros(ws, dtype=x.dtype)
+    dw2, dy2 = dw.reshape(-1, g.O), dy.reshape(-1, g.O)
+    if _pointwise(g):
+        np.matmul(x.reshape(-1, g.C).T, dy2, out=dw2)
+        return dw
+    cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
+    cdef Geom gb = g
+    buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=x.dtype)
+    x3 = x.reshape(g.N, -1)
+    for n0 in range(0, g.N, nb):
+        n1 = _imin(g.N, n0 + nb)
+        gb.N = n1 - n0
+        cb = buf[:gb.N * rows]
+        _im2col_run(x3[n0:n1], cb, gb)
+        if n0 == 0:
+            np.matmul(cb.T, dy2[:n1 * rows], out=dw2)
+        else:
+            dw2 += np.matmul(cb.T, dy2[n0 * rows:n1 * rows])
     return dw
 
 
