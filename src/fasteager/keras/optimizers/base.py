@@ -1,0 +1,374 @@
+"""The Keras optimizer base class: gradient filtering and clipping, learning rate and
+schedules, ``iterations``, slot variables; subclasses supply one fused update per
+variable.
+
+Updates write in place into ``var._mutable_array()``, the variable's copy-on-write
+buffer: a value an earlier tape recorded keeps its old contents, so gradients computed
+before an update never change after it. Each variable's step is one call of a fused
+kernel from ``fasteager._kernels`` (one pass over the elements).
+
+Checkpointing: ``optimizer.variables`` (also callable, as TF2's ``variables()``) lists
+``iterations``, the learning-rate variable and every slot variable in creation order.
+Slots belong to the variables in :attr:`Optimizer._tracked_variables` (the order the
+optimizer first saw them); ``get_slot(var, name)`` finds one, ``_slots`` maps
+``_var_key(var)`` to ``{slot name: slot variable}``, and ``_restore_slot(var, name,
+value)`` sets a slot now or, when it does not exist yet, as soon as it is created.
+"""
+import warnings
+
+import numpy as np
+
+from ... import _core
+from ...dtypes import int64
+from ...errors import UnimplementedError
+from ...variables import Variable
+from . import schedules as _schedules
+
+
+class _CallableList(list):
+    """A list that also answers ``obj()``: ``optimizer.variables`` (Keras 3) and
+    ``optimizer.variables()`` (TF2's OptimizerV2) both work."""
+
+    def __call__(self):
+        return self
+
+
+def _var_key(variable):
+    return variable._var_id
+
+
+def _array_of(value):
+    if isinstance(value, _core.VariableBase):
+        return value._tensor._value
+    if isinstance(value, _core.Tensor):
+        return value._value
+    return np.asarray(value)
+
+
+def _base_name(variable):
+    name = getattr(variable, "name", "Variable:0")
+    return name[:-2] if name.endswith(":0") else name
+
+
+class Optimizer:
+    """Base class of the Keras optimizers.
+
+    >>> opt = fe.keras.optimizers.SGD(learning_rate=0.1)
+    >>> w = fe.Variable(1.0)
+    >>> opt.apply_gradients([(fe.constant(2.0), w)])
+    >>> w.numpy()
+    0.8
+
+    Subclasses list their slot names in ``_slot_names``, may override
+    ``_slot_initial_value`` and implement ``_update(var_array, grad, lr, slots, wd)``,
+    where ``slots`` are the slot variables' writable arrays in ``_slot_names`` order
+    (``None`` for slots the configuration does not use) and ``wd`` the weight-decay
+    coefficient to apply (0.0 for none).
+    """
+
+    _slot_names = ()
+
+    def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        cls = type(self).__name__
+        if "lr" in kwargs:
+            warnings.warn("%s: `lr` is deprecated, use `learning_rate`" % cls, stacklevel=3)
+            learning_rate = kwargs.pop("lr")
+        for legacy in ("decay", "jit_compile", "is_legacy_optimizer"):
+            value = kwargs.pop(legacy, None)
+            if legacy == "decay" and value:
+                raise UnimplementedError("%s: the TF 2.x `decay` argument is not supported "
+                                         "(expected 0 or None, got %r); use a "
+                                         "LearningRateSchedule" % (cls, value))
+        if kwargs:
+            raise TypeError("%s: unexpected keyword arguments (expected none more, got %s)"
+                            % (cls, sorted(kwargs)))
+        if use_ema:
+            raise UnimplementedError("%s: use_ema is not supported (expected False, got %r)"
+                                     % (cls, use_ema))
+        if gradient_accumulation_steps or loss_scale_factor:
+            raise UnimplementedError("%s: gradient accumulation and loss scaling are not "
+                                     "supported (expected None)" % cls)
+        set_clips = [k for k, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue),
+                                    ("global_clipnorm", global_clipnorm)) if v is not None]
+        if len(set_clips) > 1:
+            raise ValueError("%s: only one of clipnorm, clipvalue and global_clipnorm can be "
+                             "set (expected at most one, got %s)" % (cls, set_clips))
+        for k, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue),
+                     ("global_clipnorm", global_clipnorm)):
+            if v is not None and not v > 0:
+                raise ValueError("%s: %s must be positive (expected > 0, got %r)" % (cls, k, v))
+        if weight_decay is not None and weight_decay < 0:
+            raise ValueError("%s: weight_decay must be non-negative (expected >= 0, got %r)"
+                             % (cls, weight_decay))
+        self.name = name or cls.lower()
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self._iterations = Variable(np.int64(0), trainable=False, name="iteration",
+                                    dtype=int64)
+        self._learning_rate = None
+        self._variables = _CallableList([self._iterations])
+        self._set_learning_rate(learning_rate)
+        self._tracked_variables = []      # variables with slots, in the order first seen
+        self._tracked_index = {}          # _var_key -> position in _tracked_variables
+        self._slots = {}                  # _var_key -> {slot name: slot Variable}
+        self._deferred_slot_values = {}   # (_var_key, slot name) -> value to restore
+        self._excluded_names = ()
+        self._excluded_ids = set()
+
+    # -- learning rate --------------------------------------------------------------------
+    def _set_learning_rate(self, value):
+        if isinstance(value, _schedules.LearningRateSchedule) or (
+                callable(value) and not isinstance(value, (_core.Tensor, _core.VariableBase))):
+            self._learning_rate = value
+            return
+        v = float(_array_of(value))
+        if isinstance(self._learning_rate, Variable):
+            self._learning_rate.assign(v)
+        else:
+            self._learning_rate = Variable(np.float32(v), trainable=False, name="learning_rate")
+            self._variables.insert(1, self._learning_rate)
+
+    def _current_learning_rate(self):
+        lr = self._learning_rate
+        if isinstance(lr, Variable):
+            return float(lr._tensor._value)
+        if isinstance(lr, _schedules.LearningRateSchedule):
+            return float(_array_of(lr(self._iterations._tensor._value[()])))
+        return float(_array_of(lr()))
+
+    @property
+    def learning_rate(self):
+        """The learning-rate variable, or a schedule's current value."""
+        if isinstance(self._learning_rate, Variable):
+            return self._learning_rate
+        return _core.wrap(np.asarray(self._current_learning_rate(), np.float32))
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._set_learning_rate(value)
+
+    lr = learning_rate
+
+    @property
+    def iterations(self):
+        """Number of ``apply_gradients`` calls so far (an int64 non-trainable variable)."""
+        return self._iterations
+
+    @iterations.setter
+    def iterations(self, value):
+        self._iterations.assign(np.int64(_array_of(value)))
+
+    @property
+    def variables(self):
+        """``iterations``, the learning-rate variable and the slots (also callable)."""
+        return self._variables
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Keras: skip weight decay for these variables, or names containing any of
+        ``var_names``."""
+        self._excluded_ids.update(_var_key(v) for v in (var_list or ()))
+        self._excluded_names = tuple(self._excluded_names) + tuple(var_names or ())
+
+    # -- slots ----------------------------------------------------------------------------
+    def _slot_initial_value(self, slot_name, var_array):
+        return np.zeros_like(var_array)
+
+    def _slots_used(self):
+        """The slot names this configuration needs (default: all of ``_slot_names``)."""
+        return self._slot_names
+
+    def _track(self, variable):
+        key = _var_key(variable)
+        slots = self._slots.get(key)
+        if slots is not None:
+            return slots
+        self._tracked_index[key] = len(self._tracked_variables)
+        self._tracked_variables.append(variable)
+        slots = {}
+        arr = variable._tensor._value
+        for name in self._slots_used():
+            init = np.array(self._slot_initial_value(name, arr), dtype=arr.dtype, order="C")
+            slot = Variable(init, trainable=False, name="%s/%s" % (name, _base_name(variable)))
+            pending = self._deferred_slot_values.pop((key, name), None)
+            if pending is not None:
+                slot.assign(pending)
+            slots[name] = slot
+            self._variables.append(slot)
+        self._slots[key] = slots
+        return slots
+
+    def build(self, var_list):
+        """Create the slots of every variable now (normally done on first update)."""
+        for v in var_list:
+            self._track(v)
+
+    def get_slot_names(self):
+        return list(self._slots_used())
+
+    def get_slot(self, var, slot_name):
+        """The slot variable ``slot_name`` of ``var``."""
+        slots = self._slots.get(_var_key(var))
+        if slots is None or slot_name not in slots:
+            raise KeyError("%s.get_slot: no slot %r for variable %r (expected one of %s)"
+                           % (type(self).__name__, slot_name, getattr(var, "name", var),
+                              sorted(slots or ())))
+        return slots[slot_name]
+
+    def _restore_slot(self, var, slot_name, value):
+        """Set a slot's value now, or when it is created (deferred restore)."""
+        slots = self._slots.get(_var_key(var))
+        if slots is not None and slot_name in slots:
+            slots[slot_name].assign(value)
+        else:
+            self._deferred_slot_values[(_var_key(var), slot_name)] = np.asarray(value)
+
+    # -- gradients ------------------------------------------------------------------------
+    def _clip(self, grads):
+        if self.clipvalue is not None:
+            c = self.clipvalue
+            return [np.clip(g, -c, c).astype(g.dtype, copy=False) for g in grads]
+        if self.clipnorm is not None:
+            c = self.clipnorm
+            out = []
+            for g in grads:
+                norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
+                out.append(g * g.dtype.type(c / max(norm, c)) if norm > c else g)
+            return out
+        if self.global_clipnorm is not None:
+            c = self.global_clipnorm
+            norm = float(np.sqrt(sum(np.sum(np.square(g, dtype=np.float64)) for g in grads)))
+            if norm > c:
+                return [g * g.dtype.type(c / norm) for g in grads]
+        return grads
+
+    def _grad_array(self, grad, var):
+        arr = _array_of(grad)
+        want = var._tensor._value
+        if arr.shape != want.shape:
+            raise ValueError("%s.apply_gradients: gradient shape does not match variable %r "
+                             "(expected %s, got %s)" % (type(self).__name__, var.name,
+                                                        list(want.shape), list(arr.shape)))
+        if arr.dtype != want.dtype or not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr, dtype=want.dtype)
+        return arr
+
+    def _weight_decay_for(self, var):
+        wd = self.weight_decay
+        if not wd:
+            return 0.0
+        if _var_key(var) in self._excluded_ids:
+            return 0.0
+        if self._excluded_names and any(n in var.name for n in self._excluded_names):
+            return 0.0
+        return float(wd)
+
+    def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,
+                        **kwargs):
+        """Apply one update step; ``grads_and_vars`` is any iterable of
+        ``(gradient, variable)`` pairs. None gradients are skipped with a warning.
+        Returns ``iterations``."""
+        cls = type(self).__name__
+        grads, variables, missing = [], [], []
+        for pair in grads_and_vars:
+            try:
+                g, v = pair
+            except (TypeError, ValueError):
+                raise TypeError("%s.apply_gradients: expected (gradient, variable) pairs "
+                                "(got %r)" % (cls, type(pair).__name__)) from None
+            if not isinstance(v, _core.VariableBase):
+                raise TypeError("%s.apply_gradients: can only update fe.Variable objects "
+                                "(expected Variable, got %s)" % (cls, type(v).__name__))
+            if g is None:
+                missing.append(v.name)
+                continue
+            grads.append(g)
+            variables.append(v)
+        if missing:
+            warnings.warn("Gradients do not exist for variables %s when minimizing the loss. "
+                          "If you're using `model.compile()`, did you forget to provide a "
+                          "`loss` argument?" % missing, stacklevel=2)
+        if not variables:
+            raise ValueError("%s.apply_gradients: no gradients provided for any variable "
+                             "(expected at least one non-None gradient, got %d None)"
+                             % (cls, len(missing)))
+        arrays = self._clip([self._grad_array(g, v) for g, v in zip(grads, variables)])
+        lr = self._current_learning_rate()
+        step = int(self._iterations._tensor._value) + 1
+        names = self._slots_used()
+        for g, v in zip(arrays, variables):
+            slots = self._track(v)
+            slot_arrays = [slots[n]._mutable_array() for n in names]
+            var = v._mutable_array()
+            if var.ndim == 0:   # the kernels work on flat buffers
+                var, g = var.reshape(1), g.reshape(1)
+                slot_arrays = [a.reshape(1) for a in slot_arrays]
+            self._update(var, g, lr, slot_arrays, step, self._weight_decay_for(v) * lr)
+        self._iterations.assign_add(np.int64(1))
+        return self._iterations
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        raise NotImplementedError("%s._update: subclasses must define it"
+                                  % type(self).__name__)
+
+    @staticmethod
+    def _decay_in_place(var, decay):
+        """Keras's decoupled weight decay: ``var -= var * weight_decay * lr``."""
+        if decay:
+            np.subtract(var, var * var.dtype.type(decay), out=var)
+
+    def minimize(self, loss, var_list=None, tape=None, grad_loss=None, name=None):
+        """Compute gradients of ``loss`` and apply them.
+
+        ``loss`` is a zero-argument callable (run under a fresh GradientTape) or, with
+        ``tape``, a tensor that tape recorded. ``var_list`` (a list, or a callable giving
+        one) defaults to every trainable variable the loss read.
+        """
+        from ...autodiff import GradientTape
+        if callable(var_list):
+            var_list = var_list()
+        if callable(loss):
+            with GradientTape() as tape:
+                if var_list is not None:
+                    tape.watch(list(var_list))
+                loss_value = loss()
+        elif tape is None:
+            raise ValueError("%s.minimize: a tensor loss needs the tape that recorded it "
+                             "(expected a callable or tape=..., got %s without a tape)"
+                             % (type(self).__name__, type(loss).__name__))
+        else:
+            loss_value = loss
+        if var_list is None:
+            var_list = [v for v in tape.watched_variables() if v.trainable]
+        var_list = list(var_list)
+        if not var_list:
+            raise ValueError("%s.minimize: the loss reads no trainable variable (expected at "
+                             "least one, got none)" % type(self).__name__)
+        grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
+        return self.apply_gradients(zip(grads, var_list))
+
+    # -- configuration --------------------------------------------------------------------
+    def get_config(self):
+        lr = self._learning_rate
+        if isinstance(lr, _schedules.LearningRateSchedule):
+            lr = _schedules.serialize(lr)
+        elif isinstance(lr, Variable):
+            lr = float(lr._tensor._value)
+        return {"name": self.name, "learning_rate": lr, "weight_decay": self.weight_decay,
+                "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
+                "clipvalue": self.clipvalue}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        lr = config.get("learning_rate")
+        if isinstance(lr, dict):
+            config["learning_rate"] = _schedules.deserialize(lr, custom_objects)
+        return cls(**config)
+
+    def __repr__(self):
+        return "<fe.keras.optimizers.%s name=%r>" % (type(self).__name__, self.name)

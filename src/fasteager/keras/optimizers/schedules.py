@@ -1,0 +1,176 @@
+"""Learning-rate schedules (``fe.keras.optimizers.schedules``), with Keras's formulas.
+
+A schedule is a callable ``schedule(step) -> learning rate``; an optimizer given one calls
+it with its ``iterations`` count before every update.
+
+>>> lr = ExponentialDecay(0.1, decay_steps=100, decay_rate=0.5, staircase=True)
+>>> float(lr(150))
+0.05
+"""
+import math
+
+import numpy as np
+
+from ... import _core
+
+
+def _step_value(step):
+    if isinstance(step, _core.VariableBase):
+        step = step._tensor
+    if isinstance(step, _core.Tensor):
+        step = step._value
+    return float(np.asarray(step))
+
+
+def _as_tensor(value):
+    return _core.wrap(np.asarray(value, dtype=np.float32))
+
+
+class LearningRateSchedule:
+    """Base class: subclasses define ``__call__(step)`` and ``get_config()``."""
+
+    def __call__(self, step):
+        raise NotImplementedError("LearningRateSchedule.__call__: subclasses must define it")
+
+    def get_config(self):
+        raise NotImplementedError("LearningRateSchedule.get_config: subclasses must define it")
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class ExponentialDecay(LearningRateSchedule):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent
+    floored when ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="ExponentialDecay"):
+        if decay_steps <= 0:
+            raise ValueError("ExponentialDecay: decay_steps must be positive "
+                             "(expected > 0, got %r)" % (decay_steps,))
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step):
+        p = _step_value(step) / self.decay_steps
+        if self.staircase:
+            p = math.floor(p)
+        return _as_tensor(float(self.initial_learning_rate) * float(self.decay_rate) ** p)
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """``values[0]`` while ``step <= boundaries[0]``, ``values[i]`` while
+    ``boundaries[i-1] < step <= boundaries[i]``, ``values[-1]`` after the last boundary."""
+
+    def __init__(self, boundaries, values, name="PiecewiseConstant"):
+        if len(values) != len(boundaries) + 1:
+            raise ValueError("PiecewiseConstantDecay: values needs one more entry than "
+                             "boundaries (expected %d, got %d)"
+                             % (len(boundaries) + 1, len(values)))
+        self.boundaries = list(boundaries)
+        self.values = list(values)
+        self.name = name
+
+    def __call__(self, step):
+        s = _step_value(step)
+        for b, v in zip(self.boundaries, self.values):
+            if s <= b:
+                return _as_tensor(v)
+        return _as_tensor(self.values[-1])
+
+    def get_config(self):
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (the ratio
+    floored when ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="InverseTimeDecay"):
+        if decay_steps <= 0:
+            raise ValueError("InverseTimeDecay: decay_steps must be positive "
+                             "(expected > 0, got %r)" % (decay_steps,))
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step):
+        p = _step_value(step) / self.decay_steps
+        if self.staircase:
+            p = math.floor(p)
+        return _as_tensor(float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p))
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class CosineDecay(LearningRateSchedule):
+    """Cosine decay from ``initial_learning_rate`` (or, after a linear warm-up of
+    ``warmup_steps``, from ``warmup_target``) down to ``alpha`` times it over
+    ``decay_steps`` (Loshchilov & Hutter, SGDR, 2017; Keras's formula)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name="CosineDecay",
+                 warmup_target=None, warmup_steps=0):
+        if decay_steps <= 0:
+            raise ValueError("CosineDecay: decay_steps must be positive "
+                             "(expected > 0, got %r)" % (decay_steps,))
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.alpha = alpha
+        self.name = name
+        self.warmup_target = warmup_target
+        self.warmup_steps = warmup_steps
+
+    def __call__(self, step):
+        s = _step_value(step)
+        init = float(self.initial_learning_rate)
+        target = init if self.warmup_target is None else float(self.warmup_target)
+        if self.warmup_target is not None and s < self.warmup_steps:
+            return _as_tensor(init + (target - init) * s / self.warmup_steps)
+        s = min(s - (self.warmup_steps if self.warmup_target is not None else 0),
+                self.decay_steps)
+        cosine = 0.5 * (1.0 + math.cos(math.pi * s / self.decay_steps))
+        return _as_tensor(target * ((1.0 - self.alpha) * cosine + self.alpha))
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "alpha": self.alpha, "name": self.name,
+                "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
+
+
+_SCHEDULES = {c.__name__: c for c in (ExponentialDecay, PiecewiseConstantDecay,
+                                      InverseTimeDecay, CosineDecay)}
+
+
+def serialize(schedule):
+    """``{"class_name": ..., "config": ...}`` for a built-in schedule."""
+    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """Rebuild a schedule from :func:`serialize`'s dictionary."""
+    classes = dict(_SCHEDULES)
+    classes.update(custom_objects or {})
+    name = config.get("class_name")
+    if name not in classes:
+        raise ValueError("schedules.deserialize: unknown schedule (expected one of %s, got %r)"
+                         % (sorted(classes), name))
+    return classes[name].from_config(config["config"])
+
+
+__all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
+           "InverseTimeDecay", "CosineDecay", "serialize", "deserialize"]

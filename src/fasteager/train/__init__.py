@@ -1,0 +1,7 @@
+"""``fe.train``: the TF1 optimizers of the 2017 eager API and the global step.
+
+Checkpoints (``fe.train.Checkpoint`` and friends) live beside these in this package.
+"""
+from .legacy import (AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,  # noqa: F401
+                     Optimizer, RMSPropOptimizer, create_global_step, get_global_step,
+                     get_or_create_global_step)
