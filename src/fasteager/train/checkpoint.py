@@ -339,6 +339,12 @@ class _NoopStatus(CheckpointLoadStatus):
 def restore_file(path, roots):
     """Restore every variable reachable from ``roots`` from the checkpoint at ``path``."""
     file, tensors = _read(path)
+    return restore_tensors(file, tensors, roots)
+
+
+def restore_tensors(file, tensors, roots):
+    """Match saved ``tensors`` (path -> array) to the variables under ``roots``: validate
+    all, then assign; values for variables that do not exist yet are deferred."""
     variables, optimizers, paths = _walk(roots)
     plan = []
     for key, var in variables.items():
