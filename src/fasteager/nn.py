@@ -1,3 +1,14 @@
-"""``fe.nn``: activations, losses, convolution and pooling (NHWC)."""
+"""``fe.nn``: activations, losses, convolution and pooling (NHWC), as ``tf.nn``.
+
+>>> fe.nn.relu([-1., 2.]).numpy()
+array([0., 2.], dtype=float32)
+"""
+from .ops.conv_ops import (avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d,  # noqa: F401
+                           conv2d_transpose, convolution, max_pool, max_pool1d, max_pool2d)
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
-from .ops.nn_ops import relu  # noqa: F401
+from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, gelu,  # noqa: F401
+                         l2_loss, l2_normalize, leaky_relu, log_softmax, moments, relu, relu6,
+                         selu, sigmoid_cross_entropy_with_logits, silu, softmax,
+                         softmax_cross_entropy_with_logits,
+                         softmax_cross_entropy_with_logits_v2, softplus, softsign,
+                         sparse_softmax_cross_entropy_with_logits, swish)

@@ -1,12 +1,65 @@
-"""Neural-network ops (``fe.nn``): activations, losses, convolution and pooling."""
+"""Neural-network ops (``fe.nn``): activations, softmax, losses and a few composites.
+
+Each block is one op: a comment with the math of its gradient, then ``defop``. VJPs are
+written with fasteager ops, so they are differentiable in turn (second derivatives).
+Softmax and the cross-entropies run the fused kernels of ``fasteager._kernels``; the
+fused cross-entropy ops return ``(loss, backprop)`` as TensorFlow's do, so the first
+derivative is a product with a value already computed, and the second derivative
+differentiates ``backprop`` through ops. Convolution and pooling live in ``conv_ops``.
+"""
+import math
+
 import numpy as np
 
-from .. import _core
-from .math_ops import cast, greater
-from .registry import FLOAT, NUMERIC, defop
+from .. import _core, _kernels
+from ..errors import InvalidArgumentError
+from .array_ops import expand_dims, reshape, transpose
+from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
+                       reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
+from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis
 
 convert_to_tensor = _core.convert_to_tensor
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
+
+def _kernel_call(opname, fn, *args):
+    """Call a kernel; its ValueError ("<kernel>: problem (...)") becomes the op's error."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        raise InvalidArgumentError("%s: %s" % (opname, str(e).split(": ", 1)[-1])) from None
+
+
+def _on_kernel_dtype(fn, x, *rest):
+    # the kernels take float32/float64; float16 runs in float32 and is rounded back
+    if x.dtype in _KERNEL_DTYPES:
+        return fn(x, *rest)
+    out = fn(x.astype(np.float32), *[r.astype(np.float32) for r in rest])
+    if isinstance(out, tuple):
+        return tuple(o.astype(x.dtype) for o in out)
+    return out.astype(x.dtype)
+
+
+def _mask(cond, g):
+    """cond (bool tensor) as a 0/1 tensor of g's dtype: a constant for the tape."""
+    return cast(cond, g._value.dtype)
+
+
+def _used(g):
+    """Whether an incoming gradient can matter: non-zero, or watched by a recording tape.
+
+    The engine feeds zeros for outputs nobody differentiated (the ``backprop`` output of
+    the fused losses in a first-order pass); skipping them saves the softmax recompute.
+    """
+    if g._value.any():
+        return True
+    for tape in _core.recording_tapes():
+        if tape._is_watched(g):
+            return True
+    return False
+
+
+# ---- activations -----------------------------------------------------------------------
 
 def _relu_fwd(x):
     return np.maximum(x, 0)
@@ -14,4 +67,527 @@ def _relu_fwd(x):
 
 # relu: the gradient passes where x > 0 (the mask is a constant: the second derivative is 0)
 relu = defop("relu", _relu_fwd, kinds=NUMERIC,
-             grads=[lambda g, ans, x: g * cast(greater(x, 0), g._value.dtype)])
+             grads=[lambda g, ans, x: g * _mask(greater(x, 0), g)])
+
+
+def _relu6_fwd(x):
+    return np.minimum(np.maximum(x, 0), 6).astype(x.dtype, copy=False)
+
+
+# relu6 = min(max(x, 0), 6): the gradient passes where 0 < x < 6
+relu6 = defop("relu6", _relu6_fwd, kinds=NUMERIC,
+              grads=[lambda g, ans, x: g * _mask(greater(x, 0), g) * _mask(greater(6, x), g)])
+
+
+def _elu_fwd(x):
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+
+
+# elu = x (x > 0), exp(x) - 1 (x <= 0): d/dx = 1, or exp(x) = elu(x) + 1
+elu = defop("elu", _elu_fwd, kinds=FLOAT,
+            grads=[lambda g, ans, x: g * where(greater(x, 0), 1.0, ans + 1)])
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _selu_fwd(x):
+    neg = (_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, 0))
+    return np.where(x > 0, _SELU_SCALE * x, neg).astype(x.dtype, copy=False)
+
+
+# selu = s x (x > 0), s a (exp(x) - 1) (x <= 0): d/dx = s, or s a exp(x) = selu(x) + s a
+selu = defop("selu", _selu_fwd, kinds=FLOAT,
+             grads=[lambda g, ans, x: g * where(greater(x, 0), _SELU_SCALE,
+                                                ans + _SELU_SCALE * _SELU_ALPHA)])
+
+
+def _leaky_relu_fwd(x, alpha=0.2):
+    return np.where(x > 0, x, x * alpha).astype(x.dtype, copy=False)
+
+
+# leaky_relu = x (x > 0), alpha x (x <= 0)
+_leaky_relu = defop("leaky_relu", _leaky_relu_fwd, kinds=FLOAT,
+                    grads=[lambda g, ans, x, alpha=0.2:
+                           g * (alpha + (1 - alpha) * _mask(greater(x, 0), g))])
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """``x`` where ``x > 0``, ``alpha * x`` elsewhere (integer input is cast to float32, as TF).
+
+    >>> fe.nn.leaky_relu([-1., 2.]).numpy()
+    array([-0.2,  2. ], dtype=float32)
+    """
+    x = convert_to_tensor(features)
+    if x._value.dtype.kind in "iu":
+        x = cast(x, np.float32)
+    return execute(_leaky_relu, x, alpha=float(alpha))
+
+
+def _softplus_fwd(x):
+    # log(1 + e^x) = log1p(e^-|x|) + max(x, 0): never overflows
+    return (np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)).astype(x.dtype, copy=False)
+
+
+# d/dx log(1 + e^x) = sigmoid(x)
+softplus = defop("softplus", _softplus_fwd, kinds=FLOAT,
+                 grads=[lambda g, ans, x: g * sigmoid(x)])
+
+
+# softsign = x / (1 + |x|): d/dx = 1 / (1 + |x|)^2
+softsign = defop("softsign", lambda x: x / (1 + np.abs(x)), kinds=FLOAT,
+                 grads=[lambda g, ans, x: g / square(1 + abs(x))])
+
+
+def _sigmoid_np(x):
+    # (1 + tanh(x/2)) / 2: no overflow for large |x|
+    return (np.tanh(x * 0.5) + 1) * 0.5
+
+
+def _silu_fwd(x, beta=1.0):
+    return (x * _sigmoid_np(x * beta)).astype(x.dtype, copy=False)
+
+
+def _silu_grad(g, ans, x, beta=1.0):
+    # y = x s(bx): dy/dx = s + b x s (1 - s)
+    s = sigmoid(x * beta)
+    return g * (s + beta * x * s * (1 - s))
+
+
+_silu = defop("silu", _silu_fwd, kinds=FLOAT, grads=[_silu_grad])
+
+
+def silu(features, beta=1.0, name=None):
+    """``x * sigmoid(beta * x)`` (also ``fe.nn.swish``)."""
+    if beta == 1.0:
+        return execute(_silu, features)
+    return execute(_silu, features, beta=float(beta))
+
+
+swish = silu
+
+
+# ---- gelu and erf ----------------------------------------------------------------------
+
+try:
+    from scipy.special import erf as _erf_np
+except ImportError:  # pragma: no cover - scipy is optional
+    _erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
+
+    def _erf_np(x):
+        return _erf_scalar(x).astype(x.dtype, copy=False)
+
+
+# d erf(x) = 2/sqrt(pi) exp(-x^2) dx.  A private op for gelu: fe.math.erf is used when the
+# math module provides one (looked up at call time, see _erf).
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_nn_erf = defop("nn_erf", lambda x: np.asarray(_erf_np(x), dtype=x.dtype), kinds=FLOAT,
+                grads=[lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x))])
+
+
+def _erf(x):
+    from . import math_ops
+    op = getattr(math_ops, "erf", None)
+    return op(x) if op is not None else execute(_nn_erf, x)
+
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_C = math.sqrt(2.0 / math.pi)
+_GELU_A = 0.044715
+
+
+def _gelu_fwd(x, approximate=False):
+    if approximate:
+        inner = _GELU_C * (x + _GELU_A * x * x * x)
+        return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1 + _erf_np(x * _INV_SQRT2))).astype(x.dtype, copy=False)
+
+
+def _gelu_grad(g, ans, x, approximate=False):
+    if approximate:
+        # y = x/2 (1 + t), t = tanh(c (x + a x^3)):
+        # dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 a x^2)
+        t = tanh(_GELU_C * (x + _GELU_A * x * x * x))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _GELU_C * (1 + 3 * _GELU_A * x * x))
+    # y = x Phi(x): dy/dx = Phi(x) + x phi(x), Phi(x) = (1 + erf(x/sqrt2))/2
+    cdf = 0.5 * (1 + _erf(x * _INV_SQRT2))
+    pdf = _INV_SQRT_2PI * exp(-0.5 * (x * x))
+    return g * (cdf + x * pdf)
+
+
+_gelu = defop("gelu", _gelu_fwd, kinds=FLOAT, grads=[_gelu_grad])
+
+
+def gelu(features, approximate=False, name=None):
+    """Gaussian error linear unit ``x * Phi(x)``; ``approximate=True`` uses the tanh form."""
+    if approximate:
+        return execute(_gelu, features, approximate=True)
+    return execute(_gelu, features)
+
+
+# ---- softmax ---------------------------------------------------------------------------
+
+def _check_softmax(x, axis):
+    if x.ndim == 0:
+        raise InvalidArgumentError("softmax: logits must have at least one axis "
+                                   "(expected rank >= 1, got a scalar)")
+
+
+def _along(kernel, x, axis):
+    """Run a last-axis kernel along ``axis`` (moving it last and back)."""
+    if axis == x.ndim - 1:
+        return _on_kernel_dtype(kernel, x)
+    return np.moveaxis(_on_kernel_dtype(kernel, np.moveaxis(x, axis, -1)), -1, axis)
+
+
+# softmax: d p = p (g - sum(g p)) along the axis
+softmax_op = defop(
+    "softmax", lambda x, axis: _along(_kernels.softmax, x, axis), kinds=FLOAT,
+    check=_check_softmax,
+    grads=[lambda g, ans, x, axis: ans * (g - reduce_sum(g * ans, axis, keepdims=True))])
+
+# log_softmax: d l = g - exp(l) sum(g) along the axis
+log_softmax_op = defop(
+    "log_softmax", lambda x, axis: _along(_kernels.log_softmax, x, axis), kinds=FLOAT,
+    check=_check_softmax,
+    grads=[lambda g, ans, x, axis: g - exp(ans) * reduce_sum(g, axis, keepdims=True)])
+
+
+def _softmax_axis(name, x, axis):
+    x = convert_to_tensor(x)
+    if x._value.ndim == 0:
+        _check_softmax(x._value, 0)
+    axis = -1 if axis is None else axis
+    return x, normalize_axis(name, axis, x._value.ndim)[0]
+
+
+def softmax(logits, axis=None, name=None):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (the last when None).
+
+    >>> fe.nn.softmax([0., 0.]).numpy()
+    array([0.5, 0.5], dtype=float32)
+    """
+    x, axis = _softmax_axis("softmax", logits, axis)
+    return execute(softmax_op, x, axis=axis)
+
+
+def log_softmax(logits, axis=None, name=None):
+    """``x - log(sum(exp(x)))`` along ``axis`` (the last when None), computed stably."""
+    x, axis = _softmax_axis("log_softmax", logits, axis)
+    return execute(log_softmax_op, x, axis=axis)
+
+
+# ---- cross-entropy losses --------------------------------------------------------------
+
+def _check_dense_xent(labels, logits):
+    if logits.ndim == 0:
+        raise InvalidArgumentError("softmax_cross_entropy_with_logits: logits must have at "
+                                   "least one axis (expected rank >= 1, got a scalar)")
+    if labels.shape != logits.shape:
+        raise InvalidArgumentError(
+            "softmax_cross_entropy_with_logits: labels and logits shapes differ "
+            "(expected labels shape %s, got %s)" % (list(logits.shape), list(labels.shape)))
+    if logits.shape[-1] == 0:
+        raise InvalidArgumentError("softmax_cross_entropy_with_logits: logits needs at least "
+                                   "one class (expected shape [..., K >= 1], got %s)"
+                                   % list(logits.shape))
+
+
+def _dense_xent_fwd(labels, logits):
+    k = logits.shape[-1]
+    loss, d = _kernel_call("softmax_cross_entropy_with_logits", _on_kernel_dtype,
+                           _kernels.softmax_xent, logits.reshape(-1, k), labels.reshape(-1, k))
+    return loss.reshape(logits.shape[:-1]), d.reshape(logits.shape)
+
+
+def _dense_xent_dlabels(g, ans, labels, logits):
+    # loss = -sum(y log_softmax(x)): dloss/dy = -log_softmax(x)
+    gl, gb = g
+    dy = -expand_dims(gl, -1) * log_softmax(logits)
+    if _used(gb):
+        # backprop = p sum(y) - y: its VJP in y is sum(gb p) - gb
+        p = softmax(logits)
+        dy = dy + (reduce_sum(gb * p, -1, keepdims=True) - gb)
+    return dy
+
+
+def _dense_xent_dlogits(g, ans, labels, logits):
+    # dloss/dx = backprop = softmax(x) sum(y) - y
+    gl, gb = g
+    dx = expand_dims(gl, -1) * ans[1]
+    if _used(gb):
+        # d backprop/dx = sum(y) (diag(p) - p p^T): VJP sum(y) p (gb - sum(gb p))
+        p = softmax(logits)
+        ysum = reduce_sum(labels, -1, keepdims=True)
+        dx = dx + ysum * p * (gb - reduce_sum(gb * p, -1, keepdims=True))
+    return dx
+
+
+_dense_xent = defop("softmax_cross_entropy_with_logits", _dense_xent_fwd, kinds=FLOAT,
+                    multi=True, check=_check_dense_xent,
+                    grads=[_dense_xent_dlabels, _dense_xent_dlogits])
+
+
+def _xent_args(fname, args, labels, logits):
+    if len(args) > 2:
+        raise TypeError("%s: takes labels and logits (expected at most 2 positional "
+                        "arguments, got %d)" % (fname, len(args)))
+    if args:
+        if labels is not None or (len(args) == 2 and logits is not None):
+            raise TypeError("%s: labels/logits given both by position and by keyword" % fname)
+        labels = args[0]
+        if len(args) == 2:
+            logits = args[1]
+    if labels is None or logits is None:
+        raise ValueError("%s: both labels and logits are required (call it as %s(labels=..., "
+                         "logits=...))" % (fname, fname))
+    return labels, logits
+
+
+def softmax_cross_entropy_with_logits(*args, labels=None, logits=None, axis=-1, name=None,
+                                      dim=None):
+    """Cross-entropy ``-sum(labels * log_softmax(logits), axis)`` with dense labels.
+
+    Both labels and logits get gradients. Arguments as TensorFlow 2 (``labels`` first);
+    pass them by keyword (``labels=..., logits=...``) to be safe from swapping.
+
+    >>> fe.nn.softmax_cross_entropy_with_logits(labels=[[0., 1.]], logits=[[0., 0.]])
+    """
+    name_ = "softmax_cross_entropy_with_logits"
+    labels, logits = _xent_args(name_, args, labels, logits)
+    labels, logits = convert_same(labels, logits)
+    if logits._value.dtype != labels._value.dtype:
+        raise InvalidArgumentError("%s: labels and logits dtypes differ (expected %s, got %s)"
+                                   % (name_, logits._value.dtype, labels._value.dtype))
+    axis = axis if dim is None else dim
+    rank = logits._value.ndim
+    if rank:
+        ax = normalize_axis(name_, axis, rank)[0]
+        if ax != rank - 1 and labels._value.ndim == rank:
+            perm = [i for i in range(rank) if i != ax] + [ax]
+            labels, logits = transpose(labels, perm), transpose(logits, perm)
+    return execute(_dense_xent, labels, logits)[0]
+
+
+softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
+
+
+def _check_sparse_xent(labels, logits):
+    name = "sparse_softmax_cross_entropy_with_logits"
+    if labels.dtype.kind not in "iu":
+        raise InvalidArgumentError("%s: labels must be integer class ids (expected int32 or "
+                                   "int64, got %s)" % (name, labels.dtype))
+    if logits.dtype.kind != "f":
+        raise InvalidArgumentError("%s: logits must be floating (expected float32 or float64, "
+                                   "got %s)" % (name, logits.dtype))
+    if logits.ndim == 0 or labels.shape != logits.shape[:-1]:
+        raise InvalidArgumentError(
+            "%s: labels must have the shape of logits without the last axis (expected labels "
+            "shape %s, got labels %s and logits %s)"
+            % (name, list(logits.shape[:-1]) if logits.ndim else "[...]", list(labels.shape),
+               list(logits.shape)))
+    if logits.shape[-1] == 0:
+        raise InvalidArgumentError("%s: logits needs at least one class (expected shape "
+                                   "[..., K >= 1], got %s)" % (name, list(logits.shape)))
+
+
+def _sparse_xent_fwd(labels, logits):
+    k = logits.shape[-1]
+    flat = labels.reshape(-1)
+    if flat.dtype not in (np.int32, np.int64):
+        flat = flat.astype(np.int64)
+    loss, d = _kernel_call("sparse_softmax_cross_entropy_with_logits", _on_kernel_dtype,
+                           lambda x: _kernels.sparse_softmax_xent(x, flat), logits.reshape(-1, k))
+    return loss.reshape(labels.shape), d.reshape(logits.shape)
+
+
+def _sparse_xent_dlogits(g, ans, labels, logits):
+    # dloss/dx = backprop = softmax(x) - onehot(label)
+    gl, gb = g
+    dx = expand_dims(gl, -1) * ans[1]
+    if _used(gb):
+        # d backprop/dx = diag(p) - p p^T: VJP p (gb - sum(gb p))
+        p = softmax(logits)
+        dx = dx + p * (gb - reduce_sum(gb * p, -1, keepdims=True))
+    return dx
+
+
+# labels are integer class ids: they have no gradient
+_sparse_xent = defop("sparse_softmax_cross_entropy_with_logits", _sparse_xent_fwd,
+                     kinds="fiu", same_dtype=False, multi=True, check=_check_sparse_xent,
+                     grads=[None, _sparse_xent_dlogits])
+
+
+def sparse_softmax_cross_entropy_with_logits(*args, labels=None, logits=None, name=None):
+    """Cross-entropy of integer class ``labels`` (shape ``logits.shape[:-1]``) and ``logits``.
+
+    ``loss = logsumexp(logits) - logits[label]``, stable for large logits and -inf masks.
+    Arguments as TensorFlow 2 (``labels`` first); keywords are safest.
+
+    >>> fe.nn.sparse_softmax_cross_entropy_with_logits(labels=[1], logits=[[0., 0.]])
+    """
+    fname = "sparse_softmax_cross_entropy_with_logits"
+    labels, logits = _xent_args(fname, args, labels, logits)
+    labels, logits = convert_to_tensor(labels), convert_to_tensor(logits)
+    if labels._value.dtype.kind == "f" and logits._value.dtype.kind in "iu":
+        raise InvalidArgumentError("%s: labels and logits look swapped (expected integer "
+                                   "labels and float logits, got labels %s and logits %s)"
+                                   % (fname, labels._value.dtype, logits._value.dtype))
+    return execute(_sparse_xent, labels, logits)[0]
+
+
+def _check_sigmoid_xent(labels, logits):
+    if labels.shape != logits.shape:
+        raise InvalidArgumentError(
+            "sigmoid_cross_entropy_with_logits: labels and logits shapes differ "
+            "(expected labels shape %s, got %s)" % (list(logits.shape), list(labels.shape)))
+
+
+def _sigmoid_xent_fwd(labels, logits):
+    # max(x, 0) - x z + log(1 + exp(-|x|)) (TensorFlow's stable form)
+    x, z = logits, labels
+    loss = np.maximum(x, 0) - x * z + np.log1p(np.exp(-np.abs(x)))
+    if not np.isfinite(x).all():
+        # masks: x = -inf with z = 0 (or +inf with z = 1) costs 0, not inf - inf
+        zero = ((x == -np.inf) & (z == 0)) | ((x == np.inf) & (z == 1))
+        loss[zero] = 0
+    return loss.astype(x.dtype, copy=False)
+
+
+# loss = max(x, 0) - x z + log(1 + e^-|x|): d/dx = sigmoid(x) - z, d/dz = -x
+_sigmoid_xent = defop("sigmoid_cross_entropy_with_logits", _sigmoid_xent_fwd, kinds=FLOAT,
+                      check=_check_sigmoid_xent, quiet=True,
+                      grads=[lambda g, ans, z, x: g * -x,
+                             lambda g, ans, z, x: g * (sigmoid(x) - z)])
+
+
+def sigmoid_cross_entropy_with_logits(*args, labels=None, logits=None, name=None):
+    """Elementwise logistic loss of ``labels`` (in [0, 1]) and ``logits``, computed stably."""
+    fname = "sigmoid_cross_entropy_with_logits"
+    labels, logits = _xent_args(fname, args, labels, logits)
+    logits, labels = convert_same(logits, labels)
+    return execute(_sigmoid_xent, labels, logits)
+
+
+# l2_loss = sum(x^2) / 2: d/dx = x
+l2_loss = defop("l2_loss", lambda x: np.asarray(np.vdot(x, x) * 0.5, dtype=x.dtype),
+                kinds=FLOAT, grads=[lambda g, ans, x: g * x])
+
+
+# ---- bias_add --------------------------------------------------------------------------
+
+def _check_bias_add(value, bias, nc=False):
+    if bias.ndim != 1 or value.ndim < 2:
+        raise InvalidArgumentError(
+            "bias_add: bias must be 1-D and value at least 2-D (expected bias [C], got "
+            "value %s and bias %s)" % (list(value.shape), list(bias.shape)))
+    c = value.shape[1] if nc else value.shape[-1]
+    if bias.shape[0] != c:
+        raise InvalidArgumentError(
+            "bias_add: bias size differs from the channel dimension of value (expected "
+            "bias [%d], got value %s and bias %s)" % (c, list(value.shape), list(bias.shape)))
+
+
+def _bias_add_fwd(value, bias, nc=False):
+    if nc:
+        return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
+    return value + bias
+
+
+def _bias_add_dbias(g, ans, value, bias, nc=False):
+    # the bias is broadcast over every axis but the channel one: sum them
+    rank = value._value.ndim
+    axes = [a for a in range(rank) if a != (1 if nc else rank - 1)]
+    return reduce_sum(g, axes)
+
+
+bias_add_op = defop("bias_add", _bias_add_fwd, kinds=NUMERIC, check=_check_bias_add,
+                    grads=[lambda g, ans, value, bias, nc=False: g, _bias_add_dbias])
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """``value + bias`` with a 1-D ``bias`` on the channel axis (last, or 1 for 'NC...')."""
+    value, bias = convert_same(value, bias)
+    if data_format is not None and str(data_format).startswith("NC"):
+        return execute(bias_add_op, value, bias, nc=True)
+    return execute(bias_add_op, value, bias)
+
+
+# ---- composites (no gradient of their own) ---------------------------------------------
+
+def _float_input(opname, x):
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError("%s: x must be floating (expected float16, float32 or "
+                                   "float64, got %s)" % (opname, x._value.dtype))
+    return x
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zero each entry with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
+
+    ``noise_shape`` (broadcastable to x's shape) shares one draw along its size-1 axes.
+    Random draws follow ``fe.random``'s seed rules.
+    """
+    from .random_ops import _rng_for
+    x = _float_input("dropout", x)
+    if isinstance(rate, (_core.Tensor, _core.VariableBase)):
+        rate = float(convert_to_tensor(rate))
+    rate = float(rate)
+    if not 0.0 <= rate < 1.0:
+        raise InvalidArgumentError("dropout: rate must be in [0, 1) (expected 0 <= rate < 1, "
+                                   "got %r)" % rate)
+    if rate == 0.0:
+        return x
+    shape = x._value.shape if noise_shape is None else tuple(
+        int(d) if d is not None else x._value.shape[i]
+        for i, d in enumerate(np.asarray(noise_shape).tolist()))
+    try:
+        np.broadcast_shapes(shape, x._value.shape)
+    except ValueError:
+        raise InvalidArgumentError("dropout: noise_shape must broadcast to x's shape (expected "
+                                   "one compatible with %s, got %s)"
+                                   % (list(x._value.shape), list(shape))) from None
+    keep = _rng_for(seed).random(shape) >= rate
+    scale = np.asarray(1.0 / (1.0 - rate), dtype=x._value.dtype)
+    return multiply(x, _core.wrap(keep.astype(x._value.dtype) * scale))
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """``(mean, variance)`` of ``x`` over ``axes``.
+
+    Composite: the variance is the mean of ``(x - mean)^2`` with the mean differentiated
+    too, so second derivatives are exact.
+    """
+    x = _float_input("moments", x)
+    axes = normalize_axis("moments", axes, x._value.ndim)
+    mean = reduce_mean(x, axes, keepdims=True)
+    variance = reduce_mean(squared_difference(x, mean), axes, keepdims=True)
+    if not keepdims:
+        shape = [d for i, d in enumerate(x._value.shape) if i not in (axes or range(99))]
+        mean, variance = reshape(mean, shape), reshape(variance, shape)
+    return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``(x - mean) * scale / sqrt(variance + eps) + offset`` (offset, scale may be None)."""
+    x = _float_input("batch_normalization", x)
+    mean, variance = convert_same(x, mean, variance)[1:]
+    inv = rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * convert_same(x, scale)[1]
+    shift = -(mean * inv) if offset is None else convert_same(x, offset)[1] - mean * inv
+    return x * inv + shift
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """``x / sqrt(max(sum(x^2, axis), epsilon))``."""
+    x = _float_input("l2_normalize", x)
+    axis = axis if dim is None else dim
+    axes = normalize_axis("l2_normalize", axis, x._value.ndim)
+    return x * rsqrt(maximum(reduce_sum(square(x), axes, keepdims=True), epsilon))
+
+
+from .conv_ops import (avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d,  # noqa: E402,F401
+                       conv2d_transpose, convolution, max_pool, max_pool1d, max_pool2d)
