@@ -25,12 +25,18 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_
                            reduce_mean, reduce_min, reduce_sum, round, rsqrt, sigmoid, sign,
                            sin, sqrt, square, squared_difference, subtract, tan, tanh, truediv,
                            where)
+from .ops.math_ops import (cumprod, cumsum, reduce_logsumexp, reduce_prod)  # noqa: F401
+from .ops.array_ops import (boolean_mask, gather, gather_nd, meshgrid, one_hot,  # noqa: F401
+                            pad, repeat, reverse, scatter_nd, slice, strided_slice, tile)
+from .ops.linalg_ops import einsum, norm, tensordot  # noqa: F401
+from .ops.special_ops import argsort, erf, sort  # noqa: F401
 from .variables import Variable  # noqa: F401
 from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # noqa: F401
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
                        value_and_gradients_function)
 from .placement import device  # noqa: F401
 from . import config, math, nest, nn, random  # noqa: F401
+from . import debugging, linalg  # noqa: F401
 
 newaxis = None
 

@@ -1,4 +1,6 @@
-"""``fe.math``: elementwise math, reductions and matmul under TensorFlow's names."""
+"""``fe.math``: elementwise math, reductions, scans, sorting and matmul under TF's names."""
+from .ops.array_ops import segment_sum, unsorted_segment_sum  # noqa: F401
+from .ops.linalg_ops import einsum, norm, tensordot  # noqa: F401
 from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, equal,  # noqa: F401
                            exp, expm1, floor, floordiv, floormod, greater, greater_equal,
                            is_finite, is_inf, is_nan, less, less_equal, log, log1p,
@@ -8,3 +10,6 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, e
                            reduce_sum, round, rsqrt, sigmoid, sign, sin, sqrt, square,
                            squared_difference, subtract, tan, tanh, truediv)
 from .ops.math_ops import floor_div, neg  # noqa: F401
+from .ops.math_ops import (cumprod, cumsum, log_sigmoid, reduce_logsumexp,  # noqa: F401
+                           reduce_prod, reduce_std, reduce_variance)
+from .ops.special_ops import argsort, erf, sort, top_k  # noqa: F401

@@ -27,6 +27,57 @@ def _split_ref(x):
     return np.split(x, [1], axis=-1)
 
 
+def well_conditioned(a):
+    """Square matrices made diagonally dominant (invertible, well conditioned)."""
+    if a.ndim >= 2 and a.shape[-1] == a.shape[-2]:
+        return a + 3 * np.eye(a.shape[-1])
+    return a
+
+
+def _spd(m, xp):
+    # a symmetric positive-definite matrix built from any square m (through its own ops,
+    # so perturbations of m stay symmetric for the Cholesky gradient check)
+    n = m.shape[-1]
+    if xp is np:
+        return m @ np.swapaxes(m, -1, -2) + n * np.eye(n, dtype=m.dtype)
+    return fe.matmul(m, m, transpose_b=True) + n * fe.eye(n, dtype=m.dtype)
+
+
+def _scans(fn, x):
+    return [fn(x, axis=-1), fn(x, axis=-1, exclusive=True), fn(x, axis=-1, reverse=True),
+            fn(x, axis=-1, exclusive=True, reverse=True)]
+
+
+def _np_scan(fn, x, exclusive=False, reverse=False):
+    if reverse:
+        x = np.flip(x, -1)
+    out = fn(x, axis=-1)
+    if exclusive:
+        first = np.zeros_like(x[..., :1]) if fn is np.cumsum else np.ones_like(x[..., :1])
+        out = np.concatenate([first, out[..., :-1]], axis=-1)
+    return np.flip(out, -1) if reverse else out
+
+
+def _np_scans(fn, x):
+    return [_np_scan(fn, x), _np_scan(fn, x, True), _np_scan(fn, x, False, True),
+            _np_scan(fn, x, True, True)]
+
+
+# einsum: one equation per case (keyed by the operand shapes)
+_EINSUM = {((2, 3), (3, 4)): "ij,jk->ki", ((3, 3), (3,)): "ii,i->i",
+           ((2, 3, 4), (4,)): "abc,c->ab", ((2, 3), (2, 3)): "ij,ij", ((2, 3), (4,)): "ij,k->kij",
+           ((2, 3),): "ij->j", ((3, 3),): "ii->i"}
+
+
+def _einsum(xp):
+    return lambda *xs: xp.einsum(_EINSUM[tuple(tuple(x.shape) for x in xs)], *xs)
+
+
+def _erf_ref(x):
+    import math
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
 SPECS = {
     # ---- math_ops: binary
     "add": Spec(fe.add, np.add, BINARY),
@@ -142,6 +193,54 @@ SPECS = {
     # the VJP of getitem; order 2 of this spec differentiates it (repeated indices add up)
     "index_backward": Spec(lambda x: x[np.array([0, 2, 0])], lambda x: x[np.array([0, 2, 0])],
                            [((3, 4),), ((3,),)]),
+    # ---- products, log-sum-exp, scans (math_ops)
+    "reduce_prod": Spec(lambda x: fe.reduce_prod(x, axis=-1), lambda x: np.prod(x, axis=-1),
+                        [((3,),), ((2, 3),), ((0,),)], domain=away_from_zero),
+    "reduce_logsumexp": Spec(lambda x: fe.reduce_logsumexp(x, axis=-1),
+                             lambda x: np.log(np.sum(np.exp(x), axis=-1)),
+                             [((3,),), ((2, 3),)]),
+    "cumsum": Spec(lambda x: _scans(fe.cumsum, x), lambda x: _np_scans(np.cumsum, x),
+                   [((3,),), ((2, 3),), ((0,),)]),
+    # cumprod's gradient divides by x: keep the inputs away from zero
+    "cumprod": Spec(lambda x: _scans(fe.math.cumprod, x), lambda x: _np_scans(np.cumprod, x),
+                    [((3,),), ((2, 3),), ((0,),)], domain=away_from_zero),
+    # ---- special_ops
+    "erf": Spec(fe.math.erf, _erf_ref),
+    "argsort": Spec(lambda x: [fe.cast(fe.argsort(x), fe.float32),
+                               fe.cast(fe.argsort(x, direction="DESCENDING"), fe.float32)],
+                    lambda x: [np.argsort(x, kind="stable").astype(np.float32),
+                               np.argsort(-x, kind="stable").astype(np.float32)],
+                    [((3,),), ((2, 3),), ((0,),)], grad=False),
+    # ---- linalg_ops
+    "einsum": Spec(_einsum(fe), _einsum(np), [tuple(k) for k in _EINSUM]),
+    "inv": Spec(fe.linalg.inv, np.linalg.inv, [((3, 3),), ((2, 2, 2),)],
+                domain=well_conditioned),
+    "det": Spec(fe.linalg.det, np.linalg.det, [((3, 3),), ((2, 2, 2),)],
+                domain=well_conditioned),
+    "slogdet": Spec(fe.linalg.slogdet, lambda a: list(np.linalg.slogdet(a)),
+                    [((3, 3),), ((2, 2, 2),)], domain=well_conditioned),
+    "solve": Spec(lambda a, b: [fe.linalg.solve(a, b), fe.linalg.solve(a, b, adjoint=True)],
+                  lambda a, b: [np.linalg.solve(a, b),
+                                np.linalg.solve(np.swapaxes(a, -1, -2), b)],
+                  [((3, 3), (3, 2)), ((2, 3, 3), (3, 1)), ((3, 3), (2, 3, 2))],
+                  domain=well_conditioned),
+    "cholesky": Spec(lambda m: fe.linalg.cholesky(_spd(m, fe)),
+                     lambda m: np.linalg.cholesky(_spd(m, np)), [((3, 3),), ((2, 2, 2),)]),
+    "qr": Spec(lambda a: list(fe.linalg.qr(a)), lambda a: list(np.linalg.qr(a)),
+               [((3, 3),), ((4, 2),), ((2, 2, 3),)], grad=False),
+    "svd": Spec(lambda a: list(fe.linalg.svd(a)),
+                lambda a: [np.linalg.svd(a)[1], np.linalg.svd(a, full_matrices=False)[0],
+                           np.swapaxes(np.linalg.svd(a, full_matrices=False)[2], -1, -2)],
+                [((3, 3),), ((4, 2),), ((2, 2, 3),)], grad=False),
+    # ---- tile, pad, one_hot (array_ops)
+    "tile": Spec(lambda x: fe.tile(x, [2] * len(x.shape)),
+                 lambda x: np.tile(x, [2] * x.ndim)),
+    "pad": Spec(lambda x: fe.pad(x, [[1, 2]] * len(x.shape), constant_values=0.5),
+                lambda x: np.pad(x, [[1, 2]] * x.ndim, constant_values=0.5) if x.ndim else x),
+    "one_hot": Spec(lambda x: fe.one_hot(fe.cast(fe.abs(x) * 2, fe.int32), 4, axis=0),
+                    lambda x: np.moveaxis(
+                        (np.abs(x) * 2).astype(np.int32)[..., None] == np.arange(4), -1, 0)
+                    .astype(np.float32), grad=False),
 }
 
 from tests.ops.op_specs_nn import NN_SPECS  # noqa: E402 - the fe.nn entries live there

@@ -473,3 +473,132 @@ def add_n(inputs, name=None):
     for x in inputs[1:]:
         total = add(total, x)
     return total
+
+
+# ---- products, log-sum-exp, scans ---------------------------------------------------------
+
+def _prod_fwd(x, axis=None, keepdims=False):
+    # integers keep their dtype and wrap on overflow (as NumPy with dtype= and TensorFlow)
+    dtype = x.dtype if x.dtype.kind in "iu" else None
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+def _prod_grad(g, ans, x, axis=None, keepdims=False):
+    # d/dx_i prod(x) = prod_{j != i} x_j = (exclusive cumprod from the left) * (exclusive
+    # cumprod from the right), over the reduced axes flattened into one: no division, so
+    # zeros in x are handled (the trick of TensorFlow's ProdGrad)
+    from .array_ops import reshape, transpose
+    shape = x._value.shape
+    rank = len(shape)
+    reduced = list(range(rank)) if axis is None else list(axis)
+    kept = [a for a in range(rank) if a not in reduced]
+    perm = kept + reduced
+    n = 1
+    for a in reduced:
+        n *= shape[a]
+    xt = reshape(transpose(x, perm), [shape[a] for a in kept] + [n])
+    others = (cumprod(xt, axis=-1, exclusive=True)
+              * cumprod(xt, axis=-1, exclusive=True, reverse=True))
+    others = reshape(others, [shape[a] for a in perm])
+    others = transpose(others, np.argsort(perm).tolist())
+    return _expand_to_input(g, x, axis, keepdims) * others
+
+
+_reduce_prod = defop("reduce_prod", _prod_fwd, grads=[_prod_grad])
+reduce_prod = _reduction(_reduce_prod)
+
+
+def _logsumexp_fwd(x, axis=None, keepdims=False):
+    # log sum exp(x) = m + log sum exp(x - m) with m = max(x): no overflow; an all -inf
+    # (or empty) slice gives -inf, an inf gives inf
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        out = np.squeeze(out, axis=axis)
+    return out.astype(x.dtype, copy=False)
+
+
+# d/dx logsumexp(x) = exp(x - logsumexp(x)) (the softmax)
+_reduce_logsumexp = defop(
+    "reduce_logsumexp", _logsumexp_fwd, kinds=FLOAT, quiet=True,
+    grads=[lambda g, ans, x, axis=None, keepdims=False:
+           _expand_to_input(g, x, axis, keepdims)
+           * exp(x - _expand_to_input(ans, x, axis, keepdims))])
+reduce_logsumexp = _reduction(_reduce_logsumexp)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The (biased) variance over ``axis``: mean((x - mean(x))^2) (a composite op)."""
+    x = convert_to_tensor(input_tensor)
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError("reduce_variance: input must be floating (expected float, "
+                                   "got %s)" % x._value.dtype)
+    mean = reduce_mean(x, axis, keepdims=True)
+    return reduce_mean(square(x - mean), axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation over ``axis``: sqrt(reduce_variance) (a composite op)."""
+    return sqrt(reduce_variance(input_tensor, axis, keepdims=keepdims))
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x| (a composite)."""
+    x = convert_to_tensor(x)
+    return minimum(x, 0) - log1p(exp(negative(abs(x))))
+
+
+def _shift(out, axis, fill):
+    # exclusive scans: out[i] <- out[i - 1] along axis, out[0] <- fill
+    res = np.empty_like(out)
+    lead = (slice(None),) * axis
+    res[lead + (slice(0, 1),)] = fill
+    res[lead + (slice(1, None),)] = out[lead + (slice(None, -1),)]
+    return res
+
+
+def _scan_fwd(fn, fill):
+    def forward(x, axis, exclusive=False, reverse=False):
+        if reverse:
+            x = np.flip(x, axis)
+        out = fn(x, axis=axis, dtype=x.dtype)   # integers wrap, as TensorFlow
+        if exclusive and out.shape[axis]:
+            out = _shift(out, axis, fill)
+        if reverse:
+            out = np.flip(out, axis)
+        return out
+    return forward
+
+
+# cumsum is linear: its adjoint is the cumsum running the other way
+_cumsum = defop("cumsum", _scan_fwd(np.cumsum, 0),
+                grads=[lambda g, ans, x, axis, exclusive=False, reverse=False:
+                       cumsum(g, axis, exclusive=exclusive, reverse=not reverse)])
+
+# y_i = prod_{j <= i} x_j: dy_i/dx_j = y_i / x_j, so dx = reverse-cumsum(g y) / x.
+# Like TensorFlow's, this divides by x: inputs with zeros get inf/nan gradients
+# (reduce_prod's gradient does not go through here and is exact at zeros).
+_cumprod = defop("cumprod", _scan_fwd(np.cumprod, 1),
+                 grads=[lambda g, ans, x, axis, exclusive=False, reverse=False:
+                        cumsum(g * ans, axis, exclusive=exclusive, reverse=not reverse) / x])
+
+
+def _scan(op):
+    def scan(x, axis=0, exclusive=False, reverse=False, name=None):
+        x = convert_to_tensor(x)
+        if x._value.ndim == 0:
+            raise InvalidArgumentError("%s: input must have rank >= 1 (expected a vector or "
+                                       "more, got a scalar)" % op.name)
+        ax = normalize_axis(op.name, axis, x._value.ndim)[0]
+        return execute(op, x, axis=ax, exclusive=bool(exclusive), reverse=bool(reverse))
+    scan.__name__ = op.name
+    scan.__doc__ = ("%s along ``axis``; ``exclusive`` leaves out the current element, "
+                    "``reverse`` scans from the end.\n\n    >>> fe.%s([1, 2, 3]).numpy()\n"
+                    "    array([1, %s], dtype=int32)"
+                    % (op.name, op.name, "3, 6" if op.name == "cumsum" else "2, 6"))
+    return scan
+
+
+cumsum = _scan(_cumsum)
+cumprod = _scan(_cumprod)

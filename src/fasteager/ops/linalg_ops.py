@@ -1,0 +1,430 @@
+"""Linear algebra: tensordot, einsum, norms and the matrix functions of ``fe.linalg``.
+
+Matrix ops act on the last two axes and batch over the leading ones (NumPy's
+``np.linalg`` rules). Gradients are the standard matrix-calculus formulas written with
+fasteager ops (so they are differentiable again); each cites its source. inv, det,
+slogdet, solve and cholesky have gradients; qr and svd are forward only. Float dtypes
+only (float32 stays float32); singular or non-positive-definite inputs raise
+``InvalidArgumentError`` naming the op.
+"""
+import string
+
+import numpy as np
+
+from .. import _core
+from ..errors import InvalidArgumentError, UnimplementedError
+from .array_ops import eye, getitem, reshape, transpose
+from .math_ops import (abs, convert_same, matmul, reduce_max, reduce_sum, sqrt, square,
+                       pow as _pow)
+from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis, unbroadcast
+
+convert_to_tensor = _core.convert_to_tensor
+
+
+def matrix_transpose(a, name=None, conjugate=False):
+    """Swap the last two axes (a batch of matrix transposes)."""
+    x = convert_to_tensor(a)
+    rank = x._value.ndim
+    if rank < 2:
+        raise InvalidArgumentError("matrix_transpose: input must have rank >= 2 (expected a "
+                                   "matrix, got shape %s)" % list(x._value.shape))
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    return transpose(x, perm)
+
+
+_mT = matrix_transpose
+
+
+def _expand2(t):
+    # a batch of scalars (...,) -> (..., 1, 1), to scale a batch of matrices
+    return reshape(t, tuple(t._value.shape) + (1, 1))
+
+
+# ---- tensordot and einsum -----------------------------------------------------------------
+
+def tensordot(a, b, axes, name=None):
+    """Sum of products over ``axes`` (an int N: the last N of a with the first N of b; or a
+    pair of axis lists). A composite of transpose, reshape and matmul, as in TensorFlow.
+
+    >>> fe.tensordot(fe.ones((2, 3)), fe.ones((3, 4)), axes=1).shape
+    TensorShape([2, 4])
+    """
+    a, b = convert_same(a, b)
+    ra, rb = a._value.ndim, b._value.ndim
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if not 0 <= n <= min(ra, rb):
+            raise InvalidArgumentError("tensordot: axes=%d must be in [0, min(rank a, rank b)] "
+                                       "(expected <= %d)" % (n, min(ra, rb)))
+        axes_a, axes_b = list(range(ra - n, ra)), list(range(n))
+    else:
+        try:
+            axes_a, axes_b = axes
+        except (TypeError, ValueError):
+            raise InvalidArgumentError("tensordot: axes must be an int or a pair of lists "
+                                       "(got %r)" % (axes,)) from None
+        axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+        if len(axes_a) != len(axes_b):
+            raise InvalidArgumentError("tensordot: the axis lists differ in length (got %s and "
+                                       "%s)" % (axes_a, axes_b))
+        axes_a = [int(x) % max(ra, 1) for x in axes_a]
+        axes_b = [int(x) % max(rb, 1) for x in axes_b]
+    sa, sb = a._value.shape, b._value.shape
+    for i, j in zip(axes_a, axes_b):
+        if sa[i] != sb[j]:
+            raise InvalidArgumentError("tensordot: contracted dimensions differ (expected a "
+                                       "axis %d of size %d to match b axis %d, got %d)"
+                                       % (i, sa[i], j, sb[j]))
+    free_a = [i for i in range(ra) if i not in axes_a]
+    free_b = [i for i in range(rb) if i not in axes_b]
+    k = int(np.prod([sa[i] for i in axes_a], dtype=np.int64))
+    ma = int(np.prod([sa[i] for i in free_a], dtype=np.int64))
+    nb = int(np.prod([sb[i] for i in free_b], dtype=np.int64))
+    am = reshape(transpose(a, free_a + axes_a), (ma, k))
+    bm = reshape(transpose(b, axes_b + free_b), (k, nb))
+    return reshape(matmul(am, bm), [sa[i] for i in free_a] + [sb[i] for i in free_b])
+
+
+def _parse_einsum(subscripts, shapes):
+    """Explicit form ``"ab,bc->ac"`` of ``subscripts``, checked against the operand shapes."""
+    s = subscripts.replace(" ", "")
+    if "." in s:
+        raise UnimplementedError("einsum: ellipsis ('...') is not supported; name the axes")
+    if "->" in s:
+        lhs, out = s.split("->")
+    else:
+        lhs = s
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise InvalidArgumentError("einsum: %r names %d operands (expected %d to match, got %d "
+                                   "operands)" % (subscripts, len(ins), len(ins), len(shapes)))
+    sizes = {}
+    for sub, shape in zip(ins, shapes):
+        if len(sub) != len(shape) or not all(c in string.ascii_letters for c in sub):
+            raise InvalidArgumentError("einsum: subscripts %r do not fit an operand of shape %s"
+                                       % (sub, list(shape)))
+        for c, d in zip(sub, shape):
+            if sizes.setdefault(c, d) != d:
+                raise InvalidArgumentError("einsum: axis %r has two sizes (expected %d, got %d)"
+                                           % (c, sizes[c], d))
+    for c in out:
+        if c not in sizes or out.count(c) > 1:
+            raise InvalidArgumentError("einsum: output axis %r must appear once and in an input "
+                                       "(got %r)" % (c, subscripts))
+    return ",".join(ins) + "->" + out, sizes
+
+
+def _einsum_grad(g, ans, inputs, attrs, needs):
+    # d/dX_i of einsum(s_1,...,s_n -> out) is einsum(out, s_j (j != i) -> s_i) applied to g.
+    # Axes only in s_i are broadcast (a ones operand supplies them); a letter repeated in
+    # s_i (a diagonal) gets a fresh name and an identity operand ties the two together.
+    subs = attrs["subscripts"]
+    lhs, out = subs.split("->")
+    ins = lhs.split(",")
+    sizes = {}
+    for sub, x in zip(ins, inputs):
+        sizes.update(zip(sub, x._value.shape))
+    unused = iter([c for c in string.ascii_letters if c not in sizes])
+    grads = []
+    for i, sub in enumerate(ins):
+        if not needs[i]:
+            grads.append(None)
+            continue
+        dtype = inputs[i]._value.dtype
+        others = [ins[j] for j in range(len(ins)) if j != i]
+        operands = [g] + [inputs[j] for j in range(len(ins)) if j != i]
+        terms = [out] + others
+        seen = set(out + "".join(others))
+        target = ""
+        for c in sub:
+            if c in target:
+                fresh = next(unused)
+                terms.append(c + fresh)
+                operands.append(_core.wrap(np.eye(sizes[c], dtype=dtype)))
+                target += fresh
+                continue
+            if c not in seen:
+                terms.append(c)
+                operands.append(_core.wrap(np.ones(sizes[c], dtype=dtype)))
+                seen.add(c)
+            target += c
+        grads.append(execute(_einsum, *operands, subscripts=",".join(terms) + "->" + target))
+    return grads
+
+
+_einsum = defop("einsum", lambda *xs, subscripts: np.einsum(subscripts, *xs, optimize=len(xs) > 2),
+                kinds=NUMERIC, joint_grad=_einsum_grad)
+
+
+def einsum(equation, *inputs, name=None, **kwargs):
+    """Einstein summation: ``fe.einsum("ij,jk->ik", a, b)`` is ``a @ b``. Explicit (``->``)
+    and implicit forms; the gradient is an einsum with the subscripts rearranged.
+    """
+    xs = convert_same(*inputs)
+    subs, _ = _parse_einsum(equation, [x._value.shape for x in xs])
+    return execute(_einsum, *xs, subscripts=subs)
+
+
+# ---- norms ----------------------------------------------------------------------------------
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """Vector norm (``axis`` None or an int) or matrix norm (``axis`` a pair).
+
+    ``ord``: ``'euclidean'``/``'fro'``/2 (square root of the sum of squares), 1, ``np.inf``
+    and, for vectors, any p > 0; matrix norms take 1, ``np.inf`` and ``'fro'``/``'euclidean'``.
+    ``axis=None`` treats the whole tensor as one vector (TensorFlow's rule).
+    """
+    x = convert_to_tensor(tensor)
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError("norm: input must be floating (expected float, got %s)"
+                                   % x._value.dtype)
+    keepdims = bool(keepdims)
+    axes = normalize_axis("norm", axis, x._value.ndim)
+    matrix = axis is not None and not isinstance(axis, (int, np.integer)) and len(axes) == 2
+    if axis is not None and not matrix and len(axes) != 1:
+        raise InvalidArgumentError("norm: axis must be None, an int or a pair of ints (got %r)"
+                                   % (axis,))
+    euclid = ord in ("euclidean", "fro") or (ord == 2 and not matrix)
+    if euclid:
+        return sqrt(reduce_sum(square(x), axes, keepdims=keepdims))
+    if matrix:
+        rows, cols = (axis[0] % x._value.ndim, axis[1] % x._value.ndim)
+        if ord == 1:      # max over columns of the column sums of |x|
+            s = reduce_sum(abs(x), rows, keepdims=True)
+            return _squeeze_pair(reduce_max(s, cols, keepdims=True), axes, keepdims)
+        if ord == np.inf:  # max over rows of the row sums of |x|
+            s = reduce_sum(abs(x), cols, keepdims=True)
+            return _squeeze_pair(reduce_max(s, rows, keepdims=True), axes, keepdims)
+        raise InvalidArgumentError("norm: matrix ord must be 1, inf, 'fro' or 'euclidean' "
+                                   "(got %r)" % (ord,))
+    if ord == 1:
+        return reduce_sum(abs(x), axes, keepdims=keepdims)
+    if ord == np.inf:
+        return reduce_max(abs(x), axes, keepdims=keepdims)
+    try:
+        p = float(ord)
+    except (TypeError, ValueError):
+        p = -1.0
+    if not p > 0:
+        raise InvalidArgumentError("norm: ord must be 'euclidean', 'fro', inf or a number > 0 "
+                                   "(got %r)" % (ord,))
+    return _pow(reduce_sum(_pow(abs(x), p), axes, keepdims=keepdims), 1.0 / p)
+
+
+def _squeeze_pair(t, axes, keepdims):
+    if keepdims:
+        return t
+    shape = [d for i, d in enumerate(t._value.shape) if i not in axes]
+    return reshape(t, shape)
+
+
+# ---- matrix functions with gradients --------------------------------------------------------
+
+def _check_square(opname):
+    def check(a, *rest, **attrs):
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise InvalidArgumentError("%s: input must be a (batch of) square matrices "
+                                       "(expected shape [..., n, n], got %s)"
+                                       % (opname, list(a.shape)))
+    return check
+
+
+def _linalg_call(opname, fn):
+    def forward(*args, **attrs):
+        try:
+            return fn(*args, **attrs)
+        except np.linalg.LinAlgError as e:
+            raise InvalidArgumentError("%s: %s (expected an invertible%s matrix)"
+                                       % (opname, e, " positive-definite"
+                                          if opname == "cholesky" else "")) from None
+    return forward
+
+
+def _inv_grad(g, ans, a):
+    # d inv(A) = -inv(A) dA inv(A)  =>  dA = -inv(A)^T g inv(A)^T  (Giles 2008, sec. 2.2.3)
+    return -matmul(matmul(ans, g, transpose_a=True), ans, transpose_b=True)
+
+
+inv_op = defop("inv", _linalg_call("inv", np.linalg.inv), kinds=FLOAT,
+               check=_check_square("inv"), grads=[_inv_grad])
+
+
+def inv(input, adjoint=False, name=None):
+    """The inverse of each square matrix in ``input`` (``adjoint``: of its transpose)."""
+    out = execute(inv_op, input)
+    return _mT(out) if adjoint else out
+
+
+def _det_grad(g, ans, a):
+    # d det(A) = det(A) tr(inv(A) dA)  =>  dA = g det(A) inv(A)^T  (Giles 2008, sec. 2.2.4)
+    return _expand2(g * ans) * _mT(inv(a))
+
+
+det_op = defop("det", _linalg_call("det", np.linalg.det), kinds=FLOAT,
+               check=_check_square("det"), grads=[_det_grad])
+
+
+def det(input, name=None):
+    """The determinant of each square matrix in ``input``."""
+    return execute(det_op, input)
+
+
+def _slogdet_fwd(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return sign.astype(a.dtype), logabs.astype(a.dtype)
+
+
+# d log|det(A)| = tr(inv(A) dA)  =>  dA = g inv(A)^T; the sign is piecewise constant
+slogdet_op = defop("slogdet", _slogdet_fwd, kinds=FLOAT, multi=True,
+                   check=_check_square("slogdet"),
+                   grads=[lambda g, ans, a: _expand2(g[1]) * _mT(inv(a))])
+
+
+def slogdet(input, name=None):
+    """``(sign, log|det|)`` of each square matrix: the log-determinant without overflow."""
+    return execute(slogdet_op, input)
+
+
+def logdet(matrix, name=None):
+    """log(det(matrix)) of a positive-definite matrix: 2 sum(log(diag(cholesky(matrix))))."""
+    from .math_ops import log
+    return 2.0 * reduce_sum(log(diag_part(cholesky(matrix))), -1)
+
+
+def _check_solve(a, b, adjoint=False):
+    _check_square("solve")(a)
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise InvalidArgumentError("solve: rhs must have shape [..., %d, k] to match matrix %s "
+                                   "(got %s)" % (a.shape[-1], list(a.shape), list(b.shape)))
+
+
+def _solve_fwd(a, b, adjoint=False):
+    if adjoint:
+        a = np.swapaxes(a, -1, -2)
+    # NumPy >= 2 solves b of shape (..., n, k) batch-wise; broadcast the batches first
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    return np.linalg.solve(a, b)
+
+
+def _solve_da(g, ans, a, b, adjoint=False):
+    # A X = B: dB = solve(A^T, g), dA = -dB X^T; with adjoint (A^T X = B): dA = -X dB^T
+    # (Giles 2008, sec. 2.3.1)
+    gb = solve(a, g, adjoint=not adjoint)
+    da = matmul(ans, gb, transpose_b=True) if adjoint else matmul(gb, ans, transpose_b=True)
+    return unbroadcast(-da, a)
+
+
+solve_op = defop("solve", _linalg_call("solve", _solve_fwd), kinds=FLOAT, check=_check_solve,
+                 grads=[_solve_da, lambda g, ans, a, b, adjoint=False:
+                        unbroadcast(solve(a, g, adjoint=not adjoint), b)])
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """``X`` with ``matrix @ X = rhs`` (``adjoint``: ``matrix^T @ X = rhs``); rhs [..., n, k]."""
+    matrix, rhs = convert_same(matrix, rhs)
+    if adjoint:
+        return execute(solve_op, matrix, rhs, adjoint=True)
+    return execute(solve_op, matrix, rhs)
+
+
+_PHI = {}
+
+
+def _phi_mask(n, dtype):
+    # Phi(X) keeps the lower triangle and halves the diagonal (Murray 2016, eq. 10)
+    key = (n, np.dtype(dtype))
+    if key not in _PHI:
+        _PHI[key] = _core.wrap((np.tril(np.ones((n, n))) - 0.5 * np.eye(n)).astype(dtype))
+    return _PHI[key]
+
+
+def _cholesky_grad(g, ans, a):
+    # A = L L^T: Abar = L^-T Phi(L^T Lbar) L^-1, symmetrised (Murray 2016, "Differentiation
+    # of the Cholesky decomposition", eq. 10), the gradient for a symmetric A
+    n = a._value.shape[-1]
+    l_inv = inv(ans)
+    mid = matmul(ans, g, transpose_a=True) * _phi_mask(n, a._value.dtype)
+    abar = matmul(matmul(l_inv, mid, transpose_a=True), l_inv)
+    return 0.5 * (abar + _mT(abar))
+
+
+cholesky_op = defop("cholesky", _linalg_call("cholesky", np.linalg.cholesky), kinds=FLOAT,
+                    check=_check_square("cholesky"), grads=[_cholesky_grad])
+
+
+def cholesky(input, name=None):
+    """The lower-triangular ``L`` with ``L @ L^T = input`` (symmetric positive-definite).
+
+    Only the lower triangle of ``input`` is read; the gradient is for a symmetric input.
+    """
+    return execute(cholesky_op, input)
+
+
+_FWD_ONLY = "forward only for now (its gradient is not implemented)"
+
+qr_op = defop("qr", lambda a, full_matrices=False:
+              np.linalg.qr(a, mode="complete" if full_matrices else "reduced"),
+              kinds=FLOAT, multi=True, no_grad=_FWD_ONLY)
+
+
+def qr(input, full_matrices=False, name=None):
+    """``(q, r)`` with ``q`` orthonormal columns and ``r`` upper-triangular (no gradient)."""
+    x = convert_to_tensor(input)
+    if x._value.ndim < 2:
+        raise InvalidArgumentError("qr: input must have rank >= 2 (expected a matrix, got "
+                                   "shape %s)" % list(x._value.shape))
+    return execute(qr_op, x, full_matrices=bool(full_matrices))
+
+
+def _svd_fwd(a, full_matrices=False, compute_uv=True):
+    if not compute_uv:
+        return (np.linalg.svd(a, compute_uv=False),)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return s, u, np.swapaxes(vh, -1, -2)
+
+
+svd_op = defop("svd", _linalg_call("svd", _svd_fwd), kinds=FLOAT, multi=True,
+               no_grad=_FWD_ONLY)
+
+
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    """``(s, u, v)`` with ``tensor = u @ diag(s) @ v^T`` (TensorFlow's order; ``v``, not
+    ``v^T``); only ``s`` when ``compute_uv=False``. No gradient."""
+    x = convert_to_tensor(tensor)
+    if x._value.ndim < 2:
+        raise InvalidArgumentError("svd: input must have rank >= 2 (expected a matrix, got "
+                                   "shape %s)" % list(x._value.shape))
+    out = execute(svd_op, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    return out if compute_uv else out[0]
+
+
+# ---- diagonals and trace (getitem with a built key: gradients scatter back) -----------------
+
+def diag_part(input, k=0, name=None):
+    """The main diagonal of each matrix in ``input`` (shape [..., min(m, n)])."""
+    x = convert_to_tensor(input)
+    if x._value.ndim < 2:
+        raise InvalidArgumentError("diag_part: input must have rank >= 2 (expected a matrix, "
+                                   "got shape %s)" % list(x._value.shape))
+    n = min(x._value.shape[-2:])
+    i = np.arange(n)
+    return execute(getitem, x, key=(Ellipsis, i, i))
+
+
+def diag(diagonal, name=None):
+    """Square matrices with ``diagonal`` (shape [..., n]) on their diagonal."""
+    d = convert_to_tensor(diagonal)
+    if d._value.ndim < 1:
+        raise InvalidArgumentError("diag: diagonal must have rank >= 1 (got a scalar)")
+    n = d._value.shape[-1]
+    return reshape(d, tuple(d._value.shape) + (1,)) * eye(n, dtype=d._value.dtype)
+
+
+def trace(x, name=None):
+    """The sum of the main diagonal of each matrix in ``x``."""
+    return reduce_sum(diag_part(x), -1)
