@@ -17,3 +17,10 @@ def num_gpus():
 
 def in_eager_mode():
     return True
+
+
+def Iterator(dataset):
+    """An iterator over ``dataset``'s elements (tensors): ``for x, y in tfe.Iterator(ds)``;
+    ``.next()`` and ``.get_next()`` also work."""
+    from ..data.dataset import OwnedIterator
+    return OwnedIterator(dataset)

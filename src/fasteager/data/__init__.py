@@ -1,0 +1,17 @@
+"""``fe.data``: input pipelines (``fe.data.Dataset``), as ``tf.data``.
+
+>>> ds = fe.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(32)
+>>> for images, labels in ds:
+...     train_step(images, labels)
+"""
+from . import experimental  # noqa: F401
+from .dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,  # noqa: F401
+                      Dataset, OwnedIterator)
+from .structure import TensorSpec  # noqa: F401
+from . import transforms as _transforms  # noqa: F401
+from . import sources as _sources  # noqa: F401
+
+Iterator = OwnedIterator
+
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "TensorSpec", "experimental", "Iterator"]

@@ -1,0 +1,350 @@
+"""``fe.data.Dataset``: lazy input pipelines with ``tf.data``'s semantics.
+
+Each dataset is a node over its input; iterating builds a fresh chain of Python
+iterators that pass elements (structures of NumPy arrays) up the chain, and the user
+sees them as tensors.
+
+Fast path. A pipeline that starts at ``from_tensor_slices`` and only reorders or selects
+elements (``shuffle``, ``take``, ``skip``, ``repeat``, ``cache``) has an *index plan*:
+a stream of int64 index arrays into the source arrays. ``batch`` over such a pipeline
+cuts the stream into batches and gathers each with one NumPy fancy-indexing call per
+component (a plain slice when the indices are a contiguous run), so no per-element
+Python runs; ``shuffle`` runs its buffer algorithm over indices in a tight loop.
+"""
+import itertools
+import secrets
+
+import numpy as np
+
+from .. import _core
+from ..errors import InvalidArgumentError
+from ..ops import random_ops as _random
+from . import structure as S
+
+AUTOTUNE = -1
+INFINITE = -1
+UNKNOWN = -2
+_CHUNK = 4096   # elements per list in the generic shuffle
+
+
+class _Plan:
+    """An index plan: ``stream()`` yields int64 index arrays into ``source.arrays``.
+
+    ``runs``: every array is a contiguous ascending run (gathers can slice);
+    ``random``: the order changes between iterations (cache cannot pass it through).
+    """
+
+    __slots__ = ("source", "stream", "runs", "random")
+
+    def __init__(self, source, stream, runs, random):
+        self.source, self.stream, self.runs, self.random = source, stream, runs, random
+
+
+class Dataset:
+    """A sequence of elements, each a tensor or a tuple/dict of them.
+
+    >>> ds = fe.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000).batch(32)
+    >>> for x, y in ds.take(1):
+    ...     print(x.shape, y.shape)
+    (32, 28, 28, 1) (32,)
+    """
+
+    # -- sources --------------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """One element per row of the leading dimension of ``tensors`` (all components
+        must share it)."""
+        return _TensorSlices(tensors)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """A dataset of exactly one element, ``tensors``."""
+        return _FromTensors(tensors)
+
+    @staticmethod
+    def range(*args, **kwargs):
+        """``range(stop)``, ``range(start, stop[, step])``: int64 scalars (``dtype=``)."""
+        return _Range(*args, **kwargs)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name=None):
+        """Elements from ``generator(*args)``, called afresh for every iteration."""
+        from .sources import FromGenerator
+        return FromGenerator(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
+    def zip(*datasets, name=None):
+        """Elements are tuples (or the given structure) of the datasets' elements."""
+        if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
+            datasets = datasets[0]
+        from .transforms import Zip
+        return Zip(datasets)
+
+    # -- transformations ------------------------------------------------------------------
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        """Randomly shuffle with a buffer of ``buffer_size`` elements, as tf.data does."""
+        from .transforms import Shuffle
+        return Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        """Stack ``batch_size`` consecutive elements (the last batch may be smaller)."""
+        from .transforms import Batch
+        return Batch(self, batch_size, drop_remainder)
+
+    def unbatch(self, name=None):
+        """Split every element along its first dimension."""
+        from .transforms import Unbatch
+        return Unbatch(self)
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """Apply ``map_func`` to every element (a tuple element is passed unpacked)."""
+        from .transforms import Map
+        return Map(self, map_func, num_parallel_calls)
+
+    def filter(self, predicate, name=None):
+        """Keep the elements for which ``predicate`` is true."""
+        from .transforms import Filter
+        return Filter(self, predicate)
+
+    def take(self, count, name=None):
+        """The first ``count`` elements (all of them for -1)."""
+        from .transforms import Take
+        return Take(self, count)
+
+    def skip(self, count, name=None):
+        """All but the first ``count`` elements (none of them for -1)."""
+        from .transforms import Skip
+        return Skip(self, count)
+
+    def repeat(self, count=None, name=None):
+        """Iterate ``count`` times (forever for None or -1)."""
+        from .transforms import Repeat
+        return Repeat(self, count)
+
+    def prefetch(self, buffer_size, name=None):
+        """Produce up to ``buffer_size`` elements ahead on a background thread."""
+        from .transforms import Prefetch
+        return Prefetch(self, buffer_size)
+
+    def cache(self, filename="", name=None):
+        """Keep the elements of the first complete iteration in memory and replay them."""
+        from .transforms import Cache
+        return Cache(self, filename)
+
+    def concatenate(self, dataset, name=None):
+        """This dataset's elements followed by ``dataset``'s."""
+        from .transforms import Concatenate
+        return Concatenate(self, dataset)
+
+    def enumerate(self, start=0, name=None):
+        """Elements ``(index, element)`` with an int64 index counting from ``start``."""
+        from .transforms import Enumerate
+        return Enumerate(self, start)
+
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, starting at ``index``."""
+        from .transforms import Shard
+        return Shard(self, num_shards, index)
+
+    def apply(self, transformation_func):
+        return transformation_func(self)
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """Fold the elements: ``state = reduce_func(state, element)``."""
+        state = S.to_tensors(S.to_arrays(initial_state))
+        for element in self:
+            state = reduce_func(state, element)
+        return state
+
+    # -- inspection -----------------------------------------------------------------------
+    def cardinality(self):
+        """Number of elements as an int64 tensor; ``fe.data.INFINITE_CARDINALITY`` (-1)
+        or ``fe.data.UNKNOWN_CARDINALITY`` (-2) when not finite or not known."""
+        return _core.wrap(np.asarray(self._cardinality(), np.int64))
+
+    def __len__(self):
+        n = self._cardinality()
+        if n == INFINITE:
+            raise TypeError("Dataset.__len__: the dataset is infinite (expected a finite "
+                            "dataset, got cardinality INFINITE)")
+        if n == UNKNOWN:
+            raise TypeError("Dataset.__len__: the dataset length is unknown (expected a "
+                            "known cardinality; filter and from_generator hide it)")
+        return n
+
+    def __bool__(self):
+        return True
+
+    @property
+    def element_spec(self):
+        """The structure of ``TensorSpec`` of one element."""
+        return self._element_spec()
+
+    def _element_spec(self):
+        for element in self._iter():
+            return S.spec_of(element)
+        raise InvalidArgumentError("Dataset.element_spec: the dataset is empty, its element "
+                                   "structure cannot be inspected (expected an element)")
+
+    def __iter__(self):
+        return OwnedIterator(self)
+
+    def as_numpy_iterator(self):
+        """Iterate elements as NumPy arrays (scalars for rank 0)."""
+        for element in self._iter():
+            yield S.to_numpy(element)
+
+    def __repr__(self):
+        return "<%s element_spec=%r>" % (type(self).__name__, self.element_spec)
+
+    # -- the pipeline contract ------------------------------------------------------------
+    def _plan(self):
+        """An index plan (see the module docstring), or None."""
+        return None
+
+    def _iter(self):
+        """A fresh iterator of elements (structures of ndarrays)."""
+        plan = self._plan()
+        if plan is None:
+            raise NotImplementedError("%s._iter" % type(self).__name__)
+        return _iter_plan(plan)
+
+    def _cardinality(self):
+        return UNKNOWN
+
+
+def _iter_plan(plan):
+    arrays, template = plan.source.arrays, plan.source.template
+    for chunk in plan.stream():
+        for i in chunk.tolist():
+            yield S.pack(template, [a[i] for a in arrays])
+
+
+class OwnedIterator:
+    """The iterator ``iter(dataset)`` returns: elements as tensors."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._it = dataset._iter()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return S.to_tensors(next(self._it))
+
+    def next(self):
+        return self.__next__()
+
+    def get_next(self):
+        """The next element; raises ``fe.errors.OutOfRangeError`` at the end."""
+        try:
+            return self.__next__()
+        except StopIteration:
+            from ..errors import OutOfRangeError
+            raise OutOfRangeError("Iterator.get_next: end of sequence") from None
+
+    def get_next_as_optional(self):
+        raise NotImplementedError("Iterator.get_next_as_optional is not supported")
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+
+# -- sources ------------------------------------------------------------------------------
+class _TensorSlices(Dataset):
+    def __init__(self, tensors):
+        value = S.to_arrays(tensors)
+        flat = S.flatten(value)
+        if not flat:
+            raise ValueError("from_tensor_slices: no components (expected a tensor or a "
+                             "tuple/dict of tensors, got %r)" % (tensors,))
+        for a in flat:
+            if a.ndim == 0:
+                raise ValueError("from_tensor_slices: components must have a leading "
+                                 "dimension to slice (expected rank >= 1, got a scalar)")
+        n = flat[0].shape[0]
+        for i, a in enumerate(flat):
+            if a.shape[0] != n:
+                raise ValueError("from_tensor_slices: all components must have the same size "
+                                 "in the 0th dimension (expected %d, got %d in component %d)"
+                                 % (n, a.shape[0], i))
+        self.template = value
+        self.arrays = [S.readonly(a) for a in flat]
+        self.n = n
+
+    def _plan(self):
+        n = self.n
+        return _Plan(self, lambda: iter((np.arange(n, dtype=np.int64),)), True, False)
+
+    def _cardinality(self):
+        return self.n
+
+    def _element_spec(self):
+        return S.pack(self.template, [S.TensorSpec(a.shape[1:], a.dtype) for a in self.arrays])
+
+
+class _FromTensors(Dataset):
+    def __init__(self, tensors):
+        self._element = S.map_structure(S.readonly, S.to_arrays(tensors))
+
+    def _iter(self):
+        return iter((self._element,))
+
+    def _cardinality(self):
+        return 1
+
+
+class _Range(Dataset):
+    def __init__(self, *args, dtype=None, name=None):
+        if not 1 <= len(args) <= 3:
+            raise TypeError("Dataset.range: expected 1 to 3 arguments (start, stop, step), "
+                            "got %d" % len(args))
+        r = range(*(int(S.to_array(a)) for a in args))
+        if r.step == 0:
+            raise InvalidArgumentError("Dataset.range: step must not be 0 (expected a non-zero "
+                                       "step, got 0)")
+        self._range = r
+        from ..dtypes import as_dtype
+        self._dtype = as_dtype("int64" if dtype is None else dtype)._np
+
+    def _iter(self):
+        t = self._dtype.type
+        return (np.asarray(t(i)) for i in self._range)
+
+    def _cardinality(self):
+        return len(self._range)
+
+    def _element_spec(self):
+        return S.TensorSpec((), self._dtype)
+
+
+def random_seeds(seed):
+    """(seed parts, seeded?) for a random dataset op, following ``fe.random`` rules:
+    with a global or op seed the op's stream is reproducible, else fresh entropy."""
+    g = _random.get_global_seed()
+    if g is None and seed is None:
+        return [secrets.randbits(63), secrets.randbits(63)], False
+    if seed is None:
+        with _random._lock:
+            _random._op_counter += 1
+            seed = _random._op_counter
+    if g is None:
+        g = _random._DEFAULT_GLOBAL_SEED
+    return [int(g) & (2 ** 63 - 1), int(seed) & (2 ** 63 - 1)], True
+
+
+def chunked(iterator, size):
+    while True:
+        chunk = list(itertools.islice(iterator, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+# Constants as tf.data names them.
+INFINITE_CARDINALITY = INFINITE
+UNKNOWN_CARDINALITY = UNKNOWN

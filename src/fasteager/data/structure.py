@@ -1,0 +1,150 @@
+"""Element structures of ``fe.data`` datasets, as ``tf.data`` defines them.
+
+An element is a tensor, or a tuple (namedtuples included) or dict of elements. Lists are
+*values*, not structures: ``from_tensor_slices([1, 2, 3])`` slices one tensor, as in
+TensorFlow. Inside the pipeline elements hold NumPy arrays; iteration wraps them as
+tensors at the end.
+"""
+import numpy as np
+
+from .. import _core
+from ..dtypes import as_dtype
+from ..tensor_shape import TensorShape
+
+
+def is_structure(s):
+    return isinstance(s, (tuple, dict))
+
+
+def flatten(s):
+    """The leaves of ``s``: tuples in order, dicts in sorted-key order."""
+    if isinstance(s, dict):
+        out = []
+        for k in sorted(s, key=_key):
+            out.extend(flatten(s[k]))
+        return out
+    if isinstance(s, tuple):
+        out = []
+        for x in s:
+            out.extend(flatten(x))
+        return out
+    return [s]
+
+
+def _key(k):
+    return (type(k).__name__, k)
+
+
+def pack(template, flat):
+    """Rebuild ``template``'s structure from the leaves ``flat`` (a list)."""
+    it = iter(flat)
+    return _pack(template, it)
+
+
+def _pack(s, it):
+    if isinstance(s, dict):
+        packed = {k: _pack(s[k], it) for k in sorted(s, key=_key)}
+        return {k: packed[k] for k in s}
+    if isinstance(s, tuple):
+        items = [_pack(x, it) for x in s]
+        return type(s)(*items) if hasattr(s, "_fields") else tuple(items)
+    return next(it)
+
+
+def map_structure(fn, s):
+    if isinstance(s, dict):
+        return {k: map_structure(fn, v) for k, v in s.items()}
+    if isinstance(s, tuple):
+        items = [map_structure(fn, x) for x in s]
+        return type(s)(*items) if hasattr(s, "_fields") else tuple(items)
+    return fn(s)
+
+
+def to_array(value, dtype=None):
+    """A leaf as an ndarray, with TensorFlow's conversions (Python float -> float32)."""
+    if isinstance(value, _core.VariableBase):
+        value = value._tensor
+    if isinstance(value, _core.Tensor) and dtype is None:
+        return value._value
+    return _core.convert_to_tensor(value, dtype)._value
+
+
+def to_arrays(value):
+    """A user value (lists becoming tensors) as a structure of ndarrays."""
+    return map_structure(to_array, value)
+
+
+def from_function(value):
+    """A ``map`` function's result: a returned list is a tuple, as in ``tf.data``."""
+    if isinstance(value, list):
+        value = tuple(value)
+    return map_structure(to_array, value)
+
+
+def _wrap_leaf(a):
+    return _core.wrap(a)
+
+
+def to_tensors(element):
+    return map_structure(_wrap_leaf, element)
+
+
+def _numpy_leaf(a):
+    a = np.asarray(a)
+    return a[()] if a.ndim == 0 else a
+
+
+def to_numpy(element):
+    return map_structure(_numpy_leaf, element)
+
+
+def readonly(a):
+    """A read-only view: slices handed to users cannot write into a dataset's source."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class TensorSpec:
+    """Shape and dtype of one component of a dataset element (``tf.TensorSpec``).
+
+    >>> TensorSpec(shape=(None, 28, 28), dtype=fe.float32)
+    TensorSpec(shape=(None, 28, 28), dtype=fe.float32, name=None)
+    """
+
+    def __init__(self, shape, dtype="float32", name=None):
+        self.shape = None if shape is None else TensorShape(shape)   # None: unknown rank
+        self.dtype = as_dtype(dtype)
+        self.name = name
+
+    def is_compatible_with(self, value):
+        arr = to_array(value)
+        return arr.dtype == self.dtype._np and (
+            self.shape is None or self.shape.is_compatible_with(arr.shape))
+
+    @classmethod
+    def from_tensor(cls, value, name=None):
+        arr = to_array(value)
+        return cls(arr.shape, arr.dtype, name)
+
+    def __eq__(self, other):
+        return (isinstance(other, TensorSpec) and self.dtype == other.dtype
+                and self.shape == other.shape)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        dims = None if self.shape is None else tuple(self.shape)
+        return "TensorSpec(shape=%s, dtype=fe.%s, name=%r)" % (dims, self.dtype.name, self.name)
+
+
+def spec_of(element, batch_dim=False, known=None):
+    """TensorSpecs of an element's leaves; ``batch_dim`` makes the first dimension unknown
+    (or ``known``)."""
+    def leaf(a):
+        shape = list(np.shape(a))
+        if batch_dim:
+            shape = [known] + shape
+        return TensorSpec(shape, np.asarray(a).dtype)
+    return map_structure(leaf, element)

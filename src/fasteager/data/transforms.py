@@ -1,0 +1,625 @@
+"""The transformations of ``fe.data.Dataset`` (shuffle, batch, map, prefetch, ...).
+
+Each class keeps a reference to its input and builds a fresh iterator per iteration;
+those with an index-plan form (see ``dataset.py``) also transform index streams.
+"""
+import itertools
+import os
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from . import structure as S
+from .dataset import (_CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, _Plan, chunked,
+                      random_seeds)
+
+
+def _count(name, value):
+    try:
+        return int(S.to_array(value))
+    except (TypeError, ValueError):
+        raise TypeError("%s: expected an integer (got %r)" % (name, value)) from None
+
+
+# -- shuffle ------------------------------------------------------------------------------
+def shuffle_lists(chunks, size, rng):
+    """tf.data's buffer shuffle over a stream of lists: fill a buffer of ``size`` items;
+    then each new item replaces a uniformly drawn buffer item, which is emitted; at the
+    end the buffer drains in random order. Yields lists."""
+    buf = []
+    for chunk in chunks:
+        start = 0
+        if len(buf) < size:
+            start = size - len(buf)
+            buf.extend(chunk[:start])
+        rest = chunk[start:]
+        if not rest:
+            continue
+        draws = rng.integers(0, size, len(rest)).tolist()
+        out = []
+        append = out.append
+        for j, x in zip(draws, rest):
+            append(buf[j])
+            buf[j] = x
+        yield out
+    if buf:
+        order = rng.permutation(len(buf)).tolist()
+        yield [buf[i] for i in order]
+
+
+class Shuffle(Dataset):
+    def __init__(self, input, buffer_size, seed, reshuffle_each_iteration):
+        size = _count("shuffle: buffer_size", buffer_size)
+        if size == AUTOTUNE or size <= 0:
+            raise InvalidArgumentError("shuffle: buffer_size must be positive (expected > 0, "
+                                       "got %d)" % size)
+        self._input, self._size = input, size
+        self._seed, _ = random_seeds(seed)
+        self._reshuffle = bool(reshuffle_each_iteration)
+        self._epoch = 0
+        self._lock = threading.Lock()
+
+    def _rng(self):
+        with self._lock:
+            epoch = self._epoch
+            if self._reshuffle:
+                self._epoch += 1
+        return np.random.default_rng(self._seed + [epoch])
+
+    def _plan(self):
+        plan = self._input._plan()
+        if plan is None:
+            return None
+        size = self._size
+
+        def stream():
+            lists = (c.tolist() for c in plan.stream())
+            for out in shuffle_lists(lists, size, self._rng()):
+                yield np.asarray(out, dtype=np.int64)
+        return _Plan(plan.source, stream, False, True)
+
+    def _iter(self):
+        plan = self._plan()
+        if plan is not None:
+            return super()._iter()
+        return self._generic()
+
+    def _generic(self):
+        for out in shuffle_lists(chunked(self._input._iter(), _CHUNK), self._size,
+                                 self._rng()):
+            yield from out
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+# -- batch / unbatch ----------------------------------------------------------------------
+def _batch_indices(stream, n, drop_remainder):
+    rest = None
+    for chunk in stream:
+        if rest is not None and len(rest):
+            chunk = np.concatenate([rest, chunk])
+        m = len(chunk) - len(chunk) % n
+        for s in range(0, m, n):
+            yield chunk[s:s + n]
+        rest = chunk[m:]
+    if rest is not None and len(rest) and not drop_remainder:
+        yield rest
+
+
+def _stack(elements):
+    first = elements[0]
+    columns = zip(*(S.flatten(e) for e in elements))
+    out = []
+    for i, col in enumerate(columns):
+        try:
+            out.append(np.stack(col))
+        except ValueError:
+            shapes = [np.shape(c) for c in col]
+            bad = next(k for k, s in enumerate(shapes) if s != shapes[0])
+            raise InvalidArgumentError(
+                "batch: cannot batch tensors with different shapes in component %d (expected "
+                "%s like element 0, got %s in element %d)"
+                % (i, list(shapes[0]), list(shapes[bad]), bad)) from None
+    return S.pack(first, out)
+
+
+class Batch(Dataset):
+    def __init__(self, input, batch_size, drop_remainder):
+        n = _count("batch: batch_size", batch_size)
+        if n <= 0:
+            raise InvalidArgumentError("batch: batch_size must be positive (expected > 0, got "
+                                       "%d)" % n)
+        self._input, self._n, self._drop = input, n, bool(drop_remainder)
+
+    def _iter(self):
+        plan = self._input._plan()
+        if plan is not None:
+            return self._gather(plan)
+        return self._generic()
+
+    def _gather(self, plan):
+        arrays, template = plan.source.arrays, plan.source.template
+        for idx in _batch_indices(plan.stream(), self._n, self._drop):
+            if plan.runs and idx[-1] - idx[0] == len(idx) - 1:
+                lo, hi = int(idx[0]), int(idx[-1]) + 1
+                yield S.pack(template, [a[lo:hi] for a in arrays])
+            else:
+                yield S.pack(template, [a[idx] for a in arrays])
+
+    def _generic(self):
+        for elements in chunked(self._input._iter(), self._n):
+            if len(elements) < self._n and self._drop:
+                return
+            yield _stack(elements)
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        if c < 0:
+            return c
+        return c // self._n if self._drop else -(-c // self._n)
+
+    def _element_spec(self):
+        inner = self._input._element_spec()
+        lead = self._n if self._drop else None
+        return S.map_structure(
+            lambda s: S.TensorSpec(None if s.shape is None else (lead,) + tuple(s.shape),
+                                   s.dtype), inner)
+
+
+class Unbatch(Dataset):
+    def __init__(self, input):
+        self._input = input
+
+    def _iter(self):
+        for element in self._input._iter():
+            flat = S.flatten(element)
+            if any(a.ndim == 0 for a in flat):
+                raise InvalidArgumentError("unbatch: elements must have a leading dimension "
+                                           "(expected rank >= 1, got a scalar)")
+            n = flat[0].shape[0]
+            if any(a.shape[0] != n for a in flat):
+                raise InvalidArgumentError("unbatch: components differ in their first "
+                                           "dimension (expected %d, got %s)"
+                                           % (n, [a.shape[0] for a in flat]))
+            for i in range(n):
+                yield S.pack(element, [a[i] for a in flat])
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        return INFINITE if c == INFINITE else UNKNOWN
+
+
+# -- element functions --------------------------------------------------------------------
+def _call(fn, element):
+    t = S.to_tensors(element)
+    if isinstance(element, tuple):
+        return fn(*t)
+    return fn(t)
+
+
+class Map(Dataset):
+    def __init__(self, input, fn, num_parallel_calls):
+        if not callable(fn):
+            raise TypeError("map: map_func must be callable (got %s)" % type(fn).__name__)
+        self._input, self._fn = input, fn
+        workers = None if num_parallel_calls is None else int(num_parallel_calls)
+        if workers == AUTOTUNE:
+            workers = os.cpu_count() or 2
+        self._workers = workers if workers and workers > 1 else None
+
+    def _apply(self, element):
+        return S.from_function(_call(self._fn, element))
+
+    def _iter(self):
+        if self._workers is None:
+            return map(self._apply, self._input._iter())
+        return self._parallel()
+
+    def _parallel(self):
+        # Results come back in input order (deterministic), at most 2*workers in flight.
+        pool = ThreadPoolExecutor(self._workers, thread_name_prefix="fe.data.map")
+        pending = []
+        try:
+            source = self._input._iter()
+            for element in source:
+                pending.append(pool.submit(self._apply, element))
+                if len(pending) >= 2 * self._workers:
+                    yield pending.pop(0).result()
+            while pending:
+                yield pending.pop(0).result()
+        finally:
+            for f in pending:
+                f.cancel()
+            pool.shutdown(wait=False)
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class Filter(Dataset):
+    def __init__(self, input, predicate):
+        if not callable(predicate):
+            raise TypeError("filter: predicate must be callable (got %s)"
+                            % type(predicate).__name__)
+        self._input, self._pred = input, predicate
+
+    def _keep(self, element):
+        r = np.asarray(S.to_array(_call(self._pred, element)))
+        if r.shape != () or r.dtype != np.bool_:
+            raise InvalidArgumentError("filter: predicate must return a scalar bool (expected "
+                                       "shape () bool, got shape %s %s)"
+                                       % (list(r.shape), r.dtype))
+        return bool(r)
+
+    def _iter(self):
+        return filter(self._keep, self._input._iter())
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        return INFINITE if c == INFINITE else UNKNOWN
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+# -- selection and repetition -------------------------------------------------------------
+def _take_stream(stream, n):
+    for chunk in stream:
+        if n <= 0:
+            return
+        if len(chunk) > n:
+            chunk = chunk[:n]
+        n -= len(chunk)
+        yield chunk
+
+
+def _skip_stream(stream, n):
+    for chunk in stream:
+        if n >= len(chunk):
+            n -= len(chunk)
+            continue
+        yield chunk[n:] if n else chunk
+        n = 0
+
+
+class Take(Dataset):
+    def __init__(self, input, count):
+        self._input, self._count = input, _count("take: count", count)
+
+    def _plan(self):
+        plan = self._input._plan()
+        if plan is None or self._count < 0:
+            return plan
+        return _Plan(plan.source, lambda: _take_stream(plan.stream(), self._count),
+                     plan.runs, plan.random)
+
+    def _iter(self):
+        if self._input._plan() is not None:
+            return super()._iter()
+        if self._count < 0:
+            return self._input._iter()
+        return itertools.islice(self._input._iter(), self._count)
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        if self._count < 0:
+            return c
+        if c == INFINITE:
+            return self._count
+        return UNKNOWN if c == UNKNOWN else min(c, self._count)
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+class Skip(Dataset):
+    def __init__(self, input, count):
+        self._input, self._count = input, _count("skip: count", count)
+
+    def _plan(self):
+        plan = self._input._plan()
+        if plan is None:
+            return None
+        if self._count < 0:
+            return _Plan(plan.source, lambda: iter(()), True, False)
+        return _Plan(plan.source, lambda: _skip_stream(plan.stream(), self._count),
+                     plan.runs, plan.random)
+
+    def _iter(self):
+        if self._input._plan() is not None:
+            return super()._iter()
+        if self._count < 0:
+            return iter(())
+        return itertools.islice(self._input._iter(), self._count, None)
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        if c < 0:
+            return c
+        return 0 if self._count < 0 else max(0, c - self._count)
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+class Repeat(Dataset):
+    def __init__(self, input, count):
+        count = -1 if count is None else _count("repeat: count", count)
+        self._input, self._count = input, count
+
+    def _epochs(self):
+        return itertools.count() if self._count < 0 else range(self._count)
+
+    def _plan(self):
+        plan = self._input._plan()
+        if plan is None:
+            return None
+
+        def stream():
+            for _ in self._epochs():
+                empty = True
+                for chunk in plan.stream():
+                    empty = empty and len(chunk) == 0
+                    yield chunk
+                if empty:   # repeating an empty dataset ends, as in tf.data
+                    return
+        return _Plan(plan.source, stream, plan.runs, plan.random)
+
+    def _iter(self):
+        if self._input._plan() is not None:
+            return super()._iter()
+        return self._generic()
+
+    def _generic(self):
+        for _ in self._epochs():
+            empty = True
+            for element in self._input._iter():
+                empty = False
+                yield element
+            if empty:
+                return
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        if self._count == 0 or c == 0:
+            return 0
+        if self._count < 0:
+            return INFINITE if c != UNKNOWN else UNKNOWN
+        return c if c < 0 else c * self._count
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+class Shard(Dataset):
+    def __init__(self, input, num_shards, index):
+        n, i = _count("shard: num_shards", num_shards), _count("shard: index", index)
+        if n <= 0 or not 0 <= i < n:
+            raise InvalidArgumentError("shard: index must be in [0, num_shards) (expected 0 <= "
+                                       "index < %d, got %d)" % (n, i))
+        self._input, self._n, self._i = input, n, i
+
+    def _iter(self):
+        return itertools.islice(self._input._iter(), self._i, None, self._n)
+
+    def _cardinality(self):
+        c = self._input._cardinality()
+        if c < 0:
+            return c
+        return max(0, -(-(c - self._i) // self._n))
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+# -- caching and prefetching --------------------------------------------------------------
+class Cache(Dataset):
+    def __init__(self, input, filename):
+        if filename:
+            raise NotImplementedError("cache: only the in-memory cache is supported (expected "
+                                      "filename='', got %r)" % (filename,))
+        self._input = input
+        self._elements = None
+        self._lock = threading.Lock()
+
+    def _plan(self):
+        plan = self._input._plan()
+        return plan if plan is not None and not plan.random else None
+
+    def _iter(self):
+        if self._plan() is not None:
+            return super()._iter()
+        return self._generic()
+
+    def _generic(self):
+        cached = self._elements
+        if cached is not None:
+            yield from cached
+            return
+        filled = []
+        for element in self._input._iter():
+            filled.append(element)
+            yield element
+        with self._lock:   # a partial iteration caches nothing, as in tf.data
+            if self._elements is None:
+                self._elements = filled
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+_ITEM, _END, _ERROR = 0, 1, 2
+
+
+def _prefetch_worker(source_dataset, q, stop):
+    """Fill ``q`` from a fresh iterator of ``source_dataset`` until the end, an error,
+    or ``stop``. Holds no reference to the consumer, so an abandoned consumer is
+    collected and its ``__del__`` sets ``stop``."""
+    it = None
+
+    def put(item):
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    try:
+        it = source_dataset._iter()
+        for element in it:
+            if not put((_ITEM, element)):
+                return
+        put((_END, None))
+    except BaseException as e:   # handed to the consumer, re-raised there
+        put((_ERROR, e))
+    finally:
+        close = getattr(it, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+
+
+class _PrefetchIterator:
+    def __init__(self, dataset, size):
+        self._queue = queue.Queue(size)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=_prefetch_worker,
+                                        args=(dataset, self._queue, self._stop),
+                                        name="fe.data.prefetch", daemon=True)
+        self._done = False
+        self._thread.start()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        kind, value = self._queue.get()
+        if kind == _ITEM:
+            return value
+        self._done = True
+        self._thread.join()
+        if kind == _ERROR:
+            raise value
+        raise StopIteration
+
+    def close(self):
+        if self._done and not self._thread.is_alive():
+            return
+        self._done = True
+        self._stop.set()
+        try:
+            while True:
+                self._queue.get_nowait()
+        except queue.Empty:
+            pass
+        self._thread.join(timeout=1.0)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Prefetch(Dataset):
+    def __init__(self, input, buffer_size):
+        n = _count("prefetch: buffer_size", buffer_size)
+        if n == AUTOTUNE:
+            n = 2
+        if n < 0:
+            raise InvalidArgumentError("prefetch: buffer_size must be >= 0 or AUTOTUNE "
+                                       "(expected >= -1, got %d)" % n)
+        self._input, self._n = input, n
+
+    def _iter(self):
+        if self._n == 0:
+            return self._input._iter()
+        return _PrefetchIterator(self._input, self._n)
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _element_spec(self):
+        return self._input._element_spec()
+
+
+# -- combining ----------------------------------------------------------------------------
+class Zip(Dataset):
+    def __init__(self, datasets):
+        flat = S.flatten(datasets)
+        if not flat or not all(isinstance(d, Dataset) for d in flat):
+            raise TypeError("zip: expected datasets, or a tuple/dict of datasets (got %r)"
+                            % (datasets,))
+        self._template, self._datasets = datasets, flat
+
+    def _iter(self):
+        for elements in zip(*(d._iter() for d in self._datasets)):
+            yield S.pack(self._template, list(elements))
+
+    def _cardinality(self):
+        cs = [d._cardinality() for d in self._datasets]
+        finite = [c for c in cs if c >= 0]
+        if finite:
+            return min(finite)
+        return UNKNOWN if UNKNOWN in cs else INFINITE
+
+
+class Concatenate(Dataset):
+    def __init__(self, first, second):
+        if not isinstance(second, Dataset):
+            raise TypeError("concatenate: expected a Dataset (got %s)" % type(second).__name__)
+        self._a, self._b = first, second
+
+    def _iter(self):
+        first = True
+        for element in itertools.chain(self._a._iter(), self._b._iter()):
+            if first:
+                self._check(element)
+                first = False
+            yield element
+
+    def _check(self, element):
+        try:
+            a, b = self._a._element_spec(), self._b._element_spec()
+        except Exception:
+            return
+        fa, fb = S.flatten(a), S.flatten(b)
+        if len(fa) != len(fb) or any(x.dtype != y.dtype for x, y in zip(fa, fb)):
+            raise TypeError("concatenate: the datasets have different element structures "
+                            "(expected %r, got %r)" % (a, b))
+
+    def _cardinality(self):
+        a, b = self._a._cardinality(), self._b._cardinality()
+        if INFINITE in (a, b):
+            return INFINITE
+        if UNKNOWN in (a, b):
+            return UNKNOWN
+        return a + b
+
+
+class Enumerate(Dataset):
+    def __init__(self, input, start):
+        self._input, self._start = input, _count("enumerate: start", start)
+
+    def _iter(self):
+        for i, element in enumerate(self._input._iter(), self._start):
+            yield (np.asarray(i, np.int64), element)
+
+    def _cardinality(self):
+        return self._input._cardinality()
