@@ -1,0 +1,11 @@
+"""``fe.keras``: layers, models and the training loop, as TensorFlow's ``tf.keras``.
+
+>>> model = fe.keras.Sequential([fe.keras.layers.Dense(10)])
+>>> model.compile(optimizer="adam", loss="mse")
+"""
+from . import (activations, backend, callbacks, initializers, layers, losses,  # noqa: F401
+               metrics, models, regularizers, utils)
+from .layers import Input  # noqa: F401
+from .training import Model, Sequential  # noqa: F401
+from . import optimizers  # noqa: F401
+# TODO(keras): `from . import datasets` once fe.keras.datasets lands

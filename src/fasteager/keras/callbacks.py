@@ -1,0 +1,342 @@
+"""Training callbacks (``fe.keras.callbacks``): hooks ``Model.fit`` calls as it runs.
+
+>>> stop = fe.keras.callbacks.EarlyStopping(monitor="val_loss", patience=2)
+>>> model.fit(x, y, validation_split=0.2, epochs=50, callbacks=[stop])
+"""
+import os
+import warnings
+
+import numpy as np
+
+from .utils import Progbar
+
+
+class Callback:
+    """Base class: override the ``on_*`` hooks you need; ``self.model`` is the model."""
+
+    def __init__(self):
+        self.model = None
+        self.params = {}
+
+    def set_model(self, model):
+        self.model = model
+
+    def set_params(self, params):
+        self.params = params
+
+    def on_train_begin(self, logs=None): pass
+    def on_train_end(self, logs=None): pass
+    def on_epoch_begin(self, epoch, logs=None): pass
+    def on_epoch_end(self, epoch, logs=None): pass
+    def on_train_batch_begin(self, batch, logs=None): pass
+    def on_train_batch_end(self, batch, logs=None): pass
+    def on_test_begin(self, logs=None): pass
+    def on_test_end(self, logs=None): pass
+    def on_test_batch_begin(self, batch, logs=None): pass
+    def on_test_batch_end(self, batch, logs=None): pass
+    def on_predict_begin(self, logs=None): pass
+    def on_predict_end(self, logs=None): pass
+    def on_predict_batch_begin(self, batch, logs=None): pass
+    def on_predict_batch_end(self, batch, logs=None): pass
+
+    # Keras 1 names
+    def on_batch_begin(self, batch, logs=None): pass
+    def on_batch_end(self, batch, logs=None): pass
+
+
+class CallbackList:
+    """Calls each hook on every callback in order."""
+
+    def __init__(self, callbacks=None, model=None, **params):
+        self.callbacks = list(callbacks or [])
+        for cb in self.callbacks:
+            if not isinstance(cb, Callback):
+                raise TypeError("callbacks: expected fe.keras.callbacks.Callback instances "
+                                "(got %r)" % (cb,))
+            if model is not None:
+                cb.set_model(model)
+            cb.set_params(params)
+
+    def _call(self, hook, *args):
+        for cb in self.callbacks:
+            getattr(cb, hook)(*args)
+
+    def __getattr__(self, hook):
+        if hook.startswith("on_"):
+            def call(*args):
+                self._call(hook, *args)
+                if hook in ("on_train_batch_begin", "on_train_batch_end"):
+                    self._call(hook.replace("train_", ""), *args)
+            return call
+        raise AttributeError(hook)
+
+
+class History(Callback):
+    """Records each epoch's logs: ``history.history['loss']`` is a list per epoch."""
+
+    def __init__(self):
+        super().__init__()
+        self.history = {}
+        self.epoch = []
+
+    def on_train_begin(self, logs=None):
+        self.epoch = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.append(epoch)
+        for k, v in (logs or {}).items():
+            self.history.setdefault(k, []).append(v)
+        self.model.history = self
+
+
+class ProgbarLogger(Callback):
+    """Prints ``Epoch i/n`` and a progress bar per epoch (fit's ``verbose``)."""
+
+    def __init__(self, verbose=1):
+        super().__init__()
+        self.verbose = verbose
+        self._bar = None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.verbose:
+            print("Epoch %d/%d" % (epoch + 1, self.params.get("epochs", 1)), flush=True)
+        self._bar = Progbar(self.params.get("steps"), verbose=self.verbose)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._bar.update(batch + 1, list((logs or {}).items()), finalize=False)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._bar.update(self._bar._seen, list((logs or {}).items()), finalize=True)
+
+
+def _monitor_mode(monitor, mode, cls):
+    if mode not in ("auto", "min", "max"):
+        raise ValueError("%s: mode must be 'auto', 'min' or 'max' (got %r)" % (cls, mode))
+    if mode == "auto":
+        mode = "max" if ("acc" in monitor or monitor.startswith("fmeasure")
+                         or "auc" in monitor or "precision" in monitor
+                         or "recall" in monitor) else "min"
+    return mode
+
+
+class EarlyStopping(Callback):
+    """Stop training when ``monitor`` has stopped improving for ``patience`` epochs."""
+
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
+                 baseline=None, restore_best_weights=False, start_from_epoch=0):
+        super().__init__()
+        self.monitor = monitor
+        self.patience = int(patience)
+        self.verbose = verbose
+        self.baseline = baseline
+        self.min_delta = abs(min_delta)
+        self.restore_best_weights = restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self.mode = _monitor_mode(monitor, mode, "EarlyStopping")
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def _improved(self, current, reference):
+        if reference is None:
+            return True
+        if self.mode == "min":
+            return current - (-self.min_delta) < reference
+        return current - self.min_delta > reference
+
+    def on_train_begin(self, logs=None):
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = None
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        current = (logs or {}).get(self.monitor)
+        if current is None:
+            warnings.warn("EarlyStopping: the monitored metric %r is not available (available: "
+                          "%s)" % (self.monitor, ", ".join(sorted(logs or {}))), stacklevel=2)
+            return
+        if epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+        self.wait += 1
+        if self._improved(current, self.best):
+            self.best = current
+            self.best_epoch = epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._improved(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+            if self.restore_best_weights and self.best_weights is not None:
+                if self.verbose:
+                    print("Restoring model weights from the end of the best epoch: %d."
+                          % (self.best_epoch + 1))
+                self.model.set_weights(self.best_weights)
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose:
+            print("Epoch %d: early stopping" % (self.stopped_epoch + 1))
+
+
+def _optimizer_lr(optimizer):
+    lr = getattr(optimizer, "learning_rate", None)
+    if lr is None:
+        lr = getattr(optimizer, "lr", None)
+    if hasattr(lr, "numpy"):
+        return float(lr.numpy())
+    if callable(lr):
+        it = getattr(optimizer, "iterations", 0)
+        return float(np.asarray(lr(it.numpy() if hasattr(it, "numpy") else it)))
+    return float(lr)
+
+
+def _set_optimizer_lr(optimizer, value):
+    lr = getattr(optimizer, "learning_rate", None)
+    if hasattr(lr, "assign"):
+        lr.assign(np.asarray(value, dtype=lr.dtype.as_numpy_dtype))
+    else:
+        optimizer.learning_rate = float(value)
+
+
+class LearningRateScheduler(Callback):
+    """Set ``optimizer.learning_rate = schedule(epoch, lr)`` at the start of each epoch."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        opt = self.model.optimizer
+        lr = _optimizer_lr(opt)
+        try:
+            lr = self.schedule(epoch, lr)
+        except TypeError:        # a schedule of the epoch only, as Keras allows
+            lr = self.schedule(epoch)
+        lr = float(np.asarray(lr.numpy() if hasattr(lr, "numpy") else lr))
+        if not np.isfinite(lr):
+            raise ValueError("LearningRateScheduler: the schedule returned %r" % lr)
+        _set_optimizer_lr(opt, lr)
+        if self.verbose:
+            print("\nEpoch %05d: LearningRateScheduler setting learning rate to %s."
+                  % (epoch + 1, lr))
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["lr"] = _optimizer_lr(self.model.optimizer)
+
+
+class ModelCheckpoint(Callback):
+    """Save the model's weights after each epoch (or only the best, by ``monitor``).
+
+    ``filepath`` may contain ``{epoch:02d}`` and log keys: ``'ckpt-{epoch:02d}.npz'``.
+    """
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
+                 save_weights_only=True, mode="auto", save_freq="epoch",
+                 initial_value_threshold=None):
+        super().__init__()
+        if save_freq != "epoch":
+            raise ValueError("ModelCheckpoint: only save_freq='epoch' is supported (got %r)"
+                             % (save_freq,))
+        self.filepath = os.fspath(filepath)
+        self.monitor = monitor
+        self.verbose = verbose
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.mode = _monitor_mode(monitor, mode, "ModelCheckpoint")
+        self.best = initial_value_threshold
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                warnings.warn("ModelCheckpoint: can save best model only with %r available"
+                              % self.monitor, stacklevel=2)
+                return
+            better = self.best is None or (current < self.best if self.mode == "min"
+                                           else current > self.best)
+            if not better:
+                return
+            self.best = current
+        if self.verbose:
+            print("\nEpoch %05d: saving model to %s" % (epoch + 1, path))
+        if self.save_weights_only or not hasattr(self.model, "save"):
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
+
+
+class TensorBoard(Callback):
+    """Write ``epoch_<metric>`` scalars to ``log_dir/train`` and ``log_dir/validation``.
+
+    Files are TensorBoard event files written by ``fasteager.summary``; validation
+    metrics (``val_*`` logs) go to the validation writer without the prefix, as Keras does.
+    With ``update_freq`` an integer n, ``batch_<metric>`` scalars are written every n steps.
+    """
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 update_freq="epoch", profile_batch=0, embeddings_freq=0, **kwargs):
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = int(histogram_freq)
+        if update_freq != "epoch" and not isinstance(update_freq, int):
+            raise ValueError("TensorBoard: update_freq must be 'epoch' or an int (got %r)"
+                             % (update_freq,))
+        self.update_freq = update_freq
+        self._writers = {}
+        self._step = 0
+
+    def _writer(self, which):
+        w = self._writers.get(which)
+        if w is None:
+            from .. import summary
+            w = self._writers[which] = summary.create_file_writer(
+                os.path.join(self.log_dir, which))
+        return w
+
+    def on_train_begin(self, logs=None):
+        self._step = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._step += 1
+        if isinstance(self.update_freq, int) and self._step % self.update_freq == 0:
+            from .. import summary
+            with self._writer("train").as_default():
+                for k, v in (logs or {}).items():
+                    summary.scalar("batch_" + k, float(v), step=self._step)
+
+    def on_epoch_end(self, epoch, logs=None):
+        from .. import summary
+        train, val = {}, {}
+        for k, v in (logs or {}).items():
+            if k.startswith("val_"):
+                val[k[4:]] = v
+            else:
+                train[k] = v
+        if "lr" in train:
+            train["learning_rate"] = train.pop("lr")
+        for which, values in (("train", train), ("validation", val)):
+            if not values:
+                continue
+            with self._writer(which).as_default():
+                for k, v in values.items():
+                    summary.scalar("epoch_" + k, float(v), step=epoch)
+                if which == "train" and self.histogram_freq and epoch % self.histogram_freq == 0:
+                    for w in self.model.weights:
+                        summary.histogram(w.name.replace(":", "_"), w.numpy(), step=epoch)
+            self._writers[which].flush()
+
+    def on_train_end(self, logs=None):
+        for w in self._writers.values():
+            w.close()
+        self._writers = {}

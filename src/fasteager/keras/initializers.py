@@ -1,0 +1,257 @@
+"""Weight initializers (``fe.keras.initializers``), as Keras defines them.
+
+Random initializers draw from ``fe.random``, so ``fe.random.set_seed`` makes a model's
+initial weights reproducible. Each is a callable ``init(shape, dtype=None)`` returning a
+tensor; ``get('glorot_uniform')`` resolves names, classes, instances and callables.
+
+>>> init = fe.keras.initializers.get("he_normal")
+>>> w = init([784, 128])
+"""
+import math
+
+import numpy as np
+
+import fasteager as fe
+
+
+def _fans(shape):
+    """(fan_in, fan_out) as Keras computes them: a conv kernel's receptive field counts."""
+    shape = [int(d) for d in shape]
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[:-2]))
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+def _dtype(dtype):
+    return fe.float32 if dtype is None else fe.as_dtype(dtype)
+
+
+class Initializer:
+    """Base class: subclasses implement ``__call__(shape, dtype=None)``."""
+
+    def __call__(self, shape, dtype=None):
+        raise NotImplementedError
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class Zeros(Initializer):
+    def __call__(self, shape, dtype=None):
+        return fe.zeros(shape, dtype=_dtype(dtype))
+
+
+class Ones(Initializer):
+    def __call__(self, shape, dtype=None):
+        return fe.ones(shape, dtype=_dtype(dtype))
+
+
+class Constant(Initializer):
+    def __init__(self, value=0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None):
+        d = _dtype(dtype)
+        return fe.constant(np.full([int(s) for s in shape], self.value, d.as_numpy_dtype))
+
+    def get_config(self):
+        return {"value": self.value}
+
+
+class RandomNormal(Initializer):
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None):
+        return fe.random.normal(shape, self.mean, self.stddev, dtype=_dtype(dtype),
+                                seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class RandomUniform(Initializer):
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=None):
+        return fe.random.uniform(shape, self.minval, self.maxval, dtype=_dtype(dtype),
+                                 seed=self.seed)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+class TruncatedNormal(Initializer):
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None):
+        return fe.random.truncated_normal(shape, self.mean, self.stddev, dtype=_dtype(dtype),
+                                          seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class VarianceScaling(Initializer):
+    """Samples with variance ``scale / n``, n from ``mode`` (Keras's general initializer)."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        if scale <= 0:
+            raise ValueError("VarianceScaling: scale must be positive (got %r)" % (scale,))
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError("VarianceScaling: mode must be fan_in, fan_out or fan_avg "
+                             "(got %r)" % (mode,))
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
+            raise ValueError("VarianceScaling: unknown distribution %r" % (distribution,))
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def __call__(self, shape, dtype=None):
+        fan_in, fan_out = _fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        scale = self.scale / max(1.0, n)
+        d = _dtype(dtype)
+        if self.distribution == "truncated_normal":
+            # 0.879...: the stddev of a unit normal truncated to [-2, 2] (Keras's constant)
+            std = math.sqrt(scale) / 0.87962566103423978
+            return fe.random.truncated_normal(shape, 0.0, std, dtype=d, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return fe.random.normal(shape, 0.0, math.sqrt(scale), dtype=d, seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return fe.random.uniform(shape, -limit, limit, dtype=d, seed=self.seed)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
+
+class GlorotUniform(VarianceScaling):
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_avg", "uniform", seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class GlorotNormal(VarianceScaling):
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class HeNormal(VarianceScaling):
+    def __init__(self, seed=None):
+        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class HeUniform(VarianceScaling):
+    def __init__(self, seed=None):
+        super().__init__(2.0, "fan_in", "uniform", seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class LecunNormal(VarianceScaling):
+    def __init__(self, seed=None):
+        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=None):
+        shape = [int(s) for s in shape]
+        if len(shape) < 2:
+            raise ValueError("Orthogonal: the shape must have rank >= 2 (got %s)" % shape)
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        a = fe.random.normal([max(rows, cols), min(rows, cols)], dtype=fe.float64,
+                             seed=self.seed).numpy()
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))      # make the decomposition unique (Mezzadri 2007)
+        if rows < cols:
+            q = q.T
+        d = _dtype(dtype)
+        return fe.constant((self.gain * q.reshape(shape)).astype(d.as_numpy_dtype))
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+zeros = Zeros
+ones = Ones
+constant = Constant
+random_normal = RandomNormal
+random_uniform = RandomUniform
+truncated_normal = TruncatedNormal
+glorot_uniform = GlorotUniform
+glorot_normal = GlorotNormal
+he_normal = HeNormal
+he_uniform = HeUniform
+lecun_normal = LecunNormal
+orthogonal = Orthogonal
+variance_scaling = VarianceScaling
+
+_BY_NAME = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
+    "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
+    "he_uniform": HeUniform, "lecun_normal": LecunNormal, "orthogonal": Orthogonal,
+    "variance_scaling": VarianceScaling,
+}
+
+
+def serialize(initializer):
+    for name, cls in _BY_NAME.items():
+        if type(initializer) is cls:
+            return {"class_name": cls.__name__, "config": initializer.get_config()}
+    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+
+
+def get(identifier):
+    """An initializer from a name ('he_normal'), a config dict, a class or a callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        key = identifier
+        if key not in _BY_NAME:
+            # Keras also accepts the class names: 'GlorotUniform'
+            for name, cls in _BY_NAME.items():
+                if cls.__name__ == identifier:
+                    key = name
+        if key not in _BY_NAME:
+            raise ValueError("initializers.get: unknown initializer %r (known: %s)"
+                             % (identifier, ", ".join(sorted(_BY_NAME))))
+        return _BY_NAME[key]()
+    if isinstance(identifier, dict):
+        cls = get(identifier["class_name"]).__class__
+        return cls(**identifier.get("config", {}))
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError("initializers.get: cannot interpret %r as an initializer" % (identifier,))

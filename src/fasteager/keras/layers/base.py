@@ -1,0 +1,430 @@
+"""``Layer``: the base of every Keras layer and model, and ``Input``/``InputLayer``.
+
+A layer owns variables (made with ``add_weight`` in ``build``, or assigned as attributes),
+builds itself lazily on its first call from the input's shape, and tracks the variables
+and layers assigned to its attributes (also inside lists, tuples and dicts), as
+``tf.Module`` does. ``weights`` lists the layer's own variables first (in creation order),
+then those of its sub-layers, in the order they were assigned.
+
+>>> class Scale(fe.keras.layers.Layer):
+...     def build(self, input_shape):
+...         self.w = self.add_weight("w", shape=[input_shape[-1]], initializer="ones")
+...     def call(self, x):
+...         return x * self.w
+>>> Scale()(fe.ones([2, 3])).shape
+TensorShape([2, 3])
+"""
+import inspect
+import re
+import threading
+
+import numpy as np
+
+import fasteager as fe
+
+from .. import backend
+from .. import initializers as _initializers
+from .. import regularizers as _regularizers
+
+
+def _snake(name):
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"2_d", "2d", re.sub(r"1_d", "1d", s))
+
+
+class _CallContext(threading.local):
+    def __init__(self):
+        self.training = None     # the training flag of the outermost call in progress
+        self.depth = 0
+
+
+_CONTEXT = _CallContext()
+
+
+def _is_tensor_like(x):
+    return isinstance(x, (fe.Tensor, fe.Variable, np.ndarray, float, int, list))
+
+
+def _walk(value, seen):
+    """Yield the Variables and Layers reachable through containers, in order."""
+    if isinstance(value, (fe.Variable, Layer)):
+        if id(value) not in seen:
+            seen.add(id(value))
+            yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _walk(v, seen)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _walk(v, seen)
+
+
+def _shape_of(x):
+    if isinstance(x, (fe.Tensor, fe.Variable, KerasTensor)):
+        return fe.TensorShape(x.shape)
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], (fe.Tensor, KerasTensor)):
+        return [_shape_of(v) for v in x]
+    return fe.TensorShape(np.shape(x))
+
+
+class Layer:
+    """Base class of layers: override ``build(input_shape)`` and ``call(inputs)``."""
+
+    # attributes the framework itself sets, never walked for variables or layers
+    _NOT_TRACKED = frozenset(["_own_weights", "_regularizer_fns", "_call_losses",
+                              "_inbound_shape", "_output_shape", "_call_args"])
+
+    def __init__(self, trainable=True, name=None, dtype=None, dynamic=False,
+                 input_shape=None, batch_input_shape=None, batch_size=None, input_dim=None,
+                 **kwargs):
+        unknown = set(kwargs) - {"autocast", "activity_regularizer", "weights"}
+        if unknown:
+            raise TypeError("%s: unexpected keyword argument(s) %s"
+                            % (type(self).__name__, ", ".join(sorted(unknown))))
+        object.__setattr__(self, "_own_weights", [])
+        object.__setattr__(self, "_regularizer_fns", [])
+        object.__setattr__(self, "_call_losses", [])
+        object.__setattr__(self, "_output_shape", None)
+        self._trainable = bool(trainable)
+        if name is not None and not isinstance(name, str):
+            raise ValueError("%s: name must be a string (got %r)" % (type(self).__name__, name))
+        self._name = name if name else backend.unique_name(_snake(type(self).__name__))
+        self._dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
+        self.built = False
+        self.supports_masking = False
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is not None:
+            self._batch_input_shape = tuple(batch_input_shape)
+        elif input_shape is not None:
+            self._batch_input_shape = (batch_size,) + tuple(input_shape)
+        else:
+            self._batch_input_shape = None
+        sig = inspect.signature(self.call).parameters
+        self._call_takes_training = "training" in sig or any(
+            p.kind == p.VAR_KEYWORD for p in sig.values())
+
+    # ---- identity -------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype.name
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        for layer in self._flatten_layers(include_self=False):
+            layer._trainable = bool(value)
+
+    def __repr__(self):
+        return "<%s name=%s, built=%s>" % (type(self).__name__, self._name, self.built)
+
+    # ---- tracking -------------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_own_weights" not in self.__dict__ and isinstance(value, (fe.Variable, Layer)):
+            raise RuntimeError("%s: call super().__init__() before assigning variables or "
+                               "layers as attributes" % type(self).__name__)
+        object.__setattr__(self, name, value)
+
+    def _tracked(self):
+        """Variables and layers assigned to attributes, in assignment order."""
+        seen = set()
+        for key, value in list(self.__dict__.items()):
+            if key in self._NOT_TRACKED:
+                continue
+            yield from _walk(value, seen)
+
+    def _checkpoint_dependencies(self):
+        """(name, object) edges of the checkpoint object graph: tracked attributes by name,
+        then weights made by ``add_weight`` that no attribute holds, by their short name."""
+        out = []
+        reached = set()
+        for key, value in list(self.__dict__.items()):
+            if key in self._NOT_TRACKED:
+                continue
+            found = list(_walk(value, set()))
+            if found:
+                out.append((key, value))
+                reached.update(id(v) for v in found)
+        for v in self._own_weights:
+            if id(v) not in reached:
+                short = v.name.rsplit("/", 1)[-1].split(":")[0]
+                out.append((short, v))
+        return out
+
+    def _direct_layers(self):
+        return [v for v in self._tracked() if isinstance(v, Layer) and v is not self]
+
+    def _flatten_layers(self, include_self=True):
+        seen = set()
+        out = []
+
+        def visit(layer):
+            if id(layer) in seen:
+                return
+            seen.add(id(layer))
+            out.append(layer)
+            for sub in layer._direct_layers():
+                visit(sub)
+        if include_self:
+            visit(self)
+        else:
+            seen.add(id(self))
+            for sub in self._direct_layers():
+                visit(sub)
+        return out
+
+    def _collect(self, parent_trainable=True, seen=None):
+        """(variable, effectively trainable) pairs: own variables first, then sub-layers'."""
+        seen = set() if seen is None else seen
+        eff = parent_trainable and self._trainable
+        out = []
+        own = list(self._own_weights) + [v for v in self._tracked()
+                                         if isinstance(v, fe.Variable)]
+        for v in own:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append((v, eff and v.trainable))
+        for layer in self._direct_layers():
+            out.extend(layer._collect(eff, seen))
+        return out
+
+    @property
+    def weights(self):
+        """Every variable of the layer: trainable ones first, as Keras orders them."""
+        return self.trainable_weights + self.non_trainable_weights
+
+    @property
+    def variables(self):
+        return self.weights
+
+    @property
+    def trainable_weights(self):
+        return [v for v, t in self._collect() if t]
+
+    @property
+    def non_trainable_weights(self):
+        return [v for v, t in self._collect() if not t]
+
+    @property
+    def trainable_variables(self):
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        return self.non_trainable_weights
+
+    @property
+    def submodules(self):
+        return self._flatten_layers(include_self=False)
+
+    def count_params(self):
+        """The number of scalars in the layer's weights (the layer must be built)."""
+        if not self.built:
+            raise ValueError("%s: you tried to call count_params on layer %r, but the layer "
+                             "isn't built. Build it by calling it on data first."
+                             % (type(self).__name__, self._name))
+        return int(sum(int(np.prod(v.shape.as_list())) for v in self.weights))
+
+    def get_weights(self):
+        """The weights' values as a list of NumPy arrays."""
+        return [np.array(v.numpy()) for v in self.weights]
+
+    def set_weights(self, weights):
+        """Assign ``weights`` (a list of arrays in the order of ``get_weights``)."""
+        params = self.weights
+        if len(weights) != len(params):
+            raise ValueError("%s.set_weights: expected %d arrays, got %d"
+                             % (self._name, len(params), len(weights)))
+        for v, w in zip(params, weights):
+            if tuple(np.shape(w)) != tuple(v.shape.as_list()):
+                raise ValueError("%s.set_weights: shape mismatch for %s (expected %s, got %s)"
+                                 % (self._name, v.name, v.shape.as_list(), list(np.shape(w))))
+        for v, w in zip(params, weights):
+            v.assign(np.asarray(w, dtype=v.dtype.as_numpy_dtype))
+
+    # ---- weights --------------------------------------------------------------------------
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
+                   trainable=None, constraint=None, **kwargs):
+        """Create a variable owned by this layer (named ``'<layer>/<name>:0'``)."""
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        dtype = fe.as_dtype(dtype) if dtype is not None else self._dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = _initializers.get(initializer)
+        value = init(shape, dtype=dtype)
+        if trainable is None:
+            trainable = True
+        var = fe.Variable(value, trainable=trainable, name="%s/%s" % (self._name, name or "w"),
+                          dtype=dtype)
+        self._own_weights.append(var)
+        reg = _regularizers.get(regularizer)
+        if reg is not None:
+            self._regularizer_fns.append((reg, var))
+        return var
+
+    add_variable = add_weight
+
+    # ---- losses ---------------------------------------------------------------------------
+    def add_loss(self, loss):
+        """Add a loss (a tensor or a zero-argument callable) to ``layer.losses``."""
+        self._call_losses.append(loss)
+
+    @property
+    def losses(self):
+        """Regularization penalties of this layer and its sub-layers, plus ``add_loss`` terms."""
+        out = []
+        for layer in self._flatten_layers():
+            for reg, var in layer._regularizer_fns:
+                out.append(reg(var))
+            for loss in layer._call_losses:
+                out.append(loss() if callable(loss) else fe.convert_to_tensor(loss))
+        return out
+
+    # ---- build and call -------------------------------------------------------------------
+    def build(self, input_shape):
+        """Create the layer's weights for inputs of ``input_shape`` (override)."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The layer's computation (override)."""
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        out = self(fe.zeros([1 if d is None else d for d in fe.TensorShape(input_shape)]))
+        return fe.TensorShape([None] + out.shape.as_list()[1:])
+
+    def _convert_input(self, x):
+        if isinstance(x, fe.Variable):
+            x = x.read_value()
+        if not isinstance(x, fe.Tensor):
+            if isinstance(x, (list, tuple)) and x and isinstance(x[0], (fe.Tensor, fe.Variable)):
+                return type(x)(self._convert_input(v) for v in x)
+            if isinstance(x, dict):
+                return {k: self._convert_input(v) for k, v in x.items()}
+            x = fe.convert_to_tensor(x)
+        # Keras autocasts floating inputs to the layer's dtype (float64 NumPy -> float32)
+        if x.dtype.is_floating and self._dtype.is_floating and x.dtype != self._dtype:
+            x = fe.cast(x, self._dtype)
+        return x
+
+    def _maybe_build(self, inputs):
+        if self.built:
+            return
+        shape = _shape_of(inputs)
+        self.build(shape)
+        self.built = True
+
+    def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, KerasTensor):
+            return self._call_symbolic(inputs)
+        inputs = self._convert_input(inputs)
+        training = kwargs.pop("training", None)
+        ctx = _CONTEXT
+        outer = ctx.depth == 0
+        if outer:
+            for layer in self._flatten_layers():
+                del layer._call_losses[:]
+        if training is None:
+            training = ctx.training
+        saved = ctx.training
+        ctx.training = training
+        ctx.depth += 1
+        was_built = self.built
+        try:
+            self._maybe_build(inputs)
+            if self._call_takes_training:
+                kwargs["training"] = training
+            out = self.call(inputs, *args, **kwargs)
+        finally:
+            ctx.depth -= 1
+            ctx.training = saved
+        if not was_built:
+            # variables created by this first call take values a restore left pending
+            from ...train import checkpoint as _ckpt
+            _ckpt.restore_deferred(self)
+        if isinstance(out, fe.Tensor):
+            self._output_shape = fe.TensorShape([None] + out.shape.as_list()[1:]) \
+                if out.shape.rank else out.shape
+        return out
+
+    def _call_symbolic(self, spec):
+        """Build from an ``Input`` spec by running on zeros; returns the output spec."""
+        concrete = fe.zeros([1 if d is None else d for d in spec.shape], dtype=spec.dtype)
+        out = self(concrete, training=False)
+        return KerasTensor([spec.shape[0]] + out.shape.as_list()[1:], out.dtype)
+
+    @property
+    def output_shape(self):
+        if self._output_shape is None:
+            raise AttributeError("%s: the layer has not been called yet, so it has no "
+                                 "output shape" % self._name)
+        return tuple(self._output_shape.as_list())
+
+    # ---- config ---------------------------------------------------------------------------
+    def get_config(self):
+        config = {"name": self._name, "trainable": self._trainable, "dtype": self.dtype}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class KerasTensor:
+    """A symbolic input: a shape (batch dimension ``None``) and a dtype, no value.
+
+    ``fe.keras.Input((784,))`` returns one; a ``Sequential`` that starts with it builds at
+    once, and calling a layer on it builds the layer and returns the output spec.
+    """
+
+    def __init__(self, shape, dtype=None, name=None):
+        self.shape = fe.TensorShape(shape)
+        self.dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
+        self.name = name
+
+    def __repr__(self):
+        return "<KerasTensor: shape=%s, dtype=%s%s>" % (
+            self.shape, self.dtype.name, ", name=%s" % self.name if self.name else "")
+
+
+class InputLayer(Layer):
+    """Declares the input shape of a ``Sequential`` model; passes its input through."""
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None, **kwargs):
+        shape = kwargs.pop("batch_input_shape", None)
+        if shape is None:
+            if input_shape is None:
+                raise ValueError("InputLayer: give input_shape (without the batch dimension)")
+            shape = (batch_size,) + tuple(input_shape)
+        super().__init__(name=name or backend.unique_name("input"), dtype=dtype)
+        self._batch_input_shape = tuple(shape)
+        self.built = True
+
+    def call(self, inputs):
+        return inputs
+
+    def get_config(self):
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
+                "name": self._name}
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, batch_shape=None, **kwargs):
+    """A symbolic input of ``shape`` (without the batch dimension) for building models."""
+    if batch_shape is None:
+        if shape is None:
+            raise ValueError("Input: give shape (without the batch dimension)")
+        if isinstance(shape, int):
+            shape = (shape,)
+        batch_shape = (batch_size,) + tuple(shape)
+    return KerasTensor(batch_shape, dtype, name)

@@ -1,0 +1,264 @@
+"""Core layers: Dense, Flatten, Reshape, Dropout, Activation, ReLU, Softmax, Embedding."""
+import numpy as np
+
+import fasteager as fe
+
+from .. import _ops, activations, initializers, regularizers
+from .base import Layer
+
+
+def _bad_shape(layer, msg):
+    return fe.errors.InvalidArgumentError("%s (layer %r): %s" % (type(layer).__name__,
+                                                                 layer.name, msg))
+
+
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)`` on the last axis of any-rank input.
+
+    >>> fe.keras.layers.Dense(10)(fe.zeros([1, 1, 784])).shape
+    TensorShape([1, 1, 10])
+    """
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        try:
+            units = int(units)
+        except (TypeError, ValueError):
+            raise ValueError("Dense: units must be a positive integer (got %r)" % (units,)) \
+                from None
+        if units <= 0:
+            raise ValueError("Dense: units must be a positive integer (got %r)" % (units,))
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+
+    def build(self, input_shape):
+        shape = fe.TensorShape(input_shape)
+        if shape.rank is None or shape.rank < 1 or shape[-1] is None:
+            raise ValueError("Dense (layer %r): the last dimension of the input must be known "
+                             "(got input shape %s)" % (self.name, shape))
+        self.kernel = self.add_weight("kernel", [shape[-1], self.units],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        want = self.kernel.shape[0]
+        if not shape or shape[-1] != want:
+            raise _bad_shape(self, "the input's last dimension must be %d, as the kernel was "
+                             "built for (kernel shape %s, got input shape %s)"
+                             % (want, self.kernel.shape.as_list(), shape))
+        if len(shape) == 2:
+            y = fe.matmul(inputs, self.kernel)
+        else:
+            flat = fe.reshape(inputs, [-1, want])
+            y = fe.reshape(fe.matmul(flat, self.kernel), shape[:-1] + [self.units])
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(units=self.units, activation=activations.serialize(self.activation),
+                      use_bias=self.use_bias,
+                      kernel_initializer=initializers.serialize(self.kernel_initializer),
+                      bias_initializer=initializers.serialize(self.bias_initializer))
+        return config
+
+
+class Flatten(Layer):
+    """Flatten all axes but the first: (N, d1, d2, ...) -> (N, d1*d2*...)."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format or "channels_last"
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        if len(shape) == 0:
+            raise _bad_shape(self, "the input must have a batch dimension (got a scalar)")
+        if len(shape) == 1:
+            return fe.expand_dims(inputs, 1)
+        if self.data_format == "channels_first" and len(shape) > 2:
+            inputs = fe.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
+        return fe.reshape(inputs, [shape[0], int(np.prod(shape[1:]))])
+
+    def get_config(self):
+        config = super().get_config()
+        config["data_format"] = self.data_format
+        return config
+
+
+class Reshape(Layer):
+    """Reshape each example to ``target_shape`` (may contain one -1)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+        if sum(d == -1 for d in self.target_shape) > 1:
+            raise ValueError("Reshape: at most one dimension of target_shape may be -1 (got %s)"
+                             % (self.target_shape,))
+
+    def call(self, inputs):
+        n = inputs.shape[0]
+        per = int(np.prod(inputs.shape.as_list()[1:]))
+        want = int(np.prod([d for d in self.target_shape if d != -1]))
+        if (-1 not in self.target_shape and want != per) or (want == 0 or per % want):
+            raise _bad_shape(self, "cannot reshape examples of shape %s (%d values) to %s"
+                             % (inputs.shape.as_list()[1:], per, list(self.target_shape)))
+        return fe.reshape(inputs, [n] + list(self.target_shape))
+
+    def get_config(self):
+        config = super().get_config()
+        config["target_shape"] = self.target_shape
+        return config
+
+
+class Dropout(Layer):
+    """Zero a fraction ``rate`` of inputs (scaling the rest) in training; identity otherwise."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        rate = float(rate)
+        if not 0 <= rate < 1:
+            raise ValueError("Dropout: rate must be in [0, 1) (got %r)" % (rate,))
+        self.rate = rate
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return inputs
+        noise = None
+        if self.noise_shape is not None:
+            noise = [inputs.shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+        return _ops.dropout(inputs, self.rate, noise_shape=noise, seed=self.seed)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        return config
+
+
+class Activation(Layer):
+    """Apply an activation function: ``Activation('relu')``."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def get_config(self):
+        config = super().get_config()
+        config["activation"] = activations.serialize(self.activation)
+        return config
+
+
+class ReLU(Layer):
+    """``min(max(x, 0) + negative_slope * min(x, 0), max_value)``."""
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if max_value is not None and max_value < 0:
+            raise ValueError("ReLU: max_value must be >= 0 (got %r)" % (max_value,))
+        if negative_slope < 0:
+            raise ValueError("ReLU: negative_slope must be >= 0 (got %r)" % (negative_slope,))
+        self.max_value = max_value
+        self.negative_slope = float(negative_slope)
+        self.threshold = float(threshold)
+
+    def call(self, inputs):
+        return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
+                                threshold=self.threshold)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(max_value=self.max_value, negative_slope=self.negative_slope,
+                      threshold=self.threshold)
+        return config
+
+
+class LeakyReLU(Layer):
+    def __init__(self, alpha=0.3, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = float(alpha)
+
+    def call(self, inputs):
+        return _ops.leaky_relu(inputs, self.alpha)
+
+    def get_config(self):
+        config = super().get_config()
+        config["alpha"] = self.alpha
+        return config
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return _ops.softmax(inputs, axis=self.axis)
+
+    def get_config(self):
+        config = super().get_config()
+        config["axis"] = self.axis
+        return config
+
+
+class Embedding(Layer):
+    """Look up rows of an ``(input_dim, output_dim)`` table by integer ids."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, mask_zero=False, input_length=None, **kwargs):
+        super().__init__(**kwargs)
+        if int(input_dim) <= 0 or int(output_dim) <= 0:
+            raise ValueError("Embedding: input_dim and output_dim must be positive "
+                             "(got %r, %r)" % (input_dim, output_dim))
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        if embeddings_initializer == "uniform":
+            embeddings_initializer = initializers.RandomUniform()
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.mask_zero = mask_zero
+        self.input_length = input_length
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer)
+        self.built = True
+
+    def _convert_input(self, x):
+        x = fe.convert_to_tensor(x.read_value() if isinstance(x, fe.Variable) else x)
+        if not x.dtype.is_integer:
+            x = fe.cast(x, fe.int32)
+        return x
+
+    def call(self, inputs):
+        ids = np.asarray(inputs.numpy())
+        if ids.size and (ids.min() < 0 or ids.max() >= self.input_dim):
+            raise _bad_shape(self, "ids must be in [0, %d) (got values in [%d, %d])"
+                             % (self.input_dim, ids.min(), ids.max()))
+        if hasattr(fe, "gather"):
+            return fe.gather(self.embeddings, inputs)
+        return self.embeddings.read_value()[ids]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(input_dim=self.input_dim, output_dim=self.output_dim,
+                      mask_zero=self.mask_zero, input_length=self.input_length)
+        return config

@@ -1,0 +1,266 @@
+"""Loss functions (``fe.keras.losses``) with Keras's reductions.
+
+A loss object computes per-example losses (``call``), weights them by ``sample_weight``
+and reduces: ``'sum_over_batch_size'`` (default: the sum divided by the number of
+per-example losses), ``'sum'`` or ``'none'``. Probability inputs are clipped to
+``[eps, 1 - eps]`` (eps = 1e-7) as Keras does; ``from_logits=True`` uses the fused,
+stable ``fe.nn`` cross-entropy ops.
+
+>>> loss = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+>>> loss([1, 0], [[0., 2.], [3., 1.]])
+"""
+import numpy as np
+
+import fasteager as fe
+
+from . import _ops, backend
+
+_REDUCTIONS = ("sum_over_batch_size", "sum", "none", "auto")
+
+
+def _t(x, dtype=None):
+    if isinstance(x, fe.Variable):
+        x = x.read_value()
+    t = fe.convert_to_tensor(x)
+    if dtype is not None and t.dtype != dtype:
+        t = fe.cast(t, dtype)
+    return t
+
+
+def _pred(y_pred):
+    y = _t(y_pred)
+    if not y.dtype.is_floating:
+        y = fe.cast(y, fe.float32)
+    return y
+
+
+def _match_ranks(y_true, y_pred):
+    """Align ranks that differ by a trailing size-1 axis (Keras's squeeze_or_expand)."""
+    rt, rp = y_true.shape.rank, y_pred.shape.rank
+    if rt == rp - 1 and y_pred.shape[-1] == 1:
+        y_true = fe.expand_dims(y_true, -1)
+    elif rp == rt - 1 and y_true.shape[-1] == 1:
+        y_true = fe.squeeze(y_true, axis=-1)
+    return y_true
+
+
+# ---- function forms (per-example losses) -----------------------------------------------
+
+def mean_squared_error(y_true, y_pred):
+    y_pred = _pred(y_pred)
+    y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
+    return fe.reduce_mean(fe.square(y_pred - y_true), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    y_pred = _pred(y_pred)
+    y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
+    return fe.reduce_mean(fe.abs(y_pred - y_true), axis=-1)
+
+
+def huber(y_true, y_pred, delta=1.0):
+    y_pred = _pred(y_pred)
+    y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
+    err = y_pred - y_true
+    a = fe.abs(err)
+    quad = 0.5 * fe.square(err)
+    lin = delta * a - 0.5 * delta * delta
+    return fe.reduce_mean(fe.where(a <= delta, quad, lin), axis=-1)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1,
+                                    ignore_class=None):
+    y_pred = _pred(y_pred)
+    labels = _t(y_true)
+    if labels.shape.rank == y_pred.shape.rank and labels.shape.rank > 0 and labels.shape[-1] == 1:
+        labels = fe.squeeze(labels, axis=-1)
+    if labels.dtype.is_floating:
+        labels = fe.cast(labels, fe.int64)
+    k = y_pred.shape[-1]
+    lab = np.asarray(labels.numpy())
+    if lab.size and (lab.min() < 0 or lab.max() >= k):
+        raise fe.errors.InvalidArgumentError(
+            "sparse_categorical_crossentropy: labels must be in [0, %d) for predictions of "
+            "shape %s (got values in [%d, %d])" % (k, y_pred.shape.as_list(), lab.min(),
+                                                     lab.max()))
+    if from_logits:
+        return _ops.sparse_softmax_xent(labels, y_pred)
+    eps = backend.epsilon()
+    p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
+    # Keras takes log(clipped p) as logits: -log(p[label] / sum(p))
+    return _ops.sparse_softmax_xent(labels, fe.log(p))
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    y_pred = _pred(y_pred)
+    y_true = _t(y_true, y_pred.dtype)
+    if y_true.shape.as_list() != y_pred.shape.as_list():
+        raise fe.errors.InvalidArgumentError(
+            "categorical_crossentropy: y_true and y_pred must have the same shape (got %s and "
+            "%s); use sparse_categorical_crossentropy for integer labels"
+            % (y_true.shape.as_list(), y_pred.shape.as_list()))
+    if label_smoothing:
+        k = y_pred.shape[axis]
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / k
+    if from_logits:
+        return _ops.softmax_xent(y_true, y_pred, axis=axis)
+    eps = backend.epsilon()
+    p = y_pred / fe.reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = fe.clip_by_value(p, eps, 1.0 - eps)
+    return -fe.reduce_sum(y_true * fe.log(p), axis=axis)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    y_pred = _pred(y_pred)
+    y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        return fe.reduce_mean(_ops.sigmoid_xent(y_true, y_pred), axis=axis)
+    eps = backend.epsilon()
+    p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
+    bce = y_true * fe.log(p + eps) + (1.0 - y_true) * fe.log(1.0 - p + eps)
+    return -fe.reduce_mean(bce, axis=axis)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+
+
+# ---- reduction ----------------------------------------------------------------------------
+
+def _apply_weights(losses, sample_weight):
+    if sample_weight is None:
+        return losses
+    sw = _t(sample_weight, losses.dtype)
+    r, rs = losses.shape.rank, sw.shape.rank
+    if rs == r + 1 and sw.shape[-1] == 1:
+        sw = fe.squeeze(sw, axis=-1)
+    while sw.shape.rank < r:
+        sw = fe.expand_dims(sw, -1)
+    return losses * sw
+
+
+def reduce_losses(losses, reduction):
+    if reduction == "none":
+        return losses
+    total = fe.reduce_sum(losses)
+    if reduction == "sum":
+        return total
+    n = int(np.prod(losses.shape.as_list())) if losses.shape.rank else 1
+    return total / float(max(n, 1)) if n else total * 0.0
+
+
+class Loss:
+    """Base class: subclasses implement ``call(y_true, y_pred)`` (per-example losses)."""
+
+    def __init__(self, reduction="sum_over_batch_size", name=None):
+        if reduction not in _REDUCTIONS:
+            raise ValueError("%s: reduction must be one of %s (got %r)"
+                             % (type(self).__name__, ", ".join(_REDUCTIONS[:3]), reduction))
+        self.reduction = "sum_over_batch_size" if reduction == "auto" else reduction
+        self.name = name
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        losses = self.call(y_true, y_pred)
+        return reduce_losses(_apply_weights(losses, sample_weight), self.reduction)
+
+    def get_config(self):
+        return {"reduction": self.reduction, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class LossFunctionWrapper(Loss):
+    """A loss object around a function ``fn(y_true, y_pred, **kwargs)``."""
+
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
+        super().__init__(reduction, name or fn.__name__)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(self._fn_kwargs)
+        return config
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
+                 name="sparse_categorical_crossentropy"):
+        super().__init__(sparse_categorical_crossentropy, reduction, name,
+                         from_logits=from_logits)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
+        super().__init__(categorical_crossentropy, reduction, name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="binary_crossentropy"):
+        super().__init__(binary_crossentropy, reduction, name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
+        super().__init__(mean_squared_error, reduction, name)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction, name)
+
+
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        super().__init__(huber, reduction, name, delta=delta)
+
+
+_BY_NAME = {
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    "categorical_crossentropy": categorical_crossentropy,
+    "binary_crossentropy": binary_crossentropy,
+    "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
+    "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
+    "huber": huber, "huber_loss": huber,
+}
+_CLASSES = {c.__name__: c for c in (SparseCategoricalCrossentropy, CategoricalCrossentropy,
+                                    BinaryCrossentropy, MeanSquaredError, MeanAbsoluteError,
+                                    Huber)}
+
+
+def get(identifier):
+    """A loss from a name ('mse', 'SparseCategoricalCrossentropy'), a Loss or a callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        if identifier in _BY_NAME:
+            return _BY_NAME[identifier]
+        if identifier in _CLASSES:
+            return _CLASSES[identifier]()
+        raise ValueError("losses.get: unknown loss %r (known: %s)"
+                         % (identifier, ", ".join(sorted(list(_BY_NAME) + list(_CLASSES)))))
+    if isinstance(identifier, dict):
+        return _CLASSES[identifier["class_name"]](**identifier.get("config", {}))
+    if callable(identifier):
+        return identifier
+    raise ValueError("losses.get: cannot interpret %r as a loss" % (identifier,))
+
+
+def serialize(loss):
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    return getattr(loss, "__name__", repr(loss))

@@ -1,0 +1,512 @@
+"""``fe.keras.Model``: a Layer with a training loop (compile, fit, evaluate, predict).
+
+Subclass it and implement ``call``; variables and layers assigned as attributes are
+tracked. ``train_step``/``test_step``/``predict_step`` are the per-batch hooks, and may
+be overridden as in Keras.
+
+>>> class Linear(fe.keras.Model):
+...     def __init__(self):
+...         super().__init__()
+...         self.W = fe.Variable(5., name='weight')
+...         self.B = fe.Variable(10., name='bias')
+...     def call(self, inputs):
+...         return inputs * self.W + self.B
+>>> [v.name for v in Linear().trainable_variables]
+['weight:0', 'bias:0']
+"""
+import numpy as np
+
+import fasteager as fe
+
+from . import _data, callbacks as callbacks_module, losses as losses_module
+from . import metrics as metrics_module
+from .layers.base import KerasTensor, Layer
+
+
+def _float(v):
+    if isinstance(v, (fe.Tensor, fe.Variable)):
+        return float(np.asarray(v.numpy()))
+    return float(v)
+
+
+def _memory(n_bytes):
+    units = ["Byte", "KB", "MB", "GB", "TB"]
+    i = 0
+    size = float(n_bytes)
+    while size >= 1024 and i < len(units) - 1:
+        size /= 1024
+        i += 1
+    return "%.2f %s" % (size, units[i])
+
+
+class _CompiledLoss:
+    """The compiled loss: the user's loss (wrapped to reduce) plus the model's losses."""
+
+    def __init__(self, loss):
+        fn = losses_module.get(loss)
+        if fn is None:
+            self.loss = None
+        elif isinstance(fn, losses_module.Loss):
+            self.loss = fn
+        else:
+            self.loss = losses_module.LossFunctionWrapper(fn)
+        self.name = getattr(self.loss, "name", None)
+
+    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
+        total = None
+        if self.loss is not None:
+            if y_true is None:
+                raise ValueError("Model: the compiled loss needs targets y, but the data had "
+                                 "none (pass y, or a dataset yielding (x, y))")
+            total = self.loss(y_true, y_pred, sample_weight)
+        if regularization_losses:
+            reg = fe.add_n([fe.cast(r, y_pred.dtype) if r.dtype != y_pred.dtype else r
+                            for r in regularization_losses])
+            total = reg if total is None else total + reg
+        if total is None:
+            raise ValueError("Model: no loss to optimize; pass loss=... to compile()")
+        return total
+
+
+def _is_sparse_loss(loss):
+    fn = getattr(loss, "fn", loss)
+    return fn is losses_module.sparse_categorical_crossentropy
+
+
+def _resolve_metric(identifier, y_true, y_pred, loss):
+    """Keras's rules for 'accuracy'/'crossentropy': pick the variant that fits the shapes."""
+    if identifier not in ("accuracy", "acc", "crossentropy", "ce"):
+        return metrics_module.get(identifier)
+    yt = fe.convert_to_tensor(y_true) if y_true is not None else None
+    p_shape = y_pred.shape.as_list()
+    is_binary = bool(p_shape) and p_shape[-1] == 1
+    t_rank = yt.shape.rank if yt is not None else len(p_shape)
+    t_last = yt.shape.as_list()[-1] if yt is not None and t_rank else None
+    is_sparse = (t_rank < len(p_shape)) or (t_last == 1 and p_shape and p_shape[-1] > 1) \
+        or (_is_sparse_loss(loss) and not is_binary)
+    if identifier in ("accuracy", "acc"):
+        cls = metrics_module.BinaryAccuracy if is_binary else (
+            metrics_module.SparseCategoricalAccuracy if is_sparse
+            else metrics_module.CategoricalAccuracy)
+    else:
+        cls = metrics_module.BinaryCrossentropy if is_binary else (
+            metrics_module.SparseCategoricalCrossentropy if is_sparse
+            else metrics_module.CategoricalCrossentropy)
+    return cls(name=identifier)
+
+
+class Model(Layer):
+    """A layer with ``compile``/``fit``/``evaluate``/``predict`` (subclass and define ``call``)."""
+
+    # training state, not part of the model's variables or its weights files
+    _NOT_TRACKED = Layer._NOT_TRACKED | {"optimizer", "compiled_loss", "_loss_tracker",
+                                         "_metric_objects", "history", "_compiled_metric_ids",
+                                         "_input_spec"}
+
+    def __init__(self, *args, **kwargs):
+        if args or "inputs" in kwargs or "outputs" in kwargs:
+            raise fe.errors.UnimplementedError(
+                "Model(inputs, outputs): the functional API is not implemented in fasteager; "
+                "subclass fe.keras.Model or use fe.keras.Sequential")
+        super().__init__(**kwargs)
+        self.optimizer = None
+        self.compiled_loss = None
+        self.stop_training = False
+        self.history = None
+        self._compiled_metric_ids = []
+        self._metric_objects = None
+        self._loss_tracker = metrics_module.Mean("loss")
+        self._is_compiled = False
+
+    def call(self, inputs, training=None):
+        raise NotImplementedError("%s: a subclassed Model must implement call(inputs)"
+                                  % type(self).__name__)
+
+    @property
+    def layers(self):
+        return self._direct_layers()
+
+    def get_layer(self, name=None, index=None):
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError("get_layer: index %d is out of range (%d layers)"
+                                 % (index, len(layers)))
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError("get_layer: no layer named %r (layers: %s)"
+                         % (name, ", ".join(lay.name for lay in layers)))
+
+    def build(self, input_shape):
+        """Create the weights by calling the model on zeros of ``input_shape``."""
+        if isinstance(input_shape, (list, tuple)) and input_shape and \
+                isinstance(input_shape[0], (list, tuple, fe.TensorShape)):
+            raise fe.errors.UnimplementedError("Model.build: several inputs are not supported")
+        shape = [1 if d is None else int(d) for d in fe.TensorShape(input_shape)]
+        self(fe.zeros(shape), training=False)
+        self.built = True
+
+    def _maybe_build(self, inputs):
+        # a model's weights are created by its layers during call
+        self.built = True
+
+    # ---- summary --------------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False):
+        """Print a table of the layers, their output shapes and parameter counts."""
+        if not self.built or not self.weights and not self.layers:
+            raise ValueError(
+                "This model has not yet been built. Build the model first by calling "
+                "`build()` or by calling the model on a batch of data.")
+        width = line_length or 65
+        positions = positions or [0.45, 0.85, 1.0]
+        cols = [int(width * p) if p <= 1 else int(p) for p in positions]
+        emit = print_fn or (lambda s: print(s))
+        lines = ['Model: "%s"' % self.name, "_" * width]
+
+        def row(fields):
+            widths = [cols[0]] + [cols[i] - cols[i - 1] for i in range(1, len(cols))]
+            chunks = []
+            for f, w in zip(fields, widths):
+                w = max(w - 1, 1)
+                text = str(f)
+                parts = [text[i:i + w] for i in range(0, max(len(text), 1), w)] or [""]
+                chunks.append(parts)
+            for k in range(max(len(c) for c in chunks)):
+                line = ""
+                for j, (c, w) in enumerate(zip(chunks, widths)):
+                    cell = c[k] if k < len(c) else ""
+                    line += ((" " + cell) if j == 0 else cell).ljust(w)
+                lines.append(line.rstrip())
+
+        row(["Layer (type)", "Output Shape", "Param #"])
+        lines.append("=" * width)
+        layers = self.layers
+        for i, layer in enumerate(layers):
+            try:
+                shape = str(tuple(layer._output_shape.as_list())) \
+                    if layer._output_shape is not None else "multiple"
+            except AttributeError:
+                shape = "multiple"
+            shape = shape.replace(",)", ")") if shape.count(",") == 1 else shape
+            count = layer.count_params() if layer.built else 0
+            row(["%s (%s)" % (layer.name, type(layer).__name__), shape, "{:,}".format(count)])
+            lines.append("=" * width if i == len(layers) - 1 else "_" * width)
+        if not layers:
+            lines.append("=" * width)
+        trainable = sum(int(np.prod(v.shape.as_list())) for v in self.trainable_weights)
+        frozen = sum(int(np.prod(v.shape.as_list())) for v in self.non_trainable_weights)
+        tb = sum(int(np.prod(v.shape.as_list())) * v.dtype.as_numpy_dtype().itemsize
+                 for v in self.trainable_weights)
+        fb = sum(int(np.prod(v.shape.as_list())) * v.dtype.as_numpy_dtype().itemsize
+                 for v in self.non_trainable_weights)
+        lines.append("Total params: {:,} ({})".format(trainable + frozen, _memory(tb + fb)))
+        lines.append("Trainable params: {:,} ({})".format(trainable, _memory(tb)))
+        lines.append("Non-trainable params: {:,} ({})".format(frozen, _memory(fb)))
+        lines.append("_" * width)
+        for line in lines:
+            emit(line)
+
+    # ---- compile --------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                weighted_metrics=None, run_eagerly=None, steps_per_execution=None,
+                jit_compile=None, **kwargs):
+        """Configure training: an optimizer, a loss, and metrics (names or objects)."""
+        if isinstance(optimizer, (str, dict)):
+            from . import optimizers
+            optimizer = optimizers.get(optimizer)
+        if optimizer is None or not hasattr(optimizer, "apply_gradients"):
+            raise ValueError("compile: optimizer must be a name like 'adam' or an optimizer "
+                             "object with apply_gradients (got %r)" % (optimizer,))
+        if isinstance(loss, (list, dict)):
+            raise fe.errors.UnimplementedError("compile: one loss per output (a list or dict) "
+                                               "is not supported; pass one loss")
+        self.optimizer = optimizer
+        self.compiled_loss = _CompiledLoss(loss)
+        if metrics is None:
+            metrics = []
+        elif isinstance(metrics, (str, metrics_module.Metric)) or callable(metrics):
+            metrics = [metrics]
+        elif isinstance(metrics, dict):
+            raise fe.errors.UnimplementedError("compile: metrics per output are not supported")
+        self._compiled_metric_ids = list(metrics) + list(weighted_metrics or [])
+        self._metric_objects = None
+        self._loss_tracker = metrics_module.Mean("loss")
+        self.run_eagerly = True
+        self._is_compiled = True
+
+    @property
+    def metrics(self):
+        """The metric objects (the loss tracker first) once the model has seen data."""
+        out = [self._loss_tracker] if self._is_compiled else []
+        return out + list(self._metric_objects or [])
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def _check_compiled(self, what):
+        if not self._is_compiled:
+            raise RuntimeError("%s: you must compile your model before training/testing. Use "
+                               "`model.compile(optimizer, loss)`." % what)
+
+    # ---- per-batch hooks ------------------------------------------------------------------
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+        """The compiled loss plus the model's regularization losses."""
+        return self.compiled_loss(y, y_pred, sample_weight, self.losses)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Update the compiled metrics and return every metric's result in a dict."""
+        if self._metric_objects is None:
+            self._metric_objects = [
+                _resolve_metric(m, y, y_pred, self.compiled_loss.loss)
+                for m in self._compiled_metric_ids]
+        if y is not None:
+            for m in self._metric_objects:
+                m.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def train_step(self, data):
+        """One optimisation step on a batch; returns the metrics' values."""
+        x, y, sample_weight = _data.unpack(data)
+        with fe.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        variables = self.trainable_variables
+        grads = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(grads, variables))
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = _data.unpack(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = _data.unpack(data)
+        return self(x, training=False)
+
+    # ---- loops ----------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1, **kwargs):
+        """Train for ``epochs`` epochs; returns a ``History`` (``history.history['loss']``)."""
+        self._check_compiled("fit")
+        if class_weight is not None:
+            raise fe.errors.UnimplementedError("fit: class_weight is not supported; pass "
+                                               "sample_weight instead")
+        verbose = 1 if verbose == "auto" else int(verbose)
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = _data.split_validation(
+                x, y, sample_weight, validation_split)
+        handler = _data.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
+        history = callbacks_module.History()
+        cbs = list(callbacks or [])
+        if verbose:
+            cbs.insert(0, callbacks_module.ProgbarLogger(verbose))
+        cbs.append(history)
+        cb = callbacks_module.CallbackList(cbs, model=self, epochs=epochs, steps=handler.steps,
+                                           verbose=verbose)
+        self.stop_training = False
+        cb.on_train_begin()
+        logs = {}
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            cb.on_epoch_begin(epoch)
+            step = 0
+            for step, data in enumerate(handler.epoch()):
+                cb.on_train_batch_begin(step)
+                logs = {k: _float(v) for k, v in self.train_step(data).items()}
+                cb.on_train_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            if handler.steps is None:
+                handler.steps = step + 1
+            epoch_logs = dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                vx, vy, vsw = _data.unpack(tuple(validation_data)
+                                           if isinstance(validation_data, list)
+                                           else validation_data)
+                val = self.evaluate(vx, vy, sample_weight=vsw,
+                                    batch_size=validation_batch_size or batch_size,
+                                    steps=validation_steps, verbose=0, return_dict=True,
+                                    _reset=True)
+                epoch_logs.update({"val_" + k: v for k, v in val.items()})
+            cb.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        cb.on_train_end(logs)
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False, **kwargs):
+        """The loss and metrics over ``x``/``y`` (a list, or a dict with ``return_dict``)."""
+        self._check_compiled("evaluate")
+        verbose = 1 if verbose == "auto" else int(verbose)
+        handler = _data.DataHandler(x, y, sample_weight, batch_size, steps, False, "evaluate")
+        cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
+                                           verbose=verbose)
+        bar = None
+        if verbose:
+            from .utils import Progbar
+            bar = Progbar(handler.steps, verbose=verbose)
+        self.reset_metrics()
+        cb.on_test_begin()
+        logs = {}
+        for step, data in enumerate(handler.epoch()):
+            cb.on_test_batch_begin(step)
+            logs = {k: _float(v) for k, v in self.test_step(data).items()}
+            cb.on_test_batch_end(step, logs)
+            if bar is not None:
+                bar.update(step + 1, list(logs.items()))
+        if bar is not None:
+            bar.update(bar._seen, list(logs.items()), finalize=True)
+        cb.on_test_end(logs)
+        if not logs:
+            logs = {m.name: _float(m.result()) for m in self.metrics}
+        if return_dict:
+            return logs
+        values = [logs[n] for n in self.metrics_names if n in logs]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
+        """The model's outputs over ``x`` in batches, as a NumPy array."""
+        verbose = 1 if verbose == "auto" else int(verbose)
+        handler = _data.DataHandler(x, None, None, batch_size, steps, False, "predict")
+        cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
+                                           verbose=verbose)
+        bar = None
+        if verbose:
+            from .utils import Progbar
+            bar = Progbar(handler.steps, verbose=verbose)
+        outs = []
+        cb.on_predict_begin()
+        for step, data in enumerate(handler.epoch()):
+            cb.on_predict_batch_begin(step)
+            out = self.predict_step(data)
+            outs.append(out)
+            cb.on_predict_batch_end(step, {"outputs": out})
+            if bar is not None:
+                bar.update(step + 1)
+        if bar is not None:
+            bar.update(bar._seen, finalize=True)
+        cb.on_predict_end()
+        if not outs:
+            raise ValueError("predict: no data (an empty input or dataset)")
+        if isinstance(outs[0], (list, tuple)):
+            return [np.concatenate([np.asarray(o[i].numpy()) for o in outs])
+                    for i in range(len(outs[0]))]
+        return np.concatenate([np.asarray(o.numpy()) for o in outs])
+
+    def predict_on_batch(self, x):
+        return np.asarray(self(x, training=False).numpy())
+
+    def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._check_compiled("train_on_batch")
+        self.reset_metrics()
+        logs = {k: _float(v) for k, v in self.train_step(
+            (fe.convert_to_tensor(x), None if y is None else fe.convert_to_tensor(y),
+             sample_weight)).items()}
+        return logs if return_dict else [logs[n] for n in self.metrics_names]
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._check_compiled("test_on_batch")
+        self.reset_metrics()
+        logs = {k: _float(v) for k, v in self.test_step((x, y, sample_weight)).items()}
+        return logs if return_dict else [logs[n] for n in self.metrics_names]
+
+    # ---- weights files (the formats live in fe.train.weights) ---------------------------
+    def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+        """Save every weight to ``filepath``: ``.safetensors``, ``.npz`` or ``.h5``."""
+        from ..train import weights
+        return weights.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
+        """Load weights saved by ``save_weights``; returns a load status."""
+        from ..train import weights
+        return weights.load_weights(self, filepath, skip_mismatch=skip_mismatch,
+                                    by_name=by_name)
+
+
+def _batch_size(y_pred):
+    shape = y_pred.shape.as_list() if hasattr(y_pred, "shape") else []
+    return shape[0] if shape else 1
+
+
+class Sequential(Model):
+    """A linear stack of layers: ``Sequential([Conv2D(16, 3), Flatten(), Dense(10)])``."""
+
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self._layers = []
+        self._input_spec = None
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self):
+        return [lay for lay in self._layers if type(lay).__name__ != "InputLayer"]
+
+    def add(self, layer):
+        """Append a layer (or an ``Input``, which sets the input shape and builds)."""
+        from .layers.base import InputLayer
+        if isinstance(layer, KerasTensor):
+            if self._layers or self._input_spec is not None:
+                raise ValueError("Sequential.add: an Input must come first")
+            self._input_spec = layer
+            return
+        if not isinstance(layer, Layer):
+            raise TypeError("Sequential.add: expected a Layer (got %r)" % (layer,))
+        if isinstance(layer, InputLayer):
+            if self._layers or self._input_spec is not None:
+                raise ValueError("Sequential.add: an InputLayer must come first")
+            self._input_spec = KerasTensor(layer._batch_input_shape, layer.dtype)
+            self._layers.append(layer)
+            return
+        if any(lay is layer for lay in self._layers):
+            raise ValueError("Sequential.add: layer %r is already in the model" % layer.name)
+        if not self.layers and self._input_spec is None and layer._batch_input_shape:
+            self._input_spec = KerasTensor(layer._batch_input_shape)
+        self._layers.append(layer)
+        if self._input_spec is not None:
+            spec = self._input_spec
+            for lay in self.layers:
+                spec = lay(spec) if not lay.built or lay is layer else \
+                    KerasTensor([spec.shape[0]] + list(lay.output_shape[1:]))
+            self.built = True
+
+    def pop(self):
+        if not self.layers:
+            raise TypeError("Sequential.pop: there are no layers to remove")
+        self._layers.pop()
+
+    def call(self, inputs, training=None, mask=None):
+        x = inputs
+        for layer in self.layers:
+            x = layer(x, training=training)
+        return x
+
+    def build(self, input_shape=None):
+        if input_shape is None:
+            if self._input_spec is None:
+                raise ValueError("Sequential.build: give input_shape (the model has no Input)")
+            input_shape = self._input_spec.shape
+        super().build(input_shape)
+
+    def get_config(self):
+        return {"name": self.name, "layers": [
+            {"class_name": type(lay).__name__, "config": lay.get_config()}
+            for lay in self._layers]}
