@@ -107,3 +107,13 @@ def test_basic_index_is_cheap():
     x = fe.constant(np.zeros((1000, 100)))
     y = x[3]
     assert np.shares_memory(y.numpy(), x.numpy())
+
+
+def test_empty_integer_list_key():
+    t = fe.constant(X)
+    assert t[[]].shape == X[[]].shape
+    assert t[:, []].shape == X[:, []].shape
+    with fe.GradientTape() as tape:
+        tape.watch(t)
+        y = fe.reduce_sum(t[:, []])
+    assert tape.gradient(y, t).shape == X.shape

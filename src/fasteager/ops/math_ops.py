@@ -2,6 +2,12 @@
 
 Each block is one op: a comment with the math of its gradient, then ``defop``. Gradients
 use fasteager ops only, so they are differentiable in turn (higher-order derivatives).
+
+dtype rules: binary ops need one dtype (Python scalars adopt the tensor's). Integer
+arithmetic, sums, products and scans keep the input dtype and wrap on overflow, as NumPy
+and TensorFlow do (``reduce_prod`` of forty 3s in int32 wraps); floats never change
+width. Float-only ops (exp, log, logsumexp, erf ...) reject integers with
+``InvalidArgumentError`` naming the op.
 """
 import numpy as np
 
