@@ -308,7 +308,8 @@ class Optimizer:
                 var, g = var.reshape(1), g.reshape(1)
                 slot_arrays = [a.reshape(1) for a in slot_arrays]
             self._update(var, g, lr, slot_arrays, step, self._weight_decay_for(v) * lr)
-        self._iterations.assign_add(np.int64(1))
+        it = self._iterations._mutable_array()
+        it += 1   # in place on the 0-d buffer (copy-on-write like any assignment)
         return self._iterations
 
     def _update(self, var, grad, lr, slots, step, decay):
