@@ -24,3 +24,30 @@ def Iterator(dataset):
     ``.next()`` and ``.get_next()`` also work."""
     from ..data.dataset import OwnedIterator
     return OwnedIterator(dataset)
+
+
+def __getattr__(name):
+    # Network is a Keras Model: imported on first use so that importing tfe stays light
+    if name == "Network":
+        from ..keras.training import Model
+
+        class Network(Model):
+            """The 2017 layer container: a Model whose ``track_layer(layer)`` registers a
+            sub-layer (its variables join the network's) and returns it."""
+
+            def __init__(self, name=None):
+                super().__init__(name=name)
+                self._tracked_layers = []
+
+            def track_layer(self, layer):
+                from ..keras.layers import Layer
+                if not isinstance(layer, Layer):
+                    raise TypeError("Network.track_layer: expected a Layer (got %r)" % (layer,))
+                if not any(lay is layer for lay in self._tracked_layers):
+                    self._tracked_layers.append(layer)
+                return layer
+
+        Network.__module__ = __name__
+        globals()["Network"] = Network
+        return Network
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
