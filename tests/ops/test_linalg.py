@@ -31,6 +31,8 @@ def test_tensordot_errors():
     ("ij->ji", [(2, 3)]), ("ii", [(3, 3)]), ("i,j", [(2,), (3,)]), ("ij,jk,kl->il",
                                                                   [(2, 3), (3, 2), (2, 2)]),
     ("iij->j", [(2, 2, 3)]), ("ab,ab->", [(2, 3), (2, 3)]),
+    ("...ij,...jk->...ik", [(2, 2, 3), (3, 2)]), ("...ij->...ji", [(2, 2, 3)]),
+    ("i...->...", [(2, 3, 2)]), ("...i,...i", [(2, 3), (3,)]),
 ])
 def test_einsum_forward_and_gradients(eq, shapes):
     xs = [RNG.standard_normal(s) for s in shapes]
@@ -43,8 +45,8 @@ def test_einsum_errors():
         fe.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((4, 2)))
     with pytest.raises(Err, match="einsum: subscripts"):
         fe.einsum("ijk->i", np.ones((2, 3)))
-    with pytest.raises(fe.errors.UnimplementedError, match="ellipsis"):
-        fe.einsum("...ij->...ji", np.ones((2, 3)))
+    with pytest.raises(Err, match="einsum: malformed"):
+        fe.einsum("..i.j", np.ones((2, 3)))
 
 
 @pytest.mark.parametrize("ord,axis", [("euclidean", None), (1, None), (np.inf, -1), (2, 1),

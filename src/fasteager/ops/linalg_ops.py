@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidArgumentError, UnimplementedError
+from ..errors import InvalidArgumentError
 from .array_ops import eye, getitem, reshape, transpose
 from .math_ops import (abs, convert_same, matmul, reduce_max, reduce_sum, sqrt, square,
                        pow as _pow)
@@ -86,17 +86,45 @@ def tensordot(a, b, axes, name=None):
     return reshape(matmul(am, bm), [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
+def _name_ellipsis(s, shapes):
+    # "..." becomes fresh letters, right-aligned across operands (so "...ij,...jk" batches);
+    # returns the rewritten subscripts and the letters (the implicit output starts with them)
+    lhs = s.split("->")[0].split(",")
+    if any(sub.count("...") > 1 or sub.replace("...", "").count(".") for sub in lhs) \
+            or len(lhs) != len(shapes):
+        raise InvalidArgumentError("einsum: malformed subscripts %r" % s)
+    ranks = [len(shape) - len(sub.replace("...", "")) for sub, shape in zip(lhs, shapes)
+             if "..." in sub]
+    width = max(ranks + [0])
+    if min(ranks + [0]) < 0:
+        raise InvalidArgumentError("einsum: subscripts %r do not fit the operand ranks" % s)
+    free = [c for c in string.ascii_letters if c not in s]
+    letters = "".join(free[:width])
+    subs = []
+    for sub, shape in zip(lhs, shapes):
+        if "..." in sub:
+            n = len(shape) - len(sub.replace("...", ""))
+            sub = sub.replace("...", letters[width - n:])
+        subs.append(sub)
+    out = ""
+    if "->" in s:
+        out = "->" + s.split("->")[1].replace("...", letters)
+    return ",".join(subs) + out, letters
+
+
 def _parse_einsum(subscripts, shapes):
     """Explicit form ``"ab,bc->ac"`` of ``subscripts``, checked against the operand shapes."""
     s = subscripts.replace(" ", "")
+    ell = ""
     if "." in s:
-        raise UnimplementedError("einsum: ellipsis ('...') is not supported; name the axes")
+        s, ell = _name_ellipsis(s, shapes)
     if "->" in s:
         lhs, out = s.split("->")
     else:
         lhs = s
         letters = lhs.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                   and c not in ell))
     ins = lhs.split(",")
     if len(ins) != len(shapes):
         raise InvalidArgumentError("einsum: %r names %d operands (expected %d to match, got %d "
@@ -161,7 +189,8 @@ _einsum = defop("einsum", lambda *xs, subscripts: np.einsum(subscripts, *xs, opt
 
 def einsum(equation, *inputs, name=None, **kwargs):
     """Einstein summation: ``fe.einsum("ij,jk->ik", a, b)`` is ``a @ b``. Explicit (``->``)
-    and implicit forms; the gradient is an einsum with the subscripts rearranged.
+    and implicit forms, ``...`` for leading axes (each axis needs one size: no size-1
+    broadcasting); the gradient is an einsum with the subscripts rearranged.
     """
     xs = convert_same(*inputs)
     subs, _ = _parse_einsum(equation, [x._value.shape for x in xs])
