@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import fasteager as fe
+from fasteager import train as T
 from fasteager.keras import optimizers as O
 from fasteager.keras.optimizers import schedules
-from fasteager import train as T
 
 STEPS = 4
 RNG = np.random.default_rng(0)

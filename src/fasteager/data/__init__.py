@@ -4,14 +4,13 @@
 >>> for images, labels in ds:
 ...     train_step(images, labels)
 """
-from . import experimental  # noqa: F401
-from .dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,  # noqa: F401
-                      Dataset, OwnedIterator)
-from .structure import TensorSpec  # noqa: F401
-from . import transforms as _transforms  # noqa: F401
+from . import experimental
 from . import sources as _sources  # noqa: F401
+from . import transforms as _transforms  # noqa: F401
+from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, OwnedIterator
+from .structure import TensorSpec
 
 Iterator = OwnedIterator
 
-__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-           "TensorSpec", "experimental", "Iterator"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
+           "TensorSpec", "experimental"]

@@ -34,7 +34,7 @@ class _Plan:
     ``random``: the order changes between iterations (cache cannot pass it through).
     """
 
-    __slots__ = ("source", "stream", "runs", "random")
+    __slots__ = ("random", "runs", "source", "stream")
 
     def __init__(self, source, stream, runs, random):
         self.source, self.stream, self.runs, self.random = source, stream, runs, random
@@ -202,7 +202,7 @@ class Dataset:
     # -- the pipeline contract ------------------------------------------------------------
     def _plan(self):
         """An index plan (see the module docstring), or None."""
-        return None
+        return
 
     def _iter(self):
         """A fresh iterator of elements (structures of ndarrays)."""

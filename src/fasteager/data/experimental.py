@@ -1,5 +1,5 @@
 """``fe.data.experimental``: the names TF 2.0-2.3 programs use from there."""
-from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY  # noqa: F401
+from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 
 INFINITE = INFINITE_CARDINALITY
 UNKNOWN = UNKNOWN_CARDINALITY

@@ -30,7 +30,7 @@ class FromGenerator(Dataset):
                 raise TypeError("from_generator: give output_signature or output_types/"
                                 "output_shapes, not both")
             spec = S.map_structure(lambda s: S.TensorSpec(
-                getattr(s, "shape", None), getattr(s, "dtype")), output_signature)
+                getattr(s, "shape", None), s.dtype), output_signature)
         elif output_types is not None:
             types = output_types
             if output_shapes is None:

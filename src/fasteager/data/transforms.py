@@ -13,8 +13,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from . import structure as S
-from .dataset import (_CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, _Plan, chunked,
-                      random_seeds)
+from .dataset import _CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, _Plan, chunked, random_seeds
 
 
 def _count(name, value):

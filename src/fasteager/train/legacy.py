@@ -166,6 +166,5 @@ def create_global_step(graph=None):
     return _global_step
 
 
-__all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "RMSPropOptimizer", "get_or_create_global_step", "get_global_step",
-           "create_global_step"]
+__all__ = ["AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
+           "RMSPropOptimizer", "create_global_step", "get_global_step", "get_or_create_global_step"]

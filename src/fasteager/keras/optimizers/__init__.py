@@ -5,7 +5,7 @@
 >>> fe.keras.optimizers.get("sgd")
 <fe.keras.optimizers.SGD name='SGD'>
 """
-from . import schedules  # noqa: F401
+from . import schedules
 from .base import Optimizer
 from .standard import SGD, Adagrad, Adam, AdamW, RMSprop
 
@@ -48,5 +48,5 @@ def get(identifier):
                      "name, dict or Optimizer, got %r)" % (identifier,))
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "schedules", "get",
-           "serialize", "deserialize"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "deserialize", "get",
+           "schedules", "serialize"]

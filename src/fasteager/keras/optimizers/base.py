@@ -47,7 +47,7 @@ def _array_of(value):
 
 def _base_name(variable):
     name = getattr(variable, "name", "Variable:0")
-    return name[:-2] if name.endswith(":0") else name
+    return name.removesuffix(":0")
 
 
 class Optimizer:

@@ -172,5 +172,5 @@ def deserialize(config, custom_objects=None):
     return classes[name].from_config(config["config"])
 
 
-__all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
-           "InverseTimeDecay", "CosineDecay", "serialize", "deserialize"]
+__all__ = ["CosineDecay", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
+           "PiecewiseConstantDecay", "deserialize", "serialize"]
