@@ -2,13 +2,6 @@
 
 Checkpoints (``fe.train.Checkpoint`` and friends) live beside these in this package.
 """
-from .legacy import (  # noqa: F401
-                     AdamOptimizer,
-                     GradientDescentOptimizer,
-                     MomentumOptimizer,
-                     Optimizer,
-                     RMSPropOptimizer,
-                     create_global_step,
-                     get_global_step,
-                     get_or_create_global_step,
-)
+from .legacy import (AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,  # noqa: F401
+                     Optimizer, RMSPropOptimizer, create_global_step, get_global_step,
+                     get_or_create_global_step)
