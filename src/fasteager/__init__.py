@@ -37,6 +37,8 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
 from .placement import device  # noqa: F401
 from . import config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
+from . import data, summary, train  # noqa: F401
+from . import keras, layers  # noqa: F401
 
 newaxis = None
 

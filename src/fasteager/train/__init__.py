@@ -5,3 +5,5 @@ Checkpoints (``fe.train.Checkpoint`` and friends) live beside these in this pack
 from .legacy import (AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,  # noqa: F401
                      Optimizer, RMSPropOptimizer, create_global_step, get_global_step,
                      get_or_create_global_step)
+from .checkpoint import (Checkpoint, CheckpointLoadStatus, CheckpointManager,  # noqa: F401,E402
+                         latest_checkpoint)
