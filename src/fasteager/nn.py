@@ -4,7 +4,8 @@
 array([0., 2.], dtype=float32)
 """
 from .ops.conv_ops import (avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d,  # noqa: F401
-                           conv2d_transpose, convolution, max_pool, max_pool1d, max_pool2d)
+                           conv2d_transpose, convolution, depthwise_conv2d, max_pool,
+                           max_pool1d, max_pool2d)
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
 from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, gelu,  # noqa: F401
                          l2_loss, l2_normalize, leaky_relu, log_softmax, moments, relu, relu6,

@@ -11,8 +11,7 @@ import numpy as np
 import fasteager as fe
 from fasteager.ops import conv_ops, nn_ops
 from fasteager.ops.registry import execute
-
-from tests.ops.op_specs_base import Spec, UNARY, away_from_zero
+from tests.ops.op_specs_base import Spec, away_from_zero
 
 # ---- NumPy references ------------------------------------------------------------------
 

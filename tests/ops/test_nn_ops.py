@@ -352,7 +352,16 @@ def test_namespace_exports():
     for name in ("relu relu6 elu selu gelu leaky_relu softplus softsign silu swish sigmoid tanh "
                  "softmax log_softmax softmax_cross_entropy_with_logits "
                  "sparse_softmax_cross_entropy_with_logits sigmoid_cross_entropy_with_logits "
-                 "conv2d conv1d convolution conv2d_transpose max_pool2d avg_pool2d max_pool "
-                 "avg_pool max_pool1d avg_pool1d bias_add dropout moments batch_normalization "
+                 "conv2d conv1d convolution conv2d_transpose depthwise_conv2d max_pool2d "
+                 "avg_pool2d max_pool avg_pool max_pool1d avg_pool1d bias_add dropout moments batch_normalization "
                  "l2_normalize l2_loss").split():
         assert callable(getattr(fe.nn, name)), name
+
+
+def test_depthwise_conv2d():
+    x, w = _rand(2, 6, 5, 3), _rand(3, 2, 3, 2)
+    y = fe.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME")
+    ref = np.concatenate([conv2d_ref(x[..., c:c + 1], w[:, :, c:c + 1], (2, 2), "SAME")
+                          for c in range(3)], axis=-1)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-10)
+    check_grads(lambda a, b: fe.nn.depthwise_conv2d(a, b, 1, "VALID"), [x[:1], w], order=2)

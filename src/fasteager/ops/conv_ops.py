@@ -243,9 +243,9 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     data_format = _data_format(name_, data_format, _NHWC)
     x = _float_tensor(name_, "input", input)
     w = _float_tensor(name_, "filters", filters)
-    attrs = dict(strides=_hw(name_, "strides", strides, data_format),
-                 padding=_padding(name_, padding),
-                 dilations=_hw(name_, "dilations", dilations, data_format))
+    attrs = {"strides": _hw(name_, "strides", strides, data_format),
+             "padding": _padding(name_, padding),
+             "dilations": _hw(name_, "dilations", dilations, data_format)}
     if data_format == "NHWC":
         return execute(conv2d_op, x, w, **attrs)
     _rank(name_, "input", x._value, 4, "NCHW")
@@ -264,12 +264,31 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
         raise _err(name_, "output_shape must have 4 entries (got %r)" % (output_shape,))
     if data_format == "NCHW":
         shape = (shape[0], shape[2], shape[3], shape[1])
-    attrs = dict(strides=_hw(name_, "strides", strides, data_format),
-                 padding=_padding(name_, padding),
-                 dilations=_hw(name_, "dilations", dilations, data_format))
+    attrs = {"strides": _hw(name_, "strides", strides, data_format),
+             "padding": _padding(name_, padding),
+             "dilations": _hw(name_, "dilations", dilations, data_format)}
     y = execute(conv2d_backprop_input_op, _to_nhwc(x, data_format), w, input_shape=shape,
                 **attrs)
     return _from_nhwc(y, data_format)
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format="NHWC", dilations=None,
+                     name=None):
+    """Per-channel convolution: ``filter`` is [h, w, in_channels, multiplier]; output channel
+    ``c * multiplier + m`` convolves input channel c with ``filter[:, :, c, m]``.
+
+    A composite: one conv2d with a block-diagonal filter (C times the work of a dedicated
+    kernel; fine for the small channel counts it is used with here).
+    """
+    name_ = "depthwise_conv2d"
+    w = _float_tensor(name_, "filter", filter)
+    _rank(name_, "filter", w._value, 4, "[h, w, in_channels, multiplier]")
+    kh, kw, c, m = w._value.shape
+    eye = np.eye(c, dtype=w._value.dtype).reshape(1, 1, c, c, 1)
+    full = reshape(reshape(w, (kh, kw, c, 1, m)) * _core.wrap(eye), (kh, kw, c, c * m))
+    if dilations is None and (np.ndim(strides) == 0 or len(strides) != 4):
+        dilations = 1
+    return conv2d(input, full, strides, padding, data_format, dilations)
 
 
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
@@ -405,9 +424,9 @@ avg_pool2d_backprop_op = defop("avg_pool2d_backprop", _avg_pool_backprop_fwd, ki
 def _pool2d(op, opname, input, ksize, strides, padding, data_format):
     data_format = _data_format(opname, data_format, _NHWC)
     x = _float_tensor(opname, "input", input)
-    attrs = dict(ksize=_hw(opname, "ksize", ksize, data_format),
-                 strides=_hw(opname, "strides", strides, data_format),
-                 padding=_padding(opname, padding))
+    attrs = {"ksize": _hw(opname, "ksize", ksize, data_format),
+             "strides": _hw(opname, "strides", strides, data_format),
+             "padding": _padding(opname, padding)}
     if data_format == "NCHW":
         _rank(opname, "input", x._value, 4, "NCHW")
     y = execute(op, _to_nhwc(x, data_format), **attrs)
