@@ -60,6 +60,11 @@ def _children(obj):
         return list(obj._deps.items())
     if hasattr(obj, "_checkpoint_dependencies"):
         return list(obj._checkpoint_dependencies())
+    if _is_optimizer(obj):
+        # only the optimizer's own variables (iterations, learning rate...): its slots are
+        # saved by variable path (_slot_entries), never by position in ``variables``
+        return [(k, v) for k, v in obj.__dict__.items()
+                if isinstance(v, Variable) and k not in _SKIP]
     if isinstance(obj, (list, tuple)):
         return [(str(i), v) for i, v in enumerate(obj) if _is_trackable(v) or _container(v)]
     if isinstance(obj, dict):
@@ -241,12 +246,14 @@ class _Pending:
 _pending_by_object = weakref.WeakKeyDictionary()
 
 
-def _defer(parent, rel_path, arr, file):
+def _defer(parent, rel_path, arr, file, key=None, slots=()):
+    """Park ``arr`` on ``parent`` for its future variable at ``rel_path``; ``slots`` are
+    (optimizer, slot name, value, saved key) for that variable's optimizer slots."""
     try:
         pending = _pending_by_object.setdefault(parent, {})
     except TypeError:
         return False
-    pending[rel_path] = (arr, file)
+    pending[rel_path] = (arr, file, key, list(slots))
     return True
 
 
@@ -264,9 +271,14 @@ def restore_deferred(obj):
         hit = pending.get(rel)
         if hit is None:
             continue
-        arr, file = hit
-        _check_entry(file, rel, var, arr)
+        arr, file, key, slots = hit
+        _check_entry(file, key or rel, var, arr)
+        for opt, slot_name, value, slot_key in slots:
+            _check_entry(file, slot_key, var, value)
         var.assign(arr)
+        for opt, slot_name, value, _ in slots:
+            # the optimizer keeps it until the slot is created (its first step)
+            opt._restore_slot(var, slot_name, value)
         del pending[rel]
     for _, child in _children(obj):
         # values for deeper objects move down to the child that now exists
@@ -280,7 +292,7 @@ def restore_deferred(obj):
             for k in moved:
                 del pending[prefix + k]
             for k, v in moved.items():
-                _defer(child, k, v[0], v[1])
+                _defer(child, k, *v)
             restore_deferred(child)
     if not pending:
         _pending_by_object.pop(obj, None)
@@ -325,8 +337,8 @@ class CheckpointLoadStatus:
 
 def _still_pending(key):
     for pending in list(_pending_by_object.values()):
-        for rel, (arr, file) in pending.items():
-            if key.endswith(rel):
+        for rel, (arr, file, full, slots) in pending.items():
+            if key == full or any(key == s[3] for s in slots):
                 return True
     return False
 
@@ -368,18 +380,32 @@ def restore_tensors(file, tensors, roots):
         opt._restore_slot(var, slot_name, tensors[key])
     used = {k for k in variables if k in tensors} | set(slot_keys)
     missing = [k for k in variables if k not in tensors]
+    # slots of variables that do not exist yet travel with their variable's pending value
+    slots_of = {}
+    for opt_path, opt in optimizers:
+        prefix = opt_path + "/slots/"
+        for key in tensors:
+            if key in used or not key.startswith(prefix):
+                continue
+            var_path, _, slot_name = key[len(prefix):].rpartition("/")
+            if var_path in tensors and var_path not in variables:
+                slots_of.setdefault(var_path, []).append((opt, slot_name, tensors[key], key))
+    slot_parked = {s[3] for lst in slots_of.values() for s in lst}
     unused, deferred = [], []
     for key in tensors:
-        if key in used:
+        if key in used or key in slot_parked:
             continue
-        if _defer_to_nearest(key, tensors[key], roots, paths, file):
+        slots = slots_of.get(key, ())
+        if _defer_to_nearest(key, tensors[key], roots, paths, file, slots):
             deferred.append(key)
+            deferred.extend(s[3] for s in slots)
         else:
             unused.append(key)
+            unused.extend(s[3] for s in slots)
     return CheckpointLoadStatus(file, unused, missing, deferred)
 
 
-def _defer_to_nearest(key, arr, roots, paths, file):
+def _defer_to_nearest(key, arr, roots, paths, file, slots=()):
     """Park a value on the deepest existing object along its path."""
     parts = key.split("/")
     obj = roots.get(parts[0])
@@ -394,7 +420,7 @@ def _defer_to_nearest(key, arr, roots, paths, file):
         depth += 1
     if isinstance(obj, Variable) or depth >= len(parts):
         return False
-    return _defer(obj, "/".join(parts[depth:]), arr, file)
+    return _defer(obj, "/".join(parts[depth:]), arr, file, key, slots)
 
 
 # ---- the public classes -----------------------------------------------------------------------
