@@ -617,12 +617,13 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
     w2 = w.reshape(g.KH * g.KW * g.C, g.O)
     if _pointwise(g):
-        np.matmul(x.reshape(-1, g.C), w2, out=y.reshape(-1, g.O))
+        np.matmul(x.reshape(g.N * g.H * g.W, g.C), w2, out=y.reshape(g.N * g.OH * g.OW, g.O))
         return y
     cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g
     buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=x.dtype)
-    x3, y2 = x.reshape(g.N, -1), y.reshape(-1, g.O)
+    # explicit sizes (not -1): an empty batch or zero channels must reshape too
+    x3, y2 = x.reshape(g.N, g.H * g.W * g.C), y.reshape(g.N * g.OH * g.OW, g.O)
     for n0 in range(0, g.N, nb):
         n1 = _imin(g.N, n0 + nb)
         gb.N = n1 - n0
@@ -654,12 +655,12 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
     dx = np.empty(xs, dtype=dy.dtype)
     w2t = w.reshape(g.KH * g.KW * g.C, g.O).T
     if _pointwise(g):
-        np.matmul(dy.reshape(-1, g.O), w2t, out=dx.reshape(-1, g.C))
+        np.matmul(dy.reshape(g.N * g.OH * g.OW, g.O), w2t, out=dx.reshape(g.N * g.H * g.W, g.C))
         return dx
     cdef Py_ssize_t nb = _images_per_block(g, dy.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g
     buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=dy.dtype)
-    dx3, dy2 = dx.reshape(g.N, -1), dy.reshape(-1, g.O)
+    dx3, dy2 = dx.reshape(g.N, g.H * g.W * g.C), dy.reshape(g.N * g.OH * g.OW, g.O)
     for n0 in range(0, g.N, nb):
         n1 = _imin(g.N, n0 + nb)
         gb.N = n1 - n0
@@ -689,14 +690,14 @@ def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
         raise ValueError(f"{k}: dy has the wrong shape "
                          f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
     dw = np.zeros(ws, dtype=x.dtype)
-    dw2, dy2 = dw.reshape(-1, g.O), dy.reshape(-1, g.O)
+    dw2, dy2 = dw.reshape(g.KH * g.KW * g.C, g.O), dy.reshape(g.N * g.OH * g.OW, g.O)
     if _pointwise(g):
-        np.matmul(x.reshape(-1, g.C).T, dy2, out=dw2)
+        np.matmul(x.reshape(g.N * g.H * g.W, g.C).T, dy2, out=dw2)
         return dw
     cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g
     buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=x.dtype)
-    x3 = x.reshape(g.N, -1)
+    x3 = x.reshape(g.N, g.H * g.W * g.C)
     for n0 in range(0, g.N, nb):
         n1 = _imin(g.N, n0 + nb)
         gb.N = n1 - n0

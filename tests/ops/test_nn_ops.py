@@ -107,9 +107,20 @@ def test_conv2d_errors():
         fe.nn.conv2d(x, fe.zeros([3, 3, 3, 4]), 1, [[0, 0], [1, 1], [1, 1], [0, 0]])
 
 
-def test_conv2d_empty_batch():
-    y = fe.nn.conv2d(np.zeros((0, 5, 5, 2)), np.ones((3, 3, 2, 4)), 2, "SAME")
-    assert y.shape == (0, 3, 3, 4)
+@pytest.mark.parametrize("x_shape,w_shape", [((0, 5, 5, 2), (3, 3, 2, 4)),
+                                             ((2, 5, 5, 0), (3, 3, 0, 4)),
+                                             ((2, 5, 5, 2), (3, 3, 2, 0)),
+                                             ((0, 5, 5, 2), (1, 1, 2, 4))])
+def test_conv2d_empty_shapes(x_shape, w_shape):
+    # empty batches and zero channels reach the kernels (fixed there: they used reshape(-1))
+    x, w = fe.constant(np.ones(x_shape)), fe.constant(np.ones(w_shape))
+    with fe.GradientTape() as tape:
+        tape.watch([x, w])
+        y = fe.nn.conv2d(x, w, 2, "SAME")
+    assert y.shape == conv2d_ref(np.ones(x_shape), np.ones(w_shape), (2, 2), "SAME").shape
+    assert not y.numpy().any()
+    dx, dw = tape.gradient(y, [x, w])
+    assert dx.shape == x_shape and dw.shape == w_shape and not dw.numpy().any()
 
 
 # ---- pooling ----------------------------------------------------------------------------

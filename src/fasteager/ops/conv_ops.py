@@ -127,32 +127,33 @@ def _check_conv2d(x, w, strides, padding, dilations):
     _conv_shape("conv2d", x.shape, w.shape, strides, padding, dilations)
 
 
-def _empty(*arrays):
-    # the kernels reshape per image and need a non-empty batch: empty cases are zeros here
-    for a in arrays:
-        if a.size == 0:
-            return True
-    return False
-
-
 def _conv2d_fwd(x, w, strides, padding, dilations):
-    if _empty(x, w):
-        return np.zeros(_kernels.conv2d_output_shape(x.shape, w.shape, strides, padding,
-                                                     dilations), x.dtype)
     return _kernel_call("conv2d", _kernels.conv2d_forward, x, w, strides, padding, dilations)
 
 
-def _conv2d_dx(g, ans, x, w, **attrs):
-    # y = conv(x, w) is linear in x; its adjoint is the input-gradient op
-    return execute(conv2d_backprop_input_op, g, w, input_shape=x._value.shape, **attrs)
+def _contiguous_once(g):
+    """Both VJPs of conv2d read dy: make a broadcast or strided dy contiguous once, not
+    once per kernel. Only when no tape records, since the copy is not on any tape."""
+    if g._value.flags.c_contiguous or _core.any_tape_recording():
+        return g
+    return _core.wrap(np.ascontiguousarray(g._value))
 
 
-def _conv2d_dw(g, ans, x, w, **attrs):
-    return execute(conv2d_backprop_filter_op, x, g, filter_shape=w._value.shape, **attrs)
+def _conv2d_grad(g, ans, inputs, attrs, needs):
+    # y = conv(x, w) is linear in each input: dx is the input-gradient op (the adjoint in
+    # x), dw the filter-gradient op (the adjoint in w)
+    x, w = inputs
+    g = _contiguous_once(g) if needs[0] and needs[1] else g
+    dx = dw = None
+    if needs[0]:
+        dx = execute(conv2d_backprop_input_op, g, w, input_shape=x._value.shape, **attrs)
+    if needs[1]:
+        dw = execute(conv2d_backprop_filter_op, x, g, filter_shape=w._value.shape, **attrs)
+    return [dx, dw]
 
 
 conv2d_op = defop("conv2d", _conv2d_fwd, kinds=FLOAT, check=_check_conv2d,
-                  grads=[_conv2d_dx, _conv2d_dw])
+                  joint_grad=_conv2d_grad)
 
 
 def _check_backprop_input(dy, w, input_shape, strides, padding, dilations):
@@ -167,8 +168,6 @@ def _check_backprop_input(dy, w, input_shape, strides, padding, dilations):
 
 
 def _backprop_input_fwd(dy, w, input_shape, strides, padding, dilations):
-    if _empty(dy, w):
-        return np.zeros(input_shape, dy.dtype)
     return _kernel_call("conv2d_backprop_input", _kernels.conv2d_backward_input, dy, w,
                         input_shape, strides, padding, dilations)
 
@@ -200,8 +199,6 @@ def _check_backprop_filter(x, dy, filter_shape, strides, padding, dilations):
 
 
 def _backprop_filter_fwd(x, dy, filter_shape, strides, padding, dilations):
-    if _empty(x, dy):
-        return np.zeros(filter_shape, x.dtype)
     return _kernel_call("conv2d_backprop_filter", _kernels.conv2d_backward_filter, x, dy,
                         filter_shape, strides, padding, dilations)
 
