@@ -341,6 +341,10 @@ class Layer:
         was_built = self.built
         try:
             self._maybe_build(inputs)
+            if not was_built:
+                # weights made by build() take values a restore left pending, before use
+                from ...train import checkpoint as _ckpt
+                _ckpt.restore_deferred(self)
             if self._call_takes_training:
                 kwargs["training"] = training
             out = self.call(inputs, *args, **kwargs)
