@@ -9,6 +9,8 @@ entries (shape, dtype) before assigning any; a variable that does not exist yet 
 that has not been built) takes its value when it is created.
 """
 import os
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -68,6 +70,8 @@ def _h5py(opname):
 
 
 def _read(path, fmt):
+    if fmt in (".h5", ".hdf5"):
+        _h5py("load_weights")          # name the missing extra before anything else
     if not os.path.exists(path):
         raise NotFoundError("load_weights: no file at %r" % path)
     if fmt == ".safetensors":
@@ -76,7 +80,7 @@ def _read(path, fmt):
         try:
             with np.load(path, allow_pickle=False) as z:
                 return {k: z[k] for k in z.files}
-        except (ValueError, OSError, EOFError) as e:
+        except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
             raise DataLossError("load_weights: %s: cannot read the .npz file (%s)"
                                 % (path, e)) from None
     h5py = _h5py("load_weights")
@@ -85,7 +89,7 @@ def _read(path, fmt):
         with h5py.File(path, "r") as f:
             f.visititems(lambda name, obj: out.__setitem__(name, obj[()])
                          if isinstance(obj, h5py.Dataset) else None)
-    except OSError as e:
+    except (OSError, KeyError, ValueError, RuntimeError) as e:
         raise DataLossError("load_weights: %s: cannot read the HDF5 file (%s)" % (path, e)) from None
     return {k: np.asarray(v) for k, v in out.items()}
 
