@@ -1,5 +1,6 @@
 """``fe.keras.models``: ``Model``, ``Sequential``.
 
-``load_model`` arrives with the persistence work (API.md section 6).
+``load_model``/``save_model``: whole models (``fe.keras.saving``).
 """
 from .training import Model, Sequential  # noqa: F401
+from .saving import load_model, save_model  # noqa: F401

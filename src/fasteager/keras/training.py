@@ -150,6 +150,12 @@ class Model(Layer):
 
     def _maybe_build(self, inputs):
         # a model's weights are created by its layers during call
+        if not self.built and getattr(self, "_saved_input_shape", None) is None:
+            shape = getattr(inputs, "shape", None)
+            if shape is not None and not isinstance(shape, list):
+                dims = list(fe.TensorShape(shape).as_list())
+                if dims:
+                    object.__setattr__(self, "_saved_input_shape", tuple([None] + dims[1:]))
         self.built = True
 
     # ---- summary --------------------------------------------------------------------------
@@ -433,6 +439,11 @@ class Model(Layer):
         """Save every weight to ``filepath``: ``.safetensors``, ``.npz`` or ``.h5``."""
         from ..train import weights
         return weights.save_weights(self, filepath, overwrite=overwrite)
+
+    def save(self, filepath, overwrite=True, save_format=None, **kwargs):
+        """Save architecture (``get_config``) and weights: a ``.keras`` zip or a directory."""
+        from . import saving
+        return saving.save_model(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
         """Load weights saved by ``save_weights``; returns a load status."""
