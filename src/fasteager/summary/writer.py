@@ -7,9 +7,10 @@ context managers that restore the previous value on exit.
 
 A file writer queues serialized, TFRecord-framed events in memory and writes them out
 when the queue holds more than ``max_queue`` events, when more than ``flush_millis``
-have passed since the last flush (checked on each write, as TF's C++ writer does; there
-is no background thread), on ``flush()``/``close()``, when the writer is garbage
-collected, and at interpreter exit. ``flush()`` hands data to the OS; ``close()`` also
+have passed since the last flush (checked on each write, as TF's C++ writer does, and
+by a daemon thread per writer that wakes every ``flush_millis`` and writes out pending
+events; it stops when the writer closes), on ``flush()``/``close()``, when the writer is
+garbage collected, and at interpreter exit. ``flush()`` hands data to the OS; ``close()`` also
 fsyncs.
 """
 
@@ -65,6 +66,21 @@ class _EventFile:
         self.last_flush = time.monotonic()
         self.file.write(_events.frame_record(_events.file_version_event(time.time())))
         self.file.flush()
+        self._stop = threading.Event()
+        self._thread = None
+        if self.flush_secs > 0:
+            # holds the _EventFile, never the writer, so garbage collection still works
+            self._thread = threading.Thread(target=self._flush_loop, daemon=True,
+                                            name="fasteager-summary-flush")
+            self._thread.start()
+
+    def _flush_loop(self):
+        while not self._stop.wait(self.flush_secs):
+            with self.lock:
+                if self.file is None:
+                    return
+                if self.queue:
+                    self._flush_locked()
 
     def add(self, record):
         framed = _events.frame_record(record)
@@ -89,6 +105,10 @@ class _EventFile:
                 self._flush_locked()
 
     def close(self):
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
         with self.lock:
             if self.file is None:
                 return
