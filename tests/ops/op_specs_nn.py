@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 import fasteager as fe
-from fasteager.ops import conv_ops, nn_ops
+from fasteager.ops import conv_ops
 from fasteager.ops.registry import execute
 from tests.ops.op_specs_base import Spec, away_from_zero
 
@@ -324,8 +324,6 @@ NN_SPECS = {
                                                     x)]),
     "gelu": Spec(lambda x: [fe.nn.gelu(x), fe.nn.gelu(x, approximate=True)],
                  lambda x: [gelu_ref(x), gelu_ref(x, approximate=True)]),
-    # the private erf behind exact gelu (fe.math.erf replaces it when the math module has one)
-    "nn_erf": Spec(lambda x: execute(nn_ops._nn_erf, x), erf_ref),
     "softmax": Spec(_axis0_too(fe.nn.softmax), _axis0_too(softmax_ref), SOFTMAX_CASES),
     "log_softmax": Spec(_axis0_too(fe.nn.log_softmax), _axis0_too(log_softmax_ref),
                         SOFTMAX_CASES),

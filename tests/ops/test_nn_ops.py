@@ -376,3 +376,18 @@ def test_depthwise_conv2d():
                           for c in range(3)], axis=-1)
     np.testing.assert_allclose(y.numpy(), ref, rtol=1e-10)
     check_grads(lambda a, b: fe.nn.depthwise_conv2d(a, b, 1, "VALID"), [x[:1], w], order=2)
+
+
+def test_second_order_through_a_small_convnet():
+    # conv -> bias -> relu -> max pool -> avg pool -> dense -> sparse xent: a Hessian-vector
+    # product runs through every backward op (conv backprops, pool backprops, fused xent)
+    labels = np.array([1, 0])
+
+    def net(x, w, b, v):
+        h = fe.nn.relu(fe.nn.bias_add(fe.nn.conv2d(x, w, 1, "SAME"), b))
+        h = fe.nn.avg_pool2d(fe.nn.max_pool2d(h, 2, 1, "VALID"), 2, 2, "SAME")
+        logits = fe.matmul(fe.reshape(h, [2, -1]), v)
+        return fe.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+
+    x, w, b, v = _rand(2, 4, 4, 2), _rand(3, 3, 2, 3), _rand(3), _rand(12, 2)
+    check_grads(net, [x, w, b, v], order=2)

@@ -17,6 +17,7 @@ from .array_ops import expand_dims, reshape, transpose
 from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
                        reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
 from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis
+from .special_ops import _erf_kernel, erf
 
 convert_to_tensor = _core.convert_to_tensor
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -167,29 +168,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
-# ---- gelu and erf ----------------------------------------------------------------------
-
-try:
-    from scipy.special import erf as _erf_np
-except ImportError:  # pragma: no cover - scipy is optional
-    _erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
-
-    def _erf_np(x):
-        return _erf_scalar(x).astype(x.dtype, copy=False)
-
-
-# d erf(x) = 2/sqrt(pi) exp(-x^2) dx.  A private op for gelu: fe.math.erf is used when the
-# math module provides one (looked up at call time, see _erf).
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_nn_erf = defop("nn_erf", lambda x: np.asarray(_erf_np(x), dtype=x.dtype), kinds=FLOAT,
-                grads=[lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x))])
-
-
-def _erf(x):
-    from . import math_ops
-    op = getattr(math_ops, "erf", None)
-    return op(x) if op is not None else execute(_nn_erf, x)
-
+# ---- gelu ------------------------------------------------------------------------------
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -201,7 +180,7 @@ def _gelu_fwd(x, approximate=False):
     if approximate:
         inner = _GELU_C * (x + _GELU_A * x * x * x)
         return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
-    return (0.5 * x * (1 + _erf_np(x * _INV_SQRT2))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1 + _erf_kernel(x * _INV_SQRT2))).astype(x.dtype, copy=False)
 
 
 def _gelu_grad(g, ans, x, approximate=False):
@@ -211,7 +190,7 @@ def _gelu_grad(g, ans, x, approximate=False):
         t = tanh(_GELU_C * (x + _GELU_A * x * x * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _GELU_C * (1 + 3 * _GELU_A * x * x))
     # y = x Phi(x): dy/dx = Phi(x) + x phi(x), Phi(x) = (1 + erf(x/sqrt2))/2
-    cdf = 0.5 * (1 + _erf(x * _INV_SQRT2))
+    cdf = 0.5 * (1 + erf(x * _INV_SQRT2))
     pdf = _INV_SQRT_2PI * exp(-0.5 * (x * x))
     return g * (cdf + x * pdf)
 
