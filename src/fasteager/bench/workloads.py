@@ -262,3 +262,50 @@ def _(quick):
         for _ in range(steps):
             x = torch.matmul(x, x)
     return run
+
+
+# ---- checkpoint save + load -------------------------------------------------------------------
+ckpt_io = workload("checkpoint_save_load",
+                   "save then restore 25 float32 variables of 1M elements (100 MB): "
+                   "fe.train.Checkpoint vs np.save/np.load of the same arrays")
+
+
+def _ckpt_arrays(quick):
+    n = 100_000 if quick else 1_000_000
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(n).astype(np.float32) for _ in range(25)]
+
+
+def _bench_dir():
+    import tempfile
+    return tempfile.mkdtemp(prefix="fasteager-bench-ckpt-")
+
+
+@ckpt_io.entry("fasteager")
+def _(quick):
+    import os
+
+    import fasteager as fe
+    variables = [fe.Variable(a) for a in _ckpt_arrays(quick)]
+    ckpt = fe.train.Checkpoint(vars=variables)
+    prefix = os.path.join(_bench_dir(), "ckpt")
+
+    def run():
+        path = ckpt.write(prefix)
+        ckpt.restore(path)
+    return run
+
+
+@ckpt_io.entry("numpy")
+def _(quick):
+    import os
+    arrays = _ckpt_arrays(quick)
+    directory = _bench_dir()
+    paths = [os.path.join(directory, "a%d.npy" % i) for i in range(len(arrays))]
+
+    def run():
+        for p, a in zip(paths, arrays):
+            np.save(p, a)
+        for i, p in enumerate(paths):
+            arrays[i] = np.load(p)
+    return run

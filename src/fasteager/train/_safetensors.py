@@ -12,7 +12,7 @@ the file is replaced atomically (``fasteager._atomic``).
 
 Reading validates everything before returning anything; each problem raises
 ``ValueError("safetensors: <file>: <entry>: <problem> (expected X, got Y)")``.
-``load_file`` reads the file with one ``readinto`` into a private ``bytearray`` and
+``load_file`` reads the file with one ``readinto`` into a private uninitialized buffer and
 returns **writable views** into it (no per-tensor copy); a tensor is copied only when
 it is misaligned in the file or the machine is big-endian. Keeping any one array alive
 keeps that whole buffer alive.
@@ -253,7 +253,8 @@ def load_file(path):
     path = os.fspath(path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
-        buf = bytearray(size)
+        # np.empty, not bytearray(size): no zero-fill pass over the whole file
+        buf = np.empty(size, dtype=np.uint8)
         view = memoryview(buf)
         got = 0
         while got < size:  # readinto may return short counts (pipes, network FSs)
@@ -263,7 +264,7 @@ def load_file(path):
             got += n
     if got < size:
         _fail(path, "file", "file shrank while being read", f"{size} bytes", got)
-    n = _header_size(path, buf, size)
+    n = _header_size(path, bytes(view[:8]), size)
     entries, metadata = _parse_header(path, bytes(view[8:8 + n]), size - 8 - n)
 
     start = 8 + n
