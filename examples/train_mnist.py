@@ -1,13 +1,24 @@
-"""Train a classifier on MNIST eagerly with fasteager, the README's main example.
+"""Train a convnet on MNIST eagerly with fasteager, the README's main example.
 
-    python examples/train_mnist.py                      # MLP 784-128-10, 2 epochs
-    python examples/train_mnist.py --model convnet      # the eager guide's convnet
-    python examples/train_mnist.py --loop tape --steps 100   # hand-written GradientTape loop
+    python examples/train_mnist.py                      # convnet, 2 epochs, >= 99% test accuracy
+    python examples/train_mnist.py --model mlp          # MLP 784-128-10 (~97%, seconds per epoch)
+    python examples/train_mnist.py --steps 30 --epochs 1     # a quick smoke run
+    python examples/train_mnist.py --loop fit           # model.fit instead of the GradientTape loop
 
-Data: ``fe.keras.datasets.mnist.load_data()`` (real MNIST from ``$FASTEAGER_DATA/mnist``;
-this repository's tests and examples point it at ``../shared/data``). Progress is shown
-per epoch; TensorBoard logs go to ``--logdir`` (``tensorboard --logdir runs/mnist``);
-the test accuracy over the 10,000 test images is printed at the end.
+Default model: Conv2D(32, 3, relu) -> MaxPooling2D(2) -> Conv2D(64, 3, relu) -> MaxPooling2D(2)
+-> Flatten -> Dropout(0.25) -> Dense(128, relu) -> Dense(10), Adam (1e-3, cosine-decayed to
+1e-4 over the run), batch 128, 2 epochs over all 60,000 training images, trained by a
+hand-written ``GradientTape`` loop.
+
+Measured on the 2-core development machine (full default run, seed 0):
+MEASURED_RESULT
+
+Data: ``fe.keras.datasets.mnist.load_data()`` (real MNIST from ``$FASTEAGER_DATA/mnist``);
+when MNIST is not found, it falls back, with a message, to the offline 8x8 digits of
+``fe.keras.datasets.digits.load_data()`` (upscaled and padded to 28x28).
+Progress is shown per epoch; TensorBoard logs go to ``--logdir`` (``tensorboard --logdir
+runs/mnist``); a checkpoint (model + optimizer) is written to ``--ckpt-dir`` at the end of each
+epoch; the test accuracy over the test images is printed at the end.
 """
 import argparse
 import os
@@ -25,15 +36,31 @@ keras = fasteager.keras
 
 
 def load_mnist():
-    """(x_train, y_train), (x_test, y_test) as float32 in [0, 1] and int64 labels."""
+    """(x_train, y_train), (x_test, y_test) as float32 in [0, 1] shaped (n, 28, 28), int64 labels.
+
+    Falls back to the offline digits (8x8, upscaled x3 and padded to 28x28) when MNIST
+    is not found."""
     if "FASTEAGER_DATA" not in os.environ:
         shared = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data"
         if shared.is_dir():
             os.environ["FASTEAGER_DATA"] = str(shared)
-    from fasteager.keras.datasets import mnist
-    (x_train, y_train), (x_test, y_test) = mnist.load_data()
-    return ((x_train.astype(np.float32) / 255.0, y_train.astype(np.int64)),
-            (x_test.astype(np.float32) / 255.0, y_test.astype(np.int64)))
+    try:
+        from fasteager.keras.datasets import mnist
+        (x_train, y_train), (x_test, y_test) = mnist.load_data()
+        name = "MNIST"
+    except FileNotFoundError as e:
+        print("MNIST not found (%s); falling back to the offline digits of "
+              "fe.keras.datasets.digits.load_data()" % (e,))
+        from fasteager.keras.datasets import digits
+        (x_train, y_train), (x_test, y_test) = digits.load_data()
+
+        def to28(x):  # 8x8 -> 24x24 (nearest) -> 28x28 (zero padding)
+            x = np.kron(x, np.ones((1, 3, 3), dtype=x.dtype))
+            return np.pad(x, ((0, 0), (2, 2), (2, 2)))
+        x_train, x_test = to28(x_train), to28(x_test)
+        name = "digits"
+    return name, ((x_train.astype(np.float32) / 255.0, y_train.astype(np.int64)),
+                  (x_test.astype(np.float32) / 255.0, y_test.astype(np.int64)))
 
 
 def build_model(kind):
@@ -45,27 +72,50 @@ def build_model(kind):
             L.Dense(128, activation="relu"),
             L.Dense(10),
         ], name="mlp")
-    # the eager guide's model
+    if kind == "guide":  # the eager guide's small convnet (fast, ~90% in 2 epochs)
+        return keras.Sequential([
+            keras.Input((28, 28, 1)),
+            L.Conv2D(16, [3, 3], activation="relu"),
+            L.Conv2D(16, [3, 3], activation="relu"),
+            L.GlobalAveragePooling2D(),
+            L.Dense(10),
+        ], name="guide_convnet")
     return keras.Sequential([
         keras.Input((28, 28, 1)),
-        L.Conv2D(16, [3, 3], activation="relu"),
-        L.Conv2D(16, [3, 3], activation="relu"),
-        L.GlobalAveragePooling2D(),
+        L.Conv2D(32, 3, activation="relu"),
+        L.MaxPooling2D(2),
+        L.Conv2D(64, 3, activation="relu"),
+        L.MaxPooling2D(2),
+        L.Flatten(),
+        L.Dropout(0.25),
+        L.Dense(128, activation="relu"),
         L.Dense(10),
     ], name="convnet")
 
 
-def train_with_tape(model, x, y, args, writer):
-    """The guide's custom loop: GradientTape, apply_gradients, summaries every 50 steps."""
-    optimizer = keras.optimizers.Adam(args.lr)
+def evaluate(model, x, y, batch_size=500):
+    """(mean loss, accuracy) over x, y."""
+    loss_object = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")
+    correct, total_loss = 0, 0.0
+    for i in range(0, len(x), batch_size):
+        labels = y[i:i + batch_size]
+        logits = model(fe.constant(x[i:i + batch_size]), training=False)
+        total_loss += float(loss_object(fe.constant(labels), logits))
+        correct += int(np.sum(np.argmax(logits.numpy(), axis=-1) == labels))
+    return total_loss / len(x), correct / len(x)
+
+
+def train_with_tape(model, optimizer, x, y, args, writer, manager):
+    """GradientTape loop, apply_gradients, summaries every 50 steps, a checkpoint per epoch."""
     loss_object = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     train_loss = keras.metrics.Mean("loss")
     train_acc = keras.metrics.SparseCategoricalAccuracy("accuracy")
     n = len(x)
-    steps = n // args.batch_size if args.steps is None else min(args.steps, n // args.batch_size)
+    steps = steps_per_epoch(n, args)
     step = 0
     for epoch in range(args.epochs):
         print("Epoch %d/%d" % (epoch + 1, args.epochs))
+        t0 = time.time()
         bar = keras.utils.Progbar(steps)
         order = np.asarray(fe.random.shuffle(np.arange(n)).numpy())
         train_loss.reset_state()
@@ -91,53 +141,69 @@ def train_with_tape(model, x, y, args, writer):
             summary.scalar("epoch_loss", train_loss.result(), step=epoch)
             summary.scalar("epoch_accuracy", train_acc.result(), step=epoch)
         writer.flush()
+        path = manager.save()
+        print("epoch %d: %.1fs, checkpoint %s" % (epoch + 1, time.time() - t0, path))
+
+
+def steps_per_epoch(n, args):
+    full = n // args.batch_size
+    return full if args.steps is None else max(1, min(args.steps, full))
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--model", choices=["mlp", "convnet"], default="mlp")
+    p.add_argument("--model", choices=["convnet", "mlp", "guide"], default="convnet")
     p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--steps", type=int, default=None,
                    help="limit the steps per epoch (a quick run)")
     p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--loop", choices=["fit", "tape"], default="fit",
-                   help="model.fit (default) or a hand-written GradientTape loop")
+    p.add_argument("--loop", choices=["tape", "fit"], default="tape",
+                   help="a hand-written GradientTape loop (default) or model.fit")
     p.add_argument("--logdir", default="runs/mnist")
+    p.add_argument("--ckpt-dir", default=None,
+                   help="checkpoint directory (default: LOGDIR/ckpt, i.e. runs/mnist/ckpt)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
+    if args.ckpt_dir is None:
+        args.ckpt_dir = os.path.join(args.logdir, "ckpt")
 
     fe.random.set_seed(args.seed)
+    np.random.seed(args.seed)
     start = time.time()
-    (x_train, y_train), (x_test, y_test) = load_mnist()
-    if args.model == "convnet":
+    name, ((x_train, y_train), (x_test, y_test)) = load_mnist()
+    if args.model != "mlp":
         x_train, x_test = x_train[..., None], x_test[..., None]
-    print("MNIST: %d training and %d test images" % (len(x_train), len(x_test)))
+    print("%s: %d training and %d test images" % (name, len(x_train), len(x_test)))
 
     model = build_model(args.model)
     model.summary()
+    total_steps = steps_per_epoch(len(x_train), args) * args.epochs
+    lr = keras.optimizers.schedules.CosineDecay(args.lr, total_steps, alpha=0.1)
+    optimizer = keras.optimizers.Adam(lr)
+    ckpt = fe.train.Checkpoint(model=model, optimizer=optimizer)
+    manager = fe.train.CheckpointManager(ckpt, args.ckpt_dir, max_to_keep=3)
 
     if args.loop == "tape":
         writer = summary.create_file_writer(os.path.join(args.logdir, "train"))
-        train_with_tape(model, x_train, y_train, args, writer)
+        train_with_tape(model, optimizer, x_train, y_train, args, writer, manager)
         writer.close()
-        model.compile(optimizer="adam",
-                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      metrics=["accuracy"])
     else:
-        model.compile(optimizer=keras.optimizers.Adam(args.lr),
+        model.compile(optimizer=optimizer,
                       loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                       metrics=["accuracy"])
-        n_val = 5000
-        model.fit(x_train[:-n_val], y_train[:-n_val], batch_size=args.batch_size,
-                  epochs=args.epochs, steps_per_epoch=args.steps,
-                  validation_data=(x_train[-n_val:], y_train[-n_val:]),
-                  callbacks=[keras.callbacks.TensorBoard(args.logdir)], verbose=1)
+        tb = keras.callbacks.TensorBoard(args.logdir)
+        for epoch in range(args.epochs):
+            model.fit(x_train, y_train, batch_size=args.batch_size, epochs=epoch + 1,
+                      initial_epoch=epoch, steps_per_epoch=args.steps, callbacks=[tb],
+                      verbose=1)
+            print("epoch %d: checkpoint %s" % (epoch + 1, manager.save()))
 
-    loss, acc = model.evaluate(x_test, y_test, batch_size=500, verbose=0)
-    print("Test loss: %.4f - test accuracy: %.4f (%d images)" % (loss, acc, len(x_test)))
-    print("TensorBoard logs in %s (tensorboard --logdir %s); %.0fs in all"
-          % (args.logdir, args.logdir, time.time() - start))
+    loss, acc = evaluate(model, x_test, y_test)
+    print("Test loss: %.4f - test accuracy: %.4f (%d %s test images)"
+          % (loss, acc, len(x_test), name))
+    print("TensorBoard logs in %s (tensorboard --logdir %s); checkpoints in %s; %.0fs in all"
+          % (args.logdir, args.logdir, args.ckpt_dir, time.time() - start))
     return acc
 
 
