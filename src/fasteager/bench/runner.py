@@ -6,6 +6,7 @@ import statistics
 import sys
 import time
 
+from . import model_workloads  # noqa: F401 - registers its workloads
 from . import workloads as _workloads
 
 

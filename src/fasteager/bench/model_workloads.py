@@ -1,0 +1,223 @@
+"""Workloads for whole training steps, convolution, elementwise ops and input pipelines."""
+import numpy as np
+
+from .workloads import _torch, workload
+
+# ---- elementwise and reductions at 1e3 / 1e6 elements -------------------------------------
+for _n in (1000, 1000000):
+    _w = workload("elementwise_%d" % _n, "tanh(a * b + a) on %d float32 elements" % _n)
+
+    def _make_fe(quick, n=_n):
+        import fasteager as fe
+        a = fe.constant(np.linspace(-1, 1, n, dtype=np.float32))
+        b = fe.constant(np.linspace(1, 2, n, dtype=np.float32))
+        return lambda: fe.tanh(a * b + a)
+
+    def _make_np(quick, n=_n):
+        a = np.linspace(-1, 1, n, dtype=np.float32)
+        b = np.linspace(1, 2, n, dtype=np.float32)
+        return lambda: np.tanh(a * b + a)
+
+    def _make_torch(quick, n=_n):
+        torch = _torch()
+        a = torch.linspace(-1, 1, n)
+        b = torch.linspace(1, 2, n)
+        return lambda: torch.tanh(a * b + a)
+    _w.entry("fasteager")(_make_fe)
+    _w.entry("numpy")(_make_np)
+    _w.entry("torch")(_make_torch)
+
+    _r = workload("reduce_sum_%d" % _n, "sum over %d float32 elements" % _n)
+
+    def _r_fe(quick, n=_n):
+        import fasteager as fe
+        a = fe.constant(np.linspace(-1, 1, n, dtype=np.float32))
+        return lambda: fe.reduce_sum(a)
+
+    def _r_np(quick, n=_n):
+        a = np.linspace(-1, 1, n, dtype=np.float32)
+        return lambda: np.sum(a)
+
+    def _r_torch(quick, n=_n):
+        torch = _torch()
+        a = torch.linspace(-1, 1, n)
+        return lambda: torch.sum(a)
+    _r.entry("fasteager")(_r_fe)
+    _r.entry("numpy")(_r_np)
+    _r.entry("torch")(_r_torch)
+
+
+# ---- conv2d at the guide's shapes -------------------------------------------------------------
+conv = workload("conv2d_guide_fwd_bwd",
+                "conv 3x3 (32,28,28,1)->16 then 16->16, VALID: forward + both gradients")
+
+
+@conv.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    rng = np.random.default_rng(0)
+    x = fe.constant(rng.standard_normal((32, 28, 28, 1)).astype(np.float32))
+    w1 = fe.Variable(rng.standard_normal((3, 3, 1, 16)).astype(np.float32) * 0.1)
+    w2 = fe.Variable(rng.standard_normal((3, 3, 16, 16)).astype(np.float32) * 0.1)
+
+    def run():
+        with fe.GradientTape() as tape:
+            h = fe.nn.conv2d(x, w1, 1, "VALID")
+            y = fe.reduce_sum(fe.nn.conv2d(h, w2, 1, "VALID"))
+        tape.gradient(y, [w1, w2])
+    return run
+
+
+@conv.entry("torch")
+def _(quick):
+    torch = _torch()
+    x = torch.randn(32, 1, 28, 28)
+    w1 = torch.randn(16, 1, 3, 3, requires_grad=True)
+    w2 = torch.randn(16, 16, 3, 3, requires_grad=True)
+
+    def run():
+        y = torch.nn.functional.conv2d(torch.nn.functional.conv2d(x, w1), w2).sum()
+        y.backward()
+        w1.grad = w2.grad = None
+    return run
+
+
+# ---- MLP 784-128-10 training step, batch 32 ----------------------------------------------------
+mlp = workload("mlp_train_step", "MLP 784-128-10, batch 32: forward, loss, backward, SGD update")
+
+
+@mlp.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    fe.random.set_seed(0)
+    model = fe.keras.Sequential([fe.keras.layers.Dense(128, activation="relu"),
+                                 fe.keras.layers.Dense(10)])
+    opt = fe.keras.optimizers.SGD(0.01)
+    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    rng = np.random.default_rng(0)
+    x = fe.constant(rng.random((32, 784), dtype=np.float32))
+    y = fe.constant(rng.integers(0, 10, 32))
+    model(x)
+
+    def run():
+        with fe.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return run
+
+
+@mlp.entry("torch")
+def _(quick):
+    torch = _torch()
+    model = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.rand(32, 784)
+    y = torch.randint(0, 10, (32,))
+
+    def run():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return run
+
+
+# ---- the guide's convnet training step, batch 32 --------------------------------------------
+convnet = workload("convnet_train_step",
+                   "the guide's convnet (conv16-conv16-GAP-dense10), batch 32, Adam step")
+
+
+@convnet.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    fe.random.set_seed(0)
+    model = fe.keras.Sequential([
+        fe.keras.layers.Conv2D(16, [3, 3], activation="relu"),
+        fe.keras.layers.Conv2D(16, [3, 3], activation="relu"),
+        fe.keras.layers.GlobalAveragePooling2D(),
+        fe.keras.layers.Dense(10)])
+    opt = fe.keras.optimizers.Adam()
+    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    rng = np.random.default_rng(0)
+    x = fe.constant(rng.random((32, 28, 28, 1), dtype=np.float32))
+    y = fe.constant(rng.integers(0, 10, 32))
+    model(x)
+
+    def run():
+        with fe.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return run
+
+
+@convnet.entry("torch")
+def _(quick):
+    torch = _torch()
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 16, 3), torch.nn.ReLU(),
+                                torch.nn.Conv2d(16, 16, 3), torch.nn.ReLU(),
+                                torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                                torch.nn.Linear(16, 10))
+    opt = torch.optim.Adam(model.parameters())
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.rand(32, 1, 28, 28)
+    y = torch.randint(0, 10, (32,))
+
+    def run():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return run
+
+
+# ---- input pipeline ----------------------------------------------------------------------------
+pipeline = workload("dataset_shuffle_batch_epoch",
+                    "from_tensor_slices(60000x28x28x1).shuffle(1000).batch(32): one epoch")
+
+
+def _images(quick):
+    n = 6000 if quick else 60000
+    rng = np.random.default_rng(0)
+    return rng.random((n, 28, 28, 1), dtype=np.float32), rng.integers(0, 10, n)
+
+
+@pipeline.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    x, y = _images(quick)
+    ds = fe.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(32)
+
+    def run():
+        for _ in ds:
+            pass
+    return run
+
+
+@pipeline.entry("tensorflow")
+def _(quick):
+    import tensorflow as tf
+    x, y = _images(quick)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(32)
+
+    def run():
+        for _ in ds:
+            pass
+    return run
+
+
+@pipeline.entry("torch")
+def _(quick):
+    torch = _torch()
+    x, y = _images(quick)
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(y)),
+        batch_size=32, shuffle=True)
+
+    def run():
+        for _ in loader:
+            pass
+    return run
