@@ -359,13 +359,17 @@ def test_l2_normalize():
     check_grads(lambda a: fe.nn.l2_normalize(a, axis=0), [x], order=2)
 
 
+NN_NAMES = [
+    "relu", "relu6", "elu", "selu", "gelu", "leaky_relu", "softplus", "softsign", "silu", "swish",
+    "sigmoid", "tanh", "softmax", "log_softmax", "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", "conv2d",
+    "conv1d", "convolution", "conv2d_transpose", "depthwise_conv2d", "max_pool2d", "avg_pool2d",
+    "max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "bias_add", "dropout", "moments",
+    "batch_normalization", "l2_normalize", "l2_loss"]
+
+
 def test_namespace_exports():
-    for name in ("relu relu6 elu selu gelu leaky_relu softplus softsign silu swish sigmoid tanh "
-                 "softmax log_softmax softmax_cross_entropy_with_logits "
-                 "sparse_softmax_cross_entropy_with_logits sigmoid_cross_entropy_with_logits "
-                 "conv2d conv1d convolution conv2d_transpose depthwise_conv2d max_pool2d "
-                 "avg_pool2d max_pool avg_pool max_pool1d avg_pool1d bias_add dropout moments batch_normalization "
-                 "l2_normalize l2_loss").split():
+    for name in NN_NAMES:
         assert callable(getattr(fe.nn, name)), name
 
 
@@ -391,3 +395,16 @@ def test_second_order_through_a_small_convnet():
 
     x, w, b, v = _rand(2, 4, 4, 2), _rand(3, 3, 2, 3), _rand(3), _rand(12, 2)
     check_grads(net, [x, w, b, v], order=2)
+
+
+def test_float16_runs_through_float32_kernels():
+    x = fe.constant(np.array([[1, 2, 3]], np.float16))
+    y = fe.nn.sparse_softmax_cross_entropy_with_logits(labels=[1], logits=x)
+    assert y.dtype == fe.float16 and abs(float(y) - 1.4076) < 1e-3
+    img = np.arange(16, dtype=np.float16).reshape(1, 4, 4, 1)
+    c = fe.nn.conv2d(img, np.ones((2, 2, 1, 1), np.float16), 1, "VALID")
+    assert c.dtype == fe.float16
+    np.testing.assert_allclose(c.numpy(), conv2d_ref(img.astype(np.float32),
+                                                     np.ones((2, 2, 1, 1), np.float32)))
+    p = fe.nn.max_pool2d(img, 2, 2, "VALID")
+    assert p.dtype == fe.float16 and p.numpy().ravel().tolist() == [5, 7, 13, 15]

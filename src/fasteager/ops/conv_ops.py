@@ -29,10 +29,24 @@ def _err(opname, what):
 
 
 def _kernel_call(opname, fn, *args):
+    """Call a kernel; its ValueError becomes the op's error. The kernels take float32 and
+    float64: float16 arrays run in float32 and the results are rounded back."""
+    half = False
+    for a in args:
+        if isinstance(a, np.ndarray) and a.dtype == np.float16:
+            half = True
+    if half:
+        args = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16
+                     else a for a in args)
     try:
-        return fn(*args)
+        out = fn(*args)
     except ValueError as e:
         raise _err(opname, str(e).split(": ", 1)[-1]) from None
+    if half:
+        if isinstance(out, tuple):
+            return tuple(o.astype(np.float16) if o.dtype == np.float32 else o for o in out)
+        return out.astype(np.float16)
+    return out
 
 
 # ---- argument normalisation --------------------------------------------------------------
