@@ -324,6 +324,10 @@ def test_dropout():
     np.testing.assert_allclose(tape.gradient(d, xt).numpy(), (d.numpy() != 0) * 2.0)
     with pytest.raises(fe.errors.InvalidArgumentError, match="dropout: rate"):
         fe.nn.dropout(x, 1.0)
+    k = fe.nn.dropout(x, keep_prob=0.8).numpy()                             # the TF1 keyword
+    assert set(np.unique(k).tolist()) <= {0.0, np.float32(1 / 0.8)}
+    with pytest.raises(fe.errors.InvalidArgumentError, match="exactly one"):
+        fe.nn.dropout(x, 0.5, keep_prob=0.5)
     with pytest.raises(fe.errors.InvalidArgumentError, match="dropout: x must be floating"):
         fe.nn.dropout([1, 2], 0.5)
     with pytest.raises(fe.errors.InvalidArgumentError, match="noise_shape"):

@@ -503,14 +503,20 @@ def _float_input(opname, x):
     return x
 
 
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
+def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None):
     """Zero each entry with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
 
     ``noise_shape`` (broadcastable to x's shape) shares one draw along its size-1 axes.
-    Random draws follow ``fe.random``'s seed rules.
+    Random draws follow ``fe.random``'s seed rules. ``keep_prob=`` (the TF1 keyword) is
+    accepted as ``rate = 1 - keep_prob``.
     """
     from .random_ops import _rng_for
     x = _float_input("dropout", x)
+    if (rate is None) == (keep_prob is None):
+        raise InvalidArgumentError("dropout: give exactly one of rate and keep_prob (got rate=%r, "
+                                   "keep_prob=%r)" % (rate, keep_prob))
+    if keep_prob is not None:
+        rate = 1.0 - float(convert_to_tensor(keep_prob))
     if isinstance(rate, (_core.Tensor, _core.VariableBase)):
         rate = float(convert_to_tensor(rate))
     rate = float(rate)
