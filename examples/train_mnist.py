@@ -113,6 +113,7 @@ def train_with_tape(model, optimizer, x, y, args, writer, manager):
     n = len(x)
     steps = steps_per_epoch(n, args)
     step = 0
+    interactive = sys.stdout.isatty()
     for epoch in range(args.epochs):
         print("Epoch %d/%d" % (epoch + 1, args.epochs))
         t0 = time.time()
@@ -136,6 +137,10 @@ def train_with_tape(model, optimizer, x, y, args, writer, manager):
                     summary.scalar("batch_loss", train_loss.result(), step=step)
             bar.update(i + 1, [("loss", float(train_loss.result())),
                                ("accuracy", float(train_acc.result()))], finalize=False)
+            if not interactive and (i + 1) % 100 == 0:  # the bar only shows at the end in a log
+                print("  step %d/%d - %.0fs - loss: %.4f - accuracy: %.4f"
+                      % (i + 1, steps, time.time() - t0, float(train_loss.result()),
+                         float(train_acc.result())), flush=True)
         bar.update(steps, finalize=True)
         with writer.as_default():
             summary.scalar("epoch_loss", train_loss.result(), step=epoch)
