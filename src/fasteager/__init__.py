@@ -3,7 +3,14 @@
 ``import fasteager as tf`` runs TensorFlow-2 eager code; see README.md for a tour.
 This module only re-exports the public names.
 """
-from ._version import __version__  # noqa: F401
+import os as _os
+
+# Our Cython kernels' OpenMP threads must not spin-wait between parallel loops: on small
+# machines the spinning starves OpenBLAS's threads (measured: 2x slower convnet steps).
+# Only a default: a user's OMP_WAIT_POLICY wins; it must be set before libgomp loads.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from ._version import __version__  # noqa: F401,E402
 
 from . import dtypes, errors  # noqa: F401
 from ._core import Tensor, convert_to_tensor  # noqa: F401
