@@ -1,0 +1,90 @@
+"""``import fasteager.numpy as np``: NumPy's names, signatures and dtype rules on tensors.
+
+A NumPy program written against this module computes on fasteager tensors, so tapes
+record it and ``fe.gradients_function`` / ``fe.GradientTape`` differentiate it, as HIPS
+autograd's ``autograd.numpy`` and ``jax.numpy`` do::
+
+    import fasteager as fe
+    import fasteager.numpy as np
+
+    def loss(w, x, y):
+        p = 1 / (1 + np.exp(-np.dot(x, w)))
+        return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+    grad = fe.gradients_function(loss, params=[0])
+
+Every function is a thin entry onto the op table (no second implementation). Type
+promotion here is NumPy's (Python floats float64, ``int32 + float64`` is float64,
+``int / int`` is float64); the top-level ``fe.*`` keeps TensorFlow's. A NumPy name not
+covered raises ``fe.errors.UnimplementedError`` naming it; ``docs/numpy.md`` lists what is
+covered.
+"""
+import numpy as _np
+
+from .. import _core
+from ..errors import UnimplementedError as _UnimplementedError
+from . import linalg, random  # noqa: F401
+from ._arrays import (arange, array, array_split, asanyarray, asarray,  # noqa: F401
+                      ascontiguousarray, atleast_1d, atleast_2d, broadcast_to, column_stack,
+                      concatenate, copy, diag, empty, empty_like, expand_dims, eye, flip, full,
+                      full_like, hstack, identity, linspace, logspace, moveaxis, ndim, ones,
+                      ones_like, ravel, repeat, reshape, shape, size, split, squeeze, stack,
+                      swapaxes, take, tile, transpose, vstack, zeros, zeros_like)
+from ._elementwise import FUNCTIONS as _FUNCTIONS
+from ._elementwise import (allclose, array_equal, clip, isclose, nonzero, round,  # noqa: F401
+                           where)
+from ._reductions import (all, any, argmax, argmin, cumprod, cumsum, dot, einsum,  # noqa: F401
+                          inner, matmul, max, mean, min, outer, prod, std, sum, tensordot,
+                          trace, var, vdot)
+
+globals().update(_FUNCTIONS)
+amax = max
+amin = min
+around = round
+concat = concatenate
+permute_dims = transpose
+
+ndarray = _core.Tensor
+
+# constants
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+euler_gamma = _np.euler_gamma
+newaxis = None
+
+# dtypes: NumPy's own objects, so `x.dtype == fnp.float32` and `dtype=fnp.int64` work
+dtype = _np.dtype
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+bool_ = _np.bool_
+complex64, complex128 = _np.complex64, _np.complex128
+float_ = double = _np.float64
+int_ = _np.int_
+intp = _np.intp
+floating, integer, number, inexact = _np.floating, _np.integer, _np.number, _np.inexact
+finfo, iinfo, issubdtype = _np.finfo, _np.iinfo, _np.issubdtype
+
+
+def result_type(*arrays_and_dtypes):
+    """NumPy's ``result_type``, accepting tensors."""
+    return _np.result_type(*[a._value.dtype if isinstance(a, _core.Tensor) else a
+                             for a in arrays_and_dtypes])
+
+
+def isscalar(element):
+    return _np.isscalar(element)
+
+
+def __getattr__(name):
+    if hasattr(_np, name):
+        raise _UnimplementedError("fasteager.numpy.%s is not implemented (covered functions: "
+                                  "see docs/numpy.md)" % name)
+    raise AttributeError("module 'fasteager.numpy' has no attribute %r" % name)
+
+
+def _covered():
+    """The public names this module covers (for the docs' table and its test)."""
+    return sorted(n for n in globals() if not n.startswith("_"))

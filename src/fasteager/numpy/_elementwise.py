@@ -1,0 +1,189 @@
+"""Ufunc-style functions: NumPy's names and keywords, each one op of the table.
+
+Every entry casts its operands to the loop NumPy would use (``_promotion``) and calls the
+op; composites (``log2``, ``log10``) are compositions of ops, so gradients come from the
+table as well.
+"""
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..ops import math_ops as m
+from ..ops import registry
+from ._promotion import check_out, operands, promote, tensor, ufunc_operands
+
+_UNARY = {
+    # numpy name: (NumPy ufunc, fe op)
+    "negative": (np.negative, m.negative),
+    "positive": (np.positive, lambda x: x),
+    "abs": (np.absolute, m.abs),
+    "absolute": (np.absolute, m.abs),
+    "fabs": (np.fabs, m.abs),
+    "sign": (np.sign, m.sign),
+    "exp": (np.exp, m.exp),
+    "expm1": (np.expm1, m.expm1),
+    "log": (np.log, m.log),
+    "log1p": (np.log1p, m.log1p),
+    "sqrt": (np.sqrt, m.sqrt),
+    "square": (np.square, m.square),
+    "reciprocal": (np.reciprocal, m.reciprocal),
+    "sin": (np.sin, m.sin),
+    "cos": (np.cos, m.cos),
+    "tan": (np.tan, m.tan),
+    "tanh": (np.tanh, m.tanh),
+    "floor": (np.floor, m.floor),
+    "ceil": (np.ceil, m.ceil),
+    "rint": (np.rint, m.round),
+    "isnan": (np.isnan, m.is_nan),
+    "isinf": (np.isinf, m.is_inf),
+    "isfinite": (np.isfinite, m.is_finite),
+    "logical_not": (np.logical_not, m.logical_not),
+    "invert": (np.invert, m.invert),
+    "bitwise_not": (np.invert, m.invert),
+}
+
+_BINARY = {
+    "add": (np.add, m.add),
+    "subtract": (np.subtract, m.subtract),
+    "multiply": (np.multiply, m.multiply),
+    "divide": (np.true_divide, m.truediv),
+    "true_divide": (np.true_divide, m.truediv),
+    "floor_divide": (np.floor_divide, m.floordiv),
+    "mod": (np.remainder, m.floormod),
+    "remainder": (np.remainder, m.floormod),
+    "power": (np.power, m.pow),
+    "pow": (np.power, m.pow),
+    "maximum": (np.maximum, m.maximum),
+    "minimum": (np.minimum, m.minimum),
+    "fmax": (np.fmax, m.maximum),
+    "fmin": (np.fmin, m.minimum),
+    "equal": (np.equal, m.equal),
+    "not_equal": (np.not_equal, m.not_equal),
+    "less": (np.less, m.less),
+    "less_equal": (np.less_equal, m.less_equal),
+    "greater": (np.greater, m.greater),
+    "greater_equal": (np.greater_equal, m.greater_equal),
+    "logical_and": (np.logical_and, m.logical_and),
+    "logical_or": (np.logical_or, m.logical_or),
+    "logical_xor": (np.logical_xor, m.logical_xor),
+    "bitwise_and": (np.bitwise_and, m.bitwise_and),
+    "bitwise_or": (np.bitwise_or, m.bitwise_or),
+    "bitwise_xor": (np.bitwise_xor, m.bitwise_xor),
+}
+
+
+def _unary(name, ufunc, op):
+    def f(x, /, out=None, *, dtype=None):
+        check_out(name, out)
+        (a,) = ufunc_operands(ufunc, (x,), dtype)
+        return op(a)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "NumPy's ``%s`` (the op ``%s``), with NumPy's dtype rules." % (
+        name, getattr(op, "__name__", name))
+    return f
+
+
+def _binary(name, ufunc, op):
+    def f(x1, x2, /, out=None, *, dtype=None):
+        check_out(name, out)
+        a, b = ufunc_operands(ufunc, (x1, x2), dtype)
+        return op(a, b)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "NumPy's ``%s`` (the op ``%s``), broadcasting, with NumPy's dtype rules." % (
+        name, getattr(op, "__name__", name))
+    return f
+
+
+FUNCTIONS = {}
+for _name, (_uf, _op) in _UNARY.items():
+    FUNCTIONS[_name] = _unary(_name, _uf, _op)
+for _name, (_uf, _op) in _BINARY.items():
+    FUNCTIONS[_name] = _binary(_name, _uf, _op)
+
+
+def _log_base(name, ufunc, base):
+    def f(x, /, out=None, *, dtype=None):
+        check_out(name, out)
+        (a,) = ufunc_operands(ufunc, (x,), dtype)
+        # log_b(x) = log(x) / log(b), in the input's float dtype
+        return m.log(a) / np.asarray(np.log(base), dtype=a._value.dtype)[()]
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "NumPy's ``%s``: log(x) / log(%d) (a composite)." % (name, base)
+    return f
+
+
+FUNCTIONS["log2"] = _log_base("log2", np.log2, 2)
+FUNCTIONS["log10"] = _log_base("log10", np.log10, 10)
+
+
+def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
+    """NumPy's ``round`` (half to even); ``decimals`` scales by 10**decimals around it."""
+    check_out("round", out)
+    x = tensor(a)
+    if x._value.dtype.kind != "f":
+        return x if decimals >= 0 else FUNCTIONS["multiply"](
+            FUNCTIONS["floor_divide"](x, 10 ** -decimals), 10 ** -decimals)
+    if decimals == 0:
+        return m.round(x)
+    scale = np.asarray(10.0 ** decimals, dtype=x._value.dtype)[()]
+    return m.round(x * scale) / scale
+
+
+def where(condition, x=None, y=None, /):
+    """NumPy's ``where``: ``x`` where ``condition`` holds, else ``y`` (promoted to one dtype);
+    with only ``condition``, a tuple of index arrays (one per axis), as ``np.nonzero``."""
+    c = tensor(condition)
+    if c._value.dtype != np.bool_:
+        c = m.cast(c, np.bool_)
+    if x is None and y is None:
+        return nonzero(c)
+    if x is None or y is None:
+        raise InvalidArgumentError("fasteager.numpy.where: give both x and y, or neither")
+    a, b = promote((x, y))
+    return m.where(c, a, b)
+
+
+def nonzero(a):
+    """NumPy's ``nonzero``: a tuple of int64 index arrays, one per axis."""
+    x = tensor(a)
+    if x._value.dtype != np.bool_:
+        x = m.cast(x, np.bool_)
+    idx = m.where(x)
+    return tuple(idx[:, i] for i in range(x._value.ndim))
+
+
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002
+    """NumPy's ``clip`` into ``[a_min, a_max]`` (either may be None), NumPy's dtype rules."""
+    check_out("clip", out)
+    lo = a_min if a_min is not None else min
+    hi = a_max if a_max is not None else max
+    if lo is None and hi is None:
+        raise InvalidArgumentError("fasteager.numpy.clip: give a_min or a_max (got neither)")
+    if lo is None:
+        return FUNCTIONS["minimum"](a, hi)
+    if hi is None:
+        return FUNCTIONS["maximum"](a, lo)
+    x, lo, hi = promote((a, lo, hi))
+    return registry.execute(m.clip_by_value_op, x, lo, hi)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's ``isclose``: ``|a - b| <= atol + rtol * |b|`` (a composite, bool result)."""
+    a, b = promote((a, b))
+    if a._value.dtype.kind not in "fc":
+        a, b = m.cast(a, np.float64), m.cast(b, np.float64)
+    close = m.less_equal(m.abs(a - b), atol + rtol * m.abs(b))
+    close = m.logical_or(close, m.equal(a, b))   # infinities of the same sign
+    if equal_nan:
+        close = m.logical_or(close, m.logical_and(m.is_nan(a), m.is_nan(b)))
+    return close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's ``allclose``: a Python bool."""
+    return bool(np.all(isclose(a, b, rtol, atol, equal_nan)._value))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """NumPy's ``array_equal``: a Python bool (shapes and values; no gradient)."""
+    return bool(np.array_equal(np.asarray(tensor(a1)), np.asarray(tensor(a2)),
+                               equal_nan=equal_nan))

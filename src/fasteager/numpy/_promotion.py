@@ -1,0 +1,111 @@
+"""NumPy's type promotion, in front of the TF-style op table.
+
+The op table refuses mixed dtypes (TensorFlow's rule). ``fasteager.numpy`` instead asks
+NumPy which dtypes NumPy itself would compute in -- ``ufunc.resolve_dtypes`` for ufuncs,
+``np.result_type`` elsewhere, with Python scalars "weak" as in NEP 50 -- casts the
+operands to those dtypes with ``fe.cast`` (differentiable between float types) and then
+calls the op. The answers are cached per dtype signature, so promotion costs one dict
+lookup per call once warm.
+"""
+import functools
+
+import numpy as np
+
+from .. import _core
+from ..errors import InvalidArgumentError, UnimplementedError
+from ..ops.math_ops import cast
+
+Tensor = _core.Tensor
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def check_out(fname, out):
+    """NumPy's ``out=``: only None (tensors are immutable)."""
+    if out is not None:
+        raise UnimplementedError("fasteager.numpy.%s: out= is not supported (tensors are "
+                                 "immutable; expected out=None, got %s)"
+                                 % (fname, type(out).__name__))
+
+
+def tensor(x):
+    """A tensor for ``x`` with NumPy's default dtypes (Python floats float64, ints int64)."""
+    if type(x) is Tensor:
+        return x
+    if isinstance(x, (Tensor, _core.VariableBase)):
+        return _core.convert_to_tensor(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _core.convert_to_tensor(x)
+    if isinstance(x, (list, tuple)) and _holds_tensor(x):
+        from ._arrays import array
+        return array(x)
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError("fasteager.numpy: cannot convert %s to an array (%s)"
+                                   % (type(x).__name__, e)) from None
+    if arr.dtype.kind in "OUSV":
+        raise InvalidArgumentError("fasteager.numpy: cannot convert %s of %s to a numeric "
+                                   "array" % (type(x).__name__, arr.dtype))
+    return _core.wrap(arr)
+
+
+def _holds_tensor(x):
+    if isinstance(x, (list, tuple)):
+        return any(_holds_tensor(v) for v in x)
+    return isinstance(x, (Tensor, _core.VariableBase))
+
+
+def operands(values):
+    """Tensors for array-likes; Python scalars stay Python (weak, as in NumPy)."""
+    return [v if type(v) in _PY_SCALARS else tensor(v) for v in values]
+
+
+def _key(v):
+    return type(v) if type(v) in _PY_SCALARS else v._value.dtype
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve(ufunc, key, dtype):
+    try:
+        return ufunc.resolve_dtypes(key + (dtype,) + (None,) * (ufunc.nout - 1))
+    except TypeError as e:
+        raise InvalidArgumentError("fasteager.numpy.%s: no loop for dtypes %s (%s)"
+                                   % (ufunc.__name__, [getattr(k, "__name__", k) for k in key],
+                                      e)) from None
+
+
+def _to(v, dtype):
+    if type(v) in _PY_SCALARS:
+        return _core.convert_to_tensor(np.asarray(v, dtype=dtype))
+    return cast(v, dtype) if v._value.dtype != dtype else v
+
+
+def ufunc_operands(ufunc, values, dtype=None):
+    """Operands cast to the dtypes of the loop NumPy's ``ufunc`` would pick."""
+    vs = operands(values)
+    d = None if dtype is None else np.dtype(dtype)
+    loop = _resolve(ufunc, tuple(_key(v) for v in vs), d)
+    return [_to(v, t) for v, t in zip(vs, loop)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _result(key):
+    return np.result_type(*key)
+
+
+def result_dtype(values):
+    """``np.result_type`` of tensors and (weak) Python scalars."""
+    return _result(tuple(_key(v) for v in values))
+
+
+def promote(values, dtype=None):
+    """Operands cast to one dtype: ``dtype`` if given, else ``np.result_type``."""
+    vs = operands(values)
+    d = np.dtype(dtype) if dtype is not None else result_dtype(vs)
+    return [_to(v, d) for v in vs]
+
+
+@functools.lru_cache(maxsize=1024)
+def reduce_dtype(fn, dtype, requested):
+    """The dtype NumPy's reduction ``fn`` returns for input ``dtype`` (and ``dtype=``)."""
+    return fn(np.zeros(1, dtype), dtype=requested).dtype

@@ -1,0 +1,246 @@
+"""Reductions and products: NumPy's signatures over the table's reduce/matmul/einsum ops.
+
+Result dtypes are NumPy's: ``sum``/``prod``/``cumsum`` of small integers accumulate in
+int64, ``mean``/``var``/``std`` of integers are float64 (asked of NumPy once per dtype and
+cached, then the input is cast and the op runs in that dtype).
+"""
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..ops import array_ops as a_ops
+from ..ops import linalg_ops as l_ops
+from ..ops import math_ops as m
+from ._promotion import check_out, promote, reduce_dtype, tensor
+
+
+def _axis(axis):
+    return list(axis) if isinstance(axis, tuple) else axis
+
+
+def _accumulate(fname, fn, a, dtype, out):
+    check_out(fname, out)
+    x = tensor(a)
+    d = reduce_dtype(fn, x._value.dtype, None if dtype is None else np.dtype(dtype))
+    return m.cast(x, d) if x._value.dtype != d else x
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """NumPy's ``sum`` (``reduce_sum``): small ints accumulate in int64, as NumPy."""
+    _no("sum", initial=initial, where=where)
+    x = _accumulate("sum", np.sum, a, dtype, out)
+    return m.reduce_sum(x, _axis(axis), keepdims=keepdims)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """NumPy's ``prod`` (``reduce_prod``)."""
+    _no("prod", initial=initial, where=where)
+    x = _accumulate("prod", np.prod, a, dtype, out)
+    return m.reduce_prod(x, _axis(axis), keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """NumPy's ``mean`` (``reduce_mean``): integers give float64."""
+    _no("mean", where=where)
+    x = _accumulate("mean", np.mean, a, dtype, out)
+    return m.reduce_mean(x, _axis(axis), keepdims=keepdims)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """NumPy's ``var``: mean((x - mean(x))**2) * n / (n - ddof) (a composite)."""
+    _no("var", where=where)
+    x = _accumulate("var", np.var, a, dtype, out)
+    v = m.reduce_variance(x, _axis(axis), keepdims=keepdims)
+    if ddof:
+        n = x._value.size // max(v._value.size, 1) if x._value.size else 0
+        v = v * np.asarray(n / (n - ddof), dtype=v._value.dtype)[()]
+    return v
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """NumPy's ``std``: sqrt(var) (a composite)."""
+    return m.sqrt(var(a, axis, dtype, out, ddof, keepdims, where))
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """NumPy's ``max``/``amax`` (``reduce_max``; the gradient is shared between ties)."""
+    _no("max", initial=initial, where=where)
+    check_out("max", out)
+    x = tensor(a)
+    _nonempty("max", x, axis)
+    if x._value.dtype == np.bool_:
+        return m.reduce_any(x, _axis(axis), keepdims=keepdims)
+    return m.reduce_max(x, _axis(axis), keepdims=keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """NumPy's ``min``/``amin`` (``reduce_min``)."""
+    _no("min", initial=initial, where=where)
+    check_out("min", out)
+    x = tensor(a)
+    _nonempty("min", x, axis)
+    if x._value.dtype == np.bool_:
+        return m.reduce_all(x, _axis(axis), keepdims=keepdims)
+    return m.reduce_min(x, _axis(axis), keepdims=keepdims)
+
+
+def _nonempty(fname, x, axis):
+    shape = x._value.shape
+    axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
+    if x._value.size == 0 and (axis is None or any(shape[int(i)] == 0 for i in axes)):
+        raise InvalidArgumentError("fasteager.numpy.%s: zero-size array to a reduction with no "
+                                   "identity (got shape %s)" % (fname, list(shape)))
+
+
+def _bool(x):
+    return x if x._value.dtype == np.bool_ else m.cast(x, np.bool_)
+
+
+def all(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
+    """NumPy's ``all`` (``reduce_all`` of ``x != 0``)."""
+    _no("all", where=where)
+    check_out("all", out)
+    return m.reduce_all(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
+    """NumPy's ``any`` (``reduce_any`` of ``x != 0``)."""
+    _no("any", where=where)
+    check_out("any", out)
+    return m.reduce_any(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
+
+
+def _arg(fname, op, a, axis, out, keepdims):
+    check_out(fname, out)
+    x = tensor(a)
+    _nonempty(fname, x, axis)
+    if axis is None:
+        r = op(a_ops.reshape(x, [-1]), axis=0)
+        return a_ops.reshape(r, [1] * x._value.ndim) if keepdims else r
+    r = op(x, axis=axis)
+    return a_ops.expand_dims(r, axis) if keepdims else r
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """NumPy's ``argmax`` (int64; the flattened index when ``axis`` is None)."""
+    return _arg("argmax", m.argmax, a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """NumPy's ``argmin`` (int64; the flattened index when ``axis`` is None)."""
+    return _arg("argmin", m.argmin, a, axis, out, keepdims)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """NumPy's ``cumsum`` (the flattened input when ``axis`` is None)."""
+    x = _accumulate("cumsum", np.cumsum, a, dtype, out)
+    if axis is None:
+        return m.cumsum(a_ops.reshape(x, [-1]), axis=0)
+    return m.cumsum(x, axis=axis)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """NumPy's ``cumprod`` (the flattened input when ``axis`` is None)."""
+    x = _accumulate("cumprod", np.cumprod, a, dtype, out)
+    if axis is None:
+        return m.cumprod(a_ops.reshape(x, [-1]), axis=0)
+    return m.cumprod(x, axis=axis)
+
+
+def _no(fname, **kwargs):
+    from ..errors import UnimplementedError
+    for k, v in kwargs.items():
+        if v is not None:
+            raise UnimplementedError("fasteager.numpy.%s: %s= is not supported (expected None)"
+                                     % (fname, k))
+
+
+# ---- products -------------------------------------------------------------------------------
+
+def matmul(x1, x2, /, out=None, *, dtype=None):
+    """NumPy's ``matmul``: 1-D operands gain (and then lose) an axis, batch axes broadcast."""
+    check_out("matmul", out)
+    a, b = promote((x1, x2), dtype)
+    ra, rb = a._value.ndim, b._value.ndim
+    if ra == 0 or rb == 0:
+        raise InvalidArgumentError("fasteager.numpy.matmul: operands must not be scalars "
+                                   "(got shapes %s and %s)" % (list(a._value.shape),
+                                                               list(b._value.shape)))
+    if ra == 1:
+        a = a_ops.reshape(a, (1,) + a._value.shape)
+    if rb == 1:
+        b = a_ops.reshape(b, b._value.shape + (1,))
+    r = m.matmul(a, b)
+    if ra == 1 or rb == 1:
+        shape = r._value.shape
+        shape = shape[:-2] + (shape[-2:-1] if ra != 1 else ()) + (shape[-1:] if rb != 1 else ())
+        r = a_ops.reshape(r, shape)
+    return r
+
+
+def dot(a, b, out=None):
+    """NumPy's ``dot``: matmul for matrices, sum over a's last and b's second-to-last axis."""
+    check_out("dot", out)
+    x, y = promote((a, b))
+    ra, rb = x._value.ndim, y._value.ndim
+    if ra == 0 or rb == 0:
+        return m.multiply(x, y)
+    if ra <= 2 and rb <= 2:
+        return matmul(x, y)
+    return l_ops.tensordot(x, y, [[ra - 1], [rb - 2 if rb >= 2 else 0]])
+
+
+def vdot(a, b):
+    """NumPy's ``vdot`` for real inputs: the dot product of the flattened operands."""
+    x, y = promote((a, b))
+    return m.reduce_sum(a_ops.reshape(x, [-1]) * a_ops.reshape(y, [-1]))
+
+
+def inner(a, b, /):
+    """NumPy's ``inner``: sum over the last axes of both."""
+    x, y = promote((a, b))
+    ra, rb = x._value.ndim, y._value.ndim
+    if ra == 0 or rb == 0:
+        return m.multiply(x, y)
+    return l_ops.tensordot(x, y, [[ra - 1], [rb - 1]])
+
+
+def outer(a, b, out=None):
+    """NumPy's ``outer`` of the flattened operands."""
+    check_out("outer", out)
+    x, y = promote((a, b))
+    return m.multiply(a_ops.reshape(x, [-1, 1]), a_ops.reshape(y, [1, -1]))
+
+
+def tensordot(a, b, axes=2):
+    """NumPy's ``tensordot`` (an int, or a pair of axis sequences)."""
+    x, y = promote((a, b))
+    if not isinstance(axes, (int, np.integer)):
+        axes = [list(np.atleast_1d(axes[0]).tolist()), list(np.atleast_1d(axes[1]).tolist())]
+    return l_ops.tensordot(x, y, axes)
+
+
+def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, **kwargs):
+    """NumPy's ``einsum`` (string subscripts; the operands are promoted to one dtype)."""
+    check_out("einsum", out)
+    if kwargs:
+        from ..errors import UnimplementedError
+        raise UnimplementedError("fasteager.numpy.einsum: unsupported keywords %s"
+                                 % sorted(kwargs))
+    xs = promote(operands, dtype)
+    return l_ops.einsum(subscripts, *xs)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """NumPy's ``trace`` of the main diagonal of the first two axes (a composite)."""
+    check_out("trace", out)
+    if offset != 0 or (axis1, axis2) != (0, 1):
+        from ..errors import UnimplementedError
+        raise UnimplementedError("fasteager.numpy.trace: only offset=0, axis1=0, axis2=1")
+    x = _accumulate("trace", np.sum, a, dtype, None)
+    n = x._value.shape[0] if x._value.ndim else 0
+    k = np.arange(builtins_min(n, x._value.shape[1]))
+    return m.reduce_sum(x[k, k], axis=0)
+
+
+def builtins_min(a, b):
+    return a if a < b else b
