@@ -46,6 +46,7 @@ from . import config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
 from . import data, summary, train  # noqa: F401
 from . import keras, layers  # noqa: F401
+from . import distribute  # noqa: F401
 
 newaxis = None
 

@@ -13,6 +13,7 @@ from .errors import InvalidArgumentError
 from .tensor_shape import TensorShape
 
 _name_counts = {}
+_on_create = None   # set by fe.distribute inside a multi-worker strategy scope
 
 
 class Variable(_core.VariableBase):
@@ -47,6 +48,8 @@ class Variable(_core.VariableBase):
             base = base[:-2]
         self._name = base + ":0"
         self._constraint = constraint
+        if _on_create is not None:
+            _on_create(self)
 
     # -- reading --------------------------------------------------------------------------
     def read_value(self):

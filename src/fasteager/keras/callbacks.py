@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..distribute import strategy as _distribute
 from .utils import Progbar
 
 
@@ -255,6 +256,8 @@ class ModelCheckpoint(Callback):
         self.best = initial_value_threshold
 
     def on_epoch_end(self, epoch, logs=None):
+        if not _distribute.should_write():   # only the chief writes (multi-worker)
+            return
         logs = logs or {}
         path = self.filepath.format(epoch=epoch + 1, **logs)
         if self.save_best_only:

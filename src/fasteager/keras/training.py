@@ -21,6 +21,7 @@ import fasteager as fe
 from . import _data, callbacks as callbacks_module, losses as losses_module
 from . import metrics as metrics_module
 from .layers.base import KerasTensor, Layer
+from ..distribute import strategy as _distribute
 
 
 def _float(v):
@@ -305,6 +306,7 @@ class Model(Layer):
         return self(x, training=False)
 
     # ---- loops ----------------------------------------------------------------------------
+    @_distribute.distributed
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
@@ -318,6 +320,9 @@ class Model(Layer):
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = _data.split_validation(
                 x, y, sample_weight, validation_split)
+        strategy = _distribute._active_strategy()   # None outside a multi-worker scope
+        if strategy is not None:
+            x, y, sample_weight, batch_size = strategy._local_data(x, y, sample_weight, batch_size)
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
         history = callbacks_module.History()
         cbs = list(callbacks or [])
@@ -336,6 +341,8 @@ class Model(Layer):
             for step, data in enumerate(handler.epoch()):
                 cb.on_train_batch_begin(step)
                 logs = {k: _float(v) for k, v in self.train_step(data).items()}
+                if strategy is not None:
+                    logs = strategy._reduce_logs(self, logs)
                 cb.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -357,11 +364,15 @@ class Model(Layer):
         cb.on_train_end(logs)
         return history
 
+    @_distribute.distributed
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         """The loss and metrics over ``x``/``y`` (a list, or a dict with ``return_dict``)."""
         self._check_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
+        strategy = _distribute._active_strategy()   # None outside a multi-worker scope
+        if strategy is not None:
+            x, y, sample_weight, batch_size = strategy._local_data(x, y, sample_weight, batch_size)
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps, False, "evaluate")
         cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
                                            verbose=verbose)
@@ -375,6 +386,8 @@ class Model(Layer):
         for step, data in enumerate(handler.epoch()):
             cb.on_test_batch_begin(step)
             logs = {k: _float(v) for k, v in self.test_step(data).items()}
+            if strategy is not None:
+                logs = strategy._reduce_logs(self, logs)
             cb.on_test_batch_end(step, logs)
             if bar is not None:
                 bar.update(step + 1, list(logs.items()))

@@ -24,6 +24,7 @@ import weakref
 import numpy as np
 
 from . import _events
+from ..distribute import strategy as _distribute
 
 __all__ = [
     "SummaryWriter",
@@ -297,6 +298,8 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
     if os.sep in suffix or (os.altsep and os.altsep in suffix):
         raise ValueError(f"create_file_writer: filename_suffix must not contain a path "
                          f"separator (got {suffix!r})")
+    if not _distribute.should_write():   # multi-worker: only the chief writes summaries
+        return create_noop_writer()
     return FileWriter(logdir, int(max_queue), float(flush_millis), suffix)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from .. import _atomic
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..variables import Variable
+from ..distribute import strategy as _distribute
 from . import _safetensors
 
 FORMAT = "fasteager-checkpoint-1"
@@ -139,6 +140,8 @@ def _slot_names(opt, var):
 # ---- the state file ---------------------------------------------------------------------------
 
 def _write_state(directory, latest, all_paths):
+    if not _distribute.should_write():   # multi-worker: only the chief writes
+        return
     lines = ['model_checkpoint_path: "%s"' % latest]
     lines += ['all_model_checkpoint_paths: "%s"' % p for p in all_paths]
     _atomic.atomic_write(os.path.join(directory, STATE_FILE),
@@ -190,6 +193,8 @@ def _gather(roots):
 
 def write_file(path, roots):
     """Write every variable reachable from ``roots`` to ``path`` (atomically)."""
+    if not _distribute.should_write():   # multi-worker: only the chief writes
+        return
     entries = _gather(roots)
     tensors = {}
     graph = {}

@@ -22,6 +22,7 @@ from ... import _core
 from ...dtypes import int64
 from ...errors import UnimplementedError
 from ...variables import Variable
+from ...distribute import strategy as _distribute
 from . import schedules as _schedules
 
 
@@ -296,7 +297,11 @@ class Optimizer:
             raise ValueError("%s.apply_gradients: no gradients provided for any variable "
                              "(expected at least one non-None gradient, got %d None)"
                              % (cls, len(missing)))
-        arrays = self._clip([self._grad_array(g, v) for g, v in zip(grads, variables)])
+        arrays = [self._grad_array(g, v) for g, v in zip(grads, variables)]
+        strategy = _distribute._active_strategy()
+        if strategy is not None and not skip_gradients_aggregation:  # mean over workers
+            arrays = strategy._all_reduce_gradients(arrays, variables)
+        arrays = self._clip(arrays)
         lr = self._current_learning_rate()
         step = int(self._iterations._tensor._value) + 1
         names = self._slots_used()

@@ -1,0 +1,22 @@
+"""Data-parallel training across processes and machines (``fe.distribute``) on MPI.
+
+``MultiWorkerMirroredStrategy`` runs one worker per MPI rank (``mpirun -n N python
+train.py``); without mpirun or mpi4py it is a single replica and everything is plain
+eager. See README.md, "Training across processes and machines (MPI)".
+"""
+from .strategy import (MultiWorkerMirroredStrategy, ReduceOp, current_strategy,  # noqa: F401
+                       get_strategy, has_strategy, in_cross_replica_context, should_write,
+                       strategy_for)
+
+experimental = None  # placeholder namespace filled below
+
+
+class _Experimental:
+    MultiWorkerMirroredStrategy = MultiWorkerMirroredStrategy
+
+
+experimental = _Experimental()
+
+__all__ = ["MultiWorkerMirroredStrategy", "ReduceOp", "current_strategy", "experimental",
+           "get_strategy", "has_strategy", "in_cross_replica_context", "should_write",
+           "strategy_for"]

@@ -1,0 +1,412 @@
+"""``fe.distribute.MultiWorkerMirroredStrategy``: data-parallel training on MPI.
+
+One process per worker, started by ``mpirun -n N python train.py``. Inside
+``strategy.scope()`` trainable variables are broadcast from rank 0 as they are created,
+so every worker starts identical; ``optimizer.apply_gradients`` all-reduces the
+gradients (one fused buffer per dtype, in 32 MB chunks) and divides by N, so N workers
+on batch B/N take the same step as one worker on batch B; ``Model.fit``/``evaluate``
+split the data and reduce losses and metrics across workers. Only the chief (rank 0)
+writes checkpoints and summaries. With one process, or without mpi4py, the strategy is
+a single replica and everything is plain eager.
+"""
+import contextlib
+import enum
+import functools
+import weakref
+
+import numpy as np
+
+from . import _comm
+
+_stack = []                        # strategies whose scope (or run) is active
+_strategies = weakref.WeakSet()    # every multi-replica strategy made in this process
+
+
+class ReduceOp(enum.Enum):
+    """How ``strategy.reduce`` combines the workers' values."""
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+
+class _ClusterResolver:
+    def __init__(self, comm):
+        self.task_type = "worker"
+        self.task_id = comm.rank
+        self.num_workers = comm.size
+        self.rpc_layer = "mpi"
+
+    def cluster_spec(self):
+        return {"worker": ["rank-%d" % i for i in range(self.num_workers)]}
+
+    def __repr__(self):
+        return "<MPIClusterResolver task_type='worker' task_id=%d num_workers=%d>" % (
+            self.task_id, self.num_workers)
+
+
+class _Extended:
+    def __init__(self, strategy):
+        self._strategy = strategy
+
+    @property
+    def should_checkpoint(self):
+        return self._strategy._comm.rank == 0
+
+    should_save_summary = should_checkpoint
+
+    @property
+    def _in_multi_worker_mode(self):
+        return self._strategy._comm.size > 1
+
+
+class _InputContext:
+    """What ``distribute_datasets_from_function`` passes to the dataset function."""
+
+    def __init__(self, num_input_pipelines, input_pipeline_id, num_replicas_in_sync):
+        self.num_input_pipelines = num_input_pipelines
+        self.input_pipeline_id = input_pipeline_id
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        if global_batch_size % self.num_replicas_in_sync:
+            raise ValueError("get_per_replica_batch_size: the global batch size %d is not "
+                             "divisible by num_replicas_in_sync %d"
+                             % (global_batch_size, self.num_replicas_in_sync))
+        return global_batch_size // self.num_replicas_in_sync
+
+
+def _np(value):
+    if hasattr(value, "numpy"):
+        return np.asarray(value.numpy())
+    return np.asarray(value)
+
+
+class MultiWorkerMirroredStrategy:
+    """Synchronous data-parallel training, one MPI rank per worker.
+
+    >>> strategy = fe.distribute.MultiWorkerMirroredStrategy()
+    >>> with strategy.scope():
+    ...     model = make_model()          # weights broadcast from rank 0
+    ...     model.compile("sgd", "sparse_categorical_crossentropy")
+    >>> model.fit(strategy.experimental_distribute_dataset(ds.batch(64)), epochs=2)
+    """
+
+    def __init__(self, cluster_resolver=None, communication_options=None):
+        self._comm = _comm.world()
+        self.cluster_resolver = _ClusterResolver(self._comm)
+        self.extended = _Extended(self)
+        self._synced = set()        # _var_id of variables already equal on every worker
+        self._owned = set()         # _var_id of variables created in this scope
+        self._buffers = {}          # dtype -> reusable fused gradient buffer
+        if self._comm.size > 1:
+            _strategies.add(self)
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def num_replicas_in_sync(self):
+        return self._comm.size
+
+    @property
+    def is_chief(self):
+        return self._comm.rank == 0
+
+    def __repr__(self):
+        return "<fe.distribute.MultiWorkerMirroredStrategy rank=%d num_replicas=%d%s>" % (
+            self._comm.rank, self._comm.size, "" if self._comm.is_mpi else " (no MPI)")
+
+    # -- scope ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def scope(self):
+        """Variables created inside start equal on every worker (rank 0's values)."""
+        from .. import variables
+        previous = variables._on_create
+        _stack.append(self)
+        if self._comm.size > 1:
+            variables._on_create = self._on_variable_created
+        try:
+            yield self
+        finally:
+            _stack.pop()
+            variables._on_create = previous
+
+    def _on_variable_created(self, var):
+        key = var._var_id
+        self._owned.add(key)
+        if var.trainable:   # non-trainable state (slots, metrics, counters) starts equal
+            self._comm.bcast_(var._mutable_array())
+            self._synced.add(key)
+
+    def _sync_variables(self, variables):
+        """Broadcast (fused) every variable in ``variables`` not yet known to be equal."""
+        if self._comm.size == 1:
+            return
+        todo = [v for v in variables if v._var_id not in self._synced]
+        if not todo:
+            return
+        by_dtype = {}
+        for v in todo:
+            by_dtype.setdefault(v._tensor._value.dtype, []).append(v)
+        for dt in sorted(by_dtype, key=str):
+            vs = by_dtype[dt]
+            arrays = [v._tensor._value for v in vs]
+            buf = _comm.reducible(np.concatenate([a.reshape(-1) for a in arrays]))
+            self._comm.bcast_(buf)
+            off = 0
+            for v, a in zip(vs, arrays):
+                v.assign(buf[off:off + a.size].reshape(a.shape).astype(a.dtype, copy=False))
+                off += a.size
+        self._synced.update(v._var_id for v in todo)
+
+    # -- gradients --------------------------------------------------------------------------
+    def _buffer(self, dtype, n):
+        buf = self._buffers.get(dtype)
+        if buf is None or buf.size < n:
+            buf = self._buffers[dtype] = np.empty(max(n, 1), dtype)
+        return buf[:n]
+
+    def _all_reduce_gradients(self, arrays, variables):
+        """The workers' mean of each gradient: one fused in-place Allreduce per dtype
+        (chunked at 32 MB). Also brings variables created outside the scope in sync."""
+        self._sync_variables(variables)
+        n = self._comm.size
+        out = list(arrays)
+        groups = {}
+        for i, g in enumerate(arrays):
+            groups.setdefault(_comm.reducible(g[:0] if g.ndim else g.reshape(1)[:0]).dtype,
+                              []).append(i)
+        for dt in sorted(groups, key=str):
+            idx = groups[dt]
+            total = sum(arrays[i].size for i in idx)
+            buf = self._buffer(dt, total)
+            off = 0
+            for i in idx:
+                a = arrays[i]
+                buf[off:off + a.size] = a.reshape(-1)
+                off += a.size
+            self._comm.allreduce_(buf)
+            buf *= dt.type(1.0 / n) if dt.kind in "fc" else 1
+            off = 0
+            for i in idx:
+                a = arrays[i]
+                piece = buf[off:off + a.size].reshape(a.shape)
+                if dt.kind not in "fc":
+                    piece = piece // n
+                out[i] = piece.astype(a.dtype, copy=False) if piece.dtype != a.dtype \
+                    else piece
+                off += a.size
+        return out
+
+    # -- running and reducing ---------------------------------------------------------------
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """Call ``fn(*args, **kwargs)`` on this worker's replica (inside the scope)."""
+        with self.scope():
+            return fn(*args, **(kwargs or {}))
+
+    def experimental_local_results(self, value):
+        return (value,)
+
+    def reduce(self, reduce_op, value, axis=None):
+        """Combine ``value`` over the workers: ``ReduceOp.SUM`` or ``ReduceOp.MEAN``;
+        with ``axis``, also over that axis of each worker's value (a per-example mean)."""
+        import fasteager as fe
+        op = ReduceOp(reduce_op.value if isinstance(reduce_op, ReduceOp)
+                      else str(reduce_op).upper())
+        arr = _np(value)
+        kind = arr.dtype
+        count = 1
+        if axis is not None:
+            axes = tuple(a % arr.ndim for a in (axis if isinstance(axis, (list, tuple))
+                                                   else (axis,)))
+            count = int(np.prod([arr.shape[a] for a in axes]))
+            arr = arr.sum(axis=axes)
+        work = np.array(arr, dtype=np.float64 if kind.kind in "fb" or op is ReduceOp.MEAN
+                        else _comm.reducible(arr).dtype, ndmin=1)
+        self._comm.allreduce_(work)
+        if op is ReduceOp.MEAN:
+            if axis is not None:
+                total = np.array([count], np.float64)
+                self._comm.allreduce_(total)
+                work = work / total[0]
+            else:
+                work = work / self._comm.size
+        result = work.reshape(arr.shape)
+        if kind.kind == "f" or (kind.kind in "iub" and op is ReduceOp.SUM):
+            result = result.astype(kind if kind.kind != "b" else np.int64)
+        return fe.constant(result)
+
+    def gather(self, value, axis=0):
+        """Concatenate the workers' values along ``axis`` (rank order)."""
+        import fasteager as fe
+        parts = self._comm.allgather(_np(value))
+        return fe.constant(np.concatenate([np.atleast_1d(p) for p in parts], axis=axis))
+
+    def barrier(self):
+        """Wait until every worker gets here (e.g. after the chief saved a checkpoint)."""
+        self._comm.barrier()
+
+    # -- input ------------------------------------------------------------------------------
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """This worker's part of ``dataset``. For a batched dataset (global batch B)
+        each worker gets rows ``[rank*B/N, (rank+1)*B/N)`` of every batch, so N workers
+        together see exactly one worker's batches; an unbatched dataset is sharded
+        element-wise (``dataset.shard(N, rank)``)."""
+        n, r = self._comm.size, self._comm.rank
+        if n == 1 or getattr(dataset, "_fe_distributed", None) is self:
+            return dataset
+        from .. import nest
+        leaves = nest.flatten(dataset.element_spec)
+        if not leaves or any(getattr(s, "shape", None) is None or s.shape.rank in (None, 0)
+                             for s in leaves):
+            out = dataset.shard(n, r)
+        else:
+            def split(*element):
+                def part(t):
+                    size = t.shape[0]
+                    return t[r * size // n:(r + 1) * size // n]
+                out = nest.map_structure(part, element)
+                return out if len(element) > 1 else out[0]
+            out = dataset.map(split)
+        out._fe_distributed = self
+        return out
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """``dataset_fn(input_context)`` builds this worker's dataset (per-replica batch)."""
+        ctx = _InputContext(self._comm.size, self._comm.rank, self._comm.size)
+        ds = dataset_fn(ctx)
+        try:
+            ds._fe_distributed = self
+        except AttributeError:
+            pass
+        return ds
+
+    # -- Keras hooks ------------------------------------------------------------------------
+    def _local_data(self, x, y, sample_weight, batch_size):
+        """``fit``/``evaluate`` inputs for this worker: datasets are distributed, arrays
+        are split into N equal interleaved shards and ``batch_size`` (global) is divided."""
+        from ..keras import _data
+        n, r = self._comm.size, self._comm.rank
+        if n == 1:
+            return x, y, sample_weight, batch_size
+        if _data.is_dataset(x):
+            return self.experimental_distribute_dataset(x), y, sample_weight, batch_size
+        if x is None or not hasattr(x, "__len__") and not hasattr(x, "shape"):
+            return x, y, sample_weight, batch_size
+        length = _data._length(x)
+        idx = np.arange(r, (length // n) * n, n)
+        take = (lambda a: None if a is None else _data._take(a, idx))
+        x, y, sample_weight = take(_data._to_numpy(x)), take(_data._to_numpy(y)), \
+            take(_data._to_numpy(sample_weight))
+        return x, y, sample_weight, max(1, (batch_size or 32) // n)
+
+    def _reduce_logs(self, model, logs):
+        """Per-step logs over all workers: metric states are summed (so a Mean or an
+        accuracy covers every worker's examples); other values are averaged."""
+        if self._comm.size == 1:
+            return logs
+        metrics = [m for m in model.metrics if m.name in logs]
+        states = [v for m in metrics for v in getattr(m, "variables", [])]
+        names = set(m.name for m in metrics)
+        others = [k for k in logs if k not in names]
+        local = [np.asarray(v._tensor._value) for v in states]
+        buf = np.concatenate([a.reshape(-1).astype(np.float64) for a in local] +
+                             [np.array([logs[k] for k in others], np.float64)])
+        self._comm.allreduce_(buf)
+        out = dict(logs)
+        off = 0
+        for v, a in zip(states, local):
+            v.assign(buf[off:off + a.size].reshape(a.shape).astype(a.dtype))
+            off += a.size
+        try:
+            for m in metrics:
+                out[m.name] = float(_np(m.result()))
+        finally:
+            for v, a in zip(states, local):
+                v.assign(a)
+        for k in others:
+            out[k] = float(buf[off]) / self._comm.size
+            off += 1
+        return out
+
+
+# -- module-level helpers used by the hooks in keras/, train/, summary/ ------------------------
+def current_strategy():
+    """The strategy whose ``scope()`` (or ``run``) is active, else None."""
+    return _stack[-1] if _stack else None
+
+
+def _active_strategy():
+    """The active strategy when it has more than one replica (what the hooks act on)."""
+    s = current_strategy()
+    return s if s is not None and s._comm.size > 1 else None
+
+
+def get_strategy():
+    """The active strategy, or a single-replica default one."""
+    s = current_strategy()
+    if s is None:
+        global _default
+        if _default is None:
+            _default = _DefaultStrategy()
+        s = _default
+    return s
+
+
+def has_strategy():
+    return bool(_stack)
+
+
+def in_cross_replica_context():
+    return True
+
+
+def strategy_for(model):
+    """The multi-replica strategy a model belongs to: the active one, or the one in whose
+    scope its variables were created."""
+    s = _active_strategy()
+    if s is not None:
+        return s
+    if not _strategies:
+        return None
+    try:
+        keys = [v._var_id for v in model.variables]
+    except Exception:
+        return None
+    for s in list(_strategies):
+        if any(k in s._owned for k in keys):
+            return s
+    return None
+
+
+def should_write():
+    """False on non-chief workers of a multi-worker job: checkpoints, summaries and
+    ModelCheckpoint files are written by rank 0 only."""
+    world = _comm._world
+    return world is None or world.rank == 0 or not _strategies
+
+
+def distributed(method):
+    """Run a Model method (fit/evaluate) inside the model's strategy scope, after making
+    sure the model's variables are equal on every worker."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        s = strategy_for(self)
+        if s is None:
+            return method(self, *args, **kwargs)
+        s._sync_variables(self.variables)
+        if current_strategy() is s:
+            return method(self, *args, **kwargs)
+        with s.scope():
+            return method(self, *args, **kwargs)
+    return wrapper
+
+
+_default = None
+
+
+class _DefaultStrategy(MultiWorkerMirroredStrategy):
+    """The strategy outside any scope: one replica, plain eager."""
+
+    def __init__(self):
+        self._comm = _comm.LocalComm()
+        self.cluster_resolver = _ClusterResolver(self._comm)
+        self.extended = _Extended(self)
+        self._synced, self._owned, self._buffers = set(), set(), {}

@@ -1,0 +1,120 @@
+"""Launched by test_distribute.py under ``mpirun -n 2`` (or plainly): one scenario per
+argument; prints ``OK <rank> ...`` lines the test checks."""
+import os
+import sys
+
+import numpy as np
+
+import fasteager as fe
+
+
+def data(n=64, d=5, k=3, seed=0):
+    rng = np.random.RandomState(seed)
+    x = rng.randn(n, d)
+    y = rng.randint(0, k, size=n)
+    return x, y
+
+
+def make_model():
+    return fe.keras.Sequential([
+        fe.keras.layers.Dense(8, activation="tanh", input_shape=(5,), dtype="float64"),
+        fe.keras.layers.Dense(3, dtype="float64")])
+
+
+def flat(model):
+    return np.concatenate([np.asarray(v.numpy()).ravel() for v in model.trainable_variables])
+
+
+def custom_loop(strategy, steps=20, batch=16):
+    x, y = data()
+    ds = fe.data.Dataset.from_tensor_slices((x, y)).batch(batch).repeat()
+    with strategy.scope():
+        fe.random.set_seed(1000 + strategy.cluster_resolver.task_id)  # different per rank
+        model = make_model()
+        opt = fe.keras.optimizers.SGD(0.1)
+    dist = strategy.experimental_distribute_dataset(ds)
+    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def step(xb, yb):
+        with fe.GradientTape() as tape:
+            loss = loss_fn(yb, model(xb, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    it = iter(dist)
+    losses = []
+    for _ in range(steps):
+        xb, yb = next(it)
+        loss = strategy.run(step, args=(xb, yb))
+        losses.append(float(strategy.reduce(fe.distribute.ReduceOp.MEAN, loss)))
+    return model, losses
+
+
+def main(mode, out):
+    strategy = fe.distribute.MultiWorkerMirroredStrategy()
+    rank, n = strategy.cluster_resolver.task_id, strategy.num_replicas_in_sync
+    if mode == "loop":
+        model, losses = custom_loop(strategy)
+        w = flat(model)
+        np.save(os.path.join(out, "loop-%d-of-%d.npy" % (rank, n)), w)
+        allw = np.asarray(strategy.gather(w[None], axis=0).numpy())
+        assert np.array_equal(allw[0], allw[-1]), "variables differ across ranks"
+        print("OK", rank, n, losses[-1])
+    elif mode == "fit":
+        x, y = data(n=96)
+        with strategy.scope():
+            model = make_model()
+            model.compile(fe.keras.optimizers.SGD(0.1),
+                          fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                          metrics=["accuracy"])
+        hist = model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=True,
+                         validation_data=(x, y))
+        ev = model.evaluate(x, y, batch_size=32, verbose=0, return_dict=True)
+        w = flat(model)
+        allw = np.asarray(strategy.gather(w[None], axis=0).numpy())
+        assert np.array_equal(allw[0], allw[-1]), "variables differ across ranks"
+        # the reduced metrics are the same on every worker
+        logs = np.array([ev["loss"], ev["accuracy"], hist.history["loss"][-1]])
+        all_logs = np.asarray(strategy.gather(logs[None], axis=0).numpy())
+        assert np.allclose(all_logs[0], all_logs[-1]), all_logs
+        print("OK", rank, n, ev)
+    elif mode == "ckpt":
+        with strategy.scope():
+            model = make_model()
+            model.build((None, 5))
+            opt = fe.keras.optimizers.SGD(0.1)
+        ckpt = fe.train.Checkpoint(model=model, optimizer=opt)
+        manager = fe.train.CheckpointManager(ckpt, os.path.join(out, "ckpt"), max_to_keep=2)
+        writer = fe.summary.create_file_writer(os.path.join(out, "logs-%d" % rank))
+        with writer.as_default():
+            fe.summary.scalar("x", 1.0, step=0)
+        writer.flush()
+        saved = flat(model)
+        path = manager.save()
+        strategy.barrier()
+        for v in model.trainable_variables:
+            v.assign(np.zeros(v.shape.as_list()))
+        ckpt.restore(fe.train.latest_checkpoint(os.path.join(out, "ckpt")))
+        assert np.array_equal(flat(model), saved), "restore failed on rank %d" % rank
+        print("OK", rank, n, path)
+    elif mode == "raise":
+        with strategy.scope():
+            model = make_model()
+            model.build((None, 5))
+        if rank == n - 1:
+            raise RuntimeError("worker %d failed on purpose" % rank)
+        strategy.barrier()   # the others wait here: the job must still end
+        print("UNREACHABLE", rank)
+    elif mode == "single":
+        assert n == 1 and rank == 0 and fe.distribute.current_strategy() is None
+        model, losses = custom_loop(strategy)
+        np.save(os.path.join(out, "loop-single.npy"), flat(model))
+        assert fe.distribute.should_write()
+        print("OK", rank, n, losses[-1])
+    else:
+        raise SystemExit("unknown mode %r" % mode)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
