@@ -382,6 +382,113 @@ cdef class Tensor:
             shape = shape[0]
         return reshape(self, shape)
 
+    # each delegates to fasteager.numpy (NumPy's signature and dtype rules)
+    def sum(self, *args, **kwargs):
+        from .numpy import sum as f
+        return f(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        from .numpy import mean as f
+        return f(self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        from .numpy import max as f
+        return f(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        from .numpy import min as f
+        return f(self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        from .numpy import prod as f
+        return f(self, *args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        from .numpy import std as f
+        return f(self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        from .numpy import var as f
+        return f(self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        from .numpy import argmax as f
+        return f(self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        from .numpy import argmin as f
+        return f(self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        from .numpy import cumsum as f
+        return f(self, *args, **kwargs)
+
+    def cumprod(self, *args, **kwargs):
+        from .numpy import cumprod as f
+        return f(self, *args, **kwargs)
+
+    def dot(self, *args, **kwargs):
+        from .numpy import dot as f
+        return f(self, *args, **kwargs)
+
+    def clip(self, *args, **kwargs):
+        from .numpy import clip as f
+        return f(self, *args, **kwargs)
+
+    def all(self, *args, **kwargs):
+        from .numpy import all as f
+        return f(self, *args, **kwargs)
+
+    def any(self, *args, **kwargs):
+        from .numpy import any as f
+        return f(self, *args, **kwargs)
+
+    def round(self, *args, **kwargs):
+        from .numpy import round as f
+        return f(self, *args, **kwargs)
+
+    def copy(self, *args, **kwargs):
+        from .numpy import copy as f
+        return f(self, *args, **kwargs)
+
+    def ravel(self, *args, **kwargs):
+        from .numpy import ravel as f
+        return f(self, *args, **kwargs)
+
+    def squeeze(self, *args, **kwargs):
+        from .numpy import squeeze as f
+        return f(self, *args, **kwargs)
+
+    def repeat(self, *args, **kwargs):
+        from .numpy import repeat as f
+        return f(self, *args, **kwargs)
+
+    def nonzero(self, *args, **kwargs):
+        from .numpy import nonzero as f
+        return f(self, *args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        from .numpy import trace as f
+        return f(self, *args, **kwargs)
+
+    def swapaxes(self, *args, **kwargs):
+        from .numpy import swapaxes as f
+        return f(self, *args, **kwargs)
+
+    def transpose(self, *axes):
+        from .numpy import _transpose_method as f
+        return f(self, *axes)
+
+    def flatten(self, order="C"):
+        from .numpy import ravel as f
+        return f(self, order)
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def item(self, *args):
+        return self._value.item(*args)
+
 
 def _reconstruct(arr):
     return _wrap(arr)

@@ -88,3 +88,10 @@ def __getattr__(name):
 def _covered():
     """The public names this module covers (for the docs' table and its test)."""
     return sorted(n for n in globals() if not n.startswith("_"))
+
+
+def _transpose_method(x, *axes):
+    """``Tensor.transpose(*axes)``: axes as separate ints or one sequence, as NumPy's method."""
+    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+        axes = axes[0]
+    return transpose(x, axes or None)

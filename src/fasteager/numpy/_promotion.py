@@ -88,9 +88,13 @@ def ufunc_operands(ufunc, values, dtype=None):
     return [_to(v, t) for v, t in zip(vs, loop)]
 
 
+# np.result_type treats a Python *type* as a strong dtype, but a Python *value* as weak
+_WEAK = {bool: False, int: 0, float: 0.0, complex: 0j}
+
+
 @functools.lru_cache(maxsize=4096)
 def _result(key):
-    return np.result_type(*key)
+    return np.result_type(*[_WEAK.get(k, k) for k in key])
 
 
 def result_dtype(values):
