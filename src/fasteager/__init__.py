@@ -42,7 +42,7 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
                        value_and_gradients_function)
 from .placement import device  # noqa: F401
-from . import config, math, nest, nn, random  # noqa: F401
+from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
 from . import data, summary, train  # noqa: F401
 from . import keras, layers  # noqa: F401

@@ -24,3 +24,11 @@ def test_device_lists():
     assert [d.device_type for d in fe.config.list_physical_devices()] == ["CPU"]
     assert fe.config.list_logical_devices("CPU")[0].name == "/device:CPU:0"
     assert fe.config.get_soft_device_placement() is True
+
+
+def test_compat_logging():
+    import logging
+    fe.compat.v1.logging.set_verbosity(fe.compat.v1.logging.ERROR)
+    assert fe.get_logger().getEffectiveLevel() == logging.ERROR
+    assert fe.compat.v2 is fe
+    fe.compat.v1.logging.set_verbosity(logging.WARNING)
