@@ -60,14 +60,23 @@ def operands(values):
     return [v if type(v) in _PY_SCALARS else tensor(v) for v in values]
 
 
+_BOOL = np.dtype(np.bool_)
+
+
 def _key(v):
-    return type(v) if type(v) in _PY_SCALARS else v._value.dtype
+    # resolve_dtypes takes int/float/complex as weak Python scalars; a Python bool is bool
+    t = type(v)
+    if t in _PY_SCALARS:
+        return _BOOL if t is bool else t
+    return v._value.dtype
 
 
 @functools.lru_cache(maxsize=4096)
 def _resolve(ufunc, key, dtype):
+    # NumPy's dtype= fixes the output of the loop signature (np.add(a, b, dtype=f4))
+    kw = {} if dtype is None else {"signature": (None,) * len(key) + (dtype,) * ufunc.nout}
     try:
-        return ufunc.resolve_dtypes(key + (dtype,) + (None,) * (ufunc.nout - 1))
+        return ufunc.resolve_dtypes(key + (None,) * ufunc.nout, **kw)
     except TypeError as e:
         raise InvalidArgumentError("fasteager.numpy.%s: no loop for dtypes %s (%s)"
                                    % (ufunc.__name__, [getattr(k, "__name__", k) for k in key],

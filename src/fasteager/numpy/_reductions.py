@@ -4,6 +4,8 @@ Result dtypes are NumPy's: ``sum``/``prod``/``cumsum`` of small integers accumul
 int64, ``mean``/``var``/``std`` of integers are float64 (asked of NumPy once per dtype and
 cached, then the input is cast and the op runs in that dtype).
 """
+import builtins
+
 import numpy as np
 
 from ..errors import InvalidArgumentError
@@ -51,7 +53,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     x = _accumulate("var", np.var, a, dtype, out)
     v = m.reduce_variance(x, _axis(axis), keepdims=keepdims)
     if ddof:
-        n = x._value.size // max(v._value.size, 1) if x._value.size else 0
+        n = x._value.size // builtins.max(v._value.size, 1) if x._value.size else 0
         v = v * np.asarray(n / (n - ddof), dtype=v._value.dtype)[()]
     return v
 
@@ -86,7 +88,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 def _nonempty(fname, x, axis):
     shape = x._value.shape
     axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
-    if x._value.size == 0 and (axis is None or any(shape[int(i)] == 0 for i in axes)):
+    if x._value.size == 0 and (axis is None or builtins.any(shape[int(i)] == 0 for i in axes)):
         raise InvalidArgumentError("fasteager.numpy.%s: zero-size array to a reduction with no "
                                    "identity (got shape %s)" % (fname, list(shape)))
 
@@ -238,9 +240,5 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         raise UnimplementedError("fasteager.numpy.trace: only offset=0, axis1=0, axis2=1")
     x = _accumulate("trace", np.sum, a, dtype, None)
     n = x._value.shape[0] if x._value.ndim else 0
-    k = np.arange(builtins_min(n, x._value.shape[1]))
+    k = np.arange(builtins.min(n, x._value.shape[1]))
     return m.reduce_sum(x[k, k], axis=0)
-
-
-def builtins_min(a, b):
-    return a if a < b else b
