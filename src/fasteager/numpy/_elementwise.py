@@ -54,8 +54,6 @@ _BINARY = {
     "pow": (np.power, m.pow),
     "maximum": (np.maximum, m.maximum),
     "minimum": (np.minimum, m.minimum),
-    "fmax": (np.fmax, m.maximum),
-    "fmin": (np.fmin, m.minimum),
     "equal": (np.equal, m.equal),
     "not_equal": (np.not_equal, m.not_equal),
     "less": (np.less, m.less),
