@@ -1,0 +1,131 @@
+"""fe.distribute.MultiWorkerMirroredStrategy: 2 MPI ranks on loopback (mpirun) and the
+single-process fallback. The MPI tests launch tests/distribute/_worker.py."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fasteager as fe
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKER = os.path.join(HERE, "_worker.py")
+SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
+
+
+def _have_mpi4py():
+    try:
+        import importlib.util
+        return importlib.util.find_spec("mpi4py") is not None
+    except Exception:
+        return False
+
+
+needs_mpi = pytest.mark.skipif(
+    shutil.which("mpirun") is None or not _have_mpi4py(),
+    reason="needs Open MPI's mpirun and mpi4py (apt-get install openmpi-bin libopenmpi-dev; "
+           "pip install 'fasteager[mpi]')")
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    for k in [k for k in env if k.startswith(("OMPI_COMM_WORLD", "PMI_", "PMIX_"))]:
+        del env[k]
+    return env
+
+
+def _mpirun(mode, out, n=2, timeout=60):
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(n),
+           sys.executable, WORKER, mode, str(out)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+
+
+def _plain(mode, out, timeout=60):
+    return subprocess.run([sys.executable, WORKER, mode, str(out)], capture_output=True,
+                          text=True, timeout=timeout, env=_env())
+
+
+def _ok_lines(proc):
+    return [line for line in proc.stdout.splitlines() if line.startswith("OK")]
+
+
+@needs_mpi
+def test_custom_loop_matches_single_process_on_full_batch(tmp_path):
+    single = _plain("single", tmp_path)
+    assert single.returncode == 0, single.stderr
+    proc = _mpirun("loop", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(_ok_lines(proc)) == 2
+    w0 = np.load(tmp_path / "loop-0-of-2.npy")
+    w1 = np.load(tmp_path / "loop-1-of-2.npy")
+    ws = np.load(tmp_path / "loop-single.npy")
+    assert w0.dtype == np.float64
+    np.testing.assert_array_equal(w0, w1)            # identical on every rank
+    np.testing.assert_allclose(w0, ws, atol=1e-5, rtol=0)   # 2 x B/2 == 1 x B, 20 steps
+    # the reduced losses printed by each rank agree with the single process
+    losses = {float(line.split()[3]) for line in _ok_lines(proc)}
+    assert len(losses) == 1
+    assert abs(losses.pop() - float(_ok_lines(single)[0].split()[3])) < 1e-6
+
+
+@needs_mpi
+def test_fit_and_evaluate_reduce_metrics_and_keep_ranks_identical(tmp_path):
+    proc = _mpirun("fit", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("OK") == 2
+
+
+@needs_mpi
+def test_only_chief_writes_checkpoints_and_summaries_and_all_restore(tmp_path):
+    proc = _mpirun("ckpt", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(_ok_lines(proc)) == 2
+    assert sorted(os.listdir(tmp_path / "ckpt")) == ["checkpoint", "ckpt-1.safetensors"]
+    assert os.listdir(tmp_path / "logs-0")          # the chief's summary events
+    assert not os.path.exists(tmp_path / "logs-1")  # the worker's writer is a no-op
+
+
+@needs_mpi
+def test_a_failing_worker_ends_the_job_with_its_error(tmp_path):
+    proc = _mpirun("raise", tmp_path, timeout=60)   # a hang would raise TimeoutExpired
+    assert proc.returncode != 0
+    assert "worker 1 failed on purpose" in proc.stderr
+    assert "UNREACHABLE" not in proc.stdout
+
+
+def test_without_mpirun_it_is_a_single_replica(tmp_path):
+    proc = _plain("single", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert _ok_lines(proc)
+
+
+def test_single_replica_api_in_process():
+    strategy = fe.distribute.MultiWorkerMirroredStrategy()
+    assert strategy.num_replicas_in_sync == 1
+    assert strategy.cluster_resolver.task_id == 0
+    assert strategy.cluster_resolver.task_type == "worker"
+    assert strategy.extended.should_checkpoint
+    assert fe.distribute.current_strategy() is None
+    with strategy.scope():
+        assert fe.distribute.current_strategy() is strategy
+        v = fe.Variable([1.0, 2.0])
+        model = fe.keras.Sequential([fe.keras.layers.Dense(2, input_shape=(3,))])
+        model.compile("sgd", "mse")
+    assert fe.distribute.current_strategy() is None
+    x = np.random.RandomState(0).randn(8, 3).astype(np.float32)
+    model.fit(x, x[:, :2], batch_size=4, epochs=1, verbose=0)
+    assert strategy.run(lambda a, b: a + b, args=(1, 2)) == 3
+    t = fe.constant([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(strategy.reduce(fe.distribute.ReduceOp.SUM, t).numpy(),
+                               t.numpy())
+    np.testing.assert_allclose(
+        strategy.reduce(fe.distribute.ReduceOp.MEAN, t, axis=0).numpy(), [2.0, 3.0])
+    np.testing.assert_allclose(strategy.gather(t, axis=0).numpy(), t.numpy())
+    ds = fe.data.Dataset.from_tensor_slices(np.arange(6.0)).batch(2)
+    assert strategy.experimental_distribute_dataset(ds) is ds
+    assert v.numpy().tolist() == [1.0, 2.0]
+    assert fe.distribute.should_write()
