@@ -24,18 +24,76 @@ import numpy as _np
 from .. import _core
 from ..errors import UnimplementedError as _UnimplementedError
 from . import linalg, random  # noqa: F401
-from ._arrays import (arange, array, array_split, asanyarray, asarray,  # noqa: F401
-                      ascontiguousarray, atleast_1d, atleast_2d, broadcast_to, column_stack,
-                      concatenate, copy, diag, empty, empty_like, expand_dims, eye, flip, full,
-                      full_like, hstack, identity, linspace, logspace, moveaxis, ndim, ones,
-                      ones_like, ravel, repeat, reshape, shape, size, split, squeeze, stack,
-                      swapaxes, take, tile, transpose, vstack, zeros, zeros_like)
+from ._arrays import (  # noqa: F401
+    arange,
+    array,
+    array_split,
+    asanyarray,
+    asarray,
+    ascontiguousarray,
+    atleast_1d,
+    atleast_2d,
+    broadcast_to,
+    column_stack,
+    concatenate,
+    copy,
+    diag,
+    empty,
+    empty_like,
+    expand_dims,
+    eye,
+    flip,
+    full,
+    full_like,
+    hstack,
+    identity,
+    linspace,
+    logspace,
+    moveaxis,
+    ndim,
+    ones,
+    ones_like,
+    ravel,
+    repeat,
+    reshape,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    take,
+    tile,
+    transpose,
+    vstack,
+    zeros,
+    zeros_like,
+)
 from ._elementwise import FUNCTIONS as _FUNCTIONS
-from ._elementwise import (allclose, array_equal, clip, isclose, nonzero, round,  # noqa: F401
-                           where)
-from ._reductions import (all, any, argmax, argmin, cumprod, cumsum, dot, einsum,  # noqa: F401
-                          inner, matmul, max, mean, min, outer, prod, std, sum, tensordot,
-                          trace, var, vdot)
+from ._elementwise import allclose, array_equal, clip, isclose, nonzero, round, where  # noqa: F401
+from ._reductions import (  # noqa: F401
+    all,
+    any,
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    dot,
+    einsum,
+    inner,
+    matmul,
+    max,
+    mean,
+    min,
+    outer,
+    prod,
+    std,
+    sum,
+    tensordot,
+    trace,
+    var,
+    vdot,
+)
 
 globals().update(_FUNCTIONS)
 amax = max

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..ops import math_ops as m
 from ..ops import registry
-from ._promotion import check_out, operands, promote, tensor, ufunc_operands
+from ._promotion import check_out, promote, tensor, ufunc_operands
 
 _UNARY = {
     # numpy name: (NumPy ufunc, fe op)

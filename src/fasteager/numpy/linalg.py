@@ -5,7 +5,7 @@ from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
 from ..ops import math_ops as m
-from ._promotion import promote, tensor
+from ._promotion import promote
 from ._reductions import matmul  # noqa: F401 - np.linalg.matmul
 
 
