@@ -69,7 +69,8 @@ CASES += [
     ("cumprod", (A,), {"axis": 1}),
     # products
     ("dot", (A, V), {}), ("dot", (V, V), {}), ("dot", (A, A.T), {}), ("dot", (2.0, A), {}),
-    ("dot", (I32, V), {}), ("dot", (RNG.standard_normal((2, 2, 3)), RNG.standard_normal((4, 3, 2))), {}),
+    ("dot", (I32, V), {}),
+    ("dot", (RNG.standard_normal((2, 2, 3)), RNG.standard_normal((4, 3, 2))), {}),
     ("matmul", (A, A.T), {}), ("matmul", (V, A.T), {}), ("matmul", (A, V), {}),
     ("matmul", (RNG.standard_normal((4, 2, 3)), A.T), {}),
     ("outer", (V, A[0]), {}), ("inner", (A, V), {}), ("inner", (V, V), {}), ("vdot", (A, A), {}),
@@ -113,7 +114,8 @@ MULTI = [  # functions returning a list or tuple of arrays
 LINALG = [
     ("norm", (V,), {}), ("norm", (A,), {}), ("norm", (A,), {"axis": 1}), ("norm", (V,), {"ord": 1}),
     ("norm", (V,), {"ord": np.inf}), ("norm", (V,), {"ord": 3}), ("norm", (A,), {"ord": "fro"}),
-    ("norm", (A,), {"ord": 1}), ("norm", (A,), {"ord": np.inf}), ("norm", (A,), {"axis": 0, "keepdims": True}),
+    ("norm", (A,), {"ord": 1}), ("norm", (A,), {"ord": np.inf}),
+    ("norm", (A,), {"axis": 0, "keepdims": True}),
     ("norm", (I32,), {}),
     ("inv", (M,), {}), ("det", (M,), {}), ("solve", (M, V), {}), ("solve", (M, A.T), {}),
     ("cholesky", (M @ M.T,), {}), ("inv", (M.astype(np.float32),), {}),
