@@ -19,7 +19,6 @@ Data: ``fe.keras.datasets.mnist.load_data()`` (real MNIST from ``$FASTEAGER_DATA
 which must exist on every host).
 """
 import argparse
-import os
 import time
 
 import numpy as np

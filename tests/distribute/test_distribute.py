@@ -16,11 +16,8 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
 
 
 def _have_mpi4py():
-    try:
-        import importlib.util
-        return importlib.util.find_spec("mpi4py") is not None
-    except Exception:
-        return False
+    import importlib.util
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 needs_mpi = pytest.mark.skipif(
@@ -41,12 +38,13 @@ def _env():
 def _mpirun(mode, out, n=2, timeout=60):
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(n),
            sys.executable, WORKER, mode, str(out)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env(),
+                          check=False)
 
 
 def _plain(mode, out, timeout=60):
     return subprocess.run([sys.executable, WORKER, mode, str(out)], capture_output=True,
-                          text=True, timeout=timeout, env=_env())
+                          text=True, timeout=timeout, env=_env(), check=False)
 
 
 def _ok_lines(proc):

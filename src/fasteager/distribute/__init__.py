@@ -4,9 +4,16 @@
 train.py``); without mpirun or mpi4py it is a single replica and everything is plain
 eager. See README.md, "Training across processes and machines (MPI)".
 """
-from .strategy import (MultiWorkerMirroredStrategy, ReduceOp, current_strategy,  # noqa: F401
-                       get_strategy, has_strategy, in_cross_replica_context, should_write,
-                       strategy_for)
+from .strategy import (
+    MultiWorkerMirroredStrategy,
+    ReduceOp,
+    current_strategy,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+    should_write,
+    strategy_for,
+)
 
 experimental = None  # placeholder namespace filled below
 

@@ -368,7 +368,7 @@ def strategy_for(model):
         return None
     try:
         keys = [v._var_id for v in model.variables]
-    except Exception:
+    except (AttributeError, TypeError, ValueError):
         return None
     for s in list(_strategies):
         if any(k in s._owned for k in keys):

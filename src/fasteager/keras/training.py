@@ -18,10 +18,10 @@ import numpy as np
 
 import fasteager as fe
 
+from ..distribute import strategy as _distribute
 from . import _data, callbacks as callbacks_module, losses as losses_module
 from . import metrics as metrics_module
 from .layers.base import KerasTensor, Layer
-from ..distribute import strategy as _distribute
 
 
 def _float(v):

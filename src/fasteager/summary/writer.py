@@ -23,8 +23,8 @@ import weakref
 
 import numpy as np
 
-from . import _events
 from ..distribute import strategy as _distribute
+from . import _events
 
 __all__ = [
     "SummaryWriter",

@@ -22,9 +22,9 @@ import weakref
 import numpy as np
 
 from .. import _atomic
+from ..distribute import strategy as _distribute
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..variables import Variable
-from ..distribute import strategy as _distribute
 from . import _safetensors
 
 FORMAT = "fasteager-checkpoint-1"
