@@ -14,6 +14,7 @@ from ._version import __version__  # noqa: F401,E402
 
 from . import dtypes, errors  # noqa: F401
 from ._core import Tensor, convert_to_tensor  # noqa: F401
+from ._core import get_tracer as _core_get_tracer
 from .dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16,  # noqa: F401
                      float32, float64, half, int8, int16, int32, int64, uint8, uint16, uint32,
                      uint64)
@@ -42,6 +43,7 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
                        value_and_gradients_function)
 from .placement import device  # noqa: F401
+from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
 from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
 from . import data, summary, train  # noqa: F401
@@ -52,8 +54,8 @@ newaxis = None
 
 
 def executing_eagerly():
-    """True: fasteager always executes eagerly (``fe.function`` traces excepted)."""
-    return True
+    """True, except while ``fe.function`` traces a Python function."""
+    return _core_get_tracer() is None
 
 
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None):

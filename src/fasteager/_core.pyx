@@ -49,6 +49,40 @@ cdef object _placement_hook = None  # device.py: resolves the device of an op in
 
 _tls = threading.local()
 
+# fe.function: the active trace recorder (function.py) and its thread, or None. Every op,
+# variable read and value escape is reported to it while a Python function is traced.
+cdef object _tracer = None
+cdef unsigned long _tracer_thread = 0
+
+
+def set_tracer(tracer):
+    """Install ``tracer`` for this thread (None ends tracing); returns the previous one."""
+    global _tracer, _tracer_thread
+    old = _tracer
+    _tracer = tracer
+    _tracer_thread = PyThread_get_thread_ident()
+    return old
+
+
+def get_tracer():
+    """The trace recorder active in this thread, or None."""
+    if _tracer is not None and _tracer_thread == PyThread_get_thread_ident():
+        return _tracer
+    return None
+
+
+cdef inline bint _tracing():
+    return _tracer is not None and _tracer_thread == PyThread_get_thread_ident()
+
+
+def quiet_enter():
+    """Enter NumPy's all-ignore error state (cheaply); pass the token to quiet_exit."""
+    return _quiet_enter()
+
+
+def quiet_exit(token):
+    _quiet_exit(token)
+
 # "quiet" ops (exp, log, division ...) make inf/nan as TensorFlow does, without NumPy's
 # RuntimeWarnings. np.errstate costs ~1.3 us; setting NumPy's error-state context variable
 # directly costs ~0.1 us. Fall back to np.errstate if NumPy's internals move.
@@ -195,6 +229,8 @@ cdef class Tensor:
     def numpy(self):
         """The value as NumPy: a read-only view of the tensor's memory (a scalar for rank 0)."""
         cdef cnp.ndarray arr = self._value
+        if _tracer is not None and _tracing():
+            _tracer.escape(self, "numpy()")
         if arr.ndim == 0:
             return arr[()]
         view = arr.view()
@@ -237,6 +273,8 @@ cdef class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         arr = self._value
+        if _tracer is not None and _tracing():
+            _tracer.escape(self, "__array__")
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
         if copy:
@@ -246,6 +284,8 @@ cdef class Tensor:
     # -- Python conversions -------------------------------------------------------------
     cdef object _scalar(self, str what):
         arr = self._value
+        if _tracer is not None and _tracing():
+            _tracer.escape(self, what)
         if arr.size != 1:
             raise ValueError("%s: only a tensor with exactly one element can be converted to a "
                              "Python scalar (expected size 1, got shape %s)"
@@ -254,6 +294,8 @@ cdef class Tensor:
 
     def __bool__(self):
         arr = self._value
+        if _tracer is not None and _tracing():
+            _tracer.escape(self, "bool()")
         if arr.size != 1:
             raise ValueError("The truth value of a tensor with more than one element is ambiguous"
                              " (expected size 1, got shape %s); use fe.reduce_any or "
@@ -533,6 +575,8 @@ cdef class VariableBase:
         self._vid = _next_var_id
         _next_var_id += 1
         self.trainable = True
+        if _tracer is not None and _tracing():
+            _tracer.variable_created(self)
 
     @property
     def _var_id(self):
@@ -542,6 +586,8 @@ cdef class VariableBase:
         """The current value as a Tensor, watched by recording tapes (a 'read')."""
         if _n_recording or _n_var_watchers:
             _on_variable_read(self)
+        if _tracer is not None and _tracing():
+            _tracer.variable_read(self)
         return self._tensor
 
     def _mutable_array(self):
@@ -745,6 +791,8 @@ cdef object _binary(Op op, object a, object b):
             except Exception:
                 return execute(op, (a, b), None)   # the slow path builds the error message
             out = _wrap(r)
+            if _tracer is not None and _tracing():
+                _tracer.record(op, (ta, tb), None, out)
             if _n_recording and op.differentiable:
                 _record(op, (ta, tb), out, None, None)
             return out
@@ -825,7 +873,9 @@ cpdef object execute(Op op, tuple args, dict attrs):
         out = _wrap(r)
         if _check_numerics:
             _check_finite(op.name, (<Tensor>out)._value)
-    # 6. record
+    # 6. record (on the trace of an fe.function, and on recording tapes)
+    if _tracer is not None and _tracing():
+        _tracer.record(op, tuple(tensors), attrs, out)
     if _n_recording and op.differentiable:
         _record(op, tuple(tensors), out, attrs, None)
     return out

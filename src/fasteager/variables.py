@@ -8,6 +8,7 @@ buffer): a value saved for a gradient never changes afterwards.
 import numpy as np
 
 from . import _core
+from . import function as _function
 from .dtypes import as_dtype, from_numpy
 from .errors import InvalidArgumentError
 from .tensor_shape import TensorShape
@@ -115,12 +116,16 @@ class Variable(_core.VariableBase):
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Set the value (same shape and dtype). Returns the variable."""
+        if _core.get_tracer() is not None:   # inside fe.function: a graph step too
+            return _function.record_assign(self, "assign", value)
         arr = self._checked_array(value, "assign")
         np.copyto(self._mutable_array(), arr)
         return self
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Add ``delta`` in place. Returns the variable."""
+        if _core.get_tracer() is not None:   # inside fe.function: a graph step too
+            return _function.record_assign(self, "assign_add", delta)
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_add")
         dst = self._mutable_array()
@@ -129,6 +134,8 @@ class Variable(_core.VariableBase):
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtract ``delta`` in place. Returns the variable."""
+        if _core.get_tracer() is not None:   # inside fe.function: a graph step too
+            return _function.record_assign(self, "assign_sub", delta)
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_sub")
         dst = self._mutable_array()

@@ -77,8 +77,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1,
     if labels.dtype.is_floating:
         labels = fe.cast(labels, fe.int64)
     k = y_pred.shape[-1]
-    lab = np.asarray(labels.numpy())
-    if lab.size and (lab.min() < 0 or lab.max() >= k):
+    lab = np.asarray(labels.numpy()) if fe.executing_eagerly() else None  # not in traces
+    if lab is not None and lab.size and (lab.min() < 0 or lab.max() >= k):
         raise fe.errors.InvalidArgumentError(
             "sparse_categorical_crossentropy: labels must be in [0, %d) for predictions of "
             "shape %s (got values in [%d, %d])" % (k, y_pred.shape.as_list(), lab.min(),

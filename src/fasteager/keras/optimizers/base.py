@@ -297,6 +297,19 @@ class Optimizer:
             raise ValueError("%s.apply_gradients: no gradients provided for any variable "
                              "(expected at least one non-None gradient, got %d None)"
                              % (cls, len(missing)))
+        tracer = _core.get_tracer()
+        if tracer is not None:   # inside fe.function: the update is a step of the graph
+            tensors = [_core.convert_to_tensor(g) for g in grads]
+            mutated = [self._iterations] + list(variables)
+            for v in variables:
+                mutated.extend(self._track(v).values())
+            tracer.effect(lambda *arrays: self._apply_arrays(
+                list(arrays), variables, skip_gradients_aggregation),
+                tensors, mutated, "%s.apply_gradients" % cls)
+            grads = [t._value for t in tensors]
+        return self._apply_arrays(grads, variables, skip_gradients_aggregation)
+
+    def _apply_arrays(self, grads, variables, skip_gradients_aggregation=False):
         arrays = [self._grad_array(g, v) for g, v in zip(grads, variables)]
         strategy = _distribute._active_strategy()
         if strategy is not None and not skip_gradients_aggregation:  # mean over workers

@@ -1,0 +1,583 @@
+"""``fe.function``: trace eager Python code into a graph once, then replay it fast.
+
+Tracing records real execution: the Python function runs once on the call's concrete
+tensors while a trace recorder is installed in ``_core``; every op that runs (through
+``execute`` or the operator fast path) is appended to the recorder as (kernel, input
+registers, attributes, output registers). Variables read are graph inputs fetched at call
+time (captured by reference); tensors made outside the graph are captured constants;
+assignments and optimizer updates are recorded as effect steps. The first call returns
+the traced (real) results; later calls with the same signature replay the recorded
+kernels in ``_graph.run`` with no conversion, dtype checks or tape work per op.
+
+Gradients: a call under a recording tape records one node whose backward is itself an
+``fe.function`` (it re-runs the forward graph's ops eagerly under a tape and takes the
+tape's gradient, traced once per signature), so higher orders work by recursion.
+
+Signatures: the cache key holds dtype and shape of each tensor argument, the value of
+Python arguments and the identity of variables and other objects. With
+``input_signature``, ``None`` dimensions make one polymorphic signature: the count of
+traces (``experimental_get_tracing_count``) grows once for it, and a new concrete shape
+is traced again internally (recorded attributes such as reshape targets may depend on
+the shape, so a graph is only replayed on the shapes it was traced with).
+
+A trace that turns a computed tensor into a Python value (``bool(x)``, ``x.numpy()``,
+``float(x)``) cannot be replayed: such a function runs eagerly on each call (with a
+warning), which keeps its results right.
+"""
+import functools
+import inspect
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _core, _graph, nest
+from .data.structure import TensorSpec
+from .errors import InvalidArgumentError
+
+Tensor = _core.Tensor
+VariableBase = _core.VariableBase
+KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED = 0, 1, 2, 3
+
+__all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
+
+
+# ----------------------------------------------------------------------------------------
+# The trace recorder (called by _core while tracing)
+# ----------------------------------------------------------------------------------------
+class _Tracer:
+    """Collects the steps of one trace; register numbers index ``values``."""
+
+    def __init__(self, name, allow_variables=True):
+        self.name = name
+        self.slots = {}          # tensor id -> register
+        self.array_slots = {}    # id(ndarray) -> register (re-wrapped values alias)
+        self.values = []         # trace-time value of each register (keeps ids unique)
+        self.consts = {}         # register -> captured array
+        self.dep = set()         # registers that depend on inputs or variables
+        self.steps = []
+        self.inputs = []         # registers of the tensor arguments
+        self.var_inputs = []     # (variable, register): read at call time
+        self.var_entry = {}      # variable id -> register
+        self.assigned = set()    # ids of variables written in this trace
+        self.snapshots = {}      # variable id -> (variable, tensor before the first write)
+        self.created = []
+        self.allow_variables = allow_variables
+        self.escaped = None
+
+    def _new(self, arr, dep):
+        r = len(self.values)
+        self.values.append(arr)
+        self.array_slots[id(arr)] = r
+        if dep:
+            self.dep.add(r)
+        return r
+
+    def reg_of(self, t):
+        r = self.slots.get(t._id)
+        if r is None:
+            r = self.array_slots.get(id(t._value))
+            if r is None:
+                r = self._new(t._value, False)
+                self.consts[r] = t._value
+            self.slots[t._id] = r
+        return r
+
+    def add_input(self, t):
+        r = self._new(t._value, True)
+        self.slots[t._id] = r
+        self.inputs.append(r)
+        return r
+
+    # -- hooks called by _core --------------------------------------------------------
+    def record(self, op, tensors, attrs, out):
+        ins = tuple([self.reg_of(t) for t in tensors])
+        dep = any(r in self.dep for r in ins)
+        if op.multi:
+            outs = tuple([self._out(t, dep) for t in out])
+        else:
+            outs = self._out(out, dep)
+        self.steps.append(_graph.Step(KIND_OP, op.forward, ins, dict(attrs) if attrs else None,
+                                      outs, op.multi, op.name, op))
+
+    def _out(self, t, dep):
+        r = self._new(t._value, dep)
+        self.slots[t._id] = r
+        return r
+
+    def variable_read(self, var):
+        t = var._tensor
+        if var._vid in self.assigned:
+            r = self._new(t._value, True)
+            self.slots[t._id] = r
+            self.steps.append(_graph.Step(KIND_READ, var, (), None, r, False, "read_variable"))
+            return
+        if t._id in self.slots and self.var_entry.get(var._vid) == self.slots[t._id]:
+            return
+        r = self._new(t._value, True)
+        self.slots[t._id] = r
+        self.var_entry[var._vid] = r
+        self.var_inputs.append((var, r))
+
+    def variable_created(self, var):
+        if not self.allow_variables:
+            raise ValueError(
+                "fe.function %s: a variable was created on a call that is not the first "
+                "trace (variables may be created only on the first call of an fe.function; "
+                "create them outside it or on its first call, e.g. in a layer's build)"
+                % self.name)
+        self.created.append(var)
+
+    def escape(self, t, what):
+        r = self.slots.get(t._id)
+        if r is not None and r in self.dep and self.escaped is None:
+            self.escaped = what
+
+    # -- effects (variables.py and the optimizers call these) ----------------------------
+    def effect(self, fn, tensors, mutates=(), name="effect"):
+        """Record ``fn(*arrays)`` as a step run on every call (it also runs now, eagerly)."""
+        ins = tuple([self.reg_of(t) for t in tensors])
+        for v in mutates:
+            self.assigned.add(v._vid)
+            self.snapshots.setdefault(v._vid, (v, v._tensor))
+        self.steps.append(_graph.Step(KIND_EFFECT, fn, ins, None, -1, False, name))
+
+
+def current_tracer():
+    """The trace recorder of this thread, or None (eager execution)."""
+    return _core.get_tracer()
+
+
+def record_assign(var, kind, value):
+    """``Variable.assign*`` while tracing: record the write as a graph step, then do it."""
+    tracer = _core.get_tracer()
+    t = _core.convert_to_tensor(value, var.dtype)
+    want = var._tensor._value.shape
+    ok = t._value.shape == want if kind == "assign" else \
+        np.broadcast_shapes(t._value.shape, want) == want
+    if not ok:
+        raise InvalidArgumentError("%s: shape mismatch for variable %r (expected %s, got %s)"
+                                   % (kind, var.name, list(want), list(t._value.shape)))
+
+    def write(arr, var=var, kind=kind):
+        dst = var._mutable_array()
+        if kind == "assign":
+            np.copyto(dst, arr)
+        elif kind == "assign_add":
+            np.add(dst, arr, out=dst, casting="unsafe")
+        else:
+            np.subtract(dst, arr, out=dst, casting="unsafe")
+    tracer.effect(write, (t,), (var,), "variable_" + kind)
+    write(t._value)
+    return var
+
+
+def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=None):
+    """Print tensors and Python values; inside ``fe.function`` it prints on every call.
+
+    >>> fe.print("loss:", fe.constant(1.5))
+    loss: 1.5
+    """
+    import sys
+    stream = sys.stdout if output_stream is None else output_stream
+    tensors = [a._read() if isinstance(a, VariableBase) else a for a in args]
+    positions = [i for i, a in enumerate(tensors) if isinstance(a, Tensor)]
+
+    def show(*arrays):
+        parts = list(tensors)
+        for i, arr in zip(positions, arrays):
+            parts[i] = _core._format_numpy(np.asarray(arr))
+        print(*[str(p) for p in parts], sep=sep, end=end, file=stream)
+    tracer = _core.get_tracer()
+    if tracer is not None:
+        tracer.effect(show, [tensors[i] for i in positions], (), "print")
+    show(*[tensors[i]._value for i in positions])
+
+
+# ----------------------------------------------------------------------------------------
+# Concrete functions: one trace
+# ----------------------------------------------------------------------------------------
+class ConcreteFunction:
+    """One traced graph of a Python function, for one input signature.
+
+    Call it with the tensor arguments of the signature it was traced for.
+    """
+
+    def __init__(self, name, tracer, structure, out_leaves):
+        self.name = name
+        self._structure = structure
+        self._out_leaves = out_leaves           # register (int) or a Python constant
+        self._out_regs = [x for x in out_leaves if type(x) is int]
+        self._inputs = list(tracer.inputs)
+        self._var_inputs = list(tracer.var_inputs)
+        self._eager_only = tracer.escaped
+        self._all_steps = tracer.steps           # unfused, for eager re-execution
+        self._n_regs = len(tracer.values)
+        template = [None] * self._n_regs
+        for r, arr in tracer.consts.items():
+            template[r] = arr
+        self._template = template
+        self._steps = _plan(tracer.steps, self._out_regs, set(tracer.consts), self._n_regs)
+        self._quiet = any(s.op is not None and s.op.quiet for s in tracer.steps)
+        self._grad_function = None
+        self.variables = tuple(v for v, _ in self._var_inputs)
+        self.trainable_variables = tuple(v for v in self.variables if v.trainable)
+
+    @property
+    def graph_size(self):
+        """The number of steps the replay runs (after dead-code removal and fusion)."""
+        return len(self._steps)
+
+    def _fill(self, tensors, var_tensors):
+        regs = self._template[:]
+        for r, t in zip(self._inputs, tensors):
+            regs[r] = t._value
+        for (v, r), t in zip(self._var_inputs, var_tensors):
+            regs[r] = t._value
+        return regs
+
+    def _call_flat(self, tensors):
+        recording = _core.any_tape_recording()
+        if recording:
+            var_tensors = [v._read() for v, _ in self._var_inputs]
+        else:
+            var_tensors = [v._tensor for v, _ in self._var_inputs]
+        regs = self._fill(tensors, var_tensors)
+        if not recording:
+            var_tensors = None   # holding a variable's tensor would defeat in-place writes
+        if self._quiet:
+            token = _core.quiet_enter()
+            try:
+                _graph.run(self._steps, regs)
+            finally:
+                _core.quiet_exit(token)
+        else:
+            _graph.run(self._steps, regs)
+        wrap = _core.wrap
+        outs = [wrap(regs[r]) for r in self._out_regs]
+        if recording and outs:
+            self._record(tensors, var_tensors, outs)
+        return outs
+
+    def __call__(self, *args):
+        tensors = [a if type(a) is Tensor else _core.convert_to_tensor(a)
+                   for a in nest.flatten(args)]
+        return self._pack(self._call_flat(tensors))
+
+    def _pack(self, outs):
+        it = iter(outs)
+        leaves = [next(it) if type(x) is int else x for x in self._out_leaves]
+        return nest.pack_sequence_as(self._structure, leaves)
+
+    # -- gradients ----------------------------------------------------------------------
+    def _record(self, tensors, var_tensors, outs):
+        inputs = tuple(tensors) + tuple(var_tensors)
+
+        def backward(gs):
+            return self._backward(inputs, outs, gs)
+        _core.record_custom(inputs, tuple(outs), backward)
+
+    def _backward(self, inputs, outs, gs):
+        if self._grad_function is None:
+            self._grad_function = Function(self._eager_gradient, name=self.name + "_grad")
+        flat = [g if g is not None else _core.wrap(np.zeros_like(o._value))
+                for g, o in zip(gs, outs)]
+        return self._grad_function(list(inputs), flat)
+
+    def _eager_gradient(self, inputs, gs):
+        """Gradients of the outputs w.r.t. every input, by running the graph's ops
+        eagerly under a tape (traced itself: the backward of a function is a function)."""
+        from .autodiff import GradientTape
+        floats = [t for t in inputs if t._value.dtype.kind in "fc"]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            for t in floats:
+                tape.watch(t)
+            outs = self._run_eagerly(inputs)
+        pairs = [(o, g) for o, g in zip(outs, gs) if o._value.dtype.kind in "fc"]
+        if not pairs or not floats:
+            return [None] * len(inputs)
+        grads = tape.gradient([o for o, _ in pairs], floats,
+                              output_gradients=[g for _, g in pairs],
+                              unconnected_gradients="zero")
+        it = iter(grads)
+        return [next(it) if t._value.dtype.kind in "fc" else None for t in inputs]
+
+    def _run_eagerly(self, inputs):
+        """Run the recorded ops through ``execute`` (so tapes see them); no effects."""
+        vals = {r: _core.wrap(a) for r, a in enumerate(self._template) if a is not None}
+        n = len(self._inputs)
+        for r, t in zip(self._inputs, inputs[:n]):
+            vals[r] = t
+        for (v, r), t in zip(self._var_inputs, inputs[n:]):
+            vals[r] = t
+        for s in self._all_steps:
+            if s.kind == KIND_OP:
+                out = _core.execute(s.op, tuple([vals[r] for r in s.ins]), s.attrs)
+                if s.multi:
+                    for r, t in zip(s.out, out):
+                        vals[r] = t
+                else:
+                    vals[s.out] = out
+            elif s.kind == KIND_READ:
+                vals[s.out] = s.fn._tensor
+        return [vals[r] for r in self._out_regs]
+
+
+def _plan(steps, out_regs, consts, n_regs):
+    """Dead-code removal, fusion, and the register-freeing plan of a replay list."""
+    live = set(out_regs)
+    keep = []
+    for s in reversed(steps):
+        outs = s.out if s.multi else (s.out,)
+        if s.kind == KIND_EFFECT or any(r in live for r in outs):
+            keep.append(s)
+            live.update(s.ins)
+    keep.reverse()
+    from . import _fusion
+    keep = _fusion.fuse(keep, set(out_regs))
+    # free each register after its last reader (never constants or outputs)
+    last = {}
+    for i, s in enumerate(keep):
+        for r in s.ins:
+            last[r] = i
+    frees = [[] for _ in keep]
+    protected = set(out_regs) | consts
+    for r, i in last.items():
+        if r not in protected:
+            frees[i].append(r)
+    out = []
+    for s, f in zip(keep, frees):
+        s = _graph.Step(s.kind, s.fn, s.ins, s.attrs, s.out, s.multi, s.name, s.op)
+        s.frees = tuple(f)
+        out.append(s)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Function: the cache of traces
+# ----------------------------------------------------------------------------------------
+class _Skip:
+    pass
+
+
+class Function:
+    """A Python function traced once per input signature (see ``fe.function``)."""
+
+    def __init__(self, python_function, input_signature=None, jit_compile=False, name=None,
+                 reduce_retracing=False):
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        if input_signature is not None:
+            input_signature = tuple(input_signature)
+            for s in nest.flatten(input_signature):
+                if not isinstance(s, TensorSpec):
+                    raise TypeError("fe.function %s: input_signature must hold TensorSpecs "
+                                    "(got %s)" % (self._name, type(s).__name__))
+        self._input_signature = input_signature
+        self._jit_compile = jit_compile
+        self._cache = {}
+        self._signatures = set()
+        self._tracing_count = 0
+        self._traced_once = False
+        self._bound = weakref.WeakKeyDictionary()
+        self._warned = False
+        functools.update_wrapper(self, python_function, updated=())
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def experimental_get_tracing_count(self):
+        """How many times the Python function was traced (one per new signature)."""
+        return self._tracing_count
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        try:
+            bound = self._bound.get(obj)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self._python_function.__get__(obj, objtype),
+                             self._input_signature, self._jit_compile, self._name)
+            try:
+                self._bound[obj] = bound
+            except TypeError:
+                pass
+        return bound
+
+    def __repr__(self):
+        return "<fe.function %s>" % self._name
+
+    # -- signatures -----------------------------------------------------------------------
+    def _canonicalize(self, args, kwargs):
+        """(args, kwargs with arrays as tensors, polymorphic key, exact key, tensors)."""
+        tensors = []
+        seen = {}
+
+        def key_of(x):
+            tx = type(x)
+            if tx is Tensor:
+                dup = seen.get(x._id)
+                if dup is None:
+                    seen[x._id] = len(tensors)
+                    tensors.append(x)
+                    return x, (x._value.dtype.num, x._value.shape)
+                return x, ("dup", dup)
+            if tx is list or tx is tuple:
+                pairs = [key_of(v) for v in x]
+                return tx([p[0] for p in pairs]), (tx.__name__,) + tuple(p[1] for p in pairs)
+            if tx is dict:
+                pairs = {k: key_of(v) for k, v in x.items()}
+                return ({k: p[0] for k, p in pairs.items()},
+                        ("dict",) + tuple(sorted((repr(k), p[1]) for k, p in pairs.items())))
+            if tx is np.ndarray or isinstance(x, np.generic):
+                return key_of(_core.convert_to_tensor(x))
+            if isinstance(x, VariableBase):
+                return x, ("var", id(x))
+            if isinstance(x, Tensor):
+                return key_of(_core.wrap(x._value))
+            if x is None or tx in (int, float, bool, str, complex):
+                return x, (tx.__name__, x)
+            try:
+                hash(x)
+                return x, ("obj", tx.__name__, x)
+            except TypeError:
+                return x, ("id", id(x))
+
+        if self._input_signature is not None:
+            return self._with_signature(args, kwargs, tensors)
+        args, akey = key_of(tuple(args))
+        if kwargs:
+            kwargs, kkey = key_of(dict(kwargs))
+        else:
+            kkey = None
+        key = (akey, kkey)
+        return args, kwargs, key, key, tensors
+
+    def _with_signature(self, args, kwargs, tensors):
+        if kwargs:
+            raise TypeError("fe.function %s: with an input_signature, pass arguments "
+                            "positionally (got keywords %s)" % (self._name, sorted(kwargs)))
+        sig = self._input_signature
+        if len(args) != len(sig):
+            raise TypeError("fe.function %s: expected %d arguments by the input_signature "
+                            "(got %d)" % (self._name, len(sig), len(args)))
+        new_args = []
+        shapes = []
+        for i, (a, spec) in enumerate(zip(args, sig)):
+            specs = nest.flatten(spec)
+            leaves = nest.flatten(a)
+            if len(specs) != len(leaves):
+                raise ValueError("fe.function %s: argument %d does not match the "
+                                 "input_signature %s" % (self._name, i, spec))
+            conv = []
+            for x, s in zip(leaves, specs):
+                t = _core.convert_to_tensor(x, s.dtype)
+                if s.shape is not None and not s.shape.is_compatible_with(t._value.shape):
+                    raise ValueError("fe.function %s: argument %d has shape %s, which is not "
+                                     "compatible with the input_signature (expected %s)"
+                                     % (self._name, i, list(t._value.shape), s))
+                tensors.append(t)
+                shapes.append(t._value.shape)
+                conv.append(t)
+            new_args.append(nest.pack_sequence_as(spec, conv) if nest.is_nested(spec)
+                            else conv[0])
+        return tuple(new_args), {}, ("signature",), ("signature", tuple(shapes)), tensors
+
+    # -- calls ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _core.get_tracer() is not None:   # nested in a trace: inline it
+            return self._python_function(*args, **kwargs)
+        args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
+        cf = self._cache.get(key)
+        if cf is None:
+            return self._trace(args, kwargs, sig, key, tensors, run=True)
+        if cf._eager_only:
+            return self._python_function(*args, **kwargs)
+        return cf._pack(cf._call_flat(tensors))
+
+    def _trace(self, args, kwargs, sig, key, tensors, run):
+        tracer = _Tracer(self._name, allow_variables=not self._traced_once)
+        for t in tensors:
+            tracer.add_input(t)
+        previous = _core.set_tracer(tracer)
+        try:
+            result = self._python_function(*args, **kwargs)
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                e.add_note("(raised while tracing fe.function %s)" % self._name)
+            raise
+        finally:
+            _core.set_tracer(previous)
+            if not run:
+                for v, t in tracer.snapshots.values():
+                    v._tensor = t
+        flat = nest.flatten(result)
+        leaves = []
+        for x in flat:
+            if isinstance(x, VariableBase):
+                tracer.variable_read(x)
+                x = x._tensor
+            leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else x)
+        cf = ConcreteFunction(self._name, tracer, result, leaves)
+        self._cache[key] = cf
+        self._traced_once = True
+        if sig not in self._signatures:
+            self._signatures.add(sig)
+            self._tracing_count += 1
+        if cf._eager_only and not self._warned:
+            self._warned = True
+            warnings.warn("fe.function %s: the trace converted a computed tensor to a Python "
+                          "value (%s), so the graph cannot be replayed; the function runs "
+                          "eagerly on every call" % (self._name, cf._eager_only), stacklevel=3)
+        if run:
+            return nest.pack_sequence_as(result, [
+                x._read() if isinstance(x, VariableBase) else x for x in flat])
+        return cf
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (tensors, or TensorSpecs), tracing it
+        if needed. Tracing for specs runs on zeros (None dimensions as 1) and undoes the
+        variable writes it made."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+
+        def example(x):
+            if isinstance(x, TensorSpec):
+                dims = [1 if d is None else d for d in (x.shape.as_list()
+                                                      if x.shape is not None else [])]
+                return _core.wrap(np.zeros(dims, x.dtype._np))
+            return x
+        args = nest.map_structure(example, args) if args else args
+        kwargs = {k: nest.map_structure(example, v) for k, v in kwargs.items()}
+        args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._trace(args, kwargs, sig, key, tensors, run=False)
+        return cf
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=False,
+             reduce_retracing=False, experimental_compile=None, name=None, **kwargs):
+    """Trace ``func`` into a graph once per input signature and replay it on later calls.
+
+    >>> @fe.function
+    ... def f(x):
+    ...     return x * x + 1.0
+    >>> f(fe.constant(2.0)).numpy()
+    5.0
+
+    Python side effects (``print``) run only while tracing; ``fe.print`` runs every call.
+    """
+    def decorate(f):
+        return Function(f, input_signature, jit_compile or bool(experimental_compile),
+                        name, reduce_retracing)
+    if func is None:
+        return decorate
+    return decorate(func)
