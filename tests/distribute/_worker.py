@@ -51,6 +51,15 @@ def custom_loop(strategy, steps=20, batch=16):
     return model, losses
 
 
+def report(out, mode, rank, n, value):
+    """One result file per rank (mpirun may interleave the ranks' stdout)."""
+    line = "OK %d %d %s" % (rank, n, value)
+    with open(os.path.join(out, "ok-%s-%d-of-%d.txt" % (mode, rank, n)), "w") as f:
+        f.write(line + "\n")
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def main(mode, out):
     strategy = fe.distribute.MultiWorkerMirroredStrategy()
     rank, n = strategy.cluster_resolver.task_id, strategy.num_replicas_in_sync
@@ -60,7 +69,7 @@ def main(mode, out):
         np.save(os.path.join(out, "loop-%d-of-%d.npy" % (rank, n)), w)
         allw = np.asarray(strategy.gather(w[None], axis=0).numpy())
         assert np.array_equal(allw[0], allw[-1]), "variables differ across ranks"
-        print("OK", rank, n, losses[-1])
+        report(out, mode, rank, n, losses[-1])
     elif mode == "fit":
         x, y = data(n=96)
         with strategy.scope():
@@ -78,7 +87,7 @@ def main(mode, out):
         logs = np.array([ev["loss"], ev["accuracy"], hist.history["loss"][-1]])
         all_logs = np.asarray(strategy.gather(logs[None], axis=0).numpy())
         assert np.allclose(all_logs[0], all_logs[-1]), all_logs
-        print("OK", rank, n, ev)
+        report(out, mode, rank, n, ev)
     elif mode == "ckpt":
         with strategy.scope():
             model = make_model()
@@ -97,7 +106,7 @@ def main(mode, out):
             v.assign(np.zeros(v.shape.as_list()))
         ckpt.restore(fe.train.latest_checkpoint(os.path.join(out, "ckpt")))
         assert np.array_equal(flat(model), saved), "restore failed on rank %d" % rank
-        print("OK", rank, n, path)
+        report(out, mode, rank, n, path)
     elif mode == "raise":
         with strategy.scope():
             model = make_model()
@@ -111,7 +120,7 @@ def main(mode, out):
         model, losses = custom_loop(strategy)
         np.save(os.path.join(out, "loop-single.npy"), flat(model))
         assert fe.distribute.should_write()
-        print("OK", rank, n, losses[-1])
+        report(out, mode, rank, n, losses[-1])
     else:
         raise SystemExit("unknown mode %r" % mode)
 

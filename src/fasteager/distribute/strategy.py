@@ -304,7 +304,7 @@ class MultiWorkerMirroredStrategy:
             return logs
         metrics = [m for m in model.metrics if m.name in logs]
         states = [v for m in metrics for v in getattr(m, "variables", [])]
-        names = set(m.name for m in metrics)
+        names = {m.name for m in metrics}
         others = [k for k in logs if k not in names]
         local = [np.asarray(v._tensor._value) for v in states]
         buf = np.concatenate([a.reshape(-1).astype(np.float64) for a in local] +
