@@ -33,7 +33,8 @@ STATE_FILE = "checkpoint"
 
 # attributes never followed when walking an object (caches, back-references)
 _SKIP = {"_inbound_nodes", "_outbound_nodes", "_parent", "_call_fn_args", "_self_tracked",
-         "_deferred_restore", "_output_shape_cache", "__wrapped__", "_checkpoint"}
+         "_deferred_restore", "_output_shape_cache", "__wrapped__", "_checkpoint",
+         "_tracking_cache"}
 
 
 # ---- walking the object graph -----------------------------------------------------------------

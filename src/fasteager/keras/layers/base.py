@@ -46,6 +46,49 @@ def _is_tensor_like(x):
     return isinstance(x, (fe.Tensor, fe.Variable, np.ndarray, float, int, list))
 
 
+# Tracking is cached: every structural change (an attribute set on any layer, a weight
+# added, a tracked list or dict mutated) bumps this counter, and the cached variable and
+# layer lists of every layer are rebuilt on their next use. Walking the attributes on each
+# training step cost more than the MLP's matmuls.
+_STRUCTURE = [0]
+
+
+def _changed():
+    _STRUCTURE[0] += 1
+
+
+class _TrackedList(list):
+    """A list attribute of a layer: mutations invalidate the tracking caches."""
+
+    def _mut(name):
+        def method(self, *args, **kwargs):
+            _changed()
+            return getattr(list, name)(self, *args, **kwargs)
+        method.__name__ = name
+        return method
+
+    for _n in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+               "__setitem__", "__delitem__", "__iadd__", "__imul__"):
+        locals()[_n] = _mut(_n)
+    del _n, _mut
+
+
+class _TrackedDict(dict):
+    """A dict attribute of a layer: mutations invalidate the tracking caches."""
+
+    def _mut(name):
+        def method(self, *args, **kwargs):
+            _changed()
+            return getattr(dict, name)(self, *args, **kwargs)
+        method.__name__ = name
+        return method
+
+    for _n in ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update",
+               "setdefault"):
+        locals()[_n] = _mut(_n)
+    del _n, _mut
+
+
 def _walk(value, seen):
     """Yield the Variables and Layers reachable through containers, in order."""
     if isinstance(value, (fe.Variable, Layer)):
@@ -73,6 +116,7 @@ class Layer:
 
     # attributes the framework itself sets, never walked for variables or layers
     _NOT_TRACKED = frozenset(["_own_weights", "_regularizer_fns", "_call_losses",
+                              "_tracking_cache",
                               "_inbound_shape", "_output_shape", "_call_args"])
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False,
@@ -132,7 +176,26 @@ class Layer:
         if "_own_weights" not in self.__dict__ and isinstance(value, (fe.Variable, Layer)):
             raise RuntimeError("%s: call super().__init__() before assigning variables or "
                                "layers as attributes" % type(self).__name__)
+        if type(value) is list:
+            value = _TrackedList(value)
+        elif type(value) is dict:
+            value = _TrackedDict(value)
+        _changed()
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        _changed()
+        object.__delattr__(self, name)
+
+    def _cached(self, key, compute):
+        cache = self.__dict__.get("_tracking_cache")
+        if cache is None or cache[0] != _STRUCTURE[0]:
+            cache = (_STRUCTURE[0], {})
+            object.__setattr__(self, "_tracking_cache", cache)
+        hit = cache[1].get(key)
+        if hit is None:
+            hit = cache[1][key] = compute()
+        return hit
 
     def _tracked(self):
         """Variables and layers assigned to attributes, in assignment order."""
@@ -161,9 +224,14 @@ class Layer:
         return out
 
     def _direct_layers(self):
-        return [v for v in self._tracked() if isinstance(v, Layer) and v is not self]
+        return self._cached("direct", lambda: [v for v in self._tracked()
+                                               if isinstance(v, Layer) and v is not self])
 
     def _flatten_layers(self, include_self=True):
+        return list(self._cached(("flat", include_self),
+                                 lambda: self._flatten_layers_uncached(include_self)))
+
+    def _flatten_layers_uncached(self, include_self):
         seen = set()
         out = []
 
@@ -192,7 +260,7 @@ class Layer:
         for v in own:
             if id(v) not in seen:
                 seen.add(id(v))
-                out.append((v, eff and v.trainable))
+                out.append((v, eff))
         for layer in self._direct_layers():
             out.extend(layer._collect(eff, seen))
         return out
@@ -206,13 +274,18 @@ class Layer:
     def variables(self):
         return self.weights
 
+    def _weights_split(self):
+        # (variable.trainable may be flipped without a structural change: keep it in the key)
+        pairs = self._cached("collect", self._collect)
+        return pairs
+
     @property
     def trainable_weights(self):
-        return [v for v, t in self._collect() if t]
+        return [v for v, t in self._weights_split() if t and v.trainable]
 
     @property
     def non_trainable_weights(self):
-        return [v for v, t in self._collect() if not t]
+        return [v for v, t in self._weights_split() if not (t and v.trainable)]
 
     @property
     def trainable_variables(self):
@@ -266,6 +339,7 @@ class Layer:
         var = fe.Variable(value, trainable=trainable, name="%s/%s" % (self._name, name or "w"),
                           dtype=dtype)
         self._own_weights.append(var)
+        _changed()
         reg = _regularizers.get(regularizer)
         if reg is not None:
             self._regularizer_fns.append((reg, var))
