@@ -40,3 +40,14 @@ def test_variable_trainable_flag_is_read_on_access():
     assert len(layer.trainable_weights) == 2
     layer.kernel.trainable = False
     assert len(layer.trainable_weights) == 1 and len(layer.non_trainable_weights) == 1
+
+
+def test_set_floatx_sets_the_default_layer_dtype():
+    fe.keras.backend.set_floatx("float64")
+    try:
+        layer = fe.keras.layers.Dense(2)
+        y = layer(fe.ones([1, 3], dtype=fe.float64))
+        assert layer.kernel.dtype == fe.float64 and y.dtype == fe.float64
+    finally:
+        fe.keras.backend.set_floatx("float32")
+    assert fe.keras.layers.Dense(2)(fe.ones([1, 3])).dtype == fe.float32

@@ -134,7 +134,7 @@ class Layer:
         if name is not None and not isinstance(name, str):
             raise ValueError("%s: name must be a string (got %r)" % (type(self).__name__, name))
         self._name = name if name else backend.unique_name(_snake(type(self).__name__))
-        self._dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
+        self._dtype = fe.as_dtype(dtype if dtype is not None else backend.floatx())
         self.built = False
         self.supports_masking = False
         if input_dim is not None and input_shape is None:
