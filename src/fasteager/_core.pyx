@@ -199,7 +199,10 @@ cdef inline Tensor _wrap(object value):
 
 def wrap(value):
     """Wrap an ndarray as a Tensor without copying (the array must not be mutated later)."""
-    return _wrap(value)
+    t = _wrap(value)
+    if _tracer is not None and _tracing():
+        _tracer.wrapped(t)
+    return t
 
 
 def _format_numpy(arr):

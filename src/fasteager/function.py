@@ -64,6 +64,9 @@ class _Tracer:
         self.created = []
         self.allow_variables = allow_variables
         self.escaped = None
+        self.random_pending = False
+        self.random_ids = set()  # tensors holding random draws (replay would freeze them)
+        self.random_regs = set()
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -80,6 +83,8 @@ class _Tracer:
             if r is None:
                 r = self._new(t._value, False)
                 self.consts[r] = t._value
+                if t._id in self.random_ids:
+                    self.random_regs.add(r)
             self.slots[t._id] = r
         return r
 
@@ -128,10 +133,19 @@ class _Tracer:
                 % self.name)
         self.created.append(var)
 
+    def random_draw(self):
+        """A random op drew numbers: the next wrapped array holds them."""
+        self.random_pending = True
+
+    def wrapped(self, t):
+        if self.random_pending:
+            self.random_pending = False
+            self.random_ids.add(t._id)
+
     def escape(self, t, what):
         r = self.slots.get(t._id)
         if r is not None and r in self.dep and self.escaped is None:
-            self.escaped = what
+            self.escaped = "%s on a tensor computed from the inputs" % what
 
     # -- effects (variables.py and the optimizers call these) ----------------------------
     def effect(self, fn, tensors, mutates=(), name="effect"):
@@ -219,6 +233,10 @@ class ConcreteFunction:
         self._template = template
         self._steps = _plan(tracer.steps, self._out_regs, set(tracer.consts), self._n_regs)
         self._quiet = any(s.op is not None and s.op.quiet for s in tracer.steps)
+        if tracer.random_regs and not self._eager_only and (
+                tracer.random_regs & set(self._out_regs) or
+                any(tracer.random_regs.intersection(s.ins) for s in self._steps)):
+            self._eager_only = "a random op"   # replaying would repeat the same draw
         self._grad_function = None
         self.variables = tuple(v for v, _ in self._var_inputs)
         self.trainable_variables = tuple(v for v in self.variables if v.trainable)
@@ -364,8 +382,9 @@ class Function:
     """A Python function traced once per input signature (see ``fe.function``)."""
 
     def __init__(self, python_function, input_signature=None, jit_compile=False, name=None,
-                 reduce_retracing=False):
+                 reduce_retracing=False, quiet_fallback=False):
         self._python_function = python_function
+        self._quiet_fallback = quiet_fallback
         self._name = name or getattr(python_function, "__name__", "function")
         if input_signature is not None:
             input_signature = tuple(input_signature)
@@ -531,11 +550,11 @@ class Function:
         if sig not in self._signatures:
             self._signatures.add(sig)
             self._tracing_count += 1
-        if cf._eager_only and not self._warned:
+        if cf._eager_only and not self._warned and not self._quiet_fallback:
             self._warned = True
-            warnings.warn("fe.function %s: the trace converted a computed tensor to a Python "
-                          "value (%s), so the graph cannot be replayed; the function runs "
-                          "eagerly on every call" % (self._name, cf._eager_only), stacklevel=3)
+            warnings.warn("fe.function %s: the trace used %s, so the graph cannot be "
+                          "replayed; the function runs eagerly on every call"
+                          % (self._name, cf._eager_only), stacklevel=3)
         if run:
             return nest.pack_sequence_as(result, [
                 x._read() if isinstance(x, VariableBase) else x for x in flat])
@@ -564,7 +583,8 @@ class Function:
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=False,
-             reduce_retracing=False, experimental_compile=None, name=None, **kwargs):
+             reduce_retracing=False, experimental_compile=None, name=None,
+             quiet_fallback=False, **kwargs):
     """Trace ``func`` into a graph once per input signature and replay it on later calls.
 
     >>> @fe.function
@@ -577,7 +597,7 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=False,
     """
     def decorate(f):
         return Function(f, input_signature, jit_compile or bool(experimental_compile),
-                        name, reduce_retracing)
+                        name, reduce_retracing, quiet_fallback)
     if func is None:
         return decorate
     return decorate(func)

@@ -260,3 +260,33 @@ def test_replay_runs_fewer_steps_and_fuses():
         want = fe.tanh(want * 0.5 + 0.1)
     for _ in range(2):
         np.testing.assert_allclose(f(x).numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_fit_traced_by_default_equals_run_eagerly():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 5)).astype(np.float32)
+    y = rng.integers(0, 3, 64)
+
+    def train(run_eagerly):
+        fe.random.set_seed(3)
+        model = fe.keras.Sequential([fe.keras.layers.Dense(8, activation="relu"),
+                                     fe.keras.layers.Dense(3)])
+        model.compile("adam", fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"], run_eagerly=run_eagerly)
+        h = model.fit(x, y, batch_size=20, epochs=2, verbose=0, shuffle=False)
+        return h.history, model.evaluate(x, y, verbose=0), model.predict(x, verbose=0), model
+
+    he, ee, pe, me = train(True)
+    hf, ef, pf, mf = train(False)
+    assert "train" in mf._traced_steps and not me._traced_steps
+    for k in he:
+        np.testing.assert_allclose(hf[k], he[k], rtol=1e-5)
+    np.testing.assert_allclose(ef, ee, rtol=1e-5)
+    np.testing.assert_allclose(pf, pe, rtol=1e-5, atol=1e-6)
+
+
+def test_random_ops_are_not_frozen():
+    f = fe.function(lambda x: fe.nn.dropout(x, rate=0.5))
+    x = fe.ones([1000])
+    a, b = f(x).numpy(), f(x).numpy()
+    assert not np.array_equal(a, b)

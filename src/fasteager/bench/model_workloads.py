@@ -221,3 +221,94 @@ def _(quick):
         for _ in loader:
             pass
     return run
+
+
+# ---- fe.function: 100 small ops, and the MLP training step traced --------------------------
+chain = workload("function_chain100",
+                 "100 small elementwise ops on float32 (64,): fe.function vs eager")
+
+
+def _chain100(fe_or_torch, x):
+    y = x
+    for _ in range(25):
+        y = fe_or_torch.tanh(y * 0.5 + 0.25) - y * 0.125
+    return y
+
+
+@chain.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    f = fe.function(lambda x: _chain100(fe, x))
+    x = fe.constant(np.linspace(-1, 1, 64, dtype=np.float32))
+    f(x)
+    return lambda: f(x)
+
+
+@chain.entry("fasteager_eager")
+def _(quick):
+    import fasteager as fe
+    x = fe.constant(np.linspace(-1, 1, 64, dtype=np.float32))
+    return lambda: _chain100(fe, x)
+
+
+@chain.entry("torch")
+def _(quick):
+    torch = _torch()
+    x = torch.linspace(-1, 1, 64)
+    return lambda: _chain100(torch, x)
+
+
+mlp_fn = workload("mlp_train_step_function",
+                  "MLP 784-128-10, batch 32, SGD step: fe.function vs eager vs torch")
+
+
+def _fe_mlp_step(traced):
+    import fasteager as fe
+    fe.random.set_seed(0)
+    model = fe.keras.Sequential([fe.keras.layers.Dense(128, activation="relu"),
+                                 fe.keras.layers.Dense(10)])
+    opt = fe.keras.optimizers.SGD(0.01)
+    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    rng = np.random.default_rng(0)
+    x = fe.constant(rng.random((32, 784), dtype=np.float32))
+    y = fe.constant(rng.integers(0, 10, 32))
+    model(x)
+
+    def step(x, y):
+        with fe.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    if traced:
+        step = fe.function(step)
+        step(x, y)
+    return lambda: step(x, y)
+
+
+@mlp_fn.entry("fasteager")
+def _(quick):
+    return _fe_mlp_step(True)
+
+
+@mlp_fn.entry("fasteager_eager")
+def _(quick):
+    return _fe_mlp_step(False)
+
+
+@mlp_fn.entry("torch")
+def _(quick):
+    torch = _torch()
+    model = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.rand(32, 784)
+    y = torch.randint(0, 10, (32,))
+
+    def run():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return run

@@ -241,7 +241,9 @@ class Model(Layer):
         self._compiled_metric_ids = list(metrics) + list(weighted_metrics or [])
         self._metric_objects = None
         self._loss_tracker = metrics_module.Mean("loss")
-        self.run_eagerly = True
+        # fit/evaluate/predict run their steps as fe.function graphs unless run_eagerly
+        self.run_eagerly = bool(run_eagerly)
+        self._traced_steps = {}
         self._is_compiled = True
 
     @property
@@ -285,25 +287,46 @@ class Model(Layer):
     def train_step(self, data):
         """One optimisation step on a batch; returns the metrics' values."""
         x, y, sample_weight = _data.unpack(data)
+        loss, y_pred = self._step("train", self._train_core)(x, y, sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def _train_core(self, x, y, sample_weight):
         with fe.GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self.trainable_variables
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        return loss, y_pred
+
+    def _test_core(self, x, y, sample_weight):
+        y_pred = self(x, training=False)
+        return self.compute_loss(x, y, y_pred, sample_weight), y_pred
+
+    def _step(self, kind, core):
+        """``core`` as an fe.function (metrics stay eager: they compute in NumPy), or
+        ``core`` itself with ``compile(run_eagerly=True)``."""
+        if getattr(self, "run_eagerly", True) or not fe.executing_eagerly():
+            return core
+        steps = self.__dict__.setdefault("_traced_steps", {})
+        fn = steps.get(kind)
+        if fn is None:
+            fn = steps[kind] = fe.function(core, name="%s_step" % kind, quiet_fallback=True)
+        return fn
 
     def test_step(self, data):
         x, y, sample_weight = _data.unpack(data)
-        y_pred = self(x, training=False)
-        loss = self.compute_loss(x, y, y_pred, sample_weight)
+        loss, y_pred = self._step("test", self._test_core)(x, y, sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
+    def _predict_core(self, x):
+        return self(x, training=False)
+
     def predict_step(self, data):
         x, _, _ = _data.unpack(data)
-        return self(x, training=False)
+        return self._step("predict", self._predict_core)(x)
 
     # ---- loops ----------------------------------------------------------------------------
     @_distribute.distributed

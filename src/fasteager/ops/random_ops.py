@@ -40,6 +40,9 @@ def get_global_seed():
 def _rng_for(seed):
     """The generator an op with op-level ``seed`` draws from."""
     global _op_counter
+    tracer = _core.get_tracer()
+    if tracer is not None:   # fe.function cannot replay a fresh draw: it runs eagerly
+        tracer.random_draw()
     if seed is None:
         return _global_rng
     with _lock:
