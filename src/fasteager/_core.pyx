@@ -75,6 +75,15 @@ cdef inline bint _tracing():
     return _tracer is not None and _tracer_thread == PyThread_get_thread_ident()
 
 
+cpdef object data_of(object t, str what):
+    """A tensor's array, read as *data* by Python-level op code (indices, sort order, fill
+    values): a tracing fe.function is told, since its graph could not replay that read
+    (the function then runs eagerly rather than replay a stale value)."""
+    if _tracer is not None and _tracing():
+        _tracer.escape(t, what)
+    return (<Tensor>t)._value
+
+
 def quiet_enter():
     """Enter NumPy's all-ignore error state (cheaply); pass the token to quiet_exit."""
     return _quiet_enter()
@@ -550,7 +559,7 @@ cdef object _index_part(object k):
     if isinstance(k, (int, slice)) or k is None or k is Ellipsis:
         return k
     if isinstance(k, Tensor):
-        arr = (<Tensor>k)._value
+        arr = data_of(k, "a tensor used as an index")
         return arr.item() if arr.ndim == 0 and arr.dtype.kind in "iu" else arr
     if isinstance(k, VariableBase):
         return _index_part((<VariableBase>k)._tensor)

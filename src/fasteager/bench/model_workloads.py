@@ -312,3 +312,204 @@ def _(quick):
         loss.backward()
         opt.step()
     return run
+
+
+# ---- TensorFlow and JAX entries (run only where installed) -----------------------------------
+
+def _tf():
+    import os
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    return tf
+
+
+@mlp.entry("tensorflow")
+def _(quick):
+    tf = _tf()
+    tf.random.set_seed(0)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(128, activation="relu"),
+                                 tf.keras.layers.Dense(10)])
+    opt = tf.keras.optimizers.SGD(0.01)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.random((32, 784), dtype=np.float32))
+    y = tf.constant(rng.integers(0, 10, 32))
+    model(x)
+
+    def run():
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return run
+
+
+@convnet.entry("tensorflow")
+def _(quick):
+    tf = _tf()
+    model = tf.keras.Sequential([
+        tf.keras.layers.Conv2D(16, [3, 3], activation="relu"),
+        tf.keras.layers.Conv2D(16, [3, 3], activation="relu"),
+        tf.keras.layers.GlobalAveragePooling2D(),
+        tf.keras.layers.Dense(10)])
+    opt = tf.keras.optimizers.Adam()
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.random((32, 28, 28, 1), dtype=np.float32))
+    y = tf.constant(rng.integers(0, 10, 32))
+    model(x)
+
+    def run():
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return run
+
+
+@conv.entry("tensorflow")
+def _(quick):
+    tf = _tf()
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.standard_normal((32, 28, 28, 1)).astype(np.float32))
+    w1 = tf.Variable(rng.standard_normal((3, 3, 1, 16)).astype(np.float32) * 0.1)
+    w2 = tf.Variable(rng.standard_normal((3, 3, 16, 16)).astype(np.float32) * 0.1)
+
+    def run():
+        with tf.GradientTape() as tape:
+            h = tf.nn.conv2d(x, w1, 1, "VALID")
+            y = tf.reduce_sum(tf.nn.conv2d(h, w2, 1, "VALID"))
+        tape.gradient(y, [w1, w2])
+    return run
+
+
+def _jax_mlp_params(jax, jnp):
+    k1, k2 = jax.random.split(jax.random.PRNGKey(0))
+    return {"w1": jax.random.normal(k1, (784, 128)) * 0.05, "b1": jnp.zeros(128),
+            "w2": jax.random.normal(k2, (128, 10)) * 0.05, "b2": jnp.zeros(10)}
+
+
+def _jax_mlp_step(jax, jnp):
+    def loss(p, x, y):
+        h = jax.nn.relu(x @ p["w1"] + p["b1"])
+        logits = h @ p["w2"] + p["b2"]
+        logp = jax.nn.log_softmax(logits)
+        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
+
+    def step(p, x, y):
+        g = jax.grad(loss)(p, x, y)
+        return jax.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g)
+    return step
+
+
+@mlp.entry("jax")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    params = _jax_mlp_params(jax, jnp)
+    step = _jax_mlp_step(jax, jnp)
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.random((32, 784), dtype=np.float32))
+    y = jnp.asarray(rng.integers(0, 10, 32))
+    state = [params]
+
+    def run():
+        state[0] = step(state[0], x, y)
+        jax.block_until_ready(state[0])
+    return run
+
+
+@mlp.entry("jax_jit")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    params = _jax_mlp_params(jax, jnp)
+    step = jax.jit(_jax_mlp_step(jax, jnp))
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.random((32, 784), dtype=np.float32))
+    y = jnp.asarray(rng.integers(0, 10, 32))
+    state = [params]
+
+    def run():
+        state[0] = step(state[0], x, y)
+        jax.block_until_ready(state[0])
+    return run
+
+
+# ---- the guide's linear regression: 300 SGD steps on 2,000 points ------------------------------
+linreg = workload("linear_regression_300", "the guide's Linear model: 300 SGD steps, 2000 points")
+
+
+@linreg.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    rng = np.random.default_rng(0)
+    xs = fe.constant(rng.standard_normal(2000).astype(np.float32))
+    ys = xs * 3 + 2 + fe.constant(rng.standard_normal(2000).astype(np.float32))
+
+    def run():
+        w, b = fe.Variable(5.0), fe.Variable(10.0)
+        opt = fe.keras.optimizers.SGD(learning_rate=0.01)
+        for _ in range(300):
+            with fe.GradientTape() as tape:
+                loss = fe.reduce_mean(fe.square(xs * w + b - ys))
+            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+    return run
+
+
+@linreg.entry("torch")
+def _(quick):
+    torch = _torch()
+    rng = np.random.default_rng(0)
+    xs = torch.from_numpy(rng.standard_normal(2000).astype(np.float32))
+    ys = xs * 3 + 2 + torch.from_numpy(rng.standard_normal(2000).astype(np.float32))
+
+    def run():
+        w = torch.tensor(5.0, requires_grad=True)
+        b = torch.tensor(10.0, requires_grad=True)
+        opt = torch.optim.SGD([w, b], lr=0.01)
+        for _ in range(300):
+            opt.zero_grad()
+            loss = torch.mean(torch.square(xs * w + b - ys))
+            loss.backward()
+            opt.step()
+    return run
+
+
+@linreg.entry("tensorflow")
+def _(quick):
+    tf = _tf()
+    rng = np.random.default_rng(0)
+    xs = tf.constant(rng.standard_normal(2000).astype(np.float32))
+    ys = xs * 3 + 2 + tf.constant(rng.standard_normal(2000).astype(np.float32))
+
+    def run():
+        w, b = tf.Variable(5.0), tf.Variable(10.0)
+        opt = tf.keras.optimizers.SGD(learning_rate=0.01)
+        for _ in range(300):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(xs * w + b - ys))
+            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+    return run
+
+
+# ---- matmul sizes 64 .. 2048 ---------------------------------------------------------------------
+for _n in (64, 256, 1024, 2048):
+    _m = workload("matmul_%d" % _n, "one %dx%d float32 matmul" % (_n, _n))
+
+    def _m_fe(quick, n=_n):
+        import fasteager as fe
+        a = fe.random.normal((n, n))
+        return lambda: fe.matmul(a, a)
+
+    def _m_np(quick, n=_n):
+        a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+        return lambda: np.matmul(a, a)
+
+    def _m_torch(quick, n=_n):
+        torch = _torch()
+        a = torch.randn(n, n)
+        return lambda: torch.matmul(a, a)
+    _m.entry("fasteager")(_m_fe)
+    _m.entry("numpy")(_m_np)
+    _m.entry("torch")(_m_torch)

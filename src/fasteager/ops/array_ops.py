@@ -394,7 +394,8 @@ def fill(dims, value, name=None):
     if v._value.ndim != 0:
         raise InvalidArgumentError("fill: value must be a scalar (got shape %s)"
                                    % list(v._value.shape))
-    return _core.wrap(np.full(as_shape("fill", dims), v._value, dtype=v._value.dtype))
+    return _core.wrap(np.full(as_shape("fill", dims), _core.data_of(v, "fill"),
+                              dtype=v._value.dtype))
 
 
 def zeros_like(input, dtype=None, name=None):
@@ -427,7 +428,8 @@ def linspace(start, stop, num, axis=0, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
     start = convert_to_tensor(start)
     dtype = start._value.dtype if start._value.dtype.kind == "f" else np.float32
-    out = np.linspace(start._value, np.asarray(stop), int(num), axis=axis).astype(dtype)
+    out = np.linspace(_core.data_of(start, "linspace"), np.asarray(stop), int(num),
+                      axis=axis).astype(dtype)
     return _core.wrap(out)
 
 

@@ -148,7 +148,8 @@ def _conv2d_fwd(x, w, strides, padding, dilations):
 def _contiguous_once(g):
     """Both VJPs of conv2d read dy: make a broadcast or strided dy contiguous once, not
     once per kernel. Only when no tape records, since the copy is not on any tape."""
-    if g._value.flags.c_contiguous or _core.any_tape_recording():
+    if g._value.flags.c_contiguous or _core.any_tape_recording() or \
+            _core.get_tracer() is not None:
         return g
     return _core.wrap(np.ascontiguousarray(g._value))
 

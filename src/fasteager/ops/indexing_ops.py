@@ -23,9 +23,10 @@ builtins_slice = builtins.slice
 # ---- gathers: getitem with a built key (gradients scatter-add through index_backward) -----
 
 def _int_indices(opname, indices, argname="indices"):
-    arr = indices._value if isinstance(indices, _core.Tensor) else np.asarray(indices)
+    arr = (_core.data_of(indices, opname) if isinstance(indices, _core.Tensor)
+           else np.asarray(indices))
     if isinstance(indices, _core.VariableBase):
-        arr = convert_to_tensor(indices)._value
+        arr = _core.data_of(convert_to_tensor(indices), opname)
     if arr.dtype.kind not in "iu":
         if arr.size == 0:
             return arr.astype(np.int64)
@@ -155,7 +156,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     array([1, 3], dtype=int32)
     """
     x = convert_to_tensor(tensor)
-    m = convert_to_tensor(mask)._value
+    m = _core.data_of(convert_to_tensor(mask), "boolean_mask")
     if m.dtype != np.bool_:
         raise InvalidArgumentError("boolean_mask: mask must be bool (expected bool, got %s)"
                                    % m.dtype)
@@ -237,7 +238,8 @@ def repeat(input, repeats, axis=None, name=None):
         axis = 0
     ax = normalize_axis("repeat", axis, x._value.ndim)[0]
     n = x._value.shape[ax]
-    reps = np.asarray(repeats._value if isinstance(repeats, _core.Tensor) else repeats)
+    reps = np.asarray(_core.data_of(repeats, "repeat") if isinstance(repeats, _core.Tensor)
+                      else repeats)
     if reps.dtype.kind not in "iu" or reps.ndim > 1 or (reps.ndim == 1 and reps.size != n) \
             or (reps.size and reps.min() < 0):
         raise InvalidArgumentError("repeat: repeats must be a non-negative int or one per entry "

@@ -104,7 +104,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     x = convert_to_tensor(values)
     desc = _check_direction("sort", direction)
     ax = _sort_axis("sort", x, axis)
-    idx = _argsort_np(x._value, ax, desc)
+    idx = _argsort_np(_core.data_of(x, "sort"), ax, desc)
     return execute(getitem, x, key=_along_axis_key(idx, ax))
 
 
@@ -126,6 +126,6 @@ def top_k(input, k=1, sorted=True, name=None):
         raise InvalidArgumentError("top_k: k must be in [0, last dimension] (expected "
                                    "0 <= k <= %d, got %d)" % (n, k))
     ax = x._value.ndim - 1
-    idx = _argsort_np(x._value, ax, True)[..., :k]
+    idx = _argsort_np(_core.data_of(x, "top_k"), ax, True)[..., :k]
     values = execute(getitem, x, key=_along_axis_key(idx, ax))
     return TopKV2(values, _core.wrap(idx.astype(np.int32)))

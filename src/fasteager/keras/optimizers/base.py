@@ -19,10 +19,10 @@ import warnings
 import numpy as np
 
 from ... import _core
+from ...distribute import strategy as _distribute
 from ...dtypes import int64
 from ...errors import UnimplementedError
 from ...variables import Variable
-from ...distribute import strategy as _distribute
 from . import schedules as _schedules
 
 
