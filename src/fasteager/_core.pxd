@@ -6,6 +6,7 @@ from libcpp.unordered_set cimport unordered_set
 cdef class Tensor:
     cdef public object _value     # the backend array (an ndarray on the CPU)
     cdef readonly int64_t _id     # unique for the life of the process: tapes key on it
+    cdef public bint _np_rules    # made by fasteager.numpy: operators use NumPy's promotion
     cdef object _scalar(self, str what)
 
 

@@ -160,6 +160,16 @@ def set_core_ops(dict ops):
     _op_getitem = ops["getitem"]
 
 
+cdef object _numpy_operator_hook = None
+
+
+def set_numpy_operator_hook(hook):
+    """``fasteager.numpy`` registers ``hook(op, a, b)``: Tensor operators on tensors it made
+    (``_np_rules`` set) follow NumPy's promotion instead of TensorFlow's."""
+    global _numpy_operator_hook
+    _numpy_operator_hook = hook
+
+
 def set_placement_hook(hook):
     global _placement_hook
     _placement_hook = hook
@@ -671,7 +681,8 @@ cdef object _python_to_array(object value, object dtype):
     cdef object arr
     if dtype is not None:
         t = type(value)
-        if t is float and np.dtype(dtype).kind in "iub" and value != int(value):
+        if (t is float or isinstance(value, np.floating)) and np.dtype(dtype).kind in "iub" \
+                and (not np.isfinite(value) or value != int(value)):
             raise InvalidArgumentError(
                 "convert_to_tensor: cannot convert %r to %s without losing precision"
                 % (value, np.dtype(dtype)))
@@ -790,6 +801,10 @@ cdef object _binary(Op op, object a, object b):
     """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope)."""
     cdef Tensor ta, tb, out
     cdef object r
+    if (type(a) is Tensor and (<Tensor>a)._np_rules) or \
+            (type(b) is Tensor and (<Tensor>b)._np_rules):
+        if _numpy_operator_hook is not None:
+            return _numpy_operator_hook(op, a, b)
     if type(a) is Tensor and type(b) is Tensor and not _check_numerics \
             and _n_device_scopes == 0:
         ta = <Tensor>a
@@ -837,8 +852,8 @@ cpdef object execute(Op op, tuple args, dict attrs):
     for i in range(n):
         if tensors[i] is None:
             a = args[i]
-            if op.same_dtype and ref_dtype is not None and not cnp.PyArray_Check(a) \
-                    and not isinstance(a, np.generic):
+            # Python and NumPy scalars adopt the tensors' dtype; arrays keep their own
+            if op.same_dtype and ref_dtype is not None and not cnp.PyArray_Check(a):
                 t = _wrap(_python_to_array(a, ref_dtype))
             else:
                 t = convert_to_tensor(a)
@@ -875,14 +890,22 @@ cpdef object execute(Op op, tuple args, dict attrs):
     finally:
         if op.quiet:
             _quiet_exit(token)
-    # 5. wrap (and check) the outputs
+    # 5. wrap (and check) the outputs; NumPy-rules tensors beget NumPy-rules tensors
+    np_rules = False
+    for i in range(n):
+        if (<Tensor>tensors[i])._np_rules:
+            np_rules = True
+            break
     if op.multi:
         out = tuple([_wrap(x) for x in r])
-        if _check_numerics:
-            for x in out:
+        for x in out:
+            if np_rules:
+                (<Tensor>x)._np_rules = True
+            if _check_numerics:
                 _check_finite(op.name, (<Tensor>x)._value)
     else:
         out = _wrap(r)
+        (<Tensor>out)._np_rules = np_rules
         if _check_numerics:
             _check_finite(op.name, (<Tensor>out)._value)
     # 6. record (on the trace of an fe.function, and on recording tapes)

@@ -256,3 +256,15 @@ def test_devices_cpu_and_soft_placement():
     with pytest.raises(fe.errors.InvalidArgumentError, match="cannot parse"):
         fe.device("/tpu:zero")
     assert "CPU:0" in fe.constant(1.0).device
+
+
+def test_numpy_scalars_adopt_the_tensor_dtype():
+    t = fe.constant([1.0, 2.0]) * (1.0 / np.sqrt(4.0))       # np.float64 scalar
+    assert t.dtype == fe.float32 and t.numpy().tolist() == [0.5, 1.0]
+    assert (fe.constant([1, 2]) * np.int64(3)).dtype == fe.int32
+    with pytest.raises(fe.errors.InvalidArgumentError, match="losing precision"):
+        fe.constant([1, 2]) * np.float64(0.5)
+    with pytest.raises(fe.errors.InvalidArgumentError):
+        fe.constant([1, 2]) + float("nan")
+    with pytest.raises(fe.errors.InvalidArgumentError, match="same dtype"):
+        fe.constant([1.0]) + np.array([1.0])                  # arrays keep their dtype

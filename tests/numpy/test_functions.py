@@ -203,8 +203,14 @@ def test_promotion_rules():
     assert fnp.array([1.0, 2.0]).dtype == np.float64          # Python floats: float64
     assert fnp.array([1, 2]).dtype == np.int64
     assert fnp.add(i, np.arange(3.0)).dtype == np.float64      # functions: NumPy's rules
-    with pytest.raises(fe.errors.InvalidArgumentError):        # operators: TF's (documented)
-        fnp.asarray(i) + np.arange(3.0)
+    # operators on tensors made here follow NumPy's rules too
+    assert (fnp.asarray(i) + np.arange(3.0)).dtype == np.float64
+    assert (fnp.arange(3) * 0.5).numpy().tolist() == [0.0, 0.5, 1.0]
+    v = fnp.array([1.0, 2.0])
+    assert float(v @ v) == 5.0 and (v[0] + 1).dtype == np.float64
+    # tensors made by the TF-style namespace keep TensorFlow's rules
+    with pytest.raises(fe.errors.InvalidArgumentError):
+        fe.constant([1, 2]) + fe.constant([1.0, 2.0])
     assert fnp.true_divide(i, i + 1).dtype == np.float64
     assert fnp.add(np.ones(2, np.float32), 1.0).dtype == np.float32   # weak Python scalar
     assert fnp.multiply(i, 2.5).dtype == np.float64

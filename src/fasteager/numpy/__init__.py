@@ -136,6 +136,13 @@ def isscalar(element):
     return _np.isscalar(element)
 
 
+# NumPy-rules tensors: every function here marks what it returns (see _rules.py)
+from . import _rules as _rules_mod  # noqa: E402
+
+_rules_mod.mark_module(globals())
+_rules_mod.mark_module(vars(linalg))
+_rules_mod.mark_module(vars(random))
+
 def __getattr__(name):
     if hasattr(_np, name):
         raise _UnimplementedError("fasteager.numpy.%s is not implemented (covered functions: "
