@@ -79,7 +79,8 @@ def _fmt_time(t):
     return "%.3g ns" % (t / 1e-9)
 
 
-def print_table(results, out=sys.stdout):
+def print_table(results, out=None):
+    out = sys.stdout if out is None else out
     print("%-30s %-22s %12s %23s %10s" % ("workload", "entry", "median", "min - max",
                                           "fe/peer"), file=out)
     print("-" * 101, file=out)
