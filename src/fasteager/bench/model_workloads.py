@@ -513,3 +513,63 @@ for _n in (64, 256, 1024, 2048):
     _m.entry("fasteager")(_m_fe)
     _m.entry("numpy")(_m_np)
     _m.entry("torch")(_m_torch)
+
+
+# ---- a NumPy program through fasteager.numpy (issue: NumPy embedding) -------------------------
+
+def _np_program(np_mod):
+    """A tanh MLP's softmax cross-entropy, written against a NumPy-like module."""
+    def loss(w1, w2, x, labels):
+        h = np_mod.tanh(np_mod.dot(x, w1))
+        logits = np_mod.dot(h, w2)
+        z = logits - np_mod.max(logits, axis=1, keepdims=True)
+        logp = z - np_mod.log(np_mod.sum(np_mod.exp(z), axis=1, keepdims=True))
+        return -np_mod.mean(logp[np_mod.arange(x.shape[0]), labels])
+    return loss
+
+
+def _np_program_data():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((64, 32)) * 0.1, rng.standard_normal((32, 10)) * 0.1,
+            rng.standard_normal((128, 64)), rng.integers(0, 10, 128))
+
+
+numpy_grad = workload("numpy_program_grad",
+                      "a NumPy-style tanh MLP loss and its gradients (fasteager.numpy vs autograd)")
+numpy_fwd = workload("numpy_program_forward",
+                     "the same NumPy program, no tape (fasteager.numpy vs NumPy)")
+
+
+@numpy_grad.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    import fasteager.numpy as fnp
+    g = fe.gradients_function(_np_program(fnp), params=[0, 1])
+    w1, w2, x, labels = _np_program_data()
+    w1, w2, x, labels = fnp.asarray(w1), fnp.asarray(w2), fnp.asarray(x), fnp.asarray(labels)
+    return lambda: g(w1, w2, x, labels)
+
+
+@numpy_grad.entry("autograd")
+def _(quick):
+    import autograd
+    import autograd.numpy as anp
+    g = autograd.grad(_np_program(anp), argnum=(0, 1))
+    w1, w2, x, labels = _np_program_data()
+    return lambda: g(w1, w2, x, labels)
+
+
+@numpy_fwd.entry("fasteager")
+def _(quick):
+    import fasteager.numpy as fnp
+    f = _np_program(fnp)
+    w1, w2, x, labels = _np_program_data()
+    w1, w2, x, labels = fnp.asarray(w1), fnp.asarray(w2), fnp.asarray(x), fnp.asarray(labels)
+    return lambda: f(w1, w2, x, labels)
+
+
+@numpy_fwd.entry("numpy")
+def _(quick):
+    f = _np_program(np)
+    w1, w2, x, labels = _np_program_data()
+    return lambda: f(w1, w2, x, labels)
