@@ -102,6 +102,13 @@ class Variable(_core.VariableBase):
     # -- writing --------------------------------------------------------------------------
     def _checked_array(self, value, what):
         current = self._tensor._value
+        if type(value) is np.ndarray and value.dtype == current.dtype:
+            # an array of the right dtype is copied once, into the variable (no temporary)
+            if value.shape != current.shape:
+                raise InvalidArgumentError(
+                    "%s: shape mismatch for variable %r (expected %s, got %s)"
+                    % (what, self._name, list(current.shape), list(value.shape)))
+            return value
         try:
             t = _core.convert_to_tensor(value, current.dtype)
         except InvalidArgumentError as e:

@@ -392,3 +392,21 @@ def test_atomic_write_replaces_and_keeps_umask_permissions(tmp_path):
     os.umask(umask)
     assert (path.stat().st_mode & 0o777) == (0o666 & ~umask)
     assert os.listdir(tmp_path) == ["f.bin"]
+
+
+def test_mmap_load_matches_and_is_read_only(tmp_path):
+    import numpy as np
+    from fasteager.train import _safetensors as st
+    arrays = {"a": np.arange(12, dtype=np.float32).reshape(3, 4), "b": np.int64(5),
+              "c": np.zeros((0, 2), np.float64)}
+    p = tmp_path / "m.safetensors"
+    st.save_file(arrays, p)
+    got, _ = st.load_file(p, mmap=True)
+    for k, v in arrays.items():
+        np.testing.assert_array_equal(got[k], v)
+        assert got[k].shape == np.shape(v)
+    assert not got["a"].flags.writeable
+    p.write_bytes(b"\x01\x02")
+    import pytest
+    with pytest.raises(ValueError, match="truncated"):
+        st.load_file(p, mmap=True)

@@ -241,16 +241,25 @@ def read_header(path):
              for name, (dt, shape, b, e) in entries.items()}, metadata)
 
 
-def load_file(path):
+def load_file(path, mmap=False):
     """Read a safetensors file; return (dict of name -> np.ndarray, metadata dict).
 
-    Arrays are native-endian, C-ordered and writable; they are views into one buffer
-    holding the file (see the module docstring). Raises FileNotFoundError if ``path``
-    does not exist and ValueError naming the file and entry if it is malformed.
+    Arrays are native-endian and C-ordered views into one buffer holding the file (see the
+    module docstring): writable copies of its bytes by default, or, with ``mmap=True``,
+    read-only views of the file mapped into memory (nothing is read until used; a restore
+    then copies each value once, from the page cache into the variable). Raises
+    FileNotFoundError if ``path`` does not exist and ValueError naming the file and entry
+    if it is malformed.
 
     >>> tensors, meta = load_file("model.safetensors")
     """
     path = os.fspath(path)
+    if mmap:
+        size = os.stat(path).st_size
+        if size < 8:
+            _header_size(path, b"", size)          # raises: truncated before the header size
+        buf = np.memmap(path, dtype=np.uint8, mode="r")
+        return _entries(path, buf, memoryview(buf), size)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         # np.empty, not bytearray(size): no zero-fill pass over the whole file
@@ -264,6 +273,11 @@ def load_file(path):
             got += n
     if got < size:
         _fail(path, "file", "file shrank while being read", f"{size} bytes", got)
+    return _entries(path, buf, view, size)
+
+
+def _entries(path, buf, view, size):
+    """Parse the header in ``buf`` (the whole file) and make one view per tensor."""
     n = _header_size(path, bytes(view[:8]), size)
     entries, metadata = _parse_header(path, bytes(view[8:8 + n]), size - 8 - n)
 

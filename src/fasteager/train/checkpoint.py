@@ -216,7 +216,7 @@ def _read(path):
         raise NotFoundError("Checkpoint.restore: no checkpoint at %r (expected the file %r)"
                             % (os.fspath(path), os.fspath(path) + SUFFIX))
     try:
-        tensors, metadata = _safetensors.load_file(file)
+        tensors, metadata = _safetensors.load_file(file, mmap=True)
     except FileNotFoundError:
         raise NotFoundError("Checkpoint.restore: no checkpoint at %r" % file) from None
     except ValueError as e:
