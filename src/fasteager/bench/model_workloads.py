@@ -573,3 +573,89 @@ def _(quick):
     f = _np_program(np)
     w1, w2, x, labels = _np_program_data()
     return lambda: f(w1, w2, x, labels)
+
+
+# ---- more JAX entries (eager and jitted) ------------------------------------------------------
+from .workloads import chain_bwd, dispatch, matmul as _matmul_loop  # noqa: E402
+
+
+@dispatch.entry("jax_jit")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    a, b = jnp.ones(1), jnp.ones(1)
+    add = jax.jit(lambda u, v: u + v)
+    return lambda: add(a, b).block_until_ready()
+
+
+def _jax_chain(jnp, x):
+    y = x
+    for _ in range(34):
+        y = jnp.tanh(y) * 0.9 + 0.1
+    return jnp.sum(y)
+
+
+@chain_bwd.entry("jax")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    x = jnp.linspace(-1, 1, 16)
+    g = jax.grad(lambda v: _jax_chain(jnp, v))
+    return lambda: g(x).block_until_ready()
+
+
+@chain_bwd.entry("jax_jit")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    x = jnp.linspace(-1, 1, 16)
+    g = jax.jit(jax.grad(lambda v: _jax_chain(jnp, v)))
+    return lambda: g(x).block_until_ready()
+
+
+@_matmul_loop.entry("jax")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    n, steps = (300, 20) if quick else (1000, 200)
+    x0 = jax.random.normal(jax.random.PRNGKey(0), (n, n)) / np.sqrt(n)
+
+    def run():
+        x = x0
+        for _ in range(steps):
+            x = jnp.matmul(x, x)
+        x.block_until_ready()
+    return run
+
+
+@_matmul_loop.entry("tensorflow")
+def _(quick):
+    tf = _tf()
+    n, steps = (300, 20) if quick else (1000, 200)
+    x0 = tf.random.normal((n, n)) / np.sqrt(n)
+
+    def run():
+        x = x0
+        for _ in range(steps):
+            x = tf.matmul(x, x)
+        x.numpy()
+    return run
+
+
+for _wl in [w for w in __import__("fasteager.bench.workloads", fromlist=["_ALL"])._ALL
+            if w.name == "elementwise_1000000"]:
+    def _e_jax(quick):
+        import jax.numpy as jnp
+        a = jnp.linspace(-1, 1, 1000000, dtype=jnp.float32)
+        b = jnp.linspace(1, 2, 1000000, dtype=jnp.float32)
+        return lambda: jnp.tanh(a * b + a).block_until_ready()
+
+    def _e_jax_jit(quick):
+        import jax
+        import jax.numpy as jnp
+        a = jnp.linspace(-1, 1, 1000000, dtype=jnp.float32)
+        b = jnp.linspace(1, 2, 1000000, dtype=jnp.float32)
+        f = jax.jit(lambda u, v: jnp.tanh(u * v + u))
+        return lambda: f(a, b).block_until_ready()
+    _wl.entry("jax")(_e_jax)
+    _wl.entry("jax_jit")(_e_jax_jit)
