@@ -163,3 +163,14 @@ def test_updates_record_nothing():
         oo.apply_sgd(var, fe.constant([1.0, 1.0]), 0.5)
         y = fe.reduce_sum(var)
     np.testing.assert_allclose(tape.gradient(y, var).numpy(), [1.0, 1.0])
+
+
+def test_scalar_variables_update():
+    import fasteager as fe
+    from fasteager.ops import optimizer_ops as oo
+    v = fe.Variable(1.0)
+    oo.apply_sgd(v, fe.constant(2.0), 0.1)
+    assert abs(float(v.numpy()) - 0.8) < 1e-7 and v.shape == ()
+    m, s = fe.Variable(0.0), fe.Variable(0.0)
+    oo.apply_adam(v, m, s, fe.constant(1.0), 0.1, 0.9, 0.999, 1e-7, 1)
+    assert abs(float(v.numpy()) - 0.7) < 1e-5

@@ -91,6 +91,8 @@ def _scalar(opname, name, v):
 
 
 def _run(opname, kernel, *args, **kwargs):
+    # the kernels take flat buffers: 0-d and n-d C-contiguous arrays as 1-d views
+    args = [a.reshape(-1) if isinstance(a, np.ndarray) and a.ndim != 1 else a for a in args]
     try:
         kernel(*args, **kwargs)
     except ValueError as e:   # arguments were checked above: this is an internal mismatch
