@@ -46,6 +46,11 @@ cdef int _n_var_watchers = 0       # active variable watchers (custom_gradient),
 cdef bint _check_numerics = False  # fe.debugging.enable_check_numerics()
 cdef int _n_device_scopes = 0      # active fe.device(...) scopes, all threads
 cdef object _placement_hook = None  # device.py: resolves the device of an op in a scope
+# The CUDA backend (fasteager.cuda): -1 until the first op probes for it, 0 when there is
+# none (the CPU hot path then pays this one C integer check), 1 when its hook routes ops.
+cdef int _gpu_state = -1
+cdef object _gpu_hook = None         # cuda.ops.execute(op, args, attrs) or NotImplemented
+cdef object _device_type = None      # cuda.memory.DeviceArray: a Tensor may hold one
 
 _tls = threading.local()
 
@@ -81,7 +86,50 @@ cpdef object data_of(object t, str what):
     (the function then runs eagerly rather than replay a stale value)."""
     if _tracer is not None and _tracing():
         _tracer.escape(t, what)
-    return (<Tensor>t)._value
+    return _host((<Tensor>t)._value)
+
+
+cdef inline object _host(object v):
+    """A tensor's value on the host: the ndarray itself, or a GPU value copied back."""
+    if cnp.PyArray_CheckExact(v):
+        return v
+    return v.get()
+
+
+def set_gpu_backend(int state, hook=None, device_type=None):
+    """fasteager.cuda registers itself: state 0 (no GPU) or 1 (route ops through hook)."""
+    global _gpu_state, _gpu_hook, _device_type
+    _gpu_state = state
+    _gpu_hook = hook
+    _device_type = device_type
+
+
+def gpu_backend_state():
+    return _gpu_state
+
+
+cdef int _probe_gpu() except -1:
+    global _gpu_state
+    _gpu_state = 0          # until the probe says otherwise (and if it fails)
+    from . import cuda
+    cuda._probe()
+    return 0
+
+
+def gpu_finish(Op op, tuple tensors, object r, dict attrs):
+    """Wrap the GPU forward's result and record it, as ``execute`` does for the CPU."""
+    if op.multi:
+        out = tuple([_wrap(x) for x in r])
+    else:
+        out = _wrap(r)
+    if _check_numerics:
+        for x in (out if op.multi else (out,)):
+            _check_finite(op.name, _host((<Tensor>x)._value))
+    if _tracer is not None and _tracing():
+        _tracer.record(op, tensors, attrs, out)
+    if _n_recording and op.differentiable:
+        _record(op, tensors, out, attrs, None)
+    return out
 
 
 def quiet_enter():
@@ -208,7 +256,7 @@ cdef inline Tensor _wrap(object value):
     """Wrap a backend array as a new Tensor (the one place ids are handed out)."""
     global _next_id
     cdef Tensor t = Tensor.__new__(Tensor)
-    if not cnp.PyArray_CheckExact(value):
+    if not cnp.PyArray_CheckExact(value) and type(value) is not _device_type:
         value = np.asarray(value)
     t._value = value
     t._id = _next_id
@@ -250,7 +298,7 @@ cdef class Tensor:
     # -- value and metadata -------------------------------------------------------------
     def numpy(self):
         """The value as NumPy: a read-only view of the tensor's memory (a scalar for rank 0)."""
-        cdef cnp.ndarray arr = self._value
+        cdef cnp.ndarray arr = _host(self._value)
         if _tracer is not None and _tracing():
             _tracer.escape(self, "numpy()")
         if arr.ndim == 0:
@@ -268,33 +316,44 @@ cdef class Tensor:
 
     @property
     def dtype(self):
-        return _dtypes.from_numpy((<cnp.ndarray>self._value).dtype)
+        if cnp.PyArray_CheckExact(self._value):
+            return _dtypes.from_numpy((<cnp.ndarray>self._value).dtype)
+        return _dtypes.from_numpy(self._value.dtype)
 
     @property
     def ndim(self):
-        return (<cnp.ndarray>self._value).ndim
+        if cnp.PyArray_CheckExact(self._value):
+            return (<cnp.ndarray>self._value).ndim
+        return self._value.ndim
 
     @property
     def size(self):
-        return (<cnp.ndarray>self._value).size
+        if cnp.PyArray_CheckExact(self._value):
+            return (<cnp.ndarray>self._value).size
+        return self._value.size
 
     @property
     def device(self):
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
+        if cnp.PyArray_CheckExact(self._value):
+            return "/job:localhost/replica:0/task:0/device:CPU:0"
+        return self._value.device_name
 
     @property
     def _tensor_id(self):
         return self._id
 
     def cpu(self):
-        return self
+        if cnp.PyArray_CheckExact(self._value):
+            return self
+        from .placement import _cpu_copy
+        return _cpu_copy(self)
 
     def gpu(self, index=0):
         from .placement import _gpu_copy
         return _gpu_copy(self, index)
 
     def __array__(self, dtype=None, copy=None):
-        arr = self._value
+        arr = _host(self._value)
         if _tracer is not None and _tracing():
             _tracer.escape(self, "__array__")
         if dtype is not None and arr.dtype != dtype:
@@ -305,7 +364,7 @@ cdef class Tensor:
 
     # -- Python conversions -------------------------------------------------------------
     cdef object _scalar(self, str what):
-        arr = self._value
+        arr = _host(self._value)
         if _tracer is not None and _tracing():
             _tracer.escape(self, what)
         if arr.size != 1:
@@ -315,7 +374,7 @@ cdef class Tensor:
         return arr.reshape(-1)[0].item()
 
     def __bool__(self):
-        arr = self._value
+        arr = _host(self._value)
         if _tracer is not None and _tracing():
             _tracer.escape(self, "bool()")
         if arr.size != 1:
@@ -334,20 +393,20 @@ cdef class Tensor:
         return complex(self._scalar("complex()"))
 
     def __index__(self):
-        cdef cnp.ndarray arr = self._value
+        cdef cnp.ndarray arr = _host(self._value)
         if arr.dtype.kind not in "iub":
             raise TypeError("__index__: only integer tensors can be used as an index "
                             "(expected an integer dtype, got %s)" % arr.dtype)
         return int(self._scalar("__index__"))
 
     def __len__(self):
-        cdef cnp.ndarray arr = self._value
+        cdef cnp.ndarray arr = _host(self._value)
         if arr.ndim == 0:
             raise TypeError("len() of a scalar tensor (expected rank >= 1, got rank 0)")
         return arr.shape[0]
 
     def __iter__(self):
-        cdef cnp.ndarray arr = self._value
+        cdef cnp.ndarray arr = _host(self._value)
         if arr.ndim == 0:
             raise TypeError("iteration over a scalar tensor (expected rank >= 1, got rank 0)")
         for i in range(arr.shape[0]):
@@ -363,18 +422,18 @@ cdef class Tensor:
         return self
 
     def __reduce__(self):
-        return (_reconstruct, (np.array(self._value),))
+        return (_reconstruct, (np.array(_host(self._value)),))
 
     # -- printing -----------------------------------------------------------------------
     def __str__(self):
-        arr = self._value
+        arr = _host(self._value)
         body = _format_numpy(arr)
         sep = "\n" if "\n" in body else ""   # TensorFlow breaks the line only when the value spans lines
         return "fe.Tensor(%s%s, shape=%s, dtype=%s)" % (sep, body, TensorShape(arr.shape),
                                                         self.dtype.name)
 
     def __repr__(self):
-        arr = self._value
+        arr = _host(self._value)
         value = repr(arr) if arr.ndim else str(arr)
         if arr.ndim >= 2:
             value = "\n" + value
@@ -551,7 +610,7 @@ cdef class Tensor:
         return self.numpy().tolist()
 
     def item(self, *args):
-        return self._value.item(*args)
+        return _host(self._value).item(*args)
 
 
 def _reconstruct(arr):
@@ -806,7 +865,7 @@ cdef object _binary(Op op, object a, object b):
         if _numpy_operator_hook is not None:
             return _numpy_operator_hook(op, a, b)
     if type(a) is Tensor and type(b) is Tensor and not _check_numerics \
-            and _n_device_scopes == 0:
+            and _n_device_scopes == 0 and _gpu_state == 0:
         ta = <Tensor>a
         tb = <Tensor>b
         if cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
@@ -833,6 +892,13 @@ cpdef object execute(Op op, tuple args, dict attrs):
     cdef list arrays = [None] * n
     cdef object a, ref_dtype = None, r
     cdef Tensor t
+    if _gpu_state:     # one C check on the CPU-only path; see fasteager.cuda.ops.execute
+        if _gpu_state < 0:
+            _probe_gpu()
+        if _gpu_state > 0:
+            r = _gpu_hook(op, args, attrs)
+            if r is not NotImplemented:
+                return r
     # 1. tensors and variables first: their dtype is the one Python scalars adopt
     for i in range(n):
         a = args[i]

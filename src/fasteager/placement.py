@@ -1,8 +1,10 @@
 """Device placement: ``fe.device(name)`` scopes and the soft-placement rule.
 
-This build runs every op on the CPU. A GPU request (``fe.device("/gpu:0")``, ``t.gpu()``)
-on a machine without a usable GPU follows soft placement: with it on (the default) the
-op runs on the CPU and a warning is issued once; with it off, a clear error is raised.
+GPUs come from the optional CUDA backend (``fasteager.cuda``, PyCUDA): ``num_gpus()`` is 0
+unless PyCUDA imports and a device exists. A GPU request (``fe.device("/gpu:0")``,
+``t.gpu()``) on a machine without a usable GPU follows soft placement: with it on (the
+default) the op runs on the CPU and a warning is issued once; with it off, a clear error
+is raised. Where an op runs when a GPU exists is decided in ``fasteager.cuda.ops``.
 """
 import re
 import threading
@@ -36,8 +38,9 @@ def parse_device(name):
 
 
 def num_gpus():
-    """GPUs this build can use (none: the CUDA backend is not part of this build yet)."""
-    return 0
+    """GPUs usable through the CUDA backend (0 without PyCUDA, a driver or a device)."""
+    from .cuda.context import num_gpus as _n
+    return _n()
 
 
 def _resolve(kind, index):
@@ -92,8 +95,17 @@ def current_device():
 
 
 def _gpu_copy(tensor, index=0):
-    _resolve("GPU", int(index))
-    return tensor
+    """``t.gpu(index)``: a copy on the GPU, or ``t`` itself under soft placement."""
+    kind, index = _resolve("GPU", int(index))
+    if kind == "CPU":
+        return tensor
+    from .cuda import ops
+    return ops.to_gpu(tensor, index)
+
+
+def _cpu_copy(tensor):
+    """``t.cpu()`` of a GPU tensor: a host copy."""
+    return _core.wrap(tensor._value.get())
 
 
 def set_soft_device_placement(enabled):

@@ -1,0 +1,29 @@
+"""The optional CUDA backend, through PyCUDA.
+
+Layers, bottom up:
+
+- ``context``: the lazy PyCUDA import and the CUDA context, created on first GPU use;
+- ``memory``: ``DeviceArray`` (a contiguous device buffer with shape and dtype) and the
+  caching allocator that keeps ``cuMemAlloc`` off the hot path;
+- ``kernels/*.cu`` and ``kernels.py``: the CUDA C sources (the elementwise ones generated
+  from one table of C expressions) compiled with ``SourceModule`` on first use and
+  memoised per source, dtype and context;
+- ``ops``: the GPU forward of each op, and the documented CPU fallback for the others.
+
+Nothing here touches CUDA at import: ``import fasteager`` works without PyCUDA or a GPU,
+and then ``num_gpus()`` is 0 and GPU requests follow soft placement.
+"""
+from .context import num_gpus
+
+
+def _probe():
+    """Called by the core on the first op: install the GPU hook when a GPU is usable."""
+    from .. import _core
+    if num_gpus() == 0:
+        _core.set_gpu_backend(0)
+        return
+    from . import memory, ops
+    _core.set_gpu_backend(1, ops.execute, memory.DeviceArray)
+
+
+__all__ = ["num_gpus"]
