@@ -22,5 +22,5 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason="no CUDA GPU with PyCUDA on this machine")
     for item in items:
-        if "gpu" in item.keywords:
+        if item.get_closest_marker("gpu") is not None:   # not the tests/gpu folder name
             item.add_marker(skip)
