@@ -13,10 +13,15 @@ bytecode program over a register file per element, evaluated over blocks of elem
 (so every intermediate stays in cache) with the loop parallel over blocks when large.
 """
 cimport cython
-from cython.parallel cimport prange
+cimport numpy as cnp
+from cython.parallel cimport prange, threadid
+cimport openmp
 from libc.math cimport exp, log, tanh, sqrt, sin, cos, fabs, log1p, expm1
+from libc.stdlib cimport malloc, free
 
 import numpy as np
+
+cnp.import_array()
 
 DEF KIND_OP = 0
 DEF KIND_READ = 1
@@ -95,13 +100,18 @@ def run(list steps, list regs):
 # ----------------------------------------------------------------------------------------
 # Fused elementwise chains
 # ----------------------------------------------------------------------------------------
-# opcodes: unary ops read a, binary read a and b; every instruction writes register dst
+# A program is rows (opcode, a, b, dst) over a register file of blocks of BLOCK elements:
+# registers 0..n_in-1 are the inputs (full arrays are read in place; 0-d inputs are
+# broadcast into their register once per thread), then the constants (broadcast once),
+# then temporaries (``_fusion`` allocates them, reusing dead ones). The last instruction
+# writes straight into the output. Unary ops read a (b == a).
 DEF OP_ADD = 0
 DEF OP_SUB = 1
 DEF OP_MUL = 2
 DEF OP_DIV = 3
 DEF OP_MAX = 4
 DEF OP_MIN = 5
+DEF OP_SQDIFF = 6
 DEF OP_NEG = 10
 DEF OP_EXP = 11
 DEF OP_LOG = 12
@@ -117,173 +127,288 @@ DEF OP_RECIP = 21
 DEF OP_LOG1P = 22
 DEF OP_EXPM1 = 23
 DEF OP_RSQRT = 24
-DEF OP_SQDIFF = 25
 
+# op name -> opcode; each is computed as fasteager's NumPy kernel computes it, in the
+# array's precision (float32 results are rounded to float32 after every step, as the
+# unfused ufuncs do); exp/log/tanh/sin/cos/log1p/expm1 use libm in double precision, so
+# they may differ from NumPy's SIMD versions in the last place.
 OPCODES = {"add": OP_ADD, "subtract": OP_SUB, "multiply": OP_MUL, "truediv": OP_DIV,
-           "maximum": OP_MAX, "minimum": OP_MIN, "negative": OP_NEG, "exp": OP_EXP,
-           "log": OP_LOG, "tanh": OP_TANH, "sqrt": OP_SQRT, "sin": OP_SIN, "cos": OP_COS,
-           "abs": OP_ABS, "square": OP_SQUARE, "sigmoid": OP_SIGMOID, "relu": OP_RELU,
-           "reciprocal": OP_RECIP, "log1p": OP_LOG1P, "expm1": OP_EXPM1, "rsqrt": OP_RSQRT,
-           "squared_difference": OP_SQDIFF}
-BINARY = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_SQDIFF}
+           "maximum": OP_MAX, "minimum": OP_MIN, "squared_difference": OP_SQDIFF,
+           "negative": OP_NEG, "exp": OP_EXP, "log": OP_LOG, "tanh": OP_TANH,
+           "sqrt": OP_SQRT, "sin": OP_SIN, "cos": OP_COS, "abs": OP_ABS,
+           "square": OP_SQUARE, "sigmoid": OP_SIGMOID, "relu": OP_RELU,
+           "reciprocal": OP_RECIP, "log1p": OP_LOG1P, "expm1": OP_EXPM1, "rsqrt": OP_RSQRT}
+BINARY = frozenset({OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_SQDIFF})
 
-DEF BLOCK = 128
-DEF MAXREG = 48
-
-
-cdef inline double _apply(int code, double a, double b) noexcept nogil:
-    if code == OP_ADD:
-        return a + b
-    if code == OP_SUB:
-        return a - b
-    if code == OP_MUL:
-        return a * b
-    if code == OP_DIV:
-        return a / b
-    if code == OP_MAX:
-        return a if a >= b or b != b else b
-    if code == OP_MIN:
-        return a if a <= b or b != b else b
-    if code == OP_NEG:
-        return -a
-    if code == OP_EXP:
-        return exp(a)
-    if code == OP_LOG:
-        return log(a)
-    if code == OP_TANH:
-        return tanh(a)
-    if code == OP_SQRT:
-        return sqrt(a)
-    if code == OP_SIN:
-        return sin(a)
-    if code == OP_COS:
-        return cos(a)
-    if code == OP_ABS:
-        return fabs(a)
-    if code == OP_SQUARE:
-        return a * a
-    if code == OP_SIGMOID:
-        return 1.0 / (1.0 + exp(-a))
-    if code == OP_RELU:
-        return a if a > 0 else (0.0 if a == a else a)
-    if code == OP_RECIP:
-        return 1.0 / a
-    if code == OP_LOG1P:
-        return log1p(a)
-    if code == OP_EXPM1:
-        return expm1(a)
-    if code == OP_RSQRT:
-        return 1.0 / sqrt(a)
-    if code == OP_SQDIFF:
-        return (a - b) * (a - b)
-    return a
-
-
-@cython.final
-cdef class Fused:
-    """A chain of elementwise ops on same-shape float arrays, run as one pass.
-
-    Registers 0..n_in-1 hold the inputs, then one register per instruction; the program
-    ``code`` is rows (opcode, a, b, dst); ``outs`` are the registers returned.
-    Arithmetic is in double precision, rounded to the dtype at the outputs only when the
-    dtype is float64; for float32, each instruction's result is rounded to float32 as
-    the unfused ops would do.
-    """
-    cdef public object code        # int32 (m, 4)
-    cdef public tuple outs
-    cdef public int n_in
-    cdef public int n_regs
-    cdef public object dtype
-    cdef public tuple shape
-
-    def __init__(self, code, tuple outs, int n_in, int n_regs, dtype, tuple shape):
-        self.code = np.ascontiguousarray(code, dtype=np.int32)
-        self.outs = outs
-        self.n_in = n_in
-        self.n_regs = n_regs
-        self.dtype = np.dtype(dtype)
-        self.shape = shape
-
-    def run(self, list arrays):
-        cdef Py_ssize_t size = 1
-        cdef int k
-        for d in self.shape:
-            size *= d
-        results = [np.empty(self.shape, self.dtype) for _ in self.outs]
-        ins = [np.ascontiguousarray(a, self.dtype).reshape(-1) for a in arrays]
-        flat_out = [r.reshape(-1) for r in results]
-        if self.dtype == np.float32:
-            _run_f32(self, ins, flat_out, size)
-        else:
-            _run_f64(self, ins, flat_out, size)
-        return results if len(results) > 1 else results[0]
-
+DEF BLOCK = 256
+DEF PARALLEL_MIN = 65536       # elements times instructions below which one thread runs
 
 ctypedef fused real:
     float
     double
 
 
-cdef void _fused_loop(const int[:, ::1] code, real** ins, int n_in, real** outs,
-                      const int* out_regs, int n_out, Py_ssize_t size, bint parallel) noexcept nogil:
+@cython.final
+cdef class Fused:
+    """A single-output chain (a DAG) of elementwise ops on same-shape float arrays, run
+    as one pass over blocks of elements (parallel over blocks when large).
+
+    ``code``: int32 rows (opcode, a, b, dst); ``n_in`` inputs, whose shapes must be
+    ``in_shapes`` (the output's shape or ``()``); ``consts``: values of the constant
+    registers n_in..n_in+len(consts)-1; ``fallback(arrays)`` computes the same result
+    with the original kernels, used when an input is not a float ndarray of the traced
+    dtype and shape (a variable whose shape changed, a device array).
+    """
+    cdef public object code
+    cdef public int n_in
+    cdef public object consts
+    cdef public int n_regs
+    cdef public object dtype
+    cdef public tuple shape
+    cdef public tuple in_shapes
+    cdef public object fallback
+    cdef public tuple names          # op names, for repr and tests
+    cdef int typenum
+    cdef Py_ssize_t size
+    cdef int[:, ::1] codev
+    cdef double[::1] constv
+    cdef char[::1] scalar_in
+
+    def __init__(self, code, int n_in, consts, int n_regs, dtype, tuple shape,
+                 tuple in_shapes, fallback=None, tuple names=()):
+        self.code = np.ascontiguousarray(code, dtype=np.int32).reshape(-1, 4)
+        self.codev = self.code
+        self.n_in = n_in
+        self.consts = np.ascontiguousarray(consts, dtype=np.float64).reshape(-1)
+        self.constv = self.consts
+        self.n_regs = n_regs
+        self.dtype = np.dtype(dtype)
+        if self.dtype != np.float32 and self.dtype != np.float64:
+            raise TypeError("Fused: float32 or float64 only (got %s)" % self.dtype)
+        self.typenum = self.dtype.num
+        self.shape = tuple(shape)
+        self.in_shapes = tuple(tuple(s) for s in in_shapes)
+        if len(self.in_shapes) != n_in:
+            raise ValueError("Fused: %d input shapes for %d inputs" % (len(in_shapes), n_in))
+        for s in self.in_shapes:
+            if s != () and s != self.shape:
+                raise ValueError("Fused: input shape %s is neither () nor %s" % (s, self.shape))
+        self.scalar_in = np.array([s == () and self.shape != () for s in self.in_shapes]
+                                  + [0], dtype=np.int8)
+        self.size = 1
+        for d in self.shape:
+            self.size *= d
+        if self.code.shape[0] < 1:
+            raise ValueError("Fused: empty program")
+        if n_in + len(self.consts) > n_regs:
+            raise ValueError("Fused: too few registers")
+        for row in self.code:
+            for x in row[1:]:
+                if not 0 <= x < n_regs:
+                    raise ValueError("Fused: register %d out of range" % x)
+            if row[3] < n_in + len(self.consts):
+                raise ValueError("Fused: an instruction writes an input or a constant")
+        self.fallback = fallback
+        self.names = names
+
+    def __repr__(self):
+        return "Fused(%d ops %s, %s %s)" % (self.code.shape[0], "/".join(self.names),
+                                             self.dtype, self.shape)
+
+    def run(self, list arrays):
+        cdef Py_ssize_t k, n = len(arrays)
+        cdef object a
+        if n != self.n_in:
+            raise ValueError("Fused: expected %d inputs (got %d)" % (self.n_in, n))
+        arrs = [None] * n
+        for k in range(n):
+            a = arrays[k]
+            if not cnp.PyArray_CheckExact(a):
+                if isinstance(a, (float, np.floating)):
+                    a = np.asarray(a)
+                else:
+                    return self._fallback(arrays)
+            if (cnp.PyArray_TYPE(<cnp.ndarray>a) != self.typenum
+                    or (<object>a).shape != self.in_shapes[k]):
+                return self._fallback(arrays)
+            if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
+                a = np.ascontiguousarray(a)
+            arrs[k] = a
+        out = np.empty(self.shape, self.dtype)
+        if self.size == 0:
+            return out
+        if self.typenum == cnp.NPY_FLOAT:
+            _run_typed[float](self, arrs, out, <float>0)
+        else:
+            _run_typed[double](self, arrs, out, <double>0)
+        return out
+
+    def _fallback(self, arrays):
+        if self.fallback is None:
+            raise TypeError("Fused: inputs of another dtype or shape than traced (%s %s)"
+                            % (self.dtype, self.shape))
+        return self.fallback(arrays)
+
+
+cdef _run_typed(Fused f, list arrs, out, real dummy):
+    cdef int n_in = f.n_in, k
+    cdef real** ins = <real**>malloc((n_in + 1) * sizeof(real*))
+    if ins == NULL:
+        raise MemoryError()
+    for k in range(n_in):
+        ins[k] = <real*>cnp.PyArray_DATA(<cnp.ndarray>arrs[k])
+    cdef real* dst = <real*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef bint par = f.size * f.codev.shape[0] >= PARALLEL_MIN and f.size >= 2 * BLOCK
+    try:
+        with nogil:
+            _fused_loop(&f.codev[0, 0], <int>f.codev.shape[0], ins, &f.scalar_in[0], n_in,
+                        &f.constv[0] if f.constv.shape[0] else NULL,
+                        <int>f.constv.shape[0], f.n_regs, dst, f.size, par)
+    finally:
+        free(ins)
+
+
+cdef int _fused_loop(const int* code, int m, real** ins, const char* scalar_in, int n_in,
+                     const double* consts, int n_const, int n_regs, real* out,
+                     Py_ssize_t size, bint par) except -1 nogil:
     cdef Py_ssize_t nblocks = (size + BLOCK - 1) // BLOCK, blk
-    if parallel:
-        for blk in prange(nblocks, schedule="static"):
-            _fused_block(code, ins, n_in, outs, out_regs, n_out, size, blk)
+    cdef int nthreads = 1, tid
+    if par:
+        nthreads = openmp.omp_get_max_threads()
+        if nthreads > nblocks:
+            nthreads = <int>nblocks
+        if nthreads < 1:
+            nthreads = 1
+    # one register file and pointer table per thread
+    cdef real* regs = <real*>malloc(nthreads * n_regs * BLOCK * sizeof(real))
+    cdef real** ptr = <real**>malloc(nthreads * n_regs * sizeof(real*))
+    if regs == NULL or ptr == NULL:
+        free(regs)
+        free(ptr)
+        with gil:
+            raise MemoryError()
+    for tid in range(nthreads):
+        _init_regs(regs + tid * n_regs * BLOCK, ptr + tid * n_regs, ins, scalar_in, n_in,
+                   consts, n_const, n_regs)
+    if nthreads > 1:
+        for blk in prange(nblocks, schedule="static", num_threads=nthreads):
+            _fused_block(code, m, ins, scalar_in, n_in, ptr + threadid() * n_regs, out,
+                         size, blk)
     else:
         for blk in range(nblocks):
-            _fused_block(code, ins, n_in, outs, out_regs, n_out, size, blk)
+            _fused_block(code, m, ins, scalar_in, n_in, ptr, out, size, blk)
+    free(regs)
+    free(ptr)
+    return 0
 
 
-cdef void _fused_block(const int[:, ::1] code, real** ins, int n_in, real** outs,
-                       const int* out_regs, int n_out, Py_ssize_t size,
-                       Py_ssize_t blk) noexcept nogil:
-    cdef real regs[MAXREG][BLOCK]
-    cdef Py_ssize_t start = blk * BLOCK, stop = start + BLOCK, i, n
-    cdef int k, m = code.shape[0], op, a, b, dst
-    if stop > size:
-        stop = size
-    n = stop - start
-    for k in range(n_in):
-        for i in range(n):
-            regs[k][i] = ins[k][start + i]
-    for k in range(m):
-        op = code[k, 0]
-        a = code[k, 1]
-        b = code[k, 2]
-        dst = code[k, 3]
-        for i in range(n):
-            regs[dst][i] = <real>_apply(op, regs[a][i], regs[b][i])
-    for k in range(n_out):
-        for i in range(n):
-            outs[k][start + i] = regs[out_regs[k]][i]
-
-
-cdef _run_f32(Fused f, list ins, list outs, Py_ssize_t size):
-    _run_typed[float](f, ins, outs, size, 0.0)
-
-
-cdef _run_f64(Fused f, list ins, list outs, Py_ssize_t size):
-    _run_typed[double](f, ins, outs, size, 0.0)
-
-
-cdef _run_typed(Fused f, list ins, list outs, Py_ssize_t size, real dummy):
-    cdef const int[:, ::1] code = f.code
-    cdef real* in_ptrs[MAXREG]
-    cdef real* out_ptrs[MAXREG]
-    cdef int out_regs[MAXREG]
-    cdef const real[::1] cview
-    cdef real[::1] view
+cdef void _init_regs(real* regs, real** ptr, real** ins, const char* scalar_in, int n_in,
+                     const double* consts, int n_const, int n_regs) noexcept nogil:
+    """Point every register at its block; broadcast 0-d inputs and constants into theirs."""
     cdef int k
-    for k in range(len(ins)):
-        cview = ins[k]
-        in_ptrs[k] = <real*>&cview[0] if cview.shape[0] else NULL
-    for k in range(len(outs)):
-        view = outs[k]
-        out_ptrs[k] = &view[0] if view.shape[0] else NULL
-        out_regs[k] = f.outs[k]
-    cdef int n_in = len(ins), n_out = len(outs)
-    if size == 0:
-        return
-    with nogil:
-        _fused_loop(code, in_ptrs, n_in, out_ptrs, out_regs, n_out, size, size >= 65536)
+    cdef Py_ssize_t i
+    cdef real v
+    for k in range(n_regs):
+        ptr[k] = regs + k * BLOCK
+    for k in range(n_in + n_const):
+        if k < n_in:
+            if not scalar_in[k]:
+                continue
+            v = ins[k][0]
+        else:
+            v = <real>consts[k - n_in]
+        for i in range(BLOCK):
+            ptr[k][i] = v
+
+
+cdef void _fused_block(const int* code, int m, real** ins, const char* scalar_in, int n_in,
+                       real** ptr, real* out, Py_ssize_t size, Py_ssize_t blk) noexcept nogil:
+    cdef Py_ssize_t start = blk * BLOCK, n = BLOCK, i
+    cdef int k, op
+    cdef real* pa
+    cdef real* pb
+    cdef real* pd
+    cdef real t
+    if start + n > size:
+        n = size - start
+    for k in range(n_in):                # full inputs are read in place
+        if not scalar_in[k]:
+            ptr[k] = ins[k] + start
+    for k in range(m):
+        op = code[4 * k]
+        pa = ptr[code[4 * k + 1]]
+        pb = ptr[code[4 * k + 2]]
+        pd = out + start if k == m - 1 else ptr[code[4 * k + 3]]
+        if op == OP_ADD:
+            for i in range(n):
+                pd[i] = pa[i] + pb[i]
+        elif op == OP_SUB:
+            for i in range(n):
+                pd[i] = pa[i] - pb[i]
+        elif op == OP_MUL:
+            for i in range(n):
+                pd[i] = pa[i] * pb[i]
+        elif op == OP_DIV:
+            for i in range(n):
+                pd[i] = pa[i] / pb[i]
+        elif op == OP_MAX:               # np.maximum: NaN propagates
+            for i in range(n):
+                pd[i] = pa[i] if (pa[i] >= pb[i] or pa[i] != pa[i]) else pb[i]
+        elif op == OP_MIN:
+            for i in range(n):
+                pd[i] = pa[i] if (pa[i] <= pb[i] or pa[i] != pa[i]) else pb[i]
+        elif op == OP_SQDIFF:            # np.square(x - y)
+            for i in range(n):
+                t = pa[i] - pb[i]
+                pd[i] = t * t
+        elif op == OP_NEG:
+            for i in range(n):
+                pd[i] = -pa[i]
+        elif op == OP_EXP:
+            for i in range(n):
+                pd[i] = <real>exp(<double>pa[i])
+        elif op == OP_LOG:
+            for i in range(n):
+                pd[i] = <real>log(<double>pa[i])
+        elif op == OP_TANH:
+            for i in range(n):
+                pd[i] = <real>tanh(<double>pa[i])
+        elif op == OP_SQRT:
+            for i in range(n):
+                pd[i] = <real>sqrt(<double>pa[i])
+        elif op == OP_SIN:
+            for i in range(n):
+                pd[i] = <real>sin(<double>pa[i])
+        elif op == OP_COS:
+            for i in range(n):
+                pd[i] = <real>cos(<double>pa[i])
+        elif op == OP_ABS:
+            for i in range(n):
+                pd[i] = <real>fabs(<double>pa[i])
+        elif op == OP_SQUARE:
+            for i in range(n):
+                pd[i] = pa[i] * pa[i]
+        elif op == OP_SIGMOID:           # fasteager's (tanh(x / 2) + 1) / 2, step by step
+            for i in range(n):
+                t = <real>tanh(<double>(pa[i] * <real>0.5))
+                t = t + <real>1
+                pd[i] = t * <real>0.5
+        elif op == OP_RELU:              # np.maximum(x, 0)
+            for i in range(n):
+                pd[i] = pa[i] if (pa[i] >= 0 or pa[i] != pa[i]) else <real>0
+        elif op == OP_RECIP:
+            for i in range(n):
+                pd[i] = <real>1 / pa[i]
+        elif op == OP_LOG1P:
+            for i in range(n):
+                pd[i] = <real>log1p(<double>pa[i])
+        elif op == OP_EXPM1:
+            for i in range(n):
+                pd[i] = <real>expm1(<double>pa[i])
+        elif op == OP_RSQRT:             # 1 / np.sqrt(x)
+            for i in range(n):
+                t = <real>sqrt(<double>pa[i])
+                pd[i] = <real>1 / t
+        else:
+            for i in range(n):
+                pd[i] = pa[i]

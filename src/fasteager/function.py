@@ -231,7 +231,8 @@ class ConcreteFunction:
         for r, arr in tracer.consts.items():
             template[r] = arr
         self._template = template
-        self._steps = _plan(tracer.steps, self._out_regs, set(tracer.consts), self._n_regs)
+        self._steps = _plan(tracer.steps, self._out_regs, tracer.consts, self._n_regs,
+                            tracer.values)
         self._quiet = any(s.op is not None and s.op.quiet for s in tracer.steps)
         if tracer.random_regs and not self._eager_only and (
                 tracer.random_regs & set(self._out_regs) or
@@ -245,6 +246,11 @@ class ConcreteFunction:
     def graph_size(self):
         """The number of steps the replay runs (after dead-code removal and fusion)."""
         return len(self._steps)
+
+    @property
+    def fused_steps(self):
+        """The fused elementwise kernels of the replay list (``_graph.Fused`` objects)."""
+        return [s.fn for s in self._steps if s.kind == KIND_FUSED]
 
     def _fill(self, tensors, var_tensors):
         regs = self._template[:]
@@ -341,8 +347,11 @@ class ConcreteFunction:
         return [vals[r] for r in self._out_regs]
 
 
-def _plan(steps, out_regs, consts, n_regs):
-    """Dead-code removal, fusion, and the register-freeing plan of a replay list."""
+def _plan(steps, out_regs, consts, n_regs, values=None):
+    """Dead-code removal, fusion, and the register-freeing plan of a replay list.
+
+    ``consts``: register -> captured constant; ``values``: trace-time value of every
+    register (fusion reads dtypes and shapes from them)."""
     live = set(out_regs)
     keep = []
     for s in reversed(steps):
@@ -352,14 +361,14 @@ def _plan(steps, out_regs, consts, n_regs):
             live.update(s.ins)
     keep.reverse()
     from . import _fusion
-    keep = _fusion.fuse(keep, set(out_regs))
+    keep = _fusion.fuse(keep, set(out_regs), values, consts)
     # free each register after its last reader (never constants or outputs)
     last = {}
     for i, s in enumerate(keep):
         for r in s.ins:
             last[r] = i
     frees = [[] for _ in keep]
-    protected = set(out_regs) | consts
+    protected = set(out_regs) | set(consts)
     for r, i in last.items():
         if r not in protected:
             frees[i].append(r)

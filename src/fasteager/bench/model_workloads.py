@@ -659,3 +659,42 @@ for _wl in [w for w in __import__("fasteager.bench.workloads", fromlist=["_ALL"]
         return lambda: f(a, b).block_until_ready()
     _wl.entry("jax")(_e_jax)
     _wl.entry("jax_jit")(_e_jax_jit)
+
+
+# ---- fe.function fusion on a large array: 20 elementwise ops on float32 (1_000_000,) ------
+chain_large = workload("function_chain_large",
+                       "20 elementwise ops on float32 (1_000_000,): fe.function (fused) vs "
+                       "eager vs NumPy")
+
+
+def _chain_large(m, x):
+    y = x
+    for _ in range(5):
+        y = m.tanh(y * 0.5 + 0.25) - y * 0.125
+    return y
+
+
+def _chain_large_x():
+    return np.linspace(-1, 1, 1_000_000, dtype=np.float32)
+
+
+@chain_large.entry("fasteager")
+def _(quick):
+    import fasteager as fe
+    f = fe.function(lambda x: _chain_large(fe, x))
+    x = fe.constant(_chain_large_x())
+    f(x)
+    return lambda: f(x)
+
+
+@chain_large.entry("fasteager_eager")
+def _(quick):
+    import fasteager as fe
+    x = fe.constant(_chain_large_x())
+    return lambda: _chain_large(fe, x)
+
+
+@chain_large.entry("numpy")
+def _(quick):
+    x = _chain_large_x()
+    return lambda: _chain_large(np, x)
