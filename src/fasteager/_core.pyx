@@ -860,18 +860,15 @@ cdef object _binary(Op op, object a, object b):
     """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope)."""
     cdef Tensor ta, tb, out
     cdef object r
-    if (type(a) is Tensor and (<Tensor>a)._np_rules) or \
-            (type(b) is Tensor and (<Tensor>b)._np_rules):
-        if _numpy_operator_hook is not None:
-            return _numpy_operator_hook(op, a, b)
-    if type(a) is Tensor and type(b) is Tensor and not _check_numerics \
-            and _n_device_scopes == 0 and _gpu_state == 0:
+    if type(a) is Tensor and type(b) is Tensor:
         ta = <Tensor>a
         tb = <Tensor>b
-        if cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
-                and (op.kind_mask >> cnp.PyArray_TYPE(ta._value)) & 1:
-            if op.quiet:
-                return execute(op, (a, b), None)
+        if ta._np_rules or tb._np_rules:
+            if _numpy_operator_hook is not None:
+                return _numpy_operator_hook(op, a, b)
+        elif not _check_numerics and _n_device_scopes == 0 and _gpu_state == 0 \
+                and cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
+                and (op.kind_mask >> cnp.PyArray_TYPE(ta._value)) & 1 and not op.quiet:
             try:
                 r = op.forward(ta._value, tb._value)
             except Exception:
@@ -882,6 +879,10 @@ cdef object _binary(Op op, object a, object b):
             if _n_recording and op.differentiable:
                 _record(op, (ta, tb), out, None, None)
             return out
+    elif (type(a) is Tensor and (<Tensor>a)._np_rules) or \
+            (type(b) is Tensor and (<Tensor>b)._np_rules):
+        if _numpy_operator_hook is not None:
+            return _numpy_operator_hook(op, a, b)
     return execute(op, (a, b), None)
 
 
