@@ -860,13 +860,17 @@ cdef object _binary(Op op, object a, object b):
     """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope)."""
     cdef Tensor ta, tb, out
     cdef object r
+    cdef bint np_rules
     if type(a) is Tensor and type(b) is Tensor:
         ta = <Tensor>a
         tb = <Tensor>b
-        if ta._np_rules or tb._np_rules:
-            if _numpy_operator_hook is not None:
-                return _numpy_operator_hook(op, a, b)
-        elif not _check_numerics and _n_device_scopes == 0 and _gpu_state == 0 \
+        np_rules = ta._np_rules or tb._np_rules
+        # NumPy-rules operands of one dtype compute exactly as here (but for matmul's 1-D
+        # operands): only mixed dtypes and matmul go to fasteager.numpy
+        if np_rules and _numpy_operator_hook is not None and (
+                op is _op_matmul or cnp.PyArray_TYPE(ta._value) != cnp.PyArray_TYPE(tb._value)):
+            return _numpy_operator_hook(op, a, b)
+        if not _check_numerics and _n_device_scopes == 0 and _gpu_state == 0 \
                 and cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
                 and (op.kind_mask >> cnp.PyArray_TYPE(ta._value)) & 1 and not op.quiet:
             try:
@@ -874,6 +878,7 @@ cdef object _binary(Op op, object a, object b):
             except Exception:
                 return execute(op, (a, b), None)   # the slow path builds the error message
             out = _wrap(r)
+            out._np_rules = np_rules
             if _tracer is not None and _tracing():
                 _tracer.record(op, (ta, tb), None, out)
             if _n_recording and op.differentiable:

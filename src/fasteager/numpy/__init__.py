@@ -139,9 +139,8 @@ def isscalar(element):
 # NumPy-rules tensors: every function here marks what it returns (see _rules.py)
 from . import _rules as _rules_mod  # noqa: E402
 
-_rules_mod.mark_module(globals())
-_rules_mod.mark_module(vars(linalg))
-_rules_mod.mark_module(vars(random))
+_rules_mod.mark_module(globals(), "fasteager.numpy._arrays")
+_rules_mod.mark_module(vars(random), "fasteager.numpy.random")
 
 def __getattr__(name):
     if hasattr(_np, name):

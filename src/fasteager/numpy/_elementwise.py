@@ -6,6 +6,8 @@ table as well.
 """
 import numpy as np
 
+from .. import _core
+
 from ..errors import InvalidArgumentError
 from ..ops import math_ops as m
 from ..ops import registry
@@ -70,10 +72,19 @@ _BINARY = {
 
 
 def _unary(name, ufunc, op):
-    def f(x, /, out=None, *, dtype=None):
-        check_out(name, out)
-        (a,) = ufunc_operands(ufunc, (x,), dtype)
-        return op(a)
+    if isinstance(op, _core.Op):
+        run = _core.execute        # straight to dispatch: no keyword parsing per call
+
+        def f(x, /, out=None, *, dtype=None):
+            if out is not None:
+                check_out(name, out)
+            (a,) = ufunc_operands(ufunc, (x,), dtype)
+            return run(op, (a,), None)
+    else:
+        def f(x, /, out=None, *, dtype=None):
+            check_out(name, out)
+            (a,) = ufunc_operands(ufunc, (x,), dtype)
+            return op(a)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "NumPy's ``%s`` (the op ``%s``), with NumPy's dtype rules." % (
         name, getattr(op, "__name__", name))
@@ -81,10 +92,19 @@ def _unary(name, ufunc, op):
 
 
 def _binary(name, ufunc, op):
-    def f(x1, x2, /, out=None, *, dtype=None):
-        check_out(name, out)
-        a, b = ufunc_operands(ufunc, (x1, x2), dtype)
-        return op(a, b)
+    if isinstance(op, _core.Op):
+        run = _core.execute
+
+        def f(x1, x2, /, out=None, *, dtype=None):
+            if out is not None:
+                check_out(name, out)
+            a, b = ufunc_operands(ufunc, (x1, x2), dtype)
+            return run(op, (a, b), None)
+    else:
+        def f(x1, x2, /, out=None, *, dtype=None):
+            check_out(name, out)
+            a, b = ufunc_operands(ufunc, (x1, x2), dtype)
+            return op(a, b)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "NumPy's ``%s`` (the op ``%s``), broadcasting, with NumPy's dtype rules." % (
         name, getattr(op, "__name__", name))

@@ -34,7 +34,9 @@ def tensor(x):
     if isinstance(x, (Tensor, _core.VariableBase)):
         return _core.convert_to_tensor(x)
     if isinstance(x, (np.ndarray, np.generic)):
-        return _core.convert_to_tensor(x)
+        t = _core.convert_to_tensor(x)
+        t._np_rules = True
+        return t
     if isinstance(x, (list, tuple)) and _holds_tensor(x):
         from ._arrays import array
         return array(x)
@@ -46,7 +48,9 @@ def tensor(x):
     if arr.dtype.kind in "OUSV":
         raise InvalidArgumentError("fasteager.numpy: cannot convert %s of %s to a numeric "
                                    "array" % (type(x).__name__, arr.dtype))
-    return _core.wrap(arr)
+    t = _core.wrap(arr)
+    t._np_rules = True
+    return t
 
 
 def _holds_tensor(x):
@@ -91,6 +95,8 @@ def _to(v, dtype):
 
 def ufunc_operands(ufunc, values, dtype=None):
     """Operands cast to the dtypes of the loop NumPy's ``ufunc`` would pick."""
+    if dtype is None and _same_float_tensors(values):
+        return values          # one float dtype: NumPy's loop is that dtype's
     vs = operands(values)
     d = None if dtype is None else np.dtype(dtype)
     loop = _resolve(ufunc, tuple(_key(v) for v in vs), d)
@@ -111,8 +117,26 @@ def result_dtype(values):
     return _result(tuple(_key(v) for v in values))
 
 
+def _same_float_tensors(values):
+    """True when every value is a Tensor of one float dtype (the common, fast case)."""
+    d = None
+    for v in values:
+        if type(v) is not Tensor:
+            return False
+        vd = v._value.dtype
+        if d is None:
+            if vd.kind != "f":
+                return False
+            d = vd
+        elif vd != d:
+            return False
+    return d is not None
+
+
 def promote(values, dtype=None):
     """Operands cast to one dtype: ``dtype`` if given, else ``np.result_type``."""
+    if dtype is None and _same_float_tensors(values):
+        return list(values)
     vs = operands(values)
     d = np.dtype(dtype) if dtype is not None else result_dtype(vs)
     return [_to(v, d) for v in vs]

@@ -8,6 +8,7 @@ import builtins
 
 import numpy as np
 
+from .. import _core
 from ..errors import InvalidArgumentError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
@@ -22,6 +23,8 @@ def _axis(axis):
 def _accumulate(fname, fn, a, dtype, out):
     check_out(fname, out)
     x = tensor(a)
+    if dtype is None and x._value.dtype.kind == "f":
+        return x             # floats reduce in their own dtype
     d = reduce_dtype(fn, x._value.dtype, None if dtype is None else np.dtype(dtype))
     return m.cast(x, d) if x._value.dtype != d else x
 
@@ -86,6 +89,8 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 
 
 def _nonempty(fname, x, axis):
+    if x._value.size:
+        return
     shape = x._value.shape
     axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
     if x._value.size == 0 and (axis is None or builtins.any(shape[int(i)] == 0 for i in axes)):
@@ -149,6 +154,8 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 def _no(fname, **kwargs):
+    if not builtins.any(v is not None for v in kwargs.values()):
+        return
     from ..errors import UnimplementedError
     for k, v in kwargs.items():
         if v is not None:
@@ -163,6 +170,8 @@ def matmul(x1, x2, /, out=None, *, dtype=None):
     check_out("matmul", out)
     a, b = promote((x1, x2), dtype)
     ra, rb = a._value.ndim, b._value.ndim
+    if ra == 2 and rb == 2:
+        return _core.execute(m._matmul, (a, b), None)
     if ra == 0 or rb == 0:
         raise InvalidArgumentError("fasteager.numpy.matmul: operands must not be scalars "
                                    "(got shapes %s and %s)" % (list(a._value.shape),

@@ -1,7 +1,8 @@
 """Tensors made by ``fasteager.numpy`` keep NumPy's promotion under Python operators.
 
-Each public function of the namespace marks the tensors it returns (``_np_rules``); the
-core passes operators on a marked tensor (``x * 0.5``, ``a + b`` of two dtypes, ``v @ w``
+Tensors the namespace makes from non-tensors (creation functions, random, conversion of
+arrays and lists) are marked (``_np_rules``) and ops on marked tensors return marked
+tensors (the core propagates the flag); the core passes operators on a marked tensor (``x * 0.5``, ``a + b`` of two dtypes, ``v @ w``
 with 1-D operands) to ``operator`` below, which calls the namespace's function of the
 same name. Ops on marked tensors return marked tensors, so the rule follows the data.
 """
@@ -41,7 +42,11 @@ def numpy_rules(fn):
 
 
 def mark_module(namespace, module_prefix="fasteager.numpy"):
-    """Wrap every public function defined under ``fasteager.numpy`` in ``namespace``."""
+    """Wrap the public functions defined under ``module_prefix`` in ``namespace``.
+
+    Only functions that make tensors from non-tensors need it (creation, random): ops on
+    marked tensors return marked tensors by themselves (the core propagates the flag).
+    """
     for name, value in list(namespace.items()):
         if name.startswith("_") or not isinstance(value, types.FunctionType):
             continue

@@ -386,11 +386,15 @@ reduce_all = _reduction(_reduce_all)
 # ---- matmul -------------------------------------------------------------------------------
 
 def _matmul_fwd(a, b, transpose_a=False, transpose_b=False):
-    if transpose_a:
-        a = np.swapaxes(a, -1, -2)
-    if transpose_b:
-        b = np.swapaxes(b, -1, -2)
-    return np.matmul(a, b)
+    if a.ndim < 2 or b.ndim < 2:
+        _check_matmul(a, b, transpose_a, transpose_b)
+    x = np.swapaxes(a, -1, -2) if transpose_a else a
+    y = np.swapaxes(b, -1, -2) if transpose_b else b
+    try:
+        return np.matmul(x, y)
+    except ValueError:
+        _check_matmul(a, b, transpose_a, transpose_b)   # says which dimensions differ
+        raise
 
 
 def _check_matmul(a, b, transpose_a=False, transpose_b=False):
@@ -431,7 +435,8 @@ def _mm(a, b, ta, tb):
     return execute(_matmul, a, b)
 
 
-_matmul = defop("matmul", _matmul_fwd, check=_check_matmul, grads=[_matmul_da, _matmul_db])
+# (shapes are checked in the kernel, and explained by _check_matmul only on failure)
+_matmul = defop("matmul", _matmul_fwd, grads=[_matmul_da, _matmul_db])
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -443,7 +448,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     ta = bool(transpose_a or adjoint_a)
     tb = bool(transpose_b or adjoint_b)
-    a, b = convert_same(a, b)
+    if not (type(a) is _core.Tensor and type(b) is _core.Tensor):
+        a, b = convert_same(a, b)
     out = _mm(a, b, ta, tb)
     if output_type is not None:
         out = cast(out, output_type)

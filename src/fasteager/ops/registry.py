@@ -78,6 +78,8 @@ def normalize_axis(opname, axis, rank, argname="axis"):
     """Axis argument (None, int, sequence or tensor) to a sorted tuple of non-negative ints."""
     if axis is None:
         return None
+    if type(axis) is int and -rank <= axis < rank:      # the common case, quickly
+        return (axis % rank,)
     if isinstance(axis, (_core.Tensor, np.ndarray)):
         axis = np.asarray(axis).tolist()
     if isinstance(axis, (list, tuple)):
