@@ -20,3 +20,13 @@ def test_list_and_json(tmp_path, capsys):
     res = [r for r in data["results"] if r["workload"] == "dispatch_add"][0]
     assert res["entries"]["fasteager"]["samples"] == 2
     assert "fasteager_over_peer" in res["entries"]["numpy"]
+
+
+def test_markdown_table():
+    results = [{"workload": "w", "entries": {
+        "fasteager": {"median": 2e-6, "min": 1e-6, "max": 3e-6, "samples": 3},
+        "numpy": {"median": 1e-6, "min": 1e-6, "max": 1e-6, "samples": 3,
+                  "fasteager_over_peer": 2.0}}}]
+    md = runner.markdown_table(results)
+    assert "| w | fasteager | 2 us | 1 us - 3 us |  |" in md
+    assert "|  | numpy | 1 us | 1 us - 1 us | 2.00x |" in md

@@ -93,6 +93,22 @@ def print_table(results, out=None):
                 "" if ratio is None else "%.2fx" % ratio), file=out)
 
 
+def markdown_table(results):
+    """The results as a Markdown table (what benchmarks/RESULTS.md holds)."""
+    lines = ["| workload | entry | median | min - max | fasteager / peer |",
+             "|---|---|---|---|---|"]
+    for res in results:
+        first = True
+        for name, row in res["entries"].items():
+            ratio = row.get("fasteager_over_peer")
+            lines.append("| %s | %s | %s | %s - %s | %s |" % (
+                res["workload"] if first else "", name, _fmt_time(row["median"]),
+                _fmt_time(row["min"]), _fmt_time(row["max"]),
+                "" if ratio is None else "%.2fx" % ratio))
+            first = False
+    return "\n".join(lines) + "\n"
+
+
 def plot(results, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -124,6 +140,7 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds per workload")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a PNG plot of the ratios")
+    p.add_argument("--markdown", metavar="PATH", help="write the table as Markdown")
     args = p.parse_args(argv)
     wls = _workloads.all_workloads()
     if args.only:
@@ -146,4 +163,7 @@ def main(argv=None):
                        "results": results}, f, indent=2)
     if args.plot:
         plot(results, args.plot)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown_table(results))
     return 0
