@@ -52,20 +52,24 @@ conv = workload("conv2d_guide_fwd_bwd",
                 "conv 3x3 (32,28,28,1)->16 then 16->16, VALID: forward + both gradients")
 
 
-@conv.entry("fasteager")
-def _(quick):
-    import fasteager as fe
+def _conv_run(tf):
+    """Two 3x3 VALID convolutions at the guide's shapes, forward and both gradients."""
     rng = np.random.default_rng(0)
-    x = fe.constant(rng.standard_normal((32, 28, 28, 1)).astype(np.float32))
-    w1 = fe.Variable(rng.standard_normal((3, 3, 1, 16)).astype(np.float32) * 0.1)
-    w2 = fe.Variable(rng.standard_normal((3, 3, 16, 16)).astype(np.float32) * 0.1)
+    x = tf.constant(rng.standard_normal((32, 28, 28, 1)).astype(np.float32))
+    w1 = tf.Variable(rng.standard_normal((3, 3, 1, 16)).astype(np.float32) * 0.1)
+    w2 = tf.Variable(rng.standard_normal((3, 3, 16, 16)).astype(np.float32) * 0.1)
 
     def run():
-        with fe.GradientTape() as tape:
-            h = fe.nn.conv2d(x, w1, 1, "VALID")
-            y = fe.reduce_sum(fe.nn.conv2d(h, w2, 1, "VALID"))
+        with tf.GradientTape() as tape:
+            h = tf.nn.conv2d(x, w1, 1, "VALID")
+            y = tf.reduce_sum(tf.nn.conv2d(h, w2, 1, "VALID"))
         tape.gradient(y, [w1, w2])
     return run
+
+
+@conv.entry("fasteager")
+def _(quick):
+    return _conv_run(_fasteager())
 
 
 @conv.entry("torch")
@@ -82,29 +86,59 @@ def _(quick):
     return run
 
 
+# ---- Keras training steps: ONE piece of code for fasteager and TensorFlow ---------------------
+# (the project's promise: TF eager code runs on fasteager with only the import changed)
+
+def _mlp_layers(tf):
+    return [tf.keras.layers.Dense(128, activation="relu"), tf.keras.layers.Dense(10)]
+
+
+def _convnet_layers(tf):
+    return [tf.keras.layers.Conv2D(16, [3, 3], activation="relu"),
+            tf.keras.layers.Conv2D(16, [3, 3], activation="relu"),
+            tf.keras.layers.GlobalAveragePooling2D(),
+            tf.keras.layers.Dense(10)]
+
+
+def _keras_step(tf, layers, optimizer, x_shape):
+    """A custom training step (forward, loss, tape gradient, update) in TF's eager API."""
+    tf.random.set_seed(0)
+    model = tf.keras.Sequential(layers(tf))
+    opt = optimizer(tf)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.random(x_shape, dtype=np.float32))
+    y = tf.constant(rng.integers(0, 10, x_shape[0]))
+    model(x)
+
+    def run():
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return run
+
+
+def _sgd(tf):
+    return tf.keras.optimizers.SGD(0.01)
+
+
+def _adam(tf):
+    return tf.keras.optimizers.Adam()
+
+
+def _fasteager():
+    import fasteager
+    return fasteager
+
+
 # ---- MLP 784-128-10 training step, batch 32 ----------------------------------------------------
 mlp = workload("mlp_train_step", "MLP 784-128-10, batch 32: forward, loss, backward, SGD update")
 
 
 @mlp.entry("fasteager")
 def _(quick):
-    import fasteager as fe
-    fe.random.set_seed(0)
-    model = fe.keras.Sequential([fe.keras.layers.Dense(128, activation="relu"),
-                                 fe.keras.layers.Dense(10)])
-    opt = fe.keras.optimizers.SGD(0.01)
-    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    rng = np.random.default_rng(0)
-    x = fe.constant(rng.random((32, 784), dtype=np.float32))
-    y = fe.constant(rng.integers(0, 10, 32))
-    model(x)
-
-    def run():
-        with fe.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return run
+    return _keras_step(_fasteager(), _mlp_layers, _sgd, (32, 784))
 
 
 @mlp.entry("torch")
@@ -132,26 +166,7 @@ convnet = workload("convnet_train_step",
 
 @convnet.entry("fasteager")
 def _(quick):
-    import fasteager as fe
-    fe.random.set_seed(0)
-    model = fe.keras.Sequential([
-        fe.keras.layers.Conv2D(16, [3, 3], activation="relu"),
-        fe.keras.layers.Conv2D(16, [3, 3], activation="relu"),
-        fe.keras.layers.GlobalAveragePooling2D(),
-        fe.keras.layers.Dense(10)])
-    opt = fe.keras.optimizers.Adam()
-    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    rng = np.random.default_rng(0)
-    x = fe.constant(rng.random((32, 28, 28, 1), dtype=np.float32))
-    y = fe.constant(rng.integers(0, 10, 32))
-    model(x)
-
-    def run():
-        with fe.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return run
+    return _keras_step(_fasteager(), _convnet_layers, _adam, (32, 28, 28, 1))
 
 
 @convnet.entry("torch")
@@ -296,22 +311,8 @@ def _(quick):
     return _fe_mlp_step(False)
 
 
-@mlp_fn.entry("torch")
-def _(quick):
-    torch = _torch()
-    model = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(),
-                                torch.nn.Linear(128, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.rand(32, 784)
-    y = torch.randint(0, 10, (32,))
-
-    def run():
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-    return run
+# the same PyTorch step as mlp_train_step's
+mlp_fn.entry("torch")(mlp.entries["torch"])
 
 
 # ---- TensorFlow and JAX entries (run only where installed) -----------------------------------
@@ -325,62 +326,17 @@ def _tf():
 
 @mlp.entry("tensorflow")
 def _(quick):
-    tf = _tf()
-    tf.random.set_seed(0)
-    model = tf.keras.Sequential([tf.keras.layers.Dense(128, activation="relu"),
-                                 tf.keras.layers.Dense(10)])
-    opt = tf.keras.optimizers.SGD(0.01)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    rng = np.random.default_rng(0)
-    x = tf.constant(rng.random((32, 784), dtype=np.float32))
-    y = tf.constant(rng.integers(0, 10, 32))
-    model(x)
-
-    def run():
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return run
+    return _keras_step(_tf(), _mlp_layers, _sgd, (32, 784))
 
 
 @convnet.entry("tensorflow")
 def _(quick):
-    tf = _tf()
-    model = tf.keras.Sequential([
-        tf.keras.layers.Conv2D(16, [3, 3], activation="relu"),
-        tf.keras.layers.Conv2D(16, [3, 3], activation="relu"),
-        tf.keras.layers.GlobalAveragePooling2D(),
-        tf.keras.layers.Dense(10)])
-    opt = tf.keras.optimizers.Adam()
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    rng = np.random.default_rng(0)
-    x = tf.constant(rng.random((32, 28, 28, 1), dtype=np.float32))
-    y = tf.constant(rng.integers(0, 10, 32))
-    model(x)
-
-    def run():
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return run
+    return _keras_step(_tf(), _convnet_layers, _adam, (32, 28, 28, 1))
 
 
 @conv.entry("tensorflow")
 def _(quick):
-    tf = _tf()
-    rng = np.random.default_rng(0)
-    x = tf.constant(rng.standard_normal((32, 28, 28, 1)).astype(np.float32))
-    w1 = tf.Variable(rng.standard_normal((3, 3, 1, 16)).astype(np.float32) * 0.1)
-    w2 = tf.Variable(rng.standard_normal((3, 3, 16, 16)).astype(np.float32) * 0.1)
-
-    def run():
-        with tf.GradientTape() as tape:
-            h = tf.nn.conv2d(x, w1, 1, "VALID")
-            y = tf.reduce_sum(tf.nn.conv2d(h, w2, 1, "VALID"))
-        tape.gradient(y, [w1, w2])
-    return run
+    return _conv_run(_tf())
 
 
 def _jax_mlp_params(jax, jnp):
@@ -440,21 +396,25 @@ def _(quick):
 linreg = workload("linear_regression_300", "the guide's Linear model: 300 SGD steps, 2000 points")
 
 
-@linreg.entry("fasteager")
-def _(quick):
-    import fasteager as fe
+def _linreg_run(tf):
+    """The guide's Linear model trained for 300 SGD steps, in TF's eager API."""
     rng = np.random.default_rng(0)
-    xs = fe.constant(rng.standard_normal(2000).astype(np.float32))
-    ys = xs * 3 + 2 + fe.constant(rng.standard_normal(2000).astype(np.float32))
+    xs = tf.constant(rng.standard_normal(2000).astype(np.float32))
+    ys = xs * 3 + 2 + tf.constant(rng.standard_normal(2000).astype(np.float32))
 
     def run():
-        w, b = fe.Variable(5.0), fe.Variable(10.0)
-        opt = fe.keras.optimizers.SGD(learning_rate=0.01)
+        w, b = tf.Variable(5.0), tf.Variable(10.0)
+        opt = tf.keras.optimizers.SGD(learning_rate=0.01)
         for _ in range(300):
-            with fe.GradientTape() as tape:
-                loss = fe.reduce_mean(fe.square(xs * w + b - ys))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(xs * w + b - ys))
             opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
     return run
+
+
+@linreg.entry("fasteager")
+def _(quick):
+    return _linreg_run(_fasteager())
 
 
 @linreg.entry("torch")
@@ -478,19 +438,7 @@ def _(quick):
 
 @linreg.entry("tensorflow")
 def _(quick):
-    tf = _tf()
-    rng = np.random.default_rng(0)
-    xs = tf.constant(rng.standard_normal(2000).astype(np.float32))
-    ys = xs * 3 + 2 + tf.constant(rng.standard_normal(2000).astype(np.float32))
-
-    def run():
-        w, b = tf.Variable(5.0), tf.Variable(10.0)
-        opt = tf.keras.optimizers.SGD(learning_rate=0.01)
-        for _ in range(300):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(tf.square(xs * w + b - ys))
-            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
-    return run
+    return _linreg_run(_tf())
 
 
 # ---- matmul sizes 64 .. 2048 ---------------------------------------------------------------------
