@@ -309,7 +309,8 @@ cdef class Tensor:
 
     @property
     def shape(self):
-        return TensorShape(self._value.shape)
+        # ndarray shapes are tuples of ints already: skip TensorShape's conversion
+        return tuple.__new__(TensorShape, self._value.shape)
 
     def get_shape(self):
         return self.shape

@@ -31,28 +31,32 @@ def _accumulate(fname, fn, a, dtype, out):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """NumPy's ``sum`` (``reduce_sum``): small ints accumulate in int64, as NumPy."""
-    _no("sum", initial=initial, where=where)
+    if initial is not None or where is not None:
+        _no("sum", initial=initial, where=where)
     x = _accumulate("sum", np.sum, a, dtype, out)
     return m.reduce_sum(x, _axis(axis), keepdims=keepdims)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """NumPy's ``prod`` (``reduce_prod``)."""
-    _no("prod", initial=initial, where=where)
+    if initial is not None or where is not None:
+        _no("prod", initial=initial, where=where)
     x = _accumulate("prod", np.prod, a, dtype, out)
     return m.reduce_prod(x, _axis(axis), keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """NumPy's ``mean`` (``reduce_mean``): integers give float64."""
-    _no("mean", where=where)
+    if where is not None:
+        _no("mean", where=where)
     x = _accumulate("mean", np.mean, a, dtype, out)
     return m.reduce_mean(x, _axis(axis), keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """NumPy's ``var``: mean((x - mean(x))**2) * n / (n - ddof) (a composite)."""
-    _no("var", where=where)
+    if where is not None:
+        _no("var", where=where)
     x = _accumulate("var", np.var, a, dtype, out)
     v = m.reduce_variance(x, _axis(axis), keepdims=keepdims)
     if ddof:
@@ -68,7 +72,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """NumPy's ``max``/``amax`` (``reduce_max``; the gradient is shared between ties)."""
-    _no("max", initial=initial, where=where)
+    if initial is not None or where is not None:
+        _no("max", initial=initial, where=where)
     check_out("max", out)
     x = tensor(a)
     _nonempty("max", x, axis)
@@ -79,7 +84,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """NumPy's ``min``/``amin`` (``reduce_min``)."""
-    _no("min", initial=initial, where=where)
+    if initial is not None or where is not None:
+        _no("min", initial=initial, where=where)
     check_out("min", out)
     x = tensor(a)
     _nonempty("min", x, axis)
@@ -104,14 +110,16 @@ def _bool(x):
 
 def all(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
     """NumPy's ``all`` (``reduce_all`` of ``x != 0``)."""
-    _no("all", where=where)
+    if where is not None:
+        _no("all", where=where)
     check_out("all", out)
     return m.reduce_all(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
 
 
 def any(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
     """NumPy's ``any`` (``reduce_any`` of ``x != 0``)."""
-    _no("any", where=where)
+    if where is not None:
+        _no("any", where=where)
     check_out("any", out)
     return m.reduce_any(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
 
@@ -193,6 +201,8 @@ def dot(a, b, out=None):
     check_out("dot", out)
     x, y = promote((a, b))
     ra, rb = x._value.ndim, y._value.ndim
+    if ra == 2 and rb == 2:
+        return _core.execute(m._matmul, (x, y), None)
     if ra == 0 or rb == 0:
         return m.multiply(x, y)
     if ra <= 2 and rb <= 2:

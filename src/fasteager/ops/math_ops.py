@@ -324,8 +324,10 @@ def _count(x, axis):
 
 def _extreme_fwd(fn, lowest):
     def forward(x, axis=None, keepdims=False):
-        init = lowest(x.dtype)
-        return fn(x, axis=axis, keepdims=keepdims, initial=init)
+        if x.size:
+            return fn(x, axis=axis, keepdims=keepdims)
+        # empty: the lowest (highest) value of the dtype, as TensorFlow
+        return fn(x, axis=axis, keepdims=keepdims, initial=lowest(x.dtype))
     return forward
 
 
@@ -367,8 +369,8 @@ def _reduction(op):
         x = convert_to_tensor(input_tensor)
         axes = normalize_axis(op.name, axis, x._value.ndim)
         if axes is None and not keepdims:
-            return execute(op, x)
-        return execute(op, x, axis=axes, keepdims=bool(keepdims))
+            return _core.execute(op, (x,), None)
+        return _core.execute(op, (x,), {"axis": axes, "keepdims": bool(keepdims)})
     reduce.__name__ = op.name
     reduce.__doc__ = ("%s over ``axis`` (all axes when None); ``keepdims`` keeps reduced "
                       "axes with size 1." % op.name)
