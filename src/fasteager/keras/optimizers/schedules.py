@@ -40,31 +40,40 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent
-    floored when ``staircase``)."""
+class _StepDecay(LearningRateSchedule):
+    """Shared by the decays of ``step / decay_steps`` (floored when ``staircase``)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="ExponentialDecay"):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase, name):
         if decay_steps <= 0:
-            raise ValueError("ExponentialDecay: decay_steps must be positive "
-                             "(expected > 0, got %r)" % (decay_steps,))
+            raise ValueError("%s: decay_steps must be positive (expected > 0, got %r)"
+                             % (type(self).__name__, decay_steps))
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
         self.staircase = staircase
         self.name = name
 
-    def __call__(self, step):
+    def _progress(self, step):
         p = _step_value(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return _as_tensor(float(self.initial_learning_rate) * float(self.decay_rate) ** p)
+        return math.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent
+    floored when ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="ExponentialDecay"):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+
+    def __call__(self, step):
+        return _as_tensor(float(self.initial_learning_rate)
+                          * float(self.decay_rate) ** self._progress(step))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -91,31 +100,17 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (the ratio
     floored when ``staircase``)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
-        if decay_steps <= 0:
-            raise ValueError("InverseTimeDecay: decay_steps must be positive "
-                             "(expected > 0, got %r)" % (decay_steps,))
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = _step_value(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return _as_tensor(float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p))
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        return _as_tensor(float(self.initial_learning_rate)
+                          / (1.0 + float(self.decay_rate) * self._progress(step)))
 
 
 class CosineDecay(LearningRateSchedule):
