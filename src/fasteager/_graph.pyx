@@ -41,6 +41,8 @@ cdef class Step:
     cdef public str name           # op name, for error messages
     cdef public object op          # the Op (None for reads and effects)
     cdef public tuple frees        # registers whose last use is this step
+    cdef public int buf            # index of the reused output buffer, or -1
+    cdef public object into        # the kernel writing into that buffer
 
     def __init__(self, int kind, fn, tuple ins, attrs, out, bint multi, str name, op=None):
         self.kind = kind
@@ -52,13 +54,17 @@ cdef class Step:
         self.name = name
         self.op = op
         self.frees = ()
+        self.buf = -1
+        self.into = None
 
     def __repr__(self):
         return "Step(%s %s -> %s)" % (self.name, self.ins, self.out)
 
 
-def run(list steps, list regs):
-    """Replay ``steps`` over ``regs`` (filled with inputs and constants) in place."""
+def run(list steps, list regs, list bufs=None):
+    """Replay ``steps`` over ``regs`` (filled with inputs and constants) in place.
+
+    ``bufs``: the reused output buffers (None: every step allocates its result)."""
     cdef Step s
     cdef Py_ssize_t i, n
     cdef object r, fn
@@ -68,7 +74,22 @@ def run(list steps, list regs):
         n = len(ins)
         fn = s.fn
         try:
-            if s.kind == KIND_OP:
+            if s.buf >= 0 and bufs is not None:
+                if s.kind == KIND_FUSED:
+                    r = (<Fused>fn).run([regs[<Py_ssize_t>j] for j in ins],
+                                        bufs[s.buf])
+                elif s.attrs is None:
+                    if n == 1:
+                        r = s.into(regs[<Py_ssize_t>ins[0]], bufs[s.buf])
+                    elif n == 2:
+                        r = s.into(regs[<Py_ssize_t>ins[0]], regs[<Py_ssize_t>ins[1]],
+                                   bufs[s.buf])
+                    else:
+                        r = s.into(*[regs[<Py_ssize_t>j] for j in ins], bufs[s.buf])
+                else:
+                    r = s.into(*[regs[<Py_ssize_t>j] for j in ins], bufs[s.buf],
+                               **s.attrs)
+            elif s.kind == KIND_OP:
                 if s.attrs is None:
                     if n == 1:
                         r = fn(regs[<Py_ssize_t>ins[0]])
@@ -215,7 +236,9 @@ cdef class Fused:
         return "Fused(%d ops %s, %s %s)" % (self.code.shape[0], "/".join(self.names),
                                              self.dtype, self.shape)
 
-    def run(self, list arrays):
+    def run(self, list arrays, out=None):
+        """The chain's result; written into ``out`` (an array of the traced dtype and
+        shape) when given, unless the inputs take the fallback."""
         cdef Py_ssize_t k, n = len(arrays)
         cdef object a
         if n != self.n_in:
@@ -234,7 +257,8 @@ cdef class Fused:
             if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
                 a = np.ascontiguousarray(a)
             arrs[k] = a
-        out = np.empty(self.shape, self.dtype)
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
         if self.size == 0:
             return out
         if self.typenum == cnp.NPY_FLOAT:

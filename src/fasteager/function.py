@@ -8,6 +8,8 @@ time (captured by reference); tensors made outside the graph are captured consta
 assignments and optimizer updates are recorded as effect steps. The first call returns
 the traced (real) results; later calls with the same signature replay the recorded
 kernels in ``_graph.run`` with no conversion, dtype checks or tape work per op.
+Intermediates that never leave the graph are written into buffers the concrete function
+keeps between calls (``_buffers``), so a warm replay allocates only its outputs.
 
 Gradients: a call under a recording tape records one node whose backward is itself an
 ``fe.function`` (it re-runs the forward graph's ops eagerly under a tape and takes the
@@ -26,12 +28,13 @@ warning), which keeps its results right.
 """
 import functools
 import inspect
+import threading
 import warnings
 import weakref
 
 import numpy as np
 
-from . import _core, _graph, nest
+from . import _buffers, _core, _graph, nest
 from .data.structure import TensorSpec
 from .errors import InvalidArgumentError
 
@@ -148,13 +151,18 @@ class _Tracer:
             self.escaped = "%s on a tensor computed from the inputs" % what
 
     # -- effects (variables.py and the optimizers call these) ----------------------------
-    def effect(self, fn, tensors, mutates=(), name="effect"):
-        """Record ``fn(*arrays)`` as a step run on every call (it also runs now, eagerly)."""
+    def effect(self, fn, tensors, mutates=(), name="effect", retains_inputs=False):
+        """Record ``fn(*arrays)`` as a step run on every later call (the caller runs it now).
+
+        ``fn`` reads its input arrays during the call only, unless ``retains_inputs``
+        says it keeps references to them (then they never live in reused buffers)."""
         ins = tuple([self.reg_of(t) for t in tensors])
         for v in mutates:
             self.assigned.add(v._vid)
             self.snapshots.setdefault(v._vid, (v, v._tensor))
-        self.steps.append(_graph.Step(KIND_EFFECT, fn, ins, None, -1, False, name))
+        self.steps.append(_graph.Step(KIND_EFFECT, fn, ins,
+                                      {"retains_inputs": True} if retains_inputs else None,
+                                      -1, False, name))
 
 
 def current_tracer():
@@ -217,7 +225,7 @@ class ConcreteFunction:
     Call it with the tensor arguments of the signature it was traced for.
     """
 
-    def __init__(self, name, tracer, structure, out_leaves):
+    def __init__(self, name, tracer, structure, out_leaves, reuse_buffers=True):
         self.name = name
         self._structure = structure
         self._out_leaves = out_leaves           # register (int) or a Python constant
@@ -233,6 +241,12 @@ class ConcreteFunction:
         self._template = template
         self._steps = _plan(tracer.steps, self._out_regs, tracer.consts, self._n_regs,
                             tracer.values)
+        protected = set(self._out_regs) | set(tracer.consts) | set(self._inputs) | {
+            r for _, r in self._var_inputs}
+        self._buffer_specs = (_buffers.plan(self._steps, tracer.values, protected)
+                              if reuse_buffers else [])
+        self._buffers = None                     # allocated on the first replay
+        self._buffers_lock = threading.Lock()    # one caller at a time uses them
         self._quiet = any(s.op is not None and s.op.quiet for s in tracer.steps)
         if tracer.random_regs and not self._eager_only and (
                 tracer.random_regs & set(self._out_regs) or
@@ -246,6 +260,12 @@ class ConcreteFunction:
     def graph_size(self):
         """The number of steps the replay runs (after dead-code removal and fusion)."""
         return len(self._steps)
+
+    @property
+    def buffer_bytes(self):
+        """Bytes of the intermediate buffers kept between calls."""
+        return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+                   for shape, dtype in self._buffer_specs)
 
     @property
     def fused_steps(self):
@@ -269,14 +289,24 @@ class ConcreteFunction:
         regs = self._fill(tensors, var_tensors)
         if not recording:
             var_tensors = None   # holding a variable's tensor would defeat in-place writes
-        if self._quiet:
-            token = _core.quiet_enter()
-            try:
-                _graph.run(self._steps, regs)
-            finally:
-                _core.quiet_exit(token)
-        else:
-            _graph.run(self._steps, regs)
+        # the kept buffers serve one call at a time (another thread, or a re-entrant
+        # call, allocates its own)
+        owner = self._buffer_specs and self._buffers_lock.acquire(False)
+        try:
+            if owner and self._buffers is None:
+                self._buffers = _buffers.allocate(self._buffer_specs)
+            bufs = self._buffers if owner else None
+            if self._quiet:
+                token = _core.quiet_enter()
+                try:
+                    _graph.run(self._steps, regs, bufs)
+                finally:
+                    _core.quiet_exit(token)
+            else:
+                _graph.run(self._steps, regs, bufs)
+        finally:
+            if owner:
+                self._buffers_lock.release()
         wrap = _core.wrap
         outs = [wrap(regs[r]) for r in self._out_regs]
         if recording and outs:
@@ -391,9 +421,10 @@ class Function:
     """A Python function traced once per input signature (see ``fe.function``)."""
 
     def __init__(self, python_function, input_signature=None, jit_compile=False, name=None,
-                 reduce_retracing=False, quiet_fallback=False):
+                 reduce_retracing=False, quiet_fallback=False, reuse_buffers=True):
         self._python_function = python_function
         self._quiet_fallback = quiet_fallback
+        self._reuse_buffers = reuse_buffers
         self._name = name or getattr(python_function, "__name__", "function")
         if input_signature is not None:
             input_signature = tuple(input_signature)
@@ -432,7 +463,9 @@ class Function:
             bound = None
         if bound is None:
             bound = Function(self._python_function.__get__(obj, objtype),
-                             self._input_signature, self._jit_compile, self._name)
+                             self._input_signature, self._jit_compile, self._name,
+                             quiet_fallback=self._quiet_fallback,
+                             reuse_buffers=self._reuse_buffers)
             try:
                 self._bound[obj] = bound
             except TypeError:
@@ -553,7 +586,7 @@ class Function:
                 tracer.variable_read(x)
                 x = x._tensor
             leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else x)
-        cf = ConcreteFunction(self._name, tracer, result, leaves)
+        cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
         self._cache[key] = cf
         self._traced_once = True
         if sig not in self._signatures:
@@ -593,7 +626,7 @@ class Function:
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=False,
              reduce_retracing=False, experimental_compile=None, name=None,
-             quiet_fallback=False, **kwargs):
+             quiet_fallback=False, reuse_buffers=True, **kwargs):
     """Trace ``func`` into a graph once per input signature and replay it on later calls.
 
     >>> @fe.function
@@ -603,10 +636,13 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=False,
     5.0
 
     Python side effects (``print``) run only while tracing; ``fe.print`` runs every call.
+    fasteager's own options: ``quiet_fallback=True`` silences the warning for functions
+    that must run eagerly; ``reuse_buffers=False`` makes every replay allocate its
+    intermediates instead of writing them into buffers kept between calls.
     """
     def decorate(f):
         return Function(f, input_signature, jit_compile or bool(experimental_compile),
-                        name, reduce_retracing, quiet_fallback)
+                        name, reduce_retracing, quiet_fallback, reuse_buffers)
     if func is None:
         return decorate
     return decorate(func)

@@ -643,3 +643,53 @@ def _(quick):
 def _(quick):
     x = _chain_large_x()
     return lambda: _chain_large(np, x)
+
+
+# ---- fe.function buffer reuse: large intermediates kept between calls ----------------------
+buffers = workload("function_buffers",
+                   "exp/broadcast-add/tanh/sqrt chain on float32 (3072, 3072) (36 MB "
+                   "intermediates): fe.function with kept buffers vs allocating ones")
+
+
+def _buffers_chain(m, x, b):
+    y = m.exp(x * 0.1)          # float32 exp/tanh and broadcast adds stay unfused steps
+    y = m.tanh(y + b)
+    y = m.sqrt(m.exp(y) + b)
+    return m.reduce_sum(y * y) if hasattr(m, "reduce_sum") else (y * y).sum()
+
+
+def _buffers_inputs(quick):
+    n = 512 if quick else 3072
+    rng = np.random.default_rng(0)
+    return rng.random((n, n), dtype=np.float32), rng.random(n, dtype=np.float32) + 1
+
+
+def _fe_buffers(quick, **options):
+    import fasteager as fe
+    x, b = (fe.constant(a) for a in _buffers_inputs(quick))
+    f = fe.function(lambda x, b: _buffers_chain(fe, x, b), **options)
+    f(x, b)
+    return lambda: f(x, b)
+
+
+@buffers.entry("fasteager")
+def _(quick):
+    return _fe_buffers(quick)
+
+
+@buffers.entry("fasteager_no_reuse")
+def _(quick):
+    return _fe_buffers(quick, reuse_buffers=False)
+
+
+@buffers.entry("numpy")
+def _(quick):
+    x, b = _buffers_inputs(quick)
+    return lambda: _buffers_chain(np, x, b)
+
+
+@buffers.entry("torch")
+def _(quick):
+    torch = _torch()
+    x, b = (torch.from_numpy(a) for a in _buffers_inputs(quick))
+    return lambda: _buffers_chain(torch, x, b).item()

@@ -147,8 +147,16 @@ def _sigmoid(x):
     return out
 
 
+def _sigmoid_into(x, out):
+    np.multiply(x, 0.5, out)
+    np.tanh(out, out)
+    out += 1
+    out *= 0.5
+    return out
+
+
 # d sigmoid(x) = sigmoid(x) (1 - sigmoid(x)) dx
-sigmoid = defop("sigmoid", _sigmoid, kinds=FLOAT,
+sigmoid = defop("sigmoid", _sigmoid, kinds=FLOAT, into=_sigmoid_into,
                 grads=[lambda g, ans, x: g * ans * (1 - ans)])
 
 # floor, ceil, round: piecewise constant
@@ -438,7 +446,13 @@ def _mm(a, b, ta, tb):
 
 
 # (shapes are checked in the kernel, and explained by _check_matmul only on failure)
-_matmul = defop("matmul", _matmul_fwd, grads=[_matmul_da, _matmul_db])
+def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
+    x = np.swapaxes(a, -1, -2) if transpose_a else a
+    y = np.swapaxes(b, -1, -2) if transpose_b else b
+    return np.matmul(x, y, out)
+
+
+_matmul = defop("matmul", _matmul_fwd, grads=[_matmul_da, _matmul_db], into=_matmul_into)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,

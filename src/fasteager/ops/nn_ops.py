@@ -66,8 +66,12 @@ def _relu_fwd(x):
     return np.maximum(x, 0)
 
 
+def _relu_into(x, out):
+    return np.maximum(x, 0, out=out)
+
+
 # relu: the gradient passes where x > 0 (the mask is a constant: the second derivative is 0)
-relu = defop("relu", _relu_fwd, kinds=NUMERIC,
+relu = defop("relu", _relu_fwd, kinds=NUMERIC, into=_relu_into,
              grads=[lambda g, ans, x: g * _mask(greater(x, 0), g)])
 
 
@@ -474,6 +478,12 @@ def _bias_add_fwd(value, bias, nc=False):
     return value + bias
 
 
+def _bias_add_into(value, bias, out, nc=False):
+    if nc:
+        bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
+    return np.add(value, bias, out)
+
+
 def _bias_add_dbias(g, ans, value, bias, nc=False):
     # the bias is broadcast over every axis but the channel one: sum them
     rank = value._value.ndim
@@ -482,6 +492,7 @@ def _bias_add_dbias(g, ans, value, bias, nc=False):
 
 
 bias_add_op = defop("bias_add", _bias_add_fwd, kinds=NUMERIC, check=_check_bias_add,
+                    into=_bias_add_into,
                     grads=[lambda g, ans, value, bias, nc=False: g, _bias_add_dbias])
 
 

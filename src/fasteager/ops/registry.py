@@ -14,6 +14,10 @@ A VJP receives the incoming gradient ``g``, the op's output ``ans`` and its inpu
 Tensors), plus the op's attributes as keywords, and returns the gradient for its input.
 VJPs are written with fasteager ops, so an outer tape records them (higher order).
 Ops without a gradient say why (``no_grad=...``); the op-table test checks every entry.
+
+``into`` is the kernel writing into a given array, ``into(*arrays, out, **attrs)``, with
+the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
+calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
 """
 import numpy as np
 
@@ -28,10 +32,11 @@ INT_BOOL = "iub"
 
 OPS = {}
 NO_GRADIENT = {}
+INTO = {}          # op name -> kernel writing into a given output array
 
 
 def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=True,
-          multi=False, check=None, no_grad=None, doc=None, quiet=False):
+          multi=False, check=None, no_grad=None, doc=None, quiet=False, into=None):
     """Define one op (see the module docstring). Returns the callable ``Op``."""
     if name in OPS:
         raise ValueError("defop: op %r is defined twice" % name)
@@ -41,9 +46,21 @@ def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=
                   same_dtype=same_dtype, multi=multi, check=check, doc=doc,
                   no_grad_reason=no_grad, quiet=quiet)
     OPS[name] = op
+    if into is None and isinstance(forward, np.ufunc) and forward.nout == 1:
+        into = _ufunc_into(forward)
+    if into is not None:
+        INTO[name] = into
     if no_grad is not None:
         NO_GRADIENT[name] = no_grad
     return op
+
+
+def _ufunc_into(ufunc):
+    """A ufunc as an ``into`` kernel: ``out`` is its positional argument after the
+    inputs, except for maximum/minimum, where NumPy 2.4 deprecated that spelling."""
+    if ufunc not in (np.maximum, np.minimum):
+        return ufunc
+    return lambda a, b, out: ufunc(a, b, out=out)
 
 
 def execute(op, *args, **attrs):
