@@ -19,6 +19,10 @@ Constants captured as 0-d arrays become immediates of the program (equal values 
 other inputs are passed to the kernel. Temporaries are allocated registers, reused once
 dead. Each fused step keeps a fallback that replays the original kernels, used when an
 input does not have the traced dtype and shape.
+
+Groups traced on the GPU (values are ``cuda.memory.DeviceArray``, steps run the GPU
+forwards) are fused the same way, never with host groups, and run as one generated
+CUDA kernel (``cuda.fusion.FusedGPU``) instead of the Cython loop.
 """
 import numpy as np
 
@@ -40,35 +44,46 @@ def _library_ops():
 
 
 def _meta(v):
-    """(dtype, shape) of a trace-time value, or None when it is not a NumPy float value."""
+    """(dtype, shape, on the GPU) of a trace-time value, or None when it is neither a
+    NumPy value nor a device array."""
     if isinstance(v, (np.ndarray, np.generic)):
-        return v.dtype, v.shape
+        return v.dtype, v.shape, False
+    if type(v).__name__ == "DeviceArray":
+        return v.dtype, v.shape, True
     return None
 
 
 def _eligible(s, values, ops):
-    """The (dtype, shape) key of an op step the kernel can run, else None."""
+    """The (dtype, shape, on the GPU) key of an op step a fused kernel can run, else None."""
     if s.kind != KIND_OP or s.multi or s.attrs is not None:
         return None
     code = _graph.OPCODES.get(s.name)
     if code is None:
         return None
     op = ops.get(s.name)
-    if op is None or s.op is not op or s.fn is not op.forward:
+    if op is None or s.op is not op:
         return None
     if len(s.ins) != (2 if code in _graph.BINARY else 1):
         return None
     m = _meta(values[s.out])
     if m is None or m[0] not in _FLOATS:
         return None
-    dtype, shape = m
-    if dtype == np.float32 and s.name in SLOW_F32 and int(np.prod(shape)) > SLOW_F32_MAX:
+    dtype, shape, gpu = m
+    if gpu:
+        from .cuda.ops import array_forward
+        if s.fn is not array_forward(op):
+            return None
+    elif s.fn is not op.forward:
+        return None
+    if not gpu and dtype == np.float32 and s.name in SLOW_F32 \
+            and int(np.prod(shape)) > SLOW_F32_MAX:
         return None
     for r in s.ins:
         mi = _meta(values[r])
-        if mi is None or mi[0] != dtype or (mi[1] != shape and mi[1] != ()):
+        if mi is None or mi[0] != dtype or (mi[1] != shape and mi[1] != ()) \
+                or mi[2] != gpu:
             return None
-    return dtype, shape
+    return dtype, shape, gpu
 
 
 def fuse(steps, outputs, values=None, consts=None):
@@ -114,8 +129,9 @@ def fuse(steps, outputs, values=None, consts=None):
             if len(gs) == 1:
                 g0 = gs.pop()
                 if g0 is not None and segment[g0] == segment[i]:
-                    dtype, shape = keys[g0]
-                    if key[0] == dtype and (key[1] == shape or key[1] == ()):
+                    dtype, shape, gpu = keys[g0]
+                    if key[0] == dtype and key[2] == gpu \
+                            and (key[1] == shape or key[1] == ()):
                         g = g0
         group[i] = g
     members = {}
@@ -145,7 +161,7 @@ def fuse(steps, outputs, values=None, consts=None):
 
 def _build(members, key, values, consts):
     """The fused step of one group (members in step order, the sink last)."""
-    dtype, shape = key
+    dtype, shape, gpu = key
     produced = {s.out for s in members}
     in_regs = []          # graph registers passed to the kernel
     const_vals = []       # immediates
@@ -156,6 +172,8 @@ def _build(members, key, values, consts):
             if r in produced or r in where:
                 continue
             c = consts.get(r)
+            if gpu and type(c).__name__ == "DeviceArray" and c.shape == ():
+                c = c.get()           # a constant uploaded while tracing: read it once
             if c is not None and isinstance(c, np.ndarray) and c.shape == () \
                     and c.dtype == dtype:
                 kb = c.tobytes()
@@ -200,6 +218,9 @@ def _build(members, key, values, consts):
     fallback = _make_fallback(members, in_regs, consts)
     kernel = _graph.Fused(np.array(code, np.int32).reshape(-1, 4), n_in, const_vals, n_regs,
                           dtype, tuple(shape), in_shapes, fallback, tuple(names))
+    if gpu:
+        from .cuda.fusion import FusedGPU
+        kernel = FusedGPU(kernel)
     sink = members[-1]
     return _graph.Step(KIND_FUSED, kernel, tuple(in_regs), None, sink.out, False,
                        "fused(%s)" % "+".join(names))

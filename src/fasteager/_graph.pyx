@@ -27,6 +27,7 @@ DEF KIND_OP = 0
 DEF KIND_READ = 1
 DEF KIND_EFFECT = 2
 DEF KIND_FUSED = 3
+# any other kind (copies between devices): fn(*arrays) -> the output register
 
 
 @cython.final
@@ -76,8 +77,7 @@ def run(list steps, list regs, list bufs=None):
         try:
             if s.buf >= 0 and bufs is not None:
                 if s.kind == KIND_FUSED:
-                    r = (<Fused>fn).run([regs[<Py_ssize_t>j] for j in ins],
-                                        bufs[s.buf])
+                    r = fn.run([regs[<Py_ssize_t>j] for j in ins], bufs[s.buf])
                 elif s.attrs is None:
                     if n == 1:
                         r = s.into(regs[<Py_ssize_t>ins[0]], bufs[s.buf])
@@ -102,7 +102,10 @@ def run(list steps, list regs, list bufs=None):
             elif s.kind == KIND_READ:
                 r = fn._tensor._value
             elif s.kind == KIND_FUSED:
-                r = (<Fused>fn).run([regs[<Py_ssize_t>j] for j in ins])
+                if type(fn) is Fused:
+                    r = (<Fused>fn).run([regs[<Py_ssize_t>j] for j in ins])
+                else:           # a GPU kernel (cuda.fusion.FusedGPU)
+                    r = fn.run([regs[<Py_ssize_t>j] for j in ins])
             else:
                 r = fn(*[regs[<Py_ssize_t>j] for j in ins])
         except Exception as e:

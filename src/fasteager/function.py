@@ -40,7 +40,7 @@ from .errors import InvalidArgumentError
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
-KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED = 0, 1, 2, 3
+KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED, KIND_COPY = 0, 1, 2, 3, 4
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
 
@@ -105,8 +105,23 @@ class _Tracer:
             outs = tuple([self._out(t, dep) for t in out])
         else:
             outs = self._out(out, dep)
-        self.steps.append(_graph.Step(KIND_OP, op.forward, ins, dict(attrs) if attrs else None,
+        fn = op.forward
+        first = out[0] if op.multi and out else out
+        if _core.gpu_backend_state() > 0 and type(first._value).__name__ == "DeviceArray":
+            from .cuda.ops import array_forward   # the op ran on the GPU: so will replays
+            fn = array_forward(op)
+        self.steps.append(_graph.Step(KIND_OP, fn, ins, dict(attrs) if attrs else None,
                                       outs, op.multi, op.name, op))
+
+    def record_copy(self, t, out, array_fn, tensor_fn):
+        """A copy between host and GPU: ``array_fn`` replays it, ``tensor_fn`` re-runs it
+        eagerly (under a tape, for gradients)."""
+        ins = (self.reg_of(t),)
+        if ins[0] not in self.dep:      # a copy of a constant is a constant
+            return
+        r = self._out(out, True)
+        self.steps.append(_graph.Step(KIND_COPY, array_fn, ins, {"eager": tensor_fn}, r,
+                                      False, "copy"))
 
     def _out(self, t, dep):
         r = self._new(t._value, dep)
@@ -247,7 +262,7 @@ class ConcreteFunction:
                               if reuse_buffers else [])
         self._buffers = None                     # allocated on the first replay
         self._buffers_lock = threading.Lock()    # one caller at a time uses them
-        self._quiet = any(s.op is not None and s.op.quiet for s in tracer.steps)
+        self._quiet = any(s.kind == KIND_OP and s.op.quiet for s in tracer.steps)
         if tracer.random_regs and not self._eager_only and (
                 tracer.random_regs & set(self._out_regs) or
                 any(tracer.random_regs.intersection(s.ins) for s in self._steps)):
@@ -374,6 +389,8 @@ class ConcreteFunction:
                     vals[s.out] = out
             elif s.kind == KIND_READ:
                 vals[s.out] = s.fn._tensor
+            elif s.kind == KIND_COPY:
+                vals[s.out] = s.attrs["eager"](vals[s.ins[0]])
         return [vals[r] for r in self._out_regs]
 
 

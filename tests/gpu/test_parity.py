@@ -148,10 +148,15 @@ def test_out_of_memory_is_resource_exhausted():
             fe.zeros([1 << 40], dtype=fe.float32) + 1.0
 
 
+def _training_data():
+    """Inputs, labels and initial weights of the small softmax-regression runs."""
+    return (rng.normal(size=(64, 20)).astype(np.float32),
+            rng.integers(0, 3, 64).astype(np.int64),
+            rng.normal(size=(20, 3)).astype(np.float32) * 0.1)
+
+
 def test_small_model_trains_the_same_on_gpu():
-    x = rng.normal(size=(64, 20)).astype(np.float32)
-    y = rng.integers(0, 3, 64).astype(np.int64)
-    w0 = rng.normal(size=(20, 3)).astype(np.float32) * 0.1
+    x, y, w0 = _training_data()
 
     def train(dev):
         w = fe.Variable(w0)
@@ -166,3 +171,50 @@ def test_small_model_trains_the_same_on_gpu():
     (wc, lc), (wg, lg) = train("/cpu:0"), train("/gpu:0")
     np.testing.assert_allclose(wg, wc, rtol=1e-4, atol=1e-5)
     assert abs(lg - lc) < 1e-4
+
+
+# -- fe.function on the GPU: replays run the GPU kernels; elementwise chains fuse into one
+#    generated CUDA kernel (cuda/fusion.py) --------------------------------------------------
+def _fused_chain(x, s):
+    h = x
+    for _ in range(4):
+        h = fe.tanh(h * 0.5 + s) - h * 0.125
+    return fe.maximum(h, 0.05) * fe.sigmoid(h) + fe.math.squared_difference(h, s)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_function_fuses_a_gpu_chain_into_one_kernel(dtype):
+    from fasteager.cuda.fusion import FusedGPU
+    f = fe.function(_fused_chain)
+    for seed in range(3):                      # the trace, then replays
+        x = np.random.default_rng(seed).normal(size=(64, 33)).astype(dtype)
+        s = np.asarray(0.25, dtype)
+        with fe.device("/gpu:0"):
+            got = f(fe.constant(x), fe.constant(s))
+        want = _fused_chain(fe.constant(x), fe.constant(s))
+        _close(want, got, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    with fe.device("/gpu:0"):
+        cf = f.get_concrete_function(fe.constant(x), fe.constant(s))
+    assert [type(k) for k in cf.fused_steps] == [FusedGPU]
+
+
+def test_function_training_step_on_gpu_matches_cpu():
+    x, y, w0 = _training_data()
+
+    def train(dev):
+        w = fe.Variable(w0)
+
+        @fe.function
+        def step(x, y):
+            with fe.GradientTape() as tape:
+                loss = fe.reduce_mean(fe.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=y, logits=fe.matmul(x, w)))
+            w.assign_sub(0.5 * fe.identity(tape.gradient(loss, w)).cpu())
+            return loss
+        with fe.device(dev):
+            xs, ys = fe.constant(x), fe.constant(y)
+            losses = [float(np.asarray(step(xs, ys).numpy())) for _ in range(20)]
+        return w.numpy(), losses
+    (wc, lc), (wg, lg) = train("/cpu:0"), train("/gpu:0")
+    np.testing.assert_allclose(wg, wc, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(lg, lc, rtol=1e-4)

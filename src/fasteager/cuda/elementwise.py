@@ -32,8 +32,9 @@ UNARY = {
     "floor": ("floor(x)", F, "same"),
     "ceil": ("ceil(x)", F, "same"),
     "round": ("rint(x)", F, "same"),            # half to even, as NumPy
-    "relu": ("(x > T(0) ? x : T(0))", F + I, "same"),
-    "relu6": ("(x > T(0) ? (x < T(6) ? x : T(6)) : T(0))", F + I, "same"),
+    # NaN propagates, as through NumPy's maximum/minimum
+    "relu": ("((x > T(0) || x != x) ? x : T(0))", F + I, "same"),
+    "relu6": ("(x != x ? x : (x > T(0) ? (x < T(6) ? x : T(6)) : T(0)))", F + I, "same"),
     "elu": ("(x > T(0) ? x : expm1(x))", F, "same"),
     "selu": ("(x > T(0) ? T(1.0507009873554804934193349852946) * x : "
              "T(1.0507009873554804934193349852946 * 1.6732632423543772848170429916717) * "

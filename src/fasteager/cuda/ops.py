@@ -48,10 +48,25 @@ def to_gpu(t, index=0):
         return t
     from . import context
     context.activate(index)
-    host = t._value if type(t._value) is not DeviceArray else t._value.get()
-    out = _core.wrap(DeviceArray.from_host(host, device=index))
+    out = _core.wrap(_upload(t._value, index))
     _core.record_custom((t,), (out,), lambda gs: [_to_host_tensor(gs[0])])
+    _trace_copy(t, out, lambda a: _upload(a, index), lambda x: to_gpu(x, index))
     return out
+
+
+def _upload(value, index):
+    if type(value) is DeviceArray:
+        if value.device == index:
+            return value
+        value = value.get()
+    return DeviceArray.from_host(value, device=index)
+
+
+def _trace_copy(t, out, array_fn, tensor_fn):
+    """A copy inside an ``fe.function`` trace is a step of the graph (not a constant)."""
+    tracer = _core.get_tracer()
+    if tracer is not None:
+        tracer.record_copy(t, out, array_fn, tensor_fn)
 
 
 def to_cpu(t):
@@ -59,6 +74,7 @@ def to_cpu(t):
     out = _core.wrap(t._value.get())
     dev = t._value.device
     _core.record_custom((t,), (out,), lambda gs: [to_gpu(gs[0], dev)])
+    _trace_copy(t, out, lambda a: a.get() if type(a) is DeviceArray else a, to_cpu)
     return out
 
 
@@ -135,16 +151,45 @@ def _fallback(op, tensors, attrs, reason):
     try:
         if op.check is not None:
             op.check(*host, **(attrs or {}))
-        with np.errstate(all="ignore" if op.quiet else "warn"):
-            r = op.forward(*host, **(attrs or {}))
+        r = _host_forward(op, host, attrs or {}, tensors[0]._value.device)
     except Exception:
         # the CPU path builds the error message (and raises it)
         with placement.device("/cpu:0"):
             return _core.execute(op, tuple(_core.wrap(h) for h in host), attrs)
-    dev = tensors[0]._value.device
-    up = (lambda x: DeviceArray.from_host(np.asarray(x), device=dev))
-    r = tuple(up(x) for x in r) if op.multi else up(r)
     return _core.gpu_finish(op, tuple(tensors), r, attrs)
+
+
+def _host_forward(op, host, attrs, device):
+    """``op``'s CPU forward on host arrays, its results uploaded to ``device``."""
+    with np.errstate(all="ignore" if op.quiet else "warn"):
+        r = op.forward(*host, **attrs)
+    up = (lambda x: DeviceArray.from_host(np.asarray(x), device=device))
+    return tuple(up(x) for x in r) if op.multi else up(r)
+
+
+_array_forwards = {}
+
+
+def array_forward(op):
+    """``op`` on DeviceArrays: ``fn(*arrays, **attrs)`` runs its GPU forward, or the CPU
+    fallback (host copies) when it has none for these arguments. ``fe.function`` replays
+    of graphs traced on the GPU run these (one function per op, so fusion can tell which
+    steps are GPU elementwise ops)."""
+    fn = _array_forwards.get(op.name)
+    if fn is None:
+        fwd = GPU_FORWARDS.get(op.name)
+
+        def fn(*arrays, **attrs):
+            r = NotImplemented
+            if fwd is not None and _dtypes_ok(op, arrays):
+                r = fwd(list(arrays), attrs)
+            if r is NotImplemented:
+                device = next(a.device for a in arrays if type(a) is DeviceArray)
+                r = _host_forward(op, [a.get() if type(a) is DeviceArray else a
+                                       for a in arrays], attrs, device)
+            return r
+        _array_forwards[op.name] = fn
+    return fn
 
 
 # -- elementwise ---------------------------------------------------------------------------
