@@ -100,8 +100,9 @@ def _convnet_layers(tf):
             tf.keras.layers.Dense(10)]
 
 
-def _keras_step(tf, layers, optimizer, x_shape):
-    """A custom training step (forward, loss, tape gradient, update) in TF's eager API."""
+def _keras_step(tf, layers, optimizer, x_shape, traced=False):
+    """A custom training step (forward, loss, tape gradient, update) in TF's eager API;
+    ``traced``: under ``tf.function`` (``fe.function`` for fasteager), traced here."""
     tf.random.set_seed(0)
     model = tf.keras.Sequential(layers(tf))
     opt = optimizer(tf)
@@ -111,12 +112,16 @@ def _keras_step(tf, layers, optimizer, x_shape):
     y = tf.constant(rng.integers(0, 10, x_shape[0]))
     model(x)
 
-    def run():
+    def step(x, y):
         with tf.GradientTape() as tape:
             loss = loss_fn(y, model(x, training=True))
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
-    return run
+        return loss
+    if traced:
+        step = tf.function(step)
+        step(x, y)
+    return lambda: step(x, y)
 
 
 def _sgd(tf):
@@ -247,13 +252,17 @@ def _chain100(fe_or_torch, x):
     return y
 
 
-@chain.entry("fasteager")
-def _(quick):
-    import fasteager as fe
-    f = fe.function(lambda x: _chain100(fe, x))
-    x = fe.constant(np.linspace(-1, 1, 64, dtype=np.float32))
+def _traced_chain100(tf):
+    """The chain under ``tf.function``: the same code for fasteager and TensorFlow."""
+    f = tf.function(lambda x: _chain100(tf, x))
+    x = tf.constant(np.linspace(-1, 1, 64, dtype=np.float32))
     f(x)
     return lambda: f(x)
+
+
+@chain.entry("fasteager")
+def _(quick):
+    return _traced_chain100(_fasteager())
 
 
 @chain.entry("fasteager_eager")
@@ -274,41 +283,17 @@ mlp_fn = workload("mlp_train_step_function",
                   "MLP 784-128-10, batch 32, SGD step: fe.function vs eager vs torch")
 
 
-def _fe_mlp_step(traced):
-    import fasteager as fe
-    fe.random.set_seed(0)
-    model = fe.keras.Sequential([fe.keras.layers.Dense(128, activation="relu"),
-                                 fe.keras.layers.Dense(10)])
-    opt = fe.keras.optimizers.SGD(0.01)
-    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    rng = np.random.default_rng(0)
-    x = fe.constant(rng.random((32, 784), dtype=np.float32))
-    y = fe.constant(rng.integers(0, 10, 32))
-    model(x)
-
-    def step(x, y):
-        with fe.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
-    if traced:
-        step = fe.function(step)
-        step(x, y)
-    return lambda: step(x, y)
-
-
 @mlp_fn.entry("fasteager")
 def _(quick):
-    return _fe_mlp_step(True)
+    return _keras_step(_fasteager(), _mlp_layers, _sgd, (32, 784), traced=True)
 
 
 @mlp_fn.entry("fasteager_eager")
 def _(quick):
-    return _fe_mlp_step(False)
+    return _keras_step(_fasteager(), _mlp_layers, _sgd, (32, 784))
 
 
-# the same PyTorch step as mlp_train_step's
+# the same PyTorch and JAX steps as mlp_train_step's
 mlp_fn.entry("torch")(mlp.entries["torch"])
 
 
@@ -334,6 +319,27 @@ def _(quick):
 @conv.entry("tensorflow")
 def _(quick):
     return _conv_run(_tf())
+
+
+# the fe.function workloads against tf.function and jax.jit
+@mlp_fn.entry("tensorflow_function")
+def _(quick):
+    return _keras_step(_tf(), _mlp_layers, _sgd, (32, 784), traced=True)
+
+
+@chain.entry("tensorflow_function")
+def _(quick):
+    return _traced_chain100(_tf())
+
+
+@chain.entry("jax_jit")
+def _(quick):
+    import jax
+    import jax.numpy as jnp
+    f = jax.jit(lambda x: _chain100(jnp, x))
+    x = jnp.linspace(-1, 1, 64, dtype=jnp.float32)
+    f(x).block_until_ready()
+    return lambda: f(x).block_until_ready()
 
 
 def _jax_mlp_params(jax, jnp):
@@ -387,6 +393,9 @@ def _(quick):
         state[0] = step(state[0], x, y)
         jax.block_until_ready(state[0])
     return run
+
+
+mlp_fn.entry("jax_jit")(mlp.entries["jax_jit"])
 
 
 # ---- the guide's linear regression: 300 SGD steps on 2,000 points ------------------------------
@@ -693,3 +702,29 @@ def _(quick):
     torch = _torch()
     x, b = (torch.from_numpy(a) for a in _buffers_inputs(quick))
     return lambda: _buffers_chain(torch, x, b).item()
+
+
+# tf.function and jax.jit on the two large-array fe.function workloads
+def _compiled_peers(wl, fn, inputs):
+    """Register tensorflow_function and jax_jit entries of ``wl``: ``fn(module, *arrays)``
+    on ``inputs(quick)``, traced by tf.function / jax.jit."""
+    def tf_entry(quick):
+        tf = _tf()
+        args = [tf.constant(a) for a in inputs(quick)]
+        f = tf.function(lambda *a: fn(tf, *a))
+        f(*args)
+        return lambda: f(*args)
+
+    def jax_entry(quick):
+        import jax
+        import jax.numpy as jnp
+        args = [jnp.asarray(a) for a in inputs(quick)]
+        f = jax.jit(lambda *a: fn(jnp, *a))
+        f(*args).block_until_ready()
+        return lambda: f(*args).block_until_ready()
+    wl.entry("tensorflow_function")(tf_entry)
+    wl.entry("jax_jit")(jax_entry)
+
+
+_compiled_peers(chain_large, _chain_large, lambda quick: [_chain_large_x()])
+_compiled_peers(buffers, _buffers_chain, _buffers_inputs)
