@@ -6,8 +6,10 @@ group in one Cython pass. A group:
 
 * holds ops of ``_graph.OPCODES`` (the library's own kernels: ``step.fn`` is the
   registered op's forward), without attributes, whose inputs and output all have one
-  float dtype (float32 or float64) and whose shapes are the group's output shape or
-  ``()`` (a broadcast scalar); any other broadcasting stays unfused;
+  float dtype (float32 or float64) and whose shapes are the group's output shape, or
+  broadcast to it along leading axes only (a scalar, a bias row: ``x @ w + b``); other
+  broadcasting (a column ``(m, 1)`` against ``(m, n)``) stays unfused. A member whose
+  result is smaller than the group's is computed once per output element;
 * has one output (the group's last op, its "sink"): every other member's result is read
   only by members of the group -- not by another step (an op outside, a gradient step a
   tape recorded inside the function that reads a saved intermediate, an effect such as
@@ -34,7 +36,8 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # The kernel evaluates these with scalar libm calls in double precision; NumPy's float32
 # versions are SIMD and several times faster per element, so on float32 arrays larger
 # than SLOW_F32_MAX elements they are left to NumPy (the ops around them still fuse).
-SLOW_F32 = frozenset({"exp", "log", "tanh", "sigmoid", "sin", "cos", "log1p", "expm1"})
+# (float32 exp, log, tanh and sigmoid have vectorised versions in _fastmath.h.)
+SLOW_F32 = frozenset({"sin", "cos", "log1p", "expm1"})
 SLOW_F32_MAX = 256
 
 
@@ -80,8 +83,8 @@ def _eligible(s, values, ops):
         return None
     for r in s.ins:
         mi = _meta(values[r])
-        if mi is None or mi[0] != dtype or (mi[1] != shape and mi[1] != ()) \
-                or mi[2] != gpu:
+        if mi is None or mi[0] != dtype or mi[2] != gpu \
+                or (mi[1] != shape and not _graph.broadcastable_suffix(mi[1], shape)):
             return None
     return dtype, shape, gpu
 
@@ -130,8 +133,8 @@ def fuse(steps, outputs, values=None, consts=None):
                 g0 = gs.pop()
                 if g0 is not None and segment[g0] == segment[i]:
                     dtype, shape, gpu = keys[g0]
-                    if key[0] == dtype and key[2] == gpu \
-                            and (key[1] == shape or key[1] == ()):
+                    if key[0] == dtype and key[2] == gpu and (
+                            key[1] == shape or _graph.broadcastable_suffix(key[1], shape)):
                         g = g0
         group[i] = g
     members = {}

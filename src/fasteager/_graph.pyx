@@ -19,6 +19,16 @@ cimport openmp
 from libc.math cimport exp, log, tanh, sqrt, sin, cos, fabs, log1p, expm1
 from libc.stdlib cimport malloc, free
 
+cdef extern from "_fastmath.h" nogil:
+    void fe_exp_loop(const float* a, float* d, Py_ssize_t n)
+    void fe_log_loop(const float* a, float* d, Py_ssize_t n)
+    void fe_tanh_loop(const float* a, float* d, Py_ssize_t n)
+    void fe_sigmoid_loop(const float* a, float* d, Py_ssize_t n)
+    void fe_sqrt_loop(const float* a, float* d, Py_ssize_t n)
+    void fe_rsqrt_loop(const float* a, float* d, Py_ssize_t n)
+    void fe_sqrt_loop_f64(const double* a, double* d, Py_ssize_t n)
+    void fe_rsqrt_loop_f64(const double* a, double* d, Py_ssize_t n)
+
 import numpy as np
 
 cnp.import_array()
@@ -154,8 +164,10 @@ DEF OP_RSQRT = 24
 
 # op name -> opcode; each is computed as fasteager's NumPy kernel computes it, in the
 # array's precision (float32 results are rounded to float32 after every step, as the
-# unfused ufuncs do); exp/log/tanh/sin/cos/log1p/expm1 use libm in double precision, so
-# they may differ from NumPy's SIMD versions in the last place.
+# unfused ufuncs do). float32 exp/log/tanh/sigmoid use the vectorised versions of
+# _fastmath.h (within 2-3 ulp of NumPy's); the other transcendental ops, and all of
+# float64, use libm in double precision, so they may differ from NumPy's SIMD versions in
+# the last place.
 OPCODES = {"add": OP_ADD, "subtract": OP_SUB, "multiply": OP_MUL, "truediv": OP_DIV,
            "maximum": OP_MAX, "minimum": OP_MIN, "squared_difference": OP_SQDIFF,
            "negative": OP_NEG, "exp": OP_EXP, "log": OP_LOG, "tanh": OP_TANH,
@@ -172,13 +184,25 @@ ctypedef fused real:
     double
 
 
+def broadcastable_suffix(tuple shape, tuple out):
+    """Whether ``shape`` broadcasts to ``out`` by repeating along leading axes only (its
+    elements then repeat every ``prod(shape)`` elements of the flat ``out``)."""
+    cdef Py_ssize_t k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    core = shape[k:]
+    return len(shape) <= len(out) and (not core or tuple(out[len(out) - len(core):]) == core)
+
+
 @cython.final
 cdef class Fused:
-    """A single-output chain (a DAG) of elementwise ops on same-shape float arrays, run
-    as one pass over blocks of elements (parallel over blocks when large).
+    """A single-output chain (a DAG) of elementwise ops on float arrays, run as one pass
+    over blocks of elements (parallel over blocks when large).
 
     ``code``: int32 rows (opcode, a, b, dst); ``n_in`` inputs, whose shapes must be
-    ``in_shapes`` (the output's shape or ``()``); ``consts``: values of the constant
+    ``in_shapes``: the output's shape, ``()`` (a scalar, broadcast), or the output's
+    trailing axes (``broadcastable_suffix``: a bias row, repeated every ``period``
+    elements of the flat output); ``consts``: values of the constant
     registers n_in..n_in+len(consts)-1; ``fallback(arrays)`` computes the same result
     with the original kernels, used when an input is not a float ndarray of the traced
     dtype and shape (a variable whose shape changed, a device array).
@@ -196,7 +220,7 @@ cdef class Fused:
     cdef Py_ssize_t size
     cdef int[:, ::1] codev
     cdef double[::1] constv
-    cdef char[::1] scalar_in
+    cdef Py_ssize_t[::1] period       # per input: 0 full, 1 scalar, p > 1 repeats every p
 
     def __init__(self, code, int n_in, consts, int n_regs, dtype, tuple shape,
                  tuple in_shapes, fallback=None, tuple names=()):
@@ -214,11 +238,16 @@ cdef class Fused:
         self.in_shapes = tuple(tuple(s) for s in in_shapes)
         if len(self.in_shapes) != n_in:
             raise ValueError("Fused: %d input shapes for %d inputs" % (len(in_shapes), n_in))
+        periods = []
         for s in self.in_shapes:
-            if s != () and s != self.shape:
-                raise ValueError("Fused: input shape %s is neither () nor %s" % (s, self.shape))
-        self.scalar_in = np.array([s == () and self.shape != () for s in self.in_shapes]
-                                  + [0], dtype=np.int8)
+            if s == self.shape:
+                periods.append(0)
+            elif broadcastable_suffix(s, self.shape):
+                periods.append(max(1, int(np.prod(s, dtype=np.int64))))
+            else:
+                raise ValueError("Fused: input shape %s is neither %s, () nor its trailing "
+                                 "axes" % (s, self.shape))
+        self.period = np.array(periods + [0], dtype=np.intp)
         self.size = 1
         for d in self.shape:
             self.size *= d
@@ -288,14 +317,14 @@ cdef _run_typed(Fused f, list arrs, out, real dummy):
     cdef bint par = f.size * f.codev.shape[0] >= PARALLEL_MIN and f.size >= 2 * BLOCK
     try:
         with nogil:
-            _fused_loop(&f.codev[0, 0], <int>f.codev.shape[0], ins, &f.scalar_in[0], n_in,
+            _fused_loop(&f.codev[0, 0], <int>f.codev.shape[0], ins, &f.period[0], n_in,
                         &f.constv[0] if f.constv.shape[0] else NULL,
                         <int>f.constv.shape[0], f.n_regs, dst, f.size, par)
     finally:
         free(ins)
 
 
-cdef int _fused_loop(const int* code, int m, real** ins, const char* scalar_in, int n_in,
+cdef int _fused_loop(const int* code, int m, real** ins, const Py_ssize_t* period, int n_in,
                      const double* consts, int n_const, int n_regs, real* out,
                      Py_ssize_t size, bint par) except -1 nogil:
     cdef Py_ssize_t nblocks = (size + BLOCK - 1) // BLOCK, blk
@@ -315,21 +344,21 @@ cdef int _fused_loop(const int* code, int m, real** ins, const char* scalar_in, 
         with gil:
             raise MemoryError()
     for tid in range(nthreads):
-        _init_regs(regs + tid * n_regs * BLOCK, ptr + tid * n_regs, ins, scalar_in, n_in,
+        _init_regs(regs + tid * n_regs * BLOCK, ptr + tid * n_regs, ins, period, n_in,
                    consts, n_const, n_regs)
     if nthreads > 1:
         for blk in prange(nblocks, schedule="static", num_threads=nthreads):
-            _fused_block(code, m, ins, scalar_in, n_in, ptr + threadid() * n_regs, out,
+            _fused_block(code, m, ins, period, n_in, ptr + threadid() * n_regs, out,
                          size, blk)
     else:
         for blk in range(nblocks):
-            _fused_block(code, m, ins, scalar_in, n_in, ptr, out, size, blk)
+            _fused_block(code, m, ins, period, n_in, ptr, out, size, blk)
     free(regs)
     free(ptr)
     return 0
 
 
-cdef void _init_regs(real* regs, real** ptr, real** ins, const char* scalar_in, int n_in,
+cdef void _init_regs(real* regs, real** ptr, real** ins, const Py_ssize_t* period, int n_in,
                      const double* consts, int n_const, int n_regs) noexcept nogil:
     """Point every register at its block; broadcast 0-d inputs and constants into theirs."""
     cdef int k
@@ -339,7 +368,7 @@ cdef void _init_regs(real* regs, real** ptr, real** ins, const char* scalar_in, 
         ptr[k] = regs + k * BLOCK
     for k in range(n_in + n_const):
         if k < n_in:
-            if not scalar_in[k]:
+            if period[k] != 1:
                 continue
             v = ins[k][0]
         else:
@@ -348,9 +377,9 @@ cdef void _init_regs(real* regs, real** ptr, real** ins, const char* scalar_in, 
             ptr[k][i] = v
 
 
-cdef void _fused_block(const int* code, int m, real** ins, const char* scalar_in, int n_in,
+cdef void _fused_block(const int* code, int m, real** ins, const Py_ssize_t* period, int n_in,
                        real** ptr, real* out, Py_ssize_t size, Py_ssize_t blk) noexcept nogil:
-    cdef Py_ssize_t start = blk * BLOCK, n = BLOCK, i
+    cdef Py_ssize_t start = blk * BLOCK, n = BLOCK, i, j, p
     cdef int k, op
     cdef real* pa
     cdef real* pb
@@ -358,9 +387,18 @@ cdef void _fused_block(const int* code, int m, real** ins, const char* scalar_in
     cdef real t
     if start + n > size:
         n = size - start
-    for k in range(n_in):                # full inputs are read in place
-        if not scalar_in[k]:
+    for k in range(n_in):
+        p = period[k]
+        if p == 0:                       # full inputs are read in place
             ptr[k] = ins[k] + start
+        elif p > 1:                      # repeating inputs are copied into their block
+            pd = ptr[k]
+            j = start % p
+            for i in range(n):
+                pd[i] = ins[k][j]
+                j += 1
+                if j == p:
+                    j = 0
     for k in range(m):
         op = code[4 * k]
         pa = ptr[code[4 * k + 1]]
@@ -392,17 +430,28 @@ cdef void _fused_block(const int* code, int m, real** ins, const char* scalar_in
             for i in range(n):
                 pd[i] = -pa[i]
         elif op == OP_EXP:
-            for i in range(n):
-                pd[i] = <real>exp(<double>pa[i])
+            if real is float:
+                fe_exp_loop(pa, pd, n)
+            else:
+                for i in range(n):
+                    pd[i] = <real>exp(<double>pa[i])
         elif op == OP_LOG:
-            for i in range(n):
-                pd[i] = <real>log(<double>pa[i])
+            if real is float:
+                fe_log_loop(pa, pd, n)
+            else:
+                for i in range(n):
+                    pd[i] = <real>log(<double>pa[i])
         elif op == OP_TANH:
-            for i in range(n):
-                pd[i] = <real>tanh(<double>pa[i])
+            if real is float:
+                fe_tanh_loop(pa, pd, n)
+            else:
+                for i in range(n):
+                    pd[i] = <real>tanh(<double>pa[i])
         elif op == OP_SQRT:
-            for i in range(n):
-                pd[i] = <real>sqrt(<double>pa[i])
+            if real is float:
+                fe_sqrt_loop(pa, pd, n)
+            else:
+                fe_sqrt_loop_f64(pa, pd, n)
         elif op == OP_SIN:
             for i in range(n):
                 pd[i] = <real>sin(<double>pa[i])
@@ -416,10 +465,13 @@ cdef void _fused_block(const int* code, int m, real** ins, const char* scalar_in
             for i in range(n):
                 pd[i] = pa[i] * pa[i]
         elif op == OP_SIGMOID:           # fasteager's (tanh(x / 2) + 1) / 2, step by step
-            for i in range(n):
-                t = <real>tanh(<double>(pa[i] * <real>0.5))
-                t = t + <real>1
-                pd[i] = t * <real>0.5
+            if real is float:
+                fe_sigmoid_loop(pa, pd, n)
+            else:
+                for i in range(n):
+                    t = <real>tanh(<double>(pa[i] * <real>0.5))
+                    t = t + <real>1
+                    pd[i] = t * <real>0.5
         elif op == OP_RELU:              # np.maximum(x, 0)
             for i in range(n):
                 pd[i] = pa[i] if (pa[i] >= 0 or pa[i] != pa[i]) else <real>0
@@ -433,9 +485,10 @@ cdef void _fused_block(const int* code, int m, real** ins, const char* scalar_in
             for i in range(n):
                 pd[i] = <real>expm1(<double>pa[i])
         elif op == OP_RSQRT:             # 1 / np.sqrt(x)
-            for i in range(n):
-                t = <real>sqrt(<double>pa[i])
-                pd[i] = <real>1 / t
+            if real is float:
+                fe_rsqrt_loop(pa, pd, n)
+            else:
+                fe_rsqrt_loop_f64(pa, pd, n)
         else:
             for i in range(n):
                 pd[i] = pa[i]

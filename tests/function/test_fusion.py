@@ -59,15 +59,28 @@ def test_chain_equals_eager(dtype, shape):
     f = fe.function(chain)
     check(f, chain, x, dtype=dtype)
     cf = f.get_concrete_function(x)
-    if dtype == np.float32 and x.numpy().size > _fusion.SLOW_F32_MAX:
-        # large float32: exp/log/tanh/sigmoid stay NumPy's (SIMD); the rest fuses
-        assert len(cf.fused_steps) > 1
-        for k in cf.fused_steps:
-            assert not _fusion.SLOW_F32.intersection(k.names)
-        assert any(s.name == "tanh" for s in cf._steps)
-    else:
-        assert len(cf.fused_steps) == 1
-        assert cf.graph_size == 1
+    assert len(cf.fused_steps) == 1
+    assert cf.graph_size == 1
+
+
+def test_slow_float32_ops_stay_numpys_on_large_arrays():
+    # sin/cos/log1p/expm1 have only scalar libm versions in the kernel: on large float32
+    # arrays NumPy's SIMD loops are faster, so they split the chain; small arrays fuse
+    def g(x):
+        y = fe.sin(x * 0.5 + 0.25) * 2.0 + 1.0
+        return fe.math.log1p(fe.abs(fe.cos(y) - 0.5)) * 3.0 - y
+    for n, n_steps in ((64, 1), (_fusion.SLOW_F32_MAX + 1, None)):
+        x = c(np.linspace(-2, 2, n))
+        f = fe.function(g)
+        check(f, g, x, atol=1e-6)         # "- y" cancels: absolute error near 0
+        cf = f.get_concrete_function(x)
+        if n_steps is not None:
+            assert cf.graph_size == n_steps
+        else:
+            assert cf.graph_size > 1 and len(cf.fused_steps) >= 2
+            for k in cf.fused_steps:
+                assert not _fusion.SLOW_F32.intersection(k.names)
+            assert {"sin", "cos", "log1p"} <= {s.name for s in cf._steps}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -154,15 +167,42 @@ def test_intermediate_read_by_other_op_breaks_run():
     assert names == [("exp", "multiply", "add"), ("multiply", "add")]
 
 
-def test_broadcasting_other_than_scalar_is_not_fused():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 3), (2, 5, 3), (300, 3), (1, 1)])
+def test_rows_broadcast_along_leading_axes_fuse(shape, dtype):
+    # a bias row (and values computed from it) repeats every 3 (or 1) output elements;
+    # (300, 3) spans several blocks of the kernel, which start mid-row
+    def g(x, b, s):
+        return fe.tanh(x + b * 0.5) * 2.0 + fe.square(b - s) - s
+    f = fe.function(g)
+    rng = np.random.default_rng(3)
+    x = c(rng.standard_normal(shape), dtype)
+    b = c(rng.standard_normal(shape[-1:]), dtype)
+    b2 = c(rng.standard_normal((1,) + shape[-1:]), dtype)
+    s = c(0.25, dtype)
+    for bias in (b, b2):
+        check(f, g, x, bias, s, dtype=dtype, atol=1e-6)   # "- s" cancels near 0
+        cf = f.get_concrete_function(x, bias, s)
+        assert cf.graph_size == 1 and len(cf.fused_steps) == 1
+
+
+def test_broadcasting_a_column_is_not_fused():
     def g(x, b):
         return fe.tanh(x + b) * 2.0
     f = fe.function(g)
     x = c(np.ones((4, 3)))
-    b = c([1.0, 2.0, 3.0])
+    b = c([[1.0], [2.0], [3.0], [4.0]])        # (4, 1): repeats along the last axis
     check(f, g, x, b)
     cf = f.get_concrete_function(x, b)
     assert [k.names for k in cf.fused_steps] == [("tanh", "multiply")]
+
+
+def test_broadcastable_suffix():
+    from fasteager._graph import broadcastable_suffix as ok
+    assert ok((), (4, 3)) and ok((3,), (4, 3)) and ok((1, 3), (4, 3))
+    assert ok((1, 1), (4, 3)) and ok((5, 3), (2, 5, 3)) and ok((1, 5, 3), (2, 5, 3))
+    assert not ok((4, 1), (4, 3)) and not ok((2,), (4, 3)) and not ok((1, 4, 3), (4, 3))
+    assert not ok((5, 1), (2, 5, 3))
 
 
 def test_mixed_dtypes_not_fused():

@@ -9,7 +9,8 @@ PyCUDA's ``SourceModule`` on first use and cached by source text:
 * the element function ``fe_fused_elem_<hash>(i, in0, in1, ...)`` holds the program as
   straight-line code over scalar registers, each op written with the C expression of the
   GPU elementwise table (``cuda/elementwise.py``), so fused and unfused GPU results
-  agree; constants are exact hexadecimal literals; 0-d inputs are read at index 0;
+  agree; constants are exact hexadecimal literals; scalar inputs are read at index 0 and
+  inputs broadcast along leading axes (a bias row of p elements) at ``i % p``;
 * the kernel ``fe_fused_<hash>(n, in0, ..., out)`` runs it in a grid-stride loop.
 
 The element function is plain C++ apart from the CUDA qualifiers, so a test compiles it
@@ -52,7 +53,10 @@ def element_source(fused, tag):
     dtype = np.dtype(fused.dtype)
     ctype = CTYPES[dtype][0]
     n_in = fused.n_in
-    scalar = [s == () and fused.shape != () for s in fused.in_shapes]
+    index = []                # how each input is read at output element i
+    for s in fused.in_shapes:
+        p = int(np.prod(s, dtype=np.int64))
+        index.append("i" if s == fused.shape else "0" if p == 1 else "i %% %dLL" % p)
     params = ", ".join("const %s* __restrict__ in%d" % (ctype, k) for k in range(n_in))
     lines = ["// fused %s (%s)" % ("+".join(fused.names), dtype),
              "__device__ __forceinline__ %s fe_fused_elem_%s(long long i%s) {"
@@ -60,7 +64,7 @@ def element_source(fused, tag):
              "  typedef %s T;" % ctype]
     regs = ["r%d" % k for k in range(fused.n_regs)]
     for k in range(n_in):
-        lines.append("  T r%d = in%d[%s];" % (k, k, "0" if scalar[k] else "i"))
+        lines.append("  T r%d = in%d[%s];" % (k, k, index[k]))
     for k, c in enumerate(np.asarray(fused.consts, np.float64)):
         lines.append("  const T r%d = T(%s);" % (n_in + k, _literal(c)))
     temps = regs[n_in + len(fused.consts):]
