@@ -589,7 +589,9 @@ class Function:
             result = self._python_function(*args, **kwargs)
         except Exception as e:
             if hasattr(e, "add_note"):
-                e.add_note("(raised while tracing fe.function %s)" % self._name)
+                where = _user_line(e.__traceback__)
+                e.add_note("(raised while tracing fe.function %s%s)"
+                           % (self._name, ", at %s:%d" % where if where else ""))
             raise
         finally:
             _core.set_tracer(previous)
@@ -639,6 +641,20 @@ class Function:
         if cf is None:
             cf = self._trace(args, kwargs, sig, key, tensors, run=False)
         return cf
+
+
+def _user_line(tb):
+    """(file, line) of the innermost traceback frame outside fasteager: the user's line
+    that raised, or None."""
+    import os
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    where = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(package) and not filename.endswith(".pyx"):
+            where = (filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return where
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=False,

@@ -223,15 +223,20 @@ def test_methods_of_models_and_layers():
     np.testing.assert_allclose(traced(x).numpy(), layer(x).numpy())
 
 
-def test_errors_name_the_function():
+def test_errors_name_the_function_and_the_users_line():
+    import inspect
+
     @fe.function
     def bad(x):
-        return fe.matmul(x, x)
+        y = x * 2.0
+        return fe.matmul(y, y)
 
     with pytest.raises(fe.errors.InvalidArgumentError) as info:
         bad(c([[1.0, 2.0, 3.0]]))
     assert "matmul" in str(info.value)
-    assert any("bad" in n for n in getattr(info.value, "__notes__", []))
+    line = inspect.getsourcelines(bad.python_function)[1] + 3    # the matmul line
+    notes = getattr(info.value, "__notes__", [])
+    assert any("bad" in n and n.endswith("%s:%d)" % (__file__, line)) for n in notes), notes
 
 
 def test_data_dependent_python_falls_back_to_eager():
