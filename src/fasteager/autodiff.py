@@ -346,6 +346,8 @@ def custom_gradient(f=None):
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
         inputs = [_core.convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
+        tracer = _core.get_tracer()
+        start = len(tracer.steps) if tracer is not None else None
         with _core.VariableWatcher() as watcher:
             result, grad_fn = f(*inputs, **kwargs)
         variables = [v for v in watcher.watched_variables() if v.trainable]
@@ -374,6 +376,10 @@ def custom_gradient(f=None):
 
         recorded_inputs = tuple(inputs) + tuple(v._tensor for v in variables)
         _core.record_custom(recorded_inputs, outputs, backward)
+        if tracer is not None:
+            # gradients through the fe.function call this again (grad_fn closes over
+            # this call's tensors, so it cannot be replayed)
+            tracer.custom_call(wrapped, inputs, kwargs, outputs, start)
         return nest.pack_sequence_as(result, list(outputs))
     return wrapped
 

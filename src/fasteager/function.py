@@ -11,9 +11,15 @@ kernels in ``_graph.run`` with no conversion, dtype checks or tape work per op.
 Intermediates that never leave the graph are written into buffers the concrete function
 keeps between calls (``_buffers``), so a warm replay allocates only its outputs.
 
-Gradients: a call under a recording tape records one node whose backward is itself an
-``fe.function`` (it re-runs the forward graph's ops eagerly under a tape and takes the
-tape's gradient, traced once per signature), so higher orders work by recursion.
+Gradients: a call under a recording tape records one node on the tape. Its backward has
+two forms. When no tape watches the backward (first-order gradients, the usual case), it
+is a traced graph of the VJPs alone, replayed on the intermediates the forward replay
+kept for it (``_Saving``; built on the first such backward). When a tape does watch it
+(higher order), the backward is an ``fe.function`` that re-runs the forward graph's ops
+eagerly under a tape and takes the tape's gradient (traced once per signature), so every
+dependence on the inputs is recorded and higher orders work by recursion.
+``custom_gradient`` calls inside a trace are called again by those eager re-runs, so
+their grad_fn is used (such graphs always take the second form).
 
 Signatures: the cache key holds dtype and shape of each tensor argument, the value of
 Python arguments and the identity of variables and other objects. With
@@ -70,6 +76,7 @@ class _Tracer:
         self.random_pending = False
         self.random_ids = set()  # tensors holding random draws (replay would freeze them)
         self.random_regs = set()
+        self.custom = {}         # first step -> custom_gradient call (see custom_call)
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -150,6 +157,15 @@ class _Tracer:
                 "create them outside it or on its first call, e.g. in a layer's build)"
                 % self.name)
         self.created.append(var)
+
+    def custom_call(self, fn, inputs, kwargs, outputs, start):
+        """A ``custom_gradient`` function ran steps ``start:`` of the trace: eager
+        re-runs (for gradients) call it again instead, so its grad_fn is used."""
+        end = len(self.steps)
+        if start in self.custom and self.custom[start][0] >= end:
+            return                           # nested in a call recorded at the same step
+        self.custom[start] = (end, fn, tuple(self.reg_of(t) for t in inputs),
+                              tuple(self.reg_of(t) for t in outputs), kwargs)
 
     def random_draw(self):
         """A random op drew numbers: the next wrapped array holds them."""
@@ -254,22 +270,39 @@ class ConcreteFunction:
         for r, arr in tracer.consts.items():
             template[r] = arr
         self._template = template
-        self._steps = _plan(tracer.steps, self._out_regs, tracer.consts, self._n_regs,
-                            tracer.values)
-        protected = set(self._out_regs) | set(tracer.consts) | set(self._inputs) | {
-            r for _, r in self._var_inputs}
-        self._buffer_specs = (_buffers.plan(self._steps, tracer.values, protected)
-                              if reuse_buffers else [])
-        self._buffers = None                     # allocated on the first replay
-        self._buffers_lock = threading.Lock()    # one caller at a time uses them
+        self._consts = tracer.consts
+        self._reuse_buffers = reuse_buffers
         self._quiet = any(s.kind == KIND_OP and s.op.quiet for s in tracer.steps)
+        self._replay = self._planned(self._out_regs, tracer.values)
         if tracer.random_regs and not self._eager_only and (
                 tracer.random_regs & set(self._out_regs) or
                 any(tracer.random_regs.intersection(s.ins) for s in self._steps)):
             self._eager_only = "a random op"   # replaying would repeat the same draw
         self._grad_function = None
+        # the backward from saved intermediates (see _fast_backward); None until built,
+        # False when this graph cannot have one
+        self._custom = dict(tracer.custom)
+        self._saving = None
+        if self._custom or any(s.kind != KIND_OP for s in tracer.steps):
+            # custom gradients, effects, variable re-reads, copies
+            self._saving = False
         self.variables = tuple(v for v, _ in self._var_inputs)
         self.trainable_variables = tuple(v for v in self.variables if v.trainable)
+
+    def _planned(self, keep_regs, values):
+        """The replay of this graph computing (and keeping) registers ``keep_regs``."""
+        steps = _plan(self._all_steps, keep_regs, self._consts, self._n_regs, values)
+        protected = set(keep_regs) | set(self._consts) | set(self._inputs) | {
+            r for _, r in self._var_inputs}
+        return _Replay(steps, values, protected, self._reuse_buffers, self._quiet)
+
+    @property
+    def _steps(self):
+        return self._replay.steps
+
+    @property
+    def _buffer_specs(self):
+        return self._replay.specs
 
     @property
     def graph_size(self):
@@ -279,8 +312,7 @@ class ConcreteFunction:
     @property
     def buffer_bytes(self):
         """Bytes of the intermediate buffers kept between calls."""
-        return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
-                   for shape, dtype in self._buffer_specs)
+        return self._replay.buffer_bytes
 
     @property
     def fused_steps(self):
@@ -304,28 +336,13 @@ class ConcreteFunction:
         regs = self._fill(tensors, var_tensors)
         if not recording:
             var_tensors = None   # holding a variable's tensor would defeat in-place writes
-        # the kept buffers serve one call at a time (another thread, or a re-entrant
-        # call, allocates its own)
-        owner = self._buffer_specs and self._buffers_lock.acquire(False)
-        try:
-            if owner and self._buffers is None:
-                self._buffers = _buffers.allocate(self._buffer_specs)
-            bufs = self._buffers if owner else None
-            if self._quiet:
-                token = _core.quiet_enter()
-                try:
-                    _graph.run(self._steps, regs, bufs)
-                finally:
-                    _core.quiet_exit(token)
-            else:
-                _graph.run(self._steps, regs, bufs)
-        finally:
-            if owner:
-                self._buffers_lock.release()
+        saving = self._saving if recording else None
+        (saving.replay if saving else self._replay).run(regs)
         wrap = _core.wrap
         outs = [wrap(regs[r]) for r in self._out_regs]
         if recording and outs:
-            self._record(tensors, var_tensors, outs)
+            saved = [regs[r] for r in saving.saved] if saving else None
+            self._record(tensors, var_tensors, outs, saved)
         return outs
 
     def __call__(self, *args):
@@ -339,19 +356,70 @@ class ConcreteFunction:
         return nest.pack_sequence_as(self._structure, leaves)
 
     # -- gradients ----------------------------------------------------------------------
-    def _record(self, tensors, var_tensors, outs):
+    def _record(self, tensors, var_tensors, outs, saved=None):
         inputs = tuple(tensors) + tuple(var_tensors)
 
         def backward(gs):
-            return self._backward(inputs, outs, gs)
+            return self._backward(inputs, outs, gs, saved)
         _core.record_custom(inputs, tuple(outs), backward)
 
-    def _backward(self, inputs, outs, gs):
-        if self._grad_function is None:
-            self._grad_function = Function(self._eager_gradient, name=self.name + "_grad")
+    def _backward(self, inputs, outs, gs, saved=None):
         flat = [g if g is not None else _core.wrap(np.zeros_like(o._value))
                 for g, o in zip(gs, outs)]
+        if not _core.any_tape_recording():
+            # no tape sees this backward, so nothing differentiates it again: it may
+            # start from the forward's saved intermediates instead of recomputing them
+            if saved is not None:
+                return self._saving.backward(flat, saved)
+            if self._saving is None:
+                return self._build_saving(list(inputs), flat)
+        if self._grad_function is None:
+            self._grad_function = Function(self._eager_gradient, name=self.name + "_grad")
         return self._grad_function(list(inputs), flat)
+
+    def _build_saving(self, inputs, gs):
+        """Trace the backward alone, reading the forward's intermediates as inputs, and
+        plan a forward replay that keeps those intermediates; returns this call's
+        gradients (computed while tracing)."""
+        from .autodiff import GradientTape
+        floats = [t for t in inputs if t._value.dtype.kind in "fc"]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            for t in floats:
+                tape.watch(t)
+            outs, vals = self._run_eagerly(inputs, with_values=True)
+        pairs = [(o, g) for o, g in zip(outs, gs) if o._value.dtype.kind in "fc"]
+        if not pairs or not floats:
+            self._saving = False
+            return [None] * len(inputs)
+        tracer = _Tracer(self.name + "_backward", allow_variables=False)
+        g_regs = [tracer.add_input(g) for _, g in pairs]
+        forward = [(r, tracer.add_input(t)) for r, t in vals.items() if r not in self._consts]
+        previous = _core.set_tracer(tracer)
+        try:
+            grads = tape.gradient([o for o, _ in pairs], floats,
+                                  output_gradients=[g for _, g in pairs],
+                                  unconnected_gradients="zero")
+        finally:
+            _core.set_tracer(previous)
+        it = iter(grads)
+        result = [next(it) if t._value.dtype.kind in "fc" else None for t in inputs]
+        if tracer.escaped or tracer.random_regs:
+            self._saving = False                 # the backward reads data or draws
+            return result
+        leaves = [tracer.reg_of(g) for g in grads]
+        backward = ConcreteFunction(self.name + "_backward", tracer, grads, leaves,
+                                    self._reuse_buffers)
+        used = {r for st in backward._steps for r in st.ins} | set(backward._out_regs)
+        needed = [(fr, br) for fr, br in forward if br in used]
+        backward._inputs = g_regs + [br for _, br in needed]
+        saved = [fr for fr, _ in needed]
+        values = [None] * self._n_regs
+        for r, t in vals.items():
+            values[r] = t._value
+        self._saving = _Saving(self._planned(self._out_regs + saved, values), saved,
+                               backward, [o._value.dtype.kind in "fc" for o in outs],
+                               [t._value.dtype.kind in "fc" for t in inputs])
+        return result
 
     def _eager_gradient(self, inputs, gs):
         """Gradients of the outputs w.r.t. every input, by running the graph's ops
@@ -371,15 +439,31 @@ class ConcreteFunction:
         it = iter(grads)
         return [next(it) if t._value.dtype.kind in "fc" else None for t in inputs]
 
-    def _run_eagerly(self, inputs):
-        """Run the recorded ops through ``execute`` (so tapes see them); no effects."""
+    def _run_eagerly(self, inputs, with_values=False):
+        """Run the recorded ops through ``execute`` (so tapes see them); no effects.
+        ``with_values``: also return every register's tensor."""
         vals = {r: _core.wrap(a) for r, a in enumerate(self._template) if a is not None}
         n = len(self._inputs)
         for r, t in zip(self._inputs, inputs[:n]):
             vals[r] = t
         for (v, r), t in zip(self._var_inputs, inputs[n:]):
             vals[r] = t
-        for s in self._all_steps:
+        steps = self._all_steps
+        i = 0
+        while i <= len(steps):
+            custom = self._custom.get(i)
+            if custom is not None:           # a custom_gradient call: call it again
+                end, fn, in_regs, out_regs, kwargs = custom
+                result = nest.flatten(fn(*[vals[r] for r in in_regs], **kwargs))
+                for r, t in zip(out_regs, result):
+                    vals[r] = t
+                if end > i:
+                    i = end
+                    continue
+            if i == len(steps):
+                break
+            s = steps[i]
+            i += 1
             if s.kind == KIND_OP:
                 out = _core.execute(s.op, tuple([vals[r] for r in s.ins]), s.attrs)
                 if s.multi:
@@ -391,7 +475,62 @@ class ConcreteFunction:
                 vals[s.out] = s.fn._tensor
             elif s.kind == KIND_COPY:
                 vals[s.out] = s.attrs["eager"](vals[s.ins[0]])
-        return [vals[r] for r in self._out_regs]
+        outs = [vals[r] for r in self._out_regs]
+        return (outs, vals) if with_values else outs
+
+
+class _Replay:
+    """A planned replay list and the buffers it keeps between calls (one caller at a
+    time uses them: another thread, or a re-entrant call, allocates its own)."""
+
+    def __init__(self, steps, values, protected, reuse_buffers, quiet):
+        self.steps = steps
+        self.specs = _buffers.plan(steps, values, protected) if reuse_buffers else []
+        self.buffers = None                      # allocated on the first replay
+        self.lock = threading.Lock()
+        self.quiet = quiet
+
+    @property
+    def buffer_bytes(self):
+        return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+                   for shape, dtype in self.specs)
+
+    def run(self, regs):
+        owner = self.specs and self.lock.acquire(False)
+        try:
+            if owner and self.buffers is None:
+                self.buffers = _buffers.allocate(self.specs)
+            bufs = self.buffers if owner else None
+            if self.quiet:
+                token = _core.quiet_enter()
+                try:
+                    _graph.run(self.steps, regs, bufs)
+                finally:
+                    _core.quiet_exit(token)
+            else:
+                _graph.run(self.steps, regs, bufs)
+        finally:
+            if owner:
+                self.lock.release()
+
+
+class _Saving:
+    """The first-order gradient path of a ConcreteFunction: ``replay`` runs the forward
+    and keeps registers ``saved``; ``backward(gs, saved arrays)`` replays the traced
+    backward graph on them (the forward is not run again)."""
+
+    def __init__(self, replay, saved, graph, float_outs, float_ins):
+        self.replay = replay
+        self.saved = saved
+        self.graph = graph
+        self.float_outs = float_outs
+        self.float_ins = float_ins
+
+    def backward(self, gs, saved):
+        wrap = _core.wrap
+        args = [g for g, f in zip(gs, self.float_outs) if f] + [wrap(a) for a in saved]
+        grads = iter(self.graph._call_flat(args))
+        return [next(grads) if f else None for f in self.float_ins]
 
 
 def _plan(steps, out_regs, consts, n_regs, values=None):
