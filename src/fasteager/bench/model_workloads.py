@@ -100,17 +100,24 @@ def _convnet_layers(tf):
             tf.keras.layers.Dense(10)]
 
 
-def _keras_step(tf, layers, optimizer, x_shape, traced=False):
-    """A custom training step (forward, loss, tape gradient, update) in TF's eager API;
-    ``traced``: under ``tf.function`` (``fe.function`` for fasteager), traced here."""
+def _keras_model(tf, layers, x_shape):
+    """(model, loss, x, y): a built Sequential of ``layers``, sparse cross-entropy on
+    logits, and a batch of random inputs and labels."""
     tf.random.set_seed(0)
     model = tf.keras.Sequential(layers(tf))
-    opt = optimizer(tf)
     loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     rng = np.random.default_rng(0)
     x = tf.constant(rng.random(x_shape, dtype=np.float32))
     y = tf.constant(rng.integers(0, 10, x_shape[0]))
     model(x)
+    return model, loss_fn, x, y
+
+
+def _keras_step(tf, layers, optimizer, x_shape, traced=False):
+    """A custom training step (forward, loss, tape gradient, update) in TF's eager API;
+    ``traced``: under ``tf.function`` (``fe.function`` for fasteager), traced here."""
+    model, loss_fn, x, y = _keras_model(tf, layers, x_shape)
+    opt = optimizer(tf)
 
     def step(x, y):
         with tf.GradientTape() as tape:
@@ -297,6 +304,39 @@ def _(quick):
 mlp_fn.entry("torch")(mlp.entries["torch"])
 
 
+grad_outside = workload("function_grad_outside",
+                        "MLP 784-128-10 loss under fe.function, its gradient taken by a tape "
+                        "outside (batch 32): traced vs eager vs tf.function")
+
+
+def _loss_grad_outside(tf, traced):
+    """Only the loss is traced; the tape and its gradient stay outside (one piece of code
+    for fasteager and TensorFlow)."""
+    model, loss_fn, x, y = _keras_model(tf, _mlp_layers, (32, 784))
+
+    def loss(x, y):
+        return loss_fn(y, model(x, training=True))
+    if traced:
+        loss = tf.function(loss)
+
+    def run():
+        with tf.GradientTape() as tape:
+            value = loss(x, y)
+        return tape.gradient(value, model.trainable_variables)
+    run()
+    return run
+
+
+@grad_outside.entry("fasteager")
+def _(quick):
+    return _loss_grad_outside(_fasteager(), True)
+
+
+@grad_outside.entry("fasteager_eager")
+def _(quick):
+    return _loss_grad_outside(_fasteager(), False)
+
+
 # ---- TensorFlow and JAX entries (run only where installed) -----------------------------------
 
 def _tf():
@@ -325,6 +365,11 @@ def _(quick):
 @mlp_fn.entry("tensorflow_function")
 def _(quick):
     return _keras_step(_tf(), _mlp_layers, _sgd, (32, 784), traced=True)
+
+
+@grad_outside.entry("tensorflow_function")
+def _(quick):
+    return _loss_grad_outside(_tf(), True)
 
 
 @chain.entry("tensorflow_function")
