@@ -17,6 +17,10 @@ group in one Cython pass. A group:
 * lies between two effect steps (variable writes, prints), so moving the group's work to
   the sink's position cannot see a variable written in between.
 
+A full ``reduce_sum``/``reduce_mean`` (no axis) that is the only reader of a group's result
+is folded into the group on the CPU: the kernel sums each block as it goes (in double
+precision) and the full-size result is never written.
+
 Constants captured as 0-d arrays become immediates of the program (equal values shared);
 other inputs are passed to the kernel. Temporaries are allocated registers, reused once
 dead. Each fused step keeps a fallback that replays the original kernels, used when an
@@ -103,7 +107,7 @@ def fuse(steps, outputs, values=None, consts=None):
     ops = _library_ops()
     n = len(steps)
     keys = [_eligible(s, values, ops) for s in steps]
-    if sum(k is not None for k in keys) < MIN_OPS:
+    if not any(keys):
         return steps
     segment = []
     seg = 0
@@ -144,13 +148,17 @@ def fuse(steps, outputs, values=None, consts=None):
     fused_at = {}
     dropped = set()
     for sink, idx in members.items():
-        if len(idx) < MIN_OPS:
+        reduce_at = _folded_reduction(steps, sink, keys[sink], readers, outputs, segment, ops)
+        if len(idx) + (reduce_at is not None) < MIN_OPS:
             continue
-        step = _build([steps[i] for i in idx], keys[sink], values, consts)
+        reducer = steps[reduce_at] if reduce_at is not None else None
+        step = _build([steps[i] for i in idx], keys[sink], values, consts, reducer)
         if step is None:
             continue
         fused_at[sink] = step
         dropped.update(idx)
+        if reduce_at is not None:
+            dropped.add(reduce_at)
     if not fused_at:
         return steps
     out = []
@@ -162,8 +170,29 @@ def fuse(steps, outputs, values=None, consts=None):
     return out
 
 
-def _build(members, key, values, consts):
-    """The fused step of one group (members in step order, the sink last)."""
+_REDUCTIONS = {"reduce_sum": _graph.REDUCE_SUM, "reduce_mean": _graph.REDUCE_MEAN}
+
+
+def _folded_reduction(steps, sink, key, readers, outputs, segment, ops):
+    """Index of a full reduce_sum/reduce_mean that is the only reader of the group's
+    result, which the fused kernel then computes instead of the result (CPU only)."""
+    out = steps[sink].out
+    rs = readers.get(out)
+    if key[2] or out in outputs or not rs or len(rs) != 1:
+        return None
+    j = rs[0]
+    r = steps[j]
+    op = ops.get(r.name)
+    if r.name not in _REDUCTIONS or r.kind != KIND_OP or r.attrs is not None or r.multi \
+            or op is None or r.op is not op or r.fn is not op.forward \
+            or segment[j] != segment[sink]:
+        return None
+    return j
+
+
+def _build(members, key, values, consts, reducer=None):
+    """The fused step of one group (members in step order, the sink last), computing
+    ``reducer``'s (a full reduce_sum/reduce_mean of the sink) result when given."""
     dtype, shape, gpu = key
     produced = {s.out for s in members}
     in_regs = []          # graph registers passed to the kernel
@@ -218,14 +247,17 @@ def _build(members, key, values, consts):
         code.append((opcode, a, b, dst))
         names.append(s.name)
     in_shapes = tuple(_meta(values[r])[1] for r in in_regs)
-    fallback = _make_fallback(members, in_regs, consts)
+    last = members + ([reducer] if reducer is not None else [])
+    fallback = _make_fallback(last, in_regs, consts)
+    if reducer is not None:
+        names.append(reducer.name)
     kernel = _graph.Fused(np.array(code, np.int32).reshape(-1, 4), n_in, const_vals, n_regs,
-                          dtype, tuple(shape), in_shapes, fallback, tuple(names))
+                          dtype, tuple(shape), in_shapes, fallback, tuple(names),
+                          _REDUCTIONS[reducer.name] if reducer is not None else 0)
     if gpu:
         from .cuda.fusion import FusedGPU
         kernel = FusedGPU(kernel)
-    sink = members[-1]
-    return _graph.Step(KIND_FUSED, kernel, tuple(in_regs), None, sink.out, False,
+    return _graph.Step(KIND_FUSED, kernel, tuple(in_regs), None, last[-1].out, False,
                        "fused(%s)" % "+".join(names))
 
 

@@ -17,7 +17,7 @@ cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 cimport openmp
 from libc.math cimport exp, log, tanh, sqrt, sin, cos, fabs, log1p, expm1
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 
 cdef extern from "_fastmath.h" nogil:
     void fe_exp_loop(const float* a, float* d, Py_ssize_t n)
@@ -177,6 +177,10 @@ OPCODES = {"add": OP_ADD, "subtract": OP_SUB, "multiply": OP_MUL, "truediv": OP_
 BINARY = frozenset({OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_SQDIFF})
 
 DEF BLOCK = 256
+DEF RED_SUM = 1
+DEF RED_MEAN = 2
+REDUCE_SUM = RED_SUM            # Fused(reduce=...): the chain's result summed / averaged
+REDUCE_MEAN = RED_MEAN
 DEF PARALLEL_MIN = 65536       # elements times instructions below which one thread runs
 
 ctypedef fused real:
@@ -216,6 +220,7 @@ cdef class Fused:
     cdef public tuple in_shapes
     cdef public object fallback
     cdef public tuple names          # op names, for repr and tests
+    cdef public int reduce           # 0: elementwise result; REDUCE_SUM/REDUCE_MEAN: 0-d
     cdef int typenum
     cdef Py_ssize_t size
     cdef int[:, ::1] codev
@@ -223,7 +228,7 @@ cdef class Fused:
     cdef Py_ssize_t[::1] period       # per input: 0 full, 1 scalar, p > 1 repeats every p
 
     def __init__(self, code, int n_in, consts, int n_regs, dtype, tuple shape,
-                 tuple in_shapes, fallback=None, tuple names=()):
+                 tuple in_shapes, fallback=None, tuple names=(), int reduce=0):
         self.code = np.ascontiguousarray(code, dtype=np.int32).reshape(-1, 4)
         self.codev = self.code
         self.n_in = n_in
@@ -263,6 +268,14 @@ cdef class Fused:
                 raise ValueError("Fused: an instruction writes an input or a constant")
         self.fallback = fallback
         self.names = names
+        if reduce not in (0, REDUCE_SUM, REDUCE_MEAN):
+            raise ValueError("Fused: reduce must be 0, 1 (sum) or 2 (mean) (got %d)" % reduce)
+        self.reduce = reduce
+
+    @property
+    def out_shape(self):
+        """The result's shape: ``shape``, or ``()`` for a reducing chain."""
+        return () if self.reduce else self.shape
 
     def __repr__(self):
         return "Fused(%d ops %s, %s %s)" % (self.code.shape[0], "/".join(self.names),
@@ -290,8 +303,10 @@ cdef class Fused:
                 a = np.ascontiguousarray(a)
             arrs[k] = a
         if out is None:
-            out = np.empty(self.shape, self.dtype)
+            out = np.empty(() if self.reduce else self.shape, self.dtype)
         if self.size == 0:
+            if self.reduce:            # as np.sum / np.mean of nothing
+                out[()] = 0.0 if self.reduce == REDUCE_SUM else np.nan
             return out
         if self.typenum == cnp.NPY_FLOAT:
             _run_typed[float](self, arrs, out, <float>0)
@@ -319,14 +334,14 @@ cdef _run_typed(Fused f, list arrs, out, real dummy):
         with nogil:
             _fused_loop(&f.codev[0, 0], <int>f.codev.shape[0], ins, &f.period[0], n_in,
                         &f.constv[0] if f.constv.shape[0] else NULL,
-                        <int>f.constv.shape[0], f.n_regs, dst, f.size, par)
+                        <int>f.constv.shape[0], f.n_regs, dst, f.size, par, f.reduce)
     finally:
         free(ins)
 
 
 cdef int _fused_loop(const int* code, int m, real** ins, const Py_ssize_t* period, int n_in,
                      const double* consts, int n_const, int n_regs, real* out,
-                     Py_ssize_t size, bint par) except -1 nogil:
+                     Py_ssize_t size, bint par, int reduce) except -1 nogil:
     cdef Py_ssize_t nblocks = (size + BLOCK - 1) // BLOCK, blk
     cdef int nthreads = 1, tid
     if par:
@@ -338,9 +353,13 @@ cdef int _fused_loop(const int* code, int m, real** ins, const Py_ssize_t* perio
     # one register file and pointer table per thread
     cdef real* regs = <real*>malloc(nthreads * n_regs * BLOCK * sizeof(real))
     cdef real** ptr = <real**>malloc(nthreads * n_regs * sizeof(real*))
-    if regs == NULL or ptr == NULL:
+    # a reducing chain: each thread adds its blocks' results into its own partial sum
+    cdef double* acc = <double*>calloc(nthreads, sizeof(double)) if reduce else NULL
+    cdef double total = 0
+    if regs == NULL or ptr == NULL or (reduce and acc == NULL):
         free(regs)
         free(ptr)
+        free(acc)
         with gil:
             raise MemoryError()
     for tid in range(nthreads):
@@ -348,13 +367,19 @@ cdef int _fused_loop(const int* code, int m, real** ins, const Py_ssize_t* perio
                    consts, n_const, n_regs)
     if nthreads > 1:
         for blk in prange(nblocks, schedule="static", num_threads=nthreads):
-            _fused_block(code, m, ins, period, n_in, ptr + threadid() * n_regs, out,
-                         size, blk)
+            tid = threadid()
+            _fused_block(code, m, ins, period, n_in, ptr + tid * n_regs, out, size, blk,
+                         acc + tid if reduce else NULL)
     else:
         for blk in range(nblocks):
-            _fused_block(code, m, ins, period, n_in, ptr, out, size, blk)
+            _fused_block(code, m, ins, period, n_in, ptr, out, size, blk, acc)
+    if reduce:
+        for tid in range(nthreads):
+            total += acc[tid]
+        out[0] = <real>(total if reduce == RED_SUM else total / size)
     free(regs)
     free(ptr)
+    free(acc)
     return 0
 
 
@@ -378,7 +403,10 @@ cdef void _init_regs(real* regs, real** ptr, real** ins, const Py_ssize_t* perio
 
 
 cdef void _fused_block(const int* code, int m, real** ins, const Py_ssize_t* period, int n_in,
-                       real** ptr, real* out, Py_ssize_t size, Py_ssize_t blk) noexcept nogil:
+                       real** ptr, real* out, Py_ssize_t size, Py_ssize_t blk,
+                       double* acc) noexcept nogil:
+    """One block of the program; the last instruction writes the output block, or (when
+    reducing) its register, whose sum is added to ``acc``."""
     cdef Py_ssize_t start = blk * BLOCK, n = BLOCK, i, j, p
     cdef int k, op
     cdef real* pa
@@ -403,7 +431,7 @@ cdef void _fused_block(const int* code, int m, real** ins, const Py_ssize_t* per
         op = code[4 * k]
         pa = ptr[code[4 * k + 1]]
         pb = ptr[code[4 * k + 2]]
-        pd = out + start if k == m - 1 else ptr[code[4 * k + 3]]
+        pd = out + start if k == m - 1 and acc == NULL else ptr[code[4 * k + 3]]
         if op == OP_ADD:
             for i in range(n):
                 pd[i] = pa[i] + pb[i]
@@ -492,3 +520,25 @@ cdef void _fused_block(const int* code, int m, real** ins, const Py_ssize_t* per
         else:
             for i in range(n):
                 pd[i] = pa[i]
+    if acc != NULL:
+        acc[0] += _block_sum(pd, n)
+
+
+cdef double _block_sum(real* x, Py_ssize_t n) noexcept nogil:
+    """Sum in double precision, eight partial sums (independent adds, in a fixed order)."""
+    cdef double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+    cdef Py_ssize_t i = 0
+    while i + 8 <= n:
+        s0 += x[i]
+        s1 += x[i + 1]
+        s2 += x[i + 2]
+        s3 += x[i + 3]
+        s4 += x[i + 4]
+        s5 += x[i + 5]
+        s6 += x[i + 6]
+        s7 += x[i + 7]
+        i += 8
+    while i < n:
+        s0 += x[i]
+        i += 1
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))

@@ -305,3 +305,56 @@ def test_variable_write_between_ops_not_fused_across():
     r2 = f(x).numpy()           # replay: v 2 -> 3
     np.testing.assert_allclose(r1, (np.array([1, 2, 3]) * 1 + 1) * 2 + 2)
     np.testing.assert_allclose(r2, (np.array([1, 2, 3]) * 2 + 1) * 3 + 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (), (0,), (400, 333)])
+def test_full_reductions_fold_into_the_chain(shape, dtype):
+    def g(x, b):
+        return (fe.reduce_sum(fe.square(x - 0.5) * 2.0),
+                fe.reduce_mean(fe.tanh(x + b)),
+                fe.reduce_sum(fe.exp(x * 0.1)))
+    rng = np.random.default_rng(4)
+    x = c(rng.standard_normal(shape), dtype)
+    b = c(rng.standard_normal(shape[-1:]), dtype)
+    f = fe.function(g)
+    with np.errstate(invalid="ignore"):        # the mean of nothing is NaN
+        f(x, b)                                 # the trace (eager results)
+        got, want, again = f(x, b), g(x, b), f(x, b)
+    for a, w, a2 in zip(got, want, again):
+        # double-precision block sums vs NumPy's pairwise float32 ones
+        np.testing.assert_allclose(a.numpy(), w.numpy(), rtol=RTOL[dtype] * 10)
+        np.testing.assert_array_equal(a2.numpy(), a.numpy())     # deterministic
+        assert a.numpy().dtype == w.numpy().dtype and a.shape == ()
+    cf = f.get_concrete_function(x, b)
+    assert cf.graph_size == 3
+    assert [k.names[-1] for k in cf.fused_steps] == ["reduce_sum", "reduce_mean", "reduce_sum"]
+
+
+def test_reductions_that_do_not_fold():
+    def g(x):
+        y = x * 2.0 + 1.0
+        return (fe.reduce_sum(y, axis=0),            # along an axis: NumPy's
+                fe.reduce_sum(fe.tanh(x) * 3.0, keepdims=True),
+                y, fe.reduce_sum(y))                  # y is an output: materialised
+    f = fe.function(g)
+    x = c(np.linspace(-1, 2, 12).reshape(3, 4))
+    check(f, g, x)
+    cf = f.get_concrete_function(x)
+    assert not any(k.reduce for k in cf.fused_steps)
+    assert sum(s.name == "reduce_sum" for s in cf._steps) == 3
+
+
+def test_gradients_through_a_folded_reduction():
+    def g(x):
+        return fe.reduce_mean(fe.sin(x) * x)
+    f = fe.function(g)
+    x = c(np.linspace(-2, 2, 50), np.float64)
+    for _ in range(3):
+        with fe.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        xv = x.numpy()
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(),
+                                   (np.cos(xv) * xv + np.sin(xv)) / 50, rtol=1e-12)
+    assert f.get_concrete_function(x).fused_steps[0].reduce == _graph.REDUCE_MEAN
