@@ -114,6 +114,8 @@ class FusedGPU:
     """
 
     def __init__(self, fused):
+        if fused.reduce:
+            raise ValueError("FusedGPU: reducing chains run on the CPU only (got %r)" % fused)
         self.fused = fused
         self.names = fused.names
         self.dtype = np.dtype(fused.dtype)
