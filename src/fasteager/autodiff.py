@@ -132,7 +132,9 @@ class GradientTape(_core.Tape):
             else:
                 raise ValueError("GradientTape.gradient: sources must be Tensors or Variables "
                                  "(got %s)" % type(s).__name__)
-        paused = self._pause()
+        # a persistent tape inside its context records the gradient ops too (as in
+        # TensorFlow: that is how it gives higher-order derivatives); others pause
+        paused = not self._persistent and self._pause()
         try:
             grads = self._backward(targets, seeds, ids)
         finally:

@@ -273,3 +273,25 @@ def test_gradient_inside_own_context_persistent():
         assert g.numpy() == 6.0
         z = y * 2.0
     assert tape.gradient(z, x).numpy() == 12.0
+
+
+def test_persistent_tape_records_its_own_gradient_inside_its_context():
+    # as TensorFlow: a persistent tape keeps recording while it computes a gradient
+    # inside its context, so the gradient can be differentiated again
+    x = fe.constant([0.5, 1.0, 2.0], dtype=fe.float64)
+    with fe.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = fe.reduce_sum(fe.exp(x) * x)
+        g = tape.gradient(y, x)
+    xv = x.numpy()
+    np.testing.assert_allclose(g.numpy(), np.exp(xv) * (xv + 1), rtol=1e-12)
+    np.testing.assert_allclose(tape.gradient(g, x).numpy(), np.exp(xv) * (xv + 2),
+                               rtol=1e-12)
+    # a non-persistent tape does not record its one gradient
+    with fe.GradientTape() as outer:
+        outer.watch(x)
+        with fe.GradientTape() as once:
+            once.watch(x)
+            y = fe.reduce_sum(x * x * x)
+            g = once.gradient(y, x)
+    np.testing.assert_allclose(outer.gradient(g, x).numpy(), 6 * xv, rtol=1e-12)

@@ -85,6 +85,21 @@ def test_persistent_tape_reuses_the_saved_intermediates():
         x = x + 0.5
 
 
+def test_persistent_tape_second_order_inside_its_context():
+    # the gradient is recorded by the same tape: the backward takes the recomputing path
+    f = fe.function(lambda x: fe.reduce_sum(fe.exp(x) * x))
+    x = rand(4)
+    for _ in range(3):
+        with fe.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = f(x)
+            g = tape.gradient(y, x)
+        xv = x.numpy()
+        np.testing.assert_allclose(g.numpy(), np.exp(xv) * (xv + 1), rtol=1e-12)
+        np.testing.assert_allclose(tape.gradient(g, x).numpy(), np.exp(xv) * (xv + 2),
+                                   rtol=1e-12)
+
+
 def test_traced_model_forward_trains_like_eager():
     def run(traced):
         fe.random.set_seed(5)
