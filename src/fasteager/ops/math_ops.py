@@ -308,26 +308,42 @@ def _expand_to_input(g, x, axis, keepdims):
     return broadcast_to(g, x._value.shape)
 
 
+# np.add.reduce is np.sum without its Python wrapper (~2 us a call); the results are the
+# same (tests/ops/test_reductions_fast.py checks them bitwise)
+_add_reduce = np.add.reduce
+
+
 def _sum_fwd(x, axis=None, keepdims=False):
     dtype = x.dtype if x.dtype.kind in "iu" else None
-    return np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    return _add_reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def _mean_fwd(x, axis=None, keepdims=False):
     if x.dtype.kind in "iu":
         # TensorFlow's integer mean truncates toward zero
-        s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        s = _add_reduce(x, axis=axis, keepdims=keepdims, dtype=np.int64)
         n = x.size // max(np.size(s), 1) if x.size else 1
         return (np.sign(s) * (np.abs(s) // max(n, 1))).astype(x.dtype)
-    return np.mean(x, axis=axis, keepdims=keepdims)
+    if x.dtype != np.float32 and x.dtype != np.float64 or not x.size:
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    # np.mean's steps for float32/float64: the sum, then a division by the count as an
+    # intp (so float32 sums are divided in float64 and rounded once)
+    s = _add_reduce(x, axis=axis, keepdims=keepdims)
+    n = np.intp(_count_axes(x.shape, axis))
+    if type(s) is np.ndarray:
+        return np.true_divide(s, n, out=s, casting="unsafe")
+    return s.dtype.type(s / n)
 
 
-def _count(x, axis):
-    shape = x._value.shape
+def _count_axes(shape, axis):
     n = 1
     for a in (range(len(shape)) if axis is None else axis):
         n *= shape[a]
     return n
+
+
+def _count(x, axis):
+    return _count_axes(x._value.shape, axis)
 
 
 def _extreme_fwd(fn, lowest):
