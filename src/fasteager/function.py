@@ -261,6 +261,8 @@ class ConcreteFunction:
         self._structure = structure
         self._out_leaves = out_leaves           # register (int) or a Python constant
         self._out_regs = [x for x in out_leaves if type(x) is int]
+        self._single_output = (len(out_leaves) == 1 and type(out_leaves[0]) is int
+                               and not nest.is_nested(structure))
         self._inputs = list(tracer.inputs)
         self._var_inputs = list(tracer.var_inputs)
         self._eager_only = tracer.escaped
@@ -351,6 +353,8 @@ class ConcreteFunction:
         return self._pack(self._call_flat(tensors))
 
     def _pack(self, outs):
+        if self._single_output:
+            return outs[0]
         it = iter(outs)
         leaves = [next(it) if type(x) is int else x for x in self._out_leaves]
         return nest.pack_sequence_as(self._structure, leaves)
@@ -711,6 +715,19 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _core.get_tracer() is not None:   # nested in a trace: inline it
             return self._python_function(*args, **kwargs)
+        if not kwargs and self._input_signature is None:
+            # the common call, distinct tensors passed positionally: _canonicalize's key,
+            # built directly
+            key = ["tuple"]
+            for a in args:
+                if type(a) is not Tensor:
+                    break
+                key.append((a._value.dtype.num, a._value.shape))
+            else:
+                cf = self._cache.get((tuple(key), None))
+                if cf is not None and not cf._eager_only and \
+                        len({id(a) for a in args}) == len(args):
+                    return cf._pack(cf._call_flat(args))
         args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
         cf = self._cache.get(key)
         if cf is None:

@@ -295,3 +295,21 @@ def test_random_ops_are_not_frozen():
     x = fe.ones([1000])
     a, b = f(x).numpy(), f(x).numpy()
     assert not np.array_equal(a, b)
+
+
+def test_the_same_tensor_twice_is_its_own_signature():
+    # f(x, x) aliases its arguments: a trace for distinct tensors must not serve it
+    @fe.function
+    def f(a, b):
+        return a * 2.0 + b
+
+    x, y = c([1.0, 2.0]), c([10.0, 20.0])
+    np.testing.assert_allclose(f(x, y).numpy(), [12.0, 24.0])
+    np.testing.assert_allclose(f(x, y).numpy(), [12.0, 24.0])     # replay
+    np.testing.assert_allclose(f(x, x).numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(f(x, x).numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(f(y, x).numpy(), [21.0, 42.0])
+    assert f.experimental_get_tracing_count() == 2
+    # keywords, Python values and nested arguments take the general path
+    np.testing.assert_allclose(f(a=x, b=y).numpy(), [12.0, 24.0])
+    np.testing.assert_allclose(f(x, 1.0).numpy(), [3.0, 5.0])
