@@ -1,5 +1,5 @@
 /* Vectorisable float32 exp, log and tanh for the fused elementwise kernel (_graph.pyx),
- * and its sqrt loops.
+ * its sqrt loops, and the non-aliasing add of the convolution kernels (_kernels.pyx).
  *
  * libm's expf/logf/tanhf are scalar calls, several times slower per element than
  * NumPy's SIMD loops, so fused chains with them used to be left unfused on large float32
@@ -147,6 +147,16 @@ FE_CLONES static void fe_sqrt_loop_f64(const double* a, double* d, ptrdiff_t n) 
 }
 FE_CLONES static void fe_rsqrt_loop_f64(const double* a, double* d, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; ++i) d[i] = 1.0 / __builtin_sqrt(a[i]);
+}
+
+/* d += s over n elements that do not overlap (restrict: one vector loop, no alias check) */
+static inline void fe_add_into_f32(float* __restrict__ d, const float* __restrict__ s,
+                                   ptrdiff_t n) {
+    for (ptrdiff_t i = 0; i < n; ++i) d[i] += s[i];
+}
+static inline void fe_add_into_f64(double* __restrict__ d, const double* __restrict__ s,
+                                   ptrdiff_t n) {
+    for (ptrdiff_t i = 0; i < n; ++i) d[i] += s[i];
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -42,6 +42,11 @@ cdef Py_ssize_t _PAR_WORK = 1 << 22    # scalar operations in a conv/pool/softma
 cdef Py_ssize_t _PAR_ELEMS = 1 << 20   # elements in an optimizer update
 
 
+cdef extern from "_fastmath.h" nogil:
+    void fe_add_into_f32(float* d, const float* s, Py_ssize_t n)
+    void fe_add_into_f64(double* d, const double* s, Py_ssize_t n)
+
+
 cdef struct Geom:
     Py_ssize_t N, H, W, C      # input (NHWC)
     Py_ssize_t KH, KW, O       # window / filter (HWIO)
@@ -80,6 +85,25 @@ cdef inline Py_ssize_t _imin(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
 # Layer 2: loops
 # ----------------------------------------------------------------------------------------
 
+cdef inline void _copy(floating* dst, const floating* src, Py_ssize_t n) noexcept nogil:
+    # short runs (a 3-wide row of a few channels) are cheaper as a loop than a memcpy call
+    cdef Py_ssize_t j
+    if n <= 64:
+        for j in range(n):
+            dst[j] = src[j]
+    else:
+        memcpy(dst, src, n * sizeof(floating))
+
+
+cdef inline void _zero(floating* dst, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    if n <= 32:
+        for j in range(n):
+            dst[j] = 0
+    else:
+        memset(dst, 0, n * sizeof(floating))
+
+
 cdef void _im2col(const floating[::1] x, floating[::1] cols, Geom g) noexcept:
     # cols[(n*OH + oh)*OW + ow, (kh*KW + kw)*C + c] = x[n, ih, iw, c], zero in the padding.
     cdef Py_ssize_t r, n, oh, ow, kh, kw, ih, iw, iw0, c
@@ -97,16 +121,16 @@ cdef void _im2col(const floating[::1] x, floating[::1] cols, Geom g) noexcept:
                 for kh in range(g.KH):
                     ih = oh * g.sh - g.pt + kh * g.dh
                     if ih < 0 or ih >= g.H:
-                        memset(dst + kh * span, 0, span * sizeof(floating))
+                        _zero(dst + kh * span, span)
                     elif g.dw == 1 and iw0 >= 0 and iw0 + g.KW <= g.W:
                         # the whole kernel row is one contiguous run of x
                         src = &x[((n * g.H + ih) * g.W + iw0) * g.C]
-                        memcpy(dst + kh * span, src, span * sizeof(floating))
+                        _copy(dst + kh * span, src, span)
                     else:
                         for kw in range(g.KW):
                             iw = iw0 + kw * g.dw
                             if iw < 0 or iw >= g.W:
-                                memset(dst + kh * span + kw * g.C, 0, g.C * sizeof(floating))
+                                _zero(dst + kh * span + kw * g.C, g.C)
                             else:
                                 src = &x[((n * g.H + ih) * g.W + iw) * g.C]
                                 for c in range(g.C):
@@ -114,37 +138,40 @@ cdef void _im2col(const floating[::1] x, floating[::1] cols, Geom g) noexcept:
 
 
 cdef void _col2im(const floating[::1] cols, floating[::1] dx, Geom g) noexcept:
-    # Adjoint of _im2col, written as a gather over input pixels so that rows of dx can be
-    # shared between threads without atomics.
-    cdef Py_ssize_t r, n, ih, iw, kh, kw, oh, ow, t, u, c
-    cdef Py_ssize_t K = g.KH * g.KW * g.C
+    # Adjoint of _im2col: each column row is added back where im2col read it from. The
+    # loop mirrors _im2col (a kernel row is one contiguous run of dx when the dilation is
+    # 1), and is parallel over images, whose parts of dx are disjoint.
+    cdef Py_ssize_t n, oh, ow, kh, kw, ih, iw, iw0
+    cdef Py_ssize_t K = g.KH * g.KW * g.C, span = g.KW * g.C, image = g.H * g.W * g.C
     cdef const floating* src
-    cdef floating* dst
     with nogil:
-        for r in prange(g.N * g.H, schedule="static",
-                        use_threads_if=g.N * g.OH * g.OW * K > _PAR_WORK):
-            n = r // g.H
-            ih = r % g.H
-            for iw in range(g.W):
-                dst = &dx[(r * g.W + iw) * g.C]
-                memset(dst, 0, g.C * sizeof(floating))
-                for kh in range(g.KH):
-                    t = ih + g.pt - kh * g.dh
-                    if t < 0 or t % g.sh != 0:
-                        continue
-                    oh = t // g.sh
-                    if oh >= g.OH:
-                        continue
-                    for kw in range(g.KW):
-                        u = iw + g.pl - kw * g.dw
-                        if u < 0 or u % g.sw != 0:
+        for n in prange(g.N, schedule="static",
+                        use_threads_if=g.N > 1 and g.N * g.OH * g.OW * K > _PAR_WORK):
+            memset(&dx[n * image], 0, image * sizeof(floating))
+            for oh in range(g.OH):
+                for ow in range(g.OW):
+                    src = &cols[((n * g.OH + oh) * g.OW + ow) * K]
+                    iw0 = ow * g.sw - g.pl
+                    for kh in range(g.KH):
+                        ih = oh * g.sh - g.pt + kh * g.dh
+                        if ih < 0 or ih >= g.H:
                             continue
-                        ow = u // g.sw
-                        if ow >= g.OW:
-                            continue
-                        src = &cols[((n * g.OH + oh) * g.OW + ow) * K + (kh * g.KW + kw) * g.C]
-                        for c in range(g.C):
-                            dst[c] = dst[c] + src[c]
+                        if g.dw == 1 and iw0 >= 0 and iw0 + g.KW <= g.W:
+                            _add_into(&dx[((n * g.H + ih) * g.W + iw0) * g.C],
+                                      src + kh * span, span)
+                        else:
+                            for kw in range(g.KW):
+                                iw = iw0 + kw * g.dw
+                                if iw >= 0 and iw < g.W:
+                                    _add_into(&dx[((n * g.H + ih) * g.W + iw) * g.C],
+                                              src + kh * span + kw * g.C, g.C)
+
+
+cdef inline void _add_into(floating* d, const floating* s, Py_ssize_t n) noexcept nogil:
+    if floating is float:
+        fe_add_into_f32(d, s, n)
+    else:
+        fe_add_into_f64(d, s, n)
 
 
 cdef void _max_pool_fwd(const floating[::1] x, floating[::1] y, int64_t[::1] arg,
