@@ -10,6 +10,11 @@ import os as _os
 # Only a default: a user's OMP_WAIT_POLICY wins; it must be set before libgomp loads.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+# Freed arrays stay in the process for reuse instead of going back to the kernel between
+# eager ops (see _malloc.py; FASTEAGER_MALLOC_TUNING=0 or any MALLOC_* setting opts out).
+from . import _malloc  # noqa: E402
+_malloc.tune()
+
 from ._version import __version__  # noqa: F401,E402
 
 from . import dtypes, errors  # noqa: F401
