@@ -33,7 +33,6 @@ A trace that turns a computed tensor into a Python value (``bool(x)``, ``x.numpy
 warning), which keeps its results right.
 """
 import functools
-import inspect
 import threading
 import warnings
 import weakref
