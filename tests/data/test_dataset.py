@@ -1,8 +1,7 @@
 """fe.data.Dataset: element lists, shuffle buffer semantics and seeds, prefetch threads,
-cardinality, and the vectorised batching speed."""
+cardinality, and what a batched MNIST-sized epoch yields."""
 import gc
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -167,11 +166,14 @@ def _prefetch_threads():
 
 
 def _wait_no_prefetch_threads():
-    for _ in range(100):
+    # Joins rather than a short polling budget: returns as soon as the threads are gone,
+    # and only a thread still alive after a minute (a hang, not slowness) fails the test.
+    for _ in range(60):
         gc.collect()
-        if not _prefetch_threads():
+        threads = _prefetch_threads()
+        if not threads:
             return True
-        time.sleep(0.02)
+        threads[0].join(timeout=1.0)
     return False
 
 
@@ -236,20 +238,19 @@ def test_iterators_and_element_spec():
     assert ds.batch(2, drop_remainder=True).element_spec[0].shape == (2, 2)
 
 
-def test_mnist_style_pipeline_speed():
+def test_mnist_style_pipeline_epoch():
+    # What one epoch yields; its speed (it used to be asserted here as "under 1 s") is
+    # the benchmark workload dataset_shuffle_batch_epoch: python -m fasteager.bench.
     rng = np.random.default_rng(0)
     images = rng.random((60000, 28, 28, 1), dtype=np.float32)
     labels = rng.integers(0, 10, 60000).astype(np.int64)
     ds = Dataset.from_tensor_slices((fe.constant(images), fe.constant(labels)))
     ds = ds.shuffle(1000, seed=0).batch(32)
-    start = time.perf_counter()
     seen, count = 0, 0
     for x, y in ds:
         seen += int(y.shape[0])
         count += 1
-    elapsed = time.perf_counter() - start
     assert (seen, count, tuple(x.shape)) == (60000, 1875, (32, 28, 28, 1))
-    assert elapsed < 1.0, "an epoch took %.3f s" % elapsed
     # the batches hold whole rows of the source
     first = next(iter(ds))
     i = int(np.flatnonzero((images.reshape(60000, -1) == first[0].numpy()[0].ravel()).all(1))[0])

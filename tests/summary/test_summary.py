@@ -117,26 +117,30 @@ def test_masked_crc_matches_tensorboard():
         assert _crc32c.masked_crc32c(data) == pywrap_tensorflow.masked_crc32c(data)
 
 
-@pytest.mark.parametrize("module", ["crc32c", "google_crc32c"])
-def test_crc32c_matches_reference_package(module):
-    ref = pytest.importorskip(module)
+def _reference_crc32c():
+    # The `crc32c` package is in the [test] extra: a missing one is a broken test
+    # environment, which must fail loudly rather than skip these two checks.
+    try:
+        import crc32c
+    except ImportError as e:   # pragma: no cover - only without the [test] extra
+        pytest.fail(f"the reference package is missing: pip install 'fasteager[test]' ({e})")
+    return crc32c.crc32c
+
+
+def test_crc32c_matches_reference_package_large_buffer():
+    ref = _reference_crc32c()
     data = np.random.default_rng(2).bytes(100_003)
-    expected = ref.crc32c(data) if module == "crc32c" else ref.value(data)
-    assert _crc32c.crc32c(data) == expected
+    assert _crc32c.crc32c(data) == ref(data)
+    assert _crc32c.crc32c(data, 0x12345678) == ref(data, 0x12345678)   # continued CRC
 
 
-def test_crc32c_speed():
-    data = np.random.default_rng(3).bytes(32 << 20)
-    best = min(_timed(_crc32c.crc32c, data) for _ in range(5))
-    mb_per_s = len(data) / best / 1e6
-    print(f"crc32c: {mb_per_s:.0f} MB/s")
-    assert mb_per_s >= 300
-
-
-def _timed(fn, *args):
-    t = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - t
+def test_crc32c_matches_reference_package_all_lengths_and_alignments():
+    ref = _reference_crc32c()
+    data = np.random.default_rng(4).bytes(300)
+    for start in range(8):
+        for length in range(0, 260, 7):
+            chunk = bytes(memoryview(data)[start:start + length])
+            assert _crc32c.crc32c(chunk) == ref(chunk), (start, length)
 
 
 # ---------------------------------------------------------------------------
@@ -399,8 +403,8 @@ def test_default_step_sources(tmp_path):
         summary.scalar("a", 4.0)
     # as_default restores the step it replaced
     assert summary.experimental.get_step() is None
-    with w.as_default(), pytest.raises(ValueError, match="integer"):
-        summary.scalar("a", 1.0, step=1.5)
+    with w.as_default(), pytest.raises(TypeError, match="integer"):
+        summary.scalar("a", 1.0, step=1.5)   # TF's steps are int64: floats are refused
     w.close()
     assert [s for s, _ in tensors(accumulate(tmp_path), "a")] == [10, 20, 30, 40]
 

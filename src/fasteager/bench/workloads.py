@@ -309,3 +309,29 @@ def _(quick):
         for i, p in enumerate(paths):
             arrays[i] = np.load(p)
     return run
+
+
+# ---- CRC-32C of TensorBoard event records -----------------------------------------------------
+# Moved here from tests/summary (a unit test must not assert a speed): the summary writer
+# frames every event with two CRCs, and the slicing-by-8 loop is meant to reach 300 MB/s.
+crc = workload("crc32c_32mb",
+               "CRC-32C of 32 MiB, the checksum of every summary record (aim: >= 300 MB/s); "
+               "fe.summary's slicing-by-8 loop vs the crc32c package")
+
+
+def _crc_data(quick):
+    return np.random.default_rng(3).bytes((4 if quick else 32) << 20)
+
+
+@crc.entry("fasteager")
+def _(quick):
+    from fasteager.summary import _crc32c
+    data = _crc_data(quick)
+    return lambda: _crc32c.crc32c(data)
+
+
+@crc.entry("crc32c")
+def _(quick):
+    import crc32c
+    data = _crc_data(quick)
+    return lambda: crc32c.crc32c(data)

@@ -25,6 +25,7 @@ __all__ = [
     "DATA_CLASS_BLOB_SEQUENCE",
     "DATA_CLASS_SCALAR",
     "DATA_CLASS_TENSOR",
+    "check_summary_metadata",
     "crc32c",
     "event",
     "file_version_event",
@@ -216,6 +217,61 @@ def summary_metadata(plugin_name, data_class, description=None, display_name=Non
     if data_class:
         parts.append(_f_varint(4, data_class))
     return b"".join(parts)
+
+
+def _read_varint(data, i):
+    value = shift = 0
+    while True:
+        if i >= len(data) or shift > 63:
+            raise ValueError(f"truncated or over-long varint at byte {i}")
+        b = data[i]
+        value |= (b & 0x7F) << shift
+        i += 1
+        if not b & 0x80:
+            return value, i
+        shift += 7
+
+
+def _fields(data):
+    """Yield ``(field, wire_type, payload)`` of a serialized message; ValueError if malformed."""
+    i, n = 0, len(data)
+    while i < n:
+        key, i = _read_varint(data, i)
+        field, wire_type = key >> 3, key & 7
+        if not 1 <= field < 1 << 29:
+            raise ValueError(f"invalid field number {field} at byte {i}")
+        if wire_type == 0:
+            payload, i = _read_varint(data, i)
+        elif wire_type in (1, 5):
+            size = 8 if wire_type == 1 else 4
+            payload, i = data[i:i + size], i + size
+        elif wire_type == 2:
+            size, i = _read_varint(data, i)
+            payload, i = data[i:i + size], i + size
+        else:   # 3/4 are the deprecated groups, 6/7 do not exist
+            raise ValueError(f"unsupported wire type {wire_type} for field {field}")
+        if i > n:
+            raise ValueError(f"field {field} runs past the end ({i} > {n} bytes)")
+        yield field, wire_type, payload
+
+
+def check_summary_metadata(data):
+    """Raise ValueError unless ``data`` parses as a SummaryMetadata.
+
+    A malformed message, or a string field that is not UTF-8 (plugin_name = 1.1,
+    display_name = 2, summary_description = 3), would make TensorBoard reject the whole
+    event file, so user-supplied metadata is checked before it is written.
+    """
+    data = bytes(data)
+    for field, wire_type, payload in _fields(data):
+        if wire_type != 2:
+            continue
+        if field in (2, 3):
+            payload.decode("utf-8")
+        elif field == 1:
+            for sub, sub_type, sub_payload in _fields(payload):
+                if sub == 1 and sub_type == 2:
+                    sub_payload.decode("utf-8")
 
 
 def summary_value(tag, tensor, metadata=b""):

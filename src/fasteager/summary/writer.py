@@ -8,10 +8,14 @@ context managers that restore the previous value on exit.
 A file writer queues serialized, TFRecord-framed events in memory and writes them out
 when the queue holds more than ``max_queue`` events, when more than ``flush_millis``
 have passed since the last flush (checked on each write, as TF's C++ writer does, and
-by a daemon thread per writer that wakes every ``flush_millis`` and writes out pending
-events; it stops when the writer closes), on ``flush()``/``close()``, when the writer is
-garbage collected, and at interpreter exit. ``flush()`` hands data to the OS; ``close()`` also
-fsyncs.
+by a daemon thread per writer that sleeps until ``flush_millis`` after the last flush and
+writes out pending events; it stops when the writer closes), on ``flush()``/``close()``,
+when the writer is garbage collected, and at interpreter exit. ``flush()`` hands data to
+the OS; ``close()`` also fsyncs. The flush schedule reads time through a ``_Timer`` (a
+clock and an interruptible sleep), which tests replace with a manual one.
+
+Arguments are validated before any state changes (see ``_checks``): a rejected call
+opens no file, changes no default and leaves existing event files as they were.
 """
 
 import itertools
@@ -23,8 +27,9 @@ import weakref
 
 import numpy as np
 
+from .. import errors
 from ..distribute import strategy as _distribute
-from . import _events
+from . import _checks, _events
 
 __all__ = [
     "SummaryWriter",
@@ -50,6 +55,33 @@ _state = _SummaryState()
 _file_counter = itertools.count(1)  # per-process uid in event file names, as TF does
 
 
+def resolve_step(step, op):
+    """The int value of a summary step: TF's steps are int64, so [-2**63, 2**63 - 1]."""
+    if type(step) is int and _checks.INT64_MIN <= step <= _checks.INT64_MAX:
+        return step   # the common case, once per summary call
+    return _checks.integer(op, "step", step, _checks.INT64_MIN, _checks.INT64_MAX)
+
+
+class _Timer:
+    """The time source of one writer's flushes: a monotonic clock and a sleep that
+    ``stop()`` interrupts. Tests substitute a manual timer through ``_new_timer``."""
+
+    clock = staticmethod(time.monotonic)
+
+    def __init__(self):
+        self._stopped = threading.Event()
+
+    def sleep(self, seconds):
+        """Sleep up to ``seconds``; return True if stopped (at once, or during the sleep)."""
+        return self._stopped.wait(seconds)
+
+    def stop(self):
+        self._stopped.set()
+
+
+_new_timer = _Timer
+
+
 class _EventFile:
     """The open event file and its queue of framed records.
 
@@ -63,11 +95,11 @@ class _EventFile:
         self.flush_secs = flush_millis / 1000.0
         self.lock = threading.Lock()
         self.queue = []
+        self.timer = _new_timer()
         self.file = open(path, "wb")  # noqa: SIM115 -- lives until close()
-        self.last_flush = time.monotonic()
+        self.last_flush = self.timer.clock()
         self.file.write(_events.frame_record(_events.file_version_event(time.time())))
         self.file.flush()
-        self._stop = threading.Event()
         self._thread = None
         if self.flush_secs > 0:
             # holds the _EventFile, never the writer, so garbage collection still works
@@ -76,12 +108,18 @@ class _EventFile:
             self._thread.start()
 
     def _flush_loop(self):
-        while not self._stop.wait(self.flush_secs):
+        # Sleep until flush_secs after the last flush (a flush by a write or by flush()
+        # pushes the deadline back), then write out whatever is queued.
+        delay = self.flush_secs
+        while not self.timer.sleep(delay):
             with self.lock:
                 if self.file is None:
                     return
-                if self.queue:
-                    self._flush_locked()
+                delay = self.last_flush + self.flush_secs - self.timer.clock()
+                if delay <= 0:
+                    if self.queue:
+                        self._flush_locked()
+                    delay = self.flush_secs
 
     def add(self, record):
         framed = _events.frame_record(record)
@@ -90,7 +128,7 @@ class _EventFile:
                 raise RuntimeError(f"SummaryWriter for {self.path} is already closed")
             self.queue.append(framed)
             if (len(self.queue) > self.max_queue
-                    or time.monotonic() - self.last_flush > self.flush_secs):
+                    or self.timer.clock() - self.last_flush > self.flush_secs):
                 self._flush_locked()
 
     def _flush_locked(self):
@@ -98,7 +136,7 @@ class _EventFile:
             self.file.write(b"".join(self.queue))
             self.queue.clear()
         self.file.flush()
-        self.last_flush = time.monotonic()
+        self.last_flush = self.timer.clock()
 
     def flush(self):
         with self.lock:
@@ -106,7 +144,7 @@ class _EventFile:
                 self._flush_locked()
 
     def close(self):
-        self._stop.set()
+        self.timer.stop()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=10)
@@ -137,6 +175,7 @@ class SummaryWriter:
         >>> with fe.summary.create_file_writer("/tmp/logs").as_default(step=0):
         ...     fe.summary.scalar("loss", 0.5)
         """
+        _check_step_arg("SummaryWriter.as_default", step)
         return _SummaryContextManager(self, step)
 
     def init(self):
@@ -178,11 +217,32 @@ class _SummaryContextManager:
         return False
 
 
+def _check_step_arg(op, step):
+    # A default step may be a variable read at each call: check its current value now,
+    # so that a bad step fails where it is set rather than at some later summary.
+    if step is not None:
+        resolve_step(step, op)
+
+
+# The typed error (each also an OSError subclass) that a failing file call becomes.
+_OS_ERRORS = ((FileExistsError, errors.AlreadyExistsError),
+              (FileNotFoundError, errors.NotFoundError),
+              (PermissionError, errors.PermissionDeniedError))
+
+
+def _os_error(op, what, path, exc):
+    message = f"{op}: cannot {what} (expected a writable directory, got {path!r}: {exc})"
+    for builtin, typed in _OS_ERRORS:
+        if isinstance(exc, builtin):
+            return typed(message)
+    return OSError(exc.errno, message) if exc.errno else OSError(message)
+
+
 class FileWriter(SummaryWriter):
     """Writes events to ``<logdir>/events.out.tfevents.<time>.<host>.<pid>.<n><suffix>``."""
 
     def __init__(self, logdir, max_queue=10, flush_millis=120000, filename_suffix=".v2"):
-        self._logdir = os.fspath(logdir)
+        self._logdir = logdir
         self._max_queue = max_queue
         self._flush_millis = flush_millis
         self._suffix = filename_suffix
@@ -192,11 +252,17 @@ class FileWriter(SummaryWriter):
         self._open()
 
     def _open(self):
-        os.makedirs(self._logdir, exist_ok=True)
+        try:
+            os.makedirs(self._logdir, exist_ok=True)
+        except OSError as e:
+            raise _os_error("create_file_writer", "create logdir", self._logdir, e) from None
         name = (f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}"
                 f".{os.getpid()}.{next(_file_counter)}{self._suffix}")
-        self._file = _EventFile(os.path.join(self._logdir, name), self._max_queue,
-                                self._flush_millis)
+        path = os.path.join(self._logdir, name)
+        try:
+            self._file = _EventFile(path, self._max_queue, self._flush_millis)
+        except OSError as e:
+            raise _os_error("create_file_writer", "open the event file", path, e) from None
         # Runs on garbage collection or at interpreter exit, whichever comes first.
         self._finalizer = weakref.finalize(self, self._file.close)
 
@@ -247,9 +313,10 @@ class _NoopWriter(SummaryWriter):
     """A writer that discards everything (``create_noop_writer``)."""
 
     def set_as_default(self, step=None):
-        pass
+        _check_step_arg("SummaryWriter.set_as_default", step)
 
     def as_default(self, step=None):
+        _check_step_arg("SummaryWriter.as_default", step)
         return _NoopContext()
 
     def _write_event(self, record):
@@ -264,11 +331,40 @@ class _NoopContext:
         return False
 
 
-def _check_nonneg(what, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or value < 0:
-        raise ValueError(f"create_file_writer: {what} must be a non-negative number "
-                         f"(expected >= 0, got {value!r})")
+def _logdir_arg(logdir):
+    op = "create_file_writer"
+    if logdir is None:
+        raise ValueError(f"{op}: logdir cannot be None (expected a path, got None)")
+    try:
+        path = os.fspath(logdir)
+    except TypeError:
+        raise TypeError(f"{op}: logdir must be a path (expected str, bytes or os.PathLike, "
+                        f"got {type(logdir).__name__})") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path:
+        raise errors.InvalidArgumentError(f"{op}: logdir must not be empty (expected a "
+                                          f"directory path, got {logdir!r})")
+    if "\0" in path:
+        raise errors.InvalidArgumentError(f"{op}: logdir must not contain NUL characters "
+                                          f"(expected a path, got {logdir!r})")
+    return path
+
+
+def _suffix_arg(filename_suffix):
+    op = "create_file_writer"
+    if filename_suffix is None:
+        return ".v2"
+    if not isinstance(filename_suffix, str):
+        raise TypeError(f"{op}: filename_suffix must be a string (expected str, "
+                        f"got {type(filename_suffix).__name__})")
+    separators = {os.sep, os.altsep or os.sep, "\0"}
+    if any(c in filename_suffix for c in separators):
+        raise errors.InvalidArgumentError(f"{op}: filename_suffix must not contain a path "
+                                          f"separator or NUL (expected a file name part, "
+                                          f"got {filename_suffix!r})")
+    _checks.utf8(op, "filename_suffix", filename_suffix)
+    return filename_suffix
 
 
 def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None,
@@ -288,19 +384,19 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
     ...     fe.summary.scalar("loss", 0.25)
     True
     """
-    if logdir is None:
-        raise ValueError("create_file_writer: logdir cannot be None (expected a path, got None)")
-    max_queue = 10 if max_queue is None else max_queue
-    flush_millis = 120000 if flush_millis is None else flush_millis
-    _check_nonneg("max_queue", max_queue)
-    _check_nonneg("flush_millis", flush_millis)
-    suffix = ".v2" if filename_suffix is None else str(filename_suffix)
-    if os.sep in suffix or (os.altsep and os.altsep in suffix):
-        raise ValueError(f"create_file_writer: filename_suffix must not contain a path "
-                         f"separator (got {suffix!r})")
+    op = "create_file_writer"
+    logdir = _logdir_arg(logdir)
+    # TF takes both as int32 tensors: integers only, never negative.
+    max_queue = 10 if max_queue is None else _checks.integer(op, "max_queue", max_queue, 0,
+                                                             _checks.INT32_MAX)
+    flush_millis = 120000 if flush_millis is None else _checks.integer(
+        op, "flush_millis", flush_millis, 0, _checks.INT32_MAX)
+    suffix = _suffix_arg(filename_suffix)
+    if name is not None:
+        _checks.string(op, "name", name)
     if not _distribute.should_write():   # multi-worker: only the chief writes summaries
         return create_noop_writer()
-    return FileWriter(logdir, int(max_queue), float(flush_millis), suffix)
+    return FileWriter(logdir, max_queue, flush_millis, suffix)
 
 
 def create_noop_writer():
@@ -310,6 +406,11 @@ def create_noop_writer():
 
 def flush(writer=None, name=None):
     """Flush ``writer``, or the current default writer if None (no-op if there is none)."""
+    if writer is not None and not isinstance(writer, SummaryWriter):
+        raise TypeError(f"summary.flush: writer must be a SummaryWriter (expected a writer "
+                        f"from create_file_writer or None, got {type(writer).__name__})")
+    if name is not None:
+        _checks.string("summary.flush", "name", name)
     writer = _state.writer if writer is None else writer
     if writer is not None:
         writer.flush()
@@ -323,6 +424,8 @@ class record_if:
     """
 
     def __init__(self, condition):
+        if not callable(condition):
+            _condition_value(condition, "summary.record_if")
         self._condition = condition
         self._old = None
 
@@ -345,7 +448,21 @@ def should_record_summaries():
         return True
     if callable(cond):
         cond = cond()
-    return bool(np.asarray(cond))
+    return _condition_value(cond, "summary.record_if")
+
+
+def _condition_value(cond, op):
+    """A recording condition as a bool: a bool or a scalar boolean tensor, as in TF."""
+    if cond is True or cond is False:
+        return cond
+    arr = _checks.as_array(op, "condition", cond)
+    if arr.dtype != np.bool_:
+        raise TypeError(f"{op}: condition must be a boolean (expected bool, a boolean scalar "
+                        f"tensor or a callable returning one, got {arr.dtype} {cond!r})")
+    if arr.ndim != 0:
+        raise errors.InvalidArgumentError(f"{op}: condition must be a scalar (expected shape "
+                                          f"(), got {arr.shape})")
+    return bool(arr)
 
 
 def set_step(step):
@@ -354,6 +471,7 @@ def set_step(step):
     A variable is read at each summary call, so ``set_step(optimizer.iterations)``
     tracks training.
     """
+    _check_step_arg("summary.experimental.set_step", step)
     _state.step = step
 
 
