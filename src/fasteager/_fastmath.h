@@ -1,16 +1,18 @@
-/* Vectorisable float32 exp, log and tanh for the fused elementwise kernel (_graph.pyx),
- * its sqrt loops, and the non-aliasing add of the convolution kernels (_kernels.pyx).
+/* Vectorisable float32 exp, log, tanh and sigmoid for the fused elementwise kernel
+ * (_graph.pyx), its sqrt loops, and, in _kernels.pyx, the eager float32 sigmoid and the
+ * non-aliasing add of the convolution kernels.
  *
  * libm's expf/logf/tanhf are scalar calls, several times slower per element than
  * NumPy's SIMD loops, so fused chains with them used to be left unfused on large float32
  * arrays. These are branch-free (selects instead of branches), so GCC vectorises the
- * loops below; on x86-64 Linux each loop is also compiled for AVX2 and picked at load
- * time (target_clones). AVX2 alone enables no FMA, so every clone does the same IEEE
- * float operations and gives bitwise the same results.
+ * loops below; on x86-64 Linux each loop is also compiled for AVX2 and AVX-512F and
+ * picked at load time (target_clones). Neither enables FMA, so every clone does the same
+ * IEEE float operations and gives bitwise the same results.
  *
  * Accuracy (tests/function/test_fastmath.py sweeps the float32 range against NumPy):
- * exp and log within 2 ulp, tanh within 3 ulp; inf, -inf, NaN, 0 and subnormal inputs
- * and results follow C99 (exp underflows through the subnormals to 0).
+ * exp and log within 2 ulp, tanh within 3 ulp, sigmoid within 3 ulp of the float64
+ * result (tiny tail: see its comment); inf, -inf, NaN, 0 and subnormal inputs and
+ * results follow C99 (exp underflows through the subnormals to 0).
  *
  * The polynomials are the classic minimax fits for single precision (as in the Cephes
  * library): exp on [-ln2/2, ln2/2] after n = round(x / ln 2); log on [sqrt(1/2)-1,
@@ -25,7 +27,7 @@
 #include <stddef.h>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define FE_CLONES __attribute__((target_clones("avx2", "default")))
+#define FE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define FE_CLONES
 #endif
@@ -115,11 +117,15 @@ static inline float fe_tanhf(float x) {
     return ax < 0.625f ? small : big;              /* NaN: the big branch, NaN */
 }
 
-/* (tanh(x / 2) + 1) / 2 step by step, as fasteager's sigmoid */
+/* 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, with e = exp(-|x|) in (0, 1]: no
+ * overflow, and no cancellation for negative x (where (1 + tanh(x / 2)) / 2 loses up to
+ * 2e-4 relative at x = -10). One select and one division, so it stays branch-free; e
+ * underflows through the subnormals as fe_expf does, so the tiny tail follows it. */
 static inline float fe_sigmoidf(float x) {
-    float t = fe_tanhf(x * 0.5f);
-    t = t + 1.0f;
-    return t * 0.5f;
+    float ax = x < 0.0f ? -x : x;                  /* NaN: ax is NaN, so is the result */
+    float e = fe_expf(-ax);
+    float num = x < 0.0f ? e : 1.0f;
+    return num / (1.0f + e);
 }
 
 FE_CLONES static void fe_exp_loop(const float* a, float* d, ptrdiff_t n) {

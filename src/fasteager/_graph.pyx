@@ -492,14 +492,13 @@ cdef void _fused_block(const int* code, int m, real** ins, const Py_ssize_t* per
         elif op == OP_SQUARE:
             for i in range(n):
                 pd[i] = pa[i] * pa[i]
-        elif op == OP_SIGMOID:           # fasteager's (tanh(x / 2) + 1) / 2, step by step
+        elif op == OP_SIGMOID:           # e = exp(-|x|): 1/(1+e), or e/(1+e) for x < 0
             if real is float:
                 fe_sigmoid_loop(pa, pd, n)
             else:
                 for i in range(n):
-                    t = <real>tanh(<double>(pa[i] * <real>0.5))
-                    t = t + <real>1
-                    pd[i] = t * <real>0.5
+                    t = <real>exp(-fabs(<double>pa[i]))
+                    pd[i] = (t if pa[i] < 0 else <real>1) / (<real>1 + t)
         elif op == OP_RELU:              # np.maximum(x, 0)
             for i in range(n):
                 pd[i] = pa[i] if (pa[i] >= 0 or pa[i] != pa[i]) else <real>0

@@ -27,8 +27,9 @@ UNARY = {
     "tan": ("tan(x)", F, "same"),
     "tanh": ("tanh(x)", F, "same"),
     "erf": ("erf(x)", F, "same"),
-    # (1 + tanh(x/2)) / 2: no overflow for large |x| (as the CPU kernel)
-    "sigmoid": ("(T(1) + tanh(x * T(0.5))) * T(0.5)", F, "same"),
+    # e = exp(-|x|): 1/(1+e), or e/(1+e) for x < 0: no overflow, no cancellation for
+    # x < 0 (the CPU kernels' formula; the compiler computes the one exp once)
+    "sigmoid": ("((x < T(0) ? exp(-fabs(x)) : T(1)) / (T(1) + exp(-fabs(x))))", F, "same"),
     "floor": ("floor(x)", F, "same"),
     "ceil": ("ceil(x)", F, "same"),
     "round": ("rint(x)", F, "same"),            # half to even, as NumPy
@@ -43,7 +44,8 @@ UNARY = {
     # log(1 + e^x) = log1p(e^-|x|) + max(x, 0): never overflows
     "softplus": ("log1p(exp(-fabs(x))) + (x > T(0) ? x : T(0))", F, "same"),
     "softsign": ("x / (T(1) + fabs(x))", F, "same"),
-    "silu": ("x * ((T(1) + tanh(x * T(p) * T(0.5))) * T(0.5))", F, "same"),
+    "silu": ("x * ((x * T(p) < T(0) ? exp(-fabs(x * T(p))) : T(1)) "
+             "/ (T(1) + exp(-fabs(x * T(p)))))", F, "same"),
     "logical_not": ("!x", B, "same"),
     "invert": ("~x", I, "same"),
     "is_nan": ("isnan(x)", F, "bool"),

@@ -145,8 +145,8 @@ softsign = defop("softsign", lambda x: x / (1 + np.abs(x)), kinds=FLOAT,
 
 
 def _sigmoid_np(x):
-    # (1 + tanh(x/2)) / 2: no overflow for large |x|
-    return (np.tanh(x * 0.5) + 1) * 0.5
+    from .math_ops import _sigmoid   # sigmoid's own kernel: accurate for negative x too
+    return _sigmoid(np.asarray(x))
 
 
 def _silu_fwd(x, beta=1.0):
