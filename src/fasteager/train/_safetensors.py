@@ -11,7 +11,10 @@ padded with spaces to a multiple of 8, so every tensor starts aligned to its ite
 the file is replaced atomically (``fasteager._atomic``).
 
 Reading validates everything before returning anything; each problem raises
-``ValueError("safetensors: <file>: <entry>: <problem> (expected X, got Y)")``.
+``DataLossError("safetensors: <file>: <entry>: <problem> (expected X, got Y)")`` (a
+``ValueError``); a missing file raises ``NotFoundError`` and other failures to read it
+the typed errors of :func:`os_error`. No shape the header declares makes the reader
+allocate more than the file holds.
 ``load_file`` reads the file with one ``readinto`` into a private uninitialized buffer and
 returns **writable views** into it (no per-tensor copy); a tensor is copied only when
 it is misaligned in the file or the machine is big-endian. Keeping any one array alive
@@ -19,13 +22,15 @@ keeps that whole buffer alive.
 """
 
 import json
+import math
 import os
 
 import numpy as np
 
 from .. import _atomic
+from ..errors import DataLossError, NotFoundError, PermissionDeniedError
 
-__all__ = ["DTYPES", "load_file", "read_header", "save_file"]
+__all__ = ["DTYPES", "load_file", "os_error", "read_header", "save_file"]
 
 # safetensors dtype name -> little-endian NumPy dtype. BF16 and the F8 types have no
 # NumPy equivalent and are refused with a clear error.
@@ -42,11 +47,26 @@ _UNSUPPORTED = {"BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3
 _METADATA_KEY = "__metadata__"
 _ENTRY_KEYS = {"dtype", "shape", "data_offsets"}
 _MAX_HEADER = 100_000_000  # the reference implementation's limit
+_MAX_DIMS = 64              # NumPy's limit on ndim
 
 
 def _fail(path, entry, problem, expected=None, got=None):
     detail = f" (expected {expected}, got {got})" if expected is not None else ""
-    raise ValueError(f"safetensors: {path}: {entry}: {problem}{detail}")
+    raise DataLossError(f"safetensors: {path}: {entry}: {problem}{detail}")
+
+
+def os_error(op, path, exc):
+    """The typed error for the OSError ``exc`` met while reading ``path`` (to raise).
+
+    >>> raise os_error("load_weights", path, exc) from None
+    """
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        return NotFoundError(f"{op}: {path}: no such file (expected an existing file)")
+    if isinstance(exc, PermissionError):
+        return PermissionDeniedError(f"{op}: {path}: permission denied")
+    if isinstance(exc, IsADirectoryError):
+        return DataLossError(f"{op}: {path}: is a directory (expected a file)")
+    return DataLossError(f"{op}: {path}: cannot read the file ({exc.strerror or exc})")
 
 
 # ---------------------------------------------------------------------------
@@ -148,8 +168,13 @@ def _parse_header(path, header, data_size):
         _fail(path, "header", f"header is not valid UTF-8 ({e.reason} at byte {e.start})")
     try:
         obj = json.loads(text, object_pairs_hook=_no_duplicates(path))
+    except DataLossError:
+        raise
     except json.JSONDecodeError as e:
         _fail(path, "header", f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})")
+    except (ValueError, RecursionError) as e:
+        # nesting deeper than the parser's stack, an integer of more than 4300 digits
+        _fail(path, "header", f"invalid JSON ({type(e).__name__}: {str(e):.100})")
     if not isinstance(obj, dict):
         _fail(path, "header", "header must be a JSON object", "object", type(obj).__name__)
 
@@ -176,11 +201,16 @@ def _parse_header(path, header, data_size):
                        else "unknown dtype")
             _fail(path, name, problem, f"one of {', '.join(DTYPES)}", repr(dtype_name))
         if not isinstance(shape, list) or not all(_is_uint(d) for d in shape):
-            _fail(path, name, "bad shape", "list of non-negative integers", repr(shape))
+            _fail(path, name, "bad shape", "list of non-negative integers", f"{shape!r:.100}")
+        # An empty tensor may declare any dims: keep them within what NumPy can represent
+        # (the data size check below bounds the others by the file size).
+        if len(shape) > _MAX_DIMS or math.prod(d for d in shape if d) >= 2 ** 62:
+            _fail(path, name, "shape too large for an array",
+                  f"<= {_MAX_DIMS} dims of < 2**62 elements", f"{shape!r:.100}")
         if (not isinstance(offsets, list) or len(offsets) != 2
                 or not all(_is_uint(o) for o in offsets) or offsets[0] > offsets[1]):
             _fail(path, name, "bad data_offsets", "[begin, end] with 0 <= begin <= end",
-                  repr(offsets))
+                  f"{offsets!r:.100}")
         dtype = DTYPES[dtype_name]
         nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
         begin, end = offsets
@@ -231,10 +261,15 @@ def read_header(path):
     [2, 3]
     """
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        n = _header_size(path, f.read(8), size)
-        header = f.read(n)
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            n = _header_size(path, f.read(8), size)
+            header = f.read(n)
+    except OSError as e:
+        raise os_error("safetensors", path, e) from None
+    if len(header) < n:
+        _fail(path, "header", "file shrank while being read", f"{n} header bytes", len(header))
     entries, metadata = _parse_header(path, header, size - 8 - n)
     names = {v: k for k, v in DTYPES.items()}
     return ({name: {"dtype": names[dt], "shape": list(shape), "data_offsets": [b, e]}
@@ -248,29 +283,32 @@ def load_file(path, mmap=False):
     module docstring): writable copies of its bytes by default, or, with ``mmap=True``,
     read-only views of the file mapped into memory (nothing is read until used; a restore
     then copies each value once, from the page cache into the variable). Raises
-    FileNotFoundError if ``path`` does not exist and ValueError naming the file and entry
-    if it is malformed.
+    NotFoundError (a FileNotFoundError) if ``path`` does not exist and DataLossError (a
+    ValueError) naming the file and entry if it is malformed.
 
     >>> tensors, meta = load_file("model.safetensors")
     """
     path = os.fspath(path)
-    if mmap:
-        size = os.stat(path).st_size
-        if size < 8:
-            _header_size(path, b"", size)          # raises: truncated before the header size
-        buf = np.memmap(path, dtype=np.uint8, mode="r")
-        return _entries(path, buf, memoryview(buf), size)
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        # np.empty, not bytearray(size): no zero-fill pass over the whole file
-        buf = np.empty(size, dtype=np.uint8)
-        view = memoryview(buf)
-        got = 0
-        while got < size:  # readinto may return short counts (pipes, network FSs)
-            n = f.readinto(view[got:])
-            if not n:
-                break
-            got += n
+    try:
+        if mmap:
+            size = os.stat(path).st_size
+            if size < 8:
+                _header_size(path, b"", size)          # raises: truncated before the header size
+            buf = np.memmap(path, dtype=np.uint8, mode="r")
+            return _entries(path, buf, memoryview(buf), size)
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            # np.empty, not bytearray(size): no zero-fill pass over the whole file
+            buf = np.empty(size, dtype=np.uint8)
+            view = memoryview(buf)
+            got = 0
+            while got < size:  # readinto may return short counts (pipes, network FSs)
+                n = f.readinto(view[got:])
+                if not n:
+                    break
+                got += n
+    except OSError as e:
+        raise os_error("safetensors", path, e) from None
     if got < size:
         _fail(path, "file", "file shrank while being read", f"{size} bytes", got)
     return _entries(path, buf, view, size)

@@ -15,8 +15,10 @@ Crash safety: the data file is written to a temporary file, fsynced and renamed;
 ``checkpoint`` state file beside it is updated (the same way) only afterwards. A restore
 validates every entry (presence, shape, dtype) before assigning anything.
 """
+import collections
 import json
 import os
+import re
 import weakref
 
 import numpy as np
@@ -109,60 +111,133 @@ def _walk(roots):
     return variables, optimizers, paths
 
 
-def _slot_entries(optimizers, variables):
-    """Slot variables keyed by <optimizer path>/slots/<variable path>/<slot name>."""
-    out = {}
-    by_id = {id(v): p for p, v in variables.items()}
-    for opt_path, opt in optimizers:
-        for var_path, var in variables.items():
-            if var_path.startswith(opt_path + "/"):
-                continue
-            for slot_name in _slot_names(opt, var):
-                slot = opt.get_slot(var, slot_name)
-                out["%s/slots/%s/%s" % (opt_path, by_id[id(var)], slot_name)] = slot
-    return out
+def _slot_pairs(optimizers, variables):
+    """(optimizer path, optimizer, variable path, variable) for every variable an
+    optimizer may hold slots for: all but the optimizer's own."""
+    return [(opt_path, opt, var_path, var)
+            for opt_path, opt in optimizers for var_path, var in variables.items()
+            if not var_path.startswith(opt_path + "/")]
 
 
-def _slot_names(opt, var):
-    try:
-        names = opt.get_slot_names()
-    except Exception:
-        return []
-    found = []
+def _slot_key(opt_path, var_path, slot_name):
+    return "%s/slots/%s/%s" % (opt_path, var_path, slot_name)
+
+
+def _slot_names(opt):
+    """The slot names ``opt`` uses; only an optimizer without ``get_slot_names`` has none
+    (any error of the method itself propagates: saving without slots would lose them)."""
+    get = getattr(opt, "get_slot_names", None)
+    return list(get()) if get is not None else []
+
+
+def _existing_slots(opt, var, names):
+    """name -> slot variable, for the slots ``opt`` has already created for ``var``."""
+    found = {}
     for n in names:
         try:
-            opt.get_slot(var, n)
-            found.append(n)
-        except KeyError:
+            found[n] = opt.get_slot(var, n)
+        except KeyError:          # not created yet (before the optimizer's first step)
             pass
     return found
 
 
+def _slot_entries(optimizers, variables):
+    """Slot variables keyed by <optimizer path>/slots/<variable path>/<slot name>."""
+    out = {}
+    for opt_path, opt, var_path, var in _slot_pairs(optimizers, variables):
+        for slot_name, slot in _existing_slots(opt, var, _slot_names(opt)).items():
+            out[_slot_key(opt_path, var_path, slot_name)] = slot
+    return out
+
+
 # ---- the state file ---------------------------------------------------------------------------
+# TensorFlow's CheckpointState in protobuf text format: one `key: "value"` a line, strings
+# C-escaped. TF's CheckpointManager adds timestamp lines, accepted and ignored.
+
+_PATH_KEYS = ("model_checkpoint_path", "all_model_checkpoint_paths")
+_NUMBER_KEYS = ("all_model_checkpoint_timestamps", "last_preserved_timestamp")
+_LINE = re.compile(r'\s*(\w+)\s*:\s*(?:"((?:[^"\\]|\\.)*)"|([-+0-9.eE]+))\s*$')
+_ESCAPE = re.compile(rb'\\([0-7]{1,3}|x[0-9a-fA-F]{1,2}|.)', re.S)
+_SIMPLE = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"\\": b"\\", b'"': b'"', b"'": b"'"}
+
+
+def _quote(s):
+    for a, b in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
+        s = s.replace(a, b)
+    return '"%s"' % s
+
+
+def _unescape(raw, file, lineno):
+    def one(m):
+        e = m.group(1)
+        if e[:1].isdigit():
+            value = int(e, 8)
+        elif e[:1] == b"x" and len(e) > 1:
+            value = int(e[1:], 16)
+        elif e in _SIMPLE:
+            return _SIMPLE[e]
+        else:
+            raise DataLossError("Checkpoint state: %s: line %d: unknown escape (expected one "
+                                "of \\n \\t \\\" \\\\ \\ooo \\xHH, got \\%s)"
+                                % (file, lineno, e.decode("latin-1")))
+        if value > 255:
+            raise DataLossError("Checkpoint state: %s: line %d: octal escape out of range "
+                                "(expected <= \\377, got \\%s)" % (file, lineno, e.decode()))
+        return bytes([value])
+    try:
+        return _ESCAPE.sub(one, raw.encode("utf-8")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise DataLossError("Checkpoint state: %s: line %d: a path is not valid UTF-8"
+                            % (file, lineno)) from None
+
 
 def _write_state(directory, latest, all_paths):
     if not _distribute.should_write():   # multi-worker: only the chief writes
         return
-    lines = ['model_checkpoint_path: "%s"' % latest]
-    lines += ['all_model_checkpoint_paths: "%s"' % p for p in all_paths]
+    lines = ["model_checkpoint_path: " + _quote(latest)]
+    lines += ["all_model_checkpoint_paths: " + _quote(p) for p in all_paths]
     _atomic.atomic_write(os.path.join(directory, STATE_FILE),
                          ("\n".join(lines) + "\n").encode())
 
 
 def _read_state(directory):
-    path = os.path.join(directory, STATE_FILE)
+    """(latest path, all paths) from ``directory``'s state file; (None, []) without one.
+
+    A state file that cannot be read or parsed raises DataLossError naming it."""
+    file = os.path.join(directory, STATE_FILE)
     try:
-        with open(path, "r") as f:
-            text = f.read()
+        with open(file, "rb") as f:
+            raw = f.read()
     except (FileNotFoundError, NotADirectoryError):
         return None, []
+    except OSError as e:
+        raise _safetensors.os_error("Checkpoint state", file, e) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DataLossError("Checkpoint state: %s: not a text file (expected UTF-8, got byte "
+                            "0x%02x at %d)" % (file, raw[e.start], e.start)) from None
     latest, all_paths = None, []
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        value = value.strip().strip('"')
-        if key.strip() == "model_checkpoint_path":
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _LINE.match(line)
+        key = m and m.group(1)
+        if not m or key not in _PATH_KEYS + _NUMBER_KEYS or (m.group(2) is None) != (
+                key in _NUMBER_KEYS):
+            raise DataLossError("Checkpoint state: %s: line %d is not a checkpoint state entry "
+                                "(expected 'model_checkpoint_path: \"<path>\"' or "
+                                "'all_model_checkpoint_paths: \"<path>\"', got %.80r)"
+                                % (file, lineno, line))
+        if key in _NUMBER_KEYS:
+            continue
+        value = _unescape(m.group(2), file, lineno)
+        if "\0" in value:
+            raise DataLossError("Checkpoint state: %s: line %d: a path holds a NUL byte"
+                                % (file, lineno))
+        if key == "model_checkpoint_path":
             latest = value
-        elif key.strip() == "all_model_checkpoint_paths":
+        else:
             all_paths.append(value)
     return latest, all_paths
 
@@ -172,7 +247,10 @@ def _resolve(directory, p):
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The newest checkpoint's path in ``checkpoint_dir``, or None when there is none."""
+    """The newest checkpoint's path in ``checkpoint_dir``, or None when there is none.
+
+    Raises DataLossError when the directory's ``checkpoint`` state file is corrupt.
+    """
     directory = os.fspath(checkpoint_dir)
     if not os.path.isdir(directory):
         return None
@@ -180,7 +258,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if not latest:
         return None
     path = _resolve(directory, latest)
-    return path if os.path.exists(path + SUFFIX) else None
+    return path if os.path.isfile(path + SUFFIX) else None
 
 
 # ---- save -------------------------------------------------------------------------------------
@@ -208,125 +286,162 @@ def write_file(path, roots):
     return path
 
 
-def _read(path):
+def _read(path, opname="Checkpoint.restore"):
+    """(file, tensors) of the checkpoint at ``path`` (with or without its suffix).
+
+    The file is read once into memory the arrays own (never memory-mapped: a value parked
+    for a variable created later must survive the file being replaced or truncated)."""
     file = os.fspath(path)
     if not os.path.exists(file) and os.path.exists(file + SUFFIX):
         file = file + SUFFIX
     if not os.path.exists(file):
-        raise NotFoundError("Checkpoint.restore: no checkpoint at %r (expected the file %r)"
-                            % (os.fspath(path), os.fspath(path) + SUFFIX))
+        raise NotFoundError("%s: no checkpoint at %r (expected the file %r)"
+                            % (opname, os.fspath(path), os.fspath(path) + SUFFIX))
     try:
-        tensors, metadata = _safetensors.load_file(file, mmap=True)
-    except FileNotFoundError:
-        raise NotFoundError("Checkpoint.restore: no checkpoint at %r" % file) from None
-    except ValueError as e:
-        raise DataLossError("Checkpoint.restore: %s" % e) from None
+        tensors, metadata = _safetensors.load_file(file)
+    except OSError as e:              # NotFoundError, PermissionDeniedError
+        raise type(e)("%s: %s" % (opname, e)) from None
+    except ValueError as e:           # DataLossError
+        raise DataLossError("%s: %s" % (opname, e)) from None
     if metadata.get("format") != FORMAT:
-        raise DataLossError("Checkpoint.restore: %s is not a fasteager checkpoint (expected "
-                            "metadata format %r, got %r)" % (file, FORMAT, metadata.get("format")))
+        raise DataLossError("%s: %s is not a fasteager checkpoint (expected metadata format "
+                            "%r, got %.80r)" % (opname, file, FORMAT, metadata.get("format")))
     return file, tensors
 
 
 # ---- restore ----------------------------------------------------------------------------------
+# Every loader ends in restore_tensors: it matches the saved values to the variables and
+# optimizer slots that exist, validates every match (shape, dtype, slot name), and only
+# then assigns; values for objects that do not exist yet wait on their nearest existing
+# parent (restore_deferred) and are validated, all together, when they are created.
 
-def _check_entry(file, key, var, arr):
-    want = var._tensor._value
+def _check_entry(opname, file, key, what, want, arr):
+    """Raise unless saved ``arr`` fits ``want`` (the array of ``what``, a variable name)."""
+    if not isinstance(arr, np.ndarray):
+        raise DataLossError("%s: %s: entry %r is not an array (expected an array for %s, got "
+                            "%s)" % (opname, file, key, what, type(arr).__name__))
     if arr.shape != want.shape:
         raise InvalidArgumentError(
-            "Checkpoint.restore: %s: entry %r has shape %s (expected %s, the shape of %s)"
-            % (file, key, list(arr.shape), list(want.shape), var.name))
+            "%s: %s: entry %r has shape %s (expected %s, the shape of %s)"
+            % (opname, file, key, list(arr.shape), list(want.shape), what))
     if arr.dtype != want.dtype:
         raise InvalidArgumentError(
-            "Checkpoint.restore: %s: entry %r has dtype %s (expected %s, the dtype of %s)"
-            % (file, key, arr.dtype, want.dtype, var.name))
+            "%s: %s: entry %r has dtype %s (expected %s, the dtype of %s)"
+            % (opname, file, key, arr.dtype, want.dtype, what))
 
 
-class _Pending:
-    """Saved values waiting for variables that do not exist yet (deferred restore)."""
-
-    def __init__(self, file, values):
-        self.file = file
-        self.values = values     # relative path -> array
+def _check_slot(opname, file, key, opt, var, slot_name, arr):
+    """A saved slot must fit the slot that exists or, before the optimizer's first step,
+    the one it will create (slots take their variable's shape and dtype)."""
+    existing = _existing_slots(opt, var, [slot_name]).get(slot_name)
+    target = existing if existing is not None else var
+    _check_entry(opname, file, key, "slot %r of %s" % (slot_name, var.name),
+                 target._tensor._value, arr)
 
 
 _pending_by_object = weakref.WeakKeyDictionary()
 
 
-def _defer(parent, rel_path, arr, file, key=None, slots=()):
-    """Park ``arr`` on ``parent`` for its future variable at ``rel_path``; ``slots`` are
-    (optimizer, slot name, value, saved key) for that variable's optimizer slots."""
+# A saved value waiting for its variable: ``slots`` are (optimizer, slot name, value,
+# saved key) for that variable's optimizer slots; ``restore`` is the token of the restore
+# that parked it (its load status asks only about its own values).
+_Waiting = collections.namedtuple("_Waiting", "arr file key slots opname restore")
+
+
+def _defer(parent, rel_path, waiting):
+    """Park ``waiting`` on ``parent`` for its future variable at ``rel_path``."""
     try:
         pending = _pending_by_object.setdefault(parent, {})
     except TypeError:
         return False
-    pending[rel_path] = (arr, file, key, list(slots))
+    pending[rel_path] = waiting
     return True
 
 
 def restore_deferred(obj):
     """Give variables created since ``restore`` (under ``obj``) their saved values.
 
-    Called by layers after they create variables; cheap when nothing is pending.
+    Called by layers after they create variables; cheap when nothing is pending. Every
+    value that now has its variable is validated before any is assigned.
     """
-    pending = _pending_by_object.get(obj)
-    if not pending:
+    if not _pending_by_object.get(obj):
         return
-    variables, optimizers, _ = _walk({"": obj})
-    for full, var in variables.items():
-        rel = full[1:]
-        hit = pending.get(rel)
-        if hit is None:
-            continue
-        arr, file, key, slots = hit
-        _check_entry(file, key or rel, var, arr)
-        for opt, slot_name, value, slot_key in slots:
-            _check_entry(file, slot_key, var, value)
-        var.assign(arr)
-        for opt, slot_name, value, _ in slots:
+    hits = []                                  # (pending dict, rel path, variable, entry)
+    _collect(obj, hits)
+    for _, rel, var, w in hits:
+        _check_entry(w.opname, w.file, w.key, var.name, var._tensor._value, w.arr)
+        for opt, slot_name, value, slot_key in w.slots:
+            _check_slot(w.opname, w.file, slot_key, opt, var, slot_name, value)
+    for pending, rel, var, w in hits:
+        var.assign(w.arr)
+        for opt, slot_name, value, _ in w.slots:
             # the optimizer keeps it until the slot is created (its first step)
             opt._restore_slot(var, slot_name, value)
         del pending[rel]
-    for _, child in _children(obj):
-        # values for deeper objects move down to the child that now exists
-        prefix = None
-        for name, c in _children(obj):
-            if c is child:
-                prefix = name + "/"
-                break
-        moved = {k[len(prefix):]: v for k, v in pending.items() if k.startswith(prefix)}
-        if moved and not isinstance(child, Variable):
-            for k in moved:
-                del pending[prefix + k]
-            for k, v in moved.items():
-                _defer(child, k, *v)
-            restore_deferred(child)
+    _move_down(obj)
+
+
+def _collect(obj, hits):
+    """The pending values under ``obj`` whose variables now exist (nothing is changed)."""
+    pending = _pending_by_object.get(obj)
+    if not pending:
+        return
+    variables, _, _ = _walk({"": obj})
+    for full, var in variables.items():
+        hit = pending.get(full[1:])
+        if hit is not None:
+            hits.append((pending, full[1:], var, hit))
+
+
+def _move_down(obj):
+    """Hand the values still waiting on ``obj`` to the deepest child that now exists."""
+    pending = _pending_by_object.get(obj)
+    if pending is None:
+        return
+    for name, child in _children(obj):
+        if isinstance(child, Variable):
+            continue
+        prefix = name + "/"
+        moved = [k for k in pending if k.startswith(prefix)]
+        for k in moved:
+            if _defer(child, k[len(prefix):], pending[k]):
+                del pending[k]
+        if moved:
+            _move_down(child)
     if not pending:
         _pending_by_object.pop(obj, None)
 
 
 class CheckpointLoadStatus:
-    """What a restore matched; the assert methods raise when something did not."""
+    """What a restore matched; the assert methods raise when something did not.
 
-    def __init__(self, file, unused_keys, missing, deferred):
+    Optimizer slots count as objects: a slot the optimizer has (or will create for a
+    variable the file has slots for) but the file lacks is missing, and a saved slot the
+    optimizer does not use is unmatched.
+    """
+
+    def __init__(self, file, unused_keys, missing, deferred, missing_later=()):
         self._file = file
         self._unused = unused_keys      # saved entries matched to no object
-        self._missing = missing         # current variables absent from the file
+        self._missing = missing         # current variables and slots absent from the file
         self._deferred = deferred       # saved entries waiting for their variable
+        self._missing_later = list(missing_later)   # slots of those the file lacks
 
     def assert_consumed(self):
         """Every saved value went to an object and every object got a value."""
-        still = [k for k in self._deferred if _still_pending(k)]
-        if self._unused or still or self._missing:
+        still = [k for k in self._deferred if _still_pending(self, k)]
+        missing = self._missing + self._missing_later
+        if self._unused or still or missing:
             raise AssertionError(
                 "Checkpoint.restore: %s was not fully consumed: unmatched saved entries %s; "
-                "variables missing from the file %s"
-                % (self._file, sorted(self._unused + still), sorted(self._missing)))
+                "variables and slots missing from the file %s"
+                % (self._file, sorted(self._unused + still), sorted(missing)))
         return self
 
     def assert_existing_objects_matched(self):
-        """Every variable that exists now got its value from the file."""
+        """Every variable and optimizer slot that exists now got its value from the file."""
         if self._missing:
-            raise AssertionError("Checkpoint.restore: variables missing from %s: %s"
+            raise AssertionError("Checkpoint.restore: variables and slots missing from %s: %s"
                                  % (self._file, sorted(self._missing)))
         return self
 
@@ -341,10 +456,10 @@ class CheckpointLoadStatus:
         return None
 
 
-def _still_pending(key):
+def _still_pending(restore, key):
     for pending in list(_pending_by_object.values()):
-        for rel, (arr, file, full, slots) in pending.items():
-            if key == full or any(key == s[3] for s in slots):
+        for w in pending.values():
+            if w.restore is restore and (key == w.key or any(key == s[3] for s in w.slots)):
                 return True
     return False
 
@@ -354,64 +469,80 @@ class _NoopStatus(CheckpointLoadStatus):
         super().__init__(None, [], [], [])
 
 
-def restore_file(path, roots):
+def restore_file(path, roots, opname="Checkpoint.restore"):
     """Restore every variable reachable from ``roots`` from the checkpoint at ``path``."""
-    file, tensors = _read(path)
-    return restore_tensors(file, tensors, roots)
+    file, tensors = _read(path, opname)
+    return restore_tensors(file, tensors, roots, opname)
 
 
-def restore_tensors(file, tensors, roots):
+def restore_tensors(file, tensors, roots, opname="Checkpoint.restore"):
     """Match saved ``tensors`` (path -> array) to the variables under ``roots``: validate
-    all, then assign; values for variables that do not exist yet are deferred."""
+    all, then assign; values for variables that do not exist yet are deferred.
+
+    On any error nothing has changed: no variable, no slot, no pending value."""
+    for key in tensors:
+        if not isinstance(key, str):
+            raise DataLossError("%s: %s: entry name %.80r is not text (expected str, got %s)"
+                                % (opname, file, key, type(key).__name__))
     variables, optimizers, paths = _walk(roots)
-    plan = []
+    plan, used = [], set()
+    missing = [k for k in variables if k not in tensors]
     for key, var in variables.items():
         if key in tensors:
-            _check_entry(file, key, var, tensors[key])
+            _check_entry(opname, file, key, var.name, var._tensor._value, tensors[key])
             plan.append((var, tensors[key]))
-    slot_keys = {}
-    by_id = {id(v): p for p, v in variables.items()}
-    for opt_path, opt in optimizers:
-        for var_path, var in variables.items():
-            if var_path.startswith(opt_path + "/"):
-                continue
-            prefix = "%s/slots/%s/" % (opt_path, by_id[id(var)])
-            for key in tensors:
-                if key.startswith(prefix):
-                    slot_keys[key] = (opt, var, key[len(prefix):])
-    # everything is validated: now assign
-    for var, arr in plan:
-        var.assign(arr)
-    for key, (opt, var, slot_name) in slot_keys.items():
-        opt._restore_slot(var, slot_name, tensors[key])
-    used = {k for k in variables if k in tensors} | set(slot_keys)
-    missing = [k for k in variables if k not in tensors]
+            used.add(key)
+    slot_plan = []                     # (optimizer, variable, slot name, value)
+    for opt_path, opt, var_path, var in _slot_pairs(optimizers, variables):
+        names = _slot_names(opt)
+        saved = {n: _slot_key(opt_path, var_path, n) for n in names}
+        saved = {n: k for n, k in saved.items() if k in tensors}
+        if saved or _existing_slots(opt, var, names):
+            missing += [_slot_key(opt_path, var_path, n) for n in names if n not in saved]
+        for n, key in saved.items():
+            _check_slot(opname, file, key, opt, var, n, tensors[key])
+            slot_plan.append((opt, var, n, tensors[key]))
+            used.add(key)
     # slots of variables that do not exist yet travel with their variable's pending value
-    slots_of = {}
+    slots_of, missing_later = {}, []
     for opt_path, opt in optimizers:
         prefix = opt_path + "/slots/"
+        names = _slot_names(opt)
         for key in tensors:
             if key in used or not key.startswith(prefix):
                 continue
             var_path, _, slot_name = key[len(prefix):].rpartition("/")
-            if var_path in tensors and var_path not in variables:
+            if (slot_name in names and var_path in tensors and var_path not in variables
+                    and not var_path.startswith(opt_path + "/")):
                 slots_of.setdefault(var_path, []).append((opt, slot_name, tensors[key], key))
+        for var_path, lst in slots_of.items():
+            have = {s[1] for s in lst if s[0] is opt}
+            if have:
+                missing_later += [_slot_key(opt_path, var_path, n) for n in names
+                                  if n not in have]
+    # everything is validated: now assign
+    for var, arr in plan:
+        var.assign(arr)
+    for opt, var, slot_name, arr in slot_plan:
+        opt._restore_slot(var, slot_name, arr)
     slot_parked = {s[3] for lst in slots_of.values() for s in lst}
     unused, deferred = [], []
+    status = CheckpointLoadStatus(file, unused, missing, deferred, missing_later)
     for key in tensors:
         if key in used or key in slot_parked:
             continue
         slots = slots_of.get(key, ())
-        if _defer_to_nearest(key, tensors[key], roots, paths, file, slots):
+        waiting = _Waiting(tensors[key], file, key, slots, opname, status)
+        if _defer_to_nearest(key, waiting, roots):
             deferred.append(key)
             deferred.extend(s[3] for s in slots)
         else:
             unused.append(key)
             unused.extend(s[3] for s in slots)
-    return CheckpointLoadStatus(file, unused, missing, deferred)
+    return status
 
 
-def _defer_to_nearest(key, arr, roots, paths, file, slots=()):
+def _defer_to_nearest(key, waiting, roots):
     """Park a value on the deepest existing object along its path."""
     parts = key.split("/")
     obj = roots.get(parts[0])
@@ -426,7 +557,7 @@ def _defer_to_nearest(key, arr, roots, paths, file, slots=()):
         depth += 1
     if isinstance(obj, Variable) or depth >= len(parts):
         return False
-    return _defer(obj, "/".join(parts[depth:]), arr, file, key, slots)
+    return _defer(obj, "/".join(parts[depth:]), waiting)
 
 
 # ---- the public classes -----------------------------------------------------------------------
@@ -490,7 +621,11 @@ class Checkpoint:
         except BaseException:
             self.save_counter.assign(np.int64(n - 1))
             raise
-        _, all_paths = _read_state(directory)
+        try:
+            _, all_paths = _read_state(directory)
+        except DataLossError:
+            # the state file is only an index: a corrupt one is replaced by a valid one
+            all_paths = []
         name = os.path.basename(path)
         all_paths = [p for p in all_paths if p != name] + [name]
         _write_state(directory, name, all_paths)
@@ -503,7 +638,7 @@ class Checkpoint:
         """Restore from ``save_path`` (None does nothing). Returns a load status."""
         if save_path is None:
             return _NoopStatus()
-        return restore_file(save_path, self._roots())
+        return restore_file(save_path, self._roots(), "Checkpoint.restore")
 
 
 class CheckpointManager:
