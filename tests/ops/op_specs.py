@@ -18,6 +18,7 @@ Spec fields
 import numpy as np
 
 import fasteager as fe
+from fasteager.ops.math_ops import prod_others
 
 from tests.ops.op_specs_base import (BINARY, FLOATS, UNARY, Spec, away_from_zero,  # noqa: F401
                                      _sigmoid, in_open_unit, positive)
@@ -71,6 +72,22 @@ _EINSUM = {((2, 3), (3, 4)): "ij,jk->ki", ((3, 3), (3,)): "ii,i->i",
 
 def _einsum(xp):
     return lambda *xs: xp.einsum(_EINSUM[tuple(tuple(x.shape) for x in xs)], *xs)
+
+
+def with_zeros(x):
+    """Away from zero, then zeros at flat indices 1, 3 and 5 (where they exist): a (2, 3)
+    input gets one zero in its first row and two in its second, a (2, 2) one none in its
+    second row."""
+    x = away_from_zero(x)
+    flat = x.reshape(-1)
+    flat[[i for i in (1, 3, 5) if i < flat.size]] = 0
+    return x
+
+
+def _prod_others_ref(x):
+    n = x.shape[-1]
+    return np.stack([np.prod(np.delete(x, i, axis=-1), axis=-1) for i in range(n)], axis=-1) \
+        if n else x.copy()
 
 
 def _erf_ref(x):
@@ -194,8 +211,11 @@ SPECS = {
     "index_backward": Spec(lambda x: x[np.array([0, 2, 0])], lambda x: x[np.array([0, 2, 0])],
                            [((3, 4),), ((3,),)]),
     # ---- products, log-sum-exp, scans (math_ops)
+    # zeros: none in some rows, one or two in others (the derivatives must stay exact)
     "reduce_prod": Spec(lambda x: fe.reduce_prod(x, axis=-1), lambda x: np.prod(x, axis=-1),
-                        [((3,),), ((2, 3),), ((0,),)], domain=away_from_zero),
+                        [((3,),), ((2, 3),), ((2, 2),), ((0,),)], domain=with_zeros),
+    "prod_others": Spec(prod_others, _prod_others_ref, [((3,),), ((2, 3),), ((2, 2),), ((0,),)],
+                        domain=with_zeros),
     "reduce_logsumexp": Spec(lambda x: fe.reduce_logsumexp(x, axis=-1),
                              lambda x: np.log(np.sum(np.exp(x), axis=-1)),
                              [((3,),), ((2, 3),)]),

@@ -524,10 +524,39 @@ def _prod_fwd(x, axis=None, keepdims=False):
     return np.prod(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
+def _prod_others_fwd(x):
+    # out_i = prod_{j != i} x_j along the last axis: the exclusive cumprod from the left
+    # times the one from the right. No division, so zeros in x give exact results.
+    out = np.ones_like(x)
+    if x.shape[-1] > 1:
+        right = np.ones_like(x)
+        np.cumprod(x[..., :-1], axis=-1, dtype=x.dtype, out=out[..., 1:])
+        np.cumprod(x[..., :0:-1], axis=-1, dtype=x.dtype, out=right[..., -2::-1])
+        out *= right
+    return out
+
+
+def _prod_others_grad(g, ans, x):
+    # d out_i / d x_k = prod_{j not in {i, k}} x_j for k != i (0 for k = i). Row i of m is
+    # x with x_i replaced by 1, so prod_others(m)[i, k] is that product; summing g_i times
+    # it over i gives dx_k. Exact at zeros and differentiable again, at O(n^2) per slice
+    # (only when differentiating twice: reduce_prod's own VJP is O(n)).
+    from .array_ops import expand_dims
+    diag = _core.wrap(np.eye(x._value.shape[-1], dtype=bool))
+    m = where(diag, _core.wrap(np.ones((), x._value.dtype)), expand_dims(x, -2))
+    terms = where(diag, _core.wrap(np.zeros((), x._value.dtype)),
+                  expand_dims(g, -1) * prod_others(m))
+    return reduce_sum(terms, axis=-2)
+
+
+# the VJP of reduce_prod: the products of the other elements along the last axis
+prod_others = defop("prod_others", _prod_others_fwd, grads=[_prod_others_grad])
+
+
 def _prod_grad(g, ans, x, axis=None, keepdims=False):
-    # d/dx_i prod(x) = prod_{j != i} x_j = (exclusive cumprod from the left) * (exclusive
-    # cumprod from the right), over the reduced axes flattened into one: no division, so
-    # zeros in x are handled (the trick of TensorFlow's ProdGrad)
+    # d/dx_i prod(x) = prod_{j != i} x_j (prod_others), over the reduced axes flattened
+    # into one: no division, so zeros in x are handled (TensorFlow's ProdGrad trick), and
+    # written with ops whose own gradients are exact, so higher derivatives are too
     from .array_ops import reshape, transpose
     shape = x._value.shape
     rank = len(shape)
@@ -538,9 +567,7 @@ def _prod_grad(g, ans, x, axis=None, keepdims=False):
     for a in reduced:
         n *= shape[a]
     xt = reshape(transpose(x, perm), [shape[a] for a in kept] + [n])
-    others = (cumprod(xt, axis=-1, exclusive=True)
-              * cumprod(xt, axis=-1, exclusive=True, reverse=True))
-    others = reshape(others, [shape[a] for a in perm])
+    others = reshape(prod_others(xt), [shape[a] for a in perm])
     others = transpose(others, np.argsort(perm).tolist())
     return _expand_to_input(g, x, axis, keepdims) * others
 
@@ -585,9 +612,20 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def log_sigmoid(x, name=None):
-    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x| (a composite)."""
+    """log(sigmoid(x)) = -softplus(-x) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
+
+    A composite of softplus, whose gradient gives d/dx = sigmoid(-x) (0.5 at 0, where the
+    min/abs form had a kink of each and gave 1).
+
+    >>> fe.math.log_sigmoid(0.0).numpy()
+    -0.6931472
+    """
+    from .nn_ops import softplus    # nn_ops builds on this module
     x = convert_to_tensor(x)
-    return minimum(x, 0) - log1p(exp(negative(abs(x))))
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError("log_sigmoid: input must be floating (expected float, got "
+                                   "%s)" % x._value.dtype)
+    return negative(softplus(negative(x)))
 
 
 def _shift(out, axis, fill):
