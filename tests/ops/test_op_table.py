@@ -4,8 +4,10 @@ import pytest
 
 import fasteager as fe
 from fasteager.ops.registry import NO_GRADIENT, OPS
+from tests.gradcheck import _numeric_grad as numeric_grad
 from tests.gradcheck import check_grads
 from tests.ops.op_specs import SPECS
+from tests.ops.op_specs_base import Spec
 
 
 def test_every_op_has_a_spec():
@@ -15,13 +17,42 @@ def test_every_op_has_a_spec():
     assert not unknown, "specs for ops that do not exist: %s" % unknown
 
 
-def test_no_gradient_list_matches_specs():
-    for name, spec in SPECS.items():
-        if not spec.grad:
-            assert name in NO_GRADIENT or OPS[name].differentiable, name
-    for name in NO_GRADIENT:
-        assert not SPECS[name].grad, "%s has no gradient but its spec checks one" % name
-        assert NO_GRADIENT[name], "%s needs a reason for having no gradient" % name
+def gradient_table_problems(specs, ops, no_gradient):
+    """What is wrong between the gradient cases and the op table: every differentiable op
+    needs a gradient case on a non-empty input; every other op must be in ``no_gradient``
+    with a reason, and have no gradient case."""
+    problems = []
+    for name, spec in sorted(specs.items()):
+        if ops[name].differentiable:
+            if not spec.grad:
+                problems.append("%s is differentiable but its spec checks no gradient" % name)
+            elif all(any(0 in s for s in case) for case in spec.cases):
+                problems.append("%s: every gradient case is empty (no values checked)" % name)
+            if name in no_gradient:
+                problems.append("%s has a gradient but is in NO_GRADIENT" % name)
+        else:
+            if spec.grad:
+                problems.append("%s has no gradient but its spec checks one" % name)
+            if not no_gradient.get(name):
+                problems.append("%s has no gradient and no reason in NO_GRADIENT" % name)
+    return problems
+
+
+def test_gradient_cases_match_the_op_table():
+    assert gradient_table_problems(SPECS, OPS, NO_GRADIENT) == []
+
+
+def test_gradient_table_check_refuses_a_differentiable_op_without_a_case():
+    # the check above must not let through what the old one did (grad=False on an op
+    # that has a VJP), nor an op without a gradient and without a reason
+    class FakeOp:
+        def __init__(self, differentiable):
+            self.differentiable = differentiable
+    specs = {"a": Spec(None, None, grad=False), "b": Spec(None, None, grad=False),
+             "c": Spec(None, None, cases=[((0,),)]), "d": Spec(None, None)}
+    ops = {"a": FakeOp(True), "b": FakeOp(False), "c": FakeOp(True), "d": FakeOp(False)}
+    problems = gradient_table_problems(specs, ops, {"b": "", "d": "bool output"})
+    assert [p.split()[0] for p in problems] == ["a", "b", "c:", "d"], problems
 
 
 def _inputs(spec, shapes, dtype, seed=0):
@@ -71,13 +102,18 @@ def test_gradients_match_finite_differences(name, case):
     spec = SPECS[name]
     arrays = _inputs(spec, spec.cases[case], np.float64, seed=1)
     if any(a.size == 0 for a in arrays):
-        # empty tensors: the gradient exists and has the input's shape
+        # empty tensors: every gradient exists with its input's shape and dtype, and the
+        # values of finite differences (zeros for an input used only with empty ones, as
+        # the bias of an empty batch; ones for concat's non-empty input)
+        def total(*xs):
+            return fe.add_n([fe.reduce_sum(v) for v in _as_list(spec.fn(*xs))])
         ts = [fe.constant(a) for a in arrays]
         with fe.GradientTape() as tape:
             tape.watch(ts)
-            ys = _as_list(spec.fn(*ts))
-            y = fe.add_n([fe.reduce_sum(v) for v in ys])
-        for t, g in zip(ts, tape.gradient(y, ts, unconnected_gradients="zero")):
-            assert g.shape == t.shape
+            y = total(*ts)
+        grads = tape.gradient(y, ts, unconnected_gradients="zero")
+        for t, g, want in zip(ts, grads, numeric_grad(total, arrays)):
+            assert g.shape == t.shape and g.dtype == t.dtype, (g.shape, g.dtype)
+            np.testing.assert_allclose(g.numpy(), want, rtol=1e-6, atol=1e-8)
         return
     check_grads(spec.fn, arrays, order=spec.order)
