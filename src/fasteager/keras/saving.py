@@ -9,8 +9,12 @@ and its weights (the checkpoint's safetensors format, keyed by object-graph path
 Files are written to temporary names, fsynced and renamed. ``load_model`` rebuilds the
 model with ``from_config`` and restores the weights; a model that builds lazily takes
 them when it first runs (deferred restore), or at once when the input shape was saved.
+
+Files are untrusted: loading constructs only fasteager's own classes and those the user
+allowed (``register_keras_serializable``, ``custom_objects=``, ``custom_object_scope``);
+it never imports the modules a file names (see ``_serialization``). ``safe_mode=True``
+(the default) also refuses Python lambdas saved as bytecode.
 """
-import importlib
 import io
 import json
 import os
@@ -20,6 +24,11 @@ from .. import _atomic
 from ..errors import DataLossError, NotFoundError
 from ..train import _safetensors, checkpoint as _ckpt
 from ..train import weights as _weights
+from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F401
+                             deserialize_keras_object, get_custom_objects, get_registered_name,
+                             get_registered_object, register_keras_serializable,
+                             serialize_keras_object)
+from . import _serialization
 
 CONFIG = "config.json"
 WEIGHTS = "model.weights.safetensors"
@@ -56,9 +65,13 @@ def _describe(model):
     spec = getattr(model, "_input_spec", None)       # a Sequential started with Input(...)
     if shape is None and spec is not None and getattr(model, "built", False):
         shape = [None] + list(spec.shape.as_list())[1:]
-    return {"class_name": cls.__name__, "module": cls.__module__, "qualname": cls.__qualname__,
-            "config": config, "build_input_shape": None if shape is None else list(shape),
+    desc = {"class_name": cls.__name__, "module": cls.__module__, "qualname": cls.__qualname__,
+            "config": serialize_keras_object(config),
+            "build_input_shape": None if shape is None else list(shape),
             "format": "fasteager-model-1"}
+    if get_registered_name(cls) != cls.__name__:
+        desc["registered_name"] = get_registered_name(cls)
+    return desc
 
 
 def _weights_bytes(model):
@@ -91,7 +104,7 @@ def save_model(model, filepath, overwrite=True):
     path = os.fspath(filepath)
     if not overwrite and os.path.exists(path):
         raise FileExistsError("save: %s exists and overwrite=False" % path)
-    desc = json.dumps(_describe(model), indent=1, default=_json_default).encode()
+    desc = json.dumps(_describe(model), indent=1).encode()
     if path.endswith(".keras"):
         payload = _weights_bytes(model)
         directory = os.path.dirname(path)
@@ -105,30 +118,6 @@ def save_model(model, filepath, overwrite=True):
     os.makedirs(path, exist_ok=True)
     _weights.save_weights(model, os.path.join(path, WEIGHTS))
     _atomic.atomic_write(os.path.join(path, CONFIG), desc)
-
-
-def _json_default(o):
-    if hasattr(o, "tolist"):
-        return o.tolist()
-    if hasattr(o, "get_config"):
-        return {"class_name": type(o).__name__, "config": o.get_config()}
-    if hasattr(o, "name") and isinstance(getattr(o, "name"), str):
-        return o.name
-    raise TypeError("save: cannot store %r in the model config (expected JSON values)" % (o,))
-
-
-def _find_class(desc, custom_objects):
-    name = desc["class_name"]
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    try:
-        obj = importlib.import_module(desc["module"])
-        for part in desc["qualname"].split("."):
-            obj = getattr(obj, part)
-        return obj
-    except (ImportError, AttributeError):
-        raise ValueError("load_model: cannot find class %s (module %s): pass it in "
-                         "custom_objects={'%s': cls}" % (name, desc["module"], name)) from None
 
 
 def _load_weights_file(file, source):
@@ -148,36 +137,46 @@ def _parse_desc(raw, source):
     try:
         desc = json.loads(raw)
         desc["class_name"], desc["config"]
-    except (ValueError, TypeError, KeyError) as e:
+    except (ValueError, TypeError, KeyError, RecursionError) as e:
         raise DataLossError("load_model: %s: %s is not a saved model config (%s)"
-                            % (source, CONFIG, e)) from None
+                            % (source, CONFIG, type(e).__name__ if isinstance(e, RecursionError)
+                               else e)) from None
+    if not isinstance(desc["class_name"], str) or not isinstance(desc["config"], dict):
+        raise DataLossError("load_model: %s: %s is not a saved model config (expected a "
+                            "class_name string and a config dict)" % (source, CONFIG))
+    shape = desc.get("build_input_shape")
+    if shape is not None and not (isinstance(shape, list) and all(
+            d is None or (type(d) is int and d >= 0) for d in shape)):
+        raise DataLossError("load_model: %s: build_input_shape must be a list of sizes "
+                            "(got %r)" % (source, shape))
     return desc
 
 
-def _layer_from_config(spec, custom_objects):
-    from . import layers as _layers
-    name = spec["class_name"]
-    cls = (custom_objects or {}).get(name) or getattr(_layers, name, None)
+def _rebuild(desc, custom_objects, safe_mode):
+    """The model a config describes, through the allow-list of ``_serialization``."""
+    from .layers.base import Layer
+    cls = _serialization.lookup(desc, custom_objects)
     if cls is None:
-        from . import training
-        cls = getattr(training, name, None)
-    if cls is None:
-        raise ValueError("load_model: unknown layer class %s: pass it in "
-                         "custom_objects={'%s': cls}" % (name, name))
-    return _from_config(cls, spec["config"], custom_objects)
-
-
-def _from_config(cls, config, custom_objects):
-    from .training import Sequential
-    if isinstance(cls, type) and issubclass(cls, Sequential) and "layers" in config:
-        config = dict(config)
-        layers = [_layer_from_config(spec, custom_objects) for spec in config.pop("layers")]
-        return cls(layers, **config)
-    return cls.from_config(config) if hasattr(cls, "from_config") else cls(**config)
+        raise _serialization.refuse(desc, "load_model")
+    if not (isinstance(cls, type) and issubclass(cls, Layer)):
+        raise TypeError("load_model: the saved model is a %r, not a model or layer (expected "
+                        "a Model subclass)" % (desc["class_name"],))
+    spec = {k: desc[k] for k in ("class_name", "config", "module", "registered_name")
+            if k in desc}
+    return deserialize_keras_object(spec, custom_objects, safe_mode)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """Rebuild a model saved by ``Model.save`` and restore its weights."""
+    """Rebuild a model saved by ``Model.save`` and restore its weights.
+
+    Only fasteager's classes and allowed custom ones are constructed: pass your own in
+    ``custom_objects={"MyLayer": MyLayer}`` or register them with
+    ``@fe.keras.saving.register_keras_serializable()``. ``safe_mode=False`` allows Python
+    lambdas saved in the file (their bytecode runs: only for files you trust).
+    """
+    if custom_objects is not None and not isinstance(custom_objects, dict):
+        raise TypeError("load_model: custom_objects must be a dict of name -> object (got %s)"
+                        % type(custom_objects).__name__)
     path = os.fspath(filepath)
     if not os.path.exists(path):
         raise NotFoundError("load_model: nothing at %r" % path)
@@ -204,8 +203,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         finally:
             tmp.close()
         source = path
-    cls = _find_class(desc, custom_objects)
-    model = _from_config(cls, desc["config"], custom_objects)
+    model = _rebuild(desc, custom_objects, safe_mode)
     shape = desc.get("build_input_shape")
     if shape is not None and hasattr(model, "build") and not getattr(model, "built", False):
         model.build(tuple(shape))

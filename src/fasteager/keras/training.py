@@ -30,6 +30,27 @@ def _float(v):
     return float(v)
 
 
+def _check_count(where, arg, value, minimum=1):
+    """``value`` as an int, or None; an InvalidArgumentError for 0, negatives and non-ints
+    (``int(batch_size or 32)`` once turned batch_size=0 into 32 silently)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < minimum:
+        raise fe.errors.InvalidArgumentError(
+            "%s: %s must be an integer >= %d (expected an int >= %d, got %r)"
+            % (where, arg, minimum, minimum, value))
+    return int(value)
+
+
+def _no_data(where):
+    # Keras 2 raised "Unexpected result of `evaluate_function` (Empty logs)"; say what it means
+    return ValueError("%s: Unexpected result of `%s`: there is no data (expected at least one "
+                      "batch, got 0): x is empty or the dataset yielded nothing. Check the "
+                      "input pipeline (a dataset that is exhausted needs .repeat())"
+                      % (where, where))
+
+
 def _memory(n_bytes):
     units = ["Byte", "KB", "MB", "GB", "TB"]
     i = 0
@@ -312,7 +333,9 @@ class Model(Layer):
         steps = self.__dict__.setdefault("_traced_steps", {})
         fn = steps.get(kind)
         if fn is None:
-            fn = steps[kind] = fe.function(core, name="%s_step" % kind, quiet_fallback=True)
+            # a step that cannot be traced runs eagerly, and fe.function warns once: the
+            # user learns the graph speed-up is lost (compile(run_eagerly=True) says so)
+            fn = steps[kind] = fe.function(core, name="%s.%s_step" % (self.name, kind))
         return fn
 
     def test_step(self, data):
@@ -336,6 +359,14 @@ class Model(Layer):
             validation_batch_size=None, validation_freq=1, **kwargs):
         """Train for ``epochs`` epochs; returns a ``History`` (``history.history['loss']``)."""
         self._check_compiled("fit")
+        batch_size = _check_count("fit", "batch_size", batch_size)
+        validation_batch_size = _check_count("fit", "validation_batch_size",
+                                             validation_batch_size)
+        epochs = _check_count("fit", "epochs", epochs, minimum=0)
+        initial_epoch = _check_count("fit", "initial_epoch", initial_epoch, minimum=0)
+        steps_per_epoch = _check_count("fit", "steps_per_epoch", steps_per_epoch)
+        validation_steps = _check_count("fit", "validation_steps", validation_steps)
+        validation_freq = _check_count("fit", "validation_freq", validation_freq)
         if class_weight is not None:
             raise fe.errors.UnimplementedError("fit: class_weight is not supported; pass "
                                                "sample_weight instead")
@@ -347,6 +378,8 @@ class Model(Layer):
         if strategy is not None:
             x, y, sample_weight, batch_size = strategy._local_data(x, y, sample_weight, batch_size)
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
+        if handler.steps == 0:
+            raise _no_data("fit")
         history = callbacks_module.History()
         cbs = list(callbacks or [])
         if verbose:
@@ -360,7 +393,7 @@ class Model(Layer):
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cb.on_epoch_begin(epoch)
-            step = 0
+            step = -1
             for step, data in enumerate(handler.epoch()):
                 cb.on_train_batch_begin(step)
                 logs = {k: _float(v) for k, v in self.train_step(data).items()}
@@ -369,6 +402,8 @@ class Model(Layer):
                 cb.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
+            if step < 0 and not self.stop_training:
+                raise _no_data("fit")
             if handler.steps is None:
                 handler.steps = step + 1
             epoch_logs = dict(logs)
@@ -392,11 +427,15 @@ class Model(Layer):
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         """The loss and metrics over ``x``/``y`` (a list, or a dict with ``return_dict``)."""
         self._check_compiled("evaluate")
+        batch_size = _check_count("evaluate", "batch_size", batch_size)
+        steps = _check_count("evaluate", "steps", steps)
         verbose = 1 if verbose == "auto" else int(verbose)
         strategy = _distribute._active_strategy()   # None outside a multi-worker scope
         if strategy is not None:
             x, y, sample_weight, batch_size = strategy._local_data(x, y, sample_weight, batch_size)
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps, False, "evaluate")
+        if handler.steps == 0:
+            raise _no_data("evaluate")
         cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
                                            verbose=verbose)
         bar = None
@@ -406,6 +445,7 @@ class Model(Layer):
         self.reset_metrics()
         cb.on_test_begin()
         logs = {}
+        step = -1
         for step, data in enumerate(handler.epoch()):
             cb.on_test_batch_begin(step)
             logs = {k: _float(v) for k, v in self.test_step(data).items()}
@@ -414,11 +454,11 @@ class Model(Layer):
             cb.on_test_batch_end(step, logs)
             if bar is not None:
                 bar.update(step + 1, list(logs.items()))
+        if step < 0:
+            raise _no_data("evaluate")
         if bar is not None:
             bar.update(bar._seen, list(logs.items()), finalize=True)
         cb.on_test_end(logs)
-        if not logs:
-            logs = {m.name: _float(m.result()) for m in self.metrics}
         if return_dict:
             return logs
         values = [logs[n] for n in self.metrics_names if n in logs]
@@ -426,8 +466,12 @@ class Model(Layer):
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """The model's outputs over ``x`` in batches, as a NumPy array."""
+        batch_size = _check_count("predict", "batch_size", batch_size)
+        steps = _check_count("predict", "steps", steps)
         verbose = 1 if verbose == "auto" else int(verbose)
         handler = _data.DataHandler(x, None, None, batch_size, steps, False, "predict")
+        if handler.steps == 0:
+            raise _no_data("predict")
         cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
                                            verbose=verbose)
         bar = None
@@ -445,9 +489,9 @@ class Model(Layer):
                 bar.update(step + 1)
         if bar is not None:
             bar.update(bar._seen, finalize=True)
-        cb.on_predict_end()
         if not outs:
-            raise ValueError("predict: no data (an empty input or dataset)")
+            raise _no_data("predict")
+        cb.on_predict_end()
         if isinstance(outs[0], (list, tuple)):
             return [np.concatenate([np.asarray(o[i].numpy()) for o in outs])
                     for i in range(len(outs[0]))]
@@ -554,6 +598,6 @@ class Sequential(Model):
         super().build(input_shape)
 
     def get_config(self):
-        return {"name": self.name, "layers": [
-            {"class_name": type(lay).__name__, "config": lay.get_config()}
-            for lay in self._layers]}
+        from ._serialization import serialize_keras_object
+        return {"name": self.name,
+                "layers": [serialize_keras_object(lay) for lay in self._layers]}

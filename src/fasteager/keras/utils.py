@@ -1,8 +1,14 @@
-"""Keras utilities: ``Progbar`` (the training progress bar) and ``to_categorical``."""
+"""Keras utilities: ``Progbar`` (the training progress bar), ``to_categorical``, and the
+serialization registry (``register_keras_serializable`` ..., also in ``fe.keras.saving``)."""
 import sys
 import time
 
 import numpy as np
+
+from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F401
+                             deserialize_keras_object, get_custom_objects, get_registered_name,
+                             get_registered_object, register_keras_serializable,
+                             serialize_keras_object)
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):

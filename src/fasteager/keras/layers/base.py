@@ -118,6 +118,10 @@ class Layer:
     _NOT_TRACKED = frozenset(["_own_weights", "_regularizer_fns", "_call_losses",
                               "_tracking_cache",
                               "_inbound_shape", "_output_shape", "_call_args"])
+    # the input ranks the layer accepts (Keras's InputSpec ndim / min_ndim), checked on
+    # every call: Dense on a rank-1 input would otherwise return a wrong-rank result
+    _input_ndim = None
+    _input_min_ndim = None
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False,
                  input_shape=None, batch_input_shape=None, batch_size=None, input_dim=None,
@@ -364,6 +368,24 @@ class Layer:
         return out
 
     # ---- build and call -------------------------------------------------------------------
+    def _check_rank(self, shape):
+        """Raise unless ``shape`` has a rank this layer accepts (unknown ranks pass)."""
+        if isinstance(shape, list):       # several inputs: the layer checks them itself
+            return
+        rank = fe.TensorShape(shape).rank
+        if rank is None:
+            return
+        if self._input_ndim is not None and rank != self._input_ndim:
+            expected = "ndim=%d" % self._input_ndim
+        elif self._input_min_ndim is not None and rank < self._input_min_ndim:
+            expected = "min_ndim=%d" % self._input_min_ndim
+        else:
+            return
+        raise fe.errors.InvalidArgumentError(
+            "%s (layer %r): input 0 is incompatible with the layer (expected %s, got ndim=%d; "
+            "full shape received: %s)" % (type(self).__name__, self._name, expected, rank,
+                                          tuple(fe.TensorShape(shape).as_list())))
+
     def build(self, input_shape):
         """Create the layer's weights for inputs of ``input_shape`` (override)."""
         self.built = True
@@ -401,6 +423,8 @@ class Layer:
         if isinstance(inputs, KerasTensor):
             return self._call_symbolic(inputs)
         inputs = self._convert_input(inputs)
+        if isinstance(inputs, fe.Tensor):
+            self._check_rank(inputs.shape)
         training = kwargs.pop("training", None)
         ctx = _CONTEXT
         outer = ctx.depth == 0
@@ -436,6 +460,7 @@ class Layer:
 
     def _call_symbolic(self, spec):
         """Build from an ``Input`` spec by running on zeros; returns the output spec."""
+        self._check_rank(spec.shape)
         concrete = fe.zeros([1 if d is None else d for d in spec.shape], dtype=spec.dtype)
         out = self(concrete, training=False)
         return KerasTensor([spec.shape[0]] + out.shape.as_list()[1:], out.dtype)
@@ -448,6 +473,11 @@ class Layer:
         return tuple(self._output_shape.as_list())
 
     # ---- config ---------------------------------------------------------------------------
+    def _serialized(self, *names):
+        """The attributes ``names`` (initializers, regularizers) as config entries."""
+        from .._serialization import serialize_keras_object
+        return {n: serialize_keras_object(getattr(self, n)) for n in names}
+
     def get_config(self):
         config = {"name": self._name, "trainable": self._trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:

@@ -36,6 +36,10 @@ def _data_format(value, layer):
 class _Conv(Layer):
     rank = 2
 
+    @property
+    def _input_ndim(self):
+        return self.rank + 2
+
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -68,9 +72,7 @@ class _Conv(Layer):
 
     def build(self, input_shape):
         shape = fe.TensorShape(input_shape)
-        if shape.rank != self.rank + 2:
-            raise ValueError("%s (layer %r): expected inputs of rank %d (got shape %s)"
-                             % (type(self).__name__, self.name, self.rank + 2, shape))
+        self._check_rank(shape)
         cin = shape[self._channel_axis()]
         self.kernel = self.add_weight("kernel", list(self.kernel_size) + [cin, self.filters],
                                       initializer=self.kernel_initializer,
@@ -94,9 +96,9 @@ class _Conv(Layer):
         config.update(filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
                       padding=self.padding, data_format=self.data_format,
                       dilation_rate=self.dilation_rate,
-                      activation=activations.serialize(self.activation), use_bias=self.use_bias,
-                      kernel_initializer=initializers.serialize(self.kernel_initializer),
-                      bias_initializer=initializers.serialize(self.bias_initializer))
+                      use_bias=self.use_bias)
+        config.update(self._serialized("activation", "kernel_initializer", "bias_initializer",
+                                       "kernel_regularizer", "bias_regularizer"))
         return config
 
 
@@ -144,6 +146,7 @@ class Conv1D(_Conv):
 
 class _Pool2D(Layer):
     _fn = None
+    _input_ndim = 4
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
                  **kwargs):
@@ -155,10 +158,6 @@ class _Pool2D(Layer):
         self.data_format = _data_format(data_format, cls)
 
     def call(self, inputs):
-        if inputs.shape.rank != 4:
-            raise fe.errors.InvalidArgumentError(
-                "%s (layer %r): expected inputs of rank 4 (got shape %s)"
-                % (type(self).__name__, self.name, inputs.shape.as_list()))
         x = inputs
         if self.data_format == "channels_first":
             x = fe.transpose(x, [0, 2, 3, 1])
@@ -190,17 +189,16 @@ class _GlobalPool(Layer):
     _reduce = None
     _spatial = (1, 2)
 
+    @property
+    def _input_ndim(self):
+        return len(self._spatial) + 2
+
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
         self.data_format = _data_format(data_format, type(self).__name__)
         self.keepdims = bool(keepdims)
 
     def call(self, inputs):
-        rank = len(self._spatial) + 2
-        if inputs.shape.rank != rank:
-            raise fe.errors.InvalidArgumentError(
-                "%s (layer %r): expected inputs of rank %d (got shape %s)"
-                % (type(self).__name__, self.name, rank, inputs.shape.as_list()))
         axes = list(self._spatial) if self.data_format == "channels_last" else \
             [a + 1 for a in self._spatial]
         return type(self)._reduce(inputs, axis=axes, keepdims=self.keepdims)

@@ -1,4 +1,7 @@
-"""Core layers: Dense, Flatten, Reshape, Dropout, Activation, ReLU, Softmax, Embedding."""
+"""Core layers: Dense, Flatten, Reshape, Dropout, Activation, ReLU, Softmax, Embedding,
+Lambda."""
+import types
+
 import numpy as np
 
 import fasteager as fe
@@ -18,6 +21,8 @@ class Dense(Layer):
     >>> fe.keras.layers.Dense(10)(fe.zeros([1, 1, 784])).shape
     TensorShape([1, 1, 10])
     """
+
+    _input_min_ndim = 2
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -41,7 +46,8 @@ class Dense(Layer):
 
     def build(self, input_shape):
         shape = fe.TensorShape(input_shape)
-        if shape.rank is None or shape.rank < 1 or shape[-1] is None:
+        self._check_rank(shape)
+        if shape.rank is None or shape[-1] is None:
             raise ValueError("Dense (layer %r): the last dimension of the input must be known "
                              "(got input shape %s)" % (self.name, shape))
         self.kernel = self.add_weight("kernel", [shape[-1], self.units],
@@ -69,15 +75,16 @@ class Dense(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(units=self.units, activation=activations.serialize(self.activation),
-                      use_bias=self.use_bias,
-                      kernel_initializer=initializers.serialize(self.kernel_initializer),
-                      bias_initializer=initializers.serialize(self.bias_initializer))
+        config.update(units=self.units, use_bias=self.use_bias)
+        config.update(self._serialized("activation", "kernel_initializer", "bias_initializer",
+                                       "kernel_regularizer", "bias_regularizer"))
         return config
 
 
 class Flatten(Layer):
     """Flatten all axes but the first: (N, d1, d2, ...) -> (N, d1*d2*...)."""
+
+    _input_min_ndim = 1
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -85,8 +92,6 @@ class Flatten(Layer):
 
     def call(self, inputs):
         shape = inputs.shape.as_list()
-        if len(shape) == 0:
-            raise _bad_shape(self, "the input must have a batch dimension (got a scalar)")
         if len(shape) == 1:
             return fe.expand_dims(inputs, 1)
         if self.data_format == "channels_first" and len(shape) > 2:
@@ -101,6 +106,8 @@ class Flatten(Layer):
 
 class Reshape(Layer):
     """Reshape each example to ``target_shape`` (may contain one -1)."""
+
+    _input_min_ndim = 1
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -162,7 +169,7 @@ class Activation(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["activation"] = activations.serialize(self.activation)
+        config.update(self._serialized("activation"))
         return config
 
 
@@ -261,4 +268,65 @@ class Embedding(Layer):
         config = super().get_config()
         config.update(input_dim=self.input_dim, output_dim=self.output_dim,
                       mask_zero=self.mask_zero, input_length=self.input_length)
+        config.update(self._serialized("embeddings_initializer", "embeddings_regularizer"))
         return config
+
+
+class Lambda(Layer):
+    """Wrap a function as a layer: ``Lambda(lambda x: x * 2.0)``.
+
+    Saving stores a registered or built-in function by name, and a lambda (or a local
+    function) as marshalled bytecode, which ``load_model`` refuses unless
+    ``safe_mode=False``: loading it runs code from the file. Its defaults and closure must
+    be JSON values. Like Keras, a Lambda's own variables are not tracked: write a Layer
+    subclass for that.
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(function, str):
+            function = activations.get(function)
+        if not callable(function):
+            raise TypeError("Lambda: function must be callable (got %r)" % (function,))
+        if arguments is not None and not isinstance(arguments, dict):
+            raise TypeError("Lambda: arguments must be a dict of keyword arguments (got %r)"
+                            % (arguments,))
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self.output_shape_arg = output_shape
+        self.mask = mask
+
+    def call(self, inputs, **kwargs):
+        kwargs.pop("training", None)
+        return self.function(inputs, **self.arguments, **kwargs)
+
+    def get_config(self):
+        from .. import _serialization
+        fn, config = self.function, super().get_config()
+        anonymous = isinstance(fn, types.FunctionType) and (
+            fn.__name__ == "<lambda>" or "<locals>" in fn.__qualname__)
+        if anonymous and _serialization.get_registered_name(fn) == fn.__name__:
+            config["function"] = _serialization.dump_function(fn)
+        else:   # by (registered) name: built-ins load as they are, others by custom_objects
+            config["function"] = _serialization.serialize_keras_object(fn)
+        config.update(output_shape=self.output_shape_arg, arguments=self.arguments)
+        return config
+
+    # Sequential configs reach from_config through deserialize_keras_object, which has
+    # already turned the function into an object (or refused it); a config passed here
+    # directly goes through the same gate
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        from .. import _serialization
+        config = dict(config)
+        fn = config.get("function")
+        if isinstance(fn, dict):
+            mode = _serialization.in_safe_mode() if safe_mode is None else safe_mode
+            config["function"] = _serialization.deserialize_keras_object(
+                fn, custom_objects, safe_mode=mode, where="Lambda.from_config")
+        elif isinstance(fn, str):
+            found = _serialization.get_registered_object(fn, custom_objects)
+            if found is None and fn not in activations._BY_NAME:
+                raise _serialization.refuse({"class_name": fn}, "Lambda.from_config")
+            config["function"] = found if found is not None else fn
+        return cls(**config)

@@ -96,6 +96,9 @@ class BatchNormalization(Layer):
         config = super().get_config()
         config.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
                       center=self.center, scale=self.scale)
+        config.update(self._serialized(
+            "beta_initializer", "gamma_initializer", "moving_mean_initializer",
+            "moving_variance_initializer", "beta_regularizer", "gamma_regularizer"))
         return config
 
 
@@ -141,4 +144,6 @@ class LayerNormalization(Layer):
         config = super().get_config()
         config.update(axis=self.axis, epsilon=self.epsilon, center=self.center,
                       scale=self.scale)
+        config.update(self._serialized("beta_initializer", "gamma_initializer",
+                                       "beta_regularizer", "gamma_regularizer"))
         return config
