@@ -196,7 +196,8 @@ def _buckets(data, bucket_count):
     width = (hi_s - lo_s) / k
     index = np.floor((data * scale - lo_s) / width)
     counts = np.bincount(np.minimum(index.astype(np.int64), k - 1), minlength=k)
-    with np.errstate(over="ignore"):   # an edge rounded past float max is clipped below
+    # Scaling back may round an edge past float max (clipped below) or into subnormals.
+    with np.errstate(over="ignore", under="ignore"):
         edges = np.linspace(lo_s, hi_s, k + 1) / scale
     edges[0], edges[-1] = lo, hi
     np.clip(edges, lo, hi, out=edges)
