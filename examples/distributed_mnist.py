@@ -15,8 +15,8 @@ same steps as one worker on the whole batch. Only the chief (rank 0) writes the 
 (``--ckpt-dir``) and the TensorBoard logs (``--logdir``); every worker then restores the
 checkpoint and evaluates, and the reduced test accuracy is printed once.
 
-Data: ``fe.keras.datasets.mnist.load_data()`` (real MNIST from ``$FASTEAGER_DATA/mnist``,
-which must exist on every host).
+Data: MNIST by the examples' data rule (``examples/_data.py``: ``$FASTEAGER_DATA/mnist``, the
+cache, a download, else the offline digits); every host must find the same data.
 """
 import argparse
 import time
@@ -24,6 +24,8 @@ import time
 import numpy as np
 
 import fasteager as fe
+
+from _data import load_mnist  # the examples' data rule
 
 keras = fe.keras
 
@@ -59,7 +61,7 @@ def main(argv=None):
     say = print if rank == 0 else (lambda *a, **k: None)
     say("%d worker(s); global batch %d, %d per worker" % (n, args.batch, args.batch // n))
 
-    (x_train, y_train), (x_test, y_test) = keras.datasets.mnist.load_data()
+    _, ((x_train, y_train), (x_test, y_test)) = load_mnist()
     x_train = (x_train[..., None] / 255.0).astype(np.float32)
     x_test = (x_test[..., None] / 255.0).astype(np.float32)
     y_train, y_test = y_train.astype(np.int64), y_test.astype(np.int64)

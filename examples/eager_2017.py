@@ -4,7 +4,8 @@ interface to TensorFlow", run with ``import fasteager as tf`` and
 
     python examples/eager_2017.py [--quick]
 
-The announcement leaves ``dataset`` undefined; here it is real MNIST (``$FASTEAGER_DATA``):
+The announcement leaves ``dataset`` undefined; here it is MNIST, found by the examples' data rule
+(``examples/_data.py``; offline, the 8x8 digits upscaled to 28x28):
 flattened 784-float images in [0, 1] and one-hot labels (``softmax_cross_entropy_with_logits``
 wants them), batches of 100. ``--quick`` trains on a few batches only.
 """
@@ -22,6 +23,7 @@ def section(title):
 
 import fasteager as tf  # noqa: E402              (import tensorflow as tf)
 import fasteager.contrib.eager as tfe  # noqa: E402  (import tensorflow.contrib.eager as tfe)
+from _data import load_mnist  # noqa: E402  (the examples' data rule)
 
 tfe.enable_eager_execution()
 
@@ -139,7 +141,7 @@ def loss_function(model, x, y):
 
 
 # `dataset` (not defined by the announcement): MNIST, flattened images, one-hot labels
-(images, labels), _ = tf.keras.datasets.mnist.load_data()
+_, ((images, labels), _) = load_mnist()  # examples/_data.py: MNIST, or offline digits
 images = images.reshape(-1, 784).astype("float32") / 255.
 onehot = tf.one_hot(labels, 10)
 dataset = tf.data.Dataset.from_tensor_slices((images, onehot)).shuffle(1000).batch(100)

@@ -14,16 +14,16 @@ Measured with the default flags on the 2-core development machine (seed 0, CPUs 
 test accuracy 0.9914 on the 10,000 MNIST test images, 3m22s wall in all (about 30 s an
 epoch, 61 ms a step of 128 images), peak RSS 474 MB.
 
-Data: ``fe.keras.datasets.mnist.load_data()`` (real MNIST from ``$FASTEAGER_DATA/mnist``);
-when MNIST is not found, it falls back, with a message, to the offline 8x8 digits of
-``fe.keras.datasets.digits.load_data()`` (upscaled and padded to 28x28).
+Data: real MNIST, found by the examples' one rule (``examples/_data.py``: ``$FASTEAGER_DATA/mnist``,
+``~/.fasteager/datasets/mnist``, a checked download); offline and uncached, it says so in one
+line and trains on the 8x8 digits that scikit-learn ships (``[examples]`` installs it),
+upscaled to 28x28.
 Progress is shown per epoch; TensorBoard logs go to ``--logdir`` (``tensorboard --logdir
 runs/mnist``); a checkpoint (model + optimizer) is written to ``--ckpt-dir`` at the end of each
 epoch; the test accuracy over the test images is printed at the end.
 """
 import argparse
 import os
-import pathlib
 import sys
 import time
 
@@ -33,33 +33,16 @@ import fasteager as fe
 import fasteager.keras  # noqa: F401  (fe.keras)
 from fasteager import summary
 
+import _data  # the examples' data rule (examples/_data.py)
+
 keras = fasteager.keras
 
 
 def load_mnist():
-    """(x_train, y_train), (x_test, y_test) as float32 in [0, 1] shaped (n, 28, 28), int64 labels.
-
-    Falls back to the offline digits (8x8, upscaled x3 and padded to 28x28) when MNIST
-    is not found."""
-    if "FASTEAGER_DATA" not in os.environ:
-        shared = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data"
-        if shared.is_dir():
-            os.environ["FASTEAGER_DATA"] = str(shared)
-    try:
-        from fasteager.keras.datasets import mnist
-        (x_train, y_train), (x_test, y_test) = mnist.load_data()
-        name = "MNIST"
-    except FileNotFoundError as e:
-        print("MNIST not found (%s); falling back to the offline digits of "
-              "fe.keras.datasets.digits.load_data()" % (e,))
-        from fasteager.keras.datasets import digits
-        (x_train, y_train), (x_test, y_test) = digits.load_data()
-
-        def to28(x):  # 8x8 -> 24x24 (nearest) -> 28x28 (zero padding)
-            x = np.kron(x, np.ones((1, 3, 3), dtype=x.dtype))
-            return np.pad(x, ((0, 0), (2, 2), (2, 2)))
-        x_train, x_test = to28(x_train), to28(x_test)
-        name = "digits"
+    """(name, ((x_train, y_train), (x_test, y_test))): float32 images in [0, 1] shaped
+    (n, 28, 28) and int64 labels, found by the examples' data rule (``examples/_data.py``:
+    ``$FASTEAGER_DATA/mnist``, the cache, a download, else the offline digits)."""
+    name, ((x_train, y_train), (x_test, y_test)) = _data.load_mnist()
     return name, ((x_train.astype(np.float32) / 255.0, y_train.astype(np.int64)),
                   (x_test.astype(np.float32) / 255.0, y_test.astype(np.int64)))
 

@@ -9,8 +9,18 @@ import sys
 
 import pytest
 
+from tests.conftest import skip_without_example_data
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+
+
+pytestmark = pytest.mark.data
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _example_data():
+    skip_without_example_data()
 
 
 def run_example(name, *args, timeout=300):

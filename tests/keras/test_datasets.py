@@ -112,7 +112,15 @@ def test_offline_error_says_where_to_put_files(isolated):
     with pytest.raises(FileNotFoundError, match="FASTEAGER_DATA") as e:
         mnist.load_data()
     assert "train-images-idx3-ubyte.gz" in str(e.value)
-    assert not list(mnist.cache_dir().glob("*.gz"))
+    assert not (isolated / "home").exists()   # a failed download leaves no empty folders
+
+
+def test_failed_download_keeps_folders_it_did_not_make(isolated):
+    keep = isolated / "home" / ".fasteager" / "other"
+    keep.mkdir(parents=True)
+    with pytest.raises(FileNotFoundError):
+        mnist.load_data()
+    assert keep.is_dir() and not (isolated / "home" / ".fasteager" / "datasets").exists()
 
 
 def test_download_verifies_and_caches(isolated, monkeypatch):

@@ -177,6 +177,15 @@ def _download(folder):
     return None
 
 
+def _missing_parents(folder):
+    """``folder`` and those of its parents that do not exist yet, innermost first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
 def _sha256(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -210,9 +219,15 @@ def load_data(path=None):
             found = _search(folder)
             if found is not None:
                 return found
+    created = _missing_parents(cache)
     errors = _download(cache)
     if errors is None:
         return _load_idx(_idx_paths(cache))
+    for folder in created:          # a failed download leaves no empty folders behind
+        try:
+            folder.rmdir()
+        except OSError:             # not empty (or already gone): keep it
+            break
     raise FileNotFoundError(
         "mnist.load_data: MNIST not found and could not be downloaded (searched %s; "
         "download errors: %s). Put mnist.npz or the four files %s (gzipped or not) in "
