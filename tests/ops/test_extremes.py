@@ -45,3 +45,15 @@ def test_integer_arithmetic_wraps():
     assert (big + 1).numpy() == -(2**31)
     assert (fe.constant(np.uint8(250)) + np.uint8(10)).numpy() == 4
     assert fe.constant(7) // fe.constant(-2) == -4      # floor division, as TF's floordiv
+
+
+def test_matmul_overflow_gives_inf_without_warning():
+    # the eager guide's matmul loop squares a random matrix 200 times: inf, silently, in TF
+    x = fe.constant(np.full((4, 4), 1e30, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with fe.GradientTape() as tape:
+            tape.watch(x)
+            y = fe.matmul(x, x)
+        g = tape.gradient(y, x)
+    assert np.isposinf(y.numpy()).all() and np.isfinite(g.numpy()).all()

@@ -465,7 +465,9 @@ def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
     return np.matmul(x, y, out)
 
 
-_matmul = defop("matmul", _matmul_fwd, grads=[_matmul_da, _matmul_db], into=_matmul_into)
+# quiet: products of large values overflow to inf as in TensorFlow, without a NumPy warning
+_matmul = defop("matmul", _matmul_fwd, grads=[_matmul_da, _matmul_db], into=_matmul_into,
+                quiet=True)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
