@@ -90,6 +90,23 @@ def _prod_others_ref(x):
         if n else x.copy()
 
 
+def _svd_invariants(a, xp):
+    """Sign-invariant functions of svd(a): s (both with and without u and v), u * u, v * v
+    and u diag(w) v^T for fixed weights w."""
+    if xp is np:
+        u, s, vt = np.linalg.svd(a, full_matrices=False)
+        v = np.swapaxes(vt, -1, -2)
+        s_only = np.linalg.svd(a, compute_uv=False)
+        dtype = a.dtype
+    else:
+        s, u, v = fe.linalg.svd(a)
+        vt = fe.linalg.matrix_transpose(v)
+        s_only = fe.linalg.svd(a, compute_uv=False)
+        dtype = a.dtype.as_numpy_dtype
+    w = np.arange(1.0, s.shape[-1] + 1).astype(dtype)
+    return [s, s_only, u * u, v * v, xp.matmul(u * w, vt)]
+
+
 def _erf_ref(x):
     import math
     return np.vectorize(math.erf, otypes=[x.dtype])(x)
@@ -246,12 +263,12 @@ SPECS = {
                   domain=well_conditioned),
     "cholesky": Spec(lambda m: fe.linalg.cholesky(_spd(m, fe)),
                      lambda m: np.linalg.cholesky(_spd(m, np)), [((3, 3),), ((2, 2, 2),)]),
+    # QR is unique for full-rank inputs (LAPACK's signs are locally smooth): q and r as is
     "qr": Spec(lambda a: list(fe.linalg.qr(a)), lambda a: list(np.linalg.qr(a)),
-               [((3, 3),), ((4, 2),), ((2, 2, 3),)], grad=False),
-    "svd": Spec(lambda a: list(fe.linalg.svd(a)),
-                lambda a: [np.linalg.svd(a)[1], np.linalg.svd(a, full_matrices=False)[0],
-                           np.swapaxes(np.linalg.svd(a, full_matrices=False)[2], -1, -2)],
-                [((3, 3),), ((4, 2),), ((2, 2, 3),)], grad=False),
+               [((3, 3),), ((4, 2),), ((2, 4),), ((2, 2, 3),), ((2, 3, 2),)]),
+    # u and v columns have arbitrary signs: check functions invariant to them
+    "svd": Spec(lambda a: _svd_invariants(a, fe), lambda a: _svd_invariants(a, np),
+                [((3, 3),), ((4, 2),), ((2, 4),), ((2, 2, 3),), ((2, 3, 2),)]),
     # ---- tile, pad, one_hot (array_ops)
     "tile": Spec(lambda x: fe.tile(x, [2] * len(x.shape)),
                  lambda x: np.tile(x, [2] * x.ndim)),

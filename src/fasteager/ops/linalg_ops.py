@@ -3,16 +3,16 @@
 Matrix ops act on the last two axes and batch over the leading ones (NumPy's
 ``np.linalg`` rules). Gradients are the standard matrix-calculus formulas written with
 fasteager ops (so they are differentiable again); each cites its source. inv, det,
-slogdet, solve and cholesky have gradients; qr and svd are forward only. Float dtypes
-only (float32 stays float32); singular or non-positive-definite inputs raise
-``InvalidArgumentError`` naming the op.
+slogdet, solve, cholesky, qr and svd have gradients (qr and svd for full-rank inputs;
+their docstrings say which cases). Float dtypes only (float32 stays float32); singular
+or non-positive-definite inputs raise ``InvalidArgumentError`` naming the op.
 """
 import string
 
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnimplementedError
 from .array_ops import eye, getitem, reshape, transpose
 from .math_ops import (abs, convert_same, matmul, reduce_max, reduce_sum, sqrt, square,
                        pow as _pow)
@@ -42,6 +42,14 @@ def _expand2(t):
 
 # ---- tensordot and einsum -----------------------------------------------------------------
 
+def _tensordot_axis(axis, rank, which):
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError("tensordot: axis %d is out of range for %s of rank %d "
+                                   "(expected -%d <= axis < %d)" % (axis, which, rank, rank, rank))
+    return axis % rank
+
+
 def tensordot(a, b, axes, name=None):
     """Sum of products over ``axes`` (an int N: the last N of a with the first N of b; or a
     pair of axis lists). A composite of transpose, reshape and matmul, as in TensorFlow.
@@ -68,8 +76,8 @@ def tensordot(a, b, axes, name=None):
         if len(axes_a) != len(axes_b):
             raise InvalidArgumentError("tensordot: the axis lists differ in length (got %s and "
                                        "%s)" % (axes_a, axes_b))
-        axes_a = [int(x) % max(ra, 1) for x in axes_a]
-        axes_b = [int(x) % max(rb, 1) for x in axes_b]
+        axes_a = [_tensordot_axis(x, ra, "a") for x in axes_a]
+        axes_b = [_tensordot_axis(x, rb, "b") for x in axes_b]
     sa, sb = a._value.shape, b._value.shape
     for i, j in zip(axes_a, axes_b):
         if sa[i] != sb[j]:
@@ -192,6 +200,10 @@ def einsum(equation, *inputs, name=None, **kwargs):
     and implicit forms, ``...`` for leading axes (each axis needs one size: no size-1
     broadcasting); the gradient is an einsum with the subscripts rearranged.
     """
+    for k in kwargs:   # TensorFlow's one extra keyword (the contraction order: ours is fixed)
+        if k != "optimize":
+            raise TypeError("einsum: unexpected keyword argument %r (expected optimize or "
+                            "name)" % k)
     xs = convert_same(*inputs)
     subs, _ = _parse_einsum(equation, [x._value.shape for x in xs])
     return execute(_einsum, *xs, subscripts=subs)
@@ -394,15 +406,73 @@ def cholesky(input, name=None):
     return execute(cholesky_op, input)
 
 
-_FWD_ONLY = "forward only for now (its gradient is not implemented)"
+# ---- QR and SVD with gradients ---------------------------------------------------------------
+# Their VJPs are the standard ones for full-rank inputs; cases outside them raise
+# UnimplementedError (a NotImplementedError) naming the op and the case when the gradient
+# is asked for (the forward works for every shape).
+
+_MASKS = {}
+
+
+def _masks(n, dtype):
+    # (lower triangle with the diagonal, identity) as constant tensors, cached
+    key = (n, np.dtype(dtype))
+    if key not in _MASKS:
+        _MASKS[key] = (_core.wrap(np.tril(np.ones((n, n), dtype))),
+                       _core.wrap(np.eye(n, dtype=dtype)))
+    return _MASKS[key]
+
+
+def _copyltu(m):
+    # the symmetric matrix with m's lower triangle: tril(m) + tril(m, -1)^T
+    low, eye_ = _masks(m._value.shape[-1], m._value.dtype)
+    lower = m * low
+    return lower + _mT(lower) - m * eye_
+
+
+def _qr_grad_square_r(q, r, gq, gr):
+    # A = QR with R square (m >= n, reduced): Abar = (Qbar + Q copyltu(M)) R^-T with
+    # M = R Rbar^T - Qbar^T Q (Seeger et al. 2017, "Auto-differentiating linear algebra";
+    # Liao et al. 2019, eq. 6). R^-T through solve: X R^T = B <=> R X^T = B^T.
+    m = matmul(r, gr, transpose_b=True) - matmul(gq, q, transpose_a=True)
+    b = gq + matmul(q, _copyltu(m))
+    return _mT(solve(r, _mT(b)))
+
+
+def _qr_grad(g, ans, a, full_matrices=False):
+    from .array_ops import concat
+    gq, gr = g
+    q, r = ans
+    rows, cols = a._value.shape[-2:]
+    if rows >= cols:
+        if full_matrices and rows > cols:
+            raise UnimplementedError(
+                "qr: no gradient with full_matrices=True for a tall matrix (the extra columns "
+                "of q are not unique; expected full_matrices=False or rows <= cols, got shape "
+                "%s)" % list(a._value.shape))
+        return _qr_grad_square_r(q, r, gq, gr)
+    # wide: A = [X | Y] with X = Q U square and Y = Q V, R = [U | V]: X's gradient is the
+    # square case with Qbar + Y Vbar^T, Y's is Q Vbar (Liao et al. 2019, sec. 3.2)
+    x, y = a[..., :rows], a[..., rows:]
+    u, gu, gv = r[..., :rows], gr[..., :rows], gr[..., rows:]
+    gx = _qr_grad_square_r(q, u, gq + matmul(y, gv, transpose_b=True), gu)
+    return concat([gx, matmul(q, gv)], axis=-1)
+
 
 qr_op = defop("qr", lambda a, full_matrices=False:
               np.linalg.qr(a, mode="complete" if full_matrices else "reduced"),
-              kinds=FLOAT, multi=True, no_grad=_FWD_ONLY)
+              kinds=FLOAT, multi=True, grads=[_qr_grad])
 
 
 def qr(input, full_matrices=False, name=None):
-    """``(q, r)`` with ``q`` orthonormal columns and ``r`` upper-triangular (no gradient)."""
+    """``(q, r)`` with ``q`` orthonormal columns and ``r`` upper-triangular.
+
+    Differentiable for full-rank inputs, tall (reduced, ``full_matrices=False``), square
+    or wide; the gradient of a tall matrix with ``full_matrices=True`` is not defined
+    (``UnimplementedError``).
+
+    >>> q, r = fe.linalg.qr(fe.constant([[3.0, 1.0], [4.0, 2.0]]))
+    """
     x = convert_to_tensor(input)
     if x._value.ndim < 2:
         raise InvalidArgumentError("qr: input must have rank >= 2 (expected a matrix, got "
@@ -417,13 +487,80 @@ def _svd_fwd(a, full_matrices=False, compute_uv=True):
     return s, u, np.swapaxes(vh, -1, -2)
 
 
+def _check_distinct(s, what):
+    # the u/v gradient has 1 / (s_j^2 - s_i^2): repeated singular values leave it undefined
+    v = s._value
+    if v.shape[-1] > 1:
+        gaps = -np.diff(v, axis=-1)          # singular values come sorted, descending
+        if np.any(gaps <= 64 * np.finfo(v.dtype).eps * np.max(v, axis=-1, keepdims=True)):
+            raise UnimplementedError(
+                "svd: no gradient of %s for repeated singular values (expected distinct "
+                "values, got s = %s)" % (what, np.array2string(v, precision=4)))
+
+
+def _svd_s_grad(gs, u, v):
+    # d s_i = u_i^T dA v_i: Abar = U diag(sbar) V^T, over the thin u and v (k columns)
+    from .array_ops import expand_dims
+    k = gs._value.shape[-1]
+    return matmul(u[..., :k] * expand_dims(gs, -2), v[..., :k], transpose_b=True)
+
+
+def _svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
+    from .array_ops import expand_dims
+    from .math_ops import where
+    rows, cols = a._value.shape[-2:]
+    if not compute_uv:
+        _, u, v = execute(svd_op, a, full_matrices=False, compute_uv=True)
+        return _svd_s_grad(g[0], u, v)
+    gs, gu, gv = g
+    s, u, v = ans
+    if not (np.any(gu._value) or np.any(gv._value)):
+        return _svd_s_grad(gs, u, v)
+    if full_matrices and rows != cols:
+        raise UnimplementedError(
+            "svd: no gradient of u and v with full_matrices=True for a non-square matrix "
+            "(the extra singular vectors are not unique; expected full_matrices=False, got "
+            "shape %s)" % list(a._value.shape))
+    _check_distinct(s, "u and v")
+    # Townsend 2016, "Differentiating the singular value decomposition", eq. (27)-(28) for
+    # real A = U S V^T (thin): with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (0 on it),
+    # Abar = U [(F o (U^T Ubar - Ubar^T U)) S + diag(sbar) + S (F o (V^T Vbar - Vbar^T V))] V^T
+    #        + (I - U U^T) Ubar S^-1 V^T + U S^-1 Vbar^T (I - V V^T)
+    k = s._value.shape[-1]
+    _, eye_ = _masks(k, s._value.dtype)
+    s2 = s * s
+    diff = expand_dims(s2, -2) - expand_dims(s2, -1)              # [i, j] = s_j^2 - s_i^2
+    on_diag = _core.wrap(np.eye(k, dtype=bool))
+    f = where(on_diag, 0.0 * eye_, 1.0 / where(on_diag, eye_, diff))
+    utgu = matmul(u, gu, transpose_a=True)
+    vtgv = matmul(v, gv, transpose_a=True)
+    row_s, col_s = expand_dims(s, -1), expand_dims(s, -2)        # S X scales rows, X S columns
+    inner = (f * (utgu - _mT(utgu))) * col_s + eye_ * expand_dims(gs, -2) \
+        + row_s * (f * (vtgv - _mT(vtgv)))
+    out = matmul(matmul(u, inner), v, transpose_b=True)
+    if rows > k:      # the part of Ubar outside span(U)
+        out = out + matmul((gu - matmul(u, utgu)) / col_s, v, transpose_b=True)
+    if cols > k:      # the part of Vbar outside span(V)
+        out = out + matmul(u / col_s, _mT(gv - matmul(v, vtgv)))
+    return out
+
+
 svd_op = defop("svd", _linalg_call("svd", _svd_fwd), kinds=FLOAT, multi=True,
-               no_grad=_FWD_ONLY)
+               grads=[_svd_grad])
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """``(s, u, v)`` with ``tensor = u @ diag(s) @ v^T`` (TensorFlow's order; ``v``, not
-    ``v^T``); only ``s`` when ``compute_uv=False``. No gradient."""
+    ``v^T``); only ``s`` when ``compute_uv=False``.
+
+    Differentiable for full-rank inputs: ``s`` always (its gradient is ``u @ v^T``); ``u``
+    and ``v`` with ``full_matrices=False`` (or a square matrix) and distinct singular
+    values, where their gradient is defined. Other cases raise ``UnimplementedError``
+    when the gradient is asked for. The signs of matching columns of ``u`` and ``v`` are
+    arbitrary: a loss depending on them has an arbitrary gradient too.
+
+    >>> s = fe.linalg.svd(fe.constant([[3.0, 0.0], [0.0, 2.0]]), compute_uv=False)
+    """
     x = convert_to_tensor(tensor)
     if x._value.ndim < 2:
         raise InvalidArgumentError("svd: input must have rank >= 2 (expected a matrix, got "
