@@ -22,7 +22,6 @@ Everything that runs once per op *call* lives here; everything that runs once pe
 cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_REFCNT
-from cpython.pythread cimport PyThread_get_thread_ident
 from libc.stdint cimport int64_t, uint64_t
 from libcpp.unordered_set cimport unordered_set
 
@@ -52,40 +51,55 @@ cdef int _gpu_state = -1
 cdef object _gpu_hook = None         # cuda.ops.execute(op, args, attrs) or NotImplemented
 cdef object _device_type = None      # cuda.memory.DeviceArray: a Tensor may hold one
 
-_tls = threading.local()
+class _ThreadState(threading.local):
+    """What each thread keeps to itself: its tape stack, its variable watchers and its
+    fe.function trace recorder. ``threading.local`` runs ``__init__`` in each thread on
+    its first look and drops that thread's copy when the thread ends, so a new thread
+    starts empty even when it reuses a dead thread's id."""
 
-# fe.function: the active trace recorder (function.py) and its thread, or None. Every op,
-# variable read and value escape is reported to it while a Python function is traced.
-cdef object _tracer = None
-cdef unsigned long _tracer_thread = 0
+    def __init__(self):
+        self.tapes = []
+        self.var_watchers = []
+        self.tracer = None
+
+
+_tls = _ThreadState()
+
+# fe.function: each thread's active trace recorder (function.py) is ``_tls.tracer``. Every
+# op, variable read and value escape is reported to it while a Python function is traced.
+# ``_n_tracers`` counts the recorders installed in all threads: while it is 0 (eager code
+# everywhere) an op pays one C integer test, and only otherwise looks up its thread's.
+cdef int _n_tracers = 0
 
 
 def set_tracer(tracer):
     """Install ``tracer`` for this thread (None ends tracing); returns the previous one."""
-    global _tracer, _tracer_thread
-    old = _tracer
-    _tracer = tracer
-    _tracer_thread = PyThread_get_thread_ident()
+    global _n_tracers
+    state = _tls
+    old = state.tracer
+    state.tracer = tracer
+    _n_tracers += (tracer is not None) - (old is not None)
     return old
 
 
 def get_tracer():
     """The trace recorder active in this thread, or None."""
-    if _tracer is not None and _tracer_thread == PyThread_get_thread_ident():
-        return _tracer
-    return None
+    return _tracing()
 
 
-cdef inline bint _tracing():
-    return _tracer is not None and _tracer_thread == PyThread_get_thread_ident()
+cdef inline object _tracing():
+    """This thread's trace recorder, or None."""
+    if _n_tracers == 0:
+        return None
+    return _tls.tracer
 
 
 cpdef object data_of(object t, str what):
     """A tensor's array, read as *data* by Python-level op code (indices, sort order, fill
     values): a tracing fe.function is told, since its graph could not replay that read
     (the function then runs eagerly rather than replay a stale value)."""
-    if _tracer is not None and _tracing():
-        _tracer.escape(t, what)
+    if _n_tracers and (tracer := _tracing()) is not None:
+        tracer.escape(t, what)
     return _host((<Tensor>t)._value)
 
 
@@ -125,8 +139,8 @@ def gpu_finish(Op op, tuple tensors, object r, dict attrs):
     if _check_numerics:
         for x in (out if op.multi else (out,)):
             _check_finite(op.name, _host((<Tensor>x)._value))
-    if _tracer is not None and _tracing():
-        _tracer.record(op, tensors, attrs, out)
+    if _n_tracers and (tracer := _tracing()) is not None:
+        tracer.record(op, tensors, attrs, out)
     if _n_recording and op.differentiable:
         _record(op, tensors, out, attrs, None)
     return out
@@ -267,8 +281,8 @@ cdef inline Tensor _wrap(object value):
 def wrap(value):
     """Wrap an ndarray as a Tensor without copying (the array must not be mutated later)."""
     t = _wrap(value)
-    if _tracer is not None and _tracing():
-        _tracer.wrapped(t)
+    if _n_tracers and (tracer := _tracing()) is not None:
+        tracer.wrapped(t)
     return t
 
 
@@ -299,8 +313,8 @@ cdef class Tensor:
     def numpy(self):
         """The value as NumPy: a read-only view of the tensor's memory (a scalar for rank 0)."""
         cdef cnp.ndarray arr = _host(self._value)
-        if _tracer is not None and _tracing():
-            _tracer.escape(self, "numpy()")
+        if _n_tracers and (tracer := _tracing()) is not None:
+            tracer.escape(self, "numpy()")
         if arr.ndim == 0:
             return arr[()]
         view = arr.view()
@@ -355,8 +369,8 @@ cdef class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         arr = _host(self._value)
-        if _tracer is not None and _tracing():
-            _tracer.escape(self, "__array__")
+        if _n_tracers and (tracer := _tracing()) is not None:
+            tracer.escape(self, "__array__")
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
         if copy:
@@ -366,8 +380,8 @@ cdef class Tensor:
     # -- Python conversions -------------------------------------------------------------
     cdef object _scalar(self, str what):
         arr = _host(self._value)
-        if _tracer is not None and _tracing():
-            _tracer.escape(self, what)
+        if _n_tracers and (tracer := _tracing()) is not None:
+            tracer.escape(self, what)
         if arr.size != 1:
             raise ValueError("%s: only a tensor with exactly one element can be converted to a "
                              "Python scalar (expected size 1, got shape %s)"
@@ -376,8 +390,8 @@ cdef class Tensor:
 
     def __bool__(self):
         arr = _host(self._value)
-        if _tracer is not None and _tracing():
-            _tracer.escape(self, "bool()")
+        if _n_tracers and (tracer := _tracing()) is not None:
+            tracer.escape(self, "bool()")
         if arr.size != 1:
             raise ValueError("The truth value of a tensor with more than one element is ambiguous"
                              " (expected size 1, got shape %s); use fe.reduce_any or "
@@ -657,8 +671,8 @@ cdef class VariableBase:
         self._vid = _next_var_id
         _next_var_id += 1
         self.trainable = True
-        if _tracer is not None and _tracing():
-            _tracer.variable_created(self)
+        if _n_tracers and (tracer := _tracing()) is not None:
+            tracer.variable_created(self)
 
     @property
     def _var_id(self):
@@ -668,8 +682,8 @@ cdef class VariableBase:
         """The current value as a Tensor, watched by recording tapes (a 'read')."""
         if _n_recording or _n_var_watchers:
             _on_variable_read(self)
-        if _tracer is not None and _tracing():
-            _tracer.variable_read(self)
+        if _n_tracers and (tracer := _tracing()) is not None:
+            tracer.variable_read(self)
         return self._tensor
 
     def _mutable_array(self):
@@ -880,8 +894,8 @@ cdef object _binary(Op op, object a, object b):
                 return execute(op, (a, b), None)   # the slow path builds the error message
             out = _wrap(r)
             out._np_rules = np_rules
-            if _tracer is not None and _tracing():
-                _tracer.record(op, (ta, tb), None, out)
+            if _n_tracers and (tracer := _tracing()) is not None:
+                tracer.record(op, (ta, tb), None, out)
             if _n_recording and op.differentiable:
                 _record(op, (ta, tb), out, None, None)
             return out
@@ -982,8 +996,8 @@ cpdef object execute(Op op, tuple args, dict attrs):
         if _check_numerics:
             _check_finite(op.name, (<Tensor>out)._value)
     # 6. record (on the trace of an fe.function, and on recording tapes)
-    if _tracer is not None and _tracing():
-        _tracer.record(op, tuple(tensors), attrs, out)
+    if _n_tracers and (tracer := _tracing()) is not None:
+        tracer.record(op, tuple(tensors), attrs, out)
     if _n_recording and op.differentiable:
         _record(op, tuple(tensors), out, attrs, None)
     return out
@@ -1010,23 +1024,27 @@ cdef class Record:
     cdef tuple out_tensors
 
 
-cdef unsigned long _cached_ident = 0
-cdef list _cached_stack = None
+cdef extern from "Python.h":
+    ctypedef struct PyThreadState:
+        pass
+    PyThreadState *PyThreadState_Get()
+    uint64_t PyThreadState_GetID(PyThreadState *tstate)
+
+# The last thread's tape stack, keyed by its thread state's id: CPython numbers thread
+# states from 1 and never reuses a number (unlike OS thread ids), so a new thread never
+# matches a dead one's entry. It saves a threading.local look-up (~100 ns) per taped op.
+cdef uint64_t _stack_owner = 0
+cdef list _stack_cached = None
 
 
-cdef list _tape_stack():
-    """This thread's tape stack (the last thread's is cached: one C call to check)."""
-    global _cached_ident, _cached_stack
-    cdef unsigned long ident = PyThread_get_thread_ident()
-    if ident == _cached_ident and _cached_stack is not None:
-        return _cached_stack
-    try:
-        stack = _tls.tapes
-    except AttributeError:
-        stack = _tls.tapes = []
-    _cached_ident = ident
-    _cached_stack = stack
-    return stack
+cdef inline list _tape_stack():
+    """This thread's tape stack."""
+    global _stack_owner, _stack_cached
+    cdef uint64_t owner = PyThreadState_GetID(PyThreadState_Get())
+    if owner != _stack_owner:
+        _stack_cached = _tls.tapes
+        _stack_owner = owner
+    return _stack_cached
 
 
 cdef _record(Op op, tuple inputs, object outputs, dict attrs, object custom):
@@ -1289,10 +1307,7 @@ class VariableWatcher:
 
     def __enter__(self):
         global _n_var_watchers
-        try:
-            _tls.var_watchers.append(self)
-        except AttributeError:
-            _tls.var_watchers = [self]
+        _tls.var_watchers.append(self)
         _n_var_watchers += 1
         return self
 

@@ -1,7 +1,9 @@
-"""``fe.config``: devices, placement and threading settings."""
+"""``fe.config``: devices, placement, threading and fe.function settings."""
 import collections
 import os
 import types
+
+import numpy as np
 
 from . import placement as _device
 
@@ -124,8 +126,27 @@ threading = _Threading()
 
 
 def run_functions_eagerly(run_eagerly):
-    """Accepted: without fe.function traces everything already runs eagerly."""
+    """While True, every ``fe.function`` call runs its Python function eagerly (no trace:
+    Python side effects happen on each call), until set back to False. Process-wide, as
+    in TensorFlow: it applies to every thread.
+
+    >>> fe.config.run_functions_eagerly(True)
+    >>> fe.config.functions_run_eagerly()
+    True
+    >>> fe.config.run_functions_eagerly(False)
+    """
+    from .function import set_run_eagerly
+    if not isinstance(run_eagerly, (bool, np.bool_)):
+        raise TypeError("run_functions_eagerly: run_eagerly must be a bool (expected True or "
+                        "False, got %s)" % type(run_eagerly).__name__)
+    set_run_eagerly(bool(run_eagerly))
 
 
 def functions_run_eagerly():
-    return True
+    """Whether ``run_functions_eagerly`` is on (False by default)."""
+    from .function import run_eagerly
+    return run_eagerly()
+
+
+experimental_run_functions_eagerly = run_functions_eagerly
+experimental_functions_run_eagerly = functions_run_eagerly

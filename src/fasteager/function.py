@@ -31,6 +31,12 @@ the shape, so a graph is only replayed on the shapes it was traced with).
 A trace that turns a computed tensor into a Python value (``bool(x)``, ``x.numpy()``,
 ``float(x)``) cannot be replayed: such a function runs eagerly on each call (with a
 warning), which keeps its results right.
+
+Threads: each thread traces with its own recorder (``_core`` keeps it per thread), so
+threads may trace different functions at once. A function's cache of traces is filled
+under its lock: concurrent first calls of one function trace it once, the others wait
+for that trace and replay it. ``fe.config.run_functions_eagerly(True)`` (process-wide,
+as in TensorFlow) makes every call run the Python function eagerly instead.
 """
 import functools
 import threading
@@ -48,6 +54,19 @@ VariableBase = _core.VariableBase
 KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED, KIND_COPY = 0, 1, 2, 3, 4
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
+
+# fe.config.run_functions_eagerly: a process-wide switch, read on every call
+_run_eagerly = False
+_bound_lock = threading.Lock()      # makes one bound Function per (function, object)
+
+
+def set_run_eagerly(run_eagerly):
+    global _run_eagerly
+    _run_eagerly = run_eagerly
+
+
+def run_eagerly():
+    return _run_eagerly
 
 
 # ----------------------------------------------------------------------------------------
@@ -343,7 +362,7 @@ class ConcreteFunction:
         outs = [wrap(regs[r]) for r in self._out_regs]
         if recording and outs:
             saved = [regs[r] for r in saving.saved] if saving else None
-            self._record(tensors, var_tensors, outs, saved)
+            self._record(tensors, var_tensors, outs, saving or None, saved)
         return outs
 
     def __call__(self, *args):
@@ -359,26 +378,30 @@ class ConcreteFunction:
         return nest.pack_sequence_as(self._structure, leaves)
 
     # -- gradients ----------------------------------------------------------------------
-    def _record(self, tensors, var_tensors, outs, saved=None):
+    def _record(self, tensors, var_tensors, outs, saving=None, saved=None):
         inputs = tuple(tensors) + tuple(var_tensors)
 
         def backward(gs):
-            return self._backward(inputs, outs, gs, saved)
+            return self._backward(inputs, outs, gs, saving, saved)
         _core.record_custom(inputs, tuple(outs), backward)
 
-    def _backward(self, inputs, outs, gs, saved=None):
+    def _backward(self, inputs, outs, gs, saving=None, saved=None):
+        """``saving``/``saved``: the _Saving the forward replayed and the intermediates it
+        kept (another thread may have built a newer _Saving since)."""
         flat = [g if g is not None else _core.wrap(np.zeros_like(o._value))
                 for g, o in zip(gs, outs)]
         if not _core.any_tape_recording():
             # no tape sees this backward, so nothing differentiates it again: it may
             # start from the forward's saved intermediates instead of recomputing them
-            if saved is not None:
-                return self._saving.backward(flat, saved)
+            if saving is not None:
+                return saving.backward(flat, saved)
             if self._saving is None:
                 return self._build_saving(list(inputs), flat)
-        if self._grad_function is None:
-            self._grad_function = Function(self._eager_gradient, name=self.name + "_grad")
-        return self._grad_function(list(inputs), flat)
+        grad_function = self._grad_function
+        if grad_function is None:   # two threads may both make one: either is right
+            grad_function = self._grad_function = Function(self._eager_gradient,
+                                                           name=self.name + "_grad")
+        return grad_function(list(inputs), flat)
 
     def _build_saving(self, inputs, gs):
         """Trace the backward alone, reading the forward's intermediates as inputs, and
@@ -599,6 +622,7 @@ class Function:
         self._traced_once = False
         self._bound = weakref.WeakKeyDictionary()
         self._warned = False
+        self._lock = threading.RLock()   # held while tracing (see __call__)
         functools.update_wrapper(self, python_function, updated=())
 
     @property
@@ -621,14 +645,20 @@ class Function:
         except TypeError:
             bound = None
         if bound is None:
-            bound = Function(self._python_function.__get__(obj, objtype),
-                             self._input_signature, self._jit_compile, self._name,
-                             quiet_fallback=self._quiet_fallback,
-                             reuse_buffers=self._reuse_buffers)
-            try:
-                self._bound[obj] = bound
-            except TypeError:
-                pass
+            with _bound_lock:         # two threads must not trace two copies of one method
+                try:
+                    bound = self._bound.get(obj)
+                except TypeError:
+                    pass
+                if bound is None:
+                    bound = Function(self._python_function.__get__(obj, objtype),
+                                     self._input_signature, self._jit_compile, self._name,
+                                     quiet_fallback=self._quiet_fallback,
+                                     reuse_buffers=self._reuse_buffers)
+                    try:
+                        self._bound[obj] = bound
+                    except TypeError:
+                        pass
         return bound
 
     def __repr__(self):
@@ -656,8 +686,13 @@ class Function:
                 pairs = {k: key_of(v) for k, v in x.items()}
                 return ({k: p[0] for k, p in pairs.items()},
                         ("dict",) + tuple(sorted((repr(k), p[1]) for k, p in pairs.items())))
-            if tx is np.ndarray or isinstance(x, np.generic):
+            if tx is np.ndarray:
                 return key_of(_core.convert_to_tensor(x))
+            if isinstance(x, np.generic):
+                # eager ops treat a NumPy scalar as a Python number (it takes the other
+                # operand's dtype), so the trace keeps it a value, as it does Python's;
+                # keyed by its bytes: NaN arguments then match
+                return x, ("np", x.dtype.str, x.tobytes())
             if isinstance(x, VariableBase):
                 return x, ("var", id(x))
             if isinstance(x, Tensor):
@@ -712,7 +747,7 @@ class Function:
 
     # -- calls ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if _core.get_tracer() is not None:   # nested in a trace: inline it
+        if _run_eagerly or _core.get_tracer() is not None:   # eager, or nested: inline it
             return self._python_function(*args, **kwargs)
         if not kwargs and self._input_signature is None:
             # the common call, distinct tensors passed positionally: _canonicalize's key,
@@ -730,7 +765,11 @@ class Function:
         args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
         cf = self._cache.get(key)
         if cf is None:
-            return self._trace(args, kwargs, sig, key, tensors, run=True)
+            # one thread traces; a concurrent first call waits here, then replays it
+            with self._lock:
+                cf = self._cache.get(key)
+                if cf is None:
+                    return self._trace(args, kwargs, sig, key, tensors, run=True)
         if cf._eager_only:
             return self._python_function(*args, **kwargs)
         return cf._pack(cf._call_flat(tensors))
@@ -792,9 +831,10 @@ class Function:
         args = nest.map_structure(example, args) if args else args
         kwargs = {k: nest.map_structure(example, v) for k, v in kwargs.items()}
         args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
-        cf = self._cache.get(key)
-        if cf is None:
-            cf = self._trace(args, kwargs, sig, key, tensors, run=False)
+        with self._lock:
+            cf = self._cache.get(key)
+            if cf is None:
+                cf = self._trace(args, kwargs, sig, key, tensors, run=False)
         return cf
 
 

@@ -32,3 +32,70 @@ def test_compat_logging():
     assert fe.get_logger().getEffectiveLevel() == logging.ERROR
     assert fe.compat.v2 is fe
     fe.compat.v1.logging.set_verbosity(logging.WARNING)
+
+
+# -- run_functions_eagerly -----------------------------------------------------------------
+@pytest.fixture
+def eager_functions():
+    assert fe.config.functions_run_eagerly() is False      # the default
+    fe.config.run_functions_eagerly(True)
+    try:
+        yield
+    finally:
+        fe.config.run_functions_eagerly(False)
+
+
+def test_run_functions_eagerly_runs_the_python_body_on_every_call(eager_functions):
+    calls = []
+
+    @fe.function
+    def f(x):
+        calls.append(fe.executing_eagerly())
+        return x * 2.0
+    assert fe.config.functions_run_eagerly() is True
+    for v in (1.0, 2.0, 3.0):
+        assert float(f(fe.constant(v)).numpy()) == 2.0 * v
+    assert calls == [True, True, True]          # each call ran eagerly, none traced
+    assert f.experimental_get_tracing_count() == 0
+    fe.config.run_functions_eagerly(False)
+    assert fe.config.functions_run_eagerly() is False
+    assert float(f(fe.constant(4.0)).numpy()) == 8.0
+    assert float(f(fe.constant(5.0)).numpy()) == 10.0
+    assert calls == [True, True, True, False]   # traced once, then replayed
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_run_functions_eagerly_applies_to_functions_traced_before(eager_functions):
+    fe.config.run_functions_eagerly(False)
+    seen = []
+
+    @fe.function
+    def f(x):
+        seen.append(float(x.numpy()) if fe.executing_eagerly() else None)
+        return x + 1.0
+    f(fe.constant(1.0))
+    fe.config.run_functions_eagerly(True)
+    assert float(f(fe.constant(2.0)).numpy()) == 3.0
+    assert seen == [None, 2.0]                  # x.numpy() works: it is an eager tensor
+
+
+def test_run_functions_eagerly_is_process_wide(eager_functions):
+    import threading
+    out = []
+
+    @fe.function
+    def f(x):
+        out.append(fe.executing_eagerly())
+        return x
+    t = threading.Thread(target=lambda: (out.append(fe.config.functions_run_eagerly()),
+                                         f(fe.constant(1.0))))
+    t.start()
+    t.join()
+    assert out == [True, True]
+    assert fe.config.experimental_functions_run_eagerly() is True
+
+
+def test_run_functions_eagerly_rejects_non_bools():
+    with pytest.raises(TypeError, match="run_functions_eagerly: run_eagerly must be a bool"):
+        fe.config.run_functions_eagerly("False")
+    assert fe.config.functions_run_eagerly() is False
