@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import fasteager as fe
+from tests.child_process import child_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_worker.py")
-SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
 
 
 def _have_mpi4py():
@@ -27,8 +27,7 @@ needs_mpi = pytest.mark.skipif(
 
 
 def _env():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env = child_env()   # the ranks import the fasteager this process imported
     env.setdefault("OMP_NUM_THREADS", "1")
     for k in [k for k in env if k.startswith(("OMPI_COMM_WORLD", "PMI_", "PMIX_"))]:
         del env[k]

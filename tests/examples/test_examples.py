@@ -1,7 +1,6 @@
 """The runnable examples: eager_guide.py and eager_2017.py in --quick mode, and a short
 train_mnist.py run; each as a subprocess, checking the lines the seed documents show."""
 import math
-import os
 import pathlib
 import re
 import subprocess
@@ -9,6 +8,7 @@ import sys
 
 import pytest
 
+from tests.child_process import child_env
 from tests.conftest import skip_without_example_data
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ def _example_data():
 
 
 def run_example(name, *args, timeout=300):
-    env = dict(os.environ)  # PYTHONPATH unchanged, FASTEAGER_DATA from the environment
+    env = child_env()  # this process's fasteager; FASTEAGER_DATA from the environment
     proc = subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, "%s failed:\n%s\n%s" % (name, proc.stdout, proc.stderr)

@@ -197,11 +197,11 @@ def test_import_does_not_touch_cuda():
     code = ("import sys, fasteager; "
             "assert 'pycuda.driver' not in sys.modules; "
             "assert fasteager._core.gpu_backend_state() == -1; print('ok')")
-    import os
     import sys
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+    from tests.child_process import child_env
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=child_env())
     assert res.returncode == 0 and "ok" in res.stdout, res.stderr
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from fasteager import _atomic
 from fasteager.train import _safetensors as st
+from tests.child_process import child_env
 
 safetensors = pytest.importorskip("safetensors")
 stnp = pytest.importorskip("safetensors.numpy")
@@ -376,8 +377,8 @@ def test_killed_mid_write_keeps_previous_file(tmp_path):
         _atomic._write_all = dying_write_all
         st.save_file({{"w": np.zeros(1000, np.float32)}}, {str(path)!r})
     """)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    proc = subprocess.run([sys.executable, "-c", code], env=env, timeout=60, check=False)
+    proc = subprocess.run([sys.executable, "-c", code], env=child_env(), timeout=60,
+                          check=False)
     assert proc.returncode == -signal.SIGKILL
     assert path.read_bytes() == before
     assert st.load_file(path)[1] == {"version": "1"}

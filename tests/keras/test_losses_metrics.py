@@ -9,6 +9,7 @@ import pytest
 
 import fasteager as fe
 import fasteager.keras as keras
+from tests.child_process import child_env
 
 EPS = 1e-7
 rng = np.random.RandomState(0)
@@ -143,7 +144,7 @@ def test_train_mnist_example_quick(tmp_path):
     data = root.parent / "shared" / "data" / "mnist"
     if not data.is_dir() and "FASTEAGER_DATA" not in os.environ:
         pytest.skip("no MNIST copy")
-    env = dict(os.environ, PYTHONPATH=str(root / "src"))
+    env = child_env()
     for loop in ("fit", "tape"):
         out = subprocess.run(
             [sys.executable, str(root / "examples" / "train_mnist.py"), "--steps", "30",

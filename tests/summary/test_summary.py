@@ -18,6 +18,7 @@ import pytest
 
 from fasteager import summary
 from fasteager.summary import _crc32c, _events, _png
+from tests.child_process import child_env
 
 ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 tensor_util = pytest.importorskip("tensorboard.util.tensor_util")
@@ -563,8 +564,7 @@ def test_interpreter_exit_flushes(tmp_path):
         for i in range(5):
             summary.scalar("x", float(i), step=i)
     """)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, env=child_env(), timeout=60)
     (path,) = event_files(tmp_path)
     assert strict_record_count(path) == 6
     assert [s for s, _ in tensors(accumulate(tmp_path), "x")] == list(range(5))
