@@ -196,10 +196,10 @@ def _parse_header(path, header, data_size):
         if set(info) != _ENTRY_KEYS:
             _fail(path, name, "wrong keys", sorted(_ENTRY_KEYS), sorted(info))
         dtype_name, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if dtype_name not in DTYPES:
+        if not isinstance(dtype_name, str) or dtype_name not in DTYPES:
             problem = ("dtype not supported by NumPy" if dtype_name in _UNSUPPORTED
-                       else "unknown dtype")
-            _fail(path, name, problem, f"one of {', '.join(DTYPES)}", repr(dtype_name))
+                       else "unknown dtype") if isinstance(dtype_name, str) else "bad dtype"
+            _fail(path, name, problem, f"one of {', '.join(DTYPES)}", f"{dtype_name!r:.100}")
         if not isinstance(shape, list) or not all(_is_uint(d) for d in shape):
             _fail(path, name, "bad shape", "list of non-negative integers", f"{shape!r:.100}")
         # An empty tensor may declare any dims: keep them within what NumPy can represent

@@ -6,8 +6,9 @@
 
 Every format is written to a temporary file, fsynced and renamed. Loading validates all
 entries (shape, dtype, optimizer slots) before assigning any and turns every sign of a
-corrupt file into a DataLossError naming it; nothing allocates more than the file holds; a variable that does not exist yet (a model
-that has not been built) takes its value when it is created.
+corrupt file into a DataLossError naming it; nothing allocates more than the file holds;
+a variable that does not exist yet (a model that has not been built) takes its value
+when it is created.
 """
 import math
 import os
@@ -120,6 +121,11 @@ def _read_npz(path):
     within what the archive holds."""
     fmt = np.lib.format
     size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic not in (b"PK\x03\x04", b"PK\x05\x06"):   # zipfile would skip a prefix
+        raise DataLossError("load_weights: %s: not a zip file (expected the bytes 'PK\\x03"
+                            "\\x04' at the start, got %r)" % (path, magic))
     out = {}
     with zipfile.ZipFile(path) as z:
         for info in z.infolist():
