@@ -8,6 +8,10 @@ and summary_v2.py). Data may be a Python value, a NumPy array, or anything with
 As in TF, an op returns False without touching its data beyond cheap checks when there
 is no default writer or ``record_if`` is off; the expensive parts (histogram buckets,
 PNG encoding) run only when the summary is actually recorded.
+
+Arguments are checked as TF checks them (``_checks``): names, descriptions, bucket
+counts, ``max_outputs`` and metadata at every call, as TF's ``summary_scope`` does; data
+and steps when the summary is recorded. Every check runs before the event is queued.
 """
 
 import functools
