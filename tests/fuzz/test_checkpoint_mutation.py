@@ -28,6 +28,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.child_process import child_env
 from tests.fuzz import _support as S
 
 stnp = pytest.importorskip("safetensors.numpy")
@@ -139,8 +140,7 @@ class Worker:
 
     def ask(self, cmd, timeout=60):
         if self.proc is None or self.proc.poll() is not None:
-            env = dict(os.environ, PYTHONFAULTHANDLER="1",
-                       PYTHONPATH=os.pathsep.join([str(S.FE_SRC), str(S.REPO_ROOT)]))
+            env = child_env(PYTHONFAULTHANDLER="1")
             self.proc = subprocess.Popen([sys.executable, self.script], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          text=True, env=env)

@@ -12,6 +12,7 @@ import pytest
 
 import fasteager as fe
 from fasteager.train import _safetensors, checkpoint as ck
+from tests.child_process import child_env
 
 X = np.random.RandomState(0).randn(4, 5).astype("float32")
 SLOT = "optimizer/slots/model/_layers/0/kernel/m"
@@ -100,7 +101,7 @@ _DEFERRED = textwrap.dedent("""
 @pytest.mark.parametrize("change", ["truncate", "overwrite"])
 def test_deferred_values_survive_the_file_changing(tmp_path, change):
     proc = subprocess.run([sys.executable, "-c", _DEFERRED, str(tmp_path), change],
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+                          capture_output=True, text=True, timeout=120, env=child_env())
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert proc.stdout.strip() == "ok"
 
