@@ -120,7 +120,11 @@ class CustomObjectScope:
         return self
 
     def __exit__(self, *exc):
-        _STATE.scopes.remove(self._objects)
+        scopes = _STATE.scopes
+        for i in range(len(scopes) - 1, -1, -1):    # by identity: equal dicts may nest
+            if scopes[i] is self._objects:
+                del scopes[i]
+                break
         return False
 
 

@@ -21,7 +21,7 @@ import os
 import zipfile
 
 from .. import _atomic
-from ..errors import DataLossError, NotFoundError
+from ..errors import AlreadyExistsError, DataLossError, NotFoundError
 from ..train import _safetensors, checkpoint as _ckpt
 from ..train import weights as _weights
 from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F401
@@ -103,7 +103,8 @@ def save_model(model, filepath, overwrite=True):
     """Save architecture and weights (see the module docstring for the layouts)."""
     path = os.fspath(filepath)
     if not overwrite and os.path.exists(path):
-        raise FileExistsError("save: %s exists and overwrite=False" % path)
+        raise AlreadyExistsError("save: %s exists and overwrite=False (expected a new path, "
+                                 "or overwrite=True)" % path)
     desc = json.dumps(_describe(model), indent=1).encode()
     if path.endswith(".keras"):
         payload = _weights_bytes(model)
