@@ -2,9 +2,10 @@
 
 Event files are ``events.out.tfevents.<time>.<host>.<pid>.<n>.v2``: TFRecord-framed
 ``Event`` protos with CRC-32C, in the TF2 tensor form that TensorBoard's scalar,
-histogram, image and text plugins read. Layers: ``_crc32c`` (Cython CRC), ``_events``
-(protobuf encoding and TFRecord framing), ``_png`` (PNG encoder), ``writer`` (file
-writers and thread-local state), ``_ops`` (the summary ops).
+histogram, image, audio and text plugins read. Layers: ``_crc32c`` (Cython CRC),
+``_events`` (protobuf encoding and TFRecord framing), ``_png`` and ``_wav`` (PNG and WAV
+encoders), ``_checks`` (argument checks), ``writer`` (file writers and thread-local
+state), ``_ops`` (the summary ops).
 
 >>> import fasteager as fe
 >>> writer = fe.summary.create_file_writer("/tmp/logs")
@@ -15,7 +16,7 @@ writers and thread-local state), ``_ops`` (the summary ops).
 """
 
 from . import experimental
-from ._ops import histogram, image, scalar, text, write
+from ._ops import audio, histogram, image, scalar, text, write
 from .writer import (
     SummaryWriter,
     create_file_writer,
@@ -26,6 +27,7 @@ from .writer import (
 )
 
 __all__ = [
-    "SummaryWriter", "create_file_writer", "create_noop_writer", "experimental", "flush",
+    "SummaryWriter", "audio", "create_file_writer", "create_noop_writer", "experimental",
+    "flush",
     "histogram", "image", "record_if", "scalar", "should_record_summaries", "text", "write",
 ]

@@ -1,4 +1,4 @@
-"""Summary ops: ``scalar``, ``histogram``, ``image``, ``text`` and the generic ``write``.
+"""Summary ops: ``scalar``, ``histogram``, ``image``, ``audio``, ``text`` and ``write``.
 
 Each op writes the TF2 form that TensorBoard's plugins read: a tensor value plus
 SummaryMetadata naming the plugin and its data class (tensorboard/plugins/*/metadata.py
@@ -22,9 +22,10 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from . import _checks, _events
 from ._png import encode_png
+from ._wav import MAX_CHANNELS, encode_wav
 from .writer import _state, resolve_step, should_record_summaries
 
-__all__ = ["histogram", "image", "scalar", "text", "write"]
+__all__ = ["audio", "histogram", "image", "scalar", "text", "write"]
 
 DEFAULT_BUCKET_COUNT = 30  # tensorboard/plugins/histogram/summary_v2.py
 # 65536 buckets are 1.5 MiB per histogram, far more than TensorBoard draws (it resamples
@@ -304,3 +305,58 @@ def text(name, data, step=None, description=None):
         return _events.string_tensor_proto(flat, arr.shape)
 
     return _record("text", tag, make_tensor, step, metadata)
+
+
+# AudioPluginData (tensorboard/plugins/audio/plugin_data.proto): encoding = 2, WAV = 11.
+_AUDIO_PLUGIN_CONTENT = b"\x10\x0b"
+_WAV_MAX_BYTES = 0xFFFFFFFF - 36   # RIFF sizes are uint32
+
+
+def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None,
+          description=None):
+    """Write an audio summary (plugin "audio") of up to ``max_outputs`` clips.
+
+    ``data`` has shape (k, frames, channels), floats in [-1, 1] (clipped);
+    ``sample_rate`` is a positive int (Hz); ``encoding`` is "wav" (the only one, as in
+    TF). Stored as a string tensor of shape (k, 2): [WAV bytes, label ""] per clip.
+
+    >>> fe.summary.audio("tone", np.sin(np.arange(8000) / 5)[None, :, None], 8000, step=0)
+    True
+    """
+    op = "summary.audio"
+    tag = _checks.string(op, "name", name, default="audio_summary")
+    sample_rate = _checks.integer(op, "sample_rate", sample_rate, 1, _checks.INT32_MAX)
+    max_outputs = _checks.integer(op, "max_outputs", max_outputs, 0, _checks.INT32_MAX)
+    if encoding is not None and encoding != "wav":
+        raise InvalidArgumentError(f"{op}: unknown encoding (expected 'wav', got {encoding!r})")
+    if description is not None:
+        description = _checks.string(op, "description", description)
+    metadata = _events.summary_metadata("audio", _events.DATA_CLASS_BLOB_SEQUENCE,
+                                        description, content=_AUDIO_PLUGIN_CONTENT)
+
+    def make_tensor():
+        arr = _checks.as_array(op, "data", data)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{op}: data must be numeric (expected floats in [-1, 1], "
+                            f"got {arr.dtype}) for {tag.decode()!r}")
+        if arr.ndim != 3:
+            raise ValueError(f"{op}: data must have shape (k, frames, channels) (expected "
+                             f"rank 3, got shape {arr.shape}) for {tag.decode()!r}")
+        clips = arr[:max_outputs]
+        frames, channels = arr.shape[1], arr.shape[2]
+        if len(clips) and not 1 <= channels <= MAX_CHANNELS:
+            raise InvalidArgumentError(f"{op}: channels out of range (expected 1 <= channels "
+                                       f"<= {MAX_CHANNELS}, got shape {arr.shape}) for "
+                                       f"{tag.decode()!r}")
+        if len(clips) and (frames * channels * 2 > _WAV_MAX_BYTES
+                           or sample_rate * channels * 2 > 0xFFFFFFFF):
+            raise InvalidArgumentError(f"{op}: clip too large for a WAV file (expected under "
+                                       f"4 GiB and byte rate under 2**32, got {frames} frames "
+                                       f"x {channels} channels at {sample_rate} Hz) for "
+                                       f"{tag.decode()!r}")
+        items = []
+        for clip in clips:
+            items.extend((encode_wav(clip, sample_rate), b""))
+        return _events.string_tensor_proto(items, (len(clips), 2))
+
+    return _record("audio", tag, make_tensor, step, metadata)
