@@ -289,6 +289,15 @@ def _expect_npz_error(path, match="w.npz"):
     assert [w.numpy().tobytes() for w in other.weights] == before
 
 
+def npy_member(version, header, data):
+    """The bytes of a .npy file with ``header`` (the dict text) of format ``version``."""
+    size = 2 if version == 1 else 4
+    pad = -(len(header) + 1 + 6 + 2 + size) % 64
+    header = header + b" " * pad + b"\n"
+    return (b"\x93NUMPY" + bytes([version, 0]) + len(header).to_bytes(size, "little")
+            + header + data)
+
+
 def test_npz_unknown_compression_method(tmp_path):
     path, raw = _npz(tmp_path)
     data = bytearray(raw)
@@ -304,12 +313,9 @@ def test_npz_unknown_compression_method(tmp_path):
 
 def test_npz_declared_shape_larger_than_member(tmp_path):
     path = str(tmp_path / "w.npz")
-    buf = zipfile.ZipFile(path, "w")
     header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000,), }"
-    header += b" " * (-(len(header) + 11) % 64) + b"\n"
-    buf.writestr("_layers/0/kernel.npy",
-                 b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 8)
-    buf.close()
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("_layers/0/kernel.npy", npy_member(1, header, b"\0" * 8))
     _expect_npz_error(path, r"w\.npz.*_layers/0/kernel.*\[100000000000\]")
 
 
@@ -381,3 +387,35 @@ def test_get_slot_names_errors_propagate(tmp_path):
     with pytest.raises(RuntimeError, match="broken slot names"):
         fe.train.Checkpoint(model=m, optimizer=opt).save(str(tmp_path / "ck"))
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".safetensors")]
+
+
+# ---- found by tests/fuzz/test_checkpoint_mutation.py ------------------------------------------
+
+@pytest.mark.parametrize("dtype", [["F32"], {"F32": 1}, 5, None])
+def test_safetensors_dtype_not_a_string(tmp_path, dtype):
+    header = json.dumps({"w": {"dtype": dtype, "shape": [1], "data_offsets": [0, 4]}})
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header.encode() + b"\0" * 4)
+    with pytest.raises(fe.errors.DataLossError, match="t.safetensors.*w.*dtype"):
+        _safetensors.load_file(path)
+
+
+def test_npz_with_bytes_before_the_zip(tmp_path):
+    # zipfile finds an archive behind a prefix; np.load (and so this reader) does not
+    path, raw = _npz(tmp_path)
+    open(path, "wb").write(b"\0" + raw)
+    _expect_npz_error(path, "w.npz.*not a zip")
+
+
+@pytest.mark.parametrize("version", [1, 2, 7])
+def test_npz_npy_versions(tmp_path, version):
+    path = str(tmp_path / "w.npz")
+    bias = np.arange(2, dtype=np.float32)
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("b.npy", npy_member(version, header, bias.tobytes()))
+    if version == 7:
+        _expect_npz_error(path, "w.npz.*'b'.*version.*7.0")
+    else:
+        from fasteager.train import weights
+        np.testing.assert_array_equal(weights._read(path, ".npz")["b"], bias)

@@ -281,10 +281,11 @@ def load_file(path, mmap=False):
 
     Arrays are native-endian and C-ordered views into one buffer holding the file (see the
     module docstring): writable copies of its bytes by default, or, with ``mmap=True``,
-    read-only views of the file mapped into memory (nothing is read until used; a restore
-    then copies each value once, from the page cache into the variable). Raises
-    NotFoundError (a FileNotFoundError) if ``path`` does not exist and DataLossError (a
-    ValueError) naming the file and entry if it is malformed.
+    read-only views of the file mapped into memory (nothing is read until used; but
+    reading an array after the file was truncated kills the process with SIGBUS, so
+    checkpoints never use it). Raises NotFoundError (a FileNotFoundError) if ``path``
+    does not exist and DataLossError (a ValueError) naming the file and entry if it is
+    malformed.
 
     >>> tensors, meta = load_file("model.safetensors")
     """

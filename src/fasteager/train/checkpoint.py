@@ -12,8 +12,13 @@ so they follow their variable. A variable that does not exist yet when ``restore
 saved value when it is created: the pending values wait on the parent object.
 
 Crash safety: the data file is written to a temporary file, fsynced and renamed; the
-``checkpoint`` state file beside it is updated (the same way) only afterwards. A restore
-validates every entry (presence, shape, dtype) before assigning anything.
+``checkpoint`` state file beside it is updated (the same way) only afterwards.
+
+Integrity: a restore validates every entry it can match (shape, dtype, optimizer slot
+names, shapes and dtypes) before assigning anything, so an error changes no variable and
+no slot; values that wait for a variable are validated, all of one object's together,
+when it is created. Files are read into memory the values own (never memory-mapped), and
+every sign of a corrupt file is a DataLossError naming the file and the entry.
 """
 import collections
 import json
@@ -484,7 +489,7 @@ def restore_tensors(file, tensors, roots, opname="Checkpoint.restore"):
         if not isinstance(key, str):
             raise DataLossError("%s: %s: entry name %.80r is not text (expected str, got %s)"
                                 % (opname, file, key, type(key).__name__))
-    variables, optimizers, paths = _walk(roots)
+    variables, optimizers, _ = _walk(roots)
     plan, used = [], set()
     missing = [k for k in variables if k not in tensors]
     for key, var in variables.items():

@@ -141,6 +141,10 @@ def _read_npz(path):
                                     % (path, name, size, info.file_size, info.compress_size))
             with z.open(info) as f:
                 version = fmt.read_magic(f)
+                if version not in ((1, 0), (2, 0), (3, 0)):
+                    raise DataLossError("load_weights: %s: %r: unknown .npy version (expected "
+                                        "1.0, 2.0 or 3.0, got %d.%d)" % (path, name, *version))
+                # 3.0 differs from 2.0 only in allowing UTF-8 field names
                 read_header = (fmt.read_array_header_1_0 if version == (1, 0)
                                else fmt.read_array_header_2_0)
                 shape, fortran, dtype = read_header(f)
