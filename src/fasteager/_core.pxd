@@ -30,6 +30,8 @@ cdef class Op:
     cdef readonly bint differentiable
     cdef public object no_grad_reason
     cdef public bint quiet
+    cdef readonly int nin          # tensor inputs per call (-1: any number)
+    cdef readonly frozenset attrs  # keywords a call may pass (besides name)
     cdef dict __dict__
 
 

@@ -715,12 +715,16 @@ cdef class Op:
     kinds        dtype kinds accepted ('f' float, 'i' int, 'u' unsigned, 'b' bool, 'c')
     same_dtype   all tensor inputs must share one dtype (Python scalars adopt it)
     multi        forward returns a tuple of outputs
+    nin          number of tensor inputs a call takes (-1: any number)
+    attrs        the keyword attributes a call may pass (besides ``name``, which is ignored)
     """
 
     def __init__(self, str name, forward, grads=None, joint_grad=None, str kinds="fiub",
                  bint same_dtype=True, bint multi=False, check=None, doc=None,
-                 no_grad_reason=None, bint quiet=False):
+                 no_grad_reason=None, bint quiet=False, int nin=-1, attrs=()):
         self.name = name
+        self.nin = nin
+        self.attrs = frozenset(attrs)
         self.forward = forward
         self.grads = tuple(grads) if grads is not None else None
         self.joint_grad = joint_grad
@@ -735,10 +739,24 @@ cdef class Op:
         self.__doc__ = doc
 
     def __call__(self, *args, name=None, **attrs):
+        # only declared attributes pass: NumPy's own keywords (out=, where=, dtype=) would
+        # alias or skip the checks; the arity check keeps a third array from being `out`
+        if attrs:
+            for k in attrs:
+                if k not in self.attrs:
+                    raise TypeError("%s: unexpected keyword argument %r (expected %s)"
+                                    % (self.name, k, _expected_keywords(self)))
+        if self.nin >= 0 and len(args) != self.nin:
+            raise TypeError("%s: wrong number of tensor arguments (expected %d, got %d)"
+                            % (self.name, self.nin, len(args)))
         return execute(self, args, attrs if attrs else None)
 
     def __repr__(self):
         return "<fe op %r>" % self.name
+
+
+cdef str _expected_keywords(Op op):
+    return "one of: " + ", ".join(sorted(op.attrs) + ["name"]) if op.attrs else "only name"
 
 
 # ----------------------------------------------------------------------------------------

@@ -78,9 +78,12 @@ def transpose(a, perm=None, conjugate=False, name=None):
         perm = tuple(builtins_range(rank - 1, -1, -1))
     else:
         perm = as_shape("transpose", perm, "perm")
-        if sorted(p % max(rank, 1) for p in perm) != list(builtins_range(rank)):
+        # entries in [-rank, rank) (negatives count from the end), each axis once
+        if any(not -rank <= p < rank for p in perm) or \
+                sorted(p % rank for p in perm) != list(builtins_range(rank)):
             raise InvalidArgumentError(
-                "transpose: perm must be a permutation of 0..%d (got %s)" % (rank - 1, list(perm)))
+                "transpose: perm must be a permutation of the axes (expected %d distinct "
+                "entries in [0, %d), got %s)" % (rank, rank, list(perm)))
         perm = tuple(p % rank for p in perm)
     return execute(_transpose, x, perm=perm)
 
@@ -527,7 +530,7 @@ def _one_hot_fwd(indices, depth, on, off, axis, dtype):
     return out
 
 
-_one_hot = defop("one_hot", _one_hot_fwd, kinds="iu",
+_one_hot = defop("one_hot", _one_hot_fwd, kinds="iu", nin=1,
                  no_grad="the output does not depend smoothly on integer indices")
 
 

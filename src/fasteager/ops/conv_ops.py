@@ -167,7 +167,7 @@ def _conv2d_grad(g, ans, inputs, attrs, needs):
     return [dx, dw]
 
 
-conv2d_op = defop("conv2d", _conv2d_fwd, kinds=FLOAT, check=_check_conv2d,
+conv2d_op = defop("conv2d", _conv2d_fwd, kinds=FLOAT, check=_check_conv2d, nin=2,
                   joint_grad=_conv2d_grad)
 
 

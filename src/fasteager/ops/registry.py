@@ -15,10 +15,17 @@ Tensors), plus the op's attributes as keywords, and returns the gradient for its
 VJPs are written with fasteager ops, so an outer tape records them (higher order).
 Ops without a gradient say why (``no_grad=...``); the op-table test checks every entry.
 
+Calls accept only the op's inputs and attributes (``name=`` is accepted and ignored, as
+in TensorFlow): anything else is a ``TypeError``, so NumPy's keywords never reach a
+ufunc forward. ``nin`` and ``attrs`` are read from the forward's signature (see
+``_signature``); ops whose forward cannot say declare them.
+
 ``into`` is the kernel writing into a given array, ``into(*arrays, out, **attrs)``, with
 the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
 calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
 """
+import inspect
+
 import numpy as np
 
 from .. import _core
@@ -36,15 +43,17 @@ INTO = {}          # op name -> kernel writing into a given output array
 
 
 def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=True,
-          multi=False, check=None, no_grad=None, doc=None, quiet=False, into=None):
+          multi=False, check=None, no_grad=None, doc=None, quiet=False, into=None,
+          nin=None, attrs=None):
     """Define one op (see the module docstring). Returns the callable ``Op``."""
     if name in OPS:
         raise ValueError("defop: op %r is defined twice" % name)
     if grads is None and joint_grad is None and no_grad is None:
         raise ValueError("defop: op %r needs a gradient or a no_grad reason" % name)
+    nin, attrs = _signature(name, forward, grads, nin, attrs)
     op = _core.Op(name, forward, grads=grads, joint_grad=joint_grad, kinds=kinds,
                   same_dtype=same_dtype, multi=multi, check=check, doc=doc,
-                  no_grad_reason=no_grad, quiet=quiet)
+                  no_grad_reason=no_grad, quiet=quiet, nin=nin, attrs=attrs)
     OPS[name] = op
     if into is None and isinstance(forward, np.ufunc) and forward.nout == 1:
         into = _ufunc_into(forward)
@@ -53,6 +62,39 @@ def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=
     if no_grad is not None:
         NO_GRADIENT[name] = no_grad
     return op
+
+
+def _signature(name, forward, grads, nin, attrs):
+    """The op's tensor-input count and attribute names, read from its forward unless given.
+
+    Inputs are the forward's leading positional parameters (one per VJP when ``grads`` is
+    given, all of them for ``*xs``); attrs are the parameters after them. A NumPy function
+    used as the forward has no attrs: its keywords (out=, where=, dtype=) are not the op's.
+    """
+    fn = inspect.unwrap(forward)
+    if isinstance(fn, np.ufunc):
+        return (fn.nin if nin is None else nin), tuple(attrs or ())
+    if (getattr(fn, "__module__", None) or "numpy").split(".")[0] == "numpy":
+        return (len(grads) if nin is None and grads is not None else
+                -1 if nin is None else nin), tuple(attrs or ())
+    params = list(inspect.signature(fn).parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if nin is None:
+        if any(p.kind == p.VAR_POSITIONAL for p in params):
+            nin = -1
+        elif grads is not None:
+            nin = len(grads)
+        else:
+            nin = sum(1 for p in positional if p.default is p.empty)
+            if nin > 1:   # two inputs, or an input and attrs without defaults?
+                raise ValueError("defop: op %r has no gradients to count its inputs by: "
+                                 "declare nin=" % name)
+    if attrs is None:
+        if any(p.kind == p.VAR_KEYWORD for p in params):
+            raise ValueError("defop: the forward of op %r takes **kwargs: declare attrs=" % name)
+        attrs = tuple(p.name for p in positional[max(nin, 0):]) + tuple(
+            p.name for p in params if p.kind == p.KEYWORD_ONLY)
+    return nin, tuple(attrs)
 
 
 def _ufunc_into(ufunc):
@@ -109,10 +151,11 @@ def normalize_axis(opname, axis, rank, argname="axis"):
                        % (opname, argname, axis)) from None
     out = []
     for a in axes:
-        if not -max(rank, 1) <= a < max(rank, 1):
-            raise _err("%s: %s %d is out of range for a tensor of rank %d (expected -%d <= %s < %d)"
-                       % (opname, argname, a, rank, max(rank, 1), argname, max(rank, 1)))
-        a = a % max(rank, 1)
+        if not -rank <= a < rank:   # a scalar has no axis at all
+            raise _err("%s: %s %d is out of range for a tensor of rank %d (expected %s)"
+                       % (opname, argname, a, rank, "-%d <= %s < %d" % (rank, argname, rank)
+                          if rank else "no axis: a scalar has none"))
+        a = a % rank
         if a in out:
             raise _err("%s: %s %d is repeated" % (opname, argname, a))
         out.append(a)

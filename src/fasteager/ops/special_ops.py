@@ -63,7 +63,7 @@ def _check_direction(opname, direction):
 
 argsort_op = defop("argsort", lambda x, axis, descending:
                    _argsort_np(x, axis, descending).astype(np.int32),
-                   kinds=NUMERIC, no_grad="returns integer indices")
+                   kinds=NUMERIC, nin=1, no_grad="returns integer indices")
 
 
 def _along_axis_key(indices, axis):
