@@ -482,10 +482,20 @@ def qr(input, full_matrices=False, name=None):
 
 
 def _svd_fwd(a, full_matrices=False, compute_uv=True):
+    # LAPACK's gesdd can loop forever on an Inf entry: decompose zeros in place of the
+    # matrices holding Inf/NaN and give those all-NaN factors, as TensorFlow does
+    bad = ~np.isfinite(a).all(axis=(-2, -1))
+    if bad.any():
+        a = np.where(bad[..., None, None], 0, a)
     if not compute_uv:
-        return (np.linalg.svd(a, compute_uv=False),)
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return s, u, np.swapaxes(vh, -1, -2)
+        out = (np.linalg.svd(a, compute_uv=False),)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        out = (s, u, np.swapaxes(vh, -1, -2))
+    if bad.any():
+        for o in out:
+            o[bad] = np.nan
+    return out
 
 
 def _check_distinct(s, what):
