@@ -4,7 +4,8 @@ A checkpoint (``.safetensors``), a weights file (``.safetensors`` and ``.npz``) 
 ``checkpoint`` state file are saved once, then mutated by Hypothesis: truncations, byte
 flips, insertions and deletions, and edits of the safetensors header (its length field,
 an entry's dtype, shape or offsets, deep JSON nesting, duplicate and dropped entries,
-the format metadata). Every mutated file is loaded, and the load must either
+the format metadata); ``.h5`` weights too (byte edits) where h5py is installed. Every
+mutated file is loaded, and the load must either
 
 * raise one of fasteager's typed errors (DataLossError, NotFoundError,
   InvalidArgumentError) and leave every variable and optimizer slot bit-exactly as it
@@ -82,6 +83,10 @@ def save(directory):
     ckpt.save(os.path.join(directory, "ck"))
     model.save_weights(os.path.join(directory, "w.safetensors"))
     model.save_weights(os.path.join(directory, "w.npz"))
+    try:
+        model.save_weights(os.path.join(directory, "w.h5"))
+    except ImportError:           # h5py is optional
+        pass
 
 
 def run(cmd):
@@ -171,7 +176,8 @@ def saved(tmp_path_factory):
     fresh = worker.ask({"op": "save", "path": directory})
     files = {name: open(os.path.join(directory, name), "rb").read()
              for name in ("ck-1.safetensors", "ck-2.safetensors", "checkpoint",
-                          "w.safetensors", "w.npz")}
+                          "w.safetensors", "w.npz", "w.h5")
+             if os.path.exists(os.path.join(directory, name))}
     yield worker, directory, fresh["fresh"], fresh["fresh_weights"], files
     worker.close()
 
@@ -294,6 +300,13 @@ def reference(path, kind):
         if kind == "npz":
             with np.load(path, allow_pickle=False) as z:
                 return {k: z[k] for k in z.files}
+        if kind == "h5":
+            import h5py
+            out = {}
+            with h5py.File(path, "r") as f:
+                f.visititems(lambda name, obj: out.__setitem__(name, obj[()])
+                             if isinstance(obj, h5py.Dataset) else None)
+            return out
         return stnp.load_file(path)
     except Exception:   # noqa: BLE001 - any refusal of the reference counts as "corrupt"
         return None
@@ -359,6 +372,17 @@ def test_weights_npz_mutations(saved, data):
     for edit in edits:
         raw = apply_bytes(raw, edit)
     load_and_check(saved, "w.npz", raw, {"op": "weights"}, kind="npz", weights=True)
+
+
+@S.fuzz(20)
+@given(data=st.data())
+def test_weights_h5_mutations(saved, data):
+    pytest.importorskip("h5py")
+    raw = saved[4]["w.h5"]
+    edits = data.draw(st.lists(byte_edits(len(raw)), min_size=1, max_size=3), label="edits")
+    for edit in edits:
+        raw = apply_bytes(raw, edit)
+    load_and_check(saved, "w.h5", raw, {"op": "weights"}, kind="h5", weights=True)
 
 
 @S.fuzz(25)
