@@ -4,7 +4,12 @@ A saved model is its architecture (``get_config`` as JSON, with the class to reb
 and its weights (the checkpoint's safetensors format, keyed by object-graph path):
 
 * ``path.keras``: one zip file holding ``config.json`` and ``model.weights.safetensors``;
-* any other path: a directory holding the same two files.
+* ``path.h5`` / ``path.hdf5``: one HDF5 file (h5py, the ``[h5]`` extra), Keras's legacy
+  single-file form: the architecture JSON in the root attribute ``model_config``, the
+  weights as datasets keyed by fasteager's object-graph paths (not Keras's per-layer
+  groups), so ``load_weights`` reads it too;
+* a path without a suffix: a directory holding the two files of the ``.keras`` zip.
+  Any other suffix is an error (no directory is ever given a file's name).
 
 Files are written to temporary names, fsynced and renamed. ``load_model`` rebuilds the
 model with ``from_config`` and restores the weights; a model that builds lazily takes
@@ -32,6 +37,7 @@ from . import _serialization
 
 CONFIG = "config.json"
 WEIGHTS = "model.weights.safetensors"
+H5_SUFFIXES = (".h5", ".hdf5")
 
 
 def _own_get_config(cls):
@@ -105,7 +111,16 @@ def save_model(model, filepath, overwrite=True):
     if not overwrite and os.path.exists(path):
         raise AlreadyExistsError("save: %s exists and overwrite=False (expected a new path, "
                                  "or overwrite=True)" % path)
+    suffix = os.path.splitext(path)[1]
+    if suffix not in ("", ".keras") + H5_SUFFIXES and not os.path.isdir(path):
+        raise ValueError("save: unknown format for %r (expected a path ending in .keras, "
+                         ".h5 or .hdf5, or a directory path without a suffix; got %r)"
+                         % (path, suffix))
     desc = json.dumps(_describe(model), indent=1).encode()
+    if suffix in H5_SUFFIXES:
+        _weights.save_weights(model, path, h5_attrs={"model_config": desc.decode(),
+                                                     "backend": "fasteager"})
+        return
     if path.endswith(".keras"):
         payload = _weights_bytes(model)
         directory = os.path.dirname(path)
@@ -132,6 +147,29 @@ def _load_weights_file(file, source):
         raise DataLossError("load_model: %s: %s is not a fasteager weights file"
                             % (source, WEIGHTS))
     return tensors
+
+
+def _read_h5_model(path):
+    """(description, weights) of a model saved as .h5, validated like the other forms."""
+    h5py = _weights._h5py("load_model")
+    try:
+        with h5py.File(path, "r") as f:
+            raw = f.attrs.get("model_config")
+    except (OSError, KeyError, ValueError) as e:
+        raise DataLossError("load_model: %s is not an HDF5 file (%s)" % (path, e)) from None
+    if raw is None:
+        raise DataLossError("load_model: %s has no model_config attribute (expected a file "
+                            "written by Model.save; a weights file loads with load_weights)"
+                            % path)
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataLossError("load_model: %s: model_config is not UTF-8 text" % path) from None
+    if not isinstance(raw, str):
+        raise DataLossError("load_model: %s: model_config is not text (expected a JSON "
+                            "string, got %s)" % (path, type(raw).__name__))
+    return _parse_desc(raw, path), _weights._read(path, ".h5")
 
 
 def _parse_desc(raw, source):
@@ -189,6 +227,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             raise NotFoundError("load_model: %s has no %s" % (path, CONFIG)) from None
         source = os.path.join(path, WEIGHTS)
         tensors = _load_weights_file(source, path)
+    elif path.endswith(H5_SUFFIXES):
+        desc, tensors = _read_h5_model(path)
+        source = path
     else:
         try:
             with zipfile.ZipFile(path) as z:

@@ -38,8 +38,9 @@ def _roots(model):
     return dict(_ckpt._children(model))
 
 
-def save_weights(model, filepath, overwrite=True):
-    """Write every variable of ``model`` to ``filepath`` (format by suffix)."""
+def save_weights(model, filepath, overwrite=True, h5_attrs=None):
+    """Write every variable of ``model`` to ``filepath`` (format by suffix); ``h5_attrs``:
+    more root attributes of an HDF5 file (``Model.save``'s architecture)."""
     path = os.fspath(filepath)
     fmt = _format("save_weights", path)
     if not overwrite and os.path.exists(path):
@@ -62,6 +63,8 @@ def save_weights(model, filepath, overwrite=True):
                 for k, arr in entries.items():
                     f.create_dataset(k, data=arr)
                 f.attrs["format"] = _ckpt.FORMAT
+                for k, v in (h5_attrs or {}).items():
+                    f.attrs[k] = v
 
 
 def _h5py(opname):
