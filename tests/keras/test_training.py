@@ -2,6 +2,7 @@
 import glob
 import io
 import os
+import re
 import sys
 
 import numpy as np
@@ -34,13 +35,32 @@ def test_summary_table(capsys):
     lines = out.splitlines()
     assert lines[0] == 'Model: "sequential"'
     assert lines[2].split() == ["Layer", "(type)", "Output", "Shape", "Param", "#"]
-    assert " conv2d (Conv2D)             (None, 26, 26, 16)        160" in out
+    conv = next(line for line in lines if line.startswith(" conv2d "))
+    assert re.split(r"\s{2,}", conv.strip()) == ["conv2d (Conv2D)", "(None, 26, 26, 16)", "160"]
     assert "(None, 10)" in out and "170" in out
     assert "Total params: 394 (1.54 KB)" in out
     assert "Trainable params: 362 (1.41 KB)" in out
     assert "Non-trainable params: 32 (128.00 Byte)" in out
     with pytest.raises(ValueError, match="not yet been built"):
         keras.Sequential([L.Dense(2)]).summary()
+
+
+def test_summary_columns_fit_their_content(capsys):
+    keras.backend.clear_session()
+    model = keras.Sequential([keras.Input((28, 28, 1)), L.Conv2D(32, 3), L.MaxPooling2D(2),
+                              L.Flatten(), L.Dense(10), L.BatchNormalization()])
+    model.summary()
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[2]
+    shape_col, param_col = header.index("Output Shape"), header.index("Param #")
+    rows = [line for line in lines if line.startswith(" ") and "(" in line][1:]
+    assert len(rows) == 5
+    for line in rows:          # every cell starts in its column, after a gap: nothing runs on
+        assert line[shape_col - 2:shape_col] == "  " and line[shape_col] == "("
+        assert line[param_col - 2:param_col] == "  " and line[param_col].isdigit()
+    assert " max_pooling2d (MaxPooling2D)" in lines[6]
+    assert " batch_normalization (BatchNormalization)" in "\n".join(rows)
+    assert len(set(len(line) for line in lines if set(line) <= {"_", "="})) == 1
 
 
 def test_fit_evaluate_predict_history():

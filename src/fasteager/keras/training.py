@@ -188,31 +188,8 @@ class Model(Layer):
             raise ValueError(
                 "This model has not yet been built. Build the model first by calling "
                 "`build()` or by calling the model on a batch of data.")
-        width = line_length or 65
-        positions = positions or [0.45, 0.85, 1.0]
-        cols = [int(width * p) if p <= 1 else int(p) for p in positions]
-        emit = print_fn or (lambda s: print(s))
-        lines = ['Model: "%s"' % self.name, "_" * width]
-
-        def row(fields):
-            widths = [cols[0]] + [cols[i] - cols[i - 1] for i in range(1, len(cols))]
-            chunks = []
-            for f, w in zip(fields, widths):
-                w = max(w - 1, 1)
-                text = str(f)
-                parts = [text[i:i + w] for i in range(0, max(len(text), 1), w)] or [""]
-                chunks.append(parts)
-            for k in range(max(len(c) for c in chunks)):
-                line = ""
-                for j, (c, w) in enumerate(zip(chunks, widths)):
-                    cell = c[k] if k < len(c) else ""
-                    line += ((" " + cell) if j == 0 else cell).ljust(w)
-                lines.append(line.rstrip())
-
-        row(["Layer (type)", "Output Shape", "Param #"])
-        lines.append("=" * width)
-        layers = self.layers
-        for i, layer in enumerate(layers):
+        table = [["Layer (type)", "Output Shape", "Param #"]]
+        for layer in self.layers:
             try:
                 shape = str(tuple(layer._output_shape.as_list())) \
                     if layer._output_shape is not None else "multiple"
@@ -220,9 +197,26 @@ class Model(Layer):
                 shape = "multiple"
             shape = shape.replace(",)", ")") if shape.count(",") == 1 else shape
             count = layer.count_params() if layer.built else 0
-            row(["%s (%s)" % (layer.name, type(layer).__name__), shape, "{:,}".format(count)])
-            lines.append("=" * width if i == len(layers) - 1 else "_" * width)
-        if not layers:
+            table.append(["%s (%s)" % (layer.name, type(layer).__name__), shape,
+                          "{:,}".format(count)])
+        # Keras's column split of line_length (65 by default), each column widened to its
+        # longest cell plus a gap, so cells never run together or wrap
+        width = line_length or 65
+        positions = positions or [0.45, 0.85, 1.0]
+        ends = [int(width * p) if p <= 1 else int(p) for p in positions]
+        widths = [max(end - start, max(len(r[j]) for r in table) + 2)
+                  for j, (start, end) in enumerate(zip([0] + ends[:-1], ends))]
+        width = sum(widths)
+        emit = print_fn or (lambda s: print(s))
+
+        def row(fields):
+            return " " + "".join(f.ljust(w) for f, w in zip(fields, widths)).rstrip()
+
+        lines = ['Model: "%s"' % self.name, "_" * width, row(table[0]), "=" * width]
+        for i, fields in enumerate(table[1:]):
+            lines.append(row(fields))
+            lines.append("=" * width if i == len(table) - 2 else "_" * width)
+        if len(table) == 1:
             lines.append("=" * width)
         trainable = sum(int(np.prod(v.shape.as_list())) for v in self.trainable_weights)
         frozen = sum(int(np.prod(v.shape.as_list())) for v in self.non_trainable_weights)
