@@ -12,6 +12,7 @@ Targets that may crash the interpreter (the Cython kernels) run in a child proce
 (``run_in_child``): a segfault there fails one test and names the case it died on.
 """
 import json
+import linecache
 import os
 import pathlib
 import subprocess
@@ -49,12 +50,32 @@ _NEVER = (fe.errors.InternalError, fe.errors.UnknownError)
 
 
 def is_typed_error(e):
-    """True when ``e`` is an error fasteager documents for bad arguments."""
+    """True when ``e`` is an error fasteager documents for bad arguments: one of its typed
+    errors, a TypeError, or a ValueError that fasteager raises on purpose (Python's
+    protocols: ``bool()`` of a many-element tensor, ``__index__``), as TensorFlow does."""
     if isinstance(e, _NEVER):
         return False
     if isinstance(e, fe.errors.OpError):
         return True
-    return type(e) is TypeError
+    return type(e) is TypeError or (type(e) is ValueError and _raised_by_fasteager(e))
+
+
+def _raised_by_fasteager(e):
+    # the innermost frame is a `raise` statement in fasteager's own source (not a NumPy or
+    # built-in conversion failing inside it)
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    path = tb.tb_frame.f_code.co_filename
+    if "fasteager" not in path:
+        return False
+    for candidate in (path, str(REPO_ROOT / path)):
+        line = linecache.getline(candidate, tb.tb_lineno).strip()
+        if line:
+            return line.startswith("raise ")
+    return False
 
 
 def describe_error(e):

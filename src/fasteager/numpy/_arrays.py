@@ -78,7 +78,7 @@ def _dt(dtype, default=np.float64):
 
 
 def _order(fname, order):
-    if order not in ("C", "K", "A", None):
+    if order is not None and (not isinstance(order, str) or order not in ("C", "K", "A")):
         raise UnimplementedError("fasteager.numpy.%s: order=%r is not supported (tensors are "
                                  "C-ordered)" % (fname, order))
 
@@ -139,7 +139,13 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
 
 
 def _plain(v):
-    return np.asarray(v).item() if isinstance(v, (Tensor, np.ndarray)) else v
+    if not isinstance(v, (Tensor, np.ndarray)):
+        return v
+    a = np.asarray(v)
+    if a.size != 1:
+        raise InvalidArgumentError("fasteager.numpy: expected a scalar (expected size 1, got "
+                                   "shape %s)" % (list(a.shape),))
+    return a.item()
 
 
 def arange(start, stop=None, step=None, dtype=None, *, like=None):
@@ -262,7 +268,11 @@ def concatenate(arrays, axis=0, out=None, dtype=None):
     """NumPy's ``concatenate`` (promoted to one dtype; ``axis=None`` flattens first)."""
     from ._promotion import check_out
     check_out("concatenate", out)
-    xs = promote(list(arrays), dtype)
+    arrays = list(arrays)
+    if not arrays:
+        raise InvalidArgumentError("fasteager.numpy.concatenate: nothing to concatenate "
+                                   "(expected at least one array, got none)")
+    xs = promote(arrays, dtype)
     if axis is None:
         xs = [a_ops.reshape(x, [-1]) for x in xs]
         axis = 0
@@ -350,8 +360,13 @@ def take(a, indices, axis=None, out=None, mode=None):
     x = tensor(a)
     if axis is None:
         x, axis = a_ops.reshape(x, [-1]), 0
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError("fasteager.numpy.take: axis must be an int (expected int, got %s)"
+                        % type(axis).__name__)
+    from ..ops.registry import single_axis
+    ax = single_axis("take", int(axis), x._value.ndim)   # typed error when out of range
     idx = np.asarray(indices)
-    return x[(builtins.slice(None),) * (axis % x._value.ndim) + (idx,)]
+    return x[(builtins.slice(None),) * ax + (idx,)]
 
 
 def diag(v, k=0):

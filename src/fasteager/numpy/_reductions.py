@@ -25,7 +25,12 @@ def _accumulate(fname, fn, a, dtype, out):
     x = tensor(a)
     if dtype is None and x._value.dtype.kind == "f":
         return x             # floats reduce in their own dtype
-    d = reduce_dtype(fn, x._value.dtype, None if dtype is None else np.dtype(dtype))
+    try:
+        requested = None if dtype is None else np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError("fasteager.numpy.%s: dtype must name a NumPy dtype (got %r)"
+                                   % (fname, dtype)) from None
+    d = reduce_dtype(fn, x._value.dtype, requested)
     return m.cast(x, d) if x._value.dtype != d else x
 
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .registry import ALL, as_shape, defop, execute, normalize_axis, unbroadcast
+from .registry import (ALL, as_shape, defop, execute, normalize_axis, single_axis,
+                       unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range   # this module defines fe.range and fe.slice
@@ -155,7 +156,7 @@ def concat(values, axis, name=None):
     rank = values[0]._value.ndim
     if rank == 0:
         raise InvalidArgumentError("concat: cannot concatenate scalars (expected rank >= 1)")
-    ax = normalize_axis("concat", axis, rank)[0]
+    ax = single_axis("concat", axis, rank)
     for i, v in enumerate(values):
         if v._value.ndim != rank:
             raise InvalidArgumentError("concat: all values must have rank %d (value %d has "
@@ -178,7 +179,7 @@ _split = defop("split", _split_fwd, kinds=ALL, multi=True,
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
     """Split along ``axis`` into equal parts (an int) or parts of the given sizes (a list)."""
     x = convert_to_tensor(value)
-    ax = normalize_axis("split", axis, x._value.ndim)[0]
+    ax = single_axis("split", axis, x._value.ndim)
     n = x._value.shape[ax]
     if isinstance(num_or_size_splits, (int, np.integer)):
         k = int(num_or_size_splits)
@@ -217,7 +218,7 @@ def stack(values, axis=0, name=None):
             raise InvalidArgumentError("stack: all values must have shape %s (value %d has %s)"
                                        % (list(shape), i, list(v._value.shape)))
     rank = len(shape) + 1
-    ax = normalize_axis("stack", axis, rank)[0]
+    ax = single_axis("stack", axis, rank)
     return execute(_stack, *values, axis=ax)
 
 
@@ -235,7 +236,7 @@ def unstack(value, num=None, axis=0, name=None):
     x = convert_to_tensor(value)
     if x._value.ndim == 0:
         raise InvalidArgumentError("unstack: cannot unstack a scalar (expected rank >= 1)")
-    ax = normalize_axis("unstack", axis, x._value.ndim)[0]
+    ax = single_axis("unstack", axis, x._value.ndim)
     if num is not None and num != x._value.shape[ax]:
         raise InvalidArgumentError("unstack: num=%d does not match dimension %d of size %d"
                                    % (num, ax, x._value.shape[ax]))
@@ -417,8 +418,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     """Like Python's range, as a 1-D tensor (int32 for ints, float32 for floats)."""
     if limit is None:
         start, limit = 0, start
-    vals = [np.asarray(v).item() if isinstance(v, (_core.Tensor, np.ndarray)) else v
+    vals = [np.asarray(v) if isinstance(v, (_core.Tensor, np.ndarray)) else v
             for v in (start, limit, delta)]
+    if any(isinstance(v, np.ndarray) and v.size != 1 for v in vals):
+        raise InvalidArgumentError("range: start, limit and delta must be scalars (expected "
+                                   "size 1, got shapes %s)" % [list(np.shape(v)) for v in vals])
+    vals = [v.item() if isinstance(v, np.ndarray) else v for v in vals]
     if vals[2] == 0:
         raise InvalidArgumentError("range: delta must not be 0")
     if dtype is None:

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import _index_backward, broadcast_to, getitem, reshape, transpose
-from .registry import as_shape, execute, normalize_axis
+from .registry import as_shape, execute, normalize_axis, single_axis
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range
@@ -236,7 +236,7 @@ def repeat(input, repeats, axis=None, name=None):
     if axis is None:
         x = reshape(x, [-1])
         axis = 0
-    ax = normalize_axis("repeat", axis, x._value.ndim)[0]
+    ax = single_axis("repeat", axis, x._value.ndim)
     n = x._value.shape[ax]
     reps = np.asarray(_core.data_of(repeats, "repeat") if isinstance(repeats, _core.Tensor)
                       else repeats)

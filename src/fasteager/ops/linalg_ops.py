@@ -204,6 +204,9 @@ def einsum(equation, *inputs, name=None, **kwargs):
         if k != "optimize":
             raise TypeError("einsum: unexpected keyword argument %r (expected optimize or "
                             "name)" % k)
+    if not isinstance(equation, str):
+        raise TypeError("einsum: equation must be a string (expected str, got %s)"
+                        % type(equation).__name__)
     xs = convert_same(*inputs)
     subs, _ = _parse_einsum(equation, [x._value.shape for x in xs])
     return execute(_einsum, *xs, subscripts=subs)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
 from .registry import (ALL, BOOL, FLOAT, INT_BOOL, NUMERIC, defop, execute, normalize_axis,
-                       unbroadcast)
+                       single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -497,7 +497,7 @@ def _arg_reduce(fn, opname):
         from ..dtypes import as_dtype
         x = convert_to_tensor(input)
         axis = 0 if axis is None else axis
-        ax = normalize_axis(opname, axis, x._value.ndim)[0]
+        ax = single_axis(opname, axis, x._value.ndim)
         return execute(op, x, axis=ax, output_type=as_dtype(output_type)._np)
     arg.__name__ = opname
     return op, arg
@@ -671,7 +671,7 @@ def _scan(op):
         if x._value.ndim == 0:
             raise InvalidArgumentError("%s: input must have rank >= 1 (expected a vector or "
                                        "more, got a scalar)" % op.name)
-        ax = normalize_axis(op.name, axis, x._value.ndim)[0]
+        ax = single_axis(op.name, axis, x._value.ndim)
         return execute(op, x, axis=ax, exclusive=bool(exclusive), reverse=bool(reverse))
     scan.__name__ = op.name
     scan.__doc__ = ("%s along ``axis``; ``exclusive`` leaves out the current element, "

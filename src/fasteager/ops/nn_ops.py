@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose
 from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
                        reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
-from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis
+from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis, single_axis
 from .special_ops import _erf_kernel, erf
 
 convert_to_tensor = _core.convert_to_tensor
@@ -242,7 +242,7 @@ def _softmax_axis(name, x, axis):
     if x._value.ndim == 0:
         _check_softmax(x._value, 0)
     axis = -1 if axis is None else axis
-    return x, normalize_axis(name, axis, x._value.ndim)[0]
+    return x, single_axis(name, axis, x._value.ndim)
 
 
 def softmax(logits, axis=None, name=None):
@@ -346,7 +346,7 @@ def softmax_cross_entropy_with_logits(*args, labels=None, logits=None, axis=-1, 
     axis = axis if dim is None else dim
     rank = logits._value.ndim
     if rank:
-        ax = normalize_axis(name_, axis, rank)[0]
+        ax = single_axis(name_, axis, rank)
         if ax != rank - 1 and labels._value.ndim == rank:
             perm = [i for i in range(rank) if i != ax] + [ax]
             labels, logits = transpose(labels, perm), transpose(logits, perm)
@@ -530,7 +530,11 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
         rate = 1.0 - float(convert_to_tensor(keep_prob))
     if isinstance(rate, (_core.Tensor, _core.VariableBase)):
         rate = float(convert_to_tensor(rate))
-    rate = float(rate)
+    try:
+        rate = float(rate)
+    except (TypeError, ValueError):     # float("x") is a ValueError
+        raise InvalidArgumentError("dropout: rate must be a number (expected a float, got "
+                                   "%r)" % (rate,)) from None
     if not 0.0 <= rate < 1.0:
         raise InvalidArgumentError("dropout: rate must be in [0, 1) (expected 0 <= rate < 1, "
                                    "got %r)" % rate)

@@ -141,14 +141,11 @@ def normalize_axis(opname, axis, rank, argname="axis"):
         return (axis % rank,)
     if isinstance(axis, (_core.Tensor, np.ndarray)):
         axis = np.asarray(axis).tolist()
-    if isinstance(axis, (list, tuple)):
-        axes = [int(a) for a in axis]
-    else:
-        try:
-            axes = [int(axis)]
-        except TypeError:
-            raise _err("%s: %s must be an int or a list of ints (got %r)"
-                       % (opname, argname, axis)) from None
+    try:
+        axes = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else [int(axis)]
+    except (TypeError, ValueError):     # int("x") is a ValueError
+        raise _err("%s: %s must be an int or a list of ints (got %r)"
+                   % (opname, argname, axis)) from None
     out = []
     for a in axes:
         if not -rank <= a < rank:   # a scalar has no axis at all
@@ -160,6 +157,16 @@ def normalize_axis(opname, axis, rank, argname="axis"):
             raise _err("%s: %s %d is repeated" % (opname, argname, a))
         out.append(a)
     return tuple(sorted(out))
+
+
+def single_axis(opname, axis, rank, argname="axis"):
+    """One axis (an int or a one-element list) to a non-negative int, for ops that take
+    exactly one: a typed error for none (``[]``, None) or several."""
+    axes = normalize_axis(opname, axis, rank, argname)
+    if axes is None or len(axes) != 1:
+        raise _err("%s: %s must be a single axis (expected an int, got %r)"
+                   % (opname, argname, axis))
+    return axes[0]
 
 
 def _err(msg):

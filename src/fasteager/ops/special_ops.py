@@ -14,7 +14,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import getitem
 from .math_ops import exp
-from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis
+from .registry import FLOAT, NUMERIC, defop, execute, single_axis
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -85,7 +85,7 @@ def _sort_axis(opname, x, axis):
     if x._value.ndim == 0:
         raise InvalidArgumentError("%s: input must have rank >= 1 (expected a vector or more, "
                                    "got a scalar)" % opname)
-    return normalize_axis(opname, axis, x._value.ndim)[0]
+    return single_axis(opname, axis, x._value.ndim)
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
@@ -120,7 +120,11 @@ def top_k(input, k=1, sorted=True, name=None):
     if x._value.ndim == 0:
         raise InvalidArgumentError("top_k: input must have rank >= 1 (expected a vector or "
                                    "more, got a scalar)")
-    k = int(k)
+    try:
+        k = int(k)
+    except (TypeError, ValueError):     # int("x") is a ValueError
+        raise InvalidArgumentError("top_k: k must be an int (expected an int, got %r)"
+                                   % (k,)) from None
     n = x._value.shape[-1]
     if not 0 <= k <= n:
         raise InvalidArgumentError("top_k: k must be in [0, last dimension] (expected "
