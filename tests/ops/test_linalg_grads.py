@@ -57,3 +57,14 @@ def test_qr_and_svd_gradients_stay_float32(shape):
         g32, g64 = _grad(fn, a.astype(np.float32)), _grad(fn, a)
         assert g32.dtype == fe.float32
         np.testing.assert_allclose(g32.numpy(), g64.numpy(), rtol=2e-3, atol=2e-4)
+
+
+def test_rank_deficient_inputs_name_the_op():
+    # the formulas divide by r's diagonal and by s: a typed error, not inf/NaN gradients
+    # or an error from solve
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])     # rank 1: r[1, 1] is ~1e-16
+    with pytest.raises(fe.errors.InvalidArgumentError, match="qr: .*rank-deficient"):
+        _grad(lambda t: _sum_all(fe.linalg.qr(t)), a)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="svd: .*rank-deficient"):
+        _grad(lambda t: fe.reduce_sum(fe.linalg.svd(t)[1] ** 4), np.array([[1.0, 0.0, 0.0],
+                                                                          [0.0, 0.0, 0.0]]))

@@ -284,7 +284,6 @@ def _linalg_call(opname, fn):
             raise InvalidArgumentError("%s: %s (expected an invertible%s matrix)"
                                        % (opname, e, " positive-definite"
                                           if opname == "cholesky" else "")) from None
-    forward.__wrapped__ = fn   # defop reads the op's inputs and attrs from fn's signature
     return forward
 
 
@@ -427,6 +426,14 @@ def _masks(n, dtype):
     return _MASKS[key]
 
 
+def _negligible(v, scale=None):
+    # v (>= 0) lost in rounding next to the largest of scale (v itself by default), per
+    # matrix: what the QR/SVD gradients below cannot divide by
+    scale = v if scale is None else scale
+    top = np.max(scale, axis=-1, keepdims=True) if scale.shape[-1] else 0
+    return v <= 64 * np.finfo(v.dtype).eps * top
+
+
 def _copyltu(m):
     # the symmetric matrix with m's lower triangle: tril(m) + tril(m, -1)^T
     low, eye_ = _masks(m._value.shape[-1], m._value.dtype)
@@ -438,6 +445,9 @@ def _qr_grad_square_r(q, r, gq, gr):
     # A = QR with R square (m >= n, reduced): Abar = (Qbar + Q copyltu(M)) R^-T with
     # M = R Rbar^T - Qbar^T Q (Seeger et al. 2017, "Auto-differentiating linear algebra";
     # Liao et al. 2019, eq. 6). R^-T through solve: X R^T = B <=> R X^T = B^T.
+    if np.any(_negligible(np.abs(np.diagonal(r._value, axis1=-2, axis2=-1)))):
+        raise InvalidArgumentError("qr: no gradient for a rank-deficient matrix (expected "
+                                   "full column rank, got a zero on the diagonal of r)")
     m = matmul(r, gr, transpose_b=True) - matmul(gq, q, transpose_a=True)
     b = gq + matmul(q, _copyltu(m))
     return _mT(solve(r, _mT(b)))
@@ -506,7 +516,7 @@ def _check_distinct(s, what):
     v = s._value
     if v.shape[-1] > 1:
         gaps = -np.diff(v, axis=-1)          # singular values come sorted, descending
-        if np.any(gaps <= 64 * np.finfo(v.dtype).eps * np.max(v, axis=-1, keepdims=True)):
+        if np.any(_negligible(gaps, v)):
             raise UnimplementedError(
                 "svd: no gradient of %s for repeated singular values (expected distinct "
                 "values, got s = %s)" % (what, np.array2string(v, precision=4)))
@@ -536,6 +546,9 @@ def _svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
             "(the extra singular vectors are not unique; expected full_matrices=False, got "
             "shape %s)" % list(a._value.shape))
     _check_distinct(s, "u and v")
+    if rows != cols and np.any(_negligible(s._value)):
+        raise InvalidArgumentError("svd: no gradient of u and v for a rank-deficient "
+                                   "non-square matrix (expected singular values > 0, got 0)")
     # Townsend 2016, "Differentiating the singular value decomposition", eq. (27)-(28) for
     # real A = U S V^T (thin): with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (0 on it),
     # Abar = U [(F o (U^T Ubar - Ubar^T U)) S + diag(sbar) + S (F o (V^T Vbar - Vbar^T V))] V^T
