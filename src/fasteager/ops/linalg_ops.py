@@ -284,6 +284,7 @@ def _linalg_call(opname, fn):
             raise InvalidArgumentError("%s: %s (expected an invertible%s matrix)"
                                        % (opname, e, " positive-definite"
                                           if opname == "cholesky" else "")) from None
+    forward.__wrapped__ = fn   # defop reads the op's inputs and attrs from fn's signature
     return forward
 
 
