@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dtypes
-from .errors import InvalidArgumentError, InternalError, OpError
+from .errors import InvalidArgumentError, InternalError, OpError, ResourceExhaustedError
 from .tensor_shape import TensorShape
 
 cnp.import_array()
@@ -879,9 +879,32 @@ cdef object _dtype_error(Op op, list arrays):
            ", ".join(str(a.dtype) for a in arrays)))
 
 
+def out_of_memory_error(str opname, e, str context=""):
+    """A MemoryError as ResourceExhaustedError naming the op and the size it asked for."""
+    nbytes = getattr(e, "_total_size", None)   # NumPy's _ArrayMemoryError knows the size
+    if nbytes is None:
+        asked = "an allocation failed"
+    else:
+        asked = "tried to allocate %s" % _format_bytes(nbytes)
+        if getattr(e, "shape", None) is not None:
+            asked += " for an array of shape %s (%s)" % (list(e.shape), e.dtype)
+    return ResourceExhaustedError("%s: out of memory (%s%s)" % (opname, asked, context))
+
+
+cdef str _format_bytes(double n):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024:
+            return ("%d %s" if unit == "bytes" else "%.1f %s") % (n, unit)
+        n /= 1024
+    return "%.1f TiB" % n
+
+
 cdef object _kernel_error(Op op, list arrays, object attrs, BaseException e):
     if isinstance(e, OpError):
         return e
+    if isinstance(e, MemoryError):
+        return out_of_memory_error(op.name, e, "; inputs: " + ", ".join(
+            _describe(a) for a in arrays))
     shown = ", ".join(_describe(a) for a in arrays)
     extra = ""
     if attrs:
@@ -1266,15 +1289,21 @@ cdef dict _backward(list records, list targets, list seeds, list source_ids):
             gs.append(g)
         if not any_g:
             continue
-        for j in range(len(gs)):
-            if gs[j] is None:
-                ot = <Tensor>rec.out_tensors[j]
-                gs[j] = _wrap(_zeros_like_array(ot._value))
         needs = [(<Tensor>x)._id in reach for x in rec.inputs]
-        if rec.custom is not None:
-            in_grads = rec.custom(gs)
-        else:
-            in_grads = _op_vjp(rec, gs, needs)
+        try:
+            for j in range(len(gs)):
+                if gs[j] is None:
+                    ot = <Tensor>rec.out_tensors[j]
+                    gs[j] = _wrap(_zeros_like_array(ot._value))
+            if rec.custom is not None:
+                in_grads = rec.custom(gs)
+            else:
+                in_grads = _op_vjp(rec, gs, needs)
+        except MemoryError as e:   # a VJP's own NumPy allocation (ops convert theirs)
+            if isinstance(e, OpError):
+                raise
+            raise out_of_memory_error("gradient of %s" % (
+                rec.op.name if rec.op is not None else "custom_gradient"), e) from e
         for j in range(len(rec.inputs)):
             if not needs[j]:
                 continue

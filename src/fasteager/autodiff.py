@@ -196,6 +196,11 @@ class GradientTape(_core.Tape):
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: target (B, ...) and source (B, ...) give (B, t..., s...)."""
         self._check_usable("batch_jacobian")
+        if not isinstance(source, (Tensor, VariableBase)):
+            # TensorFlow's batch_jacobian takes one source (no nested structures)
+            raise InvalidArgumentError("batch_jacobian: source must be a single tensor "
+                                       "(expected a Tensor or Variable, got %s)"
+                                       % type(source).__name__)
         target = _as_target(target)
         tshape = target._value.shape
         sshape = tuple(source.shape)
@@ -350,13 +355,19 @@ def custom_gradient(f=None):
         inputs = [_core.convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
         tracer = _core.get_tracer()
         start = len(tracer.steps) if tracer is not None else None
+        fname = getattr(f, "__name__", "f")
         with _core.VariableWatcher() as watcher:
-            result, grad_fn = f(*inputs, **kwargs)
+            returned = f(*inputs, **kwargs)
+        if not (isinstance(returned, (list, tuple)) and len(returned) == 2
+                and callable(returned[1])):
+            raise InvalidArgumentError(
+                "custom_gradient: %s must return a pair (y, grad_fn) (expected a tuple of the "
+                "output and a callable, got %s)" % (fname, _describe_return(returned)))
+        result, grad_fn = returned
         variables = [v for v in watcher.watched_variables() if v.trainable]
         flat = [_core.convert_to_tensor(r) for r in nest.flatten(result)]
         # fresh outputs, so that tapes reach them only through grad_fn
         outputs = tuple(_core.wrap(t._value) for t in flat)
-        fname = getattr(f, "__name__", "f")
         accepts_variables = _accepts_kw(grad_fn, "variables")
         if variables and not accepts_variables:
             raise TypeError("custom_gradient: %s reads variables (%s), so its grad_fn must accept "
@@ -371,10 +382,11 @@ def custom_gradient(f=None):
                                      "(input_gradients, variable_gradients) when it reads "
                                      "variables" % fname)
                 in_grads, var_grads = res
-                in_grads = _as_grad_list(in_grads, len(inputs), fname, "inputs")
-                var_grads = _as_grad_list(var_grads, len(variables), fname, "variables")
+                in_grads = _as_grad_list(in_grads, inputs, fname, "inputs")
+                var_grads = _as_grad_list(var_grads, [v._tensor for v in variables], fname,
+                                          "variables")
                 return in_grads + var_grads
-            return _as_grad_list(grad_fn(*gs), len(inputs), fname, "inputs")
+            return _as_grad_list(grad_fn(*gs), inputs, fname, "inputs")
 
         recorded_inputs = tuple(inputs) + tuple(v._tensor for v in variables)
         _core.record_custom(recorded_inputs, outputs, backward)
@@ -394,12 +406,35 @@ def _accepts_kw(fn, name):
     return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
-def _as_grad_list(grads, expected, fname, what):
+def _describe_return(value):
+    if isinstance(value, (list, tuple)):
+        return "a %s of %d" % (type(value).__name__, len(value))
+    return type(value).__name__
+
+
+def _as_grad_list(grads, targets, fname, what):
+    """grad_fn's gradients checked against the tensors they are for: one each, of the
+    target's shape and dtype (a user error, not a fasteager bug, when they are not)."""
     if not isinstance(grads, (list, tuple)):
         grads = [grads]
     grads = list(grads)
-    if len(grads) != expected:
+    if len(grads) != len(targets):
         raise ValueError("custom_gradient: grad_fn of %s returned %d gradient(s) for its %s "
                          "(expected %d, one per %s)"
-                         % (fname, len(grads), what, expected, what[:-1]))
+                         % (fname, len(grads), what, len(targets), what[:-1]))
+    for i, (g, t) in enumerate(zip(grads, targets)):
+        if g is None:
+            continue
+        if not isinstance(g, Tensor):
+            g = grads[i] = _core.convert_to_tensor(g, t._value.dtype)
+        where = "custom_gradient: grad_fn of %s returned a gradient for %s %d" % (
+            fname, what[:-1], i)
+        if g._value.dtype != t._value.dtype:
+            # TensorFlow would fail later, adding it to another gradient; say it here
+            raise InvalidArgumentError("%s of dtype %s (expected %s, the %s's dtype)"
+                                       % (where, g._value.dtype, t._value.dtype, what[:-1]))
+        if g._value.shape != t._value.shape:
+            raise InvalidArgumentError("%s of shape %s (expected %s, the %s's shape)"
+                                       % (where, list(g._value.shape), list(t._value.shape),
+                                          what[:-1]))
     return grads

@@ -140,3 +140,115 @@ def test_transpose_rejects_a_perm_that_is_not_a_permutation(perm):
 
 def test_transpose_accepts_negative_axes():
     assert fe.transpose(fe.ones((2, 3)), [-1, 0]).shape == (3, 2)
+
+
+# ---- empty inputs allocate nothing; out of memory is ResourceExhaustedError (item 8) -------
+
+def _peak_bytes(fn):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_conv2d_of_an_empty_batch_allocates_no_im2col_buffer():
+    # one image's im2col buffer would be 4096*4096 rows of 3*3*64 floats: 36 GiB
+    x, w = fe.zeros([0, 4096, 4096, 64]), fe.zeros([3, 3, 64, 8])
+
+    def run():
+        with fe.GradientTape() as tape:
+            tape.watch([x, w])
+            y = fe.nn.conv2d(x, w, 1, "SAME")
+        return (y,) + tuple(tape.gradient(y, [x, w]))
+    (y, dx, dw), peak = _peak_bytes(run)
+    assert y.shape == (0, 4096, 4096, 8) and dx.shape == x.shape and dw.shape == w.shape
+    assert not dw.numpy().any()
+    assert peak < 16 << 20, peak
+
+
+@pytest.mark.parametrize("call", [
+    lambda: fe.nn.conv2d_transpose(fe.zeros([0, 2048, 2048, 8]), fe.zeros([3, 3, 64, 8]),
+                                   [0, 2048, 2048, 64], 1, "SAME"),
+    lambda: fe.nn.depthwise_conv2d(fe.zeros([0, 2048, 2048, 16]), fe.zeros([3, 3, 16, 2]),
+                                   [1, 1, 1, 1], "SAME"),
+    lambda: fe.nn.conv1d(fe.zeros([0, 1 << 22, 64]), fe.zeros([9, 64, 8]), 1, "SAME"),
+    lambda: fe.nn.max_pool2d(fe.zeros([0, 4096, 4096, 64]), 3, 1, "SAME"),
+    lambda: fe.nn.avg_pool2d(fe.zeros([0, 4096, 4096, 64]), 3, 1, "SAME"),
+])
+def test_other_conv_and_pool_paths_on_empty_batches(call):
+    y, peak = _peak_bytes(call)
+    assert y.shape[0] == 0
+    assert peak < 16 << 20, peak
+
+
+def test_conv2d_rejects_an_empty_filter_window():
+    for w_shape in ([0, 3, 1, 1], [3, 0, 1, 1]):
+        with pytest.raises(fe.errors.InvalidArgumentError, match="conv2d: the filter window"):
+            fe.nn.conv2d(fe.ones([1, 5, 5, 1]), fe.zeros(w_shape), 1, "VALID")
+
+
+def test_memory_error_in_a_forward_kernel_is_resource_exhausted(monkeypatch):
+    from fasteager.ops import conv_ops
+
+    def no_memory(*args):
+        np.empty((1 << 50,), np.float32)   # NumPy's MemoryError, with its size
+    monkeypatch.setattr(conv_ops._kernels, "conv2d_forward", no_memory)
+    with pytest.raises(fe.errors.ResourceExhaustedError,
+                       match=r"conv2d: out of memory \(tried to allocate 4096.0 TiB for an "
+                             r"array of shape \[1125899906842624\] \(float32\); inputs: "):
+        fe.nn.conv2d(fe.ones([1, 5, 5, 1]), fe.ones([3, 3, 1, 1]), 1, "VALID")
+
+
+def test_memory_error_in_a_backward_kernel_is_resource_exhausted(monkeypatch):
+    from fasteager.ops import conv_ops
+
+    def no_memory(*args):
+        raise MemoryError()
+    x, w = fe.ones([1, 5, 5, 1]), fe.ones([3, 3, 1, 1])
+    with fe.GradientTape() as tape:
+        tape.watch(w)
+        y = fe.nn.conv2d(x, w, 1, "VALID")
+    monkeypatch.setattr(conv_ops._kernels, "conv2d_backward_filter", no_memory)
+    with pytest.raises(fe.errors.ResourceExhaustedError,
+                       match=r"conv2d_backprop_filter: out of memory \(an allocation failed"):
+        tape.gradient(y, w)
+
+
+def test_memory_error_in_a_vjp_itself_is_resource_exhausted(monkeypatch):
+    from fasteager.ops import math_ops
+
+    def no_memory(g):
+        raise MemoryError()
+    x = fe.constant([1.0, 3.0])
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        y = fe.maximum(x, 2.0)
+    monkeypatch.setattr(math_ops, "_zeros", no_memory)
+    with pytest.raises(fe.errors.ResourceExhaustedError, match="gradient of maximum: out of"):
+        tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("call,opname", [
+    (lambda: fe.zeros([1 << 25, 1 << 25]), "zeros"),
+    (lambda: fe.ones([1 << 25, 1 << 25]), "ones"),
+    (lambda: fe.fill([1 << 25, 1 << 25], 1.0), "fill"),
+    (lambda: fe.eye(1 << 25), "eye"),
+    (lambda: fe.constant(1.0, shape=[1 << 25, 1 << 25]), "constant"),
+    (lambda: fe.add(fe.zeros([1 << 24, 1]), fe.zeros([1 << 24])), "add"),
+])
+def test_huge_allocations_are_resource_exhausted(call, opname):
+    with pytest.raises(fe.errors.ResourceExhaustedError,
+                       match=r"^%s: out of memory \(tried to allocate [0-9.]+ TiB for an array "
+                             r"of shape \[" % opname):
+        call()
+
+
+@pytest.mark.parametrize("call", [lambda: fe.zeros([-1]), lambda: fe.ones([2, -3]),
+                                  lambda: fe.fill([-2], 1.0), lambda: fe.eye(-2),
+                                  lambda: fe.constant(1.0, shape=[-1])])
+def test_negative_creation_shapes_are_invalid_argument(call):
+    with pytest.raises(fe.errors.InvalidArgumentError, match="negative dimensions"):
+        call()

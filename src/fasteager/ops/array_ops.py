@@ -191,7 +191,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
         sizes = list(as_shape("split", num_or_size_splits, "num_or_size_splits"))
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
-        if sum(sizes) != n or min(sizes) < 0:
+        if not sizes or sum(sizes) != n or min(sizes) < 0:
             raise InvalidArgumentError("split: sizes %s do not add up to dimension %d of size %d"
                                        % (list(num_or_size_splits), ax, n))
         sizes = tuple(sizes)
@@ -351,6 +351,24 @@ def rank(input, name=None):
 
 # ---- creation (constants: no op, nothing to differentiate) -----------------------------------
 
+def _allocate(opname, fn, *args, **kwargs):
+    """``fn(*args)`` for creation functions (not ops): MemoryError as the op's
+    ResourceExhaustedError, as execute reports it for ops."""
+    try:
+        return _core.wrap(fn(*args, **kwargs))
+    except MemoryError as e:
+        raise _core.out_of_memory_error(opname, e) from None
+
+
+def _dims(opname, shape, argname="shape"):
+    """A shape to create: ints >= 0 (reshape's -1 means nothing here)."""
+    dims = as_shape(opname, shape, argname)
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError("%s: %s must not have negative dimensions (expected >= 0, "
+                                   "got %s)" % (opname, argname, list(dims)))
+    return dims
+
+
 def _np_dtype(dtype, default=np.float32):
     from ..dtypes import as_dtype
     return np.dtype(default) if dtype is None else as_dtype(dtype)._np
@@ -370,10 +388,10 @@ def constant(value, dtype=None, shape=None, name=None):
     else:
         t = convert_to_tensor(value, dtype)
     if shape is not None:
-        dims = as_shape("constant", shape)
+        dims = _dims("constant", shape)
         arr = t._value
         if arr.size == 1:
-            t = _core.wrap(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))
+            t = _allocate("constant", np.full, dims, arr.reshape(-1)[0], dtype=arr.dtype)
         elif arr.size == int(np.prod(dims)):
             t = _core.wrap(arr.reshape(dims))
         else:
@@ -384,12 +402,12 @@ def constant(value, dtype=None, shape=None, name=None):
 
 def zeros(shape, dtype=None, name=None):
     """A tensor of zeros (float32 unless ``dtype`` is given)."""
-    return _core.wrap(np.zeros(as_shape("zeros", shape), dtype=_np_dtype(dtype)))
+    return _allocate("zeros", np.zeros, _dims("zeros", shape), dtype=_np_dtype(dtype))
 
 
 def ones(shape, dtype=None, name=None):
     """A tensor of ones (float32 unless ``dtype`` is given)."""
-    return _core.wrap(np.ones(as_shape("ones", shape), dtype=_np_dtype(dtype)))
+    return _allocate("ones", np.ones, _dims("ones", shape), dtype=_np_dtype(dtype))
 
 
 def fill(dims, value, name=None):
@@ -398,20 +416,22 @@ def fill(dims, value, name=None):
     if v._value.ndim != 0:
         raise InvalidArgumentError("fill: value must be a scalar (got shape %s)"
                                    % list(v._value.shape))
-    return _core.wrap(np.full(as_shape("fill", dims), _core.data_of(v, "fill"),
-                              dtype=v._value.dtype))
+    return _allocate("fill", np.full, _dims("fill", dims, "dims"), _core.data_of(v, "fill"),
+                     dtype=v._value.dtype)
 
 
 def zeros_like(input, dtype=None, name=None):
     """Zeros with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
-    return _core.wrap(np.zeros(x._value.shape, dtype=_np_dtype(dtype, x._value.dtype)))
+    return _allocate("zeros_like", np.zeros, x._value.shape,
+                     dtype=_np_dtype(dtype, x._value.dtype))
 
 
 def ones_like(input, dtype=None, name=None):
     """Ones with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
-    return _core.wrap(np.ones(x._value.shape, dtype=_np_dtype(dtype, x._value.dtype)))
+    return _allocate("ones_like", np.ones, x._value.shape,
+                     dtype=_np_dtype(dtype, x._value.dtype))
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - fe.range
@@ -429,7 +449,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     if dtype is None:
         is_float = any(isinstance(v, float) for v in vals)
         dtype = np.float32 if is_float else np.int32
-    return _core.wrap(np.arange(vals[0], vals[1], vals[2], dtype=_np_dtype(dtype)))
+    return _allocate("range", np.arange, vals[0], vals[1], vals[2], dtype=_np_dtype(dtype))
 
 
 def linspace(start, stop, num, axis=0, name=None):
@@ -443,11 +463,13 @@ def linspace(start, stop, num, axis=0, name=None):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None):
     """The identity matrix (optionally repeated over ``batch_shape``)."""
-    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
-               dtype=_np_dtype(dtype))
-    if batch_shape is not None:
-        m = np.broadcast_to(m, tuple(as_shape("eye", batch_shape)) + m.shape).copy()
-    return _core.wrap(m)
+    rows, cols = _dims("eye", [num_rows, num_rows if num_columns is None else num_columns],
+                       "num_rows and num_columns")
+    m = _allocate("eye", np.eye, rows, cols, dtype=_np_dtype(dtype))
+    if batch_shape is None:
+        return m
+    return _allocate("eye", lambda: np.broadcast_to(
+        m._value, _dims("eye", batch_shape, "batch_shape") + (rows, cols)).copy())
 
 
 # ---- tile, pad, one_hot -------------------------------------------------------------------
@@ -551,6 +573,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         ref = on_value if on_value is not None else off_value
         dtype = convert_to_tensor(ref)._value.dtype if ref is not None else np.float32
     np_dtype = _np_dtype(dtype)
+    for v in (on_value, off_value):
+        if v is not None and np.size(v) != 1:
+            raise InvalidArgumentError("one_hot: on_value and off_value must be scalars "
+                                       "(expected size 1, got shape %s)" % list(np.shape(v)))
     on = 1 if on_value is None else np.asarray(on_value).item()
     off = 0 if off_value is None else np.asarray(off_value).item()
     rank = idx._value.ndim

@@ -124,6 +124,10 @@ def _out_size(opname, in_size, k, stride, dilation, padding, what):
 
 def _conv_shape(opname, x_shape, w_shape, strides, padding, dilations):
     """The output shape of conv2d, checking every shape first (errors name both shapes)."""
+    if w_shape[0] < 1 or w_shape[1] < 1:
+        # a window of height 0 would give an output taller than the input
+        raise _err(opname, "the filter window must not be empty (expected height and width "
+                   ">= 1, got filters shape %s)" % list(w_shape))
     if x_shape[3] != w_shape[2]:
         raise _err(opname, "input channels differ from the filter's input channels (expected "
                    "filters.shape[2] == input.shape[3], got input shape %s and filters shape %s)"
@@ -141,7 +145,19 @@ def _check_conv2d(x, w, strides, padding, dilations):
     _conv_shape("conv2d", x.shape, w.shape, strides, padding, dilations)
 
 
+def _zeros_if_empty(out_shape, dtype, *arrays):
+    """Zeros of ``out_shape`` when an input is empty (an empty batch, say), so that no
+    kernel sizes its working memory (im2col buffers) by the other dimensions; else None."""
+    for a in arrays:
+        if a.size == 0:
+            return np.zeros(out_shape, dtype)
+    return None
+
+
 def _conv2d_fwd(x, w, strides, padding, dilations):
+    if x.size == 0 or w.size == 0:
+        return np.zeros(_conv_shape("conv2d", x.shape, w.shape, strides, padding, dilations),
+                        x.dtype)
     return _kernel_call("conv2d", _kernels.conv2d_forward, x, w, strides, padding, dilations)
 
 
@@ -183,6 +199,9 @@ def _check_backprop_input(dy, w, input_shape, strides, padding, dilations):
 
 
 def _backprop_input_fwd(dy, w, input_shape, strides, padding, dilations):
+    empty = _zeros_if_empty(tuple(input_shape), dy.dtype, dy, w)
+    if empty is not None:
+        return empty
     return _kernel_call("conv2d_backprop_input", _kernels.conv2d_backward_input, dy, w,
                         input_shape, strides, padding, dilations)
 
@@ -214,6 +233,9 @@ def _check_backprop_filter(x, dy, filter_shape, strides, padding, dilations):
 
 
 def _backprop_filter_fwd(x, dy, filter_shape, strides, padding, dilations):
+    empty = _zeros_if_empty(tuple(filter_shape), x.dtype, x, dy)
+    if empty is not None:
+        return empty
     return _kernel_call("conv2d_backprop_filter", _kernels.conv2d_backward_filter, x, dy,
                         filter_shape, strides, padding, dilations)
 
