@@ -252,3 +252,50 @@ def test_huge_allocations_are_resource_exhausted(call, opname):
 def test_negative_creation_shapes_are_invalid_argument(call):
     with pytest.raises(fe.errors.InvalidArgumentError, match="negative dimensions"):
         call()
+
+
+# ---- scatter_nd with empty index rows; erf and gelu in float16 (item 11) -------------------
+
+def test_scatter_nd_empty_index_rows_sum_into_the_whole_tensor():
+    u = fe.constant(np.arange(6.0).reshape(3, 2))
+    got = fe.scatter_nd(np.zeros((3, 0), np.int32), u, [2])
+    np.testing.assert_array_equal(got.numpy(), [6.0, 9.0])
+    got = fe.scatter_nd(np.zeros((2, 2, 0), np.int64), fe.ones((2, 2, 2, 3)), [2, 3])
+    np.testing.assert_array_equal(got.numpy(), np.full((2, 3), 4.0))
+    got = fe.scatter_nd(np.zeros((0,), np.int32), fe.constant([1.0, 2.0]), [2])
+    np.testing.assert_array_equal(got.numpy(), [1.0, 2.0])
+    w = fe.constant([1.0, 5.0], dtype=fe.float64)
+    with fe.GradientTape() as tape:
+        tape.watch(u)
+        y = fe.scatter_nd(np.zeros((3, 0), np.int32), u, [2]) * w
+    np.testing.assert_array_equal(tape.gradient(y, u).numpy(), [[1.0, 5.0]] * 3)
+
+
+def _erf(x):
+    import math
+    return np.vectorize(math.erf)(x)
+
+
+HALF_CASES = np.array([-3.0, -1.0, -0.25, 0.0, 0.5, 1.0, 2.5, 60.0], np.float16)
+
+
+@pytest.mark.parametrize("fn,ref,dref", [
+    (fe.math.erf, _erf, lambda x: 2 / np.sqrt(np.pi) * np.exp(-x * x)),
+    (fe.nn.gelu, lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2))),
+     lambda x: 0.5 * (1 + _erf(x / np.sqrt(2))) + x * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)),
+    (lambda x: fe.nn.gelu(x, approximate=True), lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2))),
+     None),
+])
+def test_erf_and_gelu_in_float16(fn, ref, dref):
+    x = fe.constant(HALF_CASES)
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    g = tape.gradient(y, x)
+    assert y.dtype == fe.float16 and g.dtype == fe.float16
+    xs = HALF_CASES.astype(np.float64)
+    np.testing.assert_allclose(y.numpy(), ref(xs), rtol=2e-3, atol=2e-3)
+    if dref is not None:
+        np.testing.assert_allclose(g.numpy(), dref(xs), rtol=2e-3, atol=2e-3)
+    else:
+        assert np.isfinite(g.numpy()).all()

@@ -142,6 +142,10 @@ def scatter_nd(indices, updates, shape, name=None):
     if u._value.shape != want:
         raise InvalidArgumentError("scatter_nd: updates have the wrong shape (expected %s, got "
                                    "%s)" % (list(want), list(u._value.shape)))
+    if q == 0:
+        # an empty index row addresses the whole tensor: every update adds to all of it
+        from .math_ops import reduce_sum
+        return reduce_sum(u, axis=list(builtins_range(idx.ndim - 1)))
     for j in builtins_range(q):
         _check_range("scatter_nd", idx[..., j], dims[j], "axis %d of shape" % j)
     key = tuple(idx[..., j] for j in builtins_range(q))

@@ -181,10 +181,12 @@ _GELU_A = 0.044715
 
 
 def _gelu_fwd(x, approximate=False):
+    # float16 computes in float32 (x^3 overflows float16 from |x| ~ 40) and rounds once
+    xc = x.astype(np.float32) if x.dtype == np.float16 else x
     if approximate:
-        inner = _GELU_C * (x + _GELU_A * x * x * x)
-        return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
-    return (0.5 * x * (1 + _erf_kernel(x * _INV_SQRT2))).astype(x.dtype, copy=False)
+        inner = _GELU_C * (xc + _GELU_A * xc * xc * xc)
+        return (0.5 * xc * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+    return (0.5 * xc * (1 + _erf_kernel(xc * _INV_SQRT2))).astype(x.dtype, copy=False)
 
 
 def _gelu_grad(g, ans, x, approximate=False):
