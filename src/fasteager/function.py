@@ -35,8 +35,9 @@ warning), which keeps its results right.
 Threads: each thread traces with its own recorder (``_core`` keeps it per thread), so
 threads may trace different functions at once. A function's cache of traces is filled
 under its lock: concurrent first calls of one function trace it once, the others wait
-for that trace and replay it. ``fe.config.run_functions_eagerly(True)`` (process-wide,
-as in TensorFlow) makes every call run the Python function eagerly instead.
+for that trace and replay it (so, as in TensorFlow, a traced body must not wait for
+another thread's first call of the same function). ``fe.config.run_functions_eagerly(True)``
+(process-wide, as in TensorFlow) makes every call run the Python function eagerly instead.
 """
 import functools
 import threading
