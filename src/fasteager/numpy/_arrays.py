@@ -30,8 +30,9 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
         t = a_ops.stack([array(v) for v in object], axis=0) if object else tensor(object)
     else:
         t = tensor(object)
-    if dtype is not None and t._value.dtype != np.dtype(dtype):
-        t = m.cast(t, np.dtype(dtype))
+    dtype = _dt(dtype, None)
+    if dtype is not None and t._value.dtype != dtype:
+        t = m.cast(t, dtype)
     if t._value.ndim < ndmin:
         t = a_ops.reshape(t, (1,) * (ndmin - t._value.ndim) + t._value.shape)
     return t
@@ -74,7 +75,13 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 
 
 def _dt(dtype, default=np.float64):
-    return np.dtype(default if dtype is None else dtype)
+    """``dtype=`` (or ``default`` for None) as a NumPy dtype; None stays None."""
+    dtype = default if dtype is None else dtype
+    try:
+        return None if dtype is None else np.dtype(dtype)
+    except (TypeError, ValueError):     # np.dtype(tensor) is a ValueError
+        raise TypeError("fasteager.numpy: dtype must name a NumPy dtype (got %r)"
+                        % (dtype,)) from None
 
 
 def _order(fname, order):
@@ -105,7 +112,10 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     _order("full", order)
     if isinstance(fill_value, (Tensor, _core.VariableBase)):
         return a_ops.broadcast_to(array(fill_value, dtype), shape)
-    return _core.wrap(np.full(shape, fill_value, dtype=dtype))
+    try:
+        return _core.wrap(np.full(shape, fill_value, dtype=_dt(dtype, None)))
+    except ValueError as e:     # a fill value that does not broadcast to shape
+        raise InvalidArgumentError("fasteager.numpy.full: %s" % e) from None
 
 
 def _like(fname, a, dtype, shape):
@@ -116,7 +126,7 @@ def _like(fname, a, dtype, shape):
     else:
         arr = np.asarray(a)
         d, s = arr.dtype, arr.shape
-    return (d if dtype is None else np.dtype(dtype)), (s if shape is None else shape)
+    return (d if dtype is None else _dt(dtype)), (s if shape is None else shape)
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None):
@@ -153,7 +163,10 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
     args = [_plain(v) for v in (start, stop, step) if v is not None]
     if stop is None and step is not None:
         args = [0, args[0], args[1]]
-    return _core.wrap(np.arange(*args, dtype=dtype))
+    try:
+        return _core.wrap(np.arange(*args, dtype=dtype))
+    except ValueError as e:     # a sequence for a bound
+        raise InvalidArgumentError("fasteager.numpy.arange: %s (expected numbers)" % e) from None
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -311,8 +324,12 @@ def split(ary, indices_or_sections, axis=0):
             raise InvalidArgumentError("fasteager.numpy.split: array split does not result in "
                                        "an equal division (%d into %d)" % (n, k))
         return list(a_ops.split(x, k, axis))
-    points = [builtins.min(builtins.max(int(p) if p >= 0 else int(p) + n, 0), n)
-              for p in indices_or_sections]
+    try:
+        points = [int(p) for p in indices_or_sections]
+    except (TypeError, ValueError):
+        raise InvalidArgumentError("fasteager.numpy.split: indices_or_sections must be an int "
+                                   "or a list of ints (got %r)" % (indices_or_sections,)) from None
+    points = [builtins.min(builtins.max(p if p >= 0 else p + n, 0), n) for p in points]
     bounds = [0] + points + [n]
     sizes = [builtins.max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:])]
     if builtins.sum(sizes) != n:

@@ -13,6 +13,7 @@ from ..errors import InvalidArgumentError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
 from ..ops import math_ops as m
+from ..ops.registry import normalize_axis
 from ._promotion import check_out, promote, reduce_dtype, tensor
 
 
@@ -27,9 +28,9 @@ def _accumulate(fname, fn, a, dtype, out):
         return x             # floats reduce in their own dtype
     try:
         requested = None if dtype is None else np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError("fasteager.numpy.%s: dtype must name a NumPy dtype (got %r)"
-                                   % (fname, dtype)) from None
+    except (TypeError, ValueError):     # np.dtype(tensor) is a ValueError
+        raise TypeError("fasteager.numpy.%s: dtype must name a NumPy dtype (got %r)"
+                        % (fname, dtype)) from None
     d = reduce_dtype(fn, x._value.dtype, requested)
     return m.cast(x, d) if x._value.dtype != d else x
 
@@ -103,8 +104,8 @@ def _nonempty(fname, x, axis):
     if x._value.size:
         return
     shape = x._value.shape
-    axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
-    if x._value.size == 0 and (axis is None or builtins.any(shape[int(i)] == 0 for i in axes)):
+    axes = normalize_axis(fname, _axis(axis), len(shape))   # typed error when out of range
+    if axes is None or builtins.any(shape[i] == 0 for i in axes):
         raise InvalidArgumentError("fasteager.numpy.%s: zero-size array to a reduction with no "
                                    "identity (got shape %s)" % (fname, list(shape)))
 
@@ -241,6 +242,9 @@ def tensordot(a, b, axes=2):
     """NumPy's ``tensordot`` (an int, or a pair of axis sequences)."""
     x, y = promote((a, b))
     if not isinstance(axes, (int, np.integer)):
+        if not isinstance(axes, (list, tuple)) or len(axes) != 2:
+            raise InvalidArgumentError("fasteager.numpy.tensordot: axes must be an int or a "
+                                       "pair of axis lists (got %r)" % (axes,))
         axes = [list(np.atleast_1d(axes[0]).tolist()), list(np.atleast_1d(axes[1]).tolist())]
     return l_ops.tensordot(x, y, axes)
 

@@ -369,6 +369,19 @@ def _dims(opname, shape, argname="shape"):
     return dims
 
 
+def _python_scalar(opname, argname, v):
+    """A scalar argument (a number, or a size-1 array or tensor) as a Python number."""
+    try:
+        a = np.asarray(v)
+    except ValueError:      # a ragged list
+        a = None
+    if a is None or a.size != 1:
+        raise InvalidArgumentError("%s: %s must be a scalar (expected size 1, got %s)"
+                                   % (opname, argname, "shape %s" % list(a.shape)
+                                      if a is not None else type(v).__name__))
+    return a.item()
+
+
 def _np_dtype(dtype, default=np.float32):
     from ..dtypes import as_dtype
     return np.dtype(default) if dtype is None else as_dtype(dtype)._np
@@ -438,12 +451,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     """Like Python's range, as a 1-D tensor (int32 for ints, float32 for floats)."""
     if limit is None:
         start, limit = 0, start
-    vals = [np.asarray(v) if isinstance(v, (_core.Tensor, np.ndarray)) else v
-            for v in (start, limit, delta)]
-    if any(isinstance(v, np.ndarray) and v.size != 1 for v in vals):
-        raise InvalidArgumentError("range: start, limit and delta must be scalars (expected "
-                                   "size 1, got shapes %s)" % [list(np.shape(v)) for v in vals])
-    vals = [v.item() if isinstance(v, np.ndarray) else v for v in vals]
+    vals = [_python_scalar("range", n, v) if isinstance(v, (_core.Tensor, np.ndarray)) else v
+            for n, v in zip(("start", "limit", "delta"), (start, limit, delta))]
     if vals[2] == 0:
         raise InvalidArgumentError("range: delta must not be 0")
     if dtype is None:
@@ -573,12 +582,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         ref = on_value if on_value is not None else off_value
         dtype = convert_to_tensor(ref)._value.dtype if ref is not None else np.float32
     np_dtype = _np_dtype(dtype)
-    for v in (on_value, off_value):
-        if v is not None and np.size(v) != 1:
-            raise InvalidArgumentError("one_hot: on_value and off_value must be scalars "
-                                       "(expected size 1, got shape %s)" % list(np.shape(v)))
-    on = 1 if on_value is None else np.asarray(on_value).item()
-    off = 0 if off_value is None else np.asarray(off_value).item()
+    on = 1 if on_value is None else _python_scalar("one_hot", "on_value", on_value)
+    off = 0 if off_value is None else _python_scalar("one_hot", "off_value", off_value)
     rank = idx._value.ndim
     axis = -1 if axis is None else int(axis)
     if not -1 <= axis <= rank:

@@ -477,8 +477,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     >>> fe.matmul([[2.]], [[2.]]).numpy()
     array([[4.]], dtype=float32)
     """
-    ta = bool(transpose_a or adjoint_a)
-    tb = bool(transpose_b or adjoint_b)
+    try:
+        ta = bool(transpose_a or adjoint_a)
+        tb = bool(transpose_b or adjoint_b)
+    except ValueError:      # an array for a flag
+        raise InvalidArgumentError("matmul: transpose and adjoint flags must be bools (got "
+                                   "%r, %r, %r, %r)" % (transpose_a, transpose_b, adjoint_a,
+                                                        adjoint_b)) from None
     if not (type(a) is _core.Tensor and type(b) is _core.Tensor):
         a, b = convert_same(a, b)
     out = _mm(a, b, ta, tb)
