@@ -249,5 +249,5 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     shape = desc.get("build_input_shape")
     if shape is not None and hasattr(model, "build") and not getattr(model, "built", False):
         model.build(tuple(shape))
-    _ckpt.restore_tensors(source, tensors, dict(_ckpt._children(model)))
+    _ckpt.restore_tensors(source, tensors, dict(_ckpt._children(model)), "load_model")
     return model
