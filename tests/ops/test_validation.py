@@ -121,6 +121,8 @@ SCALAR = fe.constant(1.0)
     lambda: fe.tensordot(fe.ones(3), fe.ones(3), [[3], [0]]),
     lambda: fe.squeeze(fe.ones((1, 2)), axis=-3),
     lambda: fe.unstack(fe.ones((2, 2)), axis=-3),
+    lambda: fe.boolean_mask(fe.ones((2, 3)), [True, False, True], axis=-5),
+    lambda: fe.boolean_mask(fe.ones((2, 3)), [True, False, True], axis=2),
 ])
 def test_axis_out_of_range_is_invalid_argument(call):
     with pytest.raises(fe.errors.InvalidArgumentError, match="out of range"):
@@ -182,6 +184,11 @@ def test_other_conv_and_pool_paths_on_empty_batches(call):
     y, peak = _peak_bytes(call)
     assert y.shape[0] == 0
     assert peak < 16 << 20, peak
+
+
+def test_conv2d_transpose_rejects_negative_output_shapes():
+    with pytest.raises(fe.errors.InvalidArgumentError, match="conv2d_transpose: output_shape"):
+        fe.nn.conv2d_transpose(fe.ones([1, 4, 4, 3]), fe.ones([2, 2, 2, 3]), [1, -4, 4, 2], 1)
 
 
 def test_conv2d_rejects_an_empty_filter_window():

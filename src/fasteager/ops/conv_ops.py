@@ -294,8 +294,8 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     x = _float_tensor(name_, "input", input)
     w = _float_tensor(name_, "filters", filters)
     shape = tuple(int(d) for d in np.asarray(output_shape).tolist())
-    if len(shape) != 4:
-        raise _err(name_, "output_shape must have 4 entries (got %r)" % (output_shape,))
+    if len(shape) != 4 or min(shape) < 0:
+        raise _err(name_, "output_shape must be 4 non-negative ints (got %r)" % (output_shape,))
     if data_format == "NCHW":
         shape = (shape[0], shape[2], shape[3], shape[1])
     attrs = {"strides": _hw(name_, "strides", strides, data_format),

@@ -164,10 +164,15 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     if m.dtype != np.bool_:
         raise InvalidArgumentError("boolean_mask: mask must be bool (expected bool, got %s)"
                                    % m.dtype)
-    axis = 0 if axis is None else int(axis)
+    given = axis = 0 if axis is None else int(axis)
     if axis < 0:
         axis += x._value.ndim
     k = m.ndim
+    if not 0 <= axis <= x._value.ndim - k:
+        raise InvalidArgumentError("boolean_mask: axis %d is out of range for a mask of rank %d "
+                                   "on a tensor of rank %d (expected -%d <= axis <= %d)"
+                                   % (given, k, x._value.ndim, x._value.ndim,
+                                      x._value.ndim - k))
     if k == 0 or x._value.shape[axis:axis + k] != m.shape:
         raise InvalidArgumentError("boolean_mask: mask shape must match the tensor's shape at "
                                    "axis %d (expected %s, got %s)"
