@@ -186,6 +186,12 @@ def test_other_conv_and_pool_paths_on_empty_batches(call):
     assert peak < 16 << 20, peak
 
 
+def test_one_hot_of_no_indices_allocates_nothing_for_the_depth():
+    y, peak = _peak_bytes(lambda: fe.one_hot(fe.zeros([0, 3], fe.int32), 1 << 31, axis=1))
+    assert y.shape == (0, 1 << 31, 3) and y.dtype == fe.float32
+    assert peak < 1 << 20, peak
+
+
 def test_conv2d_transpose_rejects_negative_output_shapes():
     with pytest.raises(fe.errors.InvalidArgumentError, match="conv2d_transpose: output_shape"):
         fe.nn.conv2d_transpose(fe.ones([1, 4, 4, 3]), fe.ones([2, 2, 2, 3]), [1, -4, 4, 2], 1)

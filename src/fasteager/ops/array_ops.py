@@ -559,6 +559,9 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 def _one_hot_fwd(indices, depth, on, off, axis, dtype):
     # indices outside [0, depth) (negatives included) give a row of off_value, as TensorFlow
+    if indices.size == 0:   # no arange(depth) for an empty batch
+        out = np.zeros(indices.shape + (depth,), dtype)
+        return out if axis == -1 else np.moveaxis(out, -1, axis)
     hot = indices[..., None] == np.arange(depth)
     out = np.where(hot, np.asarray(on, dtype), np.asarray(off, dtype))
     if axis != -1:
