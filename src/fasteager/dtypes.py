@@ -110,7 +110,7 @@ def as_dtype(value):
         return _BY_NAME[value]
     try:
         d = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError):     # np.dtype(tensor) is a ValueError
         raise TypeError("as_dtype: cannot convert %r to a dtype (expected a DType, NumPy dtype or "
                         "a name such as 'float32')" % (value,)) from None
     try:

@@ -472,6 +472,15 @@ FOUND = {
     "split sizes []": lambda: fe.split(_X, [], 1),
     "one_hot ragged on_value": lambda: fe.one_hot([1], 3, [1, [2]], dtype=fe.float32),
     "fnp.full fill value of another shape": lambda: fnp.full((), np.zeros(2)),
+    "cast to a tensor": lambda: fe.cast(_X, fe.constant([1, 2])),
+    "expand_dims axis ''": lambda: fe.expand_dims(_X, ""),
+    "one_hot depth ''": lambda: fe.one_hot([1], ""),
+    "pad ragged paddings": lambda: fe.pad(_X, [[1, 2], [3]]),
+    "gather ragged indices": lambda: fe.gather(_X, [[1, 2], [0]]),
+    "fnp.moveaxis of a scalar": lambda: fnp.moveaxis(np.float32(0), 0, 0),
+    "fnp.moveaxis axis out of range (was wrapped)": lambda: fnp.moveaxis(_X, 5, 0),
+    "fnp.split of a scalar": lambda: fnp.split(np.float32(0), 1),
+    "fnp.arange out of memory": lambda: fnp.arange(np.int64(2**40)),
 }
 
 

@@ -15,6 +15,7 @@ from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import indexing_ops as i_ops
 from ..ops import math_ops as m
+from ..ops.registry import single_axis
 from ._promotion import _holds_tensor, promote, tensor
 
 Tensor = _core.Tensor
@@ -167,6 +168,8 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
         return _core.wrap(np.arange(*args, dtype=dtype))
     except ValueError as e:     # a sequence for a bound
         raise InvalidArgumentError("fasteager.numpy.arange: %s (expected numbers)" % e) from None
+    except MemoryError as e:
+        raise _core.out_of_memory_error("fasteager.numpy.arange", e) from None
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -236,8 +239,10 @@ def moveaxis(a, source, destination):
     """NumPy's ``moveaxis`` (a transpose)."""
     x = tensor(a)
     r = x._value.ndim
-    src = [s % r for s in np.atleast_1d(source).tolist()]
-    dst = [d % r for d in np.atleast_1d(destination).tolist()]
+    # each axis in [-r, r): a typed error instead of wrapping around (or dividing by 0)
+    src = [single_axis("moveaxis", s, r, "source") for s in np.atleast_1d(source).tolist()]
+    dst = [single_axis("moveaxis", d, r, "destination")
+           for d in np.atleast_1d(destination).tolist()]
     if len(src) != len(dst):
         raise InvalidArgumentError("fasteager.numpy.moveaxis: source and destination must have "
                                    "the same length (got %s and %s)" % (src, dst))
@@ -317,6 +322,7 @@ def column_stack(tup):
 def split(ary, indices_or_sections, axis=0):
     """NumPy's ``split``: an int (equal sections) or split points (not sizes, as TF)."""
     x = tensor(ary)
+    axis = single_axis("split", axis, x._value.ndim)
     n = x._value.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
@@ -380,7 +386,6 @@ def take(a, indices, axis=None, out=None, mode=None):
     if not isinstance(axis, (int, np.integer)):
         raise TypeError("fasteager.numpy.take: axis must be an int (expected int, got %s)"
                         % type(axis).__name__)
-    from ..ops.registry import single_axis
     ax = single_axis("take", int(axis), x._value.ndim)   # typed error when out of range
     idx = np.asarray(indices)
     return x[(builtins.slice(None),) * ax + (idx,)]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .registry import (ALL, as_shape, defop, execute, normalize_axis, single_axis,
+from .registry import (ALL, as_int, as_shape, defop, execute, normalize_axis, single_axis,
                        unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
@@ -93,7 +93,7 @@ def expand_dims(input, axis, name=None):
     """Insert an axis of size 1 at ``axis``."""
     x = convert_to_tensor(input)
     rank = x._value.ndim
-    axis = int(axis)
+    axis = as_int("expand_dims", axis, "axis")
     if not -rank - 1 <= axis <= rank:
         raise InvalidArgumentError("expand_dims: axis %d is out of range for rank %d "
                                    "(expected %d <= axis <= %d)" % (axis, rank, -rank - 1, rank))
@@ -528,7 +528,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     REFLECT and SYMMETRIC gather through ``getitem``, so their gradients scatter-add back.
     """
     x = convert_to_tensor(tensor)
-    p = np.asarray(paddings._value if isinstance(paddings, _core.Tensor) else paddings)
+    try:
+        p = np.asarray(paddings._value if isinstance(paddings, _core.Tensor) else paddings)
+    except ValueError:      # a ragged list
+        raise InvalidArgumentError("pad: paddings must be a [rank, 2] list of ints (got %r)"
+                                   % (paddings,)) from None
     shape = x._value.shape
     if p.size == 0:
         p = p.reshape(0, 2)
@@ -588,10 +592,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     on = 1 if on_value is None else _python_scalar("one_hot", "on_value", on_value)
     off = 0 if off_value is None else _python_scalar("one_hot", "off_value", off_value)
     rank = idx._value.ndim
-    axis = -1 if axis is None else int(axis)
+    axis = -1 if axis is None else as_int("one_hot", axis, "axis")
     if not -1 <= axis <= rank:
         raise InvalidArgumentError("one_hot: axis must be in [-1, %d] (got %d)" % (rank, axis))
-    depth = int(depth)
+    depth = as_int("one_hot", depth, "depth")
     if depth < 0:
         raise InvalidArgumentError("one_hot: depth must be non-negative (got %d)" % depth)
     return execute(_one_hot, idx, depth=depth, on=on, off=off,

@@ -23,8 +23,12 @@ builtins_slice = builtins.slice
 # ---- gathers: getitem with a built key (gradients scatter-add through index_backward) -----
 
 def _int_indices(opname, indices, argname="indices"):
-    arr = (_core.data_of(indices, opname) if isinstance(indices, _core.Tensor)
-           else np.asarray(indices))
+    try:
+        arr = (_core.data_of(indices, opname) if isinstance(indices, _core.Tensor)
+               else np.asarray(indices))
+    except ValueError:      # a ragged list
+        raise InvalidArgumentError("%s: %s must be a (nested) list of ints of one shape (got "
+                                   "%r)" % (opname, argname, indices)) from None
     if isinstance(indices, _core.VariableBase):
         arr = _core.data_of(convert_to_tensor(indices), opname)
     if arr.dtype.kind not in "iu":

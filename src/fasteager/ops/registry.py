@@ -174,6 +174,15 @@ def _err(msg):
     return InvalidArgumentError(msg)
 
 
+def as_int(opname, value, argname):
+    """An int argument (a Python or NumPy int, or a size-1 tensor) as a Python int."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):     # int("x") is a ValueError
+        raise _err("%s: %s must be an int (expected an int, got %r)"
+                   % (opname, argname, value)) from None
+
+
 def as_shape(opname, shape, argname="shape"):
     """A shape argument (list, tuple, TensorShape, tensor) to a tuple of ints."""
     if isinstance(shape, (_core.Tensor, np.ndarray)):

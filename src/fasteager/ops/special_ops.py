@@ -14,7 +14,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import getitem
 from .math_ops import exp
-from .registry import FLOAT, NUMERIC, defop, execute, single_axis
+from .registry import FLOAT, NUMERIC, as_int, defop, execute, single_axis
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -127,11 +127,7 @@ def top_k(input, k=1, sorted=True, name=None):
     if x._value.ndim == 0:
         raise InvalidArgumentError("top_k: input must have rank >= 1 (expected a vector or "
                                    "more, got a scalar)")
-    try:
-        k = int(k)
-    except (TypeError, ValueError):     # int("x") is a ValueError
-        raise InvalidArgumentError("top_k: k must be an int (expected an int, got %r)"
-                                   % (k,)) from None
+    k = as_int("top_k", k, "k")
     n = x._value.shape[-1]
     if not 0 <= k <= n:
         raise InvalidArgumentError("top_k: k must be in [0, last dimension] (expected "
