@@ -791,6 +791,9 @@ cdef object _python_to_array(object value, object dtype):
     if t is int:
         if -2147483648 <= value <= 2147483647:
             return np.array(value, dtype=_np_int32)
+        if not -9223372036854775808 <= value <= 9223372036854775807:
+            raise InvalidArgumentError("convert_to_tensor: %d does not fit in int64 (expected "
+                                       "-2**63 <= value < 2**63)" % value)
         return np.array(value, dtype=_np_int64)
     try:
         arr = np.asarray(value)

@@ -481,6 +481,10 @@ FOUND = {
     "fnp.moveaxis axis out of range (was wrapped)": lambda: fnp.moveaxis(_X, 5, 0),
     "fnp.split of a scalar": lambda: fnp.split(np.float32(0), 1),
     "fnp.arange out of memory": lambda: fnp.arange(np.int64(2**40)),
+    "fnp.full out of memory": lambda: fnp.full(np.int64(2**40), None),
+    "a Python int beyond int64": lambda: fe.fill([2], 2**63),
+    "repeat ragged repeats": lambda: fe.repeat(_X, [[1, 2], [3]], 0),
+    "fnp.take ragged indices": lambda: fnp.take(_X, [[1, 2], [0]]),
 }
 
 

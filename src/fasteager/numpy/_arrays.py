@@ -117,6 +117,8 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
         return _core.wrap(np.full(shape, fill_value, dtype=_dt(dtype, None)))
     except ValueError as e:     # a fill value that does not broadcast to shape
         raise InvalidArgumentError("fasteager.numpy.full: %s" % e) from None
+    except MemoryError as e:
+        raise _core.out_of_memory_error("fasteager.numpy.full", e) from None
 
 
 def _like(fname, a, dtype, shape):
@@ -387,7 +389,11 @@ def take(a, indices, axis=None, out=None, mode=None):
         raise TypeError("fasteager.numpy.take: axis must be an int (expected int, got %s)"
                         % type(axis).__name__)
     ax = single_axis("take", int(axis), x._value.ndim)   # typed error when out of range
-    idx = np.asarray(indices)
+    try:
+        idx = np.asarray(indices)
+    except ValueError:      # a ragged list
+        raise InvalidArgumentError("fasteager.numpy.take: indices must be ints of one shape "
+                                   "(got %r)" % (indices,)) from None
     return x[(builtins.slice(None),) * ax + (idx,)]
 
 

@@ -251,8 +251,12 @@ def repeat(input, repeats, axis=None, name=None):
         axis = 0
     ax = single_axis("repeat", axis, x._value.ndim)
     n = x._value.shape[ax]
-    reps = np.asarray(_core.data_of(repeats, "repeat") if isinstance(repeats, _core.Tensor)
-                      else repeats)
+    try:
+        reps = np.asarray(_core.data_of(repeats, "repeat") if isinstance(repeats, _core.Tensor)
+                          else repeats)
+    except ValueError:      # a ragged list
+        raise InvalidArgumentError("repeat: repeats must be an int or a list of ints (got %r)"
+                                   % (repeats,)) from None
     if reps.dtype.kind not in "iu" or reps.ndim > 1 or (reps.ndim == 1 and reps.size != n) \
             or (reps.size and reps.min() < 0):
         raise InvalidArgumentError("repeat: repeats must be a non-negative int or one per entry "
