@@ -217,6 +217,8 @@ def _layout(rng, a):
 def _conv_case(rng):
     n, h, w, c = rng.integers(0, 5), rng.integers(0, 7), rng.integers(0, 7), rng.integers(1, 4)
     kh, kw, o = rng.integers(1, 4), rng.integers(1, 4), rng.integers(1, 4)
+    if rng.random() < 0.1:
+        kh, kw = (0, kw) if rng.random() < 0.5 else (kh, 0)   # an empty window: rejected
     wc = c if rng.random() < 0.85 else c + 1          # sometimes a channel mismatch
     strides = [int(rng.integers(1, 4)), int(rng.integers(1, 4))]
     dil = [1, 1] if rng.random() < 0.6 else [int(rng.integers(1, 3)), int(rng.integers(1, 3))]
@@ -231,8 +233,8 @@ def _conv_case(rng):
 
     def run():
         y, err = S.call_or_typed_error(fe.nn.conv2d, x, f, strides, pad, dilations=dil)
-        if wc != c:
-            assert err is not None, "channel mismatch accepted"
+        if wc != c or kh == 0 or kw == 0:
+            assert err is not None, "channel mismatch or empty window accepted"
             return
         ke = [(kh - 1) * dil[0] + 1, (kw - 1) * dil[1] + 1]
         if pad == "VALID" and (h < ke[0] or w < ke[1]):

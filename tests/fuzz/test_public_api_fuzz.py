@@ -142,6 +142,8 @@ def test_transpose_random_permutations(data):
     x, base = data.draw(arrays())
     perm = data.draw(st.one_of(
         st.none(), st.permutations(list(range(x.ndim))),
+        # TensorFlow: each entry in [0, rank) (negative entries are out of range)
+        st.permutations(list(range(x.ndim))).map(lambda p: [a - len(p) for a in p]),
         st.lists(st.integers(-x.ndim - 1, x.ndim + 1), max_size=x.ndim + 1)))
     got, err = S.call_or_typed_error(fe.transpose, x, perm)
     valid = perm is None or sorted(perm) == list(range(x.ndim))
@@ -439,6 +441,28 @@ def test_garbage_arguments_raise_typed_errors(name):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             S.call_or_typed_error(fn, *args)
+
+    check()
+
+
+_KEYWORD_TARGETS = {"add": fe.add, "exp": fe.exp, "log": fe.math.log, "maximum": fe.maximum,
+                    "reduce_sum": fe.reduce_sum, "sigmoid": fe.sigmoid, "relu": fe.nn.relu,
+                    "matmul": fe.matmul, "cast": lambda *a, **k: fe.cast(a[0], fe.float64, **k)}
+
+
+@pytest.mark.parametrize("name", sorted(_KEYWORD_TARGETS))
+def test_numpy_ufunc_keywords_are_not_passed_through(name):
+    fn = _KEYWORD_TARGETS[name]
+
+    @S.fuzz(10)
+    @given(st.sampled_from(["out", "where", "dtype", "casting", "order", "subok", "signature",
+                            "axes", "initial"]))
+    def check(key):
+        x = np.ones((2, 2), np.float32)
+        args = (x, x) if name in ("add", "maximum", "matmul") else (x,)
+        value = np.zeros((2, 2), np.float32) if key in ("out", "where") else "same_kind"
+        with pytest.raises(TypeError):
+            fn(*args, **{key: value})
 
     check()
 
