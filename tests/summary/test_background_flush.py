@@ -166,3 +166,12 @@ def test_no_thread_for_flush_millis_zero(tmp_path):
     w = summary.create_file_writer(tmp_path, flush_millis=0)
     assert set(_flush_threads()) <= before
     w.close()
+
+
+def test_flush_millis_zero_writes_each_event_even_if_the_clock_stands_still(tmp_path, timer):
+    w = summary.create_file_writer(tmp_path, max_queue=1000, flush_millis=0)
+    with w.as_default(step=4):
+        summary.scalar("loss", 0.5)                  # timer.now has not moved
+        assert _steps_on_disk(tmp_path) == [4]
+    assert timer.sleeps == []                        # and no thread was started
+    w.close()

@@ -128,7 +128,7 @@ class _EventFile:
                 raise RuntimeError(f"SummaryWriter for {self.path} is already closed")
             self.queue.append(framed)
             if (len(self.queue) > self.max_queue
-                    or self.timer.clock() - self.last_flush > self.flush_secs):
+                    or self.timer.clock() - self.last_flush >= self.flush_secs):
                 self._flush_locked()
 
     def _flush_locked(self):
