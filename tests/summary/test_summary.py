@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from fasteager import summary
+from fasteager.errors import DataLossError
 from fasteager.summary import _crc32c, _events, _png
 from tests.child_process import child_env
 
@@ -200,8 +201,10 @@ def test_corrupt_record_is_detected(tmp_path):
     with open(path, "rb") as f:
         raw = bytearray(f.read())
     raw[-6] ^= 0x01  # inside the last record's data
-    with pytest.raises(ValueError, match="CRC"):
+    with pytest.raises(DataLossError, match="CRC"):
         list(_events.iter_records(io.BytesIO(bytes(raw))))
+    with pytest.raises(DataLossError, match="truncated record"):
+        list(_events.iter_records(io.BytesIO(bytes(raw[:-3]))))
     with open(path, "wb") as f:
         f.write(raw)
     from tensorboard.compat.tensorflow_stub import errors

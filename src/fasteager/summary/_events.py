@@ -16,6 +16,8 @@ import struct
 
 import numpy as np
 
+from ..errors import DataLossError
+
 try:
     from ._crc32c import crc32c, masked_crc32c
 except ImportError:  # extension not built: correct but ~100x slower pure-Python path
@@ -115,26 +117,26 @@ def frame_record(data):
 def iter_records(fileobj):
     """Yield the data of each TFRecord in a binary file object, checking both CRCs.
 
-    Raises ValueError on a truncated record or a CRC mismatch. Used by tests and for
-    debugging; TensorBoard has its own reader.
+    Raises DataLossError (a ValueError) on a truncated record or a CRC mismatch. Used by
+    tests and for debugging; TensorBoard has its own reader.
     """
     while True:
         header = fileobj.read(12)
         if not header:
             return
         if len(header) < 12:
-            raise ValueError(f"tfrecord: truncated length header "
+            raise DataLossError(f"tfrecord: truncated length header "
                              f"(expected 12 bytes, got {len(header)})")
         length, length_crc = struct.unpack("<QI", header)
         if masked_crc32c(header[:8]) != length_crc:
-            raise ValueError("tfrecord: length CRC mismatch")
+            raise DataLossError("tfrecord: length CRC mismatch")
         body = fileobj.read(length + 4)
         if len(body) < length + 4:
-            raise ValueError(f"tfrecord: truncated record "
+            raise DataLossError(f"tfrecord: truncated record "
                              f"(expected {length + 4} bytes, got {len(body)})")
         data = body[:length]
         if masked_crc32c(data) != struct.unpack("<I", body[length:])[0]:
-            raise ValueError("tfrecord: data CRC mismatch")
+            raise DataLossError("tfrecord: data CRC mismatch")
         yield data
 
 
