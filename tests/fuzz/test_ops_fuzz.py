@@ -478,7 +478,62 @@ def _svd_nonfinite_case(rng):
     return desc, run
 
 
-CHILD_TARGETS = {"svd_nonfinite": _svd_nonfinite_case, "conv2d": _conv_case,
+def _odd_array(rng, ndim=None):
+    """An array of a random rank, dims 0..4, dtype (float or not) and layout."""
+    ndim = int(rng.integers(0, 6)) if ndim is None else ndim
+    shape = tuple(int(d) for d in rng.integers(0, 5, size=ndim))
+    dt = rng.choice([np.float32, np.float64, np.float32, np.float64, np.float16, np.int32])
+    return _layout(rng, rng.standard_normal(shape).astype(dt))
+
+
+def _odd_pair(rng):
+    return [1, 2, (1, 2), (2, 1), 0, -1, (1,), (1, 2, 3), "a", None, 2**40][rng.integers(11)]
+
+
+def _kernels_direct_case(rng):
+    """The ``_kernels`` entry points called directly with odd ranks, dims, dtypes, layouts,
+    strides, paddings, shapes and indices: a ValueError (their documented error) or a
+    result, never a crash."""
+    from fasteager import _kernels as K
+    pad = ["SAME", "VALID", "same", "x", None, 3][rng.integers(6)]
+    a4 = [_odd_array(rng, 4 if rng.random() < 0.8 else None) for _ in range(3)]
+    shape4 = tuple(int(d) for d in rng.integers(-1, 6, size=4 if rng.random() < 0.9 else 3))
+    idx = rng.integers(-3, 40, size=a4[1].shape).astype(
+        np.int64 if rng.random() < 0.9 else np.int32)
+    labels = rng.integers(-1, 5, size=a4[0].shape[:1]).astype(np.int64)
+    calls = [
+        ("conv2d_forward", K.conv2d_forward, (a4[0], a4[1], _odd_pair(rng), pad, _odd_pair(rng))),
+        ("conv2d_backward_input", K.conv2d_backward_input,
+         (a4[0], a4[1], shape4, _odd_pair(rng), pad, _odd_pair(rng))),
+        ("conv2d_backward_filter", K.conv2d_backward_filter,
+         (a4[0], a4[1], shape4, _odd_pair(rng), pad, _odd_pair(rng))),
+        ("max_pool2d_forward", K.max_pool2d_forward, (a4[0], _odd_pair(rng), _odd_pair(rng), pad)),
+        ("max_pool2d_backward", K.max_pool2d_backward, (a4[1], idx, shape4)),
+        ("avg_pool2d_forward", K.avg_pool2d_forward, (a4[0], _odd_pair(rng), _odd_pair(rng), pad)),
+        ("avg_pool2d_backward", K.avg_pool2d_backward,
+         (a4[1], shape4, _odd_pair(rng), _odd_pair(rng), pad)),
+        ("softmax", K.softmax, (a4[2],)), ("log_softmax", K.log_softmax, (a4[2],)),
+        ("sparse_softmax_xent", K.sparse_softmax_xent,
+         (a4[0][:, :, 0, 0] if a4[0].ndim == 4 and a4[0].size else a4[0], labels)),
+        ("softmax_xent", K.softmax_xent, (a4[0], a4[1])),
+        ("sgd_update", K.sgd_update, (a4[0], a4[1], 0.1, float(rng.choice([0.0, 0.9])), True,
+                                      a4[2])),
+        ("adagrad_update", K.adagrad_update, (a4[0], a4[1], a4[2], 0.1)),
+    ]
+    name, fn, args = calls[rng.integers(len(calls))]
+    desc = "_kernels.%s(%s)" % (name, ", ".join(
+        "%s%s%s" % (a.dtype, list(a.shape), "" if a.flags.c_contiguous else " strided")
+        if isinstance(a, np.ndarray) else repr(a) for a in args))
+
+    def run():
+        try:
+            fn(*args)
+        except ValueError:      # the kernels' documented error (ops turn it into a typed one)
+            pass
+    return desc, run
+
+
+CHILD_TARGETS = {"svd_nonfinite": _svd_nonfinite_case, "kernels_direct": _kernels_direct_case, "conv2d": _conv_case,
                  "conv2d_transpose": _conv_transpose_case,
                  "pooling": _pool_case, "softmax_xent": _xent_case,
                  "optimizer_updates": _optimizer_case, "indexing": _index_case}
