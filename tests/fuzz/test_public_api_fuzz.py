@@ -290,6 +290,33 @@ def test_results_never_alias_the_callers_array(name):
     check()
 
 
+@pytest.mark.parametrize("method", ["assign", "assign_add", "assign_sub"])
+def test_variable_updates_are_all_or_nothing(method):
+    @S.fuzz(40)
+    @given(st.data())
+    def check(data):
+        x, _ = data.draw(arrays(dtypes=(np.float32, np.float64, np.int32), special=False))
+        v = fe.Variable(x)
+        before = np.array(v.numpy())
+        shape = data.draw(st.one_of(st.just(x.shape), S.shapes()))
+        value, base = data.draw(arrays(shape=shape, dtypes=(np.float32, np.float64, np.int32,
+                                                            np.bool_)))
+        _, err = S.call_or_typed_error(getattr(v, method), value)
+        if err is not None:
+            assert S.same_values(v.numpy(), before), "%s: half-assigned variable" % method
+            return
+        with np.errstate(all="ignore"):
+            want = {"assign": lambda: value, "assign_add": lambda: before + value,
+                    "assign_sub": lambda: before - value}[method]()
+        assert v.shape == x.shape and v.dtype.as_numpy_dtype == x.dtype
+        S.assert_matches(v.read_value(), np.asarray(want).astype(x.dtype), x.dtype, method)
+        snap = np.array(v.numpy())
+        base[...] = 3
+        assert S.same_values(v.numpy(), snap), "%s: the variable aliases the value" % method
+
+    check()
+
+
 # ---- fasteager.numpy against NumPy, promotion included -------------------------------------
 
 _NUMERIC = (np.float32, np.float64, np.int32, np.int64)
