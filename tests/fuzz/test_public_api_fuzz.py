@@ -536,6 +536,15 @@ FOUND = {
     "a Python int beyond int64": lambda: fe.fill([2], 2**63),
     "repeat ragged repeats": lambda: fe.repeat(_X, [[1, 2], [3]], 0),
     "fnp.take ragged indices": lambda: fnp.take(_X, [[1, 2], [0]]),
+    "reduce_sum keepdims array": lambda: fe.reduce_sum(_X, None, np.zeros((2, 0))),
+    "cumsum exclusive array": lambda: fe.cumsum(_X, 0, np.zeros((2, 0))),
+    "moments keepdims array": lambda: fe.nn.moments(_X, [0], None, np.zeros((2, 0))),
+    "gather axis ''": lambda: fe.gather(_X, [0], axis=""),
+    "repeat out of memory": lambda: fe.repeat(np.ones(2), np.int64(2**40)),
+    "fnp.arange start None": lambda: fnp.arange(None, None, 2),
+    "fnp.moveaxis ragged source": lambda: fnp.moveaxis(_X, [[1, 2], [3]], 0),
+    "eye too big": lambda: fe.eye(np.int64(2**40)),
+    "range too big": lambda: fe.range(2.3e18),
 }
 
 

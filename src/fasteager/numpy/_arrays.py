@@ -163,6 +163,9 @@ def _plain(v):
 
 def arange(start, stop=None, step=None, dtype=None, *, like=None):
     """NumPy's ``arange`` (int64 for ints, float64 for floats)."""
+    if start is None:
+        raise TypeError("fasteager.numpy.arange: start must be a number (expected a number, "
+                        "got None)")
     args = [_plain(v) for v in (start, stop, step) if v is not None]
     if stop is None and step is not None:
         args = [0, args[0], args[1]]
@@ -242,9 +245,14 @@ def moveaxis(a, source, destination):
     x = tensor(a)
     r = x._value.ndim
     # each axis in [-r, r): a typed error instead of wrapping around (or dividing by 0)
-    src = [single_axis("moveaxis", s, r, "source") for s in np.atleast_1d(source).tolist()]
-    dst = [single_axis("moveaxis", d, r, "destination")
-           for d in np.atleast_1d(destination).tolist()]
+    try:
+        src, dst = np.atleast_1d(source).tolist(), np.atleast_1d(destination).tolist()
+    except ValueError:      # a ragged list
+        raise InvalidArgumentError("fasteager.numpy.moveaxis: source and destination must be "
+                                   "ints or lists of ints (got %r, %r)"
+                                   % (source, destination)) from None
+    src = [single_axis("moveaxis", s, r, "source") for s in src]
+    dst = [single_axis("moveaxis", d, r, "destination") for d in dst]
     if len(src) != len(dst):
         raise InvalidArgumentError("fasteager.numpy.moveaxis: source and destination must have "
                                    "the same length (got %s and %s)" % (src, dst))

@@ -358,6 +358,10 @@ def _allocate(opname, fn, *args, **kwargs):
         return _core.wrap(fn(*args, **kwargs))
     except MemoryError as e:
         raise _core.out_of_memory_error(opname, e) from None
+    except ValueError as e:
+        if "too big" in str(e):     # NumPy: a size beyond the address space
+            raise _core.out_of_memory_error(opname, e) from None
+        raise InvalidArgumentError("%s: %s" % (opname, e)) from None
 
 
 def _dims(opname, shape, argname="shape"):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import _index_backward, broadcast_to, getitem, reshape, transpose
-from .registry import as_shape, execute, normalize_axis, single_axis
+from .registry import as_int, as_shape, execute, normalize_axis, single_axis
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range
@@ -69,10 +69,10 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     x = convert_to_tensor(params)
     idx = _int_indices("gather", indices)
     rank, irank = x._value.ndim, idx.ndim
-    b = int(batch_dims)
+    b = as_int("gather", batch_dims, "batch_dims")
     if b < 0:
         b += irank
-    axis = b if axis is None else int(axis)
+    axis = b if axis is None else as_int("gather", axis, "axis")
     if axis < 0:
         axis += rank
     if not 0 <= b <= irank or not b <= axis < rank:
@@ -262,7 +262,10 @@ def repeat(input, repeats, axis=None, name=None):
         raise InvalidArgumentError("repeat: repeats must be a non-negative int or one per entry "
                                    "(expected a scalar or length %d, got %s)"
                                    % (n, reps.tolist()))
-    src = np.repeat(np.arange(n), reps)
+    try:
+        src = np.repeat(np.arange(n), reps)
+    except MemoryError as e:
+        raise _core.out_of_memory_error("repeat", e) from None
     return execute(getitem, x, key=(builtins_slice(None),) * ax + (src,))
 
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .registry import (ALL, BOOL, FLOAT, INT_BOOL, NUMERIC, defop, execute, normalize_axis,
-                       single_axis, unbroadcast)
+from .registry import (ALL, BOOL, FLOAT, INT_BOOL, NUMERIC, as_bool, defop, execute,
+                       normalize_axis, single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -389,6 +389,8 @@ def _reduction(op):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
         x = convert_to_tensor(input_tensor)
         axes = normalize_axis(op.name, axis, x._value.ndim)
+        if keepdims is not False and keepdims is not True:
+            keepdims = as_bool(op.name, keepdims, "keepdims")
         if axes is None and not keepdims:
             return _core.execute(op, (x,), None)
         return _core.execute(op, (x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -677,7 +679,8 @@ def _scan(op):
             raise InvalidArgumentError("%s: input must have rank >= 1 (expected a vector or "
                                        "more, got a scalar)" % op.name)
         ax = single_axis(op.name, axis, x._value.ndim)
-        return execute(op, x, axis=ax, exclusive=bool(exclusive), reverse=bool(reverse))
+        return execute(op, x, axis=ax, exclusive=as_bool(op.name, exclusive, "exclusive"),
+                       reverse=as_bool(op.name, reverse, "reverse"))
     scan.__name__ = op.name
     scan.__doc__ = ("%s along ``axis``; ``exclusive`` leaves out the current element, "
                     "``reverse`` scans from the end.\n\n    >>> fe.%s([1, 2, 3]).numpy()\n"

@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose
 from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
                        reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
-from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis, single_axis
+from .registry import FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis, single_axis
 from .special_ops import _erf_kernel, erf
 
 convert_to_tensor = _core.convert_to_tensor
@@ -566,7 +566,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     axes = normalize_axis("moments", axes, x._value.ndim)
     mean = reduce_mean(x, axes, keepdims=True)
     variance = reduce_mean(squared_difference(x, mean), axes, keepdims=True)
-    if not keepdims:
+    if not as_bool("moments", keepdims, "keepdims"):
         shape = [d for i, d in enumerate(x._value.shape) if i not in (axes or range(99))]
         mean, variance = reshape(mean, shape), reshape(variance, shape)
     return mean, variance

@@ -183,6 +183,15 @@ def as_int(opname, value, argname):
                    % (opname, argname, value)) from None
 
 
+def as_bool(opname, value, argname):
+    """A flag argument as a bool: a typed error for an array of several (or no) values."""
+    try:
+        return bool(value)
+    except ValueError:      # NumPy's and the Tensor's "truth value is ambiguous"
+        raise _err("%s: %s must be a bool (expected True or False, got %r)"
+                   % (opname, argname, value)) from None
+
+
 def as_shape(opname, shape, argname="shape"):
     """A shape argument (list, tuple, TensorShape, tensor) to a tuple of ints."""
     if isinstance(shape, (_core.Tensor, np.ndarray)):
