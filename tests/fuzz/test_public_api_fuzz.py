@@ -544,7 +544,6 @@ FOUND = {
     "fnp.arange start None": lambda: fnp.arange(None, None, 2),
     "fnp.moveaxis ragged source": lambda: fnp.moveaxis(_X, [[1, 2], [3]], 0),
     "eye too big": lambda: fe.eye(np.int64(2**40)),
-    "range too big": lambda: fe.range(2.3e18),
 }
 
 
