@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import fasteager as fe
+from tests.child_process import child_env
 
 EXAMPLES = int(os.environ.get("FASTEAGER_FUZZ_EXAMPLES", "0") or 0)
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-FE_SRC = pathlib.Path(fe.__file__).resolve().parents[1]
 
 
 def examples(default):
@@ -218,11 +218,11 @@ def run_in_child(module, target, seed, n, timeout=120):
     A crash (segfault, abort) fails with the description of the case it died on.
     Returns the number of cases that ran.
     """
-    code = ("import sys; sys.path[:0] = [%r, %r]; from tests.fuzz import _support; "
-            "_support.child_main(%r, %r, %d, %d, %r)"
-            % (str(FE_SRC), str(REPO_ROOT), module, target, seed, n, fe.__file__))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FE_SRC), str(REPO_ROOT)]),
-               PYTHONFAULTHANDLER="1")
+    # cwd = the repository root puts `tests` on the child's path (python -c adds the cwd);
+    # child_env puts this process's fasteager first
+    code = ("from tests.fuzz import _support; _support.child_main(%r, %r, %d, %d, %r)"
+            % (module, target, seed, n, fe.__file__))
+    env = child_env(PYTHONFAULTHANDLER="1")
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=timeout, cwd=str(REPO_ROOT), env=env)
@@ -245,7 +245,8 @@ def child_main(module, target, seed, n, fe_file):
     """The child's side of ``run_in_child``."""
     import importlib
     assert os.path.samefile(fe.__file__, fe_file), (fe.__file__, fe_file)
-    make = importlib.import_module(module).CHILD_TARGETS[target]
+    mod = importlib.import_module(module)
+    make = {**mod.CHILD_TARGETS, **getattr(mod, "HARNESS_TARGETS", {})}[target]
     failures = []
     for i in range(n):
         rng = np.random.default_rng([seed, i])

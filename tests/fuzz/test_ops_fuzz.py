@@ -11,6 +11,7 @@ The Cython kernels (convolution, pooling, fused softmax-cross-entropy, optimizer
 updates) and the index-taking ops run in a child process (``CHILD_TARGETS``), so a
 segfault fails a test instead of ending the run.
 """
+import os
 import warnings
 
 import numpy as np
@@ -542,3 +543,12 @@ CHILD_TARGETS = {"svd_nonfinite": _svd_nonfinite_case, "kernels_direct": _kernel
 @pytest.mark.parametrize("target", sorted(CHILD_TARGETS))
 def test_kernels_in_a_child_process(target):
     S.run_in_child(__name__, target, seed=1234, n=S.examples(60))
+
+
+# the harness itself: a child that crashes fails the test and names the case it died on
+HARNESS_TARGETS = {"abort": lambda rng: ("os.abort()", os.abort)}
+
+
+def test_a_crash_in_the_child_fails_and_names_its_case():
+    with pytest.raises(AssertionError, match=r"child died with code -?\d+ on CASE 0: os.abort"):
+        S.run_in_child(__name__, "abort", seed=0, n=1)
