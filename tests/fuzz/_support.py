@@ -225,7 +225,8 @@ def run_in_child(module, target, seed, n, timeout=120):
     env = child_env(PYTHONFAULTHANDLER="1")
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=timeout, cwd=str(REPO_ROOT), env=env)
+                              timeout=timeout, cwd=str(REPO_ROOT), env=env,
+                              preexec_fn=_no_core_files)
     except subprocess.TimeoutExpired as e:
         err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
         last = [ln for ln in err.splitlines() if ln.startswith("CASE ")]
@@ -239,6 +240,12 @@ def run_in_child(module, target, seed, n, timeout=120):
         target, len(report["failures"]), report["ran"],
         "\n".join(report["failures"][:8]))
     return report["ran"]
+
+
+def _no_core_files():
+    # a crashing child fails its test; it must not also leave a core dump in the work tree
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def child_main(module, target, seed, n, fe_file):
