@@ -7,18 +7,10 @@ import pytest
 
 from fasteager import summary
 from fasteager.errors import InvalidArgumentError
-from fasteager.summary import writer as writer_module
 
 ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 tensor_util = pytest.importorskip("tensorboard.util.tensor_util")
 audio_metadata = pytest.importorskip("tensorboard.plugins.audio.metadata")
-
-
-@pytest.fixture(autouse=True)
-def clean_state():
-    yield
-    writer_module._state.writer = None
-    writer_module._state.step = None
 
 
 def _read(logdir, tag):

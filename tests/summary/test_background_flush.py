@@ -18,14 +18,6 @@ ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator
 HANG = 60.0   # seconds before a wait that should end at once is reported as a hang
 
 
-@pytest.fixture(autouse=True)
-def clean_state():
-    yield
-    writer_module._state.writer = None
-    writer_module._state.step = None
-    writer_module._state.is_recording = None
-
-
 class ManualTimer:
     """A clock the test sets, and sleeps that end only when ``advance_to`` passes their
     deadline (setting ``now`` directly moves the clock without waking the sleeper)."""

@@ -17,14 +17,6 @@ tensor_util = pytest.importorskip("tensorboard.util.tensor_util")
 F64_MAX = np.finfo(np.float64).max
 
 
-@pytest.fixture(autouse=True)
-def clean_state():
-    yield
-    writer_module._state.writer = None
-    writer_module._state.step = None
-    writer_module._state.is_recording = None
-
-
 def read_events(logdir):
     """(tag, step, value) of every summary in logdir, through TensorBoard's own loader
     (which raises on a record it cannot parse, e.g. a tag that is not UTF-8)."""
