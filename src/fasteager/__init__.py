@@ -7,8 +7,18 @@ import os as _os
 
 # Our Cython kernels' OpenMP threads must not spin-wait between parallel loops: on small
 # machines the spinning starves OpenBLAS's threads (measured: 2x slower convnet steps).
-# Only a default: a user's OMP_WAIT_POLICY wins; it must be set before libgomp loads.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# libgomp reads OMP_WAIT_POLICY once, when it loads (with _kernels and _graph, which link
+# it, just below), so the default is in the environment only for that import: afterwards
+# the environment is the user's again, and OpenMP runtimes that other libraries load later
+# (PyTorch bundles its own) see their setting, not ours. A user's OMP_WAIT_POLICY wins.
+_wait_policy_default = "OMP_WAIT_POLICY" not in _os.environ
+if _wait_policy_default:
+    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+try:
+    from . import _core, _graph, _kernels  # noqa: F401,E402  (load libgomp)
+finally:
+    if _wait_policy_default:
+        del _os.environ["OMP_WAIT_POLICY"]
 
 # Freed arrays stay in the process for reuse instead of going back to the kernel between
 # eager ops (see _malloc.py; FASTEAGER_MALLOC_TUNING=0 or any MALLOC_* setting opts out).
