@@ -7,6 +7,8 @@ import pytest
 
 import fasteager as fe
 
+from _weight_files import rewrite_entry  # tests/train/_weight_files.py
+
 X = np.random.RandomState(0).randn(4, 5).astype("float32")
 FORMATS = [".safetensors", ".npz",
            pytest.param(".h5", marks=pytest.mark.skipif(
@@ -131,27 +133,10 @@ def test_corrupt(tmp_path, suffix):
     _expect_no_change(path, fe.errors.DataLossError, os.path.basename(path))
 
 
-def _rewrite(path, suffix, key, arr):
-    from fasteager.train import weights
-    tensors = weights._read(path, suffix)
-    tensors[key] = arr
-    if suffix == ".safetensors":
-        from fasteager.train import _safetensors, checkpoint
-        _safetensors.save_file(tensors, path, metadata={"format": checkpoint.FORMAT,
-                                                        "object_graph": "{}"})
-    elif suffix == ".npz":
-        np.savez(path, **tensors)
-    else:
-        import h5py
-        with h5py.File(path, "w") as f:
-            for k, v in tensors.items():
-                f.create_dataset(k, data=v)
-
-
 @pytest.mark.parametrize("suffix", FORMATS)
 def test_wrong_shape(tmp_path, suffix):
     path = _saved(tmp_path, suffix)
-    _rewrite(path, suffix, "_layers/1/kernel", np.zeros((6, 3), np.float32))
+    rewrite_entry(path, suffix, "_layers/1/kernel", np.zeros((6, 3), np.float32))
     _expect_no_change(path, fe.errors.InvalidArgumentError,
                       r"w\%s.*_layers/1/kernel.*shape" % suffix)
 
@@ -159,6 +144,6 @@ def test_wrong_shape(tmp_path, suffix):
 @pytest.mark.parametrize("suffix", FORMATS)
 def test_wrong_dtype(tmp_path, suffix):
     path = _saved(tmp_path, suffix)
-    _rewrite(path, suffix, "_layers/1/bias", np.zeros((2,), np.float64))
+    rewrite_entry(path, suffix, "_layers/1/bias", np.zeros((2,), np.float64))
     _expect_no_change(path, fe.errors.InvalidArgumentError,
                       r"w\%s.*_layers/1/bias.*dtype" % suffix)
