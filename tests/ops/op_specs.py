@@ -284,3 +284,21 @@ from tests.ops.op_specs_nn import NN_SPECS  # noqa: E402 - the fe.nn entries liv
 
 SPECS.update(NN_SPECS)
 
+
+def _more_specs():
+    """Specs kept beside their subsystem: every tests/ops/op_specs_<area>.py that defines
+    ``AREA_SPECS`` adds its entries (one op, one spec, no name twice)."""
+    import importlib
+    import pathlib
+    for path in sorted(pathlib.Path(__file__).parent.glob("op_specs_*.py")):
+        if path.stem in ("op_specs_base", "op_specs_nn"):
+            continue
+        extra = getattr(importlib.import_module("tests.ops." + path.stem), "AREA_SPECS", {})
+        twice = sorted(set(extra) & set(SPECS))
+        if twice:
+            raise ValueError("%s: specs defined twice: %s" % (path.name, twice))
+        SPECS.update(extra)
+
+
+_more_specs()
+
