@@ -12,8 +12,10 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .array_ops import _index_backward, broadcast_to, getitem, reshape, transpose
-from .registry import as_int, as_shape, execute, normalize_axis, single_axis
+from .array_ops import (_index_backward, broadcast_to, getitem, reshape, transpose,
+                        zeros_like)
+from .registry import (ALL, NUMERIC, as_int, as_shape, defop, execute, normalize_axis,
+                       single_axis)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range
@@ -335,3 +337,123 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
         x = execute(getitem, x, key=keep)
         ids = ids[keep]
     return execute(_index_backward, x, key=(ids,), shape=out_shape)
+
+
+# ---- tensor_scatter_nd_*: a copy of a tensor with updates written at multi-indices --------
+# Each op takes the indices as a NumPy key (one index array per addressed axis, as
+# gather_nd builds), so its gradients are getitem/index_backward and the ops themselves:
+# every order works with no extra code.
+
+def _scatter_fwd(ufunc_at):
+    def forward(x, u, key):
+        out = np.array(x, copy=True)
+        if ufunc_at is None:
+            out[key] = u
+        else:
+            ufunc_at(out, key, u)   # repeated indices combine (add up, or min/max)
+        return out
+    return forward
+
+
+def _scatter_min_max_grad(g, ans, inputs, attrs, needs):
+    # TensorFlow's rule: the gradient goes to whichever of x and the updates gave each
+    # output entry, split evenly between ties
+    from .math_ops import cast, equal
+    x, u = inputs
+    key = attrs["key"]
+    x_won = cast(equal(x, ans), g.dtype)
+    u_won = cast(equal(u, execute(getitem, ans, key=key)), g.dtype)
+    winners = x_won + execute(_index_backward, u_won, key=key,
+                              shape=x._value.shape)
+    share = g / winners
+    return [share * x_won, execute(getitem, share, key=key) * u_won]
+
+
+def _zeros_at(g, key):
+    # g with the entries at key set to zero: what an update overwrote gets no gradient
+    return execute(tensor_scatter_nd_update_op, g, zeros_like(execute(getitem, g, key=key)),
+                   key=key)
+
+
+# out = x; out[key] = u
+tensor_scatter_nd_update_op = defop(
+    "tensor_scatter_nd_update", _scatter_fwd(None), kinds=ALL + "c",
+    grads=[lambda g, ans, x, u, key: _zeros_at(g, key),
+           lambda g, ans, x, u, key: execute(getitem, g, key=key)])
+# out = x; out[key] += u
+tensor_scatter_nd_add_op = defop(
+    "tensor_scatter_nd_add", _scatter_fwd(np.add.at), kinds=NUMERIC + "c",
+    grads=[lambda g, ans, x, u, key: g,
+           lambda g, ans, x, u, key: execute(getitem, g, key=key)])
+# out = x; out[key] -= u
+tensor_scatter_nd_sub_op = defop(
+    "tensor_scatter_nd_sub", _scatter_fwd(np.subtract.at), kinds=NUMERIC + "c",
+    grads=[lambda g, ans, x, u, key: g,
+           lambda g, ans, x, u, key: -execute(getitem, g, key=key)])
+# out = x; out[key] = min(out[key], u)
+tensor_scatter_nd_min_op = defop(
+    "tensor_scatter_nd_min", _scatter_fwd(np.minimum.at), kinds=NUMERIC,
+    joint_grad=_scatter_min_max_grad, nin=2, attrs=("key",))
+# out = x; out[key] = max(out[key], u)
+tensor_scatter_nd_max_op = defop(
+    "tensor_scatter_nd_max", _scatter_fwd(np.maximum.at), kinds=NUMERIC,
+    joint_grad=_scatter_min_max_grad, nin=2, attrs=("key",))
+
+
+def _tensor_scatter(op, tensor, indices, updates):
+    opname = op.name
+    x = convert_to_tensor(tensor)
+    u = convert_to_tensor(updates, dtype=x.dtype) if not isinstance(
+        updates, (_core.Tensor, _core.VariableBase)) else convert_to_tensor(updates)
+    idx = _int_indices(opname, indices)
+    shape = x._value.shape
+    if idx.ndim < 1 or not 1 <= idx.shape[-1] <= len(shape):
+        raise InvalidArgumentError("%s: indices must have shape [..., q] with 1 <= q <= "
+                                   "rank(tensor) (got indices %s, tensor %s)"
+                                   % (opname, list(idx.shape), list(shape)))
+    q = idx.shape[-1]
+    want = idx.shape[:-1] + shape[q:]
+    if u._value.shape != want:
+        raise InvalidArgumentError("%s: updates have the wrong shape (expected %s, got %s)"
+                                   % (opname, list(want), list(u._value.shape)))
+    key = []
+    for j in builtins_range(q):
+        col = idx[..., j]
+        _check_range(opname, col, shape[j], "axis %d of tensor" % j)
+        key.append(col)
+    return execute(op, x, u, key=tuple(key))
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates`` written at ``indices`` (shape ``[..., q]``).
+
+    >>> fe.tensor_scatter_nd_update([1, 2, 3, 4], [[1], [3]], [9, 8]).numpy()
+    array([1, 9, 3, 8], dtype=int32)
+    """
+    return _tensor_scatter(tensor_scatter_nd_update_op, tensor, indices, updates)
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates`` added at ``indices`` (repeats accumulate).
+
+    >>> fe.tensor_scatter_nd_add([1, 2, 3], [[0], [0]], [10, 20]).numpy()
+    array([31,  2,  3], dtype=int32)
+    """
+    return _tensor_scatter(tensor_scatter_nd_add_op, tensor, indices, updates)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates`` subtracted at ``indices`` (repeats accumulate)."""
+    return _tensor_scatter(tensor_scatter_nd_sub_op, tensor, indices, updates)
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` where each entry at ``indices`` is the minimum of itself and
+    its updates."""
+    return _tensor_scatter(tensor_scatter_nd_min_op, tensor, indices, updates)
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` where each entry at ``indices`` is the maximum of itself and
+    its updates."""
+    return _tensor_scatter(tensor_scatter_nd_max_op, tensor, indices, updates)
