@@ -51,6 +51,9 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_
 from .ops.math_ops import (cumprod, cumsum, reduce_logsumexp, reduce_prod)  # noqa: F401
 from .ops.array_ops import (boolean_mask, gather, gather_nd, meshgrid, one_hot,  # noqa: F401
                             pad, repeat, reverse, scatter_nd, slice, strided_slice, tile)
+from .ops.indexing_ops import (tensor_scatter_nd_add, tensor_scatter_nd_max,  # noqa: F401
+                               tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                               tensor_scatter_nd_update)
 from .ops.linalg_ops import einsum, norm, tensordot  # noqa: F401
 from .ops.special_ops import argsort, erf, sort  # noqa: F401
 from .variables import Variable  # noqa: F401
