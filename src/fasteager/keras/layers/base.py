@@ -117,7 +117,8 @@ class Layer:
     # attributes the framework itself sets, never walked for variables or layers
     _NOT_TRACKED = frozenset(["_own_weights", "_regularizer_fns", "_call_losses",
                               "_tracking_cache",
-                              "_inbound_shape", "_output_shape", "_call_args"])
+                              "_inbound_shape", "_output_shape", "_call_args",
+                              "_inbound_nodes"])
     # the input ranks the layer accepts (Keras's InputSpec ndim / min_ndim), checked on
     # every call: Dense on a rank-1 input would otherwise return a wrong-rank result
     _input_ndim = None
@@ -134,6 +135,7 @@ class Layer:
         object.__setattr__(self, "_regularizer_fns", [])
         object.__setattr__(self, "_call_losses", [])
         object.__setattr__(self, "_output_shape", None)
+        object.__setattr__(self, "_inbound_nodes", [])     # symbolic calls (functional API)
         self._trainable = bool(trainable)
         if name is not None and not isinstance(name, str):
             raise ValueError("%s: name must be a string (got %r)" % (type(self).__name__, name))
@@ -420,8 +422,10 @@ class Layer:
         self.built = True
 
     def __call__(self, inputs, *args, **kwargs):
-        if isinstance(inputs, KerasTensor):
-            return self._call_symbolic(inputs)
+        if isinstance(inputs, KerasTensor) or (
+                (args or kwargs or isinstance(inputs, (list, tuple, dict)))
+                and _symbolic_leaves((inputs, args, kwargs))):
+            return self._call_symbolic(inputs, args, kwargs)
         inputs = self._convert_input(inputs)
         if isinstance(inputs, fe.Tensor):
             self._check_rank(inputs.shape)
@@ -458,12 +462,47 @@ class Layer:
                 if out.shape.rank else out.shape
         return out
 
-    def _call_symbolic(self, spec):
-        """Build from an ``Input`` spec by running on zeros; returns the output spec."""
-        self._check_rank(spec.shape)
-        concrete = fe.zeros([1 if d is None else d for d in spec.shape], dtype=spec.dtype)
-        out = self(concrete, training=False)
-        return KerasTensor([spec.shape[0]] + out.shape.as_list()[1:], out.dtype)
+    def _call_symbolic(self, inputs, args, kwargs):
+        """A call on KerasTensors (``Input`` specs): build, infer the output specs, and
+        record the call as a node of the layer graph that ``Model(inputs, outputs)`` runs.
+
+        Output shapes come from running the layer itself on zeros twice, with two different
+        sizes for every unknown dimension: a dimension that differs between the two runs
+        depends on an unknown one and is unknown (``None``) in the output spec. Running the
+        real code is robust for every layer (user layers too) without a shape rule for each;
+        sizes of 1 for the unknown ones broke convolutions with windows larger than 1.
+        """
+        if isinstance(inputs, KerasTensor):
+            self._check_rank(inputs.shape)
+        if not self.built and type(self)._maybe_build is Layer._maybe_build:
+            # build from the symbolic shape (unknown dimensions as None), as Keras does, so a
+            # weight never takes its size from a probe; models build as they run instead
+            self._maybe_build(inputs)
+            from ...train import checkpoint as _ckpt
+            _ckpt.restore_deferred(self)
+        training = kwargs.get("training")
+        runs = []
+        for probe in (0, 1):
+            concrete = fe.nest.map_structure(
+                lambda v: _probe_value(v, probe) if isinstance(v, KerasTensor) else v,
+                (inputs, args, dict(kwargs, training=bool(training))))
+            runs.append(self(concrete[0], *concrete[1], **concrete[2]))
+        first, second = (fe.nest.flatten(r) for r in runs)
+        specs = []
+        for a, b in zip(first, second):
+            if not isinstance(a, fe.Tensor):
+                raise TypeError("%s (layer %r): a layer called on symbolic inputs must return "
+                                "tensors (got %r)" % (type(self).__name__, self._name, a))
+            shape = [da if da == db else None
+                     for da, db in zip(a.shape.as_list(), b.shape.as_list())]
+            specs.append(KerasTensor(shape, a.dtype))
+        node = Node(self, inputs, args, kwargs, specs)
+        for i, spec in enumerate(specs):
+            spec._history = (self, len(self._inbound_nodes), i)
+        self._inbound_nodes.append(node)
+        object.__setattr__(self, "_output_shape",
+                           specs[0].shape if len(specs) == 1 else None)
+        return fe.nest.pack_sequence_as(runs[0], specs)
 
     @property
     def output_shape(self):
@@ -489,50 +528,133 @@ class Layer:
         return cls(**config)
 
 
-class KerasTensor:
-    """A symbolic input: a shape (batch dimension ``None``) and a dtype, no value.
+def _symbolic_leaves(structure):
+    return [v for v in fe.nest.flatten(structure) if isinstance(v, KerasTensor)]
 
-    ``fe.keras.Input((784,))`` returns one; a ``Sequential`` that starts with it builds at
-    once, and calling a layer on it builds the layer and returns the output spec.
+
+# sizes given to unknown dimensions in the two runs of a symbolic call: the batch, then the
+# others (large enough for the usual convolution windows and strides)
+_PROBE_BATCH = (2, 3)
+_PROBE_SIZE = (32, 37)
+
+
+def _probe_value(spec, probe):
+    shape = [d if d is not None else (_PROBE_BATCH if i == 0 else _PROBE_SIZE)[probe]
+             for i, d in enumerate(spec.shape.as_list())]
+    return fe.zeros(shape, dtype=spec.dtype)
+
+
+class KerasTensor:
+    """A symbolic tensor: a shape (``None`` for unknown dimensions) and a dtype, no value.
+
+    ``fe.keras.Input((784,))`` returns one; calling a layer on KerasTensors builds the layer
+    and returns the output KerasTensors, and ``fe.keras.Model(inputs, outputs)`` runs the
+    graph of those calls. ``_history`` is ``(layer, node_index, tensor_index)``: the call
+    that made the tensor, as Keras's ``keras_history``.
     """
 
     def __init__(self, shape, dtype=None, name=None):
         self.shape = fe.TensorShape(shape)
         self.dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
         self.name = name
+        self._history = None
+
+    @property
+    def ndim(self):
+        return self.shape.rank
 
     def __repr__(self):
         return "<KerasTensor: shape=%s, dtype=%s%s>" % (
             self.shape, self.dtype.name, ", name=%s" % self.name if self.name else "")
 
 
-class InputLayer(Layer):
-    """Declares the input shape of a ``Sequential`` model; passes its input through."""
+class Node:
+    """One call of a layer on KerasTensors: the call's arguments as given (KerasTensors
+    nested in them, other values kept) and the output KerasTensors, flat."""
 
-    def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None, **kwargs):
-        shape = kwargs.pop("batch_input_shape", None)
+    def __init__(self, layer, inputs, args, kwargs, outputs):
+        self.layer = layer
+        self.call_args = (inputs, tuple(args), dict(kwargs))
+        self.outputs = list(outputs)
+
+    @property
+    def input_tensors(self):
+        return _symbolic_leaves(self.call_args)
+
+
+class InputLayer(Layer):
+    """The layer behind ``Input``: it declares a model input and passes it through."""
+
+    def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None,
+                 input_shape=None, batch_input_shape=None, sparse=None, **kwargs):
         if shape is None:
-            if input_shape is None:
-                raise ValueError("InputLayer: give input_shape (without the batch dimension)")
-            shape = (batch_size,) + tuple(input_shape)
-        super().__init__(name=name or backend.unique_name("input"), dtype=dtype)
-        self._batch_input_shape = tuple(shape)
+            shape = input_shape
+        if batch_shape is None:
+            batch_shape = batch_input_shape
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError("InputLayer: give shape (without the batch dimension) or "
+                                 "batch_shape")
+            batch_shape = (batch_size,) + tuple(_input_dims("InputLayer", "shape", shape))
+        batch_shape = tuple(_input_dims("InputLayer", "batch_shape", batch_shape))
+        if sparse:
+            raise fe.errors.UnimplementedError("InputLayer: sparse inputs are not supported "
+                                               "(expected sparse=False, got %r)" % (sparse,))
+        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype,
+                         **kwargs)
+        self._batch_input_shape = batch_shape
         self.built = True
+        tensor = KerasTensor(batch_shape, self._dtype, self._name)
+        tensor._history = (self, 0, 0)
+        self._inbound_nodes.append(Node(self, [], (), {}, [tensor]))
+        object.__setattr__(self, "_output_shape", tensor.shape)
+
+    @property
+    def output(self):
+        """The KerasTensor this layer feeds into the model."""
+        return self._inbound_nodes[0].outputs[0]
 
     def call(self, inputs):
         return inputs
 
     def get_config(self):
-        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
-                "name": self._name}
+        return {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype,
+                "sparse": False, "name": self._name}
 
 
-def Input(shape=None, batch_size=None, name=None, dtype=None, batch_shape=None, **kwargs):
-    """A symbolic input of ``shape`` (without the batch dimension) for building models."""
-    if batch_shape is None:
-        if shape is None:
-            raise ValueError("Input: give shape (without the batch dimension)")
-        if isinstance(shape, int):
-            shape = (shape,)
-        batch_shape = (batch_size,) + tuple(shape)
-    return KerasTensor(batch_shape, dtype, name)
+def _input_dims(where, argname, shape):
+    """A shape argument as a list of non-negative ints and Nones, or a typed error."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        dims = list(shape)
+    except TypeError:
+        raise ValueError("%s: %s must be a tuple of ints or None (got %r)"
+                         % (where, argname, shape)) from None
+    for d in dims:
+        if d is not None and (isinstance(d, bool) or not isinstance(d, (int, np.integer))
+                              or d < 0):
+            raise ValueError("%s: %s must hold non-negative ints or None (expected e.g. "
+                             "(None, 28, 28, 1), got %r)" % (where, argname, tuple(dims)))
+    return [None if d is None else int(d) for d in dims]
+
+
+def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None,
+          tensor=None, optional=False, **kwargs):
+    """A symbolic model input of ``shape`` (without the batch dimension; ``None`` for an
+    unknown size), to call layers on and to give ``fe.keras.Model(inputs, outputs)``.
+
+    >>> x = fe.keras.Input(shape=(None, None, 1))
+    >>> fe.keras.layers.Conv2D(8, 3)(x).shape
+    TensorShape([None, None, None, 8])
+    """
+    if tensor is not None or optional:
+        raise fe.errors.UnimplementedError("Input: tensor= and optional= are not supported")
+    if "batch_input_shape" in kwargs:
+        batch_shape = kwargs.pop("batch_input_shape")
+    if kwargs:
+        raise TypeError("Input: unexpected keyword argument(s) %s" % ", ".join(sorted(kwargs)))
+    if batch_shape is None and shape is None:
+        raise ValueError("Input: give shape (without the batch dimension) or batch_shape")
+    return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
+                      batch_shape=batch_shape, name=name).output
