@@ -7,3 +7,5 @@ from .legacy import (AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,
                      get_or_create_global_step)
 from .checkpoint import (Checkpoint, CheckpointLoadStatus, CheckpointManager,  # noqa: F401,E402
                          latest_checkpoint)
+from .reader import (CheckpointReader, list_variables, load_checkpoint,  # noqa: F401,E402
+                     load_variable)

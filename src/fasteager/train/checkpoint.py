@@ -268,30 +268,43 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 
 # ---- save -------------------------------------------------------------------------------------
 
+# TensorFlow's names for the saved values (what tf.train.list_variables shows): a variable's
+# attribute path plus this suffix; an optimizer slot under its variable's path.
+ATTRIBUTES = "/.ATTRIBUTES/VARIABLE_VALUE"
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
 def _gather(roots):
+    """(key -> variable, key -> TensorFlow's name for it) of everything under ``roots``."""
     variables, optimizers, _ = _walk(roots)
     entries = dict(variables)
-    entries.update(_slot_entries(optimizers, variables))
-    return entries
+    tf_names = {k: k + ATTRIBUTES for k in variables}
+    for opt_path, opt, var_path, var in _slot_pairs(optimizers, variables):
+        for slot_name, slot in _existing_slots(opt, var, _slot_names(opt)).items():
+            key = _slot_key(opt_path, var_path, slot_name)
+            entries[key] = slot
+            tf_names[key] = "%s/.OPTIMIZER_SLOT/%s/%s" % (var_path, opt_path, slot_name)
+    return entries, tf_names
 
 
 def write_file(path, roots):
     """Write every variable reachable from ``roots`` to ``path`` (atomically)."""
     if not _distribute.should_write():   # multi-worker: only the chief writes
         return
-    entries = _gather(roots)
+    entries, tf_names = _gather(roots)
     tensors = {}
     graph = {}
     for key, var in entries.items():
         arr = var._tensor._value
         tensors[key] = np.asarray(arr, order="C")   # (ascontiguousarray would make 0-d 1-d)
-        graph[key] = {"name": var.name, "trainable": bool(var.trainable)}
+        graph[key] = {"name": var.name, "trainable": bool(var.trainable),
+                      "tf_name": tf_names[key]}
     metadata = {"format": FORMAT, "object_graph": json.dumps(graph, sort_keys=True)}
     _safetensors.save_file(tensors, path, metadata=metadata)
     return path
 
 
-def _read(path, opname="Checkpoint.restore"):
+def _read(path, opname="Checkpoint.restore", with_metadata=False):
     """(file, tensors) of the checkpoint at ``path`` (with or without its suffix).
 
     The file is read once into memory the arrays own (never memory-mapped: a value parked
@@ -311,7 +324,7 @@ def _read(path, opname="Checkpoint.restore"):
     if metadata.get("format") != FORMAT:
         raise DataLossError("%s: %s is not a fasteager checkpoint (expected metadata format "
                             "%r, got %.80r)" % (opname, file, FORMAT, metadata.get("format")))
-    return file, tensors
+    return (file, tensors, metadata) if with_metadata else (file, tensors)
 
 
 # ---- restore ----------------------------------------------------------------------------------
@@ -361,6 +374,14 @@ def _defer(parent, rel_path, waiting):
         return False
     pending[rel_path] = waiting
     return True
+
+
+def has_pending(obj):
+    """True when a restore left values waiting for variables under ``obj``."""
+    try:
+        return bool(_pending_by_object.get(obj))
+    except TypeError:                # not weak-referenceable: nothing can wait on it
+        return False
 
 
 def restore_deferred(obj):
@@ -599,9 +620,12 @@ class Checkpoint:
             self._deps[name] = value
         object.__setattr__(self, name, value)
 
-    def _roots(self):
+    def _roots(self, with_counter=True):
+        """The root objects; the save counter only once it exists (``write`` before any
+        ``save`` stores none, as TensorFlow's) unless ``with_counter``."""
         roots = dict(self._deps)
-        roots["save_counter"] = self.save_counter
+        if with_counter or self._save_counter is not None:
+            roots["save_counter"] = self.save_counter
         return roots
 
     def write(self, file_prefix, options=None):
@@ -610,7 +634,7 @@ class Checkpoint:
         directory = os.path.dirname(prefix)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        write_file(prefix + SUFFIX, self._roots())
+        write_file(prefix + SUFFIX, self._roots(with_counter=False))
         return prefix
 
     def save(self, file_prefix, options=None):
@@ -643,7 +667,9 @@ class Checkpoint:
         """Restore from ``save_path`` (None does nothing). Returns a load status."""
         if save_path is None:
             return _NoopStatus()
-        return restore_file(save_path, self._roots(), "Checkpoint.restore")
+        file, tensors = _read(save_path, "Checkpoint.restore")
+        roots = self._roots(with_counter="save_counter" in tensors)
+        return restore_tensors(file, tensors, roots, "Checkpoint.restore")
 
 
 class CheckpointManager:

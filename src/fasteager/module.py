@@ -1,0 +1,222 @@
+"""``fe.Module``: a named container of variables and sub-modules (TensorFlow's ``tf.Module``).
+
+Any attribute holding a variable, a module, or a list/tuple/dict of them (nested) is
+tracked automatically: ``variables``, ``trainable_variables`` and ``submodules`` find them
+by walking the attributes, and ``fe.train.Checkpoint`` saves them by attribute path.
+Order follows TensorFlow's ``_flatten``: the module's own attributes sorted by name (a
+dict's entries by sorted key, a list's in order), then each sub-module found, depth first;
+every object once.
+
+>>> class Dense(fe.Module):
+...     def __init__(self, n_in, n_out, name=None):
+...         super().__init__(name=name)
+...         self.w = fe.Variable(fe.random.normal([n_in, n_out]), name="w")
+...         self.b = fe.Variable(fe.zeros([n_out]), name="b")
+...     def __call__(self, x):
+...         return fe.nn.relu(x @ self.w + self.b)
+>>> [v.name for v in Dense(3, 2).variables]
+['b:0', 'w:0']
+
+``fe.name_scope(name)`` is a per-thread stack of scope names; a module remembers the
+scope it was created in (``module.name_scope.name`` is ``'outer/dense/'``), and methods
+decorated with ``fe.Module.with_name_scope`` run inside it.
+"""
+import functools
+import re
+import threading
+
+from .variables import Variable
+
+__all__ = ["Module", "name_scope"]
+
+_VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CAMEL = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
+
+# ---- name scopes ------------------------------------------------------------------------------
+
+_scopes = threading.local()
+
+
+def _current_scope():
+    return getattr(_scopes, "name", "")
+
+
+class name_scope:
+    """Context manager for a name scope: ``with fe.name_scope("block") as scope:`` gives
+    ``scope == 'block/'`` (nested inside the current scope; a name ending in ``/`` is
+    absolute, as in TensorFlow)."""
+
+    def __init__(self, name, default_name=None, values=None):
+        if name is None:
+            name = default_name
+        if name is not None and not isinstance(name, str):
+            raise TypeError("name_scope: name must be a string (got %s)" % type(name).__name__)
+        self._name = name or ""
+        if self._name.endswith("/"):
+            self.name = self._name
+        elif self._name:
+            self.name = _current_scope() + self._name + "/"
+        else:
+            self.name = ""
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(_current_scope())
+        _scopes.name = self.name
+        return self.name
+
+    def __exit__(self, *exc):
+        _scopes.name = self._saved.pop()
+        return False
+
+    def __repr__(self):
+        return "<fe.name_scope %r>" % self.name
+
+
+# ---- walking attributes ---------------------------------------------------------------------
+
+def _is_variable(x):
+    return isinstance(x, Variable)
+
+
+def _is_trainable_variable(x):
+    return isinstance(x, Variable) and x.trainable
+
+
+def _is_non_trainable_variable(x):
+    return isinstance(x, Variable) and not x.trainable
+
+
+def _is_module(x):
+    return isinstance(x, Module)
+
+
+def _leaves(value, path=()):
+    """(path, leaf) pairs of a nested list/tuple/dict, dict entries in sorted key order
+    (as ``tf.nest``)."""
+    if isinstance(value, dict):
+        try:
+            keys = sorted(value)
+        except TypeError:
+            keys = list(value)
+        for k in keys:
+            yield from _leaves(value[k], path + (k,))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path, value
+
+
+def _flatten_module(module, recursive, predicate, key, ignored, with_path, prefix, seen,
+                    stack):
+    attributes = vars(module)
+    submodules = []
+    if id(module) in stack:          # a cycle back to a module being walked
+        recursive = False
+    for name in sorted(attributes, key=key):
+        if name in ignored:
+            continue
+        for leaf_path, leaf in _leaves(attributes[name]):
+            leaf_path = prefix + (name,) + leaf_path
+            if not with_path:
+                if id(leaf) in seen:
+                    continue
+                seen.add(id(leaf))
+            if predicate(leaf):
+                yield (leaf_path, leaf) if with_path else leaf
+            if recursive and isinstance(leaf, Module):
+                submodules.append((leaf_path, leaf))
+    stack.append(id(module))
+    for sub_path, sub in submodules:
+        yield from _flatten_module(sub, recursive, predicate, key, ignored, with_path,
+                                   sub_path, seen, stack)
+    stack.pop()
+
+
+class Module:
+    """Base class of things that own variables and sub-modules (see the module docstring).
+
+    Keras layers and models are Modules: ``isinstance(fe.keras.layers.Dense(2), fe.Module)``.
+    """
+
+    # attributes never walked (framework bookkeeping)
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_scope_name", "_name"))
+
+    def __init__(self, name=None):
+        if name is None:
+            name = _CAMEL.sub(r"_\1", type(self).__name__).lower()
+        elif not isinstance(name, str) or not _VALID_NAME.match(name):
+            raise ValueError("%r is not a valid module name. Module names must be valid Python "
+                             "3 identifiers (letters, digits and underscores, not starting "
+                             "with a digit)." % (name,))
+        object.__setattr__(self, "_name", name)
+        with name_scope(name) as scope:
+            object.__setattr__(self, "_scope_name", scope)
+
+    # ---- identity ---------------------------------------------------------------------------
+    @property
+    def name(self):
+        """The module's name (the class name in snake case unless given)."""
+        return self._name
+
+    @property
+    def name_scope(self):
+        """The name scope the module was created in, with its own name appended."""
+        scope = self.__dict__.get("_scope_name")
+        if scope is None:            # a subclass that did not call Module.__init__
+            scope = self.name + "/"
+        return name_scope(scope)
+
+    # ---- tracking ---------------------------------------------------------------------------
+    @property
+    def variables(self):
+        """Every variable of this module and its sub-modules (a tuple, each once)."""
+        return tuple(self._flatten(predicate=_is_variable))
+
+    @property
+    def trainable_variables(self):
+        """The trainable variables of this module and its sub-modules."""
+        return tuple(self._flatten(predicate=_is_trainable_variable))
+
+    @property
+    def non_trainable_variables(self):
+        return tuple(self._flatten(predicate=_is_non_trainable_variable))
+
+    @property
+    def submodules(self):
+        """Every module reachable through attributes (not this one), depth first."""
+        return tuple(self._flatten(predicate=_is_module))
+
+    def _flatten(self, recursive=True, predicate=None, attribute_traversal_key=None,
+                 with_path=False, expand_composites=False):
+        """Yield the values (or ``(path, value)`` pairs) under this module's attributes that
+        satisfy ``predicate``, in TensorFlow's order (see the module docstring)."""
+        if predicate is None:
+            predicate = lambda _: True  # noqa: E731
+        ignored = getattr(self, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+        return _flatten_module(self, recursive, predicate, attribute_traversal_key, ignored,
+                               with_path, (), {id(self)}, [])
+
+    def _checkpoint_dependencies(self):
+        """(attribute, value) edges of the checkpoint object graph, in assignment order."""
+        from .train import checkpoint as _ckpt
+        return [(k, v) for k, v in vars(self).items()
+                if k not in self._TF_MODULE_IGNORED_PROPERTIES and k not in _ckpt._SKIP
+                and (_ckpt._is_trackable(v) or _ckpt._container(v))]
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        # a variable (or module) created after Checkpoint.restore takes its saved value now
+        from .train import checkpoint as _ckpt
+        if _ckpt.has_pending(self):
+            _ckpt.restore_deferred(self)
+
+    @classmethod
+    def with_name_scope(cls, method):
+        """Decorator: run ``method`` inside the module's name scope."""
+        @functools.wraps(method)
+        def wrapped(self, *args, **kwargs):
+            with self.name_scope:
+                return method(self, *args, **kwargs)
+        return wrapped

@@ -1,0 +1,155 @@
+"""Checkpoints of fe.Module objects, deferred restore into variables made later, and
+reading a checkpoint by TensorFlow's key names (list_variables / load_variable /
+load_checkpoint)."""
+import numpy as np
+import pytest
+
+import fasteager as tf
+from fasteager.module import Module
+
+
+class Dense(Module):
+    def __init__(self, in_features, out_features, name=None):
+        super().__init__(name=name)
+        self.w = tf.Variable(tf.random.normal([in_features, out_features]), name='w')
+        self.b = tf.Variable(tf.zeros([out_features]), name='b')
+
+    def __call__(self, x):
+        return tf.nn.relu(tf.matmul(x, self.w) + self.b)
+
+
+class SequentialModule(Module):
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        self.dense_1 = Dense(in_features=3, out_features=3)
+        self.dense_2 = Dense(in_features=3, out_features=2)
+
+    def __call__(self, x):
+        return self.dense_2(self.dense_1(x))
+
+
+class FlexibleDense(Module):
+    def __init__(self, out_features, name=None):
+        super().__init__(name=name)
+        self.is_built = False
+        self.out_features = out_features
+
+    def __call__(self, x):
+        if not self.is_built:
+            self.w = tf.Variable(tf.random.normal([x.shape[-1], self.out_features]), name='w')
+            self.b = tf.Variable(tf.zeros([self.out_features]), name='b')
+            self.is_built = True
+        return tf.matmul(x, self.w) + self.b
+
+
+class Lazy(Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = [FlexibleDense(3), FlexibleDense(2)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def test_guide_write_list_restore(tmp_path):
+    my_model = SequentialModule(name="the_model")
+    chkp_path = str(tmp_path / "my_checkpoint")
+    checkpoint = tf.train.Checkpoint(model=my_model)
+    checkpoint.write(chkp_path)
+    # the guide's output: write() stores no save counter
+    assert tf.train.list_variables(chkp_path) == [
+        ('_CHECKPOINTABLE_OBJECT_GRAPH', []),
+        ('model/dense_1/b/.ATTRIBUTES/VARIABLE_VALUE', [3]),
+        ('model/dense_1/w/.ATTRIBUTES/VARIABLE_VALUE', [3, 3]),
+        ('model/dense_2/b/.ATTRIBUTES/VARIABLE_VALUE', [2]),
+        ('model/dense_2/w/.ATTRIBUTES/VARIABLE_VALUE', [3, 2])]
+    new_model = SequentialModule()
+    new_checkpoint = tf.train.Checkpoint(model=new_model)
+    new_checkpoint.restore(chkp_path).assert_consumed()
+    x = tf.constant([[2.0, 2.0, 2.0]])
+    np.testing.assert_array_equal(new_model(x).numpy(), my_model(x).numpy())
+
+
+def test_save_includes_counter_and_reader(tmp_path):
+    model = SequentialModule()
+    ckpt = tf.train.Checkpoint(model=model)
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    names = dict(tf.train.list_variables(str(tmp_path)))     # a directory: its newest
+    assert names["save_counter/.ATTRIBUTES/VARIABLE_VALUE"] == []
+    reader = tf.train.load_checkpoint(path)
+    assert reader.has_tensor("model/dense_1/w/.ATTRIBUTES/VARIABLE_VALUE")
+    assert not reader.has_tensor("model/dense_1/zzz/.ATTRIBUTES/VARIABLE_VALUE")
+    assert reader.get_variable_to_dtype_map()[
+        "model/dense_2/w/.ATTRIBUTES/VARIABLE_VALUE"] == tf.float32
+    assert reader.get_variable_to_shape_map()["model/dense_2/w/.ATTRIBUTES/VARIABLE_VALUE"] \
+        == [3, 2]
+    np.testing.assert_array_equal(
+        reader.get_tensor("model/dense_2/w/.ATTRIBUTES/VARIABLE_VALUE"), model.dense_2.w.numpy())
+    np.testing.assert_array_equal(
+        tf.train.load_variable(path, "model/dense_1/b/.ATTRIBUTES/VARIABLE_VALUE"),
+        model.dense_1.b.numpy())
+    assert int(tf.train.load_variable(path, "save_counter/.ATTRIBUTES/VARIABLE_VALUE")) == 1
+    with pytest.raises(tf.errors.NotFoundError, match="not found"):
+        reader.get_tensor("nope")
+    with pytest.raises(ValueError, match="couldn't find"):
+        tf.train.list_variables(str(_empty_dir(tmp_path)))
+
+
+def _empty_dir(tmp_path):
+    d = tmp_path / "empty"
+    d.mkdir()
+    return d
+
+
+def test_optimizer_slot_names(tmp_path):
+    model = Dense(2, 2)
+    opt = tf.keras.optimizers.Adam(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(tf.ones([1, 2])))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                            model.trainable_variables))
+    path = tf.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "c"))
+    names = [n for n, _ in tf.train.list_variables(path)]
+    slots = [n for n in names if "/.OPTIMIZER_SLOT/" in n]
+    assert slots and all(n.startswith("model/") and "/.OPTIMIZER_SLOT/optimizer/" in n
+                         for n in slots)
+
+
+def test_deferred_restore_into_variables_created_later(tmp_path):
+    x = tf.ones([4, 5])
+    model = Lazy()
+    y = model(x)
+    path = tf.train.Checkpoint(model=model).save(str(tmp_path / "lazy"))
+    fresh = Lazy()
+    status = tf.train.Checkpoint(model=fresh).restore(path)
+    with pytest.raises(AssertionError):
+        status.assert_consumed()              # the variables do not exist yet
+    np.testing.assert_array_equal(fresh(x).numpy(), y.numpy())
+    status.assert_consumed()
+    for a, b in zip(fresh.variables, model.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_deferred_restore_of_a_submodule_created_later(tmp_path):
+    class Outer(Module):
+        def build(self):
+            self.inner = Dense(2, 3)
+    a = Outer()
+    a.build()
+    path = tf.train.Checkpoint(m=a).write(str(tmp_path / "o"))
+    b = Outer()
+    tf.train.Checkpoint(m=b).restore(path)
+    b.build()            # inner's variables were made in its __init__, before assignment
+    np.testing.assert_array_equal(b.inner.w.numpy(), a.inner.w.numpy())
+
+
+def test_deferred_value_of_wrong_shape_raises(tmp_path):
+    m = FlexibleDense(2)
+    m(tf.ones([1, 3]))
+    path = tf.train.Checkpoint(m=m).write(str(tmp_path / "f"))
+    other = FlexibleDense(2)
+    tf.train.Checkpoint(m=other).restore(path)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
+        other(tf.ones([1, 4]))                # makes w of shape [4, 2], the file has [3, 2]
