@@ -5,6 +5,7 @@ train.py``); without mpirun or mpi4py it is a single replica and everything is p
 eager. See README.md, "Training across processes and machines (MPI)".
 """
 from .strategy import (
+    CommunicationOptions,
     MultiWorkerMirroredStrategy,
     ReduceOp,
     current_strategy,
@@ -19,6 +20,7 @@ experimental = None  # placeholder namespace filled below
 
 
 class _Experimental:
+    CommunicationOptions = CommunicationOptions
     MultiWorkerMirroredStrategy = MultiWorkerMirroredStrategy
 
 

@@ -7,6 +7,7 @@ several ranks (``OMPI_COMM_WORLD_SIZE``, ``PMI_SIZE``, ``PMIX_SIZE``...) or
 """
 import os
 import sys
+import time
 import traceback
 import warnings
 
@@ -55,20 +56,57 @@ class LocalComm:
     def abort(self, code=1):
         os._exit(code)
 
+    def with_timeout(self, timeout):
+        return self
+
 
 class MPIComm:
-    """``MPI.COMM_WORLD`` with in-place, bucketed numpy collectives."""
+    """``MPI.COMM_WORLD`` with in-place, bucketed numpy collectives.
+
+    With ``timeout`` (seconds) every collective is started non-blocking and polled: a
+    peer that never arrives (hung, stopped, or gone where the launcher does not notice)
+    makes this rank print which collective timed out and ``MPI_Abort`` the whole job,
+    instead of waiting forever. Without it the collectives block, and a rank that dies
+    is handled by the launcher (Open MPI's mpirun ends the job when a rank is killed).
+    """
 
     is_mpi = True
 
-    def __init__(self, MPI):
+    def __init__(self, MPI, timeout=None):
         self.MPI = MPI
         self.comm = MPI.COMM_WORLD
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
+        self.timeout = timeout
+
+    def with_timeout(self, timeout):
+        """The same communicator whose collectives abort the job after ``timeout`` s."""
+        if timeout == self.timeout:
+            return self
+        return MPIComm(self.MPI, timeout)
 
     def _op(self, op):
         return {"sum": self.MPI.SUM, "max": self.MPI.MAX, "min": self.MPI.MIN}[op]
+
+    def _wait(self, request, what):
+        """Poll ``request`` until it completes; abort the job past the deadline."""
+        deadline = time.monotonic() + self.timeout
+        pause = 1e-5
+        while not request.Test():
+            if time.monotonic() > deadline:
+                sys.stderr.write(
+                    "fe.distribute: rank %d of %d: %s did not complete within %g s (a peer "
+                    "is gone or hung); aborting the job\n"
+                    % (self.rank, self.size, what, self.timeout))
+                sys.stderr.flush()
+                self.abort(1)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)   # short collectives stay fast, long ones idle
+
+    def _arrive(self, what):
+        """A timed barrier before a collective that has no non-blocking form."""
+        if self.timeout is not None:
+            self._wait(self.comm.Ibarrier(), what)
 
     def allreduce_(self, buf, op="sum"):
         """Reduce a C-contiguous 1-D (or any contiguous) array in place; returns it."""
@@ -78,24 +116,36 @@ class MPIComm:
         mop = self._op(op)
         step = max(1, BUCKET_BYTES // flat.itemsize)
         for lo in range(0, flat.size, step):
-            self.comm.Allreduce(self.MPI.IN_PLACE, flat[lo:lo + step], op=mop)
+            if self.timeout is None:
+                self.comm.Allreduce(self.MPI.IN_PLACE, flat[lo:lo + step], op=mop)
+            else:
+                self._wait(self.comm.Iallreduce(self.MPI.IN_PLACE, flat[lo:lo + step],
+                                                op=mop), "all-reduce")
         return buf
 
     def bcast_(self, buf, root=0):
         flat = buf.reshape(-1)
         step = max(1, BUCKET_BYTES // max(flat.itemsize, 1))
         for lo in range(0, flat.size, step):
-            self.comm.Bcast(flat[lo:lo + step], root=root)
+            if self.timeout is None:
+                self.comm.Bcast(flat[lo:lo + step], root=root)
+            else:
+                self._wait(self.comm.Ibcast(flat[lo:lo + step], root=root), "broadcast")
         return buf
 
     def allgather(self, obj):
+        self._arrive("all-gather")
         return self.comm.allgather(obj)
 
     def bcast_obj(self, obj, root=0):
+        self._arrive("broadcast")
         return self.comm.bcast(obj, root=root)
 
     def barrier(self):
-        self.comm.Barrier()
+        if self.timeout is None:
+            self.comm.Barrier()
+        else:
+            self._wait(self.comm.Ibarrier(), "barrier")
 
     def abort(self, code=1):
         self.comm.Abort(code)

@@ -12,20 +12,53 @@ a single replica and everything is plain eager.
 import contextlib
 import enum
 import functools
+import threading
 import weakref
 
 import numpy as np
 
 from . import _comm
 
-_stack = []                        # strategies whose scope (or run) is active
+_local = threading.local()         # .stack: this thread's strategies whose scope is active
 _strategies = weakref.WeakSet()    # every multi-replica strategy made in this process
+
+
+def _stack():
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
 
 
 class ReduceOp(enum.Enum):
     """How ``strategy.reduce`` combines the workers' values."""
     SUM = "SUM"
     MEAN = "MEAN"
+
+
+class CommunicationOptions:
+    """How the workers' collectives run (``fe.distribute.experimental.CommunicationOptions``).
+
+    ``timeout_seconds``: a collective (all-reduce, broadcast, barrier) that has not
+    completed after this long aborts the whole job (``MPI_Abort``) with a message, so a
+    hung or vanished peer never leaves the others waiting forever. ``None`` (the
+    default) waits without limit; a killed rank still ends the job through mpirun.
+    ``bytes_per_pack`` and ``implementation`` are accepted for TensorFlow compatibility
+    (gradients are packed in 32 MB buckets over MPI).
+    """
+
+    def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=None):
+        if timeout_seconds is not None:
+            if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds,
+                                                                   (int, float)):
+                raise TypeError("CommunicationOptions: timeout_seconds must be a number "
+                                "or None (got %r)" % (timeout_seconds,))
+            if not timeout_seconds > 0:
+                raise ValueError("CommunicationOptions: timeout_seconds must be positive "
+                                 "(got %r)" % (timeout_seconds,))
+        self.bytes_per_pack = bytes_per_pack
+        self.timeout_seconds = timeout_seconds
+        self.implementation = implementation
 
 
 class _ClusterResolver:
@@ -91,14 +124,23 @@ class MultiWorkerMirroredStrategy:
     """
 
     def __init__(self, cluster_resolver=None, communication_options=None):
-        self._comm = _comm.world()
+        if communication_options is not None and not isinstance(communication_options,
+                                                                CommunicationOptions):
+            raise TypeError("MultiWorkerMirroredStrategy: communication_options must be a "
+                            "fe.distribute.experimental.CommunicationOptions (got %s)"
+                            % type(communication_options).__name__)
+        timeout = communication_options.timeout_seconds if communication_options else None
+        self._comm = _comm.world().with_timeout(timeout)
         self.cluster_resolver = _ClusterResolver(self._comm)
         self.extended = _Extended(self)
         self._synced = set()        # _var_id of variables already equal on every worker
         self._owned = set()         # _var_id of variables created in this scope
         self._buffers = {}          # dtype -> reusable fused gradient buffer
+        self._on_read = []          # ON_READ/MEAN variables (BatchNormalization statistics)
         if self._comm.size > 1:
             _strategies.add(self)
+            from .. import variables
+            variables._on_create = _variable_created   # acts inside a scope, per thread
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -116,17 +158,15 @@ class MultiWorkerMirroredStrategy:
     # -- scope ------------------------------------------------------------------------------
     @contextlib.contextmanager
     def scope(self):
-        """Variables created inside start equal on every worker (rank 0's values)."""
-        from .. import variables
-        previous = variables._on_create
-        _stack.append(self)
-        if self._comm.size > 1:
-            variables._on_create = self._on_variable_created
+        """Variables created inside start equal on every worker (rank 0's values).
+        Layers, models, optimizers and metrics made inside belong to the strategy: the
+        variables they create later (a lazy build, optimizer slots) are made under it."""
+        stack = _stack()
+        stack.append(self)
         try:
             yield self
         finally:
-            _stack.pop()
-            variables._on_create = previous
+            stack.pop()
 
     def _on_variable_created(self, var):
         key = var._var_id
@@ -156,6 +196,39 @@ class MultiWorkerMirroredStrategy:
                 off += a.size
         self._synced.update(v._var_id for v in todo)
 
+    # -- ON_READ / MEAN variables -----------------------------------------------------------
+    def _register_on_read(self, var):
+        """``var`` is updated by each worker from its own data and read as the mean over
+        the workers (TensorFlow's ``VariableSynchronization.ON_READ`` with
+        ``VariableAggregation.MEAN``). Every update is linear in the worker's data from
+        a common value (a moving average), so averaging the copies after each training
+        step gives exactly the mean of N independent copies while keeping all equal:
+        what is read, saved or used in inference on any worker is that mean."""
+        if self._comm.size > 1:
+            self._on_read.append(weakref.ref(var))
+
+    def _sync_on_read(self):
+        """Average the ON_READ variables over the workers (one fused all-reduce per dtype)."""
+        live = [r() for r in self._on_read]
+        self._on_read = [weakref.ref(v) for v in live if v is not None]
+        variables = [v for v in live if v is not None]
+        if not variables:
+            return
+        by_dtype = {}
+        for v in variables:
+            by_dtype.setdefault(v._tensor._value.dtype, []).append(v)
+        for dt in sorted(by_dtype, key=str):
+            vs = by_dtype[dt]
+            buf = np.concatenate([np.asarray(v._tensor._value, np.float64).reshape(-1)
+                                  for v in vs])
+            self._comm.allreduce_(buf)
+            buf /= self._comm.size
+            off = 0
+            for v in vs:
+                size = v._tensor._value.size
+                v.assign(buf[off:off + size].reshape(v._tensor._value.shape).astype(dt))
+                off += size
+
     # -- gradients --------------------------------------------------------------------------
     def _buffer(self, dtype, n):
         buf = self._buffers.get(dtype)
@@ -165,8 +238,10 @@ class MultiWorkerMirroredStrategy:
 
     def _all_reduce_gradients(self, arrays, variables):
         """The workers' mean of each gradient: one fused in-place Allreduce per dtype
-        (chunked at 32 MB). Also brings variables created outside the scope in sync."""
+        (chunked at 32 MB). Also brings variables created outside the scope in sync, and
+        averages the ON_READ variables the step updated."""
         self._sync_variables(variables)
+        self._sync_on_read()
         n = self._comm.size
         out = list(arrays)
         groups = {}
@@ -329,8 +404,33 @@ class MultiWorkerMirroredStrategy:
 
 # -- module-level helpers used by the hooks in keras/, train/, summary/ ------------------------
 def current_strategy():
-    """The strategy whose ``scope()`` (or ``run``) is active, else None."""
-    return _stack[-1] if _stack else None
+    """The strategy whose ``scope()`` (or ``run``) is active in this thread, else None."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+def _variable_created(var):
+    """``variables._on_create`` once a multi-replica strategy exists: a variable made
+    inside such a strategy's scope (in this thread) starts equal on every worker."""
+    s = _active_strategy()
+    if s is not None:
+        s._on_variable_created(var)
+
+
+def owner_of(obj):
+    """The multi-replica strategy whose scope was active when ``obj`` (a layer, model,
+    optimizer or metric) was constructed, else None."""
+    s = getattr(obj, "_distribute_strategy", None)
+    return s if s is not None and s._comm.size > 1 else None
+
+
+def owner_scope(obj):
+    """A context that creates variables under ``obj``'s strategy (a no-op when it has
+    none, or when that strategy's scope is already active)."""
+    s = owner_of(obj)
+    if s is None or current_strategy() is s:
+        return contextlib.nullcontext()
+    return s.scope()
 
 
 def _active_strategy():
@@ -351,7 +451,7 @@ def get_strategy():
 
 
 def has_strategy():
-    return bool(_stack)
+    return bool(_stack())
 
 
 def in_cross_replica_context():
@@ -359,9 +459,9 @@ def in_cross_replica_context():
 
 
 def strategy_for(model):
-    """The multi-replica strategy a model belongs to: the active one, or the one in whose
-    scope its variables were created."""
-    s = _active_strategy()
+    """The multi-replica strategy a model belongs to: the one it was made under, the
+    active one, or the one in whose scope its variables were created."""
+    s = owner_of(model) or _active_strategy()
     if s is not None:
         return s
     if not _strategies:
@@ -374,6 +474,26 @@ def strategy_for(model):
         if any(k in s._owned for k in keys):
             return s
     return None
+
+
+def all_reduce_sum(strategy, value):
+    """``value`` summed over the workers, differentiably: its gradient is the sum over the
+    workers of the upstream gradients (each worker's loss depends on every worker's
+    ``value``), again an all-reduce, so higher orders work too."""
+    import fasteager as fe
+    if strategy._comm.size == 1:
+        return fe.convert_to_tensor(value)
+
+    @fe.custom_gradient
+    def summed(t):
+        dtype = t.dtype.as_numpy_dtype
+        buf = np.array(_comm.reducible(_np(t)), order="C", copy=True)
+        strategy._comm.allreduce_(buf)
+
+        def grad(upstream):
+            return all_reduce_sum(strategy, upstream)
+        return fe.constant(buf.astype(dtype, copy=False)), grad
+    return summed(value)
 
 
 def should_write():
@@ -409,4 +529,4 @@ class _DefaultStrategy(MultiWorkerMirroredStrategy):
         self._comm = _comm.LocalComm()
         self.cluster_resolver = _ClusterResolver(self._comm)
         self.extended = _Extended(self)
-        self._synced, self._owned, self._buffers = set(), set(), {}
+        self._synced, self._owned, self._buffers, self._on_read = set(), set(), {}, []
