@@ -24,6 +24,7 @@ import fasteager as fe
 
 from .. import backend
 from .. import initializers as _initializers
+from ...distribute import strategy as _distribute
 from .. import regularizers as _regularizers
 
 
@@ -135,6 +136,8 @@ class Layer:
         object.__setattr__(self, "_regularizer_fns", [])
         object.__setattr__(self, "_call_losses", [])
         object.__setattr__(self, "_output_shape", None)
+        # a layer made in strategy.scope() builds its weights under that strategy later
+        object.__setattr__(self, "_distribute_strategy", _distribute.current_strategy())
         object.__setattr__(self, "_inbound_nodes", [])     # symbolic calls (functional API)
         self._trainable = bool(trainable)
         if name is not None and not isinstance(name, str):
@@ -339,11 +342,11 @@ class Layer:
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = _initializers.get(initializer)
-        value = init(shape, dtype=dtype)
         if trainable is None:
             trainable = True
-        var = fe.Variable(value, trainable=trainable, name="%s/%s" % (self._name, name or "w"),
-                          dtype=dtype)
+        with _distribute.owner_scope(self):
+            var = fe.Variable(init(shape, dtype=dtype), trainable=trainable,
+                              name="%s/%s" % (self._name, name or "w"), dtype=dtype)
         self._own_weights.append(var)
         _changed()
         reg = _regularizers.get(regularizer)
@@ -418,7 +421,8 @@ class Layer:
         if self.built:
             return
         shape = _shape_of(inputs)
-        self.build(shape)
+        with _distribute.owner_scope(self):
+            self.build(shape)
         self.built = True
 
     def __call__(self, inputs, *args, **kwargs):
