@@ -13,7 +13,8 @@ class DType:
 
     def __init__(self, np_dtype):
         self._np = np.dtype(np_dtype)
-        self.name = "bool" if self._np == np.bool_ else self._np.name
+        self.name = ("bool" if self._np == np.bool_ else
+                     "string" if self._np == np.object_ else self._np.name)
         self._hash = hash(self._np)
 
     @property
@@ -41,6 +42,10 @@ class DType:
         return self._np.kind == "b"
 
     @property
+    def is_string(self):
+        return self._np.kind == "O"
+
+    @property
     def is_complex(self):
         return self._np.kind == "c"
 
@@ -59,6 +64,8 @@ class DType:
     def __eq__(self, other):
         if isinstance(other, DType):
             return self._np == other._np
+        if isinstance(other, str) and other == "string":    # np.dtype("string") is bytes
+            return self._np.kind == "O"
         try:
             return self._np == np.dtype(other)
         except TypeError:
@@ -97,8 +104,11 @@ complex128 = DType(np.complex128)
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
        bool, complex64, complex128)
-_BY_NUM = {d._np.num: d for d in ALL}
-_BY_NAME = {d.name: d for d in ALL}
+# fe.string: byte strings in NumPy object arrays (see fasteager/strings.py); no numeric op
+# takes them, so it is not in ALL
+string = DType(np.object_)
+_BY_NUM = {d._np.num: d for d in ALL + (string,)}
+_BY_NAME = {d.name: d for d in ALL + (string,)}
 _BY_NAME.update({"float": float32, "double": float64, "half": float16, "bool_": bool})
 
 
