@@ -1,0 +1,495 @@
+"""The functional API: ``fe.keras.Model(inputs, outputs)``, a model that is a graph of layer
+calls on symbolic tensors.
+
+Calling a layer on ``KerasTensor``s (from ``fe.keras.Input``) records a ``Node`` (the
+layer, its call arguments, its output specs; see ``layers/base.py``). ``Functional`` walks
+those nodes back from ``outputs`` to ``inputs`` once, keeps them in dependency order, and
+``call`` replays them on real tensors. Several inputs and outputs (lists or dicts), shared
+layers (one layer, several nodes) and nested models (a model called as a layer) follow.
+
+>>> inputs = fe.keras.Input(shape=(784,))
+>>> hidden = fe.keras.layers.Dense(64, activation="relu")(inputs)
+>>> model = fe.keras.Model(inputs, fe.keras.layers.Dense(10)(hidden))
+>>> model(fe.zeros([2, 784])).shape
+TensorShape([2, 10])
+
+``get_config`` writes Keras 3's functional layout (``layers`` with their
+``inbound_nodes``, ``input_layers``, ``output_layers``); ``from_config`` rebuilds every
+layer through the allow-listed deserializer of ``_serialization`` and replays the nodes,
+whose arguments are plain JSON values and tensor references: nothing in a file runs.
+
+``StructuredLoss`` is the compiled loss of a model with several outputs: a loss (list, dict
+or one for all), ``loss_weights`` and metrics per output, logged as ``<output>_loss`` and
+``<output>_<metric>``, as Keras 3 does.
+"""
+import fasteager as fe
+
+from . import metrics as metrics_module
+from .layers.base import InputLayer, KerasTensor, Layer
+from .training import Model, _CompiledLoss, _resolve_metric, _shape_text
+
+_TENSOR_TAG = "__keras_tensor__"
+
+
+def _tensors(structure, where, argname):
+    """The KerasTensors of ``structure`` (a tensor, or lists/tuples/dicts of them), flat."""
+    flat = fe.nest.flatten(structure)
+    for t in flat:
+        if not isinstance(t, KerasTensor):
+            raise TypeError("%s: %s must be KerasTensors from fe.keras.Input or layer calls "
+                            "on them (got %r)" % (where, argname, t))
+    if not flat:
+        raise ValueError("%s: %s is empty (expected at least one KerasTensor)"
+                         % (where, argname))
+    return flat
+
+
+class Functional(Model):
+    """A model defined by its ``inputs`` and ``outputs`` KerasTensors (see the module)."""
+
+    _NOT_TRACKED = Model._NOT_TRACKED | {"_inputs_struct", "_outputs_struct", "_nodes",
+                                         "_node_index", "inputs", "outputs"}
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        if isinstance(inputs, tuple):
+            inputs = list(inputs)
+        if isinstance(outputs, tuple):
+            outputs = list(outputs)
+        self.inputs = _tensors(inputs, "Model", "inputs")
+        self.outputs = _tensors(outputs, "Model", "outputs")
+        for t in self.inputs:
+            if t._history is None or not isinstance(t._history[0], InputLayer):
+                raise ValueError("Model: inputs must be made by fe.keras.Input (got %r, the "
+                                 "output of layer %r)" % (t, t._history and t._history[0].name))
+        self._inputs_struct = inputs
+        self._outputs_struct = outputs
+        self._nodes = self._order_nodes()
+        layers = [t._history[0] for t in self.inputs]
+        for node in self._nodes:
+            if not any(lay is node.layer for lay in layers):
+                layers.append(node.layer)
+        self._layers = layers
+        # each layer's nodes in this model, numbered as keras_history numbers them
+        index = {}
+        ours = {id(n) for n in self._nodes} | {id(t._history[0]._inbound_nodes[0])
+                                               for t in self.inputs}
+        for layer in layers:
+            mine = [n for n in layer._inbound_nodes if id(n) in ours]
+            for i, n in enumerate(mine):
+                index[id(n)] = i
+        self._node_index = index
+        self.built = True
+
+    def _order_nodes(self):
+        """The nodes from the inputs to the outputs, each after the nodes it reads from."""
+        known = {id(t) for t in self.inputs}
+        order, done, active = [], set(), set()
+
+        def visit(tensor):
+            if id(tensor) in known:
+                return
+            if tensor._history is None:
+                raise ValueError("Model: the graph is disconnected: %r was not made by a layer "
+                                 "call on the model's inputs" % (tensor,))
+            layer, node_index, _ = tensor._history
+            node = layer._inbound_nodes[node_index]
+            if id(node) in done:
+                return
+            if isinstance(layer, InputLayer):
+                raise ValueError(
+                    "Model: the graph is disconnected: cannot obtain a value for the input "
+                    "%r (layer %r); pass it in inputs (expected every Input the outputs "
+                    "depend on among inputs)" % (tensor, layer.name))
+            if id(node) in active:
+                raise ValueError("Model: the layer graph has a cycle at layer %r" % layer.name)
+            active.add(id(node))
+            for t in node.input_tensors:
+                visit(t)
+            active.discard(id(node))
+            done.add(id(node))
+            order.append(node)
+        for t in self.outputs:
+            visit(t)
+        return order
+
+    # ---- structure ------------------------------------------------------------------------
+    @property
+    def layers(self):
+        return list(self._layers)
+
+    @property
+    def input(self):
+        return self._inputs_struct
+
+    @property
+    def output(self):
+        return self._outputs_struct
+
+    @property
+    def input_names(self):
+        return [t._history[0].name for t in self.inputs]
+
+    @property
+    def output_names(self):
+        if isinstance(self._outputs_struct, dict):
+            return sorted(self._outputs_struct)
+        return [t._history[0].name for t in self.outputs]
+
+    @property
+    def input_shape(self):
+        shapes = [tuple(t.shape.as_list()) for t in self.inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [tuple(t.shape.as_list()) for t in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    # ---- running --------------------------------------------------------------------------
+    def _flat_inputs(self, inputs):
+        """The call's inputs in the order of ``self.inputs`` (by name for a dict)."""
+        n = len(self.inputs)
+        if isinstance(inputs, dict):
+            names = self.input_names if not isinstance(self._inputs_struct, dict) \
+                else sorted(self._inputs_struct)
+            missing = [k for k in names if k not in inputs]
+            if missing:
+                raise ValueError("%s: missing inputs %s (expected keys %s, got %s)"
+                                 % (self.name, missing, names, sorted(inputs)))
+            return [inputs[k] for k in names]
+        if isinstance(inputs, (list, tuple)) and (n > 1 or len(inputs) == 1):
+            flat = list(inputs)
+        else:
+            flat = [inputs]
+        if len(flat) != n:
+            raise ValueError("%s: the model expects %d inputs, but it received %d input "
+                             "tensors" % (self.name, n, len(flat)))
+        return flat
+
+    def _convert_input(self, x):
+        flat = self._flat_inputs(x)
+        out = []
+        for spec, v in zip(self.inputs, flat):
+            v = fe.convert_to_tensor(v.read_value() if isinstance(v, fe.Variable) else v)
+            if v.dtype != spec.dtype and v.dtype.is_floating == spec.dtype.is_floating:
+                v = fe.cast(v, spec.dtype)    # Keras casts inputs to the Input's dtype
+            out.append(v)
+        return out
+
+    def call(self, inputs, training=None, mask=None):
+        flat = inputs if isinstance(inputs, list) and len(inputs) == len(self.inputs) and \
+            all(isinstance(v, fe.Tensor) for v in inputs) else self._convert_input(inputs)
+        for spec, v in zip(self.inputs, flat):
+            want, got = spec.shape.as_list(), v.shape.as_list()
+            if len(want) != len(got) or any(w is not None and w != g
+                                            for w, g in zip(want, got)):
+                raise fe.errors.InvalidArgumentError(
+                    "%s: input %r is incompatible with the model (expected shape %s, got %s)"
+                    % (self.name, spec.name, tuple(want), tuple(got)))
+        values = {id(t): v for t, v in zip(self.inputs, flat)}
+
+        def value(v):
+            return values[id(v)] if isinstance(v, KerasTensor) else v
+        for node in self._nodes:
+            x, args, kwargs = fe.nest.map_structure(value, node.call_args)
+            out = node.layer(x, *args, **kwargs)
+            for t, v in zip(node.outputs, fe.nest.flatten(out)):
+                values[id(t)] = v
+        return fe.nest.map_structure(value, self._outputs_struct)
+
+    # ---- summary --------------------------------------------------------------------------
+    def _summary_table(self):
+        """Keras's functional summary: input layers too, and what each layer reads."""
+        table = [["Layer (type)", "Output Shape", "Param #", "Connected to"]]
+        for layer in self._layers:
+            nodes = [n for n in layer._inbound_nodes if id(n) in self._node_index]
+            shape = None
+            if len(nodes) == 1 and len(nodes[0].outputs) == 1:
+                shape = nodes[0].outputs[0].shape
+            reads = []
+            for n in nodes:
+                for t in n.input_tensors:
+                    src, node_index, tensor_index = t._history
+                    reads.append("%s[%d][%d]" % (src.name, self._node_index.get(
+                        id(src._inbound_nodes[node_index]), 0), tensor_index))
+            table.append(["%s (%s)" % (layer.name, type(layer).__name__), _shape_text(shape),
+                          "{:,}".format(layer.count_params() if layer.built else 0),
+                          ", ".join(reads) if reads else "-"])
+        return table
+
+    # ---- config ---------------------------------------------------------------------------
+    def _history_config(self, tensor):
+        layer, node_index, tensor_index = tensor._history
+        return [layer.name, self._node_index[id(layer._inbound_nodes[node_index])],
+                tensor_index]
+
+    def get_config(self):
+        from ._serialization import serialize_keras_object
+
+        def encode(v):
+            if isinstance(v, KerasTensor):
+                return {"class_name": _TENSOR_TAG, "config": {
+                    "shape": v.shape.as_list(), "dtype": v.dtype.name,
+                    "keras_history": self._history_config(v)}}
+            if v is None or isinstance(v, (bool, int, float, str)):
+                return v
+            raise TypeError("%s.get_config: a layer was called with %r, which a saved config "
+                            "cannot hold (expected tensors and JSON values)" % (self.name, v))
+        layers = []
+        for layer in self._layers:
+            entry = serialize_keras_object(layer)
+            entry["name"] = layer.name
+            entry["inbound_nodes"] = []
+            for node in layer._inbound_nodes:
+                if id(node) in self._node_index and not isinstance(layer, InputLayer):
+                    x, args, kwargs = fe.nest.map_structure(encode, node.call_args)
+                    entry["inbound_nodes"].append({"args": [x] + list(args), "kwargs": kwargs})
+            layers.append(entry)
+        return {"name": self.name, "trainable": self.trainable, "layers": layers,
+                "input_layers": _map_tensors(self._history_config, self._inputs_struct),
+                "output_layers": _map_tensors(self._history_config, self._outputs_struct)}
+
+    # load_model hands this class its config undecoded: the layer graph holds tensor
+    # references, which are no objects to construct
+    _deserializes_own_config = True
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..errors import DataLossError
+        from ._serialization import deserialize_keras_object, in_safe_mode
+        where = "Functional.from_config"
+        entries = config.get("layers")
+        if not isinstance(entries, list):
+            raise DataLossError("%s: the config has no list of layers" % where)
+        created, outputs, pending = {}, {}, []
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or \
+                    not isinstance(entry.get("inbound_nodes", []), list):
+                raise DataLossError("%s: a layer entry must be a dict with a name and "
+                                    "inbound_nodes (got %r)" % (where, entry))
+            spec = {k: entry[k] for k in ("class_name", "config", "module", "registered_name")
+                    if k in entry}
+            layer = deserialize_keras_object(spec, custom_objects, safe_mode=in_safe_mode(),
+                                             where=where)
+            if not isinstance(layer, Layer):
+                raise DataLossError("%s: %r is not a layer" % (where, entry["name"]))
+            created[entry["name"]] = layer
+            outputs[entry["name"]] = [[layer.output]] if isinstance(layer, InputLayer) else []
+            pending.extend((entry["name"], n) for n in entry.get("inbound_nodes", []))
+
+        def lookup(history):
+            if not (isinstance(history, list) and len(history) == 3 and
+                    isinstance(history[0], str) and all(type(i) is int for i in history[1:])):
+                raise DataLossError("%s: a tensor reference must be [layer, node, tensor] "
+                                    "(got %r)" % (where, history))
+            nodes = outputs.get(history[0])
+            if nodes is None:
+                raise DataLossError("%s: a node reads from an unknown layer %r"
+                                    % (where, history[0]))
+            if history[1] >= len(nodes):
+                raise _NotReady()
+            if not 0 <= history[2] < len(nodes[history[1]]):
+                raise DataLossError("%s: layer %r has no output %d" % (where, history[0],
+                                                                        history[2]))
+            return nodes[history[1]][history[2]]
+
+        def decode(v):
+            if isinstance(v, dict) and v.get("class_name") == _TENSOR_TAG:
+                return lookup((v.get("config") or {}).get("keras_history"))
+            if isinstance(v, dict):
+                return {k: decode(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [decode(x) for x in v]
+            return v
+        # replay the nodes in dependency order: a node waits until what it reads exists
+        while pending:
+            progressed = False
+            for item in list(pending):
+                name, node = item
+                if any(p is not item and p[0] == name for p in pending[:pending.index(item)]):
+                    continue    # a layer's nodes run in their saved order
+                try:
+                    args = decode(node.get("args", []) if isinstance(node, dict) else None)
+                    kwargs = decode(node.get("kwargs", {}))
+                except _NotReady:
+                    continue
+                except AttributeError:
+                    raise DataLossError("%s: a node of layer %r is not a dict of args and "
+                                        "kwargs" % (where, name)) from None
+                if not isinstance(args, list) or not args or not isinstance(kwargs, dict):
+                    raise DataLossError("%s: a node of layer %r has no arguments"
+                                        % (where, name))
+                out = created[name](*args, **kwargs)
+                outputs[name].append(fe.nest.flatten(out))
+                pending.remove(item)
+                progressed = True
+            if not progressed:
+                raise DataLossError("%s: the saved layer graph cannot be rebuilt (nodes of "
+                                    "%s read tensors no node makes)"
+                                    % (where, sorted({p[0] for p in pending})))
+        try:
+            inputs = _map_histories(lookup, config.get("input_layers"))
+            outs = _map_histories(lookup, config.get("output_layers"))
+        except _NotReady:
+            raise DataLossError("%s: the model's inputs or outputs name nodes that do not "
+                                "exist" % where) from None
+        return cls(inputs, outs, name=config.get("name"),
+                   trainable=config.get("trainable", True))
+
+
+class _NotReady(Exception):
+    """A node reads a tensor that no replayed node has made yet."""
+
+
+def _map_tensors(fn, structure):
+    if isinstance(structure, dict):
+        return {k: _map_tensors(fn, v) for k, v in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return [_map_tensors(fn, v) for v in structure]
+    return fn(structure)
+
+
+def _map_histories(fn, structure):
+    """The inverse of ``_map_tensors(_history_config, ...)``: a leaf is [name, node, i]."""
+    if isinstance(structure, dict):
+        return {k: _map_histories(fn, v) for k, v in structure.items()}
+    if isinstance(structure, list) and structure and isinstance(structure[0], str):
+        return fn(structure)
+    if isinstance(structure, list):
+        return [_map_histories(fn, v) for v in structure]
+    from ..errors import DataLossError
+    raise DataLossError("Functional.from_config: input_layers/output_layers must be tensor "
+                        "references (got %r)" % (structure,))
+
+
+# ---- several outputs: losses and metrics per output -----------------------------------------
+
+def _per_output(what, value, names, where):
+    """``value`` (one for all, a list in output order, or a dict by output name) as a list
+    with one entry per output name."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise ValueError("%s: %s names unknown outputs %s (expected keys among the output "
+                             "names %s)" % (where, what, unknown, names))
+        return [value.get(n) for n in names]
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise ValueError("%s: for a model with %d outputs, %s as a list must have %d "
+                             "entries (got %d)" % (where, len(names), what, len(names),
+                                                   len(value)))
+        return list(value)
+    return [value] * len(names)
+
+
+class StructuredLoss:
+    """The compiled loss and metrics of a model with one or several named outputs."""
+
+    structured = True
+
+    def __init__(self, model, loss, loss_weights, metrics):
+        names = list(getattr(model, "output_names", ()))
+        if not names:
+            raise fe.errors.UnimplementedError(
+                "compile: a loss or metrics per output (a list or dict) needs a functional "
+                "model (fe.keras.Model(inputs, outputs)); %s has no named outputs"
+                % type(model).__name__)
+        self.model = model
+        self.names = names
+        self.losses = [_CompiledLoss(v).loss for v in _per_output("loss", loss, names,
+                                                                 "compile")]
+        weights = _per_output("loss_weights", 1.0 if loss_weights is None else loss_weights,
+                              names, "compile")
+        self.weights = [1.0 if w is None else float(w) for w in weights]
+        if isinstance(metrics, (list, tuple)) and len(names) > 1 and metrics and \
+                not all(m is None or isinstance(m, (list, tuple)) for m in metrics):
+            raise ValueError("compile: for a model with %d outputs, metrics as a list must have "
+                             "one entry (a list of metrics) per output (got %r); or pass a "
+                             "dict by output name" % (len(names), metrics))
+        if metrics is None:
+            metrics = [None] * len(names)
+        elif not isinstance(metrics, (list, tuple, dict)):
+            metrics = [metrics] * len(names)
+        elif len(names) == 1 and isinstance(metrics, (list, tuple)) and \
+                not any(isinstance(m, (list, tuple)) for m in metrics):
+            metrics = [list(metrics)]
+        per = _per_output("metrics", metrics, names, "compile")
+        self.metric_ids = [[] if m is None else list(m) if isinstance(m, (list, tuple))
+                           else [m] for m in per]
+        self.name = None
+        self.loss = None
+        self._trackers = None
+
+    def _align(self, what, value):
+        if value is None:
+            return [None] * len(self.names)
+        if isinstance(value, dict):
+            missing = [n for n in self.names if n not in value]
+            if missing:
+                raise ValueError("%s: %s has no entries for outputs %s (expected keys %s)"
+                                 % (self.model.name, what, missing, self.names))
+            return [value[n] for n in self.names]
+        if isinstance(value, (list, tuple)) and len(self.names) > 1:
+            if len(value) != len(self.names):
+                raise ValueError("%s: %s must have one entry per output (expected %d, got %d)"
+                                 % (self.model.name, what, len(self.names), len(value)))
+            return list(value)
+        return [value]
+
+    def per_output(self, y_true, y_pred, sample_weight=None):
+        """[(output name, loss value or None)] for each output."""
+        ys, ps = self._align("y", y_true), self._align("the model's outputs", y_pred)
+        sws = self._align("sample_weight", sample_weight) \
+            if isinstance(sample_weight, (list, tuple, dict)) else [sample_weight] * len(ys)
+        out = []
+        for name, fn, y, p, sw in zip(self.names, self.losses, ys, ps, sws):
+            if fn is None:
+                out.append((name, None))
+                continue
+            if y is None:
+                raise ValueError("%s: output %r has a loss but the data has no targets for it"
+                                 % (self.model.name, name))
+            out.append((name, fn(y, p, sw)))
+        return out
+
+    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
+        terms = [v * w if w != 1.0 else v for (_, v), w in
+                 zip(self.per_output(y_true, y_pred, sample_weight), self.weights)
+                 if v is not None]
+        terms += list(regularization_losses or [])
+        if not terms:
+            raise ValueError("Model: no loss to optimize; pass loss=... to compile()")
+        dtype = terms[0].dtype
+        return fe.add_n([fe.cast(t, dtype) if t.dtype != dtype else t for t in terms])
+
+    def update_metrics(self, y_true, y_pred, sample_weight=None):
+        """Update the per-output loss trackers and metrics; every metric's result."""
+        model = self.model
+        ys, ps = self._align("y", y_true), self._align("the model's outputs", y_pred)
+        if model._metric_objects is None:
+            objects, self._trackers = [], []
+            for i, name in enumerate(self.names):
+                if len(self.names) > 1 and self.losses[i] is not None:
+                    tracker = metrics_module.Mean(name + "_loss")
+                    self._trackers.append((i, tracker))
+                    objects.append(tracker)
+                for ident in self.metric_ids[i]:
+                    m = _resolve_metric(ident, ys[i], ps[i], self.losses[i])
+                    if isinstance(ident, str) and len(self.names) > 1:
+                        m.name = "%s_%s" % (name, m.name)
+                    objects.append((i, m))
+            model._metric_objects = [o if isinstance(o, metrics_module.Metric) else o[1]
+                                     for o in objects]
+            self._metrics = [o for o in objects if isinstance(o, tuple)]
+        if self._trackers:
+            values = dict(self.per_output(y_true, y_pred, sample_weight))
+            n = fe.nest.flatten(y_pred)[0].shape.as_list()[0]
+            for i, tracker in self._trackers:
+                tracker.update_state(values[self.names[i]], sample_weight=n)
+        if y_true is not None:
+            for i, m in self._metrics:
+                if ys[i] is not None:
+                    m.update_state(ys[i], ps[i], None if isinstance(
+                        sample_weight, (list, tuple, dict)) else sample_weight)
+        return model.get_metrics_result()
