@@ -125,11 +125,19 @@ class Model(Layer):
                                          "_metric_objects", "history", "_compiled_metric_ids",
                                          "_input_spec"}
 
+    def __new__(cls, *args, **kwargs):
+        # Model(inputs, outputs) makes a functional model, as in Keras
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from .functional import Functional
+            return object.__new__(Functional)
+        return object.__new__(cls)
+
     def __init__(self, *args, **kwargs):
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise fe.errors.UnimplementedError(
-                "Model(inputs, outputs): the functional API is not implemented in fasteager; "
-                "subclass fe.keras.Model or use fe.keras.Sequential")
+                "%s(inputs, outputs): a subclassed Model built from inputs and outputs is not "
+                "supported; call fe.keras.Model(inputs, outputs) or define call()"
+                % type(self).__name__)
         super().__init__(**kwargs)
         self.optimizer = None
         self.compiled_loss = None
@@ -188,21 +196,13 @@ class Model(Layer):
             raise ValueError(
                 "This model has not yet been built. Build the model first by calling "
                 "`build()` or by calling the model on a batch of data.")
-        table = [["Layer (type)", "Output Shape", "Param #"]]
-        for layer in self.layers:
-            try:
-                shape = str(tuple(layer._output_shape.as_list())) \
-                    if layer._output_shape is not None else "multiple"
-            except AttributeError:
-                shape = "multiple"
-            shape = shape.replace(",)", ")") if shape.count(",") == 1 else shape
-            count = layer.count_params() if layer.built else 0
-            table.append(["%s (%s)" % (layer.name, type(layer).__name__), shape,
-                          "{:,}".format(count)])
-        # Keras's column split of line_length (65 by default), each column widened to its
-        # longest cell plus a gap, so cells never run together or wrap
-        width = line_length or 65
-        positions = positions or [0.45, 0.85, 1.0]
+        table = self._summary_table()
+        # Keras's column split of line_length (65 by default; 98 with a "Connected to"
+        # column), each column widened to its longest cell plus a gap, so cells never run
+        # together or wrap
+        wide = len(table[0]) == 4
+        width = line_length or (98 if wide else 65)
+        positions = positions or ([0.33, 0.55, 0.67, 1.0] if wide else [0.45, 0.85, 1.0])
         ends = [int(width * p) if p <= 1 else int(p) for p in positions]
         widths = [max(end - start, max(len(r[j]) for r in table) + 2)
                   for j, (start, end) in enumerate(zip([0] + ends[:-1], ends))]
@@ -231,6 +231,15 @@ class Model(Layer):
         for line in lines:
             emit(line)
 
+    def _summary_table(self):
+        """The summary's rows: a header, then one row per layer."""
+        table = [["Layer (type)", "Output Shape", "Param #"]]
+        for layer in self.layers:
+            table.append(["%s (%s)" % (layer.name, type(layer).__name__),
+                          _shape_text(layer._output_shape),
+                          "{:,}".format(layer.count_params() if layer.built else 0)])
+        return table
+
     # ---- compile --------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=None,
@@ -242,17 +251,20 @@ class Model(Layer):
         if optimizer is None or not hasattr(optimizer, "apply_gradients"):
             raise ValueError("compile: optimizer must be a name like 'adam' or an optimizer "
                              "object with apply_gradients (got %r)" % (optimizer,))
-        if isinstance(loss, (list, dict)):
-            raise fe.errors.UnimplementedError("compile: one loss per output (a list or dict) "
-                                               "is not supported; pass one loss")
+        structured = isinstance(loss, (list, dict)) or isinstance(metrics, dict) or \
+            loss_weights is not None or len(getattr(self, "output_names", ())) > 1
         self.optimizer = optimizer
-        self.compiled_loss = _CompiledLoss(loss)
+        if structured:
+            # a loss (and metrics) per output of a functional model
+            from .functional import StructuredLoss
+            self.compiled_loss = StructuredLoss(self, loss, loss_weights, metrics)
+            metrics = []
+        else:
+            self.compiled_loss = _CompiledLoss(loss)
         if metrics is None:
             metrics = []
         elif isinstance(metrics, (str, metrics_module.Metric)) or callable(metrics):
             metrics = [metrics]
-        elif isinstance(metrics, dict):
-            raise fe.errors.UnimplementedError("compile: metrics per output are not supported")
         self._compiled_metric_ids = list(metrics) + list(weighted_metrics or [])
         self._metric_objects = None
         self._loss_tracker = metrics_module.Mean("loss")
@@ -287,6 +299,8 @@ class Model(Layer):
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics and return every metric's result in a dict."""
+        if getattr(self.compiled_loss, "structured", False):
+            return self.compiled_loss.update_metrics(y, y_pred, sample_weight)
         if self._metric_objects is None:
             self._metric_objects = [
                 _resolve_metric(m, y, y_pred, self.compiled_loss.loss)
@@ -486,6 +500,9 @@ class Model(Layer):
         if not outs:
             raise _no_data("predict")
         cb.on_predict_end()
+        if isinstance(outs[0], dict):
+            return {k: np.concatenate([np.asarray(o[k].numpy()) for o in outs])
+                    for k in outs[0]}
         if isinstance(outs[0], (list, tuple)):
             return [np.concatenate([np.asarray(o[i].numpy()) for o in outs])
                     for i in range(len(outs[0]))]
@@ -526,7 +543,16 @@ class Model(Layer):
                                     by_name=by_name)
 
 
+def _shape_text(shape):
+    """A layer's output shape as the summary prints it: ``(None, 10)``, or ``multiple``."""
+    if shape is None:
+        return "multiple"
+    text = str(tuple(fe.TensorShape(shape).as_list()))
+    return text.replace(",)", ")") if text.count(",") == 1 else text
+
+
 def _batch_size(y_pred):
+    y_pred = fe.nest.flatten(y_pred)[0] if isinstance(y_pred, (list, tuple, dict)) else y_pred
     shape = y_pred.shape.as_list() if hasattr(y_pred, "shape") else []
     return shape[0] if shape else 1
 
