@@ -152,7 +152,7 @@ def _builtins():
     if _BUILTINS is not None:
         return _BUILTINS
     from . import activations, initializers, layers, losses, metrics, regularizers
-    from . import training
+    from . import functional, training
     from .optimizers import base as opt_base, schedules, standard
     table = {}
 
@@ -162,6 +162,7 @@ def _builtins():
 
     # the order decides a bare name found in two modules (losses before metrics)
     for module, base in ((layers, layers.Layer), (training, layers.Layer),
+                         (functional, layers.Layer),
                          (initializers, initializers.Initializer),
                          (regularizers, regularizers.Regularizer),
                          (standard, opt_base.Optimizer),
@@ -347,6 +348,16 @@ def _construct(spec, custom_objects, where, depth):
     if not isinstance(config, dict):
         raise DataLossError("%s: the config of %s must be a dict (got %s)"
                             % (where, name, type(config).__name__))
+    if getattr(cls, "_deserializes_own_config", False):
+        # the class decodes its nested configs itself, each through this same gate (a
+        # functional model's layer graph holds tensor references, not objects)
+        try:
+            return cls.from_config(config, custom_objects=custom_objects)
+        except (TypeError, ValueError, KeyError) as e:
+            if isinstance(e, (DataLossError, InvalidArgumentError, _RefusedError)):
+                raise
+            raise DataLossError("%s: cannot rebuild %s from its saved config (%s: %s)"
+                                % (where, name, type(e).__name__, e)) from e
     kwargs = _decode(config, custom_objects, where, depth + 1, None)
     try:
         if hasattr(cls, "from_config"):
