@@ -1,0 +1,458 @@
+# cython: language_level=3
+"""CPU kernels of the recurrent layers: LSTM, GRU and simple-RNN time loops, forward and
+backward through time.
+
+NumPy arrays in, NumPy arrays out; no Tensor and no autodiff here (``ops/rnn_ops.py``
+wraps these as ops and owns the gradient bookkeeping). float32 stays float32 and float64
+stays float64.
+
+Every array is time-major: ``x`` is ``(T, B, D)``, states ``(B, U)``, sequences
+``(T, B, U)``, so one step's slice is a contiguous ``(B, ·)`` matrix that OpenBLAS takes
+without a copy. The layout of the work:
+
+1. One GEMM projects the inputs of all steps at once, ``xp = x @ kernel + bias``.
+2. Per step, one GEMM for the recurrence (``h_prev @ recurrent_kernel`` with ``np.dot``
+   into a preallocated buffer), then one fused C loop (``_*_step``) that applies every
+   gate nonlinearity, the state update and the mask.
+3. Backward through time, per step, one fused C loop for the gate derivatives and one
+   GEMM carrying the state gradient back (``dz @ recurrent_kernel.T``); after the loop,
+   three GEMMs over all steps give ``dx``, ``dkernel`` and ``drecurrent_kernel``.
+
+Gates follow Keras's weight layout: LSTM ``[i, f, c, o]``, GRU ``[z, r, h]`` with
+``reset_after=True`` (the recurrent bias is added before the reset gate multiplies).
+A mask entry of 0 skips the step: the state is carried and the output repeats the last
+one. Activations are given by code (see ``ACTIVATIONS``); the backward pass takes each
+derivative from the activation's output, so nothing but the outputs is saved.
+"""
+from cython cimport floating
+from libc.math cimport exp, tanh
+
+import numpy as np
+
+cdef extern from "_fastmath.h" nogil:
+    float fe_tanhf(float x)
+    float fe_sigmoidf(float x)
+
+# activation name -> code of the fused loops; the backward pass needs f' as a function of
+# f's output, which these have
+ACTIVATIONS = {"linear": 0, "tanh": 1, "sigmoid": 2, "relu": 3, "hard_sigmoid": 4}
+
+
+# ----------------------------------------------------------------------------------------
+# Point functions
+# ----------------------------------------------------------------------------------------
+
+cdef inline floating _act(int code, floating v) noexcept nogil:
+    if code == 1:
+        if floating is float:
+            return fe_tanhf(v)
+        else:
+            return tanh(v)
+    if code == 2:
+        if floating is float:
+            return fe_sigmoidf(v)
+        else:
+            # split by sign so exp never overflows
+            if v >= 0:
+                return 1.0 / (1.0 + exp(-v))
+            return exp(v) / (1.0 + exp(v))
+    if code == 3:
+        return v if v > 0 else 0
+    if code == 4:
+        # Keras 3: relu6(x + 3) / 6
+        v = (v + 3) / 6
+        return 0 if v < 0 else (1 if v > 1 else v)
+    return v
+
+
+cdef inline floating _dact(int code, floating y) noexcept nogil:
+    """The activation's derivative, from its output ``y``."""
+    if code == 1:
+        return 1 - y * y
+    if code == 2:
+        return y * (1 - y)
+    if code == 3:
+        return 1 if y > 0 else 0
+    if code == 4:
+        return <floating>(1.0 / 6.0) if 0 < y < 1 else 0
+    return 1
+
+
+# ----------------------------------------------------------------------------------------
+# Fused step loops (one time step, all batch rows)
+# ----------------------------------------------------------------------------------------
+
+cdef void _lstm_step(const floating[:, :] xp, const floating[:, :] z,
+                     const floating[:, :] h_prev, const floating[:, :] c_prev,
+                     const floating[:] m, floating[:, :] h, floating[:, :] c,
+                     floating[:, :] gates, int act, int ract) noexcept nogil:
+    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
+    cdef floating gi, gf, gc, go, cn, hn, mb
+    for b in range(B):
+        mb = m[b]
+        for u in range(U):
+            gi = _act(ract, xp[b, u] + z[b, u])
+            gf = _act(ract, xp[b, U + u] + z[b, U + u])
+            gc = _act(act, xp[b, 2 * U + u] + z[b, 2 * U + u])
+            go = _act(ract, xp[b, 3 * U + u] + z[b, 3 * U + u])
+            cn = gf * c_prev[b, u] + gi * gc
+            hn = go * _act(act, cn)
+            gates[b, u] = gi
+            gates[b, U + u] = gf
+            gates[b, 2 * U + u] = gc
+            gates[b, 3 * U + u] = go
+            # a masked step carries the state (mb is 0 or 1)
+            c[b, u] = mb * cn + (1 - mb) * c_prev[b, u]
+            h[b, u] = mb * hn + (1 - mb) * h_prev[b, u]
+
+
+cdef void _lstm_step_back(floating[:, :] dh, floating[:, :] dc, const floating[:, :] gh,
+                          const floating[:, :] gc_in, const floating[:, :] ggates,
+                          const floating[:, :] gates, const floating[:, :] c,
+                          const floating[:, :] c_prev, const floating[:] m,
+                          floating[:, :] dz, floating[:, :] dh_carry, int act,
+                          int ract) noexcept nogil:
+    """dh, dc: the state gradients from the later steps (dc updated in place to the
+    gradient of c_prev); writes the pre-activation gradients dz and the part of
+    dh_prev that skips the recurrent GEMM."""
+    cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b, u
+    cdef floating mb, dht, dct, dhn, dcn, tc, gi, gf, gg, go
+    for b in range(B):
+        mb = m[b]
+        for u in range(U):
+            dht = dh[b, u] + gh[b, u]
+            dct = dc[b, u] + gc_in[b, u]
+            gi = gates[b, u]
+            gf = gates[b, U + u]
+            gg = gates[b, 2 * U + u]
+            go = gates[b, 3 * U + u]
+            dhn = mb * dht
+            tc = _act(act, c[b, u])
+            dcn = mb * dct + dhn * go * _dact(act, tc)
+            dz[b, u] = (dcn * gg + ggates[b, u]) * _dact(ract, gi)
+            dz[b, U + u] = (dcn * c_prev[b, u] + ggates[b, U + u]) * _dact(ract, gf)
+            dz[b, 2 * U + u] = (dcn * gi + ggates[b, 2 * U + u]) * _dact(act, gg)
+            dz[b, 3 * U + u] = (dhn * tc + ggates[b, 3 * U + u]) * _dact(ract, go)
+            dc[b, u] = (1 - mb) * dct + dcn * gf
+            dh_carry[b, u] = (1 - mb) * dht
+
+
+cdef void _gru_step(const floating[:, :] xp, const floating[:, :] hr,
+                    const floating[:, :] h_prev, const floating[:] m, floating[:, :] h,
+                    floating[:, :] gates, floating[:, :] hrh, int act,
+                    int ract) noexcept nogil:
+    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
+    cdef floating gz, gr, gh, mb, hn
+    for b in range(B):
+        mb = m[b]
+        for u in range(U):
+            gz = _act(ract, xp[b, u] + hr[b, u])
+            gr = _act(ract, xp[b, U + u] + hr[b, U + u])
+            gh = _act(act, xp[b, 2 * U + u] + gr * hr[b, 2 * U + u])
+            hn = gz * h_prev[b, u] + (1 - gz) * gh
+            gates[b, u] = gz
+            gates[b, U + u] = gr
+            gates[b, 2 * U + u] = gh
+            hrh[b, u] = hr[b, 2 * U + u]
+            h[b, u] = mb * hn + (1 - mb) * h_prev[b, u]
+
+
+cdef void _gru_step_back(const floating[:, :] dh, const floating[:, :] gh_in,
+                         const floating[:, :] ggates, const floating[:, :] ghrh,
+                         const floating[:, :] gates, const floating[:, :] hrh,
+                         const floating[:, :] h_prev, const floating[:] m,
+                         floating[:, :] dxp, floating[:, :] dhr, floating[:, :] dh_carry,
+                         int act, int ract) noexcept nogil:
+    cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b, u
+    cdef floating mb, dht, dhn, gz, gr, gh, dgz, dgh, da, dgr
+    for b in range(B):
+        mb = m[b]
+        for u in range(U):
+            dht = dh[b, u] + gh_in[b, u]
+            dhn = mb * dht
+            gz = gates[b, u]
+            gr = gates[b, U + u]
+            gh = gates[b, 2 * U + u]
+            dgz = dhn * (h_prev[b, u] - gh) + ggates[b, u]
+            dgh = dhn * (1 - gz) + ggates[b, 2 * U + u]
+            da = dgh * _dact(act, gh)
+            dgr = da * hrh[b, u] + ggates[b, U + u]
+            dxp[b, u] = dgz * _dact(ract, gz)
+            dxp[b, U + u] = dgr * _dact(ract, gr)
+            dxp[b, 2 * U + u] = da
+            dhr[b, u] = dxp[b, u]
+            dhr[b, U + u] = dxp[b, U + u]
+            dhr[b, 2 * U + u] = da * gr + ghrh[b, u]
+            dh_carry[b, u] = (1 - mb) * dht + dhn * gz
+
+
+cdef void _simple_step(floating[:, :] h, const floating[:, :] xp,
+                       const floating[:, :] h_prev, const floating[:] m,
+                       int act) noexcept nogil:
+    """h holds h_prev @ recurrent_kernel on entry, the new state on exit."""
+    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
+    cdef floating mb
+    for b in range(B):
+        mb = m[b]
+        for u in range(U):
+            h[b, u] = mb * _act(act, xp[b, u] + h[b, u]) + (1 - mb) * h_prev[b, u]
+
+
+cdef void _simple_step_back(const floating[:, :] dh, const floating[:, :] gh_in,
+                            const floating[:, :] h, const floating[:] m, floating[:, :] da,
+                            floating[:, :] dh_carry, int act) noexcept nogil:
+    cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b, u
+    cdef floating mb, dht
+    for b in range(B):
+        mb = m[b]
+        for u in range(U):
+            dht = dh[b, u] + gh_in[b, u]
+            da[b, u] = mb * dht * _dact(act, h[b, u])
+            dh_carry[b, u] = (1 - mb) * dht
+
+
+# ----------------------------------------------------------------------------------------
+# Python wrappers: allocate, project the inputs, run the time loop
+# ----------------------------------------------------------------------------------------
+
+def _project(x, kernel, bias):
+    """All steps' input projections in one GEMM: (T, B, D) @ (D, N) + bias -> (T, B, N)."""
+    T, B, D = x.shape
+    xp = np.empty((T * B, kernel.shape[1]), dtype=x.dtype)
+    np.dot(np.ascontiguousarray(x).reshape(T * B, D), kernel, out=xp)
+    if bias is not None:
+        xp += bias
+    return xp.reshape(T, B, -1)
+
+
+def _shifted(h0, h_seq):
+    """(T, B, U) previous states: h0, then h_seq[:-1]."""
+    prev = np.empty_like(h_seq)
+    if len(h_seq):
+        prev[0] = h0
+        prev[1:] = h_seq[:-1]
+    return prev
+
+
+def _weight_grads(x, prev, dxp, dhr, kernel):
+    """dx, dkernel and drecurrent_kernel from all steps' pre-activation gradients."""
+    T, B, D = x.shape
+    N = dxp.shape[2]
+    dxp2 = dxp.reshape(T * B, N)
+    dx = np.dot(dxp2, kernel.T).reshape(T, B, D)
+    dkernel = np.dot(np.ascontiguousarray(x).reshape(T * B, D).T, dxp2)
+    drk = np.dot(prev.reshape(T * B, -1).T, dhr.reshape(T * B, dhr.shape[2]))
+    return dx, dkernel, drk
+
+
+def _mask_rows(mask, T, B, dtype):
+    return np.ascontiguousarray(mask, dtype=dtype).reshape(T, B)
+
+
+def _lstm_forward_impl(floating[:, :, :] xp, floating[:, :, :] zbuf, h_seq_arr, c_seq_arr,
+                       gates_arr, h0, c0, rkernel, floating[:, :] m, int act, int ract):
+    cdef floating[:, :, :] h_seq = h_seq_arr
+    cdef floating[:, :, :] c_seq = c_seq_arr
+    cdef floating[:, :, :] gates = gates_arr
+    cdef floating[:, :] h0m = h0, c0m = c0, hp, cp
+    cdef Py_ssize_t t, T = xp.shape[0]
+    z_arr = np.asarray(zbuf)
+    for t in range(T):
+        if t == 0:
+            hp = h0m
+        else:
+            hp = h_seq[t - 1]
+        if t == 0:
+            cp = c0m
+        else:
+            cp = c_seq[t - 1]
+        np.dot(h0 if t == 0 else h_seq_arr[t - 1], rkernel, out=z_arr[0])
+        with nogil:
+            _lstm_step(xp[t], zbuf[0], hp, cp, m[t], h_seq[t], c_seq[t], gates[t], act, ract)
+
+
+def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
+    """LSTM over time-major ``x``: returns (h_seq, c_seq, gates), gates activated [i,f,c,o]."""
+    T, B, _ = x.shape
+    U = rkernel.shape[0]
+    dt = x.dtype
+    xp = _project(x, kernel, bias)
+    h_seq = np.empty((T, B, U), dtype=dt)
+    c_seq = np.empty((T, B, U), dtype=dt)
+    gates = np.empty((T, B, 4 * U), dtype=dt)
+    zbuf = np.empty((1, B, 4 * U), dtype=dt)
+    h0 = np.ascontiguousarray(h0)
+    c0 = np.ascontiguousarray(c0)
+    _lstm_forward_impl(xp, zbuf, h_seq, c_seq, gates, h0, c0, rkernel,
+                       _mask_rows(mask, T, B, dt), act, ract)
+    return h_seq, c_seq, gates
+
+
+def _lstm_backward_impl(floating[:, :] dh, floating[:, :] dc, floating[:, :, :] gh,
+                        floating[:, :, :] gc, floating[:, :, :] ggates,
+                        floating[:, :, :] gates, floating[:, :, :] c_seq, floating[:, :] c0,
+                        floating[:, :] m, floating[:, :, :] dz, floating[:, :] carry,
+                        rkernel_t, int act, int ract):
+    cdef Py_ssize_t t, T = gates.shape[0]
+    cdef floating[:, :] cp
+    dh_arr = np.asarray(dh)
+    dz_arr = np.asarray(dz)
+    carry_arr = np.asarray(carry)
+    for t in range(T - 1, -1, -1):
+        if t == 0:
+            cp = c0
+        else:
+            cp = c_seq[t - 1]
+        with nogil:
+            _lstm_step_back(dh, dc, gh[t], gc[t], ggates[t], gates[t], c_seq[t], cp, m[t],
+                            dz[t], carry, act, ract)
+        np.dot(dz_arr[t], rkernel_t, out=dh_arr)
+        dh_arr += carry_arr
+
+
+def lstm_backward(x, h0, c0, kernel, rkernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gates,
+                  int act, int ract):
+    """Gradients (dx, dh0, dc0, dkernel, drecurrent_kernel, dbias) of ``lstm_forward``
+    given the gradients of its three outputs."""
+    T, B, _ = x.shape
+    U = rkernel.shape[0]
+    dt = x.dtype
+    dh = np.zeros((B, U), dtype=dt)
+    dc = np.zeros((B, U), dtype=dt)
+    dz = np.empty((T, B, 4 * U), dtype=dt)
+    carry = np.empty((B, U), dtype=dt)
+    _lstm_backward_impl(dh, dc, np.ascontiguousarray(g_h), np.ascontiguousarray(g_c),
+                        np.ascontiguousarray(g_gates), gates, c_seq, np.ascontiguousarray(c0),
+                        _mask_rows(mask, T, B, dt), dz, carry,
+                        np.ascontiguousarray(rkernel.T), act, ract)
+    dx, dkernel, drk = _weight_grads(x, _shifted(h0, h_seq), dz, dz, kernel)
+    return dx, dh, dc, dkernel, drk, dz.reshape(T * B, 4 * U).sum(axis=0)
+
+
+def _gru_forward_impl(floating[:, :, :] xp, floating[:, :, :] hrbuf, h_seq_arr, gates_arr,
+                      hrh_arr, h0, rkernel, rbias, floating[:, :] m, int act, int ract):
+    cdef floating[:, :, :] h_seq = h_seq_arr
+    cdef floating[:, :, :] gates = gates_arr
+    cdef floating[:, :, :] hrh = hrh_arr
+    cdef floating[:, :] h0m = h0, hp
+    cdef Py_ssize_t t, T = xp.shape[0]
+    hr_arr = np.asarray(hrbuf)[0]
+    for t in range(T):
+        if t == 0:
+            hp = h0m
+        else:
+            hp = h_seq[t - 1]
+        np.dot(h0 if t == 0 else h_seq_arr[t - 1], rkernel, out=hr_arr)
+        hr_arr += rbias
+        with nogil:
+            _gru_step(xp[t], hrbuf[0], hp, m[t], h_seq[t], gates[t], hrh[t], act, ract)
+
+
+def gru_forward(x, h0, kernel, rkernel, bias, mask, int act, int ract):
+    """GRU (reset_after) over time-major ``x``; ``bias`` is (2, 3U): input and recurrent.
+    Returns (h_seq, gates, hrh): gates activated [z, r, h], hrh the recurrent part of the
+    candidate before the reset gate multiplies (``h_prev @ R_h + b_rec_h``)."""
+    T, B, _ = x.shape
+    U = rkernel.shape[0]
+    dt = x.dtype
+    xp = _project(x, kernel, bias[0])
+    h_seq = np.empty((T, B, U), dtype=dt)
+    gates = np.empty((T, B, 3 * U), dtype=dt)
+    hrh = np.empty((T, B, U), dtype=dt)
+    hrbuf = np.empty((1, B, 3 * U), dtype=dt)
+    h0 = np.ascontiguousarray(h0)
+    _gru_forward_impl(xp, hrbuf, h_seq, gates, hrh, h0, rkernel, bias[1],
+                      _mask_rows(mask, T, B, dt), act, ract)
+    return h_seq, gates, hrh
+
+
+def _gru_backward_impl(floating[:, :] dh, floating[:, :, :] gh, floating[:, :, :] ggates,
+                       floating[:, :, :] ghrh, floating[:, :, :] gates,
+                       floating[:, :, :] hrh, floating[:, :, :] prev, floating[:, :] m,
+                       floating[:, :, :] dxp, floating[:, :, :] dhr, floating[:, :] carry,
+                       rkernel_t, int act, int ract):
+    cdef Py_ssize_t t, T = gates.shape[0]
+    dh_arr = np.asarray(dh)
+    dhr_arr = np.asarray(dhr)
+    carry_arr = np.asarray(carry)
+    for t in range(T - 1, -1, -1):
+        with nogil:
+            _gru_step_back(dh, gh[t], ggates[t], ghrh[t], gates[t], hrh[t], prev[t], m[t],
+                           dxp[t], dhr[t], carry, act, ract)
+        np.dot(dhr_arr[t], rkernel_t, out=dh_arr)
+        dh_arr += carry_arr
+
+
+def gru_backward(x, h0, kernel, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh,
+                 int act, int ract):
+    """Gradients (dx, dh0, dkernel, drecurrent_kernel, dbias) of ``gru_forward``."""
+    T, B, _ = x.shape
+    U = rkernel.shape[0]
+    dt = x.dtype
+    dh = np.zeros((B, U), dtype=dt)
+    dxp = np.empty((T, B, 3 * U), dtype=dt)
+    dhr = np.empty((T, B, 3 * U), dtype=dt)
+    carry = np.empty((B, U), dtype=dt)
+    prev = _shifted(h0, h_seq)
+    _gru_backward_impl(dh, np.ascontiguousarray(g_h), np.ascontiguousarray(g_gates),
+                       np.ascontiguousarray(g_hrh), gates, hrh, prev,
+                       _mask_rows(mask, T, B, dt), dxp, dhr, carry,
+                       np.ascontiguousarray(rkernel.T), act, ract)
+    dx, dkernel, drk = _weight_grads(x, prev, dxp, dhr, kernel)
+    dbias = np.stack([dxp.reshape(T * B, 3 * U).sum(axis=0),
+                      dhr.reshape(T * B, 3 * U).sum(axis=0)])
+    return dx, dh, dkernel, drk, dbias
+
+
+def _simple_forward_impl(floating[:, :, :] xp, h_seq_arr, h0, rkernel, floating[:, :] m,
+                         int act):
+    cdef floating[:, :, :] h_seq = h_seq_arr
+    cdef floating[:, :] h0m = h0, hp
+    cdef Py_ssize_t t, T = xp.shape[0]
+    for t in range(T):
+        if t == 0:
+            hp = h0m
+        else:
+            hp = h_seq[t - 1]
+        np.dot(h0 if t == 0 else h_seq_arr[t - 1], rkernel, out=h_seq_arr[t])
+        with nogil:
+            _simple_step(h_seq[t], xp[t], hp, m[t], act)
+
+
+def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
+    """Simple RNN over time-major ``x``: returns h_seq."""
+    T, B, _ = x.shape
+    U = rkernel.shape[0]
+    xp = _project(x, kernel, bias)
+    h_seq = np.empty((T, B, U), dtype=x.dtype)
+    h0 = np.ascontiguousarray(h0)
+    _simple_forward_impl(xp, h_seq, h0, rkernel, _mask_rows(mask, T, B, x.dtype), act)
+    return h_seq
+
+
+def _simple_backward_impl(floating[:, :] dh, floating[:, :, :] gh, floating[:, :, :] h_seq,
+                          floating[:, :] m, floating[:, :, :] da, floating[:, :] carry,
+                          rkernel_t, int act):
+    cdef Py_ssize_t t, T = h_seq.shape[0]
+    dh_arr = np.asarray(dh)
+    da_arr = np.asarray(da)
+    carry_arr = np.asarray(carry)
+    for t in range(T - 1, -1, -1):
+        with nogil:
+            _simple_step_back(dh, gh[t], h_seq[t], m[t], da[t], carry, act)
+        np.dot(da_arr[t], rkernel_t, out=dh_arr)
+        dh_arr += carry_arr
+
+
+def simple_rnn_backward(x, h0, kernel, rkernel, mask, h_seq, g_h, int act):
+    """Gradients (dx, dh0, dkernel, drecurrent_kernel, dbias) of ``simple_rnn_forward``."""
+    T, B, _ = x.shape
+    U = rkernel.shape[0]
+    dt = x.dtype
+    dh = np.zeros((B, U), dtype=dt)
+    da = np.empty((T, B, U), dtype=dt)
+    carry = np.empty((B, U), dtype=dt)
+    _simple_backward_impl(dh, np.ascontiguousarray(g_h), h_seq, _mask_rows(mask, T, B, dt),
+                          da, carry, np.ascontiguousarray(rkernel.T), act)
+    dx, dkernel, drk = _weight_grads(x, _shifted(h0, h_seq), da, da, kernel)
+    return dx, dh, dkernel, drk, da.reshape(T * B, U).sum(axis=0)

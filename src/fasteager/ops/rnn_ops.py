@@ -1,0 +1,212 @@
+"""Fused recurrent ops: whole LSTM, GRU and simple-RNN time loops as single ops.
+
+The time loops run in ``fasteager._rnn`` (one GEMM for all steps' input projection, one
+GEMM plus one fused gate loop per step, a hand-written backward through time). Inputs
+and outputs are time-major, ``x`` of shape ``(T, B, D)`` and sequences ``(T, B, U)``;
+the Keras layers (``keras/layers/recurrent.py``) transpose around them. ``mask`` is
+``(T, B)`` of 0/1 in the input's dtype: a 0 carries the state through that step.
+
+Besides the state sequence each op returns what its backward pass needs (the activated
+gates and, for the GRU, the recurrent part of the candidate). Those are real outputs with
+real gradients, so the op table checks all of them against finite differences.
+
+Each op's gradient is a second op (``*_backprop``) running the fused backward kernel.
+That kernel has no derivative of its own: second derivatives through these ops are not
+available (``*_backprop`` is in ``NO_GRADIENT`` and its spec checks order 1). The Keras
+layers fall back to cells written in fasteager ops where that matters (``unroll=True``).
+
+    lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask) -> (h_seq, c_seq, gates)
+    gru(x, h0, kernel, recurrent_kernel, bias, mask)       -> (h_seq, gates, hrh)
+    simple_rnn(x, h0, kernel, recurrent_kernel, bias, mask) -> h_seq
+"""
+import numpy as np
+
+from .. import _core, _rnn
+from ..errors import InvalidArgumentError
+from .conv_ops import _kernel_call
+from .registry import FLOAT, defop, execute
+
+convert_to_tensor = _core.convert_to_tensor
+
+ACTIVATIONS = tuple(_rnn.ACTIVATIONS)
+
+
+def _err(opname, what):
+    return InvalidArgumentError("%s: %s" % (opname, what))
+
+
+def _act_code(opname, argname, name):
+    code = _rnn.ACTIVATIONS.get(name) if isinstance(name, str) else None
+    if code is None:
+        raise _err(opname, "%s must be one of %s (got %r)" % (argname, ", ".join(ACTIVATIONS),
+                                                              name))
+    return code
+
+
+def _check_shapes(opname, gates, x, states, kernel, recurrent_kernel, bias, mask,
+                  bias_shape):
+    """Shapes of a fused RNN call: x (T, B, D), states (B, U), kernel (D, G*U),
+    recurrent_kernel (U, G*U), bias ``bias_shape(U)``, mask (T, B)."""
+    if x.ndim != 3:
+        raise _err(opname, "x must be time-major (T, B, D) (expected rank 3, got shape %s)"
+                   % list(x.shape))
+    T, B, D = x.shape
+    if recurrent_kernel.ndim != 2:
+        raise _err(opname, "recurrent_kernel must be (units, %d*units) (got shape %s)"
+                   % (gates, list(recurrent_kernel.shape)))
+    U = recurrent_kernel.shape[0]
+    want = [("kernel", kernel, (D, gates * U)), ("recurrent_kernel", recurrent_kernel,
+                                                  (U, gates * U)),
+            ("bias", bias, bias_shape(U)), ("mask", mask, (T, B))]
+    want += [(n, s, (B, U)) for n, s in states]
+    for argname, a, shape in want:
+        if tuple(a.shape) != shape:
+            raise _err(opname, "%s has the wrong shape (expected %s, got %s)"
+                       % (argname, list(shape), list(a.shape)))
+
+
+def _float_mask(mask, x):
+    """The (T, B) mask argument as 0/1 in x's dtype (all ones when None)."""
+    x = convert_to_tensor(x)
+    shape = x.shape.as_list()
+    if mask is None:
+        return convert_to_tensor(np.ones(shape[:2], dtype=x.dtype.as_numpy_dtype))
+    m = np.asarray(convert_to_tensor(mask)._value)
+    return convert_to_tensor((m != 0).astype(x.dtype.as_numpy_dtype))
+
+
+# ---- LSTM --------------------------------------------------------------------------------
+
+def _check_lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask, activation="tanh",
+                recurrent_activation="sigmoid"):
+    _act_code("lstm", "activation", activation)
+    _act_code("lstm", "recurrent_activation", recurrent_activation)
+    _check_shapes("lstm", 4, x, [("h0", h0), ("c0", c0)], kernel, recurrent_kernel, bias,
+                  mask, lambda u: (4 * u,))
+
+
+def _lstm_fwd(x, h0, c0, kernel, recurrent_kernel, bias, mask, activation="tanh",
+              recurrent_activation="sigmoid"):
+    return _kernel_call("lstm", _rnn.lstm_forward, x, h0, c0, kernel, recurrent_kernel, bias,
+                        mask, _rnn.ACTIVATIONS[activation],
+                        _rnn.ACTIVATIONS[recurrent_activation])
+
+
+def _lstm_grad(g, ans, inputs, attrs, needs):
+    # backward through time in one fused kernel; the mask has no gradient
+    x, h0, c0, kernel, recurrent_kernel, _, mask = inputs
+    grads = execute(lstm_backprop_op, x, h0, c0, kernel, recurrent_kernel, mask, *ans, *g,
+                    **attrs)
+    return list(grads) + [None]
+
+
+lstm_op = defop("lstm", _lstm_fwd, kinds=FLOAT, multi=True, check=_check_lstm, nin=7,
+                joint_grad=_lstm_grad)
+
+
+def _lstm_backprop_fwd(x, h0, c0, kernel, recurrent_kernel, mask, h_seq, c_seq, gates, g_h,
+                       g_c, g_gates, activation="tanh", recurrent_activation="sigmoid"):
+    return _kernel_call("lstm_backprop", _rnn.lstm_backward, x, h0, c0, kernel,
+                        recurrent_kernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gates,
+                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
+
+
+lstm_backprop_op = defop("lstm_backprop", _lstm_backprop_fwd, kinds=FLOAT, multi=True, nin=12,
+                         no_grad="the fused backward-through-time kernel of lstm; it has no "
+                                 "derivative of its own (no second derivatives of lstm)")
+
+
+def lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask=None, activation="tanh",
+         recurrent_activation="sigmoid"):
+    """A whole LSTM time loop over time-major ``x`` (T, B, D) with Keras's weight layout
+    (gates i, f, c, o). Returns ``(h_seq, c_seq, gates)``, each time-major."""
+    return execute(lstm_op, x, h0, c0, kernel, recurrent_kernel, bias, _float_mask(mask, x),
+                   activation=activation, recurrent_activation=recurrent_activation)
+
+
+# ---- GRU (reset_after=True) --------------------------------------------------------------
+
+def _check_gru(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh",
+               recurrent_activation="sigmoid"):
+    _act_code("gru", "activation", activation)
+    _act_code("gru", "recurrent_activation", recurrent_activation)
+    _check_shapes("gru", 3, x, [("h0", h0)], kernel, recurrent_kernel, bias, mask,
+                  lambda u: (2, 3 * u))
+
+
+def _gru_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh",
+             recurrent_activation="sigmoid"):
+    return _kernel_call("gru", _rnn.gru_forward, x, h0, kernel, recurrent_kernel, bias, mask,
+                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
+
+
+def _gru_grad(g, ans, inputs, attrs, needs):
+    x, h0, kernel, recurrent_kernel, _, mask = inputs
+    grads = execute(gru_backprop_op, x, h0, kernel, recurrent_kernel, mask, *ans, *g, **attrs)
+    return list(grads) + [None]
+
+
+gru_op = defop("gru", _gru_fwd, kinds=FLOAT, multi=True, check=_check_gru, nin=6,
+               joint_grad=_gru_grad)
+
+
+def _gru_backprop_fwd(x, h0, kernel, recurrent_kernel, mask, h_seq, gates, hrh, g_h, g_gates,
+                      g_hrh, activation="tanh", recurrent_activation="sigmoid"):
+    return _kernel_call("gru_backprop", _rnn.gru_backward, x, h0, kernel, recurrent_kernel,
+                        mask, h_seq, gates, hrh, g_h, g_gates, g_hrh,
+                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
+
+
+gru_backprop_op = defop("gru_backprop", _gru_backprop_fwd, kinds=FLOAT, multi=True, nin=11,
+                        no_grad="the fused backward-through-time kernel of gru; it has no "
+                                "derivative of its own (no second derivatives of gru)")
+
+
+def gru(x, h0, kernel, recurrent_kernel, bias, mask=None, activation="tanh",
+        recurrent_activation="sigmoid"):
+    """A whole GRU time loop (Keras's ``reset_after=True``: gates z, r, h, ``bias`` of shape
+    (2, 3U), input then recurrent) over time-major ``x``. Returns ``(h_seq, gates, hrh)``."""
+    return execute(gru_op, x, h0, kernel, recurrent_kernel, bias, _float_mask(mask, x),
+                   activation=activation, recurrent_activation=recurrent_activation)
+
+
+# ---- simple RNN --------------------------------------------------------------------------
+
+def _check_simple(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh"):
+    _act_code("simple_rnn", "activation", activation)
+    _check_shapes("simple_rnn", 1, x, [("h0", h0)], kernel, recurrent_kernel, bias, mask,
+                  lambda u: (u,))
+
+
+def _simple_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh"):
+    return _kernel_call("simple_rnn", _rnn.simple_rnn_forward, x, h0, kernel,
+                        recurrent_kernel, bias, mask, _rnn.ACTIVATIONS[activation])
+
+
+def _simple_grad(g, ans, inputs, attrs, needs):
+    x, h0, kernel, recurrent_kernel, _, mask = inputs
+    grads = execute(simple_rnn_backprop_op, x, h0, kernel, recurrent_kernel, mask, ans, g,
+                    **attrs)
+    return list(grads) + [None]
+
+
+simple_rnn_op = defop("simple_rnn", _simple_fwd, kinds=FLOAT, check=_check_simple, nin=6,
+                      joint_grad=_simple_grad)
+
+
+def _simple_backprop_fwd(x, h0, kernel, recurrent_kernel, mask, h_seq, g_h, activation="tanh"):
+    return _kernel_call("simple_rnn_backprop", _rnn.simple_rnn_backward, x, h0, kernel,
+                        recurrent_kernel, mask, h_seq, g_h, _rnn.ACTIVATIONS[activation])
+
+
+simple_rnn_backprop_op = defop(
+    "simple_rnn_backprop", _simple_backprop_fwd, kinds=FLOAT, multi=True, nin=7,
+    no_grad="the fused backward-through-time kernel of simple_rnn; it has no derivative of "
+            "its own (no second derivatives of simple_rnn)")
+
+
+def simple_rnn(x, h0, kernel, recurrent_kernel, bias, mask=None, activation="tanh"):
+    """A whole simple-RNN time loop, ``h_t = activation(x_t @ kernel + h_{t-1} @
+    recurrent_kernel + bias)``, over time-major ``x``. Returns ``h_seq`` (T, B, U)."""
+    return execute(simple_rnn_op, x, h0, kernel, recurrent_kernel, bias, _float_mask(mask, x),
+                   activation=activation)
