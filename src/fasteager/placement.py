@@ -17,13 +17,16 @@ _state = threading.local()
 _soft_placement = True
 _warned = False
 
+# TensorFlow's device strings: optional job/replica/task, then a device type (any case)
+# with an optional index: "/device:GPU:0", "/gpu:0", "GPU:0", "cpu", "/CPU", "GPU:*"
 _SPEC = re.compile(
     r"^(?:/job:[\w-]+)?(?:/replica:\d+)?(?:/task:\d+)?"
-    r"(?:/?(?:device:)?(?P<type>cpu|gpu|CPU|GPU):(?P<index>\d+|\*))?$")
+    r"(?:/?(?:device:)?(?P<type>[cC][pP][uU]|[gG][pP][uU])(?::(?P<index>\d+|\*))?)?$")
 
 
 def parse_device(name):
-    """``"/gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``, ``"/cpu:0"`` -> ("GPU", 0)."""
+    """``"/gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``, ``"gpu"`` -> ("GPU", 0);
+    ``"cpu"``, ``"CPU"``, ``"/cpu:0"`` -> ("CPU", 0). No index means device 0."""
     if name is None or name == "":
         return None
     if not isinstance(name, str):
@@ -34,7 +37,7 @@ def parse_device(name):
         raise InvalidArgumentError("device: cannot parse device name %r (expected e.g. '/cpu:0', "
                                    "'/gpu:0', '/device:GPU:0' or 'GPU:0')" % name)
     index = m.group("index")
-    return m.group("type").upper(), 0 if index == "*" else int(index)
+    return m.group("type").upper(), 0 if index in (None, "*") else int(index)
 
 
 def num_gpus():

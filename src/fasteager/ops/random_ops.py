@@ -4,9 +4,11 @@
   is reproducible.
 * An op-level ``seed`` with a global seed gives a stream per (global, op) seed pair:
   calling the same op again continues that stream (as TensorFlow does).
-* ``fe.random.Generator.from_seed(s)`` is an explicit, independent stream.
-NumPy's PCG64 generates the bits.
+* ``fe.random.Generator`` (``stateful_random.py``) and the ``stateless_*`` ops are
+  counter-based (NumPy's Philox): their whole state is a small int64 array.
+NumPy's PCG64 generates the bits of the seeded ops here.
 """
+import secrets
 import threading
 
 import numpy as np
@@ -66,70 +68,75 @@ def _scalar(v):
     return np.asarray(v).astype(np.float64) if isinstance(v, (_core.Tensor, np.ndarray)) else v
 
 
-class Generator:
-    """An explicit random stream: ``g = fe.random.Generator.from_seed(1); g.normal([2])``."""
-
-    def __init__(self, rng):
-        self._rng = rng
-
-    @classmethod
-    def from_seed(cls, seed, alg=None):
-        return cls(np.random.default_rng(int(seed)))
-
-    @classmethod
-    def from_non_deterministic_state(cls, alg=None):
-        return cls(np.random.default_rng())
-
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None):
-        return _normal(self._rng, shape, mean, stddev, dtype)
-
-    def uniform(self, shape, minval=0, maxval=None, dtype=None, name=None):
-        return _uniform(self._rng, shape, minval, maxval, dtype)
-
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=None, name=None):
-        return _truncated_normal(self._rng, shape, mean, stddev, dtype)
-
-    def split(self, count=1):
-        return [Generator(np.random.default_rng(s))
-                for s in self._rng.bit_generator.seed_seq.spawn(count)] \
-            if hasattr(self._rng.bit_generator, "seed_seq") else \
-            [Generator(np.random.default_rng(self._rng.integers(2**63))) for _ in range(count)]
+def _is_tensor(v):
+    return isinstance(v, (_core.Tensor, _core.VariableBase))
 
 
-def _normal(rng, shape, mean, stddev, dtype):
-    d = _float_dtype("random.normal", dtype)
-    out = rng.standard_normal(as_shape("random.normal", shape), dtype=np.float64)
-    out = out * _scalar(stddev) + _scalar(mean)
-    return _core.wrap(out.astype(d, copy=False))
+def _affine(opname, z, scale, shift, d):
+    """``z * scale + shift`` in dtype ``d``: through fasteager ops (so gradients reach
+    them, as in TensorFlow) when ``scale`` or ``shift`` is a tensor, else in NumPy."""
+    if _is_tensor(scale) or _is_tensor(shift):
+        from . import math_ops
+        t = _core.wrap(z.astype(d, copy=False))
+        return math_ops.add(math_ops.multiply(t, _core.convert_to_tensor(scale, d)),
+                            _core.convert_to_tensor(shift, d))
+    out = z * _scalar(scale) + _scalar(shift)
+    return _core.wrap(np.asarray(out).astype(d, copy=False))
 
 
-def _uniform(rng, shape, minval, maxval, dtype):
+def _normal(rng, shape, mean, stddev, dtype, opname="random.normal"):
+    d = _float_dtype(opname, dtype)
+    z = rng.standard_normal(as_shape(opname, shape), dtype=np.float64)
+    return _affine(opname, z, stddev, mean, d)
+
+
+def _uniform(rng, shape, minval, maxval, dtype, opname="random.uniform"):
     from ..dtypes import as_dtype
     d = as_dtype(np.float32 if dtype is None else dtype)._np
-    dims = as_shape("random.uniform", shape)
+    dims = as_shape(opname, shape)
     if d.kind in "iu":
         if maxval is None:
-            raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes")
-        return _core.wrap(rng.integers(int(minval), int(maxval), size=dims, dtype=d))
+            raise InvalidArgumentError("%s: maxval must be specified for integer dtype %s"
+                                       % (opname, d))
+        lo, hi = int(_scalar(minval)), int(_scalar(maxval))
+        if lo >= hi:
+            raise InvalidArgumentError("%s: need minval < maxval (got %d >= %d)"
+                                       % (opname, lo, hi))
+        return _core.wrap(rng.integers(lo, hi, size=dims, dtype=d))
     if d.kind != "f":
-        raise InvalidArgumentError("random.uniform: dtype must be float or int (got %s)" % d)
-    hi = 1.0 if maxval is None else _scalar(maxval)
-    lo = _scalar(minval)
-    out = rng.random(dims, dtype=np.float64) * (np.asarray(hi) - lo) + lo
-    return _core.wrap(out.astype(d, copy=False))
+        raise InvalidArgumentError("%s: dtype must be float or int (got %s)" % (opname, d))
+    hi = 1.0 if maxval is None else maxval
+    u = rng.random(dims, dtype=np.float64)
+    if _is_tensor(hi) or _is_tensor(minval):
+        from . import math_ops
+        lo_t, hi_t = _core.convert_to_tensor(minval, d), _core.convert_to_tensor(hi, d)
+        return _affine(opname, u, math_ops.subtract(hi_t, lo_t), lo_t, d)
+    return _affine(opname, u, np.asarray(_scalar(hi)) - _scalar(minval), minval, d)
 
 
-def _truncated_normal(rng, shape, mean, stddev, dtype):
+def _truncated_normal(rng, shape, mean, stddev, dtype, opname="random.truncated_normal"):
     # redraw values beyond two standard deviations, as TensorFlow does
-    d = _float_dtype("random.truncated_normal", dtype)
-    dims = as_shape("random.truncated_normal", shape)
+    d = _float_dtype(opname, dtype)
+    dims = as_shape(opname, shape)
     out = rng.standard_normal(dims)
     bad = np.abs(out) > 2
     while bad.any():
         out[bad] = rng.standard_normal(int(bad.sum()))
         bad = np.abs(out) > 2
-    out = out * _scalar(stddev) + _scalar(mean)
-    return _core.wrap(np.asarray(out).astype(d, copy=False))
+    return _affine(opname, np.asarray(out), stddev, mean, d)
+
+
+def _categorical(rng, logits, num_samples, dtype, opname="random.categorical"):
+    lg = np.asarray(_core.data_of(_core.convert_to_tensor(logits), opname + " logits"),
+                    dtype=np.float64)
+    if lg.ndim != 2:
+        raise InvalidArgumentError("%s: logits must be 2-D (got shape %s)"
+                                   % (opname, list(lg.shape)))
+    # Gumbel-max: argmax(logits + Gumbel noise) is a sample from softmax(logits)
+    gumbel = -np.log(-np.log(rng.random((lg.shape[0], int(num_samples), lg.shape[1]))))
+    out = np.argmax(lg[:, None, :] + gumbel, axis=-1)
+    from ..dtypes import as_dtype
+    return _core.wrap(out.astype(as_dtype(np.int64 if dtype is None else dtype)._np))
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
@@ -149,16 +156,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=No
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Draw class indices from unnormalised log-probabilities ``logits`` of shape (batch, K)."""
-    lg = np.asarray(_core.convert_to_tensor(logits)._value, dtype=np.float64)
-    if lg.ndim != 2:
-        raise InvalidArgumentError("random.categorical: logits must be 2-D (got shape %s)"
-                                   % list(lg.shape))
-    rng = _rng_for(seed)
-    # Gumbel-max: argmax(logits + Gumbel noise) is a sample from softmax(logits)
-    gumbel = -np.log(-np.log(rng.random((lg.shape[0], int(num_samples), lg.shape[1]))))
-    out = np.argmax(lg[:, None, :] + gumbel, axis=-1)
-    from ..dtypes import as_dtype
-    return _core.wrap(out.astype(as_dtype(np.int64 if dtype is None else dtype)._np))
+    return _categorical(_rng_for(seed), logits, num_samples, dtype)
 
 
 def shuffle(value, seed=None, name=None):
@@ -168,3 +166,365 @@ def shuffle(value, seed=None, name=None):
         raise InvalidArgumentError("random.shuffle: value must have rank >= 1")
     perm = _rng_for(seed).permutation(x._value.shape[0])
     return _core.wrap(x._value[perm])
+
+
+# ---- counter-based generators: fe.random.Generator and the stateless ops -------------------
+# A Philox stream is fully described by (key, counter): the Generator's state is an int64
+# Variable [counter_lo, counter_hi, key] (TensorFlow's layout for Philox), read before and
+# written after every draw, so checkpointing that variable makes later draws repeat. Each
+# draw starts at a fresh counter block (values NumPy buffered but did not hand out are
+# dropped), so the state alone decides what comes next.
+
+class Algorithm:
+    """RNG algorithm ids, as ``tf.random.Algorithm`` (the bits always come from Philox)."""
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+_ALG_NAMES = {"philox": Algorithm.PHILOX, "threefry": Algorithm.THREEFRY,
+              "auto_select": Algorithm.AUTO_SELECT}
+_STATE_SIZE = 3
+_U64 = (1 << 64) - 1
+
+
+def _alg_id(alg, opname):
+    if alg is None:
+        return Algorithm.AUTO_SELECT
+    if isinstance(alg, str):
+        key = alg.lower()
+        if key in _ALG_NAMES:
+            return _ALG_NAMES[key]
+    elif isinstance(alg, (int, np.integer)) and int(alg) in (1, 2, 3):
+        return int(alg)
+    elif getattr(alg, "value", None) in (1, 2, 3):
+        return int(alg.value)
+    raise InvalidArgumentError("%s: unknown RNG algorithm %r (expected 'philox', 'threefry', "
+                               "'auto_select' or a tf.random.Algorithm)" % (opname, alg))
+
+
+def _seed_words(opname, seed):
+    """An int (or 1-D ints) seed -> unsigned 64-bit words."""
+    arr = np.asarray(_core.data_of(seed, opname + " seed") if _is_tensor(seed) else seed)
+    if arr.dtype.kind not in "iu" or arr.ndim > 1:
+        raise InvalidArgumentError("%s: seed must be an integer or a 1-D array of integers "
+                                   "(got %s of dtype %s)" % (opname, list(arr.shape), arr.dtype))
+    return [int(x) & _U64 for x in arr.reshape(-1).tolist()]
+
+
+def _key_of_seed(opname, seed):
+    return int(np.random.SeedSequence(_seed_words(opname, seed)).generate_state(
+        1, np.uint64)[0])
+
+
+def _as_signed(words):
+    return np.array([w - (1 << 64) if w >> 63 else w for w in words], np.int64)
+
+
+def create_rng_state(seed, alg):
+    """The int64 state array a Generator of ``alg`` seeded with ``seed`` starts from."""
+    _alg_id(alg, "create_rng_state")
+    return _as_signed([0, 0, _key_of_seed("create_rng_state", seed)])
+
+
+def _philox(key, counter_lo=0, counter_hi=0):
+    return np.random.Generator(np.random.Philox(key=[key & _U64, 0],
+                                                counter=[counter_lo & _U64, counter_hi & _U64,
+                                                         0, 0]))
+
+
+def _stateless_rng(opname, seed):
+    """The stream of a stateless op: a function of the seed pair alone (shape [2] ints)."""
+    words = _seed_words(opname, seed)
+    if len(words) != 2:
+        raise InvalidArgumentError("%s: seed must have shape [2] (got %d values)"
+                                   % (opname, len(words)))
+    # (a traced fe.function may capture the values as a constant: they depend only on the
+    # seed, and a seed computed from the function's inputs was reported by data_of)
+    return np.random.Generator(np.random.Philox(key=words, counter=[0, 0, 0, 0]))
+
+
+class Generator:
+    """A random stream with its state in a Variable (checkpointable, as TensorFlow's).
+
+    >>> g = fe.random.Generator.from_seed(1)
+    >>> g.normal(shape=[2, 3]).shape
+    TensorShape([2, 3])
+    """
+
+    def __init__(self, copy_from=None, state=None, alg=None):
+        self._lock = threading.Lock()
+        if copy_from is not None:
+            if state is not None or alg is not None:
+                raise ValueError("Generator: give copy_from or state/alg, not both")
+            state, alg = copy_from.state.numpy(), copy_from.algorithm
+        if state is None:
+            raise ValueError("Generator: give a state (or use Generator.from_seed, "
+                             "from_non_deterministic_state, from_state or from_key_counter)")
+        self._alg = _alg_id(alg, "Generator")
+        from ..variables import Variable
+        self._state_var = Variable(self._checked_state(state, "Generator"), trainable=False)
+
+    @staticmethod
+    def _checked_state(state, opname):
+        arr = np.asarray(state.numpy() if hasattr(state, "numpy") else state)
+        if arr.dtype.kind not in "iu" or arr.shape != (_STATE_SIZE,):
+            raise InvalidArgumentError("%s: state must be %d integers (got shape %s, dtype %s)"
+                                       % (opname, _STATE_SIZE, list(arr.shape), arr.dtype))
+        return _as_signed([int(x) & _U64 for x in arr.tolist()])
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def from_seed(cls, seed, alg=None):
+        """A generator whose stream is a function of ``seed`` (an int)."""
+        return cls(state=create_rng_state(seed, alg), alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None):
+        """A generator seeded from the operating system's entropy."""
+        return cls(state=_as_signed([0, 0, secrets.randbits(64)]), alg=alg)
+
+    @classmethod
+    def from_state(cls, state, alg):
+        """A generator starting at ``state`` (as ``generator.state`` holds it)."""
+        return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_key_counter(cls, key, counter, alg):
+        """A generator at ``counter`` (two ints) of the stream of ``key`` (one int)."""
+        return cls(state=cls._key_counter_state(key, counter), alg=alg)
+
+    @staticmethod
+    def _key_counter_state(key, counter):
+        k = np.asarray(key).reshape(-1).tolist()
+        c = np.asarray(counter).reshape(-1).tolist()
+        if len(k) != 1 or len(c) != 2:
+            raise InvalidArgumentError("Generator: key must be 1 integer and counter 2 "
+                                       "(got %d and %d)" % (len(k), len(c)))
+        return _as_signed([int(c[0]) & _U64, int(c[1]) & _U64, int(k[0]) & _U64])
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def state(self):
+        """The state Variable (int64, shape [3]: counter, counter, key)."""
+        return self._state_var
+
+    @property
+    def algorithm(self):
+        return self._alg
+
+    @property
+    def key(self):
+        return _core.wrap(np.asarray(self._state_var.numpy()[2:], np.int64))
+
+    def reset(self, state):
+        """Set the state (shape [3] integers)."""
+        self._write(self._checked_state(state, "Generator.reset"))
+
+    def reset_from_seed(self, seed):
+        """Start over from the state ``from_seed(seed)`` would have."""
+        self._write(create_rng_state(seed, self._alg))
+
+    def reset_from_key_counter(self, key, counter):
+        self._write(self._key_counter_state(key, counter))
+
+    def skip(self, delta):
+        """Advance the counter by ``delta`` blocks, as if that many draws had happened."""
+        with self._lock:
+            lo, hi, key = (int(x) & _U64 for x in self._state_var.numpy().tolist())
+            c = ((hi << 64) | lo) + int(delta)
+            self._write(_as_signed([c & _U64, (c >> 64) & _U64, key]))
+
+    def _write(self, arr):
+        # the state is bookkeeping, never part of a traced graph or a gradient
+        previous = _core.set_tracer(None)
+        try:
+            self._state_var.assign(arr)
+        finally:
+            _core.set_tracer(previous)
+
+    def _draw(self, fn):
+        """Run ``fn(numpy Generator)`` on the current state and advance the state."""
+        tracer = _core.get_tracer()
+        if tracer is not None:     # fe.function must not replay a frozen draw
+            tracer.random_draw()   # (it marks the next tensor made: the draw's)
+        with self._lock:
+            lo, hi, key = (int(x) & _U64 for x in self._state_var.numpy().tolist())
+            bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
+            result = fn(np.random.Generator(bits))
+            c = bits.state["state"]["counter"]
+            self._write(_as_signed([int(c[0]), int(c[1]), key]))
+        return result
+
+    def _checkpoint_dependencies(self):
+        return [("_state_var", self._state_var)]
+
+    # -- draws ------------------------------------------------------------------------------
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
+        """Samples from N(mean, stddev^2)."""
+        return self._draw(lambda r: _normal(r, shape, mean, stddev, dtype,
+                                            "Generator.normal"))
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
+        """Normal samples within two standard deviations of the mean."""
+        return self._draw(lambda r: _truncated_normal(r, shape, mean, stddev, dtype,
+                                                      "Generator.truncated_normal"))
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=np.float32, name=None):
+        """Samples from U[minval, maxval) (maxval defaults to 1 for floats; integer dtypes
+        need maxval, or neither bound for the full range)."""
+        from ..dtypes import as_dtype
+        if as_dtype(dtype)._np.kind in "iu" and minval is None and maxval is None:
+            return self.uniform_full_int(shape, dtype)
+        return self._draw(lambda r: _uniform(r, shape, 0 if minval is None else minval,
+                                             maxval, dtype, "Generator.uniform"))
+
+    def uniform_full_int(self, shape, dtype=np.uint64, name=None):
+        """Integers over the whole range of ``dtype``."""
+        return self._draw(lambda r: _full_int(r, shape, dtype, "Generator.uniform_full_int"))
+
+    def binomial(self, shape, counts, probs, dtype=np.int32, name=None):
+        """Samples from Binomial(counts, probs) (broadcast to ``shape``)."""
+        return self._draw(lambda r: _binomial(r, shape, counts, probs, dtype,
+                                              "Generator.binomial"))
+
+    def categorical(self, logits, num_samples, dtype=None):
+        return self._draw(lambda r: _categorical(r, logits, num_samples, dtype,
+                                                 "Generator.categorical"))
+
+    def make_seeds(self, count=1):
+        """``count`` seed pairs for stateless ops: an int64 tensor of shape [2, count]."""
+        return self._draw(lambda r: _core.wrap(
+            r.integers(-2 ** 63, 2 ** 63 - 1, size=(2, int(count)), dtype=np.int64,
+                       endpoint=True)))
+
+    def split(self, count=1):
+        """``count`` new generators with independent streams (advances this one)."""
+        seeds = self.make_seeds(count).numpy()
+        return [Generator(state=_as_signed([0, 0, _key_of_seed("Generator.split",
+                                                              seeds[:, i])]), alg=self._alg)
+                for i in range(int(count))]
+
+
+def _full_int(rng, shape, dtype, opname):
+    from ..dtypes import as_dtype
+    d = as_dtype(dtype)._np
+    if d.kind not in "iu":
+        raise InvalidArgumentError("%s: dtype must be an integer type (got %s)" % (opname, d))
+    info = np.iinfo(d)
+    return _core.wrap(rng.integers(info.min, info.max, size=as_shape(opname, shape), dtype=d,
+                                   endpoint=True))
+
+
+def _binomial(rng, shape, counts, probs, dtype, opname):
+    from ..dtypes import as_dtype
+    d = as_dtype(dtype)._np
+    dims = as_shape(opname, shape)
+    n = np.asarray(_scalar(counts), np.float64)
+    p = np.asarray(_scalar(probs), np.float64)
+    if (p < 0).any() or (p > 1).any() or (n < 0).any():
+        raise InvalidArgumentError("%s: need counts >= 0 and 0 <= probs <= 1" % opname)
+    try:
+        out = rng.binomial(np.broadcast_to(n, dims).astype(np.int64), np.broadcast_to(p, dims))
+    except ValueError:
+        raise InvalidArgumentError("%s: counts %s and probs %s do not broadcast to shape %s"
+                                   % (opname, list(n.shape), list(p.shape), list(dims))) from None
+    return _core.wrap(out.astype(d))
+
+
+_global_generator = None
+_global_generator_lock = threading.Lock()
+
+
+def get_global_generator():
+    """The process's global Generator (seeded non-deterministically on first use, as in
+    TensorFlow; it is shared by all threads, and draws from it are serialised)."""
+    global _global_generator
+    with _global_generator_lock:
+        if _global_generator is None:
+            _global_generator = Generator.from_non_deterministic_state()
+        return _global_generator
+
+
+def set_global_generator(generator):
+    """Make ``generator`` the global one (``get_global_generator`` returns it)."""
+    global _global_generator
+    if not isinstance(generator, Generator):
+        raise TypeError("set_global_generator: expected a fe.random.Generator (got %s)"
+                        % type(generator).__name__)
+    with _global_generator_lock:
+        _global_generator = generator
+
+
+# ---- stateless ops: the same seed pair gives the same values ------------------------------
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg=None):
+    """N(mean, stddev^2) samples that depend only on ``seed`` (shape [2] ints) and shape."""
+    _alg_id(alg, "stateless_normal")
+    return _normal(_stateless_rng("stateless_normal", seed), shape, mean, stddev, dtype,
+                   "stateless_normal")
+
+
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None,
+                               alg=None):
+    _alg_id(alg, "stateless_truncated_normal")
+    return _truncated_normal(_stateless_rng("stateless_truncated_normal", seed), shape, mean,
+                             stddev, dtype, "stateless_truncated_normal")
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=np.float32, name=None,
+                      alg=None):
+    """U[minval, maxval) samples that depend only on ``seed``. Integer dtypes need both
+    bounds, or neither (the full range), as in TensorFlow."""
+    from ..dtypes import as_dtype
+    _alg_id(alg, "stateless_uniform")
+    rng = _stateless_rng("stateless_uniform", seed)
+    if as_dtype(dtype)._np.kind in "iu":
+        if minval is None and maxval is None:
+            return _full_int(rng, shape, dtype, "stateless_uniform")
+        if minval is None or maxval is None:
+            raise InvalidArgumentError("stateless_uniform: integer dtypes need both minval and "
+                                       "maxval, or neither (got minval=%r, maxval=%r)"
+                                       % (minval, maxval))
+    return _uniform(rng, shape, minval, maxval, dtype, "stateless_uniform")
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
+    return _categorical(_stateless_rng("stateless_categorical", seed), logits, num_samples,
+                        dtype, "stateless_categorical")
+
+
+def stateless_binomial(shape, seed, counts, probs, output_dtype=np.int32, name=None):
+    return _binomial(_stateless_rng("stateless_binomial", seed), shape, counts, probs,
+                     output_dtype, "stateless_binomial")
+
+
+def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
+    from ..dtypes import as_dtype
+    rng = _stateless_rng("stateless_poisson", seed)
+    lam = np.asarray(_scalar(lam), np.float64)
+    if (lam < 0).any():
+        raise InvalidArgumentError("stateless_poisson: lam must be >= 0")
+    out = rng.poisson(np.broadcast_to(lam, as_shape("stateless_poisson", shape)))
+    return _core.wrap(out.astype(as_dtype(dtype)._np))
+
+
+def stateless_split(seed, num=2, alg=None):
+    """``num`` new seed pairs (int64, shape [num, 2]) derived from ``seed``."""
+    _alg_id(alg, "stateless_split")
+    rng = _stateless_rng("stateless_split", seed)
+    return _core.wrap(rng.integers(-2 ** 63, 2 ** 63 - 1, size=(int(num), 2), dtype=np.int64,
+                                   endpoint=True))
+
+
+def stateless_fold_in(seed, data, alg=None):
+    """A new seed pair (int64, shape [2]) from ``seed`` and the integer ``data``."""
+    _alg_id(alg, "stateless_fold_in")
+    words = _seed_words("stateless_fold_in", seed)
+    d = _seed_words("stateless_fold_in", data)
+    if len(words) != 2 or len(d) != 1:
+        raise InvalidArgumentError("stateless_fold_in: seed must have shape [2] and data be "
+                                   "one integer (got %d and %d values)" % (len(words), len(d)))
+    rng = np.random.Generator(np.random.Philox(key=words, counter=[d[0], 0, 0, 0]))
+    return _core.wrap(rng.integers(-2 ** 63, 2 ** 63 - 1, size=(2,), dtype=np.int64,
+                                   endpoint=True))
