@@ -237,3 +237,237 @@ GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 Convolution2D = Conv2D
 Convolution1D = Conv1D
+
+
+def _transpose_length(size, k, stride, dilation, padding, output_padding):
+    """Keras's output length of a transposed convolution along one axis."""
+    k = k + (k - 1) * (dilation - 1)
+    if output_padding is None:
+        return size * stride + (max(k - stride, 0) if padding == "valid" else 0)
+    pad = k // 2 if padding == "same" else 0
+    return (size - 1) * stride + k - 2 * pad + output_padding
+
+
+class Conv2DTranspose(_Conv):
+    """The transpose of Conv2D (a "deconvolution"): ``Conv2DTranspose(16, 3, strides=2)``
+    doubles height and width with 'same' padding. The kernel is (kh, kw, filters, in)."""
+
+    rank = 2
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 output_padding=None, data_format=None, dilation_rate=(1, 1), activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer, **kwargs)
+        cls = type(self).__name__
+        self.output_padding = None
+        if output_padding is not None:
+            # 0 is a valid padding here, so not _tuple (which takes positive ints)
+            pads = (output_padding,) * 2 if isinstance(output_padding, int) else output_padding
+            try:
+                self.output_padding = tuple(int(v) for v in pads)
+            except (TypeError, ValueError):
+                self.output_padding = ()
+            if len(self.output_padding) != 2 or min(self.output_padding) < 0:
+                raise ValueError("%s: output_padding must be an int or 2 non-negative ints "
+                                 "(got %r)" % (cls, output_padding))
+        if self.output_padding is not None and any(
+                p >= s for p, s in zip(self.output_padding, self.strides)):
+            raise ValueError("%s: output_padding must be smaller than strides (got %s and %s)"
+                             % (cls, self.output_padding, self.strides))
+
+    def build(self, input_shape):
+        shape = fe.TensorShape(input_shape)
+        self._check_rank(shape)
+        cin = shape[self._channel_axis()]
+        if cin is None:
+            raise ValueError("Conv2DTranspose (layer %r): the channel dimension of the input "
+                             "must be known (got input shape %s)" % (self.name, shape))
+        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [self.filters, cin],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        cin = self.kernel.shape[-1]
+        if len(shape) != 4 or shape[self._channel_axis()] != cin:
+            raise fe.errors.InvalidArgumentError(
+                "Conv2DTranspose (layer %r): expected inputs of rank 4 with %d channels, as the "
+                "kernel was built for (kernel shape %s, got input shape %s)"
+                % (self.name, cin, self.kernel.shape.as_list(), shape))
+        x = inputs
+        if self.data_format == "channels_first":
+            x = fe.transpose(x, [0, 2, 3, 1])
+        n, h, w, _ = x.shape.as_list()
+        pads = self.output_padding or (None, None)
+        out = [_transpose_length(size, k, s, d, self.padding, p) for size, k, s, d, p in
+               zip((h, w), self.kernel_size, self.strides, self.dilation_rate, pads)]
+        y = fe.nn.conv2d_transpose(x, self.kernel, [n, out[0], out[1], self.filters],
+                                   self.strides, self.padding.upper(),
+                                   dilations=self.dilation_rate)
+        if self.use_bias:
+            y = y + self.bias
+        y = self.activation(y)
+        if self.data_format == "channels_first":
+            y = fe.transpose(y, [0, 3, 1, 2])
+        return y
+
+    def get_config(self):
+        config = super().get_config()
+        config["output_padding"] = None if self.output_padding is None \
+            else list(self.output_padding)
+        return config
+
+
+class DepthwiseConv2D(Layer):
+    """Convolve each input channel with its own ``depth_multiplier`` filters: the kernel is
+    (kh, kw, in_channels, depth_multiplier), the output has in * multiplier channels."""
+
+    _input_ndim = 4
+
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
+                 data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
+                 depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        cls = type(self).__name__
+        self.kernel_size = _tuple(kernel_size, 2, "kernel_size", cls)
+        self.strides = _tuple(strides, 2, "strides", cls)
+        self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate", cls)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError("%s: strides > 1 together with dilation_rate > 1 is not supported"
+                             % cls)
+        if isinstance(depth_multiplier, bool) or int(depth_multiplier) < 1:
+            raise ValueError("%s: depth_multiplier must be a positive int (got %r)"
+                             % (cls, depth_multiplier))
+        self.depth_multiplier = int(depth_multiplier)
+        self.padding = _padding(padding, cls)
+        self.data_format = _data_format(data_format, cls)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+
+    def _channels(self, shape):
+        cin = fe.TensorShape(shape)[1 if self.data_format == "channels_first" else -1]
+        if cin is None:
+            raise ValueError("%s (layer %r): the channel dimension of the input must be known "
+                             "(got input shape %s)" % (type(self).__name__, self.name, shape))
+        return cin
+
+    def build(self, input_shape):
+        self._check_rank(fe.TensorShape(input_shape))
+        cin = self._channels(input_shape)
+        self.kernel = self.add_weight(
+            "kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+        self.bias = self.add_weight("bias", [cin * self.depth_multiplier],
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def _depthwise(self, x, kernel):
+        if x.shape.as_list()[-1] != kernel.shape[2]:
+            raise fe.errors.InvalidArgumentError(
+                "%s (layer %r): expected inputs with %d channels, as the kernel was built for "
+                "(kernel shape %s, got input shape %s)"
+                % (type(self).__name__, self.name, kernel.shape[2], kernel.shape.as_list(),
+                   x.shape.as_list()))
+        return fe.nn.depthwise_conv2d(x, kernel, [1] + list(self.strides) + [1],
+                                      self.padding.upper(), dilations=self.dilation_rate)
+
+    def call(self, inputs):
+        x = inputs
+        if self.data_format == "channels_first":
+            x = fe.transpose(x, [0, 2, 3, 1])
+        y = self._depthwise(x, self.kernel)
+        if self.use_bias:
+            y = y + self.bias
+        y = self.activation(y)
+        if self.data_format == "channels_first":
+            y = fe.transpose(y, [0, 3, 1, 2])
+        return y
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(kernel_size=self.kernel_size, strides=self.strides,
+                      padding=self.padding, depth_multiplier=self.depth_multiplier,
+                      data_format=self.data_format, dilation_rate=self.dilation_rate,
+                      use_bias=self.use_bias)
+        config.update(self._serialized("activation", "depthwise_initializer",
+                                       "bias_initializer", "depthwise_regularizer",
+                                       "bias_regularizer"))
+        return config
+
+
+class SeparableConv2D(DepthwiseConv2D):
+    """A depthwise convolution, then a 1x1 convolution to ``filters`` channels: weights
+    ``depthwise_kernel`` (kh, kw, in, multiplier), ``pointwise_kernel`` (1, 1, in *
+    multiplier, filters) and ``bias`` (filters)."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+                 **kwargs):
+        super().__init__(kernel_size, strides=strides, padding=padding,
+                         depth_multiplier=depth_multiplier, data_format=data_format,
+                         dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
+                         depthwise_initializer=depthwise_initializer,
+                         bias_initializer=bias_initializer,
+                         depthwise_regularizer=depthwise_regularizer,
+                         bias_regularizer=bias_regularizer, **kwargs)
+        if isinstance(filters, bool) or int(filters) <= 0:
+            raise ValueError("SeparableConv2D: filters must be a positive integer (got %r)"
+                             % (filters,))
+        self.filters = int(filters)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+
+    def build(self, input_shape):
+        self._check_rank(fe.TensorShape(input_shape))
+        cin = self._channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", [1, 1, cin * self.depth_multiplier, self.filters],
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer)
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        x = inputs
+        if self.data_format == "channels_first":
+            x = fe.transpose(x, [0, 2, 3, 1])
+        y = _ops.conv2d(self._depthwise(x, self.depthwise_kernel), self.pointwise_kernel,
+                        (1, 1), "VALID", (1, 1))
+        if self.use_bias:
+            y = y + self.bias
+        y = self.activation(y)
+        if self.data_format == "channels_first":
+            y = fe.transpose(y, [0, 3, 1, 2])
+        return y
+
+    def get_config(self):
+        config = super().get_config()
+        config["filters"] = self.filters
+        config.update(self._serialized("pointwise_initializer", "pointwise_regularizer"))
+        return config
+
+
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D
