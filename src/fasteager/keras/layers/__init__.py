@@ -1,9 +1,15 @@
 """``fe.keras.layers``: the Layer base class and the built-in layers."""
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
-from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Convolution1D,  # noqa: F401
-                   Convolution2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
-                   GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,  # noqa: F401
+                   Convolution1D, Convolution2D, Convolution2DTranspose, DepthwiseConv2D,
+                   SeparableConv2D, SeparableConvolution2D, GlobalAveragePooling1D,
+                   GlobalAveragePooling2D, GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                    MaxPool2D, MaxPooling2D)
 from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda,  # noqa: F401
                    LeakyReLU, ReLU, Reshape, Softmax)
 from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
+from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
+                      Subtract, add, average, concatenate, dot, maximum, minimum, multiply,
+                      subtract)
+from .reshaping import (Cropping2D, Permute, RepeatVector, UpSampling2D,  # noqa: F401
+                        ZeroPadding2D)
