@@ -105,6 +105,9 @@ class Optimizer:
             raise ValueError("%s: weight_decay must be non-negative (expected >= 0, got %r)"
                              % (cls, weight_decay))
         self.name = name or cls.lower()
+        # made in strategy.scope(): gradients are all-reduced over its workers even when
+        # apply_gradients runs outside the scope (a custom loop)
+        self._distribute_strategy = _distribute.current_strategy()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
@@ -194,7 +197,9 @@ class Optimizer:
         arr = variable._tensor._value
         for name in self._slots_used():
             init = np.array(self._slot_initial_value(name, arr), dtype=arr.dtype, order="C")
-            slot = Variable(init, trainable=False, name="%s/%s" % (name, _base_name(variable)))
+            with _distribute.owner_scope(self):
+                slot = Variable(init, trainable=False,
+                                name="%s/%s" % (name, _base_name(variable)))
             pending = self._deferred_slot_values.pop((key, name), None)
             if pending is not None:
                 slot.assign(pending)
@@ -311,7 +316,7 @@ class Optimizer:
 
     def _apply_arrays(self, grads, variables, skip_gradients_aggregation=False):
         arrays = [self._grad_array(g, v) for g, v in zip(grads, variables)]
-        strategy = _distribute._active_strategy()
+        strategy = _distribute.owner_of(self) or _distribute._active_strategy()
         if strategy is not None and not skip_gradients_aggregation:  # mean over workers
             arrays = strategy._all_reduce_gradients(arrays, variables)
         arrays = self._clip(arrays)
