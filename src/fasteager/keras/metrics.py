@@ -14,6 +14,7 @@ import numpy as np
 import fasteager as fe
 
 from . import backend, losses as _losses
+from ..distribute import strategy as _distribute
 
 
 def _np(x):
@@ -29,6 +30,8 @@ class Metric:
         self.name = name or backend.unique_name(type(self).__name__.lower())
         self._dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
         self._variables = []
+        # made in strategy.scope(): state variables added later are created under it
+        self._distribute_strategy = _distribute.current_strategy()
 
     @property
     def dtype(self):
@@ -37,8 +40,9 @@ class Metric:
     def add_weight(self, name, shape=(), initializer="zeros", dtype=None):
         from . import initializers
         d = fe.as_dtype(dtype) if dtype is not None else self._dtype
-        v = fe.Variable(initializers.get(initializer)(shape, dtype=d), trainable=False,
-                        name="%s/%s" % (self.name, name), dtype=d)
+        with _distribute.owner_scope(self):
+            v = fe.Variable(initializers.get(initializer)(shape, dtype=d), trainable=False,
+                            name="%s/%s" % (self.name, name), dtype=d)
         self._variables.append(v)
         return v
 
