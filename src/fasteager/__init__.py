@@ -49,13 +49,15 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_
                            sin, sqrt, square, squared_difference, subtract, tan, tanh, truediv,
                            where)
 from .ops.math_ops import (cumprod, cumsum, reduce_logsumexp, reduce_prod)  # noqa: F401
+from .ops.math_ops import complex  # noqa: F401,A004 - tf.complex
 from .ops.array_ops import (boolean_mask, gather, gather_nd, meshgrid, one_hot,  # noqa: F401
                             pad, repeat, reverse, scatter_nd, slice, strided_slice, tile)
 from .ops.indexing_ops import (tensor_scatter_nd_add, tensor_scatter_nd_max,  # noqa: F401
                                tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                tensor_scatter_nd_update)
 from .ops.linalg_ops import einsum, norm, tensordot  # noqa: F401
-from .ops.special_ops import argsort, erf, sort  # noqa: F401
+from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
+                              cosh, erf, sinh, sort)
 from .variables import Variable  # noqa: F401
 from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # noqa: F401
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
