@@ -40,7 +40,14 @@ cnp.import_array()
 # Global switches (C integers: read on every op call)
 # ----------------------------------------------------------------------------------------
 cdef int64_t _next_id = 1
-cdef int _n_recording = 0          # recording tapes, all threads together
+cdef int _n_recording = 0          # recording tapes + forward watchers, all threads together
+cdef int _n_forward = 0            # forward watchers (fe.autodiff.ForwardAccumulator ...)
+# forward.py: called with each recorded op and each watched variable read while a
+# forward watcher is active (they count in _n_recording, so eager code without tape or
+# accumulator still pays one integer test)
+cdef object _forward_op_hook = None
+cdef object _forward_var_hook = None
+cdef object _array_escape_hook = None  # __array__ of a NumPy-rules tensor while recording
 cdef int _n_var_watchers = 0       # active variable watchers (custom_gradient), all threads
 cdef bint _check_numerics = False  # fe.debugging.enable_check_numerics()
 cdef int _n_device_scopes = 0      # active fe.device(...) scopes, all threads
@@ -368,6 +375,8 @@ cdef class Tensor:
         return _gpu_copy(self, index)
 
     def __array__(self, dtype=None, copy=None):
+        if _n_recording and self._np_rules and _array_escape_hook is not None:
+            _array_escape_hook(self)     # a real NumPy function would drop its gradient
         arr = _host(self._value)
         if _n_tracers and (tracer := _tracing()) is not None:
             tracer.escape(self, "__array__")
@@ -1119,6 +1128,8 @@ cdef _record(Op op, tuple inputs, object outputs, dict attrs, object custom):
         tape._records.append(rec)
         for x in rec.out_tensors:
             tape._watched.insert((<Tensor>x)._id)
+    if _n_forward:
+        _forward_op_hook(op, inputs, outputs, attrs, custom)
 
 
 def record_custom(tuple inputs, tuple outputs, backward):
@@ -1136,6 +1147,8 @@ cdef _on_variable_read(VariableBase var):
             if tape._recording and ((tape._watch_accessed and var.trainable)
                                     or var._vid in tape._explicit_vars):
                 tape._watch_variable_value(var, t)
+    if _n_forward:
+        _forward_var_hook(var, t)
     if _n_var_watchers:
         for w in _tls.var_watchers:
             w._seen(var)
@@ -1369,6 +1382,26 @@ class VariableWatcher:
 
     def watched_variables(self):
         return tuple(self._vars.values())
+
+
+def set_forward_hooks(op_hook, var_hook, array_escape_hook):
+    """forward.py registers what runs for each recorded op and watched variable read while
+    a forward watcher is active, and the check of NumPy-rules tensors given to NumPy."""
+    global _forward_op_hook, _forward_var_hook, _array_escape_hook
+    _forward_op_hook = op_hook
+    _forward_var_hook = var_hook
+    _array_escape_hook = array_escape_hook
+
+
+def _forward_watchers_changed(int delta):
+    """A forward watcher started (+1) or stopped (-1) in some thread."""
+    global _n_forward, _n_recording
+    _n_forward += delta
+    _n_recording += delta
+
+
+def forward_watching():
+    return _n_forward > 0
 
 
 def recording_tapes():

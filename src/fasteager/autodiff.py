@@ -438,3 +438,7 @@ def _as_grad_list(grads, targets, fname, what):
                                        % (where, list(g._value.shape), list(t._value.shape),
                                           what[:-1]))
     return grads
+
+
+# forward mode (tf.autodiff.ForwardAccumulator; jax.jvp / jax.linearize)
+from .forward import ForwardAccumulator, jvp, linearize  # noqa: E402,F401

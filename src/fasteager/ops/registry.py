@@ -20,6 +20,12 @@ in TensorFlow): anything else is a ``TypeError``, so NumPy's keywords never reac
 ufunc forward. ``nin`` and ``attrs`` are read from the forward's signature (see
 ``_signature``); ops whose forward cannot say declare them.
 
+Forward mode (``fasteager.forward``) derives each op's JVP from its VJP. ``jvp=`` is only
+for ops where a direct rule is much cheaper: ``jvp=ELEMENTWISE`` marks an elementwise op
+whose forward is not a NumPy ufunc (ufuncs are recognised): its Jacobian is diagonal, so
+its VJP applied to the tangent is its JVP; ``jvp=f`` gives the rule itself,
+``f(tangents, ans, *inputs, **attrs)`` with ``None`` for inputs of zero tangent.
+
 ``into`` is the kernel writing into a given array, ``into(*arrays, out, **attrs)``, with
 the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
 calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
@@ -37,6 +43,9 @@ ALL = "fiub"
 BOOL = "b"
 INT_BOOL = "iub"
 
+# jvp= marker: an elementwise op whose VJP, applied to the tangent, is its JVP
+ELEMENTWISE = "elementwise"
+
 OPS = {}
 NO_GRADIENT = {}
 INTO = {}          # op name -> kernel writing into a given output array
@@ -44,7 +53,7 @@ INTO = {}          # op name -> kernel writing into a given output array
 
 def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=True,
           multi=False, check=None, no_grad=None, doc=None, quiet=False, into=None,
-          nin=None, attrs=None):
+          nin=None, attrs=None, jvp=None):
     """Define one op (see the module docstring). Returns the callable ``Op``."""
     if name in OPS:
         raise ValueError("defop: op %r is defined twice" % name)
@@ -54,6 +63,10 @@ def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=
     op = _core.Op(name, forward, grads=grads, joint_grad=joint_grad, kinds=kinds,
                   same_dtype=same_dtype, multi=multi, check=check, doc=doc,
                   no_grad_reason=no_grad, quiet=quiet, nin=nin, attrs=attrs)
+    if jvp is not None:
+        if grads is None and joint_grad is None:
+            raise ValueError("defop: op %r has a jvp= but no gradient" % name)
+        op.jvp_rule = jvp
     OPS[name] = op
     if into is None and isinstance(forward, np.ufunc) and forward.nout == 1:
         into = _ufunc_into(forward)

@@ -1,0 +1,490 @@
+"""Forward-mode automatic differentiation: ``ForwardAccumulator``, ``jvp`` and ``linearize``.
+
+A *forward watcher* sees every differentiable op as it runs (``_core`` calls ``_on_op``
+beside the tape records, only while a watcher is active: the eager path without one still
+pays a single integer test). ``ForwardAccumulator`` pushes tangents through each op at
+once; the recorder behind ``linearize`` keeps the ops and pushes tangents later.
+
+The op table has one definition per op: its VJP. JVPs are derived from it:
+
+* elementwise ops (NumPy ufunc forwards, or ``defop(jvp=ELEMENTWISE)``): the Jacobian of
+  an elementwise function is diagonal, so its transpose is itself and the JVP is the VJP
+  applied to the tangent (after broadcasting the inputs to the output's shape, so that
+  the VJP's ``unbroadcast`` sums nothing). One VJP call: as cheap as a direct rule.
+* every other op: the VJP ``g -> J^T g`` is linear in ``g``, and ``J t`` is the gradient
+  of ``<J^T g, t>`` with respect to ``g`` (the transpose trick, as TensorFlow's
+  accumulator does for ops without a JVP). A helper tape runs the VJP once and its
+  gradient once.
+* ``defop(jvp=f)``: a direct rule ``f(tangents, ans, *inputs, **attrs)``, for ops where it
+  is much cheaper than both.
+
+All of it runs on the library's own ops, so outer tapes and outer accumulators record
+the tangent computation: forward-over-forward, forward-over-reverse (Hessian-vector
+products) and reverse-over-forward all work. While an accumulator computes its tangents,
+it and the accumulators and tapes entered after it are paused, as in TensorFlow: an
+outer accumulator sees an inner one's JVPs, not the reverse.
+"""
+import threading
+import warnings
+
+import numpy as np
+
+from . import _core, nest
+from .errors import InvalidArgumentError
+from .ops import array_ops, math_ops
+from .ops.registry import ELEMENTWISE
+
+Tensor = _core.Tensor
+VariableBase = _core.VariableBase
+
+
+class _ForwardState(threading.local):
+    """Each thread's forward watchers (outermost first) and how many of them, from the
+    outermost, may see ops now (None: all; fewer while one computes its tangents)."""
+
+    def __init__(self):
+        self.watchers = []
+        self.limit = None
+
+
+_state = _ForwardState()
+
+
+# ---- the hooks the core calls ----------------------------------------------------------
+
+def _on_op(op, inputs, outputs, attrs, custom):
+    state = _state
+    stack = state.watchers
+    n = len(stack) if state.limit is None else min(state.limit, len(stack))
+    # outermost first: an inner accumulator's JVP may read the op's outputs, whose outer
+    # tangents must then be known
+    for k in range(n):
+        stack[k]._see(k, op, inputs, outputs, attrs, custom)
+
+
+def _on_variable_read(var, tensor):
+    state = _state
+    stack = state.watchers
+    n = len(stack) if state.limit is None else min(state.limit, len(stack))
+    for k in range(n):
+        stack[k]._variable_read(var, tensor)
+
+
+def _on_array_escape(tensor):
+    """A NumPy-rules tensor converted by ``__array__`` (a real NumPy function) while it is
+    being differentiated: NumPy would return an ndarray and the gradient would be lost."""
+    watched = any(tape._is_watched(tensor) for tape in _core.recording_tapes())
+    if not watched:
+        watched = any(w._connected(tensor) for w in _state.watchers)
+    if watched:
+        from .errors import FailedPreconditionError
+        raise FailedPreconditionError(
+            "a NumPy function was given a fasteager.numpy tensor that is being "
+            "differentiated (shape %s, dtype %s): NumPy would return an ndarray and its "
+            "gradient would be lost (expected fasteager.numpy's function of the same name, "
+            "e.g. `import fasteager.numpy as np`; use x.numpy() to leave the tape on purpose)"
+            % (list(tensor.shape), tensor.dtype.name))
+
+
+_core.set_forward_hooks(_on_op, _on_variable_read, _on_array_escape)
+
+
+# ---- JVP rules derived from the op table -------------------------------------------------
+
+def _is_elementwise(op):
+    rule = op.__dict__.get("jvp_rule")
+    if rule is ELEMENTWISE:
+        return True
+    if rule is None:
+        fwd = op.forward
+        return (isinstance(fwd, np.ufunc) and fwd.signature is None and fwd.nout == 1
+                and not op.multi)
+    return False
+
+
+def _as_tensor(x, like):
+    if x is None or type(x) is Tensor:
+        return x
+    return _core.convert_to_tensor(x, like._value.dtype)
+
+
+def _elementwise_jvp(op, inputs, ans, attrs, tangents):
+    shape = ans._value.shape
+    same = [x if x._value.shape == shape else array_ops.broadcast_to(x, shape) for x in inputs]
+    total = None
+    for j, t in enumerate(tangents):
+        if t is None or j >= len(op.grads) or op.grads[j] is None:
+            continue
+        if t._value.shape != shape:
+            t = array_ops.broadcast_to(t, shape)
+        term = op.grads[j](t, ans, *same, **attrs) if attrs else op.grads[j](t, ans, *same)
+        term = _as_tensor(term, ans)
+        if term is not None:
+            total = term if total is None else math_ops.add(total, term)
+    return total
+
+
+def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
+    """``J t`` as the gradient of ``<vjp(g), t>`` w.r.t. ``g`` (linear in ``g``)."""
+    from .autodiff import GradientTape
+    outs = outputs if type(outputs) is tuple else (outputs,)
+    seeds = [_core.wrap(np.zeros_like(o._value)) for o in outs]
+    floating = [s for s, o in zip(seeds, outs) if o._value.dtype.kind == "f"]
+    if not floating:
+        return None
+    needs = [t is not None for t in tangents]
+    with GradientTape() as helper:
+        for s in floating:
+            helper._watch_tensor(s)
+        if custom is not None:
+            in_grads = custom(list(seeds))
+        else:
+            g = tuple(seeds) if op.multi else seeds[0]
+            if op.joint_grad is not None:
+                in_grads = op.joint_grad(g, outputs, inputs, attrs or {}, needs)
+            else:
+                in_grads = [None] * len(inputs)
+                for j, x in enumerate(inputs):
+                    if needs[j] and j < len(op.grads) and op.grads[j] is not None:
+                        in_grads[j] = (op.grads[j](g, outputs, *inputs, **attrs) if attrs
+                                       else op.grads[j](g, outputs, *inputs))
+        total = None
+        for j, t in enumerate(tangents):
+            ig = in_grads[j] if j < len(in_grads) else None
+            if t is None or ig is None:
+                continue
+            term = math_ops.reduce_sum(math_ops.multiply(_as_tensor(ig, t), t))
+            total = term if total is None else math_ops.add(total, term)
+    if total is None:
+        return None
+    grads = helper.gradient(total, floating)
+    it = iter(grads)
+    result = [next(it) if o._value.dtype.kind == "f" else None for o in outs]
+    return tuple(result) if type(outputs) is tuple else result[0]
+
+
+def output_tangents(op, inputs, outputs, attrs, custom, tangents):
+    """The tangents of one op's outputs (a Tensor, a tuple for multi-output ops, None
+    entries for outputs with none) from its inputs' tangents (None for zero)."""
+    if custom is None:
+        rule = op.__dict__.get("jvp_rule")
+        if rule is not None and rule is not ELEMENTWISE:
+            return rule(tangents, outputs, *inputs, **attrs) if attrs else \
+                rule(tangents, outputs, *inputs)
+        if _is_elementwise(op):
+            return _elementwise_jvp(op, inputs, outputs, attrs, tangents)
+    return _transpose_jvp(op, inputs, outputs, attrs, custom, tangents)
+
+
+def _floating_tangents(outputs, result):
+    """Pairs (output, tangent) for the floating outputs that got a tangent."""
+    outs = outputs if type(outputs) is tuple else (outputs,)
+    tans = result if type(outputs) is tuple else (result,)
+    for o, t in zip(outs, tans):
+        if t is not None and o._value.dtype.kind == "f":
+            yield o, _as_tensor(t, o)
+
+
+# ---- watchers ----------------------------------------------------------------------------
+
+class _Watcher:
+    """What the forward hooks call; entered and left like a context."""
+
+    _entered = False
+
+    def _push(self, what):
+        if self._entered:
+            raise ValueError("%s: already recording (its context can be entered only once "
+                             "at a time)" % what)
+        self._tape_depth = len(_core._tls.tapes)
+        _state.watchers.append(self)
+        _core._forward_watchers_changed(1)
+        self._entered = True
+
+    def _pop(self):
+        stack = _state.watchers
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self:
+                del stack[i]
+                break
+        _core._forward_watchers_changed(-1)
+        self._entered = False
+
+    def _variable_read(self, var, tensor):
+        pass
+
+
+class _Paused:
+    """While a watcher computes tangents: it, the watchers after it and the tapes entered
+    after it see nothing."""
+
+    __slots__ = ("level", "tape_depth", "saved", "tapes")
+
+    def __init__(self, level, tape_depth):
+        self.level = level
+        self.tape_depth = tape_depth
+
+    def __enter__(self):
+        self.saved = _state.limit
+        _state.limit = self.level
+        self.tapes = [t for t in _core._tls.tapes[self.tape_depth:] if t._pause()]
+
+    def __exit__(self, *exc):
+        for t in self.tapes:
+            t._resume()
+        _state.limit = self.saved
+        return False
+
+
+class ForwardAccumulator(_Watcher):
+    """Computes Jacobian-vector products with forward-mode autodiff, as
+    ``tf.autodiff.ForwardAccumulator`` does.
+
+    >>> x = fe.constant([1.0, 2.0])
+    >>> with fe.autodiff.ForwardAccumulator(x, fe.constant([1.0, 0.0])) as acc:
+    ...     y = x * x
+    >>> acc.jvp(y).numpy()
+    array([2., 0.], dtype=float32)
+
+    ``primals`` (tensors or variables, possibly nested) are watched with ``tangents`` of
+    the same structure, shapes and dtypes. Ops run inside the context propagate tangents;
+    ``jvp(target)`` fetches them. Accumulators nest (an outer one differentiates an inner
+    one's JVPs), and a ``GradientTape`` inside gives Hessian-vector products
+    (forward-over-reverse); a tape outside differentiates the JVPs (reverse-over-forward).
+    """
+
+    def __init__(self, primals, tangents):
+        self._tangents = {}        # tensor id -> tangent
+        self._var_tangents = {}    # variable id -> tangent
+        flat_p = nest.flatten(primals)
+        flat_t = nest.flatten(tangents)
+        _check_structure("ForwardAccumulator", primals, tangents, flat_p, flat_t)
+        seen = set()
+        for i, (p, t) in enumerate(zip(flat_p, flat_t)):
+            if id(p) in seen:
+                raise ValueError("ForwardAccumulator: primal %d was given more than once (expected"
+                                 " each primal once: sum its tangents instead)" % i)
+            seen.add(id(p))
+            self._watch(i, p, t)
+
+    def _watch(self, i, primal, tangent):
+        if isinstance(primal, VariableBase):
+            value = primal._tensor
+        elif isinstance(primal, Tensor):
+            value = primal
+        else:
+            raise TypeError("ForwardAccumulator: primal %d must be a Tensor or Variable (got %s);"
+                            " convert it with fe.constant first" % (i, type(primal).__name__))
+        if value._value.dtype.kind != "f":
+            warnings.warn("ForwardAccumulator: the dtype of a watched primal must be floating "
+                          "(got %s); its JVP will be None" % value.dtype.name, stacklevel=3)
+            return
+        tangent = _tangent_for("ForwardAccumulator", i, value, tangent)
+        if isinstance(primal, VariableBase):
+            self._var_tangents[primal._var_id] = tangent
+        self._tangents[value._id] = tangent
+
+    def __enter__(self):
+        self._push("ForwardAccumulator")
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._pop()
+        return False
+
+    # -- the hooks ------------------------------------------------------------------------
+    def _see(self, level, op, inputs, outputs, attrs, custom):
+        tangents = self._tangents
+        tans = [tangents.get(x._id) for x in inputs]
+        for t in tans:
+            if t is not None:
+                break
+        else:
+            return
+        with _Paused(level, self._tape_depth):
+            result = output_tangents(op, inputs, outputs, attrs, custom, tans)
+        if result is not None:
+            for o, t in _floating_tangents(outputs, result):
+                tangents[o._id] = t
+
+    def _variable_read(self, var, tensor):
+        t = self._var_tangents.get(var._var_id)
+        if t is not None:
+            self._tangents[tensor._id] = t
+
+    def _connected(self, tensor):
+        return tensor._id in self._tangents
+
+    # -- results --------------------------------------------------------------------------
+    def jvp(self, primals, unconnected_gradients=None):
+        """The JVP computed for ``primals`` (a tensor, variable or nested structure):
+        None, or zeros with ``unconnected_gradients=fe.UnconnectedGradients.ZERO``, for
+        values that do not depend on the watched primals."""
+        from .autodiff import UnconnectedGradients
+        unconnected = UnconnectedGradients(unconnected_gradients or UnconnectedGradients.NONE)
+
+        def one(p):
+            if isinstance(p, VariableBase):
+                t = self._var_tangents.get(p._var_id)
+                value = p._tensor
+                if t is None:
+                    t = self._tangents.get(value._id)
+            elif isinstance(p, Tensor):
+                value = p
+                t = self._tangents.get(p._id)
+            else:
+                raise TypeError("ForwardAccumulator.jvp: expected a Tensor or Variable (got %s)"
+                                % type(p).__name__)
+            if t is None and unconnected is UnconnectedGradients.ZERO:
+                t = array_ops.zeros_like(value)
+            return t
+        return nest.pack_sequence_as(primals, [one(p) for p in nest.flatten(primals)])
+
+
+class _Recorder(_Watcher):
+    """Keeps the ops that depend on given tensors, for ``linearize``."""
+
+    def __init__(self, sources):
+        self._connected_ids = {s._id for s in sources}
+        self.records = []
+
+    def _see(self, level, op, inputs, outputs, attrs, custom):
+        ids = self._connected_ids
+        if not any(x._id in ids for x in inputs):
+            return
+        self.records.append((op, inputs, outputs, attrs, custom))
+        for o in (outputs if type(outputs) is tuple else (outputs,)):
+            ids.add(o._id)
+
+    def _connected(self, tensor):
+        return tensor._id in self._connected_ids
+
+
+def _check_structure(what, primals, tangents, flat_p, flat_t):
+    if len(flat_p) != len(flat_t) or nest.is_nested(primals) != nest.is_nested(tangents):
+        raise ValueError("%s: tangents must have the structure of primals (expected %d "
+                         "tangent(s), got %d)" % (what, len(flat_p), len(flat_t)))
+
+
+def _tangent_for(what, i, primal, tangent):
+    """``tangent`` as a tensor of the primal's dtype and shape (TensorFlow's conversion:
+    Python numbers adopt the dtype, a tensor of another dtype is refused)."""
+    if tangent is None:
+        raise ValueError("%s: tangent %d is None (expected a tensor of shape %s)"
+                         % (what, i, list(primal._value.shape)))
+    tangent = _core.convert_to_tensor(tangent, primal._value.dtype)
+    if tangent._value.shape != primal._value.shape:
+        raise InvalidArgumentError("%s: tangent %d has shape %s (expected %s, the primal's "
+                                   "shape)" % (what, i, list(tangent._value.shape),
+                                               list(primal._value.shape)))
+    return tangent
+
+
+# ---- the functional API (JAX's semantics) ------------------------------------------------
+
+def _fresh_primals(what, primals):
+    """Each primal as a new tensor (its own id, the same values), so that two arguments
+    given the same tensor get their own tangents."""
+    if not isinstance(primals, (list, tuple)):
+        raise TypeError("%s: primals must be a tuple or list (got %s)"
+                        % (what, type(primals).__name__))
+    flat = nest.flatten(primals)
+    fresh = []
+    for i, p in enumerate(flat):
+        t = p._read() if isinstance(p, VariableBase) else _core.convert_to_tensor(p)
+        if t._value.dtype.kind != "f":
+            raise TypeError("%s: primal %d has dtype %s (expected a floating dtype: integer "
+                            "and bool inputs have no tangent)" % (what, i, t.dtype.name))
+        alias = _core.wrap(t._value)
+        alias._np_rules = t._np_rules
+        fresh.append(alias)
+    return flat, fresh
+
+
+def _check_tangent(what, i, primal, tangent):
+    if not isinstance(tangent, (Tensor, VariableBase)):
+        tangent = np.asarray(tangent)
+        if tangent.dtype.kind in "iub" and primal._value.dtype.kind == "f":
+            tangent = tangent.astype(primal._value.dtype)   # Python numbers, as TF converts
+    value = tangent._read() if isinstance(tangent, VariableBase) else tangent
+    dtype = value._value.dtype if isinstance(value, Tensor) else value.dtype
+    if dtype != primal._value.dtype:
+        raise TypeError("%s: tangent %d has dtype %s (expected %s, the primal's dtype)"
+                        % (what, i, dtype, primal._value.dtype))
+    shape = tuple(value._value.shape if isinstance(value, Tensor) else value.shape)
+    if shape != primal._value.shape:
+        raise InvalidArgumentError("%s: tangent %d has shape %s (expected %s, the primal's "
+                                   "shape)" % (what, i, list(shape), list(primal._value.shape)))
+    return _core.convert_to_tensor(value)
+
+
+def _zero_tangent(out):
+    return array_ops.zeros_like(out)
+
+
+def jvp(f, primals, tangents):
+    """``(f(*primals), J_f(primals) @ tangents)``, as ``jax.jvp``.
+
+    >>> out, t = fe.autodiff.jvp(lambda x: x * x, (fe.constant(3.0),), (fe.constant(1.0),))
+    >>> float(out), float(t)
+    (9.0, 6.0)
+
+    ``primals`` and ``tangents`` are tuples (or lists) of the same structure, one entry
+    per positional argument of ``f``; each tangent has its primal's shape and dtype.
+    Outputs that do not depend on the primals get zero tangents.
+    """
+    flat, fresh = _fresh_primals("jvp", primals)
+    if not isinstance(tangents, (list, tuple)):
+        raise TypeError("jvp: tangents must be a tuple or list (got %s)" % type(tangents).__name__)
+    flat_t = nest.flatten(tangents)
+    if len(flat_t) != len(flat) or len(tangents) != len(primals):
+        raise TypeError("jvp: primals and tangents must have the same structure (expected %d "
+                        "tangent(s), got %d)" % (len(flat), len(flat_t)))
+    tans = [_check_tangent("jvp", i, p, t) for i, (p, t) in enumerate(zip(fresh, flat_t))]
+    acc = ForwardAccumulator(fresh, tans)
+    with acc:
+        out = f(*nest.pack_sequence_as(primals, fresh))
+    flat_out = [_core.convert_to_tensor(o) for o in nest.flatten(out)]
+    out_t = [acc.jvp(o) for o in flat_out]
+    out_t = [t if t is not None else _zero_tangent(o) for o, t in zip(flat_out, out_t)]
+    return out, nest.pack_sequence_as(out, out_t)
+
+
+def linearize(f, *primals):
+    """``(f(*primals), f_jvp)`` as ``jax.linearize``: ``f_jvp(*tangents)`` is the JVP at
+    ``primals``, applied to new tangents without running ``f`` again.
+
+    >>> y, f_jvp = fe.autodiff.linearize(fe.sin, fe.constant(0.0))
+    >>> float(f_jvp(fe.constant(2.0)))
+    2.0
+    """
+    flat, fresh = _fresh_primals("linearize", primals)
+    recorder = _Recorder(fresh)
+    recorder._push("linearize")
+    try:
+        out = f(*nest.pack_sequence_as(primals, fresh))
+    finally:
+        recorder._pop()
+    flat_out = [_core.convert_to_tensor(o) for o in nest.flatten(out)]
+    records = recorder.records
+    structure = primals
+
+    def f_jvp(*tangents):
+        flat_t = nest.flatten(tangents)
+        if len(tangents) != len(structure) or len(flat_t) != len(fresh):
+            raise TypeError("linearize: f_jvp takes tangents with the structure of the primals "
+                            "(expected %d tangent(s), got %d)" % (len(fresh), len(flat_t)))
+        known = {p._id: _check_tangent("linearize", i, p, t)
+                 for i, (p, t) in enumerate(zip(fresh, flat_t))}
+        for op, inputs, outputs, attrs, custom in records:
+            tans = [known.get(x._id) for x in inputs]
+            if all(t is None for t in tans):
+                continue
+            result = output_tangents(op, inputs, outputs, attrs, custom, tans)
+            if result is not None:
+                for o, t in _floating_tangents(outputs, result):
+                    known[o._id] = t
+        out_t = [known.get(o._id) for o in flat_out]
+        out_t = [t if t is not None else _zero_tangent(o) for o, t in zip(flat_out, out_t)]
+        return nest.pack_sequence_as(out, out_t)
+    return out, f_jvp
