@@ -12,4 +12,6 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, e
 from .ops.math_ops import floor_div, neg  # noqa: F401
 from .ops.math_ops import (cumprod, cumsum, log_sigmoid, reduce_logsumexp,  # noqa: F401
                            reduce_prod, reduce_std, reduce_variance)
-from .ops.special_ops import argsort, erf, sort, top_k  # noqa: F401
+from .ops.math_ops import angle, conj, imag, real  # noqa: F401
+from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
+                              cosh, digamma, erf, lgamma, polygamma, sinh, sort, top_k)

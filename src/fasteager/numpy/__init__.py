@@ -37,7 +37,6 @@ from ._arrays import (  # noqa: F401
     column_stack,
     concatenate,
     copy,
-    diag,
     empty,
     empty_like,
     expand_dims,
@@ -71,6 +70,7 @@ from ._arrays import (  # noqa: F401
 )
 from ._elementwise import FUNCTIONS as _FUNCTIONS
 from ._elementwise import allclose, array_equal, clip, isclose, nonzero, round, where  # noqa: F401
+from ._elementwise import angle, imag, nan_to_num, real, sinc  # noqa: F401
 from ._reductions import (  # noqa: F401
     all,
     any,
@@ -90,9 +90,39 @@ from ._reductions import (  # noqa: F401
     std,
     sum,
     tensordot,
-    trace,
     var,
     vdot,
+)
+from ._shapes import (  # noqa: F401
+    append,
+    argpartition,
+    argsort,
+    atleast_3d,
+    c_,
+    cross,
+    diag,
+    diagonal,
+    diff,
+    dsplit,
+    fliplr,
+    flipud,
+    gradient,
+    hsplit,
+    kron,
+    pad,
+    partition,
+    r_,
+    real_if_close,
+    roll,
+    rollaxis,
+    rot90,
+    row_stack,
+    select,
+    sort,
+    trace,
+    tril,
+    triu,
+    vsplit,
 )
 
 globals().update(_FUNCTIONS)

@@ -405,22 +405,6 @@ def take(a, indices, axis=None, out=None, mode=None):
     return x[(builtins.slice(None),) * ax + (idx,)]
 
 
-def diag(v, k=0):
-    """NumPy's ``diag``: a 1-D input gives a diagonal matrix, a 2-D one its diagonal."""
-    from ..ops import linalg_ops as l_ops
-    x = tensor(v)
-    if k != 0:
-        raise UnimplementedError("fasteager.numpy.diag: only k=0 is supported")
-    if x._value.ndim == 1:
-        return l_ops.diag(x)
-    if x._value.ndim == 2:
-        n = builtins.min(x._value.shape)
-        i = np.arange(n)
-        return x[i, i]
-    raise InvalidArgumentError("fasteager.numpy.diag: input must be 1-D or 2-D (got shape %s)"
-                               % list(x._value.shape))
-
-
 def copy(a, order="K"):
     """A tensor with the same value (tensors are immutable, so no memory is copied)."""
     return a_ops.identity(tensor(a))

@@ -11,6 +11,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from ..ops import math_ops as m
 from ..ops import registry
+from ..ops import special_ops as sp
 from ._promotion import check_out, promote, tensor, ufunc_operands
 
 _UNARY = {
@@ -32,6 +33,15 @@ _UNARY = {
     "cos": (np.cos, m.cos),
     "tan": (np.tan, m.tan),
     "tanh": (np.tanh, m.tanh),
+    "sinh": (np.sinh, sp.sinh),
+    "cosh": (np.cosh, sp.cosh),
+    "arcsinh": (np.arcsinh, sp.asinh),
+    "arccosh": (np.arccosh, sp.acosh),
+    "arctanh": (np.arctanh, sp.atanh),
+    "arcsin": (np.arcsin, sp.asin),
+    "arccos": (np.arccos, sp.acos),
+    "arctan": (np.arctan, sp.atan),
+    "exp2": (np.exp2, sp.exp2),
     "floor": (np.floor, m.floor),
     "ceil": (np.ceil, m.ceil),
     "rint": (np.rint, m.round),
@@ -68,6 +78,8 @@ _BINARY = {
     "bitwise_and": (np.bitwise_and, m.bitwise_and),
     "bitwise_or": (np.bitwise_or, m.bitwise_or),
     "bitwise_xor": (np.bitwise_xor, m.bitwise_xor),
+    "arctan2": (np.arctan2, sp.atan2_op),
+    "hypot": (np.hypot, sp.hypot_op),
 }
 
 
@@ -131,6 +143,125 @@ def _log_base(name, ufunc, base):
 
 FUNCTIONS["log2"] = _log_base("log2", np.log2, 2)
 FUNCTIONS["log10"] = _log_base("log10", np.log10, 10)
+
+
+def _scale(name, ufunc, factor):
+    def f(x, /, out=None, *, dtype=None):
+        check_out(name, out)
+        (a,) = ufunc_operands(ufunc, (x,), dtype)
+        return a * np.asarray(factor, dtype=a._value.dtype)[()]
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "NumPy's ``%s``: x * %r (a composite)." % (name, factor)
+    return f
+
+
+for _name, _uf, _factor in (("deg2rad", np.deg2rad, np.pi / 180), ("radians", np.radians,
+                                                                     np.pi / 180),
+                            ("rad2deg", np.rad2deg, 180 / np.pi), ("degrees", np.degrees,
+                                                                   180 / np.pi)):
+    FUNCTIONS[_name] = _scale(_name, _uf, _factor)
+
+
+def _logaddexp(a, b):
+    # log(e^a + e^b) = (a + b)/2 + |d|/2 + log1p(e^-|d|), d = a - b: no overflow, and at
+    # a tie the gradient splits evenly (1/2 each; max(a, b) + ... would give it all to a).
+    # |d|/2 + log1p(e^-|d|) = log(2 cosh(d/2)) is smooth, so second derivatives hold too.
+    d = m.abs(a - b)
+    half = np.asarray(0.5, dtype=a._value.dtype)[()]
+    out = (a + b) * half + d * half + m.log1p(m.exp(-d))
+    same_inf = m.logical_and(m.is_inf(a), m.equal(a, b))     # -inf, -inf gives -inf
+    return m.where(same_inf, a, out) if np.any(same_inf._value) else out
+
+
+def logaddexp(x1, x2, /, out=None, *, dtype=None):
+    """NumPy's ``logaddexp``: ``log(exp(x1) + exp(x2))`` without overflow (a composite)."""
+    check_out("logaddexp", out)
+    a, b = ufunc_operands(np.logaddexp, (x1, x2), dtype)
+    return _logaddexp(a, b)
+
+
+def logaddexp2(x1, x2, /, out=None, *, dtype=None):
+    """NumPy's ``logaddexp2``: ``log2(2**x1 + 2**x2)`` (logaddexp in units of log 2)."""
+    check_out("logaddexp2", out)
+    a, b = ufunc_operands(np.logaddexp2, (x1, x2), dtype)
+    ln2 = np.asarray(np.log(2.0), dtype=a._value.dtype)[()]
+    return _logaddexp(a * ln2, b * ln2) / ln2
+
+
+def _fextreme(name, ufunc, op):
+    def f(x1, x2, /, out=None, *, dtype=None):
+        check_out(name, out)
+        a, b = ufunc_operands(ufunc, (x1, x2), dtype)
+        r = op(a, b)
+        if a._value.dtype.kind == "f":    # NaNs are ignored: the other operand wins
+            r = m.where(m.is_nan(b), a, r)
+            r = m.where(m.is_nan(a), b, r)
+        return r
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "NumPy's ``%s``: %s, ignoring NaNs (a composite)." % (name, op.name)
+    return f
+
+
+FUNCTIONS["logaddexp"] = logaddexp
+FUNCTIONS["logaddexp2"] = logaddexp2
+FUNCTIONS["fmax"] = _fextreme("fmax", np.fmax, m.maximum)
+FUNCTIONS["fmin"] = _fextreme("fmin", np.fmin, m.minimum)
+
+
+def real(val):
+    """NumPy's ``real``: the real part (a real array as it is)."""
+    return m.real(tensor(val))
+
+
+def imag(val):
+    """NumPy's ``imag``: the imaginary part (zeros for a real array)."""
+    return m.imag(tensor(val))
+
+
+def conjugate(x, /, out=None):
+    """NumPy's ``conjugate`` (and ``conj``)."""
+    check_out("conjugate", out)
+    return m.conj(tensor(x))
+
+
+def angle(z, deg=False):
+    """NumPy's ``angle``: ``arctan2(imag, real)`` in radians (degrees with ``deg``); real
+    input is made float as NumPy does."""
+    x = tensor(z)
+    if x._value.dtype.kind not in "fc":
+        x = m.cast(x, np.float64)
+    a = m.angle(x)
+    return a * np.asarray(180 / np.pi, dtype=a._value.dtype)[()] if deg else a
+
+
+FUNCTIONS["conjugate"] = FUNCTIONS["conj"] = conjugate
+
+
+def sinc(x):
+    """NumPy's ``sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (a composite; its first derivative
+    is exact everywhere, 0 at x = 0)."""
+    (a,) = ufunc_operands(np.sin, (x,))
+    y = a * np.asarray(np.pi, dtype=a._value.dtype)[()]
+    zero = m.equal(y, 0)
+    one = _core.wrap(np.ones((), a._value.dtype))
+    safe = m.where(zero, one, y)
+    return m.where(zero, one, m.sin(safe) / safe)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NumPy's ``nan_to_num``: NaN -> ``nan``, +-inf -> ``posinf``/``neginf`` (the dtype's
+    largest finite values by default); the gradient passes where the input was finite."""
+    a = tensor(x)
+    dt = a._value.dtype
+    if dt.kind != "f":
+        return a
+    info = np.finfo(dt)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    const = lambda v: _core.wrap(np.asarray(v, dtype=dt))   # noqa: E731
+    r = m.where(m.is_nan(a), const(nan), a)
+    r = m.where(m.logical_and(m.is_inf(a), m.greater(a, 0)), const(big), r)
+    return m.where(m.logical_and(m.is_inf(a), m.less(a, 0)), const(small), r)
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name

@@ -249,24 +249,41 @@ def tensordot(a, b, axes=2):
     return l_ops.tensordot(x, y, axes)
 
 
+def _sublist_subscripts(args):
+    """NumPy's sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as a subscript string
+    and its operands (axis labels are ints, ``...`` an Ellipsis)."""
+    import string
+    letters = string.ascii_letters
+
+    def word(sub):
+        out = []
+        for k in sub:
+            if k is Ellipsis:
+                out.append("...")
+            elif isinstance(k, (int, np.integer)) and 0 <= k < len(letters):
+                out.append(letters[int(k)])
+            else:
+                raise InvalidArgumentError("fasteager.numpy.einsum: sublist labels must be "
+                                           "ints in [0, 52) or Ellipsis (got %r)" % (k,))
+        return "".join(out)
+    args = list(args)
+    operands, words = args[0::2][:len(args) // 2], [word(s) for s in args[1::2]]
+    spec = ",".join(words)
+    if len(args) % 2:
+        spec += "->" + word(args[-1])
+    return spec, operands
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, **kwargs):
-    """NumPy's ``einsum`` (string subscripts; the operands are promoted to one dtype)."""
+    """NumPy's ``einsum``: string subscripts, or the sublist form (operands each followed
+    by a list of int labels, an optional output list last); operands are promoted to one
+    dtype."""
     check_out("einsum", out)
     if kwargs:
         from ..errors import UnimplementedError
         raise UnimplementedError("fasteager.numpy.einsum: unsupported keywords %s"
                                  % sorted(kwargs))
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublist_subscripts((subscripts,) + operands)
     xs = promote(operands, dtype)
     return l_ops.einsum(subscripts, *xs)
-
-
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """NumPy's ``trace`` of the main diagonal of the first two axes (a composite)."""
-    check_out("trace", out)
-    if offset != 0 or (axis1, axis2) != (0, 1):
-        from ..errors import UnimplementedError
-        raise UnimplementedError("fasteager.numpy.trace: only offset=0, axis1=0, axis2=1")
-    x = _accumulate("trace", np.sum, a, dtype, None)
-    n = x._value.shape[0] if x._value.ndim else 0
-    k = np.arange(builtins.min(n, x._value.shape[1]))
-    return m.reduce_sum(x[k, k], axis=0)

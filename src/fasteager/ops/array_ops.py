@@ -121,7 +121,8 @@ def squeeze(input, axis=None, name=None):
 
 
 # broadcast_to copies values along new axes: the gradient sums them back
-_broadcast_to = defop("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), kinds=ALL,
+_broadcast_to = defop("broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
+                      kinds=ALL + "c",
                       same_dtype=False,
                       grads=[lambda g, ans, x, shape: unbroadcast(g, x)])
 
@@ -143,7 +144,7 @@ def _concat_grad(g, ans, inputs, attrs, needs):
     return list(execute(_split, g, sizes=tuple(sizes), axis=axis))
 
 
-_concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds=ALL,
+_concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds=ALL + "c",
                 joint_grad=_concat_grad)
 
 
@@ -172,7 +173,7 @@ def _split_fwd(x, sizes, axis):
 
 
 # split: the gradient concatenates the pieces' gradients
-_split = defop("split", _split_fwd, kinds=ALL, multi=True,
+_split = defop("split", _split_fwd, kinds=ALL + "c", multi=True,
                grads=[lambda g, ans, x, sizes, axis: execute(_concat, *g, axis=axis)])
 
 
@@ -202,7 +203,7 @@ def _stack_grad(g, ans, inputs, attrs, needs):
     return list(execute(_unstack, g, axis=attrs["axis"]))
 
 
-_stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ALL,
+_stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ALL + "c",
                joint_grad=_stack_grad)
 
 
@@ -227,7 +228,7 @@ def _unstack_fwd(x, axis):
 
 
 # unstack: the gradient stacks the pieces' gradients
-_unstack = defop("unstack", _unstack_fwd, kinds=ALL, multi=True,
+_unstack = defop("unstack", _unstack_fwd, kinds=ALL + "c", multi=True,
                  grads=[lambda g, ans, x, axis: execute(_stack, *g, axis=axis)])
 
 
@@ -497,7 +498,7 @@ def _tile_grad(g, ans, x, multiples):
     return reduce_sum(g, axis=list(builtins_range(0, len(inter), 2)))
 
 
-_tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ALL,
+_tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ALL + "c",
               grads=[_tile_grad])
 
 
@@ -518,7 +519,7 @@ def _pad_fwd(x, paddings, constant_values):
 
 
 # constant padding: the gradient is g with the padding sliced off
-_pad = defop("pad", _pad_fwd, kinds=ALL,
+_pad = defop("pad", _pad_fwd, kinds=ALL + "c",
              grads=[lambda g, ans, x, paddings, constant_values: execute(
                  getitem, g, key=tuple(builtins_slice(b, b + d)
                                        for (b, _), d in zip(paddings, x._value.shape)))])

@@ -8,6 +8,15 @@ arithmetic, sums, products and scans keep the input dtype and wrap on overflow, 
 and TensorFlow do (``reduce_prod`` of forty 3s in int32 wraps); floats never change
 width. Float-only ops (exp, log, logsumexp, erf ...) reject integers with
 ``InvalidArgumentError`` naming the op.
+
+Complex dtypes (complex64, complex128) run through arithmetic, exp/log/sqrt/abs, the
+trigonometric functions, matmul, sums and means, and ``real``/``imag``/``conj``/``angle``.
+Their gradients follow TensorFlow's convention: the gradient of a real loss L with
+respect to z = x + iy is dL/dx + i dL/dy (twice the conjugate Wirtinger derivative
+dL/d(conj z)), so a gradient step ``z - lr * grad`` descends. A holomorphic op's VJP is
+therefore ``g * conj(f'(z))``: ``_cj`` below is the identity on real tensors (no op runs),
+so real gradients are unchanged. HIPS autograd's ``grad`` is the conjugate of this
+(dL/dx - i dL/dy).
 """
 import numpy as np
 
@@ -23,26 +32,39 @@ def _zeros(g):
     return _core.wrap(np.zeros_like(g._value))
 
 
+_C = "c"                      # the complex kind, for the ops that take it
+FLOAT_C = FLOAT + _C
+NUMERIC_C = NUMERIC + _C
+
+
+def _cj(t):
+    """conj(t) for a complex tensor, t itself for a real one (no op, nothing recorded)."""
+    if t._value.dtype.kind == "c":
+        return execute(conj_op, t)
+    return t
+
+
 # ---- binary arithmetic --------------------------------------------------------------------
 
 # d(x + y) = dx + dy
-add = defop("add", np.add, grads=[lambda g, ans, x, y: unbroadcast(g, x),
+add = defop("add", np.add, kinds=NUMERIC_C, grads=[lambda g, ans, x, y: unbroadcast(g, x),
                                    lambda g, ans, x, y: unbroadcast(g, y)])
 
 # d(x - y) = dx - dy
-subtract = defop("subtract", np.subtract,
+subtract = defop("subtract", np.subtract, kinds=NUMERIC_C,
                  grads=[lambda g, ans, x, y: unbroadcast(g, x),
                         lambda g, ans, x, y: unbroadcast(negative(g), y)])
 
-# d(x * y) = y dx + x dy
-multiply = defop("multiply", np.multiply,
-                 grads=[lambda g, ans, x, y: unbroadcast(g * y, x),
-                        lambda g, ans, x, y: unbroadcast(g * x, y)])
+# d(x * y) = y dx + x dy  (complex: g conj(y), g conj(x))
+multiply = defop("multiply", np.multiply, kinds=NUMERIC_C,
+                 grads=[lambda g, ans, x, y: unbroadcast(g * _cj(y), x),
+                        lambda g, ans, x, y: unbroadcast(g * _cj(x), y)])
 
 # d(x / y) = dx / y - x / y^2 dy.  Integer inputs give float64 (TensorFlow's truediv rule).
-truediv = defop("truediv", np.true_divide,
-                grads=[lambda g, ans, x, y: unbroadcast(g / y, x),
-                       lambda g, ans, x, y: unbroadcast(negative(g) * ans / y, y)], quiet=True)
+truediv = defop("truediv", np.true_divide, kinds=NUMERIC_C,
+                grads=[lambda g, ans, x, y: unbroadcast(g / _cj(y), x),
+                       lambda g, ans, x, y: unbroadcast(negative(g) * _cj(ans / y), y)],
+                quiet=True)
 divide = truediv
 
 # floor(x / y) is piecewise constant: no gradient (as TensorFlow)
@@ -60,13 +82,16 @@ mod = floormod
 
 def _pow_dy(g, ans, x, y):
     # d/dy x^y = x^y log(x), taken as 0 where x <= 0 (as TensorFlow)
+    if x._value.dtype.kind == "c":      # the principal branch of log
+        return unbroadcast(g * _cj(ans * log(x)), y)
     safe_x = where(greater(x, 0), x, 1)
     return unbroadcast(g * ans * log(safe_x), y)
 
 
 # d/dx x^y = y x^(y-1)
-pow = defop("pow", np.power,  # noqa: A001 - fe.pow is TensorFlow's name
-            grads=[lambda g, ans, x, y: unbroadcast(g * y * pow(x, y - 1), x), _pow_dy], quiet=True)
+pow = defop("pow", np.power, kinds=NUMERIC_C,  # noqa: A001 - fe.pow is TensorFlow's name
+            grads=[lambda g, ans, x, y: unbroadcast(g * _cj(y * pow(x, y - 1)), x), _pow_dy],
+            quiet=True)
 
 # max(x, y): the gradient goes to x where x >= y, else to y (TensorFlow's tie rule)
 maximum = defop("maximum", np.maximum,
@@ -91,52 +116,71 @@ squared_difference = defop(
 # ---- unary ------------------------------------------------------------------------------
 
 # d(-x) = -dx
-negative = defop("negative", np.negative, grads=[lambda g, ans, x: negative(g)])
+negative = defop("negative", np.negative, kinds=NUMERIC_C, grads=[lambda g, ans, x: negative(g)])
 neg = negative
 
-# d|x| = sign(x) dx
-abs = defop("abs", np.abs, grads=[lambda g, ans, x: g * sign(x)])  # noqa: A001
+def _abs_grad(g, ans, x):
+    if x._value.dtype.kind != "c":
+        return g * sign(x)
+    # d|z| / d(x, y) = (x, y) / |z|: the gradient z / |z| (0 at z = 0, as TensorFlow),
+    # written with ops so that it is differentiable again
+    zero = equal(ans, 0)
+    safe = where(zero, _core.wrap(np.ones((), ans._value.dtype)), ans)
+    unit = where(zero, _zeros(x), x / cast(safe, x._value.dtype))
+    return cast(g, x._value.dtype) * unit
+
+
+# d|x| = sign(x) dx;  complex: |z| is real, its gradient z / |z|
+abs = defop("abs", np.abs, kinds=NUMERIC_C, same_dtype=False,  # noqa: A001
+            grads=[_abs_grad])
 
 # sign is piecewise constant: zero gradient (as TensorFlow)
 sign = defop("sign", np.sign, grads=[lambda g, ans, x: _zeros(g)])
 
 # d x^2 = 2 x dx
-square = defop("square", np.square, grads=[lambda g, ans, x: g * (2 * x)])
+square = defop("square", np.square, kinds=NUMERIC_C,
+               grads=[lambda g, ans, x: g * (2 * _cj(x))])
 
 # d sqrt(x) = dx / (2 sqrt(x))
-sqrt = defop("sqrt", np.sqrt, kinds=FLOAT, grads=[lambda g, ans, x: g * 0.5 / ans], quiet=True)
+sqrt = defop("sqrt", np.sqrt, kinds=FLOAT_C, grads=[lambda g, ans, x: g * 0.5 / _cj(ans)],
+             quiet=True)
 
 # d x^(-1/2) = -1/2 x^(-3/2) dx
 rsqrt = defop("rsqrt", lambda x: 1 / np.sqrt(x), kinds=FLOAT,
               grads=[lambda g, ans, x: g * -0.5 * ans * ans * ans], quiet=True)
 
 # d/dx 1/x = -1/x^2
-reciprocal = defop("reciprocal", np.reciprocal, kinds=FLOAT,
-                   grads=[lambda g, ans, x: negative(g) * ans * ans], quiet=True)
+reciprocal = defop("reciprocal", np.reciprocal, kinds=FLOAT_C,
+                   grads=[lambda g, ans, x: negative(g) * _cj(ans * ans)], quiet=True)
 
 # d exp(x) = exp(x) dx
-exp = defop("exp", np.exp, kinds=FLOAT, grads=[lambda g, ans, x: g * ans], quiet=True)
+exp = defop("exp", np.exp, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(ans)], quiet=True)
 
 # d (exp(x) - 1) = exp(x) dx
-expm1 = defop("expm1", np.expm1, kinds=FLOAT, grads=[lambda g, ans, x: g * (ans + 1)], quiet=True)
+expm1 = defop("expm1", np.expm1, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(ans + 1)],
+              quiet=True)
 
 # d log(x) = dx / x
-log = defop("log", np.log, kinds=FLOAT, grads=[lambda g, ans, x: g / x], quiet=True)
+log = defop("log", np.log, kinds=FLOAT_C, grads=[lambda g, ans, x: g / _cj(x)], quiet=True)
 
 # d log(1 + x) = dx / (1 + x)
-log1p = defop("log1p", np.log1p, kinds=FLOAT, grads=[lambda g, ans, x: g / (1 + x)], quiet=True)
+log1p = defop("log1p", np.log1p, kinds=FLOAT_C, grads=[lambda g, ans, x: g / _cj(1 + x)],
+              quiet=True)
 
 # d sin(x) = cos(x) dx
-sin = defop("sin", np.sin, kinds=FLOAT, grads=[lambda g, ans, x: g * cos(x)])
+sin = defop("sin", np.sin, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(cos(x))])
 
 # d cos(x) = -sin(x) dx
-cos = defop("cos", np.cos, kinds=FLOAT, grads=[lambda g, ans, x: negative(g) * sin(x)])
+cos = defop("cos", np.cos, kinds=FLOAT_C,
+            grads=[lambda g, ans, x: negative(g) * _cj(sin(x))])
 
 # d tan(x) = (1 + tan(x)^2) dx
-tan = defop("tan", np.tan, kinds=FLOAT, grads=[lambda g, ans, x: g * (1 + ans * ans)], quiet=True)
+tan = defop("tan", np.tan, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(1 + ans * ans)],
+            quiet=True)
 
 # d tanh(x) = (1 - tanh(x)^2) dx
-tanh = defop("tanh", np.tanh, kinds=FLOAT, grads=[lambda g, ans, x: g * (1 - ans * ans)])
+tanh = defop("tanh", np.tanh, kinds=FLOAT_C,
+             grads=[lambda g, ans, x: g * _cj(1 - ans * ans)])
 
 
 def _sigmoid_into(x, out):
@@ -164,8 +208,8 @@ round = defop("round", np.round, kinds=FLOAT,  # noqa: A001 - TensorFlow's name
 
 # ---- comparisons and logic (no gradient: the outputs are bool) --------------------------
 _CMP = "comparison: the output is bool"
-equal = defop("equal", np.equal, kinds=ALL, no_grad=_CMP)
-not_equal = defop("not_equal", np.not_equal, kinds=ALL, no_grad=_CMP)
+equal = defop("equal", np.equal, kinds=ALL + _C, no_grad=_CMP)
+not_equal = defop("not_equal", np.not_equal, kinds=ALL + _C, no_grad=_CMP)
 less = defop("less", np.less, no_grad=_CMP)
 less_equal = defop("less_equal", np.less_equal, no_grad=_CMP)
 greater = defop("greater", np.greater, no_grad=_CMP)
@@ -182,6 +226,61 @@ invert = defop("invert", np.invert, kinds=INT_BOOL, no_grad=_BITS)
 is_nan = defop("is_nan", np.isnan, kinds=FLOAT, no_grad=_CMP)
 is_inf = defop("is_inf", np.isinf, kinds=FLOAT, no_grad=_CMP)
 is_finite = defop("is_finite", np.isfinite, kinds=FLOAT, no_grad=_CMP)
+
+# ---- complex parts --------------------------------------------------------------------------
+
+# conj is real-linear: the gradient of conj(z) is conj(g)
+conj_op = defop("conj", np.conj, kinds=_C, grads=[lambda g, ans, z: execute(conj_op, g)])
+
+# real(z) = x: the gradient is g + 0i;  imag(z) = y: the gradient is 0 + i g
+real_op = defop("real", np.real, kinds=_C, same_dtype=False,
+                grads=[lambda g, ans, z: cast(g, z._value.dtype)])
+imag_op = defop("imag", np.imag, kinds=_C, same_dtype=False,
+                grads=[lambda g, ans, z: cast(g, z._value.dtype)
+                       * _core.wrap(np.asarray(1j, z._value.dtype))])
+
+
+def _complex_dtype(x):
+    return np.result_type(x._value.dtype, np.complex64)
+
+
+def conj(x, name=None):
+    """The complex conjugate (a real tensor as it is)."""
+    x = convert_to_tensor(x)
+    return execute(conj_op, x) if x._value.dtype.kind == "c" else x
+
+
+def real(input, name=None):
+    """The real part (a real tensor as it is)."""
+    x = convert_to_tensor(input)
+    return execute(real_op, x) if x._value.dtype.kind == "c" else x
+
+
+def imag(input, name=None):
+    """The imaginary part (zeros for a real tensor)."""
+    x = convert_to_tensor(input)
+    return execute(imag_op, x) if x._value.dtype.kind == "c" else x * 0
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
+    """``real + 1j * imag`` from two float tensors (complex64 from float32, complex128
+    from float64); differentiable in both."""
+    re, im = convert_same(real, imag)
+    if re._value.dtype.kind != "f" or re._value.dtype != im._value.dtype:
+        raise InvalidArgumentError("complex: real and imag must be float tensors of one dtype "
+                                   "(got %s and %s)" % (re._value.dtype, im._value.dtype))
+    cd = _complex_dtype(re)
+    return cast(re, cd) + cast(im, cd) * _core.wrap(np.asarray(1j, cd))
+
+
+def angle(input, name=None):
+    """The argument of a complex number, ``atan2(imag, real)`` (a composite; 0 or pi for
+    real input)."""
+    from .special_ops import atan2
+    x = convert_to_tensor(input)
+    if x._value.dtype.kind != "c":
+        return atan2(x * 0, x)
+    return atan2(imag(x), real(x))
 
 
 # ---- select, cast, clip -----------------------------------------------------------------
@@ -204,7 +303,7 @@ def _where_dy(g, ans, c, x, y):
 
 
 # where(c, x, y): the gradient flows to x where c holds, to y elsewhere
-select = defop("select", np.where, kinds=ALL, same_dtype=False, check=_check_where,
+select = defop("select", np.where, kinds=ALL + _C, same_dtype=False, check=_check_where,
                grads=[None, _where_dx, _where_dy])
 
 
@@ -242,8 +341,11 @@ def convert_same(*values):
 
 
 def _cast_grad(g, ans, x, dtype):
-    # the gradient passes through casts between float types; integers have none
+    # the gradient passes through casts between float and complex types; integers have
+    # none. Real to complex: only the real part of the gradient reaches the real input.
     if x._value.dtype.kind in "fc" and np.dtype(dtype).kind in "fc":
+        if x._value.dtype.kind == "f" and g._value.dtype.kind == "c":
+            g = execute(real_op, g)
         return cast(g, x._value.dtype)
     return None
 
@@ -371,10 +473,10 @@ def _extreme_grad(g, ans, x, axis=None, keepdims=False):
     return hits * (g / count)
 
 
-_reduce_sum = defop("reduce_sum", _sum_fwd,
+_reduce_sum = defop("reduce_sum", _sum_fwd, kinds=NUMERIC_C,
                     grads=[lambda g, ans, x, axis=None, keepdims=False:
                            _expand_to_input(g, x, axis, keepdims)])
-_reduce_mean = defop("reduce_mean", _mean_fwd,
+_reduce_mean = defop("reduce_mean", _mean_fwd, kinds=NUMERIC_C,
                      grads=[lambda g, ans, x, axis=None, keepdims=False:
                             _expand_to_input(g, x, axis, keepdims) / _count(x, axis)])
 _reduce_max = defop("reduce_max", _extreme_fwd(np.max, _lowest), grads=[_extreme_grad])
@@ -438,6 +540,7 @@ def _check_matmul(a, b, transpose_a=False, transpose_b=False):
 
 def _matmul_da(g, ans, a, b, transpose_a=False, transpose_b=False):
     # C = A B: dA = dC B^T (and the transposed variants)
+    b = _cj(b)          # complex: dA = dC B^H
     if not transpose_a:
         da = _mm(g, b, False, not transpose_b)
     else:
@@ -447,6 +550,7 @@ def _matmul_da(g, ans, a, b, transpose_a=False, transpose_b=False):
 
 def _matmul_db(g, ans, a, b, transpose_a=False, transpose_b=False):
     # C = A B: dB = A^T dC (and the transposed variants)
+    a = _cj(a)          # complex: dB = A^H dC
     if not transpose_b:
         db = _mm(a, g, not transpose_a, False)
     else:
@@ -468,8 +572,8 @@ def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
 
 
 # quiet: products of large values overflow to inf as in TensorFlow, without a NumPy warning
-_matmul = defop("matmul", _matmul_fwd, grads=[_matmul_da, _matmul_db], into=_matmul_into,
-                quiet=True)
+_matmul = defop("matmul", _matmul_fwd, kinds=NUMERIC_C, grads=[_matmul_da, _matmul_db],
+                into=_matmul_into, quiet=True)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,

@@ -1,6 +1,10 @@
-"""Special functions (erf) and order statistics (sort, argsort, top_k).
+"""Special functions (erf, the gamma family, hyperbolic and inverse trigonometric functions)
+and order statistics (sort, argsort, top_k).
 
-erf runs in C (``_special.pyx``, libm's ``erf``/``erff``: float32 stays float32). Sorting
+erf runs in C (``_special.pyx``, libm's ``erf``/``erff``: float32 stays float32). lgamma,
+digamma and polygamma are vectorized NumPy (a Lanczos sum, and the recurrence plus the
+asymptotic series), computed in float64 and rounded once to the input's dtype; each one's
+gradient is the next, so derivatives of any order exist. Sorting
 ops compute a permutation with NumPy and gather values through ``getitem``, so their
 gradients scatter back through the permutation and are differentiable again (order 2).
 Indices are int32 (TensorFlow's ``argsort`` and ``top_k`` dtype).
@@ -13,8 +17,8 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import getitem
-from .math_ops import exp
-from .registry import FLOAT, NUMERIC, as_int, defop, execute, single_axis
+from .math_ops import convert_same, cos, exp, log, rsqrt, sqrt, square
+from .registry import FLOAT, NUMERIC, as_int, defop, execute, single_axis, unbroadcast
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -47,6 +51,212 @@ def erf(x, name=None):
     array([0.       , 0.8427008], dtype=float32)
     """
     return execute(erf_op, x)
+
+
+# ---- hyperbolic and inverse trigonometric functions --------------------------------------
+
+# d sinh(x) = cosh(x) dx;  d cosh(x) = sinh(x) dx
+sinh = defop("sinh", np.sinh, kinds=FLOAT, grads=[lambda g, ans, x: g * cosh(x)], quiet=True)
+cosh = defop("cosh", np.cosh, kinds=FLOAT, grads=[lambda g, ans, x: g * sinh(x)], quiet=True)
+
+# d asinh(x) = dx / sqrt(x^2 + 1)
+asinh = defop("asinh", np.arcsinh, kinds=FLOAT,
+              grads=[lambda g, ans, x: g * rsqrt(square(x) + 1)])
+
+# d acosh(x) = dx / sqrt(x^2 - 1)  (x > 1)
+acosh = defop("acosh", np.arccosh, kinds=FLOAT,
+              grads=[lambda g, ans, x: g * rsqrt(square(x) - 1)], quiet=True)
+
+# d atanh(x) = dx / (1 - x^2)
+atanh = defop("atanh", np.arctanh, kinds=FLOAT,
+              grads=[lambda g, ans, x: g / (1 - square(x))], quiet=True)
+
+# d asin(x) = dx / sqrt(1 - x^2);  d acos(x) = -dx / sqrt(1 - x^2)
+asin = defop("asin", np.arcsin, kinds=FLOAT,
+             grads=[lambda g, ans, x: g * rsqrt(1 - square(x))], quiet=True)
+acos = defop("acos", np.arccos, kinds=FLOAT,
+             grads=[lambda g, ans, x: -(g * rsqrt(1 - square(x)))], quiet=True)
+
+# d atan(x) = dx / (1 + x^2)
+atan = defop("atan", np.arctan, kinds=FLOAT, grads=[lambda g, ans, x: g / (1 + square(x))])
+
+
+def _atan2_dy(g, ans, y, x):
+    # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+    return unbroadcast(g * x / (square(x) + square(y)), y)
+
+
+def _atan2_dx(g, ans, y, x):
+    return unbroadcast(-(g * y) / (square(x) + square(y)), x)
+
+
+atan2_op = defop("atan2", np.arctan2, kinds=FLOAT, grads=[_atan2_dy, _atan2_dx], quiet=True)
+
+# hypot(x, y) = sqrt(x^2 + y^2) without overflow: d/dx = x / hypot, d/dy = y / hypot
+hypot_op = defop("hypot", np.hypot, kinds=FLOAT, quiet=True,
+                 grads=[lambda g, ans, x, y: unbroadcast(g * x / ans, x),
+                        lambda g, ans, x, y: unbroadcast(g * y / ans, y)])
+
+_LN2 = math.log(2.0)
+
+# d 2^x = 2^x log(2) dx  (exp2 is exact at integers, which exp(x log 2) is not)
+exp2 = defop("exp2", np.exp2, kinds=FLOAT, grads=[lambda g, ans, x: g * ans * _LN2],
+             quiet=True)
+
+
+def atan2(y, x, name=None):
+    """The angle of the point ``(x, y)``, in ``[-pi, pi]`` (TensorFlow's argument order).
+
+    >>> fe.math.atan2(1.0, 1.0).numpy()
+    0.7853981
+    """
+    y, x = convert_same(y, x)
+    return execute(atan2_op, y, x)
+
+
+def hypot(x, y, name=None):
+    """``sqrt(x**2 + y**2)`` elementwise, without overflow or underflow in between."""
+    x, y = convert_same(x, y)
+    return execute(hypot_op, x, y)
+
+
+# ---- the gamma family -----------------------------------------------------------------------
+
+# Lanczos (g = 7, 9 terms; Numerical Recipes 3rd ed., sec. 6.1): ~1e-15 relative for x >= 0.5
+_LANCZOS_G = 7.0
+_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028,
+            771.32342877765313, -176.61502916214059, 12.507343278686905,
+            -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+# Bernoulli numbers B_2 ... B_16 for the asymptotic series of digamma and Hurwitz zeta
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+_SHIFT_TO = 15.0      # the series are used at x >= 15 (the recurrence brings x there)
+
+
+def _in_float64(fn):
+    # the kernels compute in float64 and round once to the input's dtype
+    def kernel(x, *args):
+        with np.errstate(all="ignore"):
+            out = fn(np.asarray(x, dtype=np.float64), *args)
+        return np.asarray(out, dtype=x.dtype)
+    kernel.__wrapped__ = fn
+    return kernel
+
+
+def _lgamma_np(x):
+    # log|Gamma(x)|; x < 0.5 through the reflection Gamma(x) Gamma(1 - x) = pi / sin(pi x)
+    reflect = x < 0.5
+    z = np.where(reflect, 1.0 - x, x) - 1.0
+    total = np.full_like(z, _LANCZOS[0])
+    for i, c in enumerate(_LANCZOS[1:], start=1):
+        total += c / (z + i)
+    t = z + _LANCZOS_G + 0.5
+    out = _HALF_LOG_2PI + (z + 0.5) * np.log(t) - t + np.log(total)
+    out = np.where((x == 1) | (x == 2), 0.0, out)     # exact zeros, as libm's lgamma
+    poles = (x <= 0) & (x == np.floor(x))
+    refl = np.log(np.pi / np.abs(np.sin(np.pi * x))) - out
+    return np.where(poles, np.inf, np.where(reflect, refl, out))
+
+
+def _digamma_np(x):
+    # psi(x) = psi(x + n) - sum_{k<n} 1 / (x + k) up to x + n >= 15, then the asymptotic
+    # series ln x - 1/(2x) - sum B_2k / (2k x^2k); x < 0 through the reflection
+    # psi(1 - x) - psi(x) = pi / tan(pi x)
+    reflect = x < 0
+    z = np.where(reflect, 1.0 - x, x)
+    acc = np.zeros_like(z)
+    while True:
+        low = z < _SHIFT_TO
+        if not low.any():
+            break
+        acc -= np.where(low, 1.0 / np.where(low, z, 1.0), 0.0)
+        z = np.where(low, z + 1.0, z)
+    inv2 = 1.0 / (z * z)
+    series = np.zeros_like(z)
+    for k in range(len(_BERNOULLI), 0, -1):
+        series = (series + _BERNOULLI[k - 1] / (2 * k)) * inv2
+    out = acc + np.log(z) - 0.5 / z - series
+    out = np.where(reflect, out - np.pi / np.tan(np.pi * x), out)
+    return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+
+
+def _hurwitz_zeta_np(s, x):
+    # zeta(s, x) = sum_{k<n} (x + k)^-s + zeta(s, x + n), and for x >= 15 Euler-Maclaurin:
+    # x^(1-s)/(s-1) + x^-s/2 + sum_j B_2j/(2j)! s(s+1)...(s+2j-2) x^(-s-2j+1)
+    z = x.copy()
+    acc = np.zeros_like(z)
+    while True:
+        low = z < _SHIFT_TO
+        if not low.any():
+            break
+        acc += np.where(low, np.where(low, z, 1.0) ** -s, 0.0)
+        z = np.where(low, z + 1.0, z)
+    out = acc + z ** (1.0 - s) / (s - 1.0) + 0.5 * z ** -s
+    rising = s                  # s (s+1) ... (s + 2j - 2)
+    factorial = 2.0             # (2j)!
+    term = z ** (-s - 1.0)
+    for j, b in enumerate(_BERNOULLI, start=1):
+        out = out + b / factorial * rising * term
+        rising = rising * (s + 2 * j - 1) * (s + 2 * j)
+        factorial *= (2 * j + 1) * (2 * j + 2)
+        term = term / (z * z)
+    return out
+
+
+def _polygamma_np(x, n):
+    # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1
+    if n == 0:
+        return _digamma_np(x)
+    out = (-1.0) ** (n + 1) * math.factorial(n) * _hurwitz_zeta_np(float(n + 1), x)
+    return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+
+
+# d lgamma(x) = digamma(x) dx
+lgamma_op = defop("lgamma", _in_float64(_lgamma_np), kinds=FLOAT, nin=1,
+                  grads=[lambda g, ans, x: g * digamma(x)])
+
+# d digamma(x) = polygamma(1, x) dx
+digamma_op = defop("digamma", _in_float64(_digamma_np), kinds=FLOAT, nin=1,
+                   grads=[lambda g, ans, x: g * polygamma(1, x)])
+
+
+def _polygamma_fwd(x, n):
+    return _in_float64(_polygamma_np)(x, n)
+
+
+# d psi^(n)(x) = psi^(n+1)(x) dx
+polygamma_op = defop("polygamma", _polygamma_fwd, kinds=FLOAT,
+                     grads=[lambda g, ans, x, n: g * polygamma(n + 1, x)])
+
+
+def lgamma(x, name=None):
+    """``log|Gamma(x)|`` elementwise (inf at the poles 0, -1, -2, ...).
+
+    >>> fe.math.lgamma([1.0, 3.0]).numpy()
+    array([0.       , 0.6931472], dtype=float32)
+    """
+    return execute(lgamma_op, x)
+
+
+def digamma(x, name=None):
+    """The digamma function ``psi(x) = d/dx lgamma(x)`` elementwise (nan at the poles)."""
+    return execute(digamma_op, x)
+
+
+def polygamma(a, x, name=None):
+    """The ``a``-th derivative of digamma, for an integer order ``a >= 0``.
+
+    >>> fe.math.polygamma(1, 1.0).numpy()     # pi^2 / 6
+    1.644934
+    """
+    n = as_int("polygamma", np.asarray(a).reshape(-1)[0] if np.size(a) == 1 else a, "a")
+    if n < 0:
+        raise InvalidArgumentError("polygamma: a must be a non-negative integer (expected "
+                                   "a >= 0, got %d)" % n)
+    x = convert_to_tensor(x)
+    if n == 0:
+        return execute(digamma_op, x)
+    return execute(polygamma_op, x, n=n)
 
 
 # ---- sorting ------------------------------------------------------------------------------
