@@ -35,6 +35,7 @@ import inspect
 import numpy as np
 
 from .. import _core
+from ..errors import InvalidArgumentError
 
 FLOAT = "f"
 INT = "iu"
@@ -118,9 +119,26 @@ def _ufunc_into(ufunc):
     return lambda a, b, out: ufunc(a, b, out=out)
 
 
+# Layout ops that move entries without reading them also move string tensors' entries.
+# The core's dtype check refuses object arrays, so strings reach them only after it has
+# (at no cost to numeric calls); see fasteager/strings.py.
+STRING_LAYOUT_OPS = frozenset(("reshape", "transpose", "broadcast_to", "concat", "split",
+                               "stack", "unstack", "identity", "stop_gradient", "getitem",
+                               "tile"))
+
+
 def execute(op, *args, **attrs):
     """Run ``op`` on tensor arguments ``args`` with attributes ``attrs``."""
-    return _core.execute(op, args, attrs if attrs else None)
+    try:
+        return _core.execute(op, args, attrs if attrs else None)
+    except InvalidArgumentError:
+        if op.name not in STRING_LAYOUT_OPS:
+            raise
+        from ..strings import run_layout_op
+        out = run_layout_op(op, args, attrs)
+        if out is NotImplemented:       # no string input: the core's error stands
+            raise
+        return out
 
 
 def unbroadcast(g, x):
