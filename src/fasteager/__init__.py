@@ -63,6 +63,9 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
                        value_and_gradients_function)
 from .placement import device  # noqa: F401
+from .module import Module, name_scope  # noqa: F401
+from .tensor_array import TensorArray  # noqa: F401
+from .py_function import init_scope, py_function  # noqa: F401
 from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
 from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
