@@ -1,0 +1,739 @@
+"""Ragged tensors (``fe.RaggedTensor``, ``fe.ragged``), as TensorFlow's ``tf.RaggedTensor``.
+
+A RaggedTensor is ``values`` (a Tensor, or a RaggedTensor for several ragged axes) split
+into rows by ``row_splits`` (int64 unless given int32): row ``i`` is
+``values[row_splits[i]:row_splits[i + 1]]``. Values stay ordinary tensors, so every
+operation here is fasteager ops on them (gathers, scatters, elementwise math) and
+gradients flow to the flat values.
+
+Elementwise operators (``+ - * / // % ** < <= > >= & | ^``, unary ``- abs ~``) work
+between ragged tensors of the same row partition and with scalars or dense tensors that
+broadcast against the flat values (or, for one ragged axis, against ``[nrows, 1]``);
+``fe.ragged.map_flat_values(op, rt, ...)`` applies any op to the flat values. Reductions:
+``fe.ragged.reduce_sum/mean/max/min/prod(rt, axis)``.
+"""
+import numpy as np
+
+from . import _core
+from .errors import InvalidArgumentError
+from .tensor_shape import TensorShape
+
+__all__ = ["RaggedTensor", "constant", "map_flat_values", "reduce_max", "reduce_mean",
+           "reduce_min", "reduce_prod", "reduce_sum", "row_splits_to_segment_ids",
+           "segment_ids_to_row_splits", "stack", "boolean_mask"]
+
+
+def _is_string(t):
+    return t._value.dtype.kind == "O"
+
+
+def _values_tensor(values):
+    if isinstance(values, RaggedTensor):
+        return values
+    from .strings import _as_tensor
+    return _as_tensor(values, "RaggedTensor")
+
+
+def _partition(opname, argname, value):
+    """A row-partition tensor: int64 unless already an int32/int64 tensor."""
+    if isinstance(value, _core.Tensor):
+        if value._value.dtype not in (np.int32, np.int64):
+            raise InvalidArgumentError("%s: %s must be int32 or int64 (got %s)"
+                                       % (opname, argname, value.dtype.name))
+        t = value
+    else:
+        arr = np.asarray(value)
+        if arr.size and arr.dtype.kind not in "iu":
+            raise InvalidArgumentError("%s: %s must be integers (got %s)"
+                                       % (opname, argname, arr.dtype))
+        t = _core.wrap(arr.astype(np.int64))
+    if t._value.ndim != 1:
+        raise InvalidArgumentError("%s: %s must be a vector (got shape %s)"
+                                   % (opname, argname, list(t._value.shape)))
+    return t
+
+
+def _nvals(values):
+    return values.nrows_int() if isinstance(values, RaggedTensor) else \
+        (values._value.shape[0] if values._value.ndim else None)
+
+
+class RaggedTensor:
+    """Rows of different lengths: ``values`` split by ``row_splits``.
+
+    >>> rt = fe.RaggedTensor.from_row_lengths([3, 1, 4, 1, 5], row_lengths=[2, 0, 3])
+    >>> print(rt)
+    <fe.RaggedTensor [[3, 1], [], [4, 1, 5]]>
+    """
+
+    __slots__ = ("_values", "_row_splits")
+
+    def __init__(self, values, row_splits, internal=False):
+        if not internal:
+            raise TypeError("RaggedTensor: use a factory such as RaggedTensor.from_row_splits "
+                            "or fe.ragged.constant (the constructor is internal)")
+        self._values = values
+        self._row_splits = row_splits
+
+    # -- factories ----------------------------------------------------------------------
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        values = _values_tensor(values)
+        splits = _partition("from_row_splits", "row_splits", row_splits)
+        if validate:
+            s = splits._value
+            n = _nvals(values)
+            if n is None:
+                raise InvalidArgumentError("from_row_splits: values must have rank >= 1 (got "
+                                           "a scalar)")
+            if s.size == 0 or s[0] != 0 or np.any(np.diff(s) < 0) or s[-1] != n:
+                raise InvalidArgumentError(
+                    "from_row_splits: row_splits must start at 0, never decrease and end at "
+                    "the number of values (expected ... %d, got %s)" % (n, s.tolist()[:10]))
+        return cls(values, splits, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        lengths = _partition("from_row_lengths", "row_lengths", row_lengths)
+        ln = lengths._value
+        if ln.size and ln.min() < 0:
+            raise InvalidArgumentError("from_row_lengths: row_lengths must be non-negative "
+                                       "(got %s)" % ln.tolist()[:10])
+        splits = np.zeros(ln.size + 1, dtype=ln.dtype)
+        np.cumsum(ln, out=splits[1:])
+        return cls.from_row_splits(values, _core.wrap(splits), validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        ids = _partition("from_value_rowids", "value_rowids", value_rowids)._value
+        if ids.size and (ids.min() < 0 or np.any(np.diff(ids) < 0)):
+            raise InvalidArgumentError("from_value_rowids: value_rowids must be sorted and "
+                                       "non-negative (got %s)" % ids.tolist()[:10])
+        n = int(nrows) if nrows is not None else (int(ids.max()) + 1 if ids.size else 0)
+        if ids.size and ids.max() >= n:
+            raise InvalidArgumentError("from_value_rowids: value_rowids must be < nrows = %d "
+                                       "(got %d)" % (n, ids.max()))
+        lengths = np.bincount(ids, minlength=n).astype(ids.dtype)
+        return cls.from_row_lengths(values, _core.wrap(lengths), validate=validate)
+
+    @classmethod
+    def from_row_starts(cls, values, row_starts, name=None, validate=True):
+        values = _values_tensor(values)
+        starts = _partition("from_row_starts", "row_starts", row_starts)._value
+        splits = np.append(starts, _nvals(values)).astype(starts.dtype)
+        return cls.from_row_splits(values, _core.wrap(splits), validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values, row_limits, name=None, validate=True):
+        limits = _partition("from_row_limits", "row_limits", row_limits)._value
+        splits = np.insert(limits, 0, 0).astype(limits.dtype)
+        return cls.from_row_splits(values, _core.wrap(splits), validate=validate)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        result = _values_tensor(flat_values)
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None,
+                                validate=True):
+        result = _values_tensor(flat_values)
+        for lengths in reversed(list(nested_row_lengths)):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None,
+                    row_splits_dtype=np.int64):
+        """The rows of a dense tensor; ``lengths`` (per row) or ``padding`` (a value whose
+        trailing run is dropped) trim them."""
+        from .strings import _as_tensor
+        t = _as_tensor(tensor, "from_tensor")
+        arr = t._value
+        if arr.ndim < 2:
+            raise InvalidArgumentError("from_tensor: tensor must have rank >= 2 (got rank %d)"
+                                       % arr.ndim)
+        if ragged_rank != 1:
+            raise InvalidArgumentError("from_tensor: only ragged_rank=1 is supported (got %r)"
+                                       % (ragged_rank,))
+        if lengths is not None and padding is not None:
+            raise InvalidArgumentError("from_tensor: give lengths or padding, not both")
+        nrows, ncols = arr.shape[:2]
+        if padding is not None:
+            pad = np.asarray(_as_tensor(padding, "from_tensor")._value)
+            is_pad = np.all((arr == pad).reshape(nrows, ncols, -1), axis=-1)
+            keep = ~is_pad
+            ln = np.where(keep.any(axis=1), ncols - np.argmax(keep[:, ::-1], axis=1), 0)
+        elif lengths is not None:
+            ln = np.asarray(lengths._value if isinstance(lengths, _core.Tensor) else lengths)
+            if ln.shape != (nrows,) or (ln.size and (ln.min() < 0 or ln.max() > ncols)):
+                raise InvalidArgumentError("from_tensor: lengths must give one length in "
+                                           "[0, %d] per row (expected %d of them, got %s)"
+                                           % (ncols, nrows, ln.tolist()))
+        else:
+            ln = np.full(nrows, ncols)
+        mask = np.arange(ncols)[None, :] < np.asarray(ln)[:, None]
+        from .ops.array_ops import getitem
+        from .ops.registry import execute
+        values = execute(getitem, t, key=mask)
+        return cls.from_row_lengths(values, np.asarray(ln, dtype=np.dtype(row_splits_dtype)))
+
+    # -- structure ------------------------------------------------------------------------
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def row_splits(self):
+        return self._row_splits
+
+    @property
+    def flat_values(self):
+        v = self._values
+        while isinstance(v, RaggedTensor):
+            v = v._values
+        return v
+
+    @property
+    def nested_row_splits(self):
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt._row_splits)
+            rt = rt._values
+        return tuple(out)
+
+    @property
+    def ragged_rank(self):
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self):
+        return self.flat_values.dtype
+
+    @property
+    def row_splits_dtype(self):
+        return self._row_splits.dtype
+
+    @property
+    def shape(self):
+        """``[nrows, None, ...]``: None for the ragged axes, then the values' inner dims."""
+        inner = self.flat_values._value.shape[1:]
+        return TensorShape((self.nrows_int(),) + (None,) * self.ragged_rank + inner)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def nrows_int(self):
+        return self._row_splits._value.shape[0] - 1
+
+    def nrows(self, out_type=None, name=None):
+        dt = self._row_splits._value.dtype if out_type is None else _np_dtype(out_type)
+        return _core.wrap(np.array(self.nrows_int(), dtype=dt))
+
+    def row_lengths(self, axis=1, name=None):
+        if axis not in (1, -self.ndim + 1) and not (axis == -1 and self.ragged_rank == 1):
+            if axis >= 2 and isinstance(self._values, RaggedTensor):
+                return self.with_values(self._values.row_lengths(axis - 1))
+            raise InvalidArgumentError("row_lengths: axis must be a ragged axis (got %r)"
+                                       % (axis,))
+        s = self._row_splits._value
+        return _core.wrap(np.diff(s))
+
+    def nested_row_lengths(self, name=None):
+        return tuple(_core.wrap(np.diff(s._value)) for s in self.nested_row_splits)
+
+    def value_rowids(self, name=None):
+        s = self._row_splits._value
+        return _core.wrap(np.repeat(np.arange(s.size - 1, dtype=s.dtype), np.diff(s)))
+
+    def row_starts(self, name=None):
+        return _core.wrap(np.array(self._row_splits._value[:-1]))
+
+    def row_limits(self, name=None):
+        return _core.wrap(np.array(self._row_splits._value[1:]))
+
+    def bounding_shape(self, axis=None, name=None, out_type=None):
+        dims = [self.nrows_int()]
+        rt = self
+        while isinstance(rt, RaggedTensor):
+            ln = np.diff(rt._row_splits._value)
+            dims.append(int(ln.max()) if ln.size else 0)
+            rt = rt._values
+        dims += list(rt._value.shape[1:])
+        dt = self._row_splits._value.dtype if out_type is None else _np_dtype(out_type)
+        out = np.array(dims, dtype=dt)
+        return _core.wrap(out if axis is None else np.array(out[axis]))
+
+    def with_values(self, new_values):
+        return RaggedTensor(_values_tensor(new_values), self._row_splits, internal=True)
+
+    def with_flat_values(self, new_values):
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.with_flat_values(new_values))
+        new = _values_tensor(new_values)
+        if new._value.shape[:1] != self._values._value.shape[:1]:
+            raise InvalidArgumentError("with_flat_values: the new values must keep the number "
+                                       "of values (expected %d, got shape %s)"
+                                       % (self._values._value.shape[0], list(new._value.shape)))
+        return self.with_values(new)
+
+    # -- conversion -------------------------------------------------------------------------
+    def _flat_positions(self):
+        """(dense shape, index of every flat value in the dense bounding box)."""
+        shape = [int(d) for d in self.bounding_shape()._value]
+        rt = self
+        levels = []
+        while isinstance(rt, RaggedTensor):
+            levels.append(rt._row_splits._value)
+            rt = rt._values
+        # walk down: each level maps its rows' values to (row, column)
+        rows = np.arange(levels[0].size - 1)
+        coords = [rows]
+        for splits in levels:
+            lengths = np.diff(splits)
+            parent = np.repeat(np.arange(lengths.size), lengths)
+            col = np.arange(splits[-1]) - np.repeat(splits[:-1], lengths)
+            coords = [c[parent] for c in coords] + [col]
+        return shape, coords
+
+    def to_tensor(self, default_value=None, name=None, shape=None):
+        """A dense tensor: rows padded with ``default_value`` (zero or ``b''``) to the
+        longest row, or cut/padded to ``shape``. Differentiable in the values."""
+        from .ops.array_ops import getitem
+        from .ops.registry import execute
+        box, coords = self._flat_positions()
+        flat = self.flat_values
+        if shape is not None:
+            want = [None if d is None or d == -1 else int(d) for d in list(shape)]
+            if len(want) != len(box):
+                raise InvalidArgumentError("to_tensor: shape must have rank %d (got %s)"
+                                           % (len(box), list(shape)))
+            box = [b if w is None else w for b, w in zip(box, want)]
+            keep = np.ones(flat._value.shape[0], dtype=bool)
+            for c, d in zip(coords, box):
+                keep &= c < d
+            if not keep.all():
+                coords = [c[keep] for c in coords]
+                flat = execute(getitem, flat, key=keep)
+            inner_want = box[len(coords):]
+            if list(flat._value.shape[1:]) != inner_want:
+                raise InvalidArgumentError("to_tensor: shape %s does not fit the values' inner "
+                                           "shape %s" % (list(shape),
+                                                         list(flat._value.shape[1:])))
+        if _is_string(flat):
+            fill = b"" if default_value is None else _bytes_scalar(default_value)
+            out = np.full(box, fill, dtype=object)
+            out[tuple(coords)] = flat._value
+            return _core.wrap(out)
+        from .ops.indexing_ops import scatter_nd
+        from .ops.math_ops import where
+        dense = scatter_nd(np.stack(coords, axis=-1).astype(np.int64).reshape(-1, len(coords)),
+                           flat, box)
+        if default_value is None:
+            return dense
+        mask = np.zeros(box[:len(coords)], dtype=bool)
+        mask[tuple(coords)] = True
+        mask = mask.reshape(mask.shape + (1,) * (len(box) - len(coords)))
+        default = _core.convert_to_tensor(default_value, dtype=flat.dtype) \
+            if not isinstance(default_value, _core.Tensor) else default_value
+        return where(np.broadcast_to(mask, box), dense, default)
+
+    def to_list(self):
+        """Nested Python lists (bytes for strings, Python numbers for numbers)."""
+        flat = self.flat_values._value
+        items = list(flat)
+        items = [x.tolist() if isinstance(x, np.ndarray) else
+                 (x if isinstance(x, bytes) else x.item() if hasattr(x, "item") else x)
+                 for x in items]
+        for splits in reversed(self.nested_row_splits):
+            s = splits._value.tolist()
+            items = [items[a:b] for a, b in zip(s[:-1], s[1:])]
+        return items
+
+    def numpy(self):
+        """An object array of one NumPy array per row (as TensorFlow's ``numpy()``)."""
+        rows = []
+        for i in range(self.nrows_int()):
+            row = self[i]
+            rows.append(row.numpy() if isinstance(row, RaggedTensor) else
+                        np.asarray(row._value))
+        out = np.empty(len(rows), dtype=object)
+        out[:] = rows
+        return out
+
+    # -- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        if not key:
+            return self
+        first, rest = key[0], key[1:]
+        if first is Ellipsis:
+            raise InvalidArgumentError("RaggedTensor: ... in an index is not supported")
+        s = self._row_splits._value
+        n = s.size - 1
+        if isinstance(first, slice):
+            start, stop, step = first.indices(n)
+            if step != 1:
+                raise InvalidArgumentError("RaggedTensor: slices of rows need step 1 (got %d)"
+                                           % step)
+            stop = max(start, stop)
+            sub_values = _slice_values(self._values, int(s[start]), int(s[stop]))
+            sub = RaggedTensor(sub_values, _core.wrap(s[start:stop + 1] - s[start]),
+                               internal=True)
+            if not rest:
+                return sub
+            if isinstance(rest[0], slice) and rest[0] == slice(None):
+                return sub if len(rest) == 1 else sub.with_values(
+                    _index_inner(sub._values, (slice(None),) + rest[1:]))
+            raise InvalidArgumentError("RaggedTensor: after a slice of rows only ':' may "
+                                       "index the ragged axis (got %r)" % (rest[0],))
+        try:
+            i = int(first)
+        except TypeError:
+            raise InvalidArgumentError("RaggedTensor: rows are indexed by an int or a slice "
+                                       "(got %r)" % (first,)) from None
+        if not -n <= i < n:
+            raise InvalidArgumentError("RaggedTensor: row %d is out of range (expected "
+                                       "-%d <= row < %d)" % (i, n, n))
+        i %= n
+        row = _slice_values(self._values, int(s[i]), int(s[i + 1]))
+        return _index_inner(row, rest) if rest else row
+
+    def __iter__(self):
+        for i in range(self.nrows_int()):
+            yield self[i]
+
+    def __len__(self):
+        return self.nrows_int()
+
+    # -- printing -----------------------------------------------------------------------------
+    def __repr__(self):
+        return "<fe.RaggedTensor %s>" % (self.to_list(),)
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        raise TypeError("The truth value of a RaggedTensor is ambiguous (use fe.reduce_any on "
+                        "its flat_values)")
+
+    # -- elementwise operators ----------------------------------------------------------------
+    def _binary(self, other, fn, reverse=False):
+        a, b = _align(self, other, fn)
+        out = fn(b, a) if reverse else fn(a, b)
+        return self.with_flat_values(out)
+
+    def __add__(self, o): return self._binary(o, _op("add"))
+    def __radd__(self, o): return self._binary(o, _op("add"), True)
+    def __sub__(self, o): return self._binary(o, _op("subtract"))
+    def __rsub__(self, o): return self._binary(o, _op("subtract"), True)
+    def __mul__(self, o): return self._binary(o, _op("multiply"))
+    def __rmul__(self, o): return self._binary(o, _op("multiply"), True)
+    def __truediv__(self, o): return self._binary(o, _op("truediv"))
+    def __rtruediv__(self, o): return self._binary(o, _op("truediv"), True)
+    def __floordiv__(self, o): return self._binary(o, _op("floordiv"))
+    def __rfloordiv__(self, o): return self._binary(o, _op("floordiv"), True)
+    def __mod__(self, o): return self._binary(o, _op("floormod"))
+    def __rmod__(self, o): return self._binary(o, _op("floormod"), True)
+    def __pow__(self, o): return self._binary(o, _op("pow"))
+    def __rpow__(self, o): return self._binary(o, _op("pow"), True)
+    def __lt__(self, o): return self._binary(o, _op("less"))
+    def __le__(self, o): return self._binary(o, _op("less_equal"))
+    def __gt__(self, o): return self._binary(o, _op("greater"))
+    def __ge__(self, o): return self._binary(o, _op("greater_equal"))
+    def __and__(self, o): return self._binary(o, _op("logical_and"))
+    def __or__(self, o): return self._binary(o, _op("logical_or"))
+    def __xor__(self, o): return self._binary(o, _op("logical_xor"))
+
+    def __neg__(self): return self.with_flat_values(-self.flat_values)
+    def __abs__(self): return self.with_flat_values(abs(self.flat_values))
+    def __invert__(self): return self.with_flat_values(~self.flat_values)
+
+    __hash__ = object.__hash__
+
+
+def _op(name):
+    from . import math as fmath
+    return getattr(fmath, name)
+
+
+def _np_dtype(dtype):
+    from .dtypes import as_dtype
+    return as_dtype(dtype)._np
+
+
+def _bytes_scalar(v):
+    from .strings import bytes_array
+    arr = bytes_array(v, "to_tensor")
+    return arr.reshape(-1)[0]
+
+
+def _slice_values(values, a, b):
+    if isinstance(values, RaggedTensor):
+        return values[a:b]
+    from .ops.array_ops import getitem
+    from .ops.registry import execute
+    return execute(getitem, values, key=slice(a, b))
+
+
+def _index_inner(row, rest):
+    if isinstance(row, RaggedTensor):
+        return row[rest]
+    from .ops.array_ops import getitem
+    from .ops.registry import execute
+    return execute(getitem, row, key=_core.normalize_index(tuple(rest)))
+
+
+def _same_partition(a, b):
+    sa, sb = a.nested_row_splits, b.nested_row_splits
+    return len(sa) == len(sb) and all(
+        x is y or (x._value.shape == y._value.shape and np.array_equal(x._value, y._value))
+        for x, y in zip(sa, sb))
+
+
+def _align(rt, other, fn):
+    """(flat values of rt, the other operand lined up with them)."""
+    flat = rt.flat_values
+    if isinstance(other, RaggedTensor):
+        if not _same_partition(rt, other):
+            raise InvalidArgumentError("%s: ragged operands must have the same row partition "
+                                       "(got row lengths %s and %s)"
+                                       % (getattr(fn, "__name__", fn),
+                                          [np.diff(s._value).tolist() for s in
+                                           rt.nested_row_splits],
+                                          [np.diff(s._value).tolist() for s in
+                                           other.nested_row_splits]))
+        return flat, other.flat_values
+    from .strings import _as_tensor
+    o = other if isinstance(other, (int, float, bool)) else _as_tensor(other, "RaggedTensor")
+    if isinstance(o, _core.Tensor):
+        shape = o._value.shape
+        inner = flat._value.shape[1:]
+        if rt.ragged_rank == 1 and len(shape) >= 2 and shape[0] == rt.nrows_int() \
+                and shape[1] == 1:
+            # one value per row ([nrows, 1, ...]): repeat it for each of the row's values
+            from .ops.indexing_ops import gather
+            from .ops.array_ops import reshape
+            per_row = reshape(o, (shape[0],) + shape[2:])
+            return flat, gather(per_row, rt.value_rowids())
+        if len(shape) > len(inner):
+            raise InvalidArgumentError(
+                "RaggedTensor: a dense operand of shape %s does not broadcast against ragged "
+                "shape %s (expected a scalar, the values' inner shape %s, or [nrows, 1])"
+                % (list(shape), rt.shape.as_list(), list(inner)))
+    return flat, o
+
+
+def map_flat_values(op, *args, **kwargs):
+    """``op`` applied to the flat values of the ragged arguments (which must share one row
+    partition); the result has that partition.
+
+    >>> rt = fe.ragged.constant([[1, 2], [3]])
+    >>> print(fe.ragged.map_flat_values(fe.square, rt))
+    <fe.RaggedTensor [[1, 4], [9]]>
+    """
+    partition = []
+
+    def flat(x):
+        if isinstance(x, RaggedTensor):
+            partition.append(x)
+            return x.flat_values
+        if isinstance(x, (list, tuple)):
+            return type(x)(flat(v) for v in x)
+        if isinstance(x, dict):
+            return {k: flat(v) for k, v in x.items()}
+        return x
+    fargs = flat(list(args))
+    fkwargs = flat(dict(kwargs))
+    if not partition:
+        raise InvalidArgumentError("map_flat_values: no argument is a RaggedTensor")
+    first = partition[0]
+    for other in partition[1:]:
+        if not _same_partition(first, other):
+            raise InvalidArgumentError("map_flat_values: ragged arguments must have the same "
+                                       "row partition")
+    out = op(*fargs, **fkwargs)
+    out = _values_tensor(out)
+    if out._value.shape[:1] != first.flat_values._value.shape[:1]:
+        raise InvalidArgumentError("map_flat_values: op must keep the number of values "
+                                   "(expected %d rows of flat values, got shape %s)"
+                                   % (first.flat_values._value.shape[0],
+                                      list(out._value.shape)))
+    return first.with_flat_values(out)
+
+
+# ---- fe.ragged.constant -----------------------------------------------------------------------
+
+def _depth(x):
+    if isinstance(x, (list, tuple)):
+        return None if not x else 1 + _max_depth(x)
+    if isinstance(x, np.ndarray):
+        return x.ndim
+    return 0
+
+
+def _max_depth(xs):
+    ds = [d for d in (_depth(v) for v in xs) if d is not None]
+    if len(set(ds)) > 1:
+        raise InvalidArgumentError("ragged.constant: all scalar values must have the same "
+                                   "nesting depth (got depths %s)" % sorted(set(ds)))
+    return ds[0] if ds else 0
+
+
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
+             row_splits_dtype=np.int64):
+    """A RaggedTensor from nested Python lists of different lengths (numbers or strings).
+
+    >>> print(fe.ragged.constant([[1, 2], [3]]))
+    <fe.RaggedTensor [[1, 2], [3]]>
+    """
+    if not isinstance(pylist, (list, tuple)):
+        from .strings import _as_tensor
+        return _as_tensor(pylist, "ragged.constant")
+    depth = _depth(pylist) or 1
+    inner = 0 if inner_shape is None else len(inner_shape)
+    if ragged_rank is None:
+        ragged_rank = max(0, depth - 1 - inner)
+    if ragged_rank == 0:
+        from .strings import _as_tensor
+        return _as_tensor(pylist, "ragged.constant")
+    if not 0 < ragged_rank < depth:
+        raise InvalidArgumentError("ragged.constant: ragged_rank must be in [0, %d) for lists "
+                                   "nested %d deep (got %d)" % (depth, depth, ragged_rank))
+    nested = []
+    level = list(pylist)
+    for _ in range(ragged_rank):
+        lengths = [len(v) for v in level]
+        nested.append(np.array(lengths, dtype=np.dtype(row_splits_dtype)))
+        level = [x for v in level for x in v]
+    from .strings import is_string_value
+    if is_string_value(level):
+        from .strings import constant as string_constant
+        values = string_constant(level)
+    else:
+        from .ops.array_ops import constant as dense_constant
+        values = dense_constant(level if level else np.zeros(
+            (0,) + tuple(inner_shape or ()), dtype=_np_dtype(dtype or "float32")), dtype=dtype)
+    return RaggedTensor.from_nested_row_lengths(values, [_core.wrap(n) for n in nested])
+
+
+# ---- reductions over ragged axes --------------------------------------------------------------
+
+def _reduce(name, rt, axis, keepdims, pad_of):
+    from . import math as fmath
+    if not isinstance(rt, RaggedTensor):
+        return getattr(fmath, name)(rt, axis=axis, keepdims=keepdims)
+    flat = rt.flat_values
+    if axis is None:
+        return getattr(fmath, name)(flat, keepdims=False)
+    ndim = rt.ndim
+    ax = axis + ndim if axis < 0 else axis
+    if not 0 <= ax < ndim:
+        raise InvalidArgumentError("%s: axis %d is out of range for a ragged tensor of rank %d"
+                                   % (name, axis, ndim))
+    if rt.ragged_rank != 1:
+        raise InvalidArgumentError("%s: only ragged rank 1 is supported (got %d)"
+                                   % (name, rt.ragged_rank))
+    if ax >= 2:      # a dense inner axis: reduce the values, keep the partition
+        return rt.with_values(getattr(fmath, name)(flat, axis=ax - 1, keepdims=keepdims))
+    dt = flat.dtype
+    if name == "reduce_mean":
+        dense = rt.to_tensor()
+        count = RaggedTensor(_core.wrap(np.ones(flat._value.shape[:1], dt._np)),
+                             rt._row_splits, internal=True).to_tensor()
+        count = count.reshape(count.shape.as_list() + [1] * (dense.ndim - 2))
+        s = fmath.reduce_sum(dense, axis=ax, keepdims=keepdims)
+        c = fmath.reduce_sum(count, axis=ax, keepdims=keepdims)
+        if dt.is_integer:       # an integer mean truncates and keeps the dtype, as in TF
+            from .ops.math_ops import cast
+            return cast(fmath.truediv(s, c), dt)
+        return s / c
+    dense = rt.to_tensor(default_value=_core.wrap(np.array(pad_of(dt), dtype=dt._np)))
+    return getattr(fmath, name)(dense, axis=ax, keepdims=keepdims)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Sum over ``axis`` (0: across rows, 1: within each row; None: all values)."""
+    return _reduce("reduce_sum", input_tensor, axis, keepdims, lambda dt: 0)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    """Product over ``axis`` (an empty row gives 1)."""
+    return _reduce("reduce_prod", input_tensor, axis, keepdims, lambda dt: 1)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    """Maximum over ``axis``; an empty row gives the dtype's lowest value (TensorFlow's
+    rule)."""
+    return _reduce("reduce_max", input_tensor, axis, keepdims, lambda dt: dt.min)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    """Minimum over ``axis``; an empty row gives the dtype's highest value."""
+    return _reduce("reduce_min", input_tensor, axis, keepdims, lambda dt: dt.max)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean over ``axis`` (an empty row gives NaN)."""
+    return _reduce("reduce_mean", input_tensor, axis, keepdims, None)
+
+
+def stack(values, axis=0, name=None):
+    """Ragged tensors (or lists) stacked as the rows of one, along axis 0."""
+    if axis != 0:
+        raise InvalidArgumentError("ragged.stack: only axis=0 is supported (got %r)" % (axis,))
+    rts = [v if isinstance(v, RaggedTensor) else constant(v) for v in values]
+    if not all(isinstance(r, RaggedTensor) and r.ragged_rank == rts[0].ragged_rank
+               for r in rts):
+        raise InvalidArgumentError("ragged.stack: values must be ragged tensors of one ragged "
+                                   "rank")
+    from .ops.array_ops import concat
+    rows = [r.nrows_int() for r in rts]
+    inner = RaggedTensor.from_nested_row_lengths(
+        concat([r.flat_values for r in rts], axis=0),
+        [_core.wrap(np.concatenate([np.diff(r.nested_row_splits[k]._value) for r in rts]))
+         for k in range(rts[0].ragged_rank)])
+    return RaggedTensor.from_row_lengths(inner, np.array(rows, dtype=np.int64))
+
+
+def boolean_mask(data, mask, name=None):
+    """The rows of ``data`` where ``mask`` (one bool per row) holds."""
+    from .ops.indexing_ops import boolean_mask as dense_mask
+    from .strings import _as_tensor
+    m = np.asarray(_as_tensor(mask, "ragged.boolean_mask")._value)
+    if not isinstance(data, RaggedTensor):
+        return dense_mask(data, m)
+    if m.dtype != np.bool_ or m.shape != (data.nrows_int(),):
+        raise InvalidArgumentError("ragged.boolean_mask: mask must be one bool per row "
+                                   "(expected shape [%d] of bool, got %s of %s)"
+                                   % (data.nrows_int(), list(m.shape), m.dtype))
+    value_mask = m[data.value_rowids()._value]
+    values = data._values
+    if isinstance(values, RaggedTensor):
+        kept = boolean_mask(values, value_mask)
+    else:
+        from .ops.array_ops import getitem
+        from .ops.registry import execute
+        kept = execute(getitem, values, key=value_mask)
+    return RaggedTensor.from_row_lengths(kept, np.diff(data._row_splits._value)[m])
+
+
+def row_splits_to_segment_ids(splits, name=None, out_type=None):
+    s = _partition("row_splits_to_segment_ids", "splits", splits)._value
+    dt = s.dtype if out_type is None else _np_dtype(out_type)
+    return _core.wrap(np.repeat(np.arange(s.size - 1), np.diff(s)).astype(dt))
+
+
+def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
+    ids = _partition("segment_ids_to_row_splits", "segment_ids", segment_ids)._value
+    n = int(num_segments) if num_segments is not None else (int(ids.max()) + 1 if ids.size
+                                                            else 0)
+    splits = np.zeros(n + 1, dtype=ids.dtype if out_type is None else _np_dtype(out_type))
+    np.cumsum(np.bincount(ids, minlength=n), out=splits[1:])
+    return _core.wrap(splits)
