@@ -1,0 +1,333 @@
+"""Attention layers: ``MultiHeadAttention`` and ``Attention`` (Luong-style), as Keras 3.
+
+``MultiHeadAttention`` keeps Keras's weights: four projection sub-layers named ``query``,
+``key``, ``value`` and ``attention_output`` whose kernels have Keras's EinsumDense shapes
+((dim, heads, key_dim) for the inputs, (heads, value_dim, out) for the output), so weights
+copy over with ``set_weights``. The attention itself is the fused op
+``scaled_dot_product_attention`` unless attention dropout is active in training or the
+scores are asked for; then the same computation runs as separate ops.
+
+>>> mha = fe.keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+>>> mha(fe.zeros([1, 5, 8]), fe.zeros([1, 7, 8])).shape
+TensorShape([1, 5, 8])
+"""
+import numpy as np
+
+import fasteager as fe
+
+from .. import _ops, initializers, regularizers
+from ...ops import attention_ops
+from .base import Layer
+
+
+class _Projection(Layer):
+    """Keras's EinsumDense for attention: contract the last ``len(in_dims)`` axes of the
+    input with the kernel (in_dims + out_dims), add a bias of shape out_dims. Computed as
+    one GEMM on reshaped operands."""
+
+    def __init__(self, out_dims, n_in, use_bias, kernel_initializer, bias_initializer,
+                 kernel_regularizer=None, bias_regularizer=None, **kwargs):
+        super().__init__(**kwargs)
+        self.out_dims = tuple(int(d) for d in out_dims)
+        self.n_in = n_in
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+
+    def build(self, input_shape):
+        in_dims = fe.TensorShape(input_shape).as_list()[-self.n_in:]
+        if any(d is None for d in in_dims):
+            raise ValueError("%s: the feature dimensions of the input must be known (got input "
+                             "shape %s)" % (self.name, fe.TensorShape(input_shape)))
+        self.kernel = self.add_weight("kernel", in_dims + list(self.out_dims),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", list(self.out_dims),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        k = self.kernel.shape.as_list()
+        n_in = int(np.prod(k[:self.n_in]))
+        n_out = int(np.prod(self.out_dims))
+        if shape[-self.n_in:] != k[:self.n_in]:
+            raise fe.errors.InvalidArgumentError(
+                "%s: the input's last dimensions must be %s, as the kernel was built for "
+                "(kernel shape %s, got input shape %s)" % (self.name, k[:self.n_in], k, shape))
+        y = fe.matmul(fe.reshape(inputs, [-1, n_in]), fe.reshape(self.kernel, [n_in, n_out]))
+        y = fe.reshape(y, shape[:-self.n_in] + list(self.out_dims))
+        return y + self.bias if self.use_bias else y
+
+
+def _as_mask(mask, where):
+    """A mask argument as a boolean array (True = attend), or None."""
+    if mask is None:
+        return None
+    m = np.asarray(mask.numpy() if hasattr(mask, "numpy") else mask)
+    if m.dtype.kind not in "biuf":
+        raise TypeError("%s: attention_mask must be boolean or numeric (got %s)"
+                        % (where, m.dtype))
+    return m.astype(bool)
+
+
+def _masked_softmax(scores, mask):
+    """Keras's masked softmax: masked scores get a large negative number added."""
+    if mask is not None:
+        scores = scores + attention_ops.mask_to_bias(mask, scores.dtype.as_numpy_dtype)
+    return _ops.softmax(scores, axis=-1)
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head attention (Vaswani et al., 2017) with Keras 3's signature and weights.
+
+    ``call(query, value, key=None, attention_mask=None, return_attention_scores=False,
+    training=None, use_causal_mask=False)``: query (batch, Tq, dim), value and key (batch,
+    Tv, dim); ``attention_mask`` (batch, Tq, Tv), True (or 1) where a query may attend.
+    Inputs of higher rank attend over all their middle axes (``attention_axes=None``).
+    """
+
+    def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,
+                 output_shape=None, attention_axes=None, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 seed=None, **kwargs):
+        super().__init__(**kwargs)
+        for argname, v in (("num_heads", num_heads), ("key_dim", key_dim),
+                           ("value_dim", key_dim if value_dim is None else value_dim)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
+                raise ValueError("MultiHeadAttention: %s must be a positive int (got %r)"
+                                 % (argname, v))
+        if not 0 <= float(dropout) < 1:
+            raise ValueError("MultiHeadAttention: dropout must be in [0, 1) (got %r)"
+                             % (dropout,))
+        self.num_heads = int(num_heads)
+        self.key_dim = int(key_dim)
+        self.value_dim = int(value_dim) if value_dim is not None else self.key_dim
+        self.dropout = float(dropout)
+        self.use_bias = bool(use_bias)
+        if output_shape is not None:
+            output_shape = (int(output_shape),) if isinstance(output_shape, (int, np.integer)) \
+                else tuple(int(d) for d in output_shape)
+        self._output_shape_arg = output_shape
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        self.attention_axes = None if attention_axes is None else tuple(attention_axes)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.seed = seed
+        self.supports_masking = True
+
+    def _projection(self, name, out_dims, n_in=1):
+        return _Projection(out_dims, n_in, self.use_bias, self.kernel_initializer,
+                           self.bias_initializer, self.kernel_regularizer,
+                           self.bias_regularizer, name=name, dtype=self.dtype)
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        query_shape = fe.TensorShape(query_shape)
+        value_shape = query_shape if value_shape is None else fe.TensorShape(value_shape)
+        key_shape = value_shape if key_shape is None else fe.TensorShape(key_shape)
+        rank = query_shape.rank
+        axes = self.attention_axes
+        if axes is not None and sorted(a % rank for a in axes) != list(range(1, rank - 1)):
+            raise fe.errors.UnimplementedError(
+                "MultiHeadAttention: attention_axes=%s is not supported (expected None or all "
+                "the axes between batch and features, %s, for inputs of rank %d)"
+                % (axes, tuple(range(1, rank - 1)), rank))
+        self._query_dense = self._projection("query", (self.num_heads, self.key_dim))
+        self._key_dense = self._projection("key", (self.num_heads, self.key_dim))
+        self._value_dense = self._projection("value", (self.num_heads, self.value_dim))
+        self._query_dense.build(query_shape)
+        self._key_dense.build(key_shape)
+        self._value_dense.build(value_shape)
+        out = self._output_shape_arg or (query_shape[-1],)
+        self._output_dense = self._projection("attention_output", out, n_in=2)
+        self._output_dense.build([None, None, self.num_heads, self.value_dim])
+        self.built = True
+
+    def _maybe_build(self, inputs):
+        # built in call(), from the shapes of query, value and key together
+        pass
+
+    def __call__(self, query, value=None, key=None, **kwargs):
+        if value is None:
+            raise TypeError("MultiHeadAttention: call(query, value, key=None, ...) needs value "
+                            "(got only query)")
+        return super().__call__(query, value, key, **kwargs)
+
+    @staticmethod
+    def _flatten_middle(x):
+        """(batch, d1, ..., dn, features) -> (batch, d1*...*dn, features)."""
+        shape = x.shape.as_list()
+        if len(shape) == 3:
+            return x
+        return fe.reshape(x, [shape[0], int(np.prod(shape[1:-1])), shape[-1]])
+
+    def call(self, query, value, key=None, attention_mask=None, return_attention_scores=False,
+             training=None, use_causal_mask=False, query_mask=None, value_mask=None,
+             key_mask=None):
+        value = self._convert_input(value)
+        key = value if key is None else self._convert_input(key)
+        if not self.built:
+            self.build(query.shape, value.shape, key.shape)
+        q_shape = query.shape.as_list()
+        if query.shape.rank < 3 or value.shape.rank != query.shape.rank or \
+                key.shape.rank != query.shape.rank:
+            raise fe.errors.InvalidArgumentError(
+                "MultiHeadAttention (layer %r): query, value and key must have the same rank "
+                ">= 3 (got shapes %s, %s and %s)" % (self.name, q_shape, value.shape.as_list(),
+                                                     key.shape.as_list()))
+        q = self._query_dense(self._flatten_middle(query))       # (B, Tq, H, kd)
+        k = self._key_dense(self._flatten_middle(key))           # (B, Tk, H, kd)
+        v = self._value_dense(self._flatten_middle(value))       # (B, Tk, H, vd)
+        tq, tk = q.shape[1], k.shape[1]
+        mask = self._mask(attention_mask, q_shape[0], tq, tk, use_causal_mask, query_mask,
+                          value_mask if value_mask is not None else key_mask)
+        q, k, v = (fe.transpose(t, [0, 2, 1, 3]) for t in (q, k, v))   # (B, H, T, d)
+        scale = 1.0 / float(np.sqrt(self.key_dim))
+        dropping = bool(training) and self.dropout > 0
+        if return_attention_scores or dropping:
+            scores = _masked_softmax(fe.matmul(q * scale, k, transpose_b=True),
+                                     None if mask is None else mask[:, None])
+            weights = _ops.dropout(scores, self.dropout, seed=self.seed) if dropping \
+                else scores
+            out = fe.matmul(weights, v)
+        else:
+            scores = None
+            out = attention_ops.scaled_dot_product_attention(
+                q, k, v, mask=None if mask is None else mask[:, None], scale=scale)
+        out = self._output_dense(fe.transpose(out, [0, 2, 1, 3]))    # (B, Tq, out...)
+        if len(q_shape) > 3:
+            out = fe.reshape(out, q_shape[:-1] + out.shape.as_list()[2:])
+        if return_attention_scores:
+            return out, scores
+        return out
+
+    def _mask(self, attention_mask, batch, tq, tk, causal, query_mask, value_mask):
+        """The combined boolean mask (batch, Tq, Tk), or None when nothing is masked."""
+        where = "MultiHeadAttention (layer %r)" % self.name
+        mask = _as_mask(attention_mask, where)
+        if mask is not None:
+            if mask.ndim > 3:    # inputs of higher rank: flatten the query and key axes
+                mask = mask.reshape(mask.shape[0], tq, tk)
+            try:
+                mask = np.broadcast_to(mask, (batch, tq, tk))
+            except ValueError:
+                raise fe.errors.InvalidArgumentError(
+                    "%s: attention_mask must broadcast to (batch, Tq, Tv) = %s (got shape %s)"
+                    % (where, (batch, tq, tk), list(mask.shape))) from None
+        extra = []
+        if query_mask is not None:
+            extra.append(_as_mask(query_mask, where).reshape(batch, tq, 1))
+        if value_mask is not None:
+            extra.append(_as_mask(value_mask, where).reshape(batch, 1, tk))
+        if causal:
+            extra.append(attention_ops.causal_mask(tq, tk)[None])
+        for m in extra:
+            mask = np.broadcast_to(m, (batch, tq, tk)) if mask is None else mask & m
+        return mask
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(num_heads=self.num_heads, key_dim=self.key_dim,
+                      value_dim=self.value_dim, dropout=self.dropout, use_bias=self.use_bias,
+                      output_shape=None if self._output_shape_arg is None
+                      else list(self._output_shape_arg),
+                      attention_axes=None if self.attention_axes is None
+                      else list(self.attention_axes), seed=self.seed)
+        config.update(self._serialized("kernel_initializer", "bias_initializer",
+                                       "kernel_regularizer", "bias_regularizer"))
+        return config
+
+
+class Attention(Layer):
+    """Dot-product (Luong-style) attention: ``Attention()([query, value])`` or ``[query,
+    value, key]``; scores ``query @ key^T`` ('dot') or ``sum(tanh(query + key))``
+    ('concat'), softmax over the value steps, then the weighted sum of ``value``.
+
+    ``use_scale`` adds a trainable scalar ``scale`` multiplying the scores;
+    ``mask=[query_mask, value_mask]`` masks padded steps; ``use_causal_mask`` lets query
+    i see values 0..i only.
+    """
+
+    def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if score_mode not in ("dot", "concat"):
+            raise ValueError("Attention: score_mode must be 'dot' or 'concat' (got %r)"
+                             % (score_mode,))
+        if not 0 <= float(dropout) < 1:
+            raise ValueError("Attention: dropout must be in [0, 1) (got %r)" % (dropout,))
+        self.use_scale = bool(use_scale)
+        self.score_mode = score_mode
+        self.dropout = float(dropout)
+        self.seed = seed
+        self.supports_masking = True
+
+    def _convert_input(self, x):
+        if isinstance(x, (list, tuple)):
+            return [Layer._convert_input(self, v) for v in x]
+        return Layer._convert_input(self, x)
+
+    def _split(self, inputs):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) not in (2, 3):
+            raise ValueError("Attention (layer %r): inputs must be a list [query, value] or "
+                             "[query, value, key] (got %r)" % (self.name, inputs))
+        return inputs[0], inputs[1], inputs[2] if len(inputs) == 3 else inputs[1]
+
+    def build(self, input_shape):
+        q, v, k = self._split(input_shape)
+        self.scale = self.add_weight("scale", [], initializer="ones") if self.use_scale \
+            else None
+        self.concat_score_weight = self.add_weight("concat_score_weight", [],
+                                                   initializer="ones") \
+            if self.score_mode == "concat" else None
+        self.built = True
+
+    def call(self, inputs, mask=None, training=None, return_attention_scores=False,
+             use_causal_mask=False):
+        query, value, key = self._split(inputs)
+        for t in (query, value, key):
+            if t.shape.rank != 3:
+                raise fe.errors.InvalidArgumentError(
+                    "Attention (layer %r): query, value and key must be 3-D (batch, steps, "
+                    "features) (got shapes %s)" % (self.name, [x.shape.as_list() for x in
+                                                               (query, value, key)]))
+        if self.score_mode == "dot":
+            scores = fe.matmul(query, key, transpose_b=True)
+            if self.scale is not None:
+                scores = scores * self.scale
+        else:
+            summed = fe.expand_dims(query, -2) + fe.expand_dims(key, -3)
+            if self.scale is not None:
+                summed = self.scale * summed
+            scores = self.concat_score_weight * fe.reduce_sum(fe.tanh(summed), axis=-1)
+        q_mask, v_mask = (mask if isinstance(mask, (list, tuple)) else (None, mask)) \
+            if mask is not None else (None, None)
+        tq, tv = scores.shape[1], scores.shape[2]
+        score_mask = None
+        if v_mask is not None:
+            score_mask = _as_mask(v_mask, "Attention")[:, None, :]
+        if use_causal_mask:
+            causal = attention_ops.causal_mask(tq, tv)[None]
+            score_mask = causal if score_mask is None else score_mask & causal
+        weights = _masked_softmax(scores, score_mask)
+        if training and self.dropout > 0:
+            weights = _ops.dropout(weights, self.dropout, seed=self.seed)
+        out = fe.matmul(weights, value)
+        if q_mask is not None:
+            out = out * fe.constant(_as_mask(q_mask, "Attention")[..., None],
+                                    dtype=out.dtype)
+        if return_attention_scores:
+            return out, weights
+        return out
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(use_scale=self.use_scale, score_mode=self.score_mode,
+                      dropout=self.dropout, seed=self.seed)
+        return config
