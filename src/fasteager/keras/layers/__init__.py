@@ -1,4 +1,5 @@
 """``fe.keras.layers``: the Layer base class and the built-in layers."""
+from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
 from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,  # noqa: F401
                    Convolution1D, Convolution2D, Convolution2DTranspose, DepthwiseConv2D,
