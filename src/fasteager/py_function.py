@@ -85,8 +85,8 @@ def _traced_call(tracer, call, inputs, fname):
         outs = call(*inputs)          # tapes still record it: the first call's gradients
     finally:
         _core.set_tracer(previous)
-    # fresh output tensors: the graph's registers, not whatever func returned
-    outs = [_core.wrap(t._value) for t in outs]
+    # func's own output tensors become the step's registers (tapes that recorded func's
+    # ops reach the inputs through them: the first call's gradients)
     ins = tuple(tracer.reg_of(t) for t in inputs)
     wrap = _core.wrap
 
