@@ -16,7 +16,7 @@ def _bad(layer, msg):
 
 def _shapes_of(layer, inputs, minimum):
     """The inputs' shapes, checking the layer got a list of at least ``minimum`` tensors."""
-    if not isinstance(inputs, (list, tuple)):
+    if not isinstance(inputs, (list, tuple)) or isinstance(inputs, fe.TensorShape):
         raise _bad(layer, "a merge layer must be called on a list of inputs (expected a list "
                    "of at least %d tensors, got %r)" % (minimum, inputs))
     if len(inputs) < minimum:
