@@ -376,7 +376,7 @@ class ConcreteFunction:
             return outs[0]
         it = iter(outs)
         leaves = [next(it) if type(x) is int else x for x in self._out_leaves]
-        return nest.pack_sequence_as(self._structure, leaves)
+        return nest.pack_sequence_as(self._structure, leaves, expand_composites=True)
 
     # -- gradients ----------------------------------------------------------------------
     def _record(self, tensors, var_tensors, outs, saving=None, saved=None):
@@ -793,7 +793,7 @@ class Function:
             if not run:
                 for v, t in tracer.snapshots.values():
                     v._tensor = t
-        flat = nest.flatten(result)
+        flat = nest.flatten(result, expand_composites=True)
         leaves = []
         for x in flat:
             if isinstance(x, VariableBase):
@@ -813,7 +813,8 @@ class Function:
                           % (self._name, cf._eager_only), stacklevel=3)
         if run:
             return nest.pack_sequence_as(result, [
-                x._read() if isinstance(x, VariableBase) else x for x in flat])
+                x._read() if isinstance(x, VariableBase) else x for x in flat],
+                expand_composites=True)
         return cf
 
     def get_concrete_function(self, *args, **kwargs):
