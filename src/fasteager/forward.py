@@ -31,7 +31,7 @@ import numpy as np
 
 from . import _core, nest
 from .errors import InvalidArgumentError
-from .ops import array_ops, math_ops
+from .ops import array_ops, math_ops, registry
 from .ops.registry import ELEMENTWISE
 
 Tensor = _core.Tensor
@@ -91,7 +91,10 @@ _core.set_forward_hooks(_on_op, _on_variable_read, _on_array_escape)
 
 # ---- JVP rules derived from the op table -------------------------------------------------
 
-def _is_elementwise(op):
+def _is_elementwise(op, inputs, ans):
+    # complex values: a holomorphic f has the VJP g conj(f'), not f' g; they transpose
+    if ans._value.dtype.kind != "f" or any(x._value.dtype.kind == "c" for x in inputs):
+        return False
     rule = op.__dict__.get("jvp_rule")
     if rule is ELEMENTWISE:
         return True
@@ -125,17 +128,23 @@ def _elementwise_jvp(op, inputs, ans, attrs, tangents):
 
 
 def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
-    """``J t`` as the gradient of ``<vjp(g), t>`` w.r.t. ``g`` (linear in ``g``)."""
+    """``J t`` as the gradient of ``<vjp(g), t>`` w.r.t. ``g``: the VJP is linear in ``g``,
+    so this holds at any ``g``. The cotangents are ones rather than zeros, so that VJPs
+    skipping an all-zero cotangent (an unused output of a multi-output op) take the path
+    whose derivative is wanted. For complex values the pairing is the real inner product
+    Re(sum(conj(a) b)), of which TensorFlow-convention VJPs are the adjoints."""
     from .autodiff import GradientTape
     outs = outputs if type(outputs) is tuple else (outputs,)
-    seeds = [_core.wrap(np.zeros_like(o._value)) for o in outs]
-    floating = [s for s, o in zip(seeds, outs) if o._value.dtype.kind == "f"]
-    if not floating:
+    differentiable = [o._value.dtype.kind in "fc" for o in outs]
+    if not any(differentiable):
         return None
+    seeds = [_core.wrap((np.ones_like if d else np.zeros_like)(o._value))
+             for o, d in zip(outs, differentiable)]
     needs = [t is not None for t in tangents]
     with GradientTape() as helper:
-        for s in floating:
-            helper._watch_tensor(s)
+        for s, d in zip(seeds, differentiable):
+            if d:
+                helper._watch_tensor(s)
         if custom is not None:
             in_grads = custom(list(seeds))
         else:
@@ -150,17 +159,34 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
                                        else op.grads[j](g, outputs, *inputs))
         total = None
         for j, t in enumerate(tangents):
-            ig = in_grads[j] if j < len(in_grads) else None
+            ig = _as_tensor(in_grads[j], t) if j < len(in_grads) else None
             if t is None or ig is None:
                 continue
-            term = math_ops.reduce_sum(math_ops.multiply(_as_tensor(ig, t), t))
+            if not helper._is_watched(ig):
+                if ig._value.any():
+                    raise _underivable(op, custom)
+                continue     # a constant zero gradient: no contribution
+            if ig._value.dtype.kind == "c":
+                term = registry.execute(math_ops.real_op, math_ops.reduce_sum(
+                    math_ops.multiply(registry.execute(math_ops.conj_op, ig), t)))
+            else:
+                term = math_ops.reduce_sum(math_ops.multiply(ig, t))
             total = term if total is None else math_ops.add(total, term)
     if total is None:
         return None
-    grads = helper.gradient(total, floating)
-    it = iter(grads)
-    result = [next(it) if o._value.dtype.kind == "f" else None for o in outs]
+    watched = [s for s, d in zip(seeds, differentiable) if d]
+    it = iter(helper.gradient(total, watched))
+    result = [next(it) if d else None for d in differentiable]
     return tuple(result) if type(outputs) is tuple else result[0]
+
+
+def _underivable(op, custom):
+    from .errors import UnimplementedError
+    what = "a custom_gradient or fe.function" if custom is not None else "op %s" % op.name
+    return UnimplementedError(
+        "forward mode: the gradient of %s is computed by code no tape records (a kernel "
+        "without a derivative of its own), so its JVP cannot be derived from it (expected "
+        "a gradient written with fasteager ops, or a jvp= rule on the op)" % what)
 
 
 def output_tangents(op, inputs, outputs, attrs, custom, tangents):
@@ -171,7 +197,7 @@ def output_tangents(op, inputs, outputs, attrs, custom, tangents):
         if rule is not None and rule is not ELEMENTWISE:
             return rule(tangents, outputs, *inputs, **attrs) if attrs else \
                 rule(tangents, outputs, *inputs)
-        if _is_elementwise(op):
+        if type(outputs) is not tuple and _is_elementwise(op, inputs, outputs):
             return _elementwise_jvp(op, inputs, outputs, attrs, tangents)
     return _transpose_jvp(op, inputs, outputs, attrs, custom, tangents)
 
@@ -181,7 +207,7 @@ def _floating_tangents(outputs, result):
     outs = outputs if type(outputs) is tuple else (outputs,)
     tans = result if type(outputs) is tuple else (result,)
     for o, t in zip(outs, tans):
-        if t is not None and o._value.dtype.kind == "f":
+        if t is not None and o._value.dtype.kind in "fc":
             yield o, _as_tensor(t, o)
 
 
@@ -275,7 +301,7 @@ class ForwardAccumulator(_Watcher):
         else:
             raise TypeError("ForwardAccumulator: primal %d must be a Tensor or Variable (got %s);"
                             " convert it with fe.constant first" % (i, type(primal).__name__))
-        if value._value.dtype.kind != "f":
+        if value._value.dtype.kind not in "fc":
             warnings.warn("ForwardAccumulator: the dtype of a watched primal must be floating "
                           "(got %s); its JVP will be None" % value.dtype.name, stacklevel=3)
             return
@@ -392,7 +418,7 @@ def _fresh_primals(what, primals):
     fresh = []
     for i, p in enumerate(flat):
         t = p._read() if isinstance(p, VariableBase) else _core.convert_to_tensor(p)
-        if t._value.dtype.kind != "f":
+        if t._value.dtype.kind not in "fc":
             raise TypeError("%s: primal %d has dtype %s (expected a floating dtype: integer "
                             "and bool inputs have no tangent)" % (what, i, t.dtype.name))
         alias = _core.wrap(t._value)
