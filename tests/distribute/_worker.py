@@ -15,9 +15,11 @@ def data(n=64, d=5, k=3, seed=0):
     return x, y
 
 
-def make_model():
+def make_model(lazy=False):
+    """Built at construction, or (``lazy``) at its first call, as Keras code usually is."""
+    shape = {} if lazy else {"input_shape": (5,)}
     return fe.keras.Sequential([
-        fe.keras.layers.Dense(8, activation="tanh", input_shape=(5,), dtype="float64"),
+        fe.keras.layers.Dense(8, activation="tanh", dtype="float64", **shape),
         fe.keras.layers.Dense(3, dtype="float64")])
 
 
@@ -25,13 +27,15 @@ def flat(model):
     return np.concatenate([np.asarray(v.numpy()).ravel() for v in model.trainable_variables])
 
 
-def custom_loop(strategy, steps=20, batch=16):
+def custom_loop(strategy, steps=20, batch=16, lazy=False, use_run=True):
+    """``lazy``: the model builds at its first step and the optimizer is Adam (slots made
+    at the first update); ``use_run=False``: the steps run outside ``strategy.run``."""
     x, y = data()
     ds = fe.data.Dataset.from_tensor_slices((x, y)).batch(batch).repeat()
     with strategy.scope():
         fe.random.set_seed(1000 + strategy.cluster_resolver.task_id)  # different per rank
-        model = make_model()
-        opt = fe.keras.optimizers.SGD(0.1)
+        model = make_model(lazy)
+        opt = fe.keras.optimizers.Adam(0.01) if lazy else fe.keras.optimizers.SGD(0.1)
     dist = strategy.experimental_distribute_dataset(ds)
     loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -46,9 +50,9 @@ def custom_loop(strategy, steps=20, batch=16):
     losses = []
     for _ in range(steps):
         xb, yb = next(it)
-        loss = strategy.run(step, args=(xb, yb))
+        loss = strategy.run(step, args=(xb, yb)) if use_run else step(xb, yb)
         losses.append(float(strategy.reduce(fe.distribute.ReduceOp.MEAN, loss)))
-    return model, losses
+    return model, opt, losses
 
 
 def report(out, mode, rank, n, value):
@@ -60,15 +64,48 @@ def report(out, mode, rank, n, value):
     sys.stdout.flush()
 
 
+def same_on_every_rank(strategy, values, what="variables"):
+    """Gather ``values`` (a flat array) from every rank and require them bit-identical."""
+    every = np.asarray(strategy.gather(np.asarray(values)[None], axis=0).numpy())
+    for r in range(1, len(every)):
+        assert np.array_equal(every[0], every[r]), "%s differ across ranks (max %g)" % (
+            what, np.abs(every[0] - every[r]).max())
+
+
 def main(mode, out):
     strategy = fe.distribute.MultiWorkerMirroredStrategy()
     rank, n = strategy.cluster_resolver.task_id, strategy.num_replicas_in_sync
-    if mode == "loop":
-        model, losses = custom_loop(strategy)
+    if mode in ("loop", "loop_lazy", "loop_lazy_norun", "single_lazy"):
+        lazy = mode != "loop"
+        model, opt, losses = custom_loop(strategy, lazy=lazy,
+                                         use_run=mode != "loop_lazy_norun")
         w = flat(model)
-        np.save(os.path.join(out, "loop-%d-of-%d.npy" % (rank, n)), w)
-        allw = np.asarray(strategy.gather(w[None], axis=0).numpy())
-        assert np.array_equal(allw[0], allw[-1]), "variables differ across ranks"
+        np.save(os.path.join(out, "%s-%d-of-%d.npy" % (mode, rank, n)), w)
+        same_on_every_rank(strategy, w)
+        if lazy:   # the optimizer's slots (made at the first update) agree too
+            slots = [np.ravel(v.numpy()).astype(np.float64) for v in opt.variables]
+            assert len(slots) > 2 * len(model.trainable_variables), len(slots)  # m, v each
+            same_on_every_rank(strategy, np.concatenate(slots), "optimizer slots")
+        report(out, mode, rank, n, losses[-1])
+    elif mode == "lazy_fit":
+        # the issue's example: built at the first step of fit, ranks seeded differently
+        rng = np.random.RandomState(0)
+        x = rng.randn(512, 20).astype(np.float32)
+        y = (x[:, :1] * 0.5 - x[:, 1:2]).astype(np.float32)
+        fe.random.set_seed(77 + rank)
+        with strategy.scope():
+            model = fe.keras.Sequential([fe.keras.layers.Dense(16, activation="relu"),
+                                         fe.keras.layers.Dense(1)])
+            model.compile(optimizer=fe.keras.optimizers.SGD(0.05), loss="mse")
+        assert not model.built
+        hist = model.fit(x, y, batch_size=64, epochs=3, verbose=0)
+        assert fe.distribute.current_strategy() is None
+        w = flat(model)
+        np.save(os.path.join(out, "lazy_fit-%d-of-%d.npy" % (rank, n)), w)
+        same_on_every_rank(strategy, w)
+        losses = hist.history["loss"]
+        same_on_every_rank(strategy, np.array(losses), "reduced losses")
+        assert losses[-1] < losses[0], losses
         report(out, mode, rank, n, losses[-1])
     elif mode == "fit":
         x, y = data(n=96)
@@ -117,7 +154,7 @@ def main(mode, out):
         print("UNREACHABLE", rank)
     elif mode == "single":
         assert n == 1 and rank == 0 and fe.distribute.current_strategy() is None
-        model, losses = custom_loop(strategy)
+        model, _, losses = custom_loop(strategy)
         np.save(os.path.join(out, "loop-single.npy"), flat(model))
         assert fe.distribute.should_write()
         report(out, mode, rank, n, losses[-1])

@@ -132,3 +132,70 @@ def test_single_replica_api_in_process():
     assert strategy.experimental_distribute_dataset(ds) is ds
     assert v.numpy().tolist() == [1.0, 2.0]
     assert fe.distribute.should_write()
+
+
+# -- objects made in strategy.scope() belong to the strategy (lazy builds) -----------------
+@needs_mpi
+def test_lazy_model_in_fit_ends_identical_on_every_rank(tmp_path):
+    # the example: Dense layers without input shapes, built at fit's first step,
+    # with each rank's random seed different (so unsynchronised weights would differ)
+    proc = _mpirun("lazy_fit", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(_ok_lines(tmp_path, "lazy_fit")) == 2
+    np.testing.assert_array_equal(np.load(tmp_path / "lazy_fit-0-of-2.npy"),
+                                  np.load(tmp_path / "lazy_fit-1-of-2.npy"))
+
+
+@needs_mpi
+@pytest.mark.parametrize("mode", ["loop_lazy", "loop_lazy_norun"])
+def test_lazy_custom_loop_with_adam_matches_single_process(tmp_path, mode):
+    # built at the first step (inside strategy.run, or in a plain loop), Adam's slots
+    # made at the first update: identical on every rank and equal to one process
+    # training on the full batch
+    single = _plain("single_lazy", tmp_path)
+    assert single.returncode == 0, single.stderr
+    proc = _mpirun(mode, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    w0 = np.load(tmp_path / ("%s-0-of-2.npy" % mode))
+    np.testing.assert_array_equal(w0, np.load(tmp_path / ("%s-1-of-2.npy" % mode)))
+    np.testing.assert_allclose(w0, np.load(tmp_path / "single_lazy-0-of-1.npy"),
+                               atol=1e-9, rtol=0)
+
+
+def test_objects_remember_the_strategy_of_their_construction():
+    strategy = fe.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        layer = fe.keras.layers.Dense(2)
+        opt = fe.keras.optimizers.SGD(0.1)
+        metric = fe.keras.metrics.Mean()
+    outside = fe.keras.layers.Dense(2)
+    assert layer._distribute_strategy is strategy
+    assert opt._distribute_strategy is strategy
+    assert metric._distribute_strategy is strategy
+    assert outside._distribute_strategy is None
+    # a single replica owns nothing that needs synchronising
+    assert fe.distribute.strategy.owner_of(layer) is None
+
+
+def test_scope_is_per_thread():
+    import threading
+    strategy = fe.distribute.MultiWorkerMirroredStrategy()
+    seen = []
+    with strategy.scope():
+        t = threading.Thread(target=lambda: seen.append(fe.distribute.current_strategy()))
+        t.start()
+        t.join()
+        assert fe.distribute.current_strategy() is strategy
+    assert seen == [None]
+
+
+def test_communication_options_are_checked():
+    opts = fe.distribute.experimental.CommunicationOptions(timeout_seconds=5)
+    assert opts.timeout_seconds == 5
+    fe.distribute.MultiWorkerMirroredStrategy(communication_options=opts)
+    with pytest.raises(ValueError, match="timeout_seconds must be positive"):
+        fe.distribute.experimental.CommunicationOptions(timeout_seconds=0)
+    with pytest.raises(TypeError, match="timeout_seconds must be a number"):
+        fe.distribute.experimental.CommunicationOptions(timeout_seconds="5")
+    with pytest.raises(TypeError, match="communication_options must be"):
+        fe.distribute.MultiWorkerMirroredStrategy(communication_options={"timeout": 5})
