@@ -62,3 +62,67 @@ AREA_SPECS = {
     "imag": Spec(lambda x, y: m.imag(fe.exp(_cplx(x, y))),
                  lambda x, y: np.imag(np.exp(_np_cplx(x, y))), BINARY),
 }
+
+
+# ---- linear algebra (linalg_ops) -------------------------------------------------------------
+
+def _sym(mat, xp):
+    # symmetric inputs built with the library's own ops, so perturbations stay symmetric
+    if xp is np:
+        return (mat + np.swapaxes(mat, -1, -2)) / 2
+    return (mat + fe.linalg.matrix_transpose(mat)) / 2
+
+
+def _eigh_invariants(a, xp):
+    """Sign-invariant functions of eigh(sym(a)): the eigenvalues, v * v, and
+    v diag(weights) v^T."""
+    s = _sym(a, xp)
+    w, v = (np.linalg.eigh(s) if xp is np else fe.linalg.eigh(s))
+    dtype = a.dtype if xp is np else a.dtype.as_numpy_dtype
+    weights = np.arange(1.0, w.shape[-1] + 1).astype(dtype)
+    vt = np.swapaxes(v, -1, -2) if xp is np else fe.linalg.matrix_transpose(v)
+    return [w, v * v, xp.matmul(v * weights, vt)]
+
+
+def _eig_invariants(a, xp):
+    """Real, order- and phase-invariant functions of eig(a) for a with real eigenvalues
+    (a similarity transform of a diagonal matrix): sorted-free sums of powers of the
+    eigenvalues, and V diag(e) V^-1 rebuilt (that is a itself, through the eigenvectors)."""
+    if xp is np:
+        e, v = np.linalg.eig(a.astype(np.complex128))
+        rebuilt = v @ (e[..., :, None] * np.linalg.inv(v))
+        return [np.real(np.sum(e * e, -1)).astype(a.dtype), np.real(rebuilt).astype(a.dtype)]
+    e, v = fe.linalg.eig(a)
+    inv_v = fe.linalg.inv(v)
+    rebuilt = fe.matmul(v, fe.expand_dims(e, -1) * inv_v)
+    return [m.real(fe.reduce_sum(e * e, -1)), m.real(rebuilt)]
+
+
+def _distinct_real_spectrum(x):
+    # a + diag(0, 3, 6, ...): distinct real eigenvalues, so eig's gradient is defined
+    if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
+        return 0.3 * x + np.diag(3.0 * np.arange(x.shape[-1]))
+    return x
+
+
+def _tri(lower, xp):
+    def fn(a, b):
+        t = a + 3 * (np.eye(a.shape[-1], dtype=a.dtype) if xp is np else fe.eye(a.shape[-1], dtype=a.dtype))
+        if xp is np:
+            tri = np.tril(t) if lower else np.triu(t)
+            return [np.linalg.solve(tri, b), np.linalg.solve(np.swapaxes(tri, -1, -2), b)]
+        return [fe.linalg.triangular_solve(t, b, lower=lower),
+                fe.linalg.triangular_solve(t, b, lower=lower, adjoint=True)]
+    return fn
+
+
+AREA_SPECS.update({
+    "eigh": Spec(lambda a: _eigh_invariants(a, fe), lambda a: _eigh_invariants(a, np),
+                 [((3, 3),), ((2, 2, 2),)]),
+    "eig": Spec(lambda a: _eig_invariants(a, fe), lambda a: _eig_invariants(a, np),
+                [((3, 3),), ((2, 2, 2),)], domain=_distinct_real_spectrum, rtol=1e-4),
+    "pinv": Spec(fe.linalg.pinv, np.linalg.pinv, [((3, 3),), ((4, 2),), ((2, 4),),
+                                                   ((2, 3, 2),)], rtol=1e-4),
+    "triangular_solve": Spec(_tri(True, fe), _tri(True, np),
+                             [((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 1))]),
+})

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError, UnimplementedError
 from .array_ops import eye, getitem, reshape, transpose
-from .math_ops import (abs, convert_same, matmul, reduce_max, reduce_sum, sqrt, square,
+from .math_ops import (_cj, abs, convert_same, matmul, reduce_max, reduce_sum, sqrt, square,
                        pow as _pow)
 from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis, unbroadcast
 
@@ -289,11 +289,13 @@ def _linalg_call(opname, fn):
 
 
 def _inv_grad(g, ans, a):
-    # d inv(A) = -inv(A) dA inv(A)  =>  dA = -inv(A)^T g inv(A)^T  (Giles 2008, sec. 2.2.3)
-    return -matmul(matmul(ans, g, transpose_a=True), ans, transpose_b=True)
+    # d inv(A) = -inv(A) dA inv(A)  =>  dA = -inv(A)^T g inv(A)^T  (Giles 2008, sec. 2.2.3);
+    # complex: the conjugate transposes (TensorFlow's convention, see math_ops)
+    c = _cj(ans)
+    return -matmul(matmul(c, g, transpose_a=True), c, transpose_b=True)
 
 
-inv_op = defop("inv", _linalg_call("inv", np.linalg.inv), kinds=FLOAT,
+inv_op = defop("inv", _linalg_call("inv", np.linalg.inv), kinds=FLOAT + "c",
                check=_check_square("inv"), grads=[_inv_grad])
 
 
@@ -622,3 +624,192 @@ def diag(diagonal, name=None):
 def trace(x, name=None):
     """The sum of the main diagonal of each matrix in ``x``."""
     return reduce_sum(diag_part(x), -1)
+
+
+# ---- symmetric eigendecomposition, pseudo-inverse, triangular solve -------------------------
+
+def _eigh_fwd(a):
+    w, v = np.linalg.eigh(a)       # the lower triangle of a is read (NumPy's UPLO='L')
+    return w, v
+
+
+def _eigh_grad(g, ans, a):
+    # A = V diag(w) V^T: Abar = V (diag(wbar) + F o (V^T Vbar)) V^T with F_ij = 1/(w_j - w_i)
+    # off the diagonal, symmetrised (Giles 2008, sec. 3.1; TensorFlow's SelfAdjointEigV2
+    # gradient). Eigenvectors of repeated eigenvalues are not unique: their gradient is
+    # refused, as svd's.
+    from .array_ops import expand_dims
+    from .math_ops import where
+    gw, gv = g
+    w, v = ans
+    n = w._value.shape[-1]
+    _, eye_ = _masks(n, w._value.dtype)
+    mid = eye_ * expand_dims(gw, -2)
+    if np.any(gv._value):
+        if n > 1 and np.any(_negligible(np.diff(w._value, axis=-1), np.abs(w._value))):
+            raise UnimplementedError(
+                "eigh: no gradient of the eigenvectors for repeated eigenvalues (expected "
+                "distinct values, got w = %s)" % np.array2string(w._value, precision=4))
+        on_diag = _core.wrap(np.eye(n, dtype=bool))
+        diff = expand_dims(w, -2) - expand_dims(w, -1)           # [i, j] = w_j - w_i
+        f = where(on_diag, 0.0 * eye_, 1.0 / where(on_diag, eye_, diff))
+        mid = mid + f * matmul(v, gv, transpose_a=True)
+    out = matmul(matmul(v, mid), v, transpose_b=True)
+    return 0.5 * (out + _mT(out))
+
+
+eigh_op = defop("eigh", _linalg_call("eigh", _eigh_fwd), kinds=FLOAT, multi=True,
+                check=_check_square("eigh"), grads=[_eigh_grad])
+
+
+def eigh(tensor, name=None):
+    """``(e, v)``: the eigenvalues (ascending) and eigenvectors of (a batch of) symmetric
+    matrices, ``tensor = v @ diag(e) @ v^T`` (TensorFlow's ``tf.linalg.eigh``).
+
+    Only the lower triangle is read; the gradient is for a symmetric input. The signs of
+    eigenvectors are arbitrary, and their gradient needs distinct eigenvalues.
+    """
+    return execute(eigh_op, tensor)
+
+
+def eigvalsh(tensor, name=None):
+    """The eigenvalues of (a batch of) symmetric matrices, ascending."""
+    return eigh(tensor)[0]
+
+
+def _pinv_grad(g, ans, a):
+    # dA+ = -A+ dA A+ + A+ A+^T dA^T (I - A A+) + (I - A+ A) dA^T A+^T A+ for A of constant
+    # rank (Golub and Pereyra 1973, eq. 4.12), transposed into a VJP:
+    # Abar = -A+^T G A+^T + (I - A A+) G^T A+ A+^T + A+^T A+ G^T (I - A+ A)
+    rows, cols = a._value.shape[-2:]
+    p = ans
+    eye_r = eye(rows, dtype=a._value.dtype)
+    eye_c = eye(cols, dtype=a._value.dtype)
+    term1 = -matmul(matmul(p, g, transpose_a=True), p, transpose_b=True)
+    term2 = matmul(matmul(eye_r - matmul(a, p), g, transpose_b=True),
+                   matmul(p, p, transpose_b=True))
+    term3 = matmul(matmul(matmul(p, p, transpose_a=True), g, transpose_b=True),
+                   eye_c - matmul(p, a))
+    return term1 + term2 + term3
+
+
+def _pinv_fwd(a, rcond=None):
+    if rcond is None:       # NumPy's default: 1e-15 (NumPy 2 changed it to use rtol)
+        return np.linalg.pinv(a)
+    return np.linalg.pinv(a, rcond=rcond)
+
+
+pinv_op = defop("pinv", _linalg_call("pinv", _pinv_fwd), kinds=FLOAT, grads=[_pinv_grad])
+
+
+def pinv(a, rcond=None, validate_args=False, name=None):
+    """The Moore-Penrose pseudo-inverse of (a batch of) matrices (through the SVD).
+
+    Singular values at most ``rcond`` times the largest count as zero. The gradient holds
+    where the rank is locally constant (full-rank inputs).
+    """
+    x = convert_to_tensor(a)
+    if x._value.ndim < 2:
+        raise InvalidArgumentError("pinv: input must have rank >= 2 (expected a matrix, got "
+                                   "shape %s)" % list(x._value.shape))
+    if rcond is None:
+        return execute(pinv_op, x)
+    return execute(pinv_op, x, rcond=float(rcond))
+
+
+def _check_triangular(a, b, lower=True, adjoint=False):
+    _check_square("triangular_solve")(a)
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise InvalidArgumentError("triangular_solve: rhs must be [..., %d, k] to match the "
+                                   "matrix (got %s)" % (a.shape[-1], list(b.shape)))
+
+
+def _triangular_fwd(a, b, lower=True, adjoint=False):
+    # solve with the triangle of a only (the other entries are ignored, as LAPACK's trtrs)
+    t = np.tril(a) if lower else np.triu(a)
+    if adjoint:
+        t = np.swapaxes(t, -1, -2)
+    return np.linalg.solve(t, b)
+
+
+def _triangular_da(g, ans, a, b, lower=True, adjoint=False):
+    # X = T^-1 B: Bbar = T^-T G and Tbar = -Bbar X^T (T^op on the adjoint side), kept to
+    # the triangle that was read
+    from .math_ops import where
+    gb = triangular_solve(a, g, lower=lower, adjoint=not adjoint)
+    ga = -matmul(ans, gb, transpose_b=True) if adjoint else -matmul(gb, ans, transpose_b=True)
+    n = a._value.shape[-1]
+    tri = np.tri(n, dtype=bool)
+    return where(_core.wrap(tri if lower else tri.T), ga, 0.0 * ga)
+
+
+triangular_solve_op = defop(
+    "triangular_solve", _linalg_call("triangular_solve", _triangular_fwd), kinds=FLOAT,
+    check=_check_triangular,
+    grads=[_triangular_da,
+           lambda g, ans, a, b, lower=True, adjoint=False:
+           triangular_solve(a, g, lower=lower, adjoint=not adjoint)])
+
+
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """``x`` with ``T @ x = rhs`` for the lower (or upper) triangle ``T`` of ``matrix``
+    (``T^T @ x = rhs`` with ``adjoint``); TensorFlow's ``tf.linalg.triangular_solve``."""
+    a, b = convert_same(matrix, rhs)
+    if b._value.ndim == a._value.ndim - 1:
+        raise InvalidArgumentError("triangular_solve: rhs must be a (batch of) matrices "
+                                   "(got shape %s)" % list(b._value.shape))
+    return execute(triangular_solve_op, a, b, lower=bool(lower), adjoint=bool(adjoint))
+
+
+# ---- general eigendecomposition (complex results) --------------------------------------------
+
+def _eig_fwd(a):
+    w, v = np.linalg.eig(a)
+    cd = np.result_type(a.dtype, np.complex64)
+    return w.astype(cd, copy=False), v.astype(cd, copy=False)
+
+
+def _eig_grad(g, ans, a):
+    # A = V diag(e) V^-1 with unit-norm columns of V: with F_ij = conj(1 / (e_j - e_i)) off
+    # the diagonal, Abar = V^-H (diag(ebar) + F o (V^H Vbar - V^H V diag(Re(V^H Vbar))))
+    # V^H, and its real part for a real A (TensorFlow's EigGrad; Giles 2008, sec. 3.1)
+    from .array_ops import expand_dims
+    from .math_ops import cast, real, where
+    ge, gv = g
+    e, v = ans
+    n = e._value.shape[-1]
+    cd = e._value.dtype
+    eye_ = _core.wrap(np.eye(n, dtype=cd))
+    vh = _cj(_mT(v))
+    mid = eye_ * expand_dims(ge, -2)
+    if np.any(gv._value):
+        if n > 1 and np.any(_negligible(
+                np.abs(e._value[..., :, None] - e._value[..., None, :])
+                + np.eye(n), np.abs(e._value))):
+            raise UnimplementedError(
+                "eig: no gradient of the eigenvectors for repeated eigenvalues (expected "
+                "distinct values, got e = %s)" % np.array2string(e._value, precision=4))
+        on_diag = _core.wrap(np.eye(n, dtype=bool))
+        diff = expand_dims(e, -2) - expand_dims(e, -1)            # [i, j] = e_j - e_i
+        f = _cj(where(on_diag, 0.0 * eye_, 1.0 / where(on_diag, eye_, diff)))
+        vgv = matmul(vh, gv)
+        diag_re = eye_ * cast(real(vgv), cd)
+        mid = mid + f * (vgv - matmul(matmul(vh, v), diag_re))
+    out = matmul(inv(vh), matmul(mid, vh))
+    return real(out) if a._value.dtype.kind == "f" else out
+
+
+eig_op = defop("eig", _linalg_call("eig", _eig_fwd), kinds=FLOAT + "c", multi=True,
+               same_dtype=False, check=_check_square("eig"), grads=[_eig_grad])
+
+
+def eig(tensor, name=None):
+    """``(e, v)``: the eigenvalues and unit-norm eigenvectors of (a batch of) square
+    matrices, complex (complex64 for float32, complex128 for float64), as
+    ``tf.linalg.eig``. Differentiable for distinct eigenvalues."""
+    return execute(eig_op, tensor)
+
+
+def eigvals(tensor, name=None):
+    """The (complex) eigenvalues of (a batch of) square matrices."""
+    return eig(tensor)[0]
