@@ -112,7 +112,7 @@ def _shape_of(x):
     return fe.TensorShape(np.shape(x))
 
 
-class Layer:
+class Layer(fe.Module):
     """Base class of layers: override ``build(input_shape)`` and ``call(inputs)``."""
 
     # attributes the framework itself sets, never walked for variables or layers
