@@ -108,9 +108,16 @@ def _leaves(value, path=()):
         yield path, value
 
 
-def _flatten_module(module, recursive, predicate, key, ignored, with_path, prefix, seen,
-                    stack):
+def _ignored(module):
+    """The attributes of ``module`` never walked: its own bookkeeping (a Keras layer's
+    caches included)."""
+    return getattr(module, "_TF_MODULE_IGNORED_PROPERTIES", frozenset()) | getattr(
+        module, "_NOT_TRACKED", frozenset())
+
+
+def _flatten_module(module, recursive, predicate, key, with_path, prefix, seen, stack):
     attributes = vars(module)
+    ignored = _ignored(module)
     submodules = []
     if id(module) in stack:          # a cycle back to a module being walked
         recursive = False
@@ -129,8 +136,8 @@ def _flatten_module(module, recursive, predicate, key, ignored, with_path, prefi
                 submodules.append((leaf_path, leaf))
     stack.append(id(module))
     for sub_path, sub in submodules:
-        yield from _flatten_module(sub, recursive, predicate, key, ignored, with_path,
-                                   sub_path, seen, stack)
+        yield from _flatten_module(sub, recursive, predicate, key, with_path, sub_path, seen,
+                                   stack)
     stack.pop()
 
 
@@ -194,9 +201,8 @@ class Module:
         satisfy ``predicate``, in TensorFlow's order (see the module docstring)."""
         if predicate is None:
             predicate = lambda _: True  # noqa: E731
-        ignored = getattr(self, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
-        return _flatten_module(self, recursive, predicate, attribute_traversal_key, ignored,
-                               with_path, (), {id(self)}, [])
+        return _flatten_module(self, recursive, predicate, attribute_traversal_key, with_path,
+                               (), {id(self)}, [])
 
     def _checkpoint_dependencies(self):
         """(attribute, value) edges of the checkpoint object graph, in assignment order."""
