@@ -126,3 +126,58 @@ AREA_SPECS.update({
     "triangular_solve": Spec(_tri(True, fe), _tri(True, np),
                              [((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 1))]),
 })
+
+
+# ---- FFTs (fft_ops, through fasteager.numpy.fft): real losses of real inputs ----------------
+
+def _fft_parts(xp_fft, real_part, imag_part):
+    def fn(x, y):
+        if real_part is np.real:
+            z = x + 1j * y
+        else:
+            z = fe.complex(x, y)
+        outs = []
+        for norm in ("backward", "ortho", "forward"):
+            w = xp_fft.fft(z, norm=norm) * xp_fft.ifft(z * z, norm=norm)
+            outs += [real_part(w), imag_part(w)]
+        outs.append(real_part(xp_fft.fftn(z)))
+        return outs
+    return fn
+
+
+def _rfft_parts(xp_fft, real_part, imag_part):
+    def fn(x):
+        outs = []
+        for norm in ("backward", "ortho", "forward"):
+            w = xp_fft.rfft(x * x, norm=norm)
+            outs += [real_part(w), imag_part(w)]
+        return outs
+    return fn
+
+
+def _irfft_parts(xp_fft, real_part):
+    def fn(x, y):
+        z = x + 1j * y if real_part is np.real else fe.complex(x, y)
+        n = x.shape[-1]
+        outs = [xp_fft.irfft(z * z, norm=norm) for norm in ("backward", "ortho", "forward")]
+        return outs + [xp_fft.irfft(z, n=2 * n - 1)]
+    return fn
+
+
+def _fnp_fft():
+    import fasteager.numpy.fft as fnp_fft
+    return fnp_fft
+
+
+_FFT_CASES = [((3,), (3,)), ((2, 4), (2, 4)), ((2, 1), (2, 1))]
+
+AREA_SPECS.update({
+    "fft": Spec(_fft_parts(_fnp_fft(), m.real, m.imag), _fft_parts(np.fft, np.real, np.imag),
+                _FFT_CASES),
+    "rfft": Spec(_rfft_parts(_fnp_fft(), m.real, m.imag),
+                 lambda x: [v.astype(x.dtype) for v in _rfft_parts(np.fft, np.real, np.imag)(x)],
+                 [((3,),), ((2, 4),), ((1,),)]),
+    "irfft": Spec(_irfft_parts(_fnp_fft(), m.real),
+                  lambda x, y: [v.astype(x.dtype) for v in _irfft_parts(np.fft, np.real)(x, y)],
+                  [((3,), (3,)), ((2, 4), (2, 4)), ((2, 2), (2, 2))]),
+})

@@ -23,7 +23,7 @@ import numpy as _np
 
 from .. import _core
 from ..errors import UnimplementedError as _UnimplementedError
-from . import linalg, random  # noqa: F401
+from . import fft, linalg, random  # noqa: F401
 from ._arrays import (  # noqa: F401
     arange,
     array,
