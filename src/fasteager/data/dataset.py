@@ -11,6 +11,7 @@ cuts the stream into batches and gathers each with one NumPy fancy-indexing call
 component (a plain slice when the indices are a contiguous run), so no per-element
 Python runs; ``shuffle`` runs its buffer algorithm over indices in a tight loop.
 """
+import collections
 import itertools
 import secrets
 
@@ -223,17 +224,52 @@ def _iter_plan(plan):
 
 
 class OwnedIterator:
-    """The iterator ``iter(dataset)`` returns: elements as tensors."""
+    """The iterator ``iter(dataset)`` returns: elements as tensors.
+
+    Checkpointable (``fe.train.Checkpoint(iterator=it)``): its saved state is how many
+    elements it has returned plus the seeds and epoch of every ``shuffle`` in the pipeline
+    when it started, and restoring rebuilds the iteration and moves it to that position
+    (see ``_advanced`` for what runs again on the way).
+    """
 
     def __init__(self, dataset):
         self._dataset = dataset
+        self._start = _shuffle_states(dataset)
         self._it = dataset._iter()
+        self._position = 0
+        self._state_var = None
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return S.to_tensors(next(self._it))
+        element = next(self._it)
+        self._position += 1
+        return S.to_tensors(element)
+
+    # -- checkpoint state -----------------------------------------------------------------
+    def _state_array(self):
+        values = [self._position]
+        for _, seed, epoch in self._start:
+            values += [seed[0], seed[1], epoch]
+        return np.array(values, np.int64)
+
+    def _checkpoint_dependencies(self):
+        if self._state_var is None:
+            self._state_var = _iterator_state(self)
+        else:
+            self._state_var._sync()
+        return [("_iterator_state", self._state_var)]
+
+    def _restore_state(self, state):
+        values = [int(v) for v in np.asarray(state).tolist()]
+        for k, (shuffle, _, _) in enumerate(self._start):
+            with shuffle._lock:
+                shuffle._seed = values[1 + 3 * k:3 + 3 * k]
+                shuffle._epoch = values[3 + 3 * k]
+        self._start = _shuffle_states(self._dataset)
+        self._it = _advanced(self._dataset, values[0])
+        self._position = values[0]
 
     def next(self):
         return self.__next__()
@@ -252,6 +288,127 @@ class OwnedIterator:
     @property
     def element_spec(self):
         return self._dataset.element_spec
+
+
+# -- iterator positions (checkpoints) -----------------------------------------------------
+# Restoring an iterator re-creates its iteration from the saved shuffle seeds and epochs and
+# moves it past the elements it had returned, doing as little work for them as the pipeline
+# allows: index plans (from_tensor_slices with shuffle/take/skip/repeat, and batch over
+# them) skip indices without gathering anything; map, batch, take, skip, enumerate, zip and
+# prefetch pass the skip to their input (map functions do not run for skipped elements).
+# Other datasets (filter, shuffle over a non-plan input, unbatch, cache, concatenate,
+# from_generator, ...) produce the skipped elements again and drop them, so functions
+# upstream of them run again for those elements.
+
+def _nodes(dataset, out=None, seen=None):
+    """Every dataset in ``dataset``'s pipeline, each once, ``dataset`` first."""
+    out = [] if out is None else out
+    seen = set() if seen is None else seen
+    if id(dataset) in seen:
+        return out
+    seen.add(id(dataset))
+    out.append(dataset)
+    for value in vars(dataset).values():
+        for child in (value if isinstance(value, (list, tuple)) else (value,)):
+            if isinstance(child, Dataset):
+                _nodes(child, out, seen)
+    return out
+
+
+def _shuffle_states(dataset):
+    """(shuffle, seed, epoch) of every shuffle in the pipeline."""
+    from .transforms import Shuffle
+    out = []
+    for node in _nodes(dataset):
+        if isinstance(node, Shuffle):
+            with node._lock:
+                out.append((node, list(node._seed), node._epoch))
+    return out
+
+
+def _drop_indices(stream, n):
+    """An index stream without its first ``n`` indices."""
+    for chunk in stream:
+        if n >= len(chunk):
+            n -= len(chunk)
+            continue
+        yield chunk[n:] if n else chunk
+        n = 0
+
+
+def _advanced(dataset, n):
+    """A fresh element iterator of ``dataset`` positioned after its first ``n`` elements."""
+    from . import transforms as T
+    if n <= 0:
+        return dataset._iter()
+    plan = dataset._plan()
+    if plan is not None:
+        return _iter_plan(_Plan(plan.source, lambda: _drop_indices(plan.stream(), n),
+                                plan.runs, plan.random))
+    kind = type(dataset)
+    if kind is T.Batch:
+        size = dataset._n
+        inner = dataset._input._plan()
+        if inner is not None:       # every batch before the position was full
+            return dataset._gather(_Plan(inner.source,
+                                         lambda: _drop_indices(inner.stream(), n * size),
+                                         inner.runs, inner.random))
+        return _batched(dataset, _advanced(dataset._input, n * size))
+    if kind is T.Map:
+        return map(dataset._apply, _advanced(dataset._input, n))
+    if kind is T.Take:
+        if dataset._count < 0:
+            return _advanced(dataset._input, n)
+        return itertools.islice(_advanced(dataset._input, min(n, dataset._count)),
+                                max(dataset._count - n, 0))
+    if kind is T.Skip and dataset._count >= 0:
+        return _advanced(dataset._input, dataset._count + n)
+    if kind is T.Enumerate:
+        return ((np.asarray(i, np.int64), e)
+                for i, e in enumerate(_advanced(dataset._input, n), dataset._start + n))
+    if kind is T.Prefetch:          # (no background thread after a restore)
+        return _advanced(dataset._input, n)
+    if kind is T.Zip:
+        parts = [_advanced(d, n) for d in dataset._datasets]
+        return (S.pack(dataset._template, list(e)) for e in zip(*parts))
+    it = dataset._iter()
+    collections.deque(itertools.islice(it, n), maxlen=0)
+    return it
+
+
+def _batched(batch, elements):
+    from .transforms import _stack
+    for group in chunked(elements, batch._n):
+        if len(group) < batch._n and batch._drop:
+            return
+        yield _stack(group)
+
+
+_state_class = []
+
+
+def _iterator_state(iterator):
+    """An iterator's position as a checkpoint value: a Variable whose assignment (what a
+    restore does) moves the iterator there. (The class is made on first use: fe.variables
+    imports this package.)"""
+    if not _state_class:
+        from ..variables import Variable
+
+        class IteratorState(Variable):
+            def __init__(self, iterator):
+                super().__init__(iterator._state_array(), trainable=False,
+                                 name="iterator_state")
+                self._iterator = iterator
+
+            def _sync(self):
+                Variable.assign(self, self._iterator._state_array())
+
+            def assign(self, value, use_locking=False, name=None, read_value=True):
+                Variable.assign(self, value)        # validates the shape and dtype first
+                self._iterator._restore_state(self.numpy())
+                return self
+        _state_class.append(IteratorState)
+    return _state_class[0](iterator)
 
 
 # -- sources ------------------------------------------------------------------------------

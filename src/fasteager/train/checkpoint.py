@@ -608,6 +608,8 @@ class Checkpoint:
             deps[name] = value
         self._deps = deps
         self._save_counter = None
+        for name, value in deps.items():        # ckpt.step, ckpt.model, as in TensorFlow
+            object.__setattr__(self, name, value)
 
     @property
     def save_counter(self):
