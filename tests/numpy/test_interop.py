@@ -85,10 +85,10 @@ def test_fancy_indexing():
 
 
 def test_unimplemented_names_the_function():
-    with pytest.raises(fe.errors.UnimplementedError, match=r"fasteager\.numpy\.arcsin is not "):
-        fnp.arcsin
-    with pytest.raises(NotImplementedError, match="fasteager.numpy.random.gamma"):
-        fnp.random.gamma
+    with pytest.raises(fe.errors.UnimplementedError, match=r"fasteager\.numpy\.histogram is "):
+        fnp.histogram
+    with pytest.raises(NotImplementedError, match="fasteager.numpy.random.Philox"):
+        fnp.random.Philox
     with pytest.raises(AttributeError):
         fnp.definitely_not_numpy
     with pytest.raises(fe.errors.UnimplementedError, match="out="):
@@ -97,8 +97,8 @@ def test_unimplemented_names_the_function():
         fnp.sum(A, out=np.empty(()))
     with pytest.raises(fe.errors.UnimplementedError):
         fnp.random.shuffle(A)
-    with pytest.raises(fe.errors.UnimplementedError, match="ord"):
-        fnp.linalg.norm(A, ord="nuc")
+    with pytest.raises(fe.errors.InvalidArgumentError, match="ord"):
+        fnp.linalg.norm(A, ord="bogus")
 
 
 def test_top_level_keeps_tensorflow_rules():
