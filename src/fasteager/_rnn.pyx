@@ -222,7 +222,7 @@ def _project(x, kernel, bias):
     np.dot(np.ascontiguousarray(x).reshape(T * B, D), kernel, out=xp)
     if bias is not None:
         xp += bias
-    return xp.reshape(T, B, -1)
+    return xp.reshape(T, B, kernel.shape[1])
 
 
 def _shifted(h0, h_seq):
@@ -230,7 +230,7 @@ def _shifted(h0, h_seq):
     prev = np.empty_like(h_seq)
     if len(h_seq):
         prev[0] = h0
-        prev[1:] = h_seq[:-1]
+        prev[1:] = h_seq[:len(h_seq) - 1]
     return prev
 
 
@@ -241,7 +241,7 @@ def _weight_grads(x, prev, dxp, dhr, kernel):
     dxp2 = dxp.reshape(T * B, N)
     dx = np.dot(dxp2, kernel.T).reshape(T, B, D)
     dkernel = np.dot(np.ascontiguousarray(x).reshape(T * B, D).T, dxp2)
-    drk = np.dot(prev.reshape(T * B, -1).T, dhr.reshape(T * B, dhr.shape[2]))
+    drk = np.dot(prev.reshape(T * B, prev.shape[2]).T, dhr.reshape(T * B, dhr.shape[2]))
     return dx, dkernel, drk
 
 
@@ -250,11 +250,11 @@ def _mask_rows(mask, T, B, dtype):
 
 
 def _lstm_forward_impl(floating[:, :, :] xp, floating[:, :, :] zbuf, h_seq_arr, c_seq_arr,
-                       gates_arr, h0, c0, rkernel, floating[:, :] m, int act, int ract):
+                       gates_arr, h0, c0, rkernel, const floating[:, :] m, int act, int ract):
     cdef floating[:, :, :] h_seq = h_seq_arr
     cdef floating[:, :, :] c_seq = c_seq_arr
     cdef floating[:, :, :] gates = gates_arr
-    cdef floating[:, :] h0m = h0, c0m = c0, hp, cp
+    cdef const floating[:, :] h0m = h0, c0m = c0, hp, cp
     cdef Py_ssize_t t, T = xp.shape[0]
     z_arr = np.asarray(zbuf)
     for t in range(T):
@@ -288,13 +288,14 @@ def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
     return h_seq, c_seq, gates
 
 
-def _lstm_backward_impl(floating[:, :] dh, floating[:, :] dc, floating[:, :, :] gh,
-                        floating[:, :, :] gc, floating[:, :, :] ggates,
-                        floating[:, :, :] gates, floating[:, :, :] c_seq, floating[:, :] c0,
-                        floating[:, :] m, floating[:, :, :] dz, floating[:, :] carry,
+def _lstm_backward_impl(floating[:, :] dh, floating[:, :] dc, const floating[:, :, :] gh,
+                        const floating[:, :, :] gc, const floating[:, :, :] ggates,
+                        const floating[:, :, :] gates, const floating[:, :, :] c_seq,
+                        const floating[:, :] c0, const floating[:, :] m,
+                        floating[:, :, :] dz, floating[:, :] carry,
                         rkernel_t, int act, int ract):
     cdef Py_ssize_t t, T = gates.shape[0]
-    cdef floating[:, :] cp
+    cdef const floating[:, :] cp
     dh_arr = np.asarray(dh)
     dz_arr = np.asarray(dz)
     carry_arr = np.asarray(carry)
@@ -330,11 +331,12 @@ def lstm_backward(x, h0, c0, kernel, rkernel, mask, h_seq, c_seq, gates, g_h, g_
 
 
 def _gru_forward_impl(floating[:, :, :] xp, floating[:, :, :] hrbuf, h_seq_arr, gates_arr,
-                      hrh_arr, h0, rkernel, rbias, floating[:, :] m, int act, int ract):
+                      hrh_arr, h0, rkernel, rbias, const floating[:, :] m, int act,
+                      int ract):
     cdef floating[:, :, :] h_seq = h_seq_arr
     cdef floating[:, :, :] gates = gates_arr
     cdef floating[:, :, :] hrh = hrh_arr
-    cdef floating[:, :] h0m = h0, hp
+    cdef const floating[:, :] h0m = h0, hp
     cdef Py_ssize_t t, T = xp.shape[0]
     hr_arr = np.asarray(hrbuf)[0]
     for t in range(T):
@@ -366,9 +368,10 @@ def gru_forward(x, h0, kernel, rkernel, bias, mask, int act, int ract):
     return h_seq, gates, hrh
 
 
-def _gru_backward_impl(floating[:, :] dh, floating[:, :, :] gh, floating[:, :, :] ggates,
-                       floating[:, :, :] ghrh, floating[:, :, :] gates,
-                       floating[:, :, :] hrh, floating[:, :, :] prev, floating[:, :] m,
+def _gru_backward_impl(floating[:, :] dh, const floating[:, :, :] gh,
+                       const floating[:, :, :] ggates, const floating[:, :, :] ghrh,
+                       const floating[:, :, :] gates, const floating[:, :, :] hrh,
+                       const floating[:, :, :] prev, const floating[:, :] m,
                        floating[:, :, :] dxp, floating[:, :, :] dhr, floating[:, :] carry,
                        rkernel_t, int act, int ract):
     cdef Py_ssize_t t, T = gates.shape[0]
@@ -404,10 +407,10 @@ def gru_backward(x, h0, kernel, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, 
     return dx, dh, dkernel, drk, dbias
 
 
-def _simple_forward_impl(floating[:, :, :] xp, h_seq_arr, h0, rkernel, floating[:, :] m,
-                         int act):
+def _simple_forward_impl(floating[:, :, :] xp, h_seq_arr, h0, rkernel,
+                         const floating[:, :] m, int act):
     cdef floating[:, :, :] h_seq = h_seq_arr
-    cdef floating[:, :] h0m = h0, hp
+    cdef const floating[:, :] h0m = h0, hp
     cdef Py_ssize_t t, T = xp.shape[0]
     for t in range(T):
         if t == 0:
@@ -430,8 +433,9 @@ def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
     return h_seq
 
 
-def _simple_backward_impl(floating[:, :] dh, floating[:, :, :] gh, floating[:, :, :] h_seq,
-                          floating[:, :] m, floating[:, :, :] da, floating[:, :] carry,
+def _simple_backward_impl(floating[:, :] dh, const floating[:, :, :] gh,
+                          const floating[:, :, :] h_seq, const floating[:, :] m,
+                          floating[:, :, :] da, floating[:, :] carry,
                           rkernel_t, int act):
     cdef Py_ssize_t t, T = h_seq.shape[0]
     dh_arr = np.asarray(dh)
