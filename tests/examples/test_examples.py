@@ -130,3 +130,12 @@ def test_train_mnist_short(tmp_path):
     assert list((tmp_path / "logs").rglob("events.out.tfevents.*"))
     assert (tmp_path / "ckpt" / "checkpoint").is_file()
     assert list((tmp_path / "ckpt").glob("ckpt-1*"))
+
+
+def test_transformer_mnist_quick(tmp_path):
+    out = run_example("transformer_mnist.py", "--quick", "--logdir", str(tmp_path / "logs"))
+    assert "MultiHeadAttention" in out and "Connected to" in out
+    m = re.search(r"test accuracy: ([\d.]+)", out)
+    assert m, out
+    assert 0.2 < float(m.group(1)) <= 1.0   # 20 steps: well above chance (0.1)
+    assert list((tmp_path / "logs").rglob("events.out.tfevents.*"))
