@@ -88,10 +88,14 @@ def _pow_dy(g, ans, x, y):
     return unbroadcast(g * ans * log(safe_x), y)
 
 
-# d/dx x^y = y x^(y-1)
+def _pow_dx(g, ans, x, y):
+    # d/dx x^y = y x^(y-1); where y = 0 it is 0 (also at x = 0, where x^-1 is inf): the
+    # exponent is taken as 1 there, as HIPS autograd does
+    return unbroadcast(g * _cj(y * pow(x, where(not_equal(y, 0), y - 1, 1))), x)
+
+
 pow = defop("pow", np.power, kinds=NUMERIC_C,  # noqa: A001 - fe.pow is TensorFlow's name
-            grads=[lambda g, ans, x, y: unbroadcast(g * _cj(y * pow(x, y - 1)), x), _pow_dy],
-            quiet=True)
+            grads=[_pow_dx, _pow_dy], quiet=True)
 
 # max(x, y): the gradient goes to x where x >= y, else to y (TensorFlow's tie rule)
 maximum = defop("maximum", np.maximum,
