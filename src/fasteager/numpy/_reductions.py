@@ -72,8 +72,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """NumPy's ``std``: sqrt(var) (a composite)."""
-    return m.sqrt(var(a, axis, dtype, out, ddof, keepdims, where))
+    """NumPy's ``std``: sqrt(var) (a composite). Where the variance is 0 the gradient is 0
+    (as HIPS autograd gives), not sqrt's 0 * inf = NaN: sqrt sees only non-zero values."""
+    v = var(a, axis, dtype, out, ddof, keepdims, where)
+    nonzero = m.not_equal(v, 0)
+    return m.where(nonzero, m.sqrt(m.where(nonzero, v, 1)), 0)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
