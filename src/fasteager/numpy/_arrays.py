@@ -178,12 +178,21 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """NumPy's ``linspace`` (float64 by default)."""
-    out = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,
-                      retstep=retstep, dtype=dtype, axis=axis)
-    if retstep:
-        return _core.wrap(out[0]), out[1]
-    return _core.wrap(out)
+    """NumPy's ``linspace`` (float64 by default); differentiable in tensor ``start`` and
+    ``stop``."""
+    if not (_holds_tensor(start) or _holds_tensor(stop)) or retstep or (
+            dtype is not None and np.dtype(dtype).kind != "f"):
+        out = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,
+                          retstep=retstep, dtype=dtype, axis=axis)
+        if retstep:
+            return _core.wrap(out[0]), out[1]
+        return _core.wrap(out)
+    a, b = tensor(start), tensor(stop)
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(
+        a._value.dtype, b._value.dtype, float(num))
+    out = a_ops.linspace_of(a, b, int(num), endpoint, axis, dt, "fasteager.numpy.linspace")
+    out._np_rules = True
+    return out
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

@@ -467,12 +467,38 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 
 def linspace(start, stop, num, axis=0, name=None):
-    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (differentiable in
+    ``start`` and ``stop``)."""
     start = convert_to_tensor(start)
     dtype = start._value.dtype if start._value.dtype.kind == "f" else np.float32
-    out = np.linspace(_core.data_of(start, "linspace"), np.asarray(stop), int(num),
-                      axis=axis).astype(dtype)
-    return _core.wrap(out)
+    return linspace_of(start, stop, as_int("linspace", num, "num"), True, axis, dtype)
+
+
+def linspace_of(start, stop, num, endpoint, axis, dtype, opname="linspace"):
+    """``start + i * step`` along a new ``axis`` with ``step = (stop - start) / div``, the
+    last point ``stop`` itself: NumPy's arithmetic in the same order (the same values),
+    in fasteager ops, so the result is differentiable in ``start`` and ``stop``."""
+    from .math_ops import add, cast, multiply, subtract, truediv
+    if num < 0:
+        raise InvalidArgumentError("%s: num must be non-negative (expected num >= 0, got %d)"
+                                   % (opname, num))
+    a, b = (cast(convert_to_tensor(v), dtype) for v in (start, stop))
+    shape = np.broadcast_shapes(a._value.shape, b._value.shape)
+    a, b = broadcast_to(a, shape), broadcast_to(b, shape)
+    axis = single_axis(opname, axis, len(shape) + 1)
+    div = num - 1 if endpoint else num
+    steps = _core.wrap(np.arange(num, dtype=dtype).reshape((num,) + (1,) * len(shape)))
+    if div > 0:
+        out = add(multiply(steps, expand_dims(truediv(subtract(b, a), div), 0)),
+                  expand_dims(a, 0))
+        if endpoint:
+            out = concat([out[:-1], expand_dims(b, 0)], 0)
+    else:       # one point (or none): start
+        out = add(multiply(steps, 0), expand_dims(a, 0))
+    if axis:
+        perm = list(range(1, axis + 1)) + [0] + list(range(axis + 1, len(shape) + 1))
+        out = transpose(out, perm)
+    return out
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None):
