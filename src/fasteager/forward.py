@@ -409,8 +409,9 @@ def _tangent_for(what, i, primal, tangent):
 # ---- the functional API (JAX's semantics) ------------------------------------------------
 
 def _fresh_primals(what, primals):
-    """Each primal as a new tensor (its own id, the same values), so that two arguments
-    given the same tensor get their own tangents."""
+    """Each primal as a new tensor (its own id, the same values, an identity op that
+    outer tapes record), so that two arguments given the same tensor get their own
+    tangents."""
     if not isinstance(primals, (list, tuple)):
         raise TypeError("%s: primals must be a tuple or list (got %s)"
                         % (what, type(primals).__name__))
@@ -421,8 +422,7 @@ def _fresh_primals(what, primals):
         if t._value.dtype.kind not in "fc":
             raise TypeError("%s: primal %d has dtype %s (expected a floating dtype: integer "
                             "and bool inputs have no tangent)" % (what, i, t.dtype.name))
-        alias = _core.wrap(t._value)
-        alias._np_rules = t._np_rules
+        alias = array_ops.identity(t)     # recorded: outer tapes see through it
         fresh.append(alias)
     return flat, fresh
 
