@@ -66,6 +66,9 @@ def to_array(value, dtype=None):
         value = value._tensor
     if isinstance(value, _core.Tensor) and dtype is None:
         return value._value
+    from .. import strings
+    if strings.is_string_value(value) and (dtype is None or as_dtype(dtype).is_string):
+        return strings.bytes_array(value)     # strings: UTF-8 bytes in an object array
     return _core.convert_to_tensor(value, dtype)._value
 
 
@@ -82,7 +85,14 @@ def from_function(value):
 
 
 def _wrap_leaf(a):
-    return _core.wrap(a)
+    return _core.wrap(_string_scalar(a) if type(a) is bytes else a)
+
+
+def _string_scalar(b):
+    # an entry of a string (object) array is the bytes itself: keep it an object array
+    arr = np.empty((), dtype=object)
+    arr[()] = b
+    return arr
 
 
 def to_tensors(element):
@@ -90,6 +100,8 @@ def to_tensors(element):
 
 
 def _numpy_leaf(a):
+    if type(a) is bytes:
+        return a
     a = np.asarray(a)
     return a[()] if a.ndim == 0 else a
 
@@ -146,5 +158,5 @@ def spec_of(element, batch_dim=False, known=None):
         shape = list(np.shape(a))
         if batch_dim:
             shape = [known] + shape
-        return TensorSpec(shape, np.asarray(a).dtype)
+        return TensorSpec(shape, object if type(a) is bytes else np.asarray(a).dtype)
     return map_structure(leaf, element)
