@@ -64,6 +64,88 @@ def report(out, mode, rank, n, value):
     sys.stdout.flush()
 
 
+def bn_model(synchronized, momentum=0.9):
+    return fe.keras.Sequential([
+        fe.keras.layers.Dense(6, input_shape=(5,), dtype="float64"),
+        fe.keras.layers.BatchNormalization(momentum=momentum, synchronized=synchronized,
+                                           dtype="float64"),
+        fe.keras.layers.Activation("tanh", dtype="float64"),
+        fe.keras.layers.Dense(3, dtype="float64")])
+
+
+def bn_loop(strategy, synchronized, steps=12, batch=16):
+    """A custom loop over a BatchNormalization model; also keeps, per worker, the
+    moving mean/variance that worker alone would have (the ON_READ copies), from the
+    Dense output's statistics on its own batch (numpy, independent of the layer)."""
+    x, y = data(n=96)
+    x = x.astype(np.float32)   # what the (float32) Sequential casts its inputs to
+    n, r = strategy.num_replicas_in_sync, strategy.cluster_resolver.task_id
+    with strategy.scope():
+        fe.random.set_seed(2000 + r)
+        model = bn_model(synchronized)
+        opt = fe.keras.optimizers.SGD(0.1)
+    loss_fn = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    bn = model.layers[1]
+    shadow_mean, shadow_var = np.zeros(6), np.ones(6)
+    for i in range(steps):
+        lo = (i * batch) % len(x)
+        xb, yb = x[lo:lo + batch], y[lo:lo + batch]
+        xb, yb = xb[r * batch // n:(r + 1) * batch // n], yb[r * batch // n:(r + 1) * batch // n]
+        h = np.asarray(model.layers[0](xb).numpy())
+        shadow_mean = 0.9 * shadow_mean + 0.1 * h.mean(axis=0)
+        shadow_var = 0.9 * shadow_var + 0.1 * h.var(axis=0)
+
+        def step(xb, yb):
+            with fe.GradientTape() as tape:
+                loss = loss_fn(yb, model(xb, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+        strategy.run(step, args=(xb, yb))
+    return model, bn, shadow_mean, shadow_var
+
+
+def sync_bn_gradient_check(strategy):
+    """The gradient of the workers' summed loss with respect to this worker's input,
+    through BatchNormalization(synchronized=True), against central differences in which
+    every worker evaluates the loss while one worker perturbs one input entry."""
+    n, r = strategy.num_replicas_in_sync, strategy.cluster_resolver.task_id
+    rng = np.random.RandomState(10 + r)       # different inputs and loss weights per rank
+    x = rng.randn(3, 2) * 2.0 + 1.0
+    w = rng.randn(3, 2)
+    with strategy.scope():
+        layer = fe.keras.layers.BatchNormalization(synchronized=True, dtype="float64",
+                                                   gamma_initializer="ones")
+        layer.build((None, 2))
+    layer.gamma.assign([1.5, -0.7])
+    layer.beta.assign([0.2, 0.1])
+
+    def local_loss(xt):   # nonlinear in the output, so the variance's gradient matters
+        out = layer(xt, training=True)
+        return fe.reduce_sum(fe.square(out) * w + out * w)
+
+    xt = fe.constant(x)
+    with fe.GradientTape() as tape:
+        tape.watch(xt)
+        loss = local_loss(xt)
+    analytic = np.asarray(tape.gradient(loss, xt).numpy())
+    eps = 1e-6
+    numeric = np.zeros_like(x)
+    for owner in range(n):
+        for i in range(x.size):
+            total = []
+            for sign in (1.0, -1.0):
+                xp = x.copy()
+                if r == owner:
+                    xp.flat[i] += sign * eps
+                total.append(float(strategy.reduce(fe.distribute.ReduceOp.SUM,
+                                                   local_loss(fe.constant(xp)))))
+            if r == owner:
+                numeric.flat[i] = (total[0] - total[1]) / (2 * eps)
+    err = np.abs(analytic - numeric).max()
+    assert err < 1e-6, (analytic, numeric)
+    return err
+
+
 def same_on_every_rank(strategy, values, what="variables"):
     """Gather ``values`` (a flat array) from every rank and require them bit-identical."""
     every = np.asarray(strategy.gather(np.asarray(values)[None], axis=0).numpy())
@@ -87,6 +169,56 @@ def main(mode, out):
             assert len(slots) > 2 * len(model.trainable_variables), len(slots)  # m, v each
             same_on_every_rank(strategy, np.concatenate(slots), "optimizer slots")
         report(out, mode, rank, n, losses[-1])
+    elif mode in ("bn", "bn_sync", "single_bn"):
+        # "single_bn": one process, full batches, ordinary BatchNormalization: the
+        # reference for "bn_sync" (global-batch statistics on 2 ranks of half batches)
+        model, bn, shadow_mean, shadow_var = bn_loop(strategy, synchronized=mode == "bn_sync")
+        stats = np.concatenate([bn.moving_mean.numpy(), bn.moving_variance.numpy()])
+        same_on_every_rank(strategy, flat(model))
+        same_on_every_rank(strategy, stats, "moving statistics")
+        # ON_READ / MEAN: what every worker reads is the mean of the workers' own copies
+        shadows = np.asarray(strategy.gather(
+            np.concatenate([shadow_mean, shadow_var])[None], axis=0).numpy())
+        if mode == "bn":
+            np.testing.assert_allclose(stats, shadows.mean(axis=0), rtol=0, atol=1e-12)
+        saved = np.concatenate([np.ravel(a) for a in model.get_weights()])
+        np.save(os.path.join(out, "%s-%d-of-%d.npy" % (mode, rank, n)), saved)
+        if mode == "bn_sync":
+            err = sync_bn_gradient_check(strategy)
+            report(out, mode, rank, n, err)
+        else:
+            report(out, mode, rank, n, float(np.abs(stats).sum()))
+    elif mode == "bn_fit":
+        # fit and evaluate a BatchNormalization model with metrics on 2 ranks; the test
+        # checks the reduced numbers against one process evaluating the saved weights
+        x, y = data(n=96)
+        x = x.astype(np.float32)
+        with strategy.scope():
+            fe.random.set_seed(3000 + rank)
+            model = bn_model(synchronized=False)
+            model.compile(fe.keras.optimizers.SGD(0.1),
+                          fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                          metrics=["accuracy"])
+        model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+        ev = model.evaluate(x, y, batch_size=32, verbose=0, return_dict=True)
+        saved = model.get_weights()
+        same_on_every_rank(strategy, np.concatenate([np.ravel(a) for a in saved]))
+        same_on_every_rank(strategy, np.array([ev["loss"], ev["accuracy"]]), "evaluate")
+        np.savez(os.path.join(out, "bn_fit-%d-of-%d.npz" % (rank, n)), *saved,
+                 loss=ev["loss"], accuracy=ev["accuracy"])
+        report(out, mode, rank, n, ev["accuracy"])
+    elif mode == "bn_eval":
+        # one process: the weights rank 0 ended with, evaluated on the full data
+        x, y = data(n=96)
+        model = bn_model(synchronized=False)
+        model.compile("sgd", fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+        with np.load(os.path.join(out, "bn_fit-0-of-2.npz")) as f:
+            model.set_weights([f["arr_%d" % i] for i in range(len(model.get_weights()))])
+        ev = model.evaluate(x.astype(np.float32), y, batch_size=32, verbose=0,
+                            return_dict=True)
+        np.save(os.path.join(out, "bn_eval.npy"), np.array([ev["loss"], ev["accuracy"]]))
+        report(out, mode, rank, n, ev["accuracy"])
     elif mode == "lazy_fit":
         # the issue's example: built at the first step of fit, ranks seeded differently
         rng = np.random.RandomState(0)

@@ -199,3 +199,77 @@ def test_communication_options_are_checked():
         fe.distribute.experimental.CommunicationOptions(timeout_seconds="5")
     with pytest.raises(TypeError, match="communication_options must be"):
         fe.distribute.MultiWorkerMirroredStrategy(communication_options={"timeout": 5})
+
+
+# -- BatchNormalization: ON_READ / MEAN moving statistics, synchronized=True ---------------
+@needs_mpi
+def test_batchnorm_moving_statistics_read_as_the_mean_over_workers(tmp_path):
+    # the worker checks its moving statistics against the mean of the copies each worker
+    # would hold alone (computed with numpy from its own batches) and that both ranks agree
+    proc = _mpirun("bn", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(_ok_lines(tmp_path, "bn")) == 2
+    np.testing.assert_array_equal(np.load(tmp_path / "bn-0-of-2.npy"),
+                                  np.load(tmp_path / "bn-1-of-2.npy"))
+
+
+@needs_mpi
+def test_synchronized_batchnorm_uses_global_batch_statistics_with_their_gradient(tmp_path):
+    # 2 ranks on half batches with synchronized=True train exactly as one process on
+    # the full batches (weights and moving statistics); the worker also checks the
+    # gradient through the all-reduce against central differences across ranks
+    single = _plain("single_bn", tmp_path)
+    assert single.returncode == 0, single.stderr
+    proc = _mpirun("bn_sync", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    errors = [float(line.split()[3]) for line in _ok_lines(tmp_path, "bn_sync")]
+    assert len(errors) == 2 and max(errors) < 1e-6
+    w0 = np.load(tmp_path / "bn_sync-0-of-2.npy")
+    np.testing.assert_array_equal(w0, np.load(tmp_path / "bn_sync-1-of-2.npy"))
+    np.testing.assert_allclose(w0, np.load(tmp_path / "single_bn-0-of-1.npy"),
+                               atol=1e-10, rtol=0)
+
+
+@needs_mpi
+def test_fit_and_evaluate_with_batchnorm_report_exact_metrics(tmp_path):
+    proc = _mpirun("bn_fit", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    single = _plain("bn_eval", tmp_path)
+    assert single.returncode == 0, single.stderr
+    with np.load(tmp_path / "bn_fit-0-of-2.npz") as f:
+        distributed = np.array([f["loss"], f["accuracy"]])
+    # the 2-rank evaluate equals one process evaluating the same weights on all data
+    np.testing.assert_allclose(distributed, np.load(tmp_path / "bn_eval.npy"),
+                               rtol=1e-6, atol=0)
+
+
+def test_batchnorm_synchronized_argument():
+    layer = fe.keras.layers.BatchNormalization(synchronized=True)
+    assert layer.get_config()["synchronized"] is True
+    assert fe.keras.layers.BatchNormalization.from_config(
+        layer.get_config()).synchronized is True
+    with pytest.raises(TypeError, match="synchronized must be a bool"):
+        fe.keras.layers.BatchNormalization(synchronized="yes")
+    # without a multi-worker strategy it is the ordinary layer
+    x = np.random.RandomState(0).randn(8, 3).astype(np.float32)
+    plain = fe.keras.layers.BatchNormalization()
+    np.testing.assert_allclose(layer(x, training=True).numpy(),
+                               plain(x, training=True).numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), plain.moving_mean.numpy())
+
+
+def test_batchnorm_train_step_is_traced_not_eager():
+    # the moving averages are updated with tensor arithmetic: fe.function replays the
+    # train step (no "runs eagerly" warning) and the statistics still move each step
+    import warnings
+    model = fe.keras.Sequential([fe.keras.layers.Dense(4, input_shape=(3,)),
+                                 fe.keras.layers.BatchNormalization(),
+                                 fe.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x = np.random.RandomState(1).randn(32, 3).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(x, x[:, :1], batch_size=8, epochs=1, verbose=0)
+    after_one = model.layers[1].moving_mean.numpy().copy()
+    model.fit(x, x[:, :1], batch_size=8, epochs=1, verbose=0)
+    assert not np.allclose(after_one, model.layers[1].moving_mean.numpy())

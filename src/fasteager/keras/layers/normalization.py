@@ -1,7 +1,10 @@
 """BatchNormalization and LayerNormalization."""
+import numpy as np
+
 import fasteager as fe
 
 from .. import _ops, initializers, regularizers
+from ...distribute import strategy as _distribute
 from .base import Layer
 
 
@@ -22,16 +25,28 @@ class BatchNormalization(Layer):
     In training, ``moving = moving * momentum + batch_statistic * (1 - momentum)``, with
     the batch's (biased) mean and variance over every axis but ``axis``, as Keras's
     non-fused path does. The moving statistics are non-trainable variables.
+
+    Under a multi-worker strategy the moving statistics are ON_READ variables with MEAN
+    aggregation, as in TensorFlow: each worker updates them from its own batches and the
+    value read, saved or used for inference is their mean over the workers (every
+    worker holds it after each training step). With ``synchronized=True`` the batch
+    statistics themselves are those of the global batch (one all-reduce of the sums and
+    sums of squares per call, whose gradient is again an all-reduce); without a
+    multi-worker strategy it is the ordinary layer.
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
-                 beta_regularizer=None, gamma_regularizer=None, **kwargs):
+                 beta_regularizer=None, gamma_regularizer=None, synchronized=False, **kwargs):
         for k in ("beta_constraint", "gamma_constraint", "renorm", "fused", "virtual_batch_size",
-                  "adjustment", "synchronized", "renorm_clipping", "renorm_momentum"):
+                  "adjustment", "renorm_clipping", "renorm_momentum"):
             kwargs.pop(k, None)
         super().__init__(**kwargs)
+        if not isinstance(synchronized, (bool, np.bool_)):
+            raise TypeError("BatchNormalization: synchronized must be a bool (got %r)"
+                            % (synchronized,))
+        self.synchronized = bool(synchronized)
         if not 0 <= momentum <= 1:
             raise ValueError("BatchNormalization: momentum must be in [0, 1] (got %r)" % momentum)
         if epsilon <= 0:
@@ -63,7 +78,28 @@ class BatchNormalization(Layer):
                                            initializer=self.moving_mean_initializer)
         self.moving_variance = self.add_weight("moving_variance", param_shape, trainable=False,
                                                initializer=self.moving_variance_initializer)
+        # build runs under the layer's strategy (or the scope fit/run entered)
+        self._strategy = _distribute._active_strategy()
+        if self._strategy is not None:
+            self._strategy._register_on_read(self.moving_mean)
+            self._strategy._register_on_read(self.moving_variance)
         self.built = True
+
+    def _global_moments(self, inputs):
+        """Mean and (biased) variance over every worker's batch: the workers' sums, sums
+        of squares and counts, all-reduced in one buffer."""
+        size = self.moving_mean.shape.num_elements()
+        shape = inputs.shape.as_list()
+        count = float(np.prod([shape[a] for a in self._reduce_axes]))
+        local = fe.concat([fe.reshape(fe.reduce_sum(inputs, self._reduce_axes), [-1]),
+                           fe.reshape(fe.reduce_sum(fe.square(inputs), self._reduce_axes),
+                                      [-1]),
+                           fe.constant([count], dtype=inputs.dtype)], axis=0)
+        total = _distribute.all_reduce_sum(self._strategy, local)
+        n = fe.stop_gradient(total[2 * size])
+        mean = total[:size] / n
+        var = fe.maximum(total[size:2 * size] / n - fe.square(mean), 0.0)
+        return fe.reshape(mean, self._bshape), fe.reshape(var, self._bshape)
 
     def call(self, inputs, training=None):
         shape = inputs.shape.as_list()
@@ -74,13 +110,16 @@ class BatchNormalization(Layer):
                 "the layer was built for (normalised axes %s of size %s)"
                 % (self.name, shape, self._axes, [self._bshape[a] for a in self._axes]))
         if training and self.trainable:
-            mean, var = _ops.moments(inputs, self._reduce_axes, keepdims=True)
+            if self.synchronized and self._strategy is not None:
+                mean, var = self._global_moments(inputs)
+            else:
+                mean, var = _ops.moments(inputs, self._reduce_axes, keepdims=True)
             m = self.momentum
             flat_mean = fe.reshape(fe.stop_gradient(mean), self.moving_mean.shape.as_list())
             flat_var = fe.reshape(fe.stop_gradient(var), self.moving_variance.shape.as_list())
-            self.moving_mean.assign(self.moving_mean.numpy() * m + flat_mean.numpy() * (1 - m))
-            self.moving_variance.assign(self.moving_variance.numpy() * m
-                                        + flat_var.numpy() * (1 - m))
+            # tensor arithmetic (no numpy()): fe.function can replay the update
+            self.moving_mean.assign(self.moving_mean * m + flat_mean * (1 - m))
+            self.moving_variance.assign(self.moving_variance * m + flat_var * (1 - m))
         else:
             mean = fe.reshape(self.moving_mean.read_value(), self._bshape)
             var = fe.reshape(self.moving_variance.read_value(), self._bshape)
@@ -95,7 +134,7 @@ class BatchNormalization(Layer):
     def get_config(self):
         config = super().get_config()
         config.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
-                      center=self.center, scale=self.scale)
+                      center=self.center, scale=self.scale, synchronized=self.synchronized)
         config.update(self._serialized(
             "beta_initializer", "gamma_initializer", "moving_mean_initializer",
             "moving_variance_initializer", "beta_regularizer", "gamma_regularizer"))
