@@ -1,9 +1,15 @@
-"""``Dataset.from_generator``: elements from a Python generator, checked against a
-declared signature (``output_signature``, or ``output_types`` with ``output_shapes``)."""
+"""Datasets that read elements from outside: ``Dataset.from_generator`` (a Python
+generator, checked against a declared signature: ``output_signature``, or
+``output_types`` with ``output_shapes``) and ``TextLineDataset`` (lines of text files)."""
+import gzip
+import io
+import os
+import zlib
+
 import numpy as np
 
 from ..dtypes import as_dtype
-from ..errors import InvalidArgumentError
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from . import structure as S
 from .dataset import UNKNOWN, Dataset
 
@@ -82,3 +88,67 @@ class FromGenerator(Dataset):
 
     def _element_spec(self):
         return self._spec
+
+
+class TextLineDataset(Dataset):
+    """The lines of one or more text files, as scalar ``fe.string`` tensors without their
+    line ending (``\\n`` or ``\\r\\n``), file after file (``tf.data.TextLineDataset``).
+
+    ``compression_type``: None or ``''`` (plain), ``'GZIP'`` or ``'ZLIB'``. Files are read
+    lazily, while iterating; a missing file raises ``NotFoundError`` then.
+
+    >>> for line in fe.data.TextLineDataset("notes.txt").take(2):
+    ...     print(line.numpy())
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        from ..strings import bytes_array
+        names = bytes_array(os.fsencode(filenames) if isinstance(filenames, os.PathLike)
+                            else filenames, "TextLineDataset")
+        if names.ndim > 1:
+            raise InvalidArgumentError("TextLineDataset: filenames must be a string or a list "
+                                       "of strings (got rank %d)" % names.ndim)
+        kind = "" if compression_type is None else compression_type
+        if kind not in ("", "GZIP", "ZLIB"):
+            raise InvalidArgumentError("TextLineDataset: compression_type must be None, '', "
+                                       "'GZIP' or 'ZLIB' (got %r)" % (compression_type,))
+        self._filenames = [os.fsdecode(n) for n in names.reshape(-1)]
+        self._compression = kind
+
+    def _open(self, path):
+        try:
+            raw = open(path, "rb")
+        except FileNotFoundError:
+            raise NotFoundError("TextLineDataset: %s not found" % path) from None
+        if self._compression == "GZIP":
+            return gzip.GzipFile(fileobj=raw, mode="rb")
+        if self._compression == "ZLIB":
+            with raw:
+                data = raw.read()
+            try:
+                return io.BytesIO(zlib.decompress(data))
+            except zlib.error as e:
+                raise DataLossError("TextLineDataset: %s is not ZLIB data (%s)" % (path, e)) \
+                    from None
+        return raw
+
+    def _iter(self):
+        for path in self._filenames:
+            with self._open(path) as f:
+                try:
+                    for line in f:
+                        if line.endswith(b"\n"):
+                            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                        value = np.empty((), dtype=object)
+                        value[()] = line
+                        yield value
+                except (OSError, EOFError, zlib.error) as e:
+                    raise DataLossError("TextLineDataset: cannot read %s as %s (%s)"
+                                        % (path, self._compression or "text", e)) from None
+
+    def _cardinality(self):
+        return UNKNOWN
+
+    def _element_spec(self):
+        return S.TensorSpec([], "string")
