@@ -8,9 +8,10 @@ from . import experimental
 from . import sources as _sources  # noqa: F401
 from . import transforms as _transforms  # noqa: F401
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, OwnedIterator
+from .sources import TextLineDataset
 from .structure import TensorSpec
 
 Iterator = OwnedIterator
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
-           "TensorSpec", "experimental"]
+           "TensorSpec", "TextLineDataset", "experimental"]
