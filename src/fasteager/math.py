@@ -14,4 +14,4 @@ from .ops.math_ops import (cumprod, cumsum, log_sigmoid, reduce_logsumexp,  # no
                            reduce_prod, reduce_std, reduce_variance)
 from .ops.math_ops import angle, conj, imag, real  # noqa: F401
 from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
-                              cosh, digamma, erf, lgamma, polygamma, sinh, sort, top_k)
+                              cosh, digamma, erf, erfc, lgamma, polygamma, sinh, sort, top_k)

@@ -49,6 +49,7 @@ AREA_SPECS = {
     "hypot": Spec(sp.hypot, np.hypot, BINARY, domain=positive),
     "exp2": Spec(sp.exp2, np.exp2),
     # ---- the gamma family (SciPy as the reference)
+    "erfc": Spec(sp.erfc, _scipy("erfc")),
     "lgamma": Spec(sp.lgamma, _scipy("gammaln"), domain=positive, rtol=1e-5),
     "digamma": Spec(sp.digamma, _scipy("digamma"), domain=positive, rtol=1e-5),
     "polygamma": Spec(lambda x: [sp.polygamma(1, x), sp.polygamma(2, x)],

@@ -44,6 +44,28 @@ erf_op = defop("erf", _erf_kernel, kinds=FLOAT,
                grads=[lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x))])
 
 
+_erfc_scalar = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _erfc_kernel(x):
+    # libm's erfc elementwise: 1 - erf(x) would lose every digit in the right tail
+    return _erfc_scalar(x).astype(x.dtype, copy=False)
+
+
+# d erfc(x) = -2/sqrt(pi) exp(-x^2) dx
+erfc_op = defop("erfc", _erfc_kernel, kinds=FLOAT,
+                grads=[lambda g, ans, x: g * -_TWO_OVER_SQRT_PI * exp(-(x * x))])
+
+
+def erfc(x, name=None):
+    """The complementary error function ``1 - erf(x)``, accurate in the right tail.
+
+    >>> fe.math.erfc([0., 1.]).numpy()
+    array([1.       , 0.1572992], dtype=float32)
+    """
+    return execute(erfc_op, x)
+
+
 def erf(x, name=None):
     """The Gauss error function, elementwise (float16 computes in float32).
 
