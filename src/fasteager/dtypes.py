@@ -1,8 +1,18 @@
 """Data types: ``fe.float32`` and friends, and ``fe.as_dtype``.
 
 A ``DType`` wraps a NumPy dtype. It compares equal to itself, to the NumPy dtype and to
-its name, so ``t.dtype == np.float32`` and ``t.dtype == "float32"`` both hold.
+its name, so ``t.dtype == np.float32`` and ``t.dtype == "float32"`` both hold. NumPy code
+can use it as a NumPy dtype: ``np.dtype(t.dtype)`` (NumPy reads its ``dtype``
+attribute), so ``np.zeros(3, t.dtype)`` and ``np.issubdtype(t.dtype, np.floating)`` work,
+and the NumPy dtype's attributes (``.kind``, ``.type``, ``.itemsize``, ``.char`` ...)
+read through.
 """
+
+# attributes of numpy.dtype that a DType reads through (TensorFlow's own names win; not
+# ``shape``/``ndim``, which code testing "is this array-like" looks for)
+_NUMPY_ATTRS = frozenset(("kind", "type", "itemsize", "char", "num", "str", "byteorder",
+                          "alignment", "descr", "isbuiltin", "isnative", "fields", "names",
+                          "subdtype", "flags", "hasobject", "metadata", "isalignedstruct"))
 import numpy as np
 
 
@@ -20,6 +30,16 @@ class DType:
     @property
     def as_numpy_dtype(self):
         return self._np.type
+
+    @property
+    def dtype(self):
+        """The NumPy dtype (what ``np.dtype(this)`` returns)."""
+        return self._np
+
+    def __getattr__(self, name):
+        if name in _NUMPY_ATTRS:
+            return getattr(self._np, name)
+        raise AttributeError("'DType' object has no attribute %r" % name)
 
     @property
     def base_dtype(self):
