@@ -392,6 +392,16 @@ def _np_dtype(dtype, default=np.float32):
     return np.dtype(default) if dtype is None else as_dtype(dtype)._np
 
 
+def _strings():
+    from .. import strings
+    return strings
+
+
+def _is_string_dtype(dtype):
+    from ..dtypes import as_dtype
+    return as_dtype(dtype).is_string
+
+
 def constant(value, dtype=None, shape=None, name=None):
     """A tensor holding ``value`` (Python value, NumPy array or tensor).
 
@@ -403,8 +413,15 @@ def constant(value, dtype=None, shape=None, name=None):
         if dtype is not None:
             from .math_ops import cast
             t = cast(t, dtype)
+    elif dtype is not None and _is_string_dtype(dtype):
+        return _strings().constant(value, shape)
     else:
-        t = convert_to_tensor(value, dtype)
+        try:
+            t = convert_to_tensor(value, dtype)
+        except InvalidArgumentError:
+            if dtype is None and _strings().is_string_value(value):
+                return _strings().constant(value, shape)   # fe.string: UTF-8 bytes
+            raise
     if shape is not None:
         dims = _dims("constant", shape)
         arr = t._value
