@@ -20,11 +20,6 @@ finally:
     if _wait_policy_default:
         del _os.environ["OMP_WAIT_POLICY"]
 
-# Freed arrays stay in the process for reuse instead of going back to the kernel between
-# eager ops (see _malloc.py; FASTEAGER_MALLOC_TUNING=0 or any MALLOC_* setting opts out).
-from . import _malloc  # noqa: E402
-_malloc.tune()
-
 from ._version import __version__  # noqa: F401,E402
 
 from . import dtypes, errors  # noqa: F401

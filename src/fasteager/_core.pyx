@@ -36,6 +36,31 @@ from .tensor_shape import TensorShape
 
 cnp.import_array()
 
+# Kernels on large inputs allocate their results from fasteager's array cache (_alloc.pyx,
+# taken off after each kernel): eager steps then reuse the same blocks instead of mapping
+# fresh pages per op. Smaller kernels keep the caller's allocator; for them the switch
+# (two context-variable sets) would cost more than it saves.
+from . import _alloc
+cdef object _array_cache = _alloc.handler
+cdef Py_ssize_t _CACHE_INPUT_BYTES = 32768
+
+
+def _set_array_cache(handler):
+    """Use ``handler`` (None: NumPy's default allocator) for large kernels' results."""
+    global _array_cache
+    _array_cache = handler
+
+
+cdef inline object _cache_on(list arrays):
+    """Install the array cache if ``arrays`` are large; returns the handler to restore."""
+    cdef Py_ssize_t nbytes = 0
+    for a in arrays:
+        if cnp.PyArray_Check(a):
+            nbytes += cnp.PyArray_NBYTES(<cnp.ndarray>a)
+    if nbytes >= _CACHE_INPUT_BYTES:
+        return cnp.PyDataMem_SetHandler(_array_cache)
+    return None
+
 # ----------------------------------------------------------------------------------------
 # Global switches (C integers: read on every op call)
 # ----------------------------------------------------------------------------------------
@@ -941,10 +966,17 @@ cdef object _binary(Op op, object a, object b):
         if not _check_numerics and _n_device_scopes == 0 and _gpu_state == 0 \
                 and cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
                 and (op.kind_mask >> cnp.PyArray_TYPE(ta._value)) & 1 and not op.quiet:
+            prev_alloc = None
+            if _array_cache is not None and cnp.PyArray_NBYTES(<cnp.ndarray>ta._value) + \
+                    cnp.PyArray_NBYTES(<cnp.ndarray>tb._value) >= _CACHE_INPUT_BYTES:
+                prev_alloc = cnp.PyDataMem_SetHandler(_array_cache)
             try:
                 r = op.forward(ta._value, tb._value)
             except Exception:
                 return execute(op, (a, b), None)   # the slow path builds the error message
+            finally:
+                if prev_alloc is not None:
+                    cnp.PyDataMem_SetHandler(prev_alloc)
             out = _wrap(r)
             out._np_rules = np_rules
             if _n_tracers and (tracer := _tracing()) is not None:
@@ -1020,6 +1052,7 @@ cpdef object execute(Op op, tuple args, dict attrs):
         _placement_hook(op.name)
     # 4. the kernel
     token = _quiet_enter() if op.quiet else None
+    prev_alloc = _cache_on(arrays) if _array_cache is not None else None
     try:
         if attrs:
             r = op.forward(*arrays, **attrs)
@@ -1028,6 +1061,8 @@ cpdef object execute(Op op, tuple args, dict attrs):
     except Exception as e:
         raise _kernel_error(op, arrays, attrs, e) from e
     finally:
+        if prev_alloc is not None:
+            cnp.PyDataMem_SetHandler(prev_alloc)
         if op.quiet:
             _quiet_exit(token)
     # 5. wrap (and check) the outputs; NumPy-rules tensors beget NumPy-rules tensors

@@ -72,10 +72,31 @@ cdef class Step:
         return "Step(%s %s -> %s)" % (self.name, self.ins, self.out)
 
 
+# A replay allocates from fasteager's array cache (see _alloc.pyx), as large eager
+# kernels do; the caller's allocator is back when it returns.
+from . import _alloc
+cdef object _array_cache = _alloc.handler
+
+
+def _set_array_cache(handler):
+    """Use ``handler`` (None: NumPy's default allocator) during replays."""
+    global _array_cache
+    _array_cache = handler
+
+
 def run(list steps, list regs, list bufs=None):
     """Replay ``steps`` over ``regs`` (filled with inputs and constants) in place.
 
     ``bufs``: the reused output buffers (None: every step allocates its result)."""
+    prev_alloc = cnp.PyDataMem_SetHandler(_array_cache) if _array_cache is not None else None
+    try:
+        _run(steps, regs, bufs)
+    finally:
+        if prev_alloc is not None:
+            cnp.PyDataMem_SetHandler(prev_alloc)
+
+
+cdef _run(list steps, list regs, list bufs):
     cdef Step s
     cdef Py_ssize_t i, n
     cdef object r, fn

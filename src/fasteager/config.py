@@ -5,6 +5,7 @@ import types
 
 import numpy as np
 
+from . import _alloc
 from . import placement as _device
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -45,7 +46,31 @@ def get_memory_growth(device):
 set_soft_device_placement = _device.set_soft_device_placement
 get_soft_device_placement = _device.get_soft_device_placement
 
+def get_array_cache_info():
+    """What fasteager's array cache holds (``cached_bytes``, ``cached_blocks``,
+    ``limit_bytes``) and how often it served a block (``hits``) or had to allocate one
+    (``misses``). The cache keeps freed result blocks of 64 KiB and more from fasteager's
+    kernels for reuse; NumPy code outside fasteager never allocates from it."""
+    return _alloc.info()
+
+
+def set_array_cache_limit(nbytes):
+    """Keep at most ``nbytes`` of freed blocks for reuse (default 256 MiB; 0: none)."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+        raise ValueError("set_array_cache_limit: nbytes must be an int >= 0 (got %r)"
+                         % (nbytes,))
+    _alloc.set_limit(int(nbytes))
+
+
+def empty_array_cache():
+    """Give the cached blocks back to the C library; returns how many bytes that freed."""
+    return _alloc.empty()
+
+
 experimental = types.SimpleNamespace(
+    get_array_cache_info=get_array_cache_info,
+    set_array_cache_limit=set_array_cache_limit,
+    empty_array_cache=empty_array_cache,
     list_physical_devices=list_physical_devices,
     list_logical_devices=list_logical_devices,
     set_memory_growth=set_memory_growth,
