@@ -30,3 +30,48 @@ def test_markdown_table():
     md = runner.markdown_table(results)
     assert "| w | fasteager | 2 us | 1 us - 3 us |  |" in md
     assert "|  | numpy | 1 us | 1 us - 1 us | 2.00x |" in md
+
+
+def test_each_entry_runs_alone_in_its_own_process(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert runner.main(["--quick", "--rounds", "2", "--only", "dispatch_add",
+                        "--json", str(out)]) == 0
+    assert "separate processes" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["mode"] == runner.MODE_ISOLATED
+    assert all(r["mode"] == runner.MODE_ISOLATED for r in data["results"])
+
+
+def test_in_process_mode_is_labelled(capsys):
+    assert runner.main(["--quick", "--rounds", "1", "--only", "dispatch_add",
+                        "--in-process"]) == 0
+    assert "IN-PROCESS" in capsys.readouterr().out
+
+
+def test_a_peer_process_never_holds_fasteager():
+    # the worker loads the workload modules without the fasteager package
+    import subprocess
+    import sys
+    from fasteager.bench import _worker
+    code = ("import runpy, sys; sys.argv = ['w']; g = runpy.run_path(%r); "
+            "g['load_workloads'](); print('fasteager' in sys.modules)" % _worker.__file__)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
+
+
+def test_isolation_problems_are_named(monkeypatch):
+    import sys
+    import types
+    from fasteager.bench import _worker
+    from fasteager.bench.workloads import Workload
+    wl = Workload("w", "d", with_fasteager=("numpy_after_fasteager",))
+    # this test process holds fasteager: a peer's worker in this state is refused
+    assert "imported fasteager" in _worker.isolation_problem(wl, "numpy")
+    assert _worker.isolation_problem(wl, "numpy_after_fasteager") is None
+    for peer in _worker.PEERS:
+        monkeypatch.delitem(sys.modules, peer, raising=False)
+    assert _worker.isolation_problem(wl, "fasteager") is None
+    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
+    assert _worker.isolation_problem(wl, "fasteager") == "fasteager's process imported torch"

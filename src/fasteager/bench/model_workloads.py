@@ -1,7 +1,7 @@
 """Workloads for whole training steps, convolution, elementwise ops and input pipelines."""
 import numpy as np
 
-from .workloads import _torch, workload
+from .workloads import _torch, all_workloads, workload
 
 # ---- elementwise and reductions at 1e3 / 1e6 elements -------------------------------------
 for _n in (1000, 1000000):
@@ -641,8 +641,7 @@ def _(quick):
     return run
 
 
-for _wl in [w for w in __import__("fasteager.bench.workloads", fromlist=["_ALL"])._ALL
-            if w.name == "elementwise_1000000"]:
+for _wl in [w for w in all_workloads() if w.name == "elementwise_1000000"]:
     def _e_jax(quick):
         import jax.numpy as jnp
         a = jnp.linspace(-1, 1, 1000000, dtype=jnp.float32)
@@ -776,3 +775,65 @@ def _compiled_peers(wl, fn, inputs):
 
 _compiled_peers(chain_large, _chain_large, lambda quick: [_chain_large_x()])
 _compiled_peers(buffers, _buffers_chain, _buffers_inputs)
+
+
+# ---- coexistence: does importing and using fasteager slow its neighbours? -------------------
+# The same NumPy / PyTorch MLP step in a process that imported fasteager and ran its own
+# training steps first (ratio base), and in one that never imported it. Target: within 5%.
+def _numpy_mlp_step():
+    """An MLP 784-128-10 SGD step (batch 32) by hand in NumPy."""
+    rng = np.random.default_rng(0)
+    w1 = (rng.standard_normal((784, 128)) * 0.05).astype(np.float32)
+    w2 = (rng.standard_normal((128, 10)) * 0.05).astype(np.float32)
+    b1, b2 = np.zeros(128, np.float32), np.zeros(10, np.float32)
+    x = rng.random((32, 784), dtype=np.float32)
+    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)]
+
+    def run():
+        h = np.maximum(x @ w1 + b1, 0)
+        z = h @ w2 + b2
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        dz = (p - onehot) / len(x)
+        dh = (dz @ w2.T) * (h > 0)
+        w2[...] -= 0.01 * (h.T @ dz)
+        b2[...] -= 0.01 * (dz.sum(axis=0))
+        w1[...] -= 0.01 * (x.T @ dh)
+        b1[...] -= 0.01 * (dh.sum(axis=0))
+    return run
+
+
+def _after_fasteager_work(make_step):
+    """Import fasteager and run its convnet and MLP steps, then build the peer's step."""
+    fe = _fasteager()
+    for step in (_keras_step(fe, _convnet_layers, _adam, (32, 28, 28, 1)),
+                 _keras_step(fe, _mlp_layers, _sgd, (32, 784))):
+        for _ in range(20):
+            step()
+    return make_step()
+
+
+def _torch_mlp_step():
+    torch = _torch()
+    model = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x, y = torch.rand(32, 784), torch.randint(0, 10, (32,))
+
+    def run():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return run
+
+
+for _peer, _make in (("numpy", _numpy_mlp_step), ("torch", _torch_mlp_step)):
+    _co = workload("coexist_%s_mlp" % _peer,
+                   "%s's MLP step after fasteager ran in the same process, vs a process "
+                   "without fasteager (ratio: with / without; target <= 1.05)" % _peer,
+                   base="%s_after_fasteager" % _peer,
+                   with_fasteager=("%s_after_fasteager" % _peer,))
+    _co.entry("%s_after_fasteager" % _peer)(
+        lambda quick, _make=_make: _after_fasteager_work(_make))
+    _co.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())

@@ -1,31 +1,44 @@
 """Run workloads side by side and report ratios (see the package docstring)."""
 import argparse
+import importlib
 import json
+import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
-from . import model_workloads  # noqa: F401 - registers its workloads
+from . import _worker
 from . import workloads as _workloads
+
+for _name in _worker.WORKLOAD_MODULES[1:]:   # each registers its workloads
+    if os.path.exists(os.path.join(os.path.dirname(__file__), _name + ".py")):
+        importlib.import_module("." + _name, __package__)
+
+_TURN_PAUSE = 0.02   # seconds between two entries' samples
 
 
 def _machine():
-    import numpy as np
+    """Versions read from the installed packages' metadata (nothing is imported here)."""
+    from importlib import metadata
     info = {"python": platform.python_version(), "machine": platform.machine(),
             "processor": platform.processor() or platform.machine(),
-            "numpy": np.__version__}
-    try:
-        import fasteager
-        info["fasteager"] = fasteager.__version__
-    except Exception:  # pragma: no cover
-        pass
-    for mod in ("torch", "tensorflow", "jax", "autograd"):
+            "cpus": os.cpu_count()}
+    for dist in ("numpy", "fasteager", "torch", "tensorflow", "tensorflow-cpu", "jax",
+                 "autograd"):
         try:
-            info[mod] = __import__(mod).__version__
-        except Exception:
+            info[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
             pass
     return info
+
+
+MODE_ISOLATED = "separate processes: each entry alone in its own fresh process, A B A B"
+MODE_IN_PROCESS = ("IN-PROCESS: every framework in this one process (quick local iteration "
+                   "only; one library's settings can slow another, so these ratios are not "
+                   "a fair comparison)")
 
 
 def _time_entry(fn, inner):
@@ -35,8 +48,27 @@ def _time_entry(fn, inner):
     return (time.perf_counter() - t0) / inner
 
 
-def run_workload(wl, rounds, quick, progress):
-    """Time every available entry of one workload, interleaved; returns a result dict."""
+def _summary(wl, samples, mode):
+    result = {"workload": wl.name, "description": wl.description, "unit": "s/call",
+              "mode": mode, "base": wl.base, "entries": {}}
+    base = statistics.median(samples[wl.base]) if wl.base in samples else None
+    for name, s in samples.items():
+        med = statistics.median(s)
+        row = {"median": med, "min": min(s), "max": max(s), "samples": len(s)}
+        if base is not None and name != wl.base:
+            row["fasteager_over_peer"] = base / med
+        result["entries"][name] = row
+    return result
+
+
+def _progress(wl, r, rounds, progress):
+    if progress:
+        print("\r  %-28s round %d/%d" % (wl.name, r + 1, rounds), end="", file=sys.stderr,
+              flush=True)
+
+
+def run_workload_in_process(wl, rounds, quick, progress):
+    """Every entry in this process, interleaved (``--in-process``: for quick iteration)."""
     entries = {}
     for name, make in wl.entries.items():
         try:
@@ -55,21 +87,80 @@ def run_workload(wl, rounds, quick, progress):
     for r in range(rounds):
         for name, fn in entries.items():
             samples[name].append(_time_entry(fn, inner[name]))
-        if progress:
-            print("\r  %-28s round %d/%d" % (wl.name, r + 1, rounds), end="", file=sys.stderr,
-                  flush=True)
-    if progress:
-        print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
-    result = {"workload": wl.name, "description": wl.description, "unit": "s/call",
-              "entries": {}}
-    base = statistics.median(samples["fasteager"]) if "fasteager" in samples else None
-    for name, s in samples.items():
-        med = statistics.median(s)
-        row = {"median": med, "min": min(s), "max": max(s), "samples": len(s)}
-        if base is not None and name != "fasteager":
-            row["fasteager_over_peer"] = base / med
-        result["entries"][name] = row
-    return result
+        _progress(wl, r, rounds, progress)
+    return _summary(wl, samples, MODE_IN_PROCESS)
+
+
+class _Worker:
+    """One entry in its own process (_worker.py), timed on request."""
+
+    def __init__(self, wl, entry, quick):
+        self.entry = entry
+        self.log = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, _worker.__file__, wl.name, entry, "1" if quick else "0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            bufsize=1)
+        self.ready = self._read()
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait()
+            self.log.seek(0)
+            raise RuntimeError("benchmark entry %s exited (status %s):\n%s" % (
+                self.entry, self.proc.returncode, self.log.read()[-3000:]))
+        return json.loads(line)
+
+    def sample(self):
+        self.proc.stdin.write("run\n")
+        self.proc.stdin.flush()
+        return self._read()["seconds"]
+
+    def close(self):
+        try:
+            self.proc.stdin.write("quit\n")
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+def run_workload(wl, rounds, quick, progress):
+    """Every entry alone in its own process; samples alternate A B A B over ``rounds``.
+
+    The processes start one after another (each warms up and calibrates while the others
+    wait), then take turns: only one runs at a time, with a short pause between turns so
+    a finished entry's threads are asleep before the next one starts."""
+    workers = []
+    try:
+        for name in wl.entries:
+            w = _Worker(wl, name, quick)
+            if "missing" in w.ready:
+                w.close()
+                continue
+            if w.ready.get("isolation_problem"):
+                w.close()
+                raise RuntimeError("%s / %s: %s" % (wl.name, name,
+                                                    w.ready["isolation_problem"]))
+            workers.append(w)
+        if not workers:
+            return None
+        samples = {w.entry: [] for w in workers}
+        for r in range(rounds):
+            for w in workers:
+                time.sleep(_TURN_PAUSE)
+                samples[w.entry].append(w.sample())
+            _progress(wl, r, rounds, progress)
+    finally:
+        for w in workers:
+            w.close()
+    return _summary(wl, samples, MODE_ISOLATED)
 
 
 def _fmt_time(t):
@@ -95,7 +186,9 @@ def print_table(results, out=None):
 
 def markdown_table(results):
     """The results as a Markdown table (what benchmarks/RESULTS.md holds)."""
-    lines = ["| workload | entry | median | min - max | fasteager / peer |",
+    modes = sorted(set(res.get("mode", MODE_ISOLATED) for res in results))
+    lines = ["Mode: %s." % "; ".join(modes), "",
+             "| workload | entry | median | min - max | fasteager / peer |",
              "|---|---|---|---|---|"]
     for res in results:
         first = True
@@ -138,6 +231,9 @@ def main(argv=None):
                    help="run workloads whose name contains this (repeatable)")
     p.add_argument("--quick", action="store_true", help="small sizes and few rounds")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds per workload")
+    p.add_argument("--in-process", action="store_true",
+                   help="run every framework in this one process (quick local iteration "
+                        "only: the output says so, and its ratios are not a fair comparison)")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a PNG plot of the ratios")
     p.add_argument("--markdown", metavar="PATH", help="write the table as Markdown")
@@ -150,17 +246,20 @@ def main(argv=None):
             print("%-30s %s [%s]" % (w.name, w.description, ", ".join(w.entries)))
         return 0
     rounds = args.rounds or (5 if args.quick else 15)
+    run = run_workload_in_process if args.in_process else run_workload
+    mode = MODE_IN_PROCESS if args.in_process else MODE_ISOLATED
+    print("mode: %s; %d rounds" % (mode, rounds), flush=True)
     results = []
     for w in wls:
         print("running %s ..." % w.name, file=sys.stderr, flush=True)
-        res = run_workload(w, rounds, args.quick, progress=sys.stderr.isatty())
+        res = run(w, rounds, args.quick, progress=sys.stderr.isatty())
         if res is not None:
             results.append(res)
     print_table(results)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"machine": _machine(), "command": " ".join(sys.argv),
-                       "results": results}, f, indent=2)
+            json.dump({"machine": _machine(), "command": " ".join(sys.argv), "mode": mode,
+                       "rounds": rounds, "results": results}, f, indent=2)
     if args.plot:
         plot(results, args.plot)
     if args.markdown:

@@ -7,10 +7,16 @@ import numpy as np
 
 
 class Workload:
-    def __init__(self, name, description):
+    """``base``: the entry the others are compared with (ratio base / entry).
+    ``with_fasteager``: entries other than fasteager's own that import fasteager on
+    purpose (the coexistence workloads); every other peer's process must not."""
+
+    def __init__(self, name, description, base="fasteager", with_fasteager=()):
         self.name = name
         self.description = description
         self.entries = {}
+        self.base = base
+        self.with_fasteager = frozenset(with_fasteager)
 
     def entry(self, framework):
         def register(factory):
@@ -22,8 +28,8 @@ class Workload:
 _ALL = []
 
 
-def workload(name, description):
-    w = Workload(name, description)
+def workload(name, description, **kwargs):
+    w = Workload(name, description, **kwargs)
     _ALL.append(w)
     return w
 
@@ -33,8 +39,7 @@ def all_workloads():
 
 
 def _torch():
-    import torch
-    torch.set_num_threads(2)
+    import torch           # at its default thread count, as its users run it
     return torch
 
 
