@@ -31,7 +31,7 @@ from . import _core
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 
-__all__ = ["as_string", "bytes_split", "format", "join", "length", "lower", "reduce_join",
+__all__ = ["as_string", "bytes_split", "decode_raw", "format", "join", "length", "lower", "reduce_join",
            "regex_full_match", "regex_replace", "split", "strip", "substr", "to_number",
            "unicode_decode", "unicode_encode", "unicode_split", "upper"]
 
@@ -775,3 +775,40 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     splits = _core.wrap(np.arange(rows + 1, dtype=np.int64) * n)
     from .ops.array_ops import reshape
     return _unicode_encode(reshape(t, [-1]), splits, lead_shape=arr.shape[:-1])
+
+
+# ---- raw bytes as numbers (tf.io.decode_raw) ---------------------------------------------
+
+def _decode_raw_fwd(arr, dtype, little_endian):
+    dt = np.dtype(dtype).newbyteorder("<" if little_endian else ">")
+    flat = arr.reshape(-1)
+    sizes = {len(s) for s in flat}
+    if len(sizes) > 1:
+        raise InvalidArgumentError("decode_raw: every string must have the same length (got "
+                                   "lengths %s)" % sorted(sizes))
+    size = sizes.pop() if sizes else 0
+    if size % dt.itemsize:
+        raise InvalidArgumentError("decode_raw: the string length %d is not a multiple of %d, "
+                                   "the size of %s" % (size, dt.itemsize, np.dtype(dtype).name))
+    n = size // dt.itemsize
+    out = np.frombuffer(b"".join(flat), dtype=dt).astype(np.dtype(dtype))
+    return out.reshape(arr.shape + (n,))
+
+
+_decode_raw = _StringOp("decode_raw", _decode_raw_fwd)
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """The bytes of each string read as numbers of ``out_type`` (a new last axis).
+
+    >>> fe.io.decode_raw(fe.constant("Duck"), fe.uint8).numpy()
+    array([ 68, 117,  99, 107], dtype=uint8)
+    """
+    if fixed_length is not None:
+        raise InvalidArgumentError("decode_raw: fixed_length is not supported (got %r)"
+                                   % (fixed_length,))
+    dt = as_dtype(out_type)
+    if dt.is_string or dt.is_bool:
+        raise InvalidArgumentError("decode_raw: out_type must be numeric (got %s)" % dt.name)
+    return _decode_raw(_string_input(input_bytes, "decode_raw", "input_bytes"),
+                       dtype=dt._np.str, little_endian=bool(little_endian))
