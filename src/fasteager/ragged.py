@@ -737,3 +737,17 @@ def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, nam
     splits = np.zeros(n + 1, dtype=ids.dtype if out_type is None else _np_dtype(out_type))
     np.cumsum(np.bincount(ids, minlength=n), out=splits[1:])
     return _core.wrap(splits)
+
+
+def _components(rt):
+    return (rt.flat_values,) + rt.nested_row_splits
+
+
+def _from_components(rt, parts):
+    return RaggedTensor.from_nested_row_splits(parts[0], parts[1:], validate=False)
+
+
+# composite protocol of fasteager.nest (expand_composites): fe.function returns ragged
+# tensors through their component tensors
+RaggedTensor._to_components = _components
+RaggedTensor._from_components = _from_components
