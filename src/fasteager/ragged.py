@@ -389,11 +389,10 @@ class RaggedTensor:
                                internal=True)
             if not rest:
                 return sub
-            if isinstance(rest[0], slice) and rest[0] == slice(None):
-                return sub if len(rest) == 1 else sub.with_values(
-                    _index_inner(sub._values, (slice(None),) + rest[1:]))
-            raise InvalidArgumentError("RaggedTensor: after a slice of rows only ':' may "
-                                       "index the ragged axis (got %r)" % (rest[0],))
+            if isinstance(rest[0], slice) and len(rest) == 1:
+                return sub._slice_each_row(rest[0])
+            raise InvalidArgumentError("RaggedTensor: after a slice of rows only a slice of "
+                                       "the ragged axis may follow (got %r)" % (rest,))
         try:
             i = int(first)
         except TypeError:
@@ -405,6 +404,39 @@ class RaggedTensor:
         i %= n
         row = _slice_values(self._values, int(s[i]), int(s[i + 1]))
         return _index_inner(row, rest) if rest else row
+
+    def _slice_each_row(self, sl):
+        """``rt[:, a:b]``: the same slice of every row (Python's rules per row)."""
+        if sl == slice(None):
+            return self
+        s = self._row_splits._value
+        keep = np.zeros(int(s[-1]), dtype=bool)
+        lengths = np.zeros(s.size - 1, dtype=s.dtype)
+        for i in range(s.size - 1):
+            idx = range(int(s[i]), int(s[i + 1]))[sl]
+            if idx.step != 1:
+                raise InvalidArgumentError("RaggedTensor: slices of a ragged axis need step 1 "
+                                           "(got %r)" % (sl,))
+            keep[idx.start:idx.stop] = True
+            lengths[i] = len(idx)
+        if isinstance(self._values, RaggedTensor):
+            values = boolean_mask(self._values, keep)
+        else:
+            from .ops.array_ops import getitem
+            from .ops.registry import execute
+            values = execute(getitem, self._values, key=keep)
+        return RaggedTensor.from_row_lengths(values, _core.wrap(lengths), validate=False)
+
+    def to_sparse(self, name=None):
+        """The same values as a SparseTensor over the bounding shape."""
+        from .sparse import SparseTensor
+        box, coords = self._flat_positions()
+        idx = np.stack(coords, axis=-1).astype(np.int64).reshape(-1, len(coords))
+        flat = self.flat_values
+        if flat._value.ndim > 1:
+            raise InvalidArgumentError("to_sparse: only scalar values are supported (got "
+                                       "values of shape %s)" % list(flat._value.shape))
+        return SparseTensor(idx, flat, np.array(box, dtype=np.int64))
 
     def __iter__(self):
         for i in range(self.nrows_int()):
@@ -614,8 +646,8 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
         level = [x for v in level for x in v]
     from .strings import is_string_value
     if is_string_value(level):
-        from .strings import constant as string_constant
-        values = string_constant(level)
+        from .strings import bytes_array
+        values = _core.wrap(bytes_array(level, "ragged.constant"))
     else:
         from .ops.array_ops import constant as dense_constant
         values = dense_constant(level if level else np.zeros(

@@ -23,6 +23,7 @@ quantifiers, anchors, alternation, ``\\d \\w \\s``); RE2-only syntax such as ``\
 ``(?P=name)`` differences is not translated. Rewrites use ``\\1`` .. ``\\9`` and ``\\0``.
 """
 import builtins
+import functools
 import re
 
 import numpy as np
@@ -220,6 +221,18 @@ def _check_unit(opname, unit):
                                    % (opname, unit))
 
 
+def _on_flat_values(fn):
+    """An elementwise string function that also takes a RaggedTensor (applied to its flat
+    values, keeping the row partition), as TensorFlow dispatches them."""
+    @functools.wraps(fn)
+    def wrapper(input, *args, **kwargs):
+        from .ragged import RaggedTensor
+        if isinstance(input, RaggedTensor):
+            return input.with_flat_values(fn(input.flat_values, *args, **kwargs))
+        return fn(input, *args, **kwargs)
+    return wrapper
+
+
 # ---- length, case, strip -------------------------------------------------------------------
 
 def _utf8(b, opname="strings"):
@@ -234,6 +247,7 @@ _length_chars = _StringOp("string_length_utf8",
                           _elementwise(lambda b: len(_utf8(b, "length")), np.int32))
 
 
+@_on_flat_values
 def length(input, unit="BYTE", name=None):
     """The length of each string, in bytes (``unit='BYTE'``) or in UTF-8 characters
     (``unit='UTF8_CHAR'``), as int32.
@@ -261,12 +275,14 @@ def _check_encoding(opname, encoding):
     return bool(encoding)
 
 
+@_on_flat_values
 def lower(input, encoding="", name=None):
     """Lowercase: ASCII letters only, or every letter with ``encoding='utf-8'``."""
     full = _check_encoding("lower", encoding)
     return (_lower_utf8 if full else _lower)(_string_input(input, "lower"))
 
 
+@_on_flat_values
 def upper(input, encoding="", name=None):
     """Uppercase: ASCII letters only, or every letter with ``encoding='utf-8'``."""
     full = _check_encoding("upper", encoding)
@@ -277,6 +293,7 @@ def upper(input, encoding="", name=None):
 _strip = _StringOp("string_strip", _elementwise(bytes.strip))
 
 
+@_on_flat_values
 def strip(input, name=None):
     """Each string without leading and trailing whitespace."""
     return _strip(_string_input(input, "strip"))
@@ -372,6 +389,7 @@ def _substr_fwd(arr, pos, ln, unit):
 _substr = _StringOp("substr", _substr_fwd)
 
 
+@_on_flat_values
 def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TensorFlow's name
     """The substrings of ``len`` bytes (or UTF-8 characters) starting at ``pos`` (negative:
     from the end); ``pos`` beyond the string is an error, ``len`` is clipped to its end.
@@ -426,6 +444,7 @@ def _to_number_fwd(arr, dtype):
 _to_number = _StringOp("string_to_number", _to_number_fwd)
 
 
+@_on_flat_values
 def to_number(string_tensor, out_type=None, name=None):
     """Each string parsed as a number of ``out_type`` (float32 by default).
 
@@ -462,6 +481,7 @@ def _as_string_fwd(arr, precision, scientific, shortest, width, fill):
 _as_string = _StringOp("as_string", _as_string_fwd)
 
 
+@_on_flat_values
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
               name=None):
     """Each number as a string, as C's printf does it (floats: ``%f``, 6 decimals unless
@@ -576,6 +596,7 @@ def _regex_replace_fwd(arr, pattern, rewrite, replace_global):
 _regex_replace = _StringOp("regex_replace", _regex_replace_fwd)
 
 
+@_on_flat_values
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Replace the matches of ``pattern`` (RE2 syntax, the subset Python's ``re`` shares)
     with ``rewrite`` (``\\1`` names a group); only the first match unless
@@ -600,6 +621,7 @@ def _full_match_fwd(arr, pattern):
 _full_match = _StringOp("regex_full_match", _full_match_fwd)
 
 
+@_on_flat_values
 def regex_full_match(input, pattern, name=None):
     """Whether each whole string matches ``pattern`` (RE2 syntax, see ``regex_replace``)."""
     t = _string_input(input, "regex_full_match")
