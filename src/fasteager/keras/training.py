@@ -397,6 +397,8 @@ class Model(Layer):
                                            verbose=verbose)
         self.stop_training = False
         cb.on_train_begin()
+        # BackupAndRestore resumes an interrupted fit at the first epoch it did not finish
+        initial_epoch = self.__dict__.pop("_initial_epoch", None) or initial_epoch
         logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
