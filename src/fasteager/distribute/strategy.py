@@ -182,6 +182,14 @@ class MultiWorkerMirroredStrategy:
         todo = [v for v in variables if v._var_id not in self._synced]
         if not todo:
             return
+        self._broadcast(todo)
+
+    def _broadcast(self, variables):
+        """Give every worker rank 0's values of ``variables`` (fused per dtype), e.g. after
+        the chief alone restored them from a backup."""
+        if self._comm.size == 1:
+            return
+        todo = list(variables)
         by_dtype = {}
         for v in todo:
             by_dtype.setdefault(v._tensor._value.dtype, []).append(v)

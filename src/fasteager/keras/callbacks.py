@@ -279,6 +279,189 @@ class ModelCheckpoint(Callback):
             self.model.save(path)
 
 
+class BackupAndRestore(Callback):
+    """Back up the training state to ``backup_dir`` and resume an interrupted ``fit``.
+
+    As Keras 3's callback: at the end of each epoch (``save_freq="epoch"``) or every
+    ``save_freq`` batches the model's weights, the optimizer's state and the epoch are
+    written to ``backup_dir``; a later ``fit`` with the same callback restores them at
+    its start and continues from the first epoch not finished (with an integer
+    ``save_freq``, from the start of the epoch that was running, as Keras does). With
+    ``delete_checkpoint=True`` the backup is removed when training completes.
+
+    The random generator's state (fit's shuffling, dropout) is backed up too, one per
+    worker, so a resumed run reproduces the uninterrupted one. Under a multi-worker
+    strategy only the chief writes; at restart the chief reads the backup and every
+    worker takes its values (``backup_dir`` need only be on the chief's disk).
+
+    >>> backup = fe.keras.callbacks.BackupAndRestore(backup_dir="/tmp/backup")
+    >>> model.fit(x, y, epochs=10, callbacks=[backup])   # rerun the same after a crash
+    """
+
+    _METADATA = "training_metadata.json"
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False,
+                 delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore: empty `backup_dir` argument passed "
+                             "(expected a directory path, got %r)" % (backup_dir,))
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or
+                                     not isinstance(save_freq, int) or save_freq < 1):
+            raise ValueError("BackupAndRestore: invalid value for argument `save_freq` "
+                             "(expected 'epoch' or a positive integer, got %r)"
+                             % (save_freq,))
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = save_freq
+        self.double_checkpoint = bool(double_checkpoint)
+        self.delete_checkpoint = bool(delete_checkpoint)
+        self._current_epoch = 0
+        self._last_batch_seen = 0
+        self._batches_since_saving = 0
+        self._saves = 0
+
+    # -- what is saved ----------------------------------------------------------------------
+    def _checkpoint(self):
+        from ..train import Checkpoint
+        deps = {"model": self.model}
+        if getattr(self.model, "optimizer", None) is not None:
+            deps["optimizer"] = self.model.optimizer
+        return Checkpoint(**deps)
+
+    @staticmethod
+    def _rng_state():
+        from ..ops import random_ops
+        return {"global": random_ops._global_rng.bit_generator.state,
+                "streams": [[list(key), rng.bit_generator.state]
+                            for key, rng in random_ops._op_streams.items()]}
+
+    @staticmethod
+    def _set_rng_state(state):
+        import numpy as np
+        from ..ops import random_ops
+        random_ops._global_rng.bit_generator.state = state["global"]
+        random_ops._op_streams.clear()
+        for key, value in state["streams"]:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = value
+            random_ops._op_streams[tuple(key)] = rng
+
+    # -- hooks ------------------------------------------------------------------------------
+    def on_train_begin(self, logs=None):
+        if not self.model.built:
+            raise ValueError("BackupAndRestore: the model must be built before fit() "
+                             "(model %r is unbuilt; build it beforehand by calling it on a "
+                             "batch of data or with model.build(input_shape))"
+                             % self.model.name)
+        strategy = _distribute.strategy_for(self.model)
+        comm = strategy._comm if strategy is not None else None
+        chief = comm is None or comm.rank == 0
+        metadata = self._restore() if chief else None
+        if comm is not None:
+            metadata = comm.bcast_obj(metadata)
+        if metadata is None:
+            return
+        if strategy is not None:   # the workers take the chief's restored values
+            self._build_optimizer()
+            variables = list(self.model.variables)
+            optimizer = getattr(self.model, "optimizer", None)
+            if optimizer is not None:
+                variables += [v for v in optimizer.variables
+                              if all(v is not w for w in variables)]
+            strategy._broadcast(variables)
+        states = metadata.get("rng")
+        if states:
+            self._set_rng_state(states[(comm.rank if comm is not None else 0) % len(states)])
+        self._saves = metadata.get("saves", 0)
+        self.model._initial_epoch = metadata["epoch"]
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._current_epoch = epoch + 1
+        self._last_batch_seen = 0
+        if self.save_freq == "epoch":
+            self._save()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        # counted as Keras does: a batch index not above the last one starts an epoch
+        added = batch + 1 if batch <= self._last_batch_seen else batch - self._last_batch_seen
+        self._batches_since_saving += added
+        self._last_batch_seen = batch
+        if self._batches_since_saving >= self.save_freq:
+            self._batches_since_saving = 0
+            self._save()
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint and _distribute.should_write() and \
+                os.path.isdir(self.backup_dir):
+            import shutil
+            shutil.rmtree(self.backup_dir)
+
+    # -- files ------------------------------------------------------------------------------
+    def _build_optimizer(self):
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None:
+            optimizer.build(self.model.trainable_variables)   # slots exist before restore
+
+    def _read_metadata(self, name):
+        import json
+        path = os.path.join(self.backup_dir, name)
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            return json.load(f)
+
+    def _restore(self):
+        """Restore the latest backup (with ``double_checkpoint``, the previous one when the
+        latest cannot be read); returns its metadata, or None when there is no backup."""
+        from ..errors import OpError
+        metadata = self._read_metadata(self._METADATA)
+        if metadata is None:
+            return None
+        self._build_optimizer()
+        try:
+            self._checkpoint().restore(os.path.join(self.backup_dir, metadata["checkpoint"]))
+        except (OSError, ValueError, OpError):
+            previous = self._read_metadata(self._METADATA + ".bkp") \
+                if self.double_checkpoint else None
+            if previous is None:
+                raise
+            self._checkpoint().restore(os.path.join(self.backup_dir, previous["checkpoint"]))
+            metadata = previous
+        return metadata
+
+    def _save(self):
+        """Write a new checkpoint, then the metadata naming it (the atomic commit point),
+        then remove older checkpoints: a crash at any moment leaves a consistent backup."""
+        import json
+        from .._atomic import atomic_write
+        strategy = _distribute.strategy_for(self.model)
+        rng = self._rng_state()
+        # every worker's generator state (a collective: all workers reach this point)
+        states = strategy._comm.allgather(rng) if strategy is not None else [rng]
+        self._saves += 1
+        if not _distribute.should_write():
+            return
+        os.makedirs(self.backup_dir, exist_ok=True)
+        name = "backup-%d" % self._saves
+        self._checkpoint().write(os.path.join(self.backup_dir, name))
+        metadata = {"epoch": self._current_epoch, "batch": self._last_batch_seen,
+                    "checkpoint": name, "saves": self._saves, "rng": states}
+        latest = os.path.join(self.backup_dir, self._METADATA)
+        if self.double_checkpoint and os.path.exists(latest):
+            with open(latest, "rb") as f:
+                atomic_write(latest + ".bkp", f.read())
+        atomic_write(os.path.join(self.backup_dir, self._METADATA),
+                     json.dumps(metadata).encode())
+        keep = {name}
+        if self.double_checkpoint and self._saves > 1:
+            keep.add("backup-%d" % (self._saves - 1))
+        for entry in os.listdir(self.backup_dir):
+            if entry.startswith("backup-") and entry.split(".")[0] not in keep:
+                os.remove(os.path.join(self.backup_dir, entry))
+
+
 class TensorBoard(Callback):
     """Write ``epoch_<metric>`` scalars to ``log_dir/train`` and ``log_dir/validation``.
 
