@@ -133,6 +133,7 @@ concat = concatenate
 permute_dims = transpose
 
 ndarray = _core.Tensor
+__version__ = _np.__version__    # the NumPy API this namespace follows (autograd.numpy does the same)
 
 # constants
 pi = _np.pi

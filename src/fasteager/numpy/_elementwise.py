@@ -166,7 +166,8 @@ def _logaddexp(a, b):
     # log(e^a + e^b) = (a + b)/2 + |d|/2 + log1p(e^-|d|), d = a - b: no overflow, and at
     # a tie the gradient splits evenly (1/2 each; max(a, b) + ... would give it all to a).
     # |d|/2 + log1p(e^-|d|) = log(2 cosh(d/2)) is smooth, so second derivatives hold too.
-    d = m.abs(a - b)
+    with np.errstate(invalid="ignore"):     # inf - inf: NaN here, replaced below
+        d = m.abs(a - b)
     half = np.asarray(0.5, dtype=a._value.dtype)[()]
     out = (a + b) * half + d * half + m.log1p(m.exp(-d))
     same_inf = m.logical_and(m.is_inf(a), m.equal(a, b))     # -inf, -inf gives -inf
