@@ -15,6 +15,9 @@ The op table has one definition per op: its VJP. JVPs are derived from it:
   of ``<J^T g, t>`` with respect to ``g`` (the transpose trick, as TensorFlow's
   accumulator does for ops without a JVP). A helper tape runs the VJP once and its
   gradient once.
+* linear and multilinear ops (``defop(jvp=LINEAR)``: reshape, concat, reduce_sum ...;
+  ``jvp=MULTILINEAR``: matmul): the op itself applied to the tangents, one call per input
+  with a tangent, instead of a transpose (a tape, a VJP and its gradient).
 * ``defop(jvp=f)``: a direct rule ``f(tangents, ans, *inputs, **attrs)``, for ops where it
   is much cheaper than both.
 
@@ -32,7 +35,7 @@ import numpy as np
 from . import _core, nest
 from .errors import InvalidArgumentError
 from .ops import array_ops, math_ops, registry
-from .ops.registry import ELEMENTWISE
+from .ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -189,11 +192,27 @@ def _underivable(op, custom):
         "a gradient written with fasteager ops, or a jvp= rule on the op)" % what)
 
 
+def _multilinear_jvp(op, inputs, attrs, tangents):
+    total = None
+    for j, t in enumerate(tangents):
+        if t is not None:
+            args = list(inputs)
+            args[j] = t
+            term = registry.execute(op, *args, **(attrs or {}))
+            total = term if total is None else math_ops.add(total, term)
+    return total
+
+
 def output_tangents(op, inputs, outputs, attrs, custom, tangents):
     """The tangents of one op's outputs (a Tensor, a tuple for multi-output ops, None
     entries for outputs with none) from its inputs' tangents (None for zero)."""
     if custom is None:
         rule = op.__dict__.get("jvp_rule")
+        if rule is LINEAR:
+            return registry.execute(op, *[array_ops.zeros_like(x) if t is None else t
+                                          for x, t in zip(inputs, tangents)], **(attrs or {}))
+        if rule is MULTILINEAR:
+            return _multilinear_jvp(op, inputs, attrs, tangents)
         if rule is not None and rule is not ELEMENTWISE:
             return rule(tangents, outputs, *inputs, **attrs) if attrs else \
                 rule(tangents, outputs, *inputs)

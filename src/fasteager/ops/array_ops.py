@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .registry import (ALL, as_int, as_shape, defop, execute, normalize_axis, single_axis,
-                       unbroadcast)
+from .registry import (ALL, LINEAR, as_int, as_shape, defop, execute, normalize_axis,
+                       single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range   # this module defines fe.range and fe.slice
@@ -34,7 +34,7 @@ def _reshape_fwd(x, shape):
 
 
 # reshape only moves values around: the gradient is reshaped back
-_reshape = defop("reshape", _reshape_fwd, kinds=ALL + "c", same_dtype=False,
+_reshape = defop("reshape", _reshape_fwd, kinds=ALL + "c", same_dtype=False, jvp=LINEAR,
                  grads=[lambda g, ans, x, shape: reshape(g, _shape_of(x))])
 
 
@@ -68,6 +68,7 @@ def _transpose_fwd(x, perm):
 
 # transpose: the gradient is transposed by the inverse permutation
 _transpose = defop("transpose", _transpose_fwd, kinds=ALL + "c", same_dtype=False,
+                   jvp=LINEAR,
                    grads=[lambda g, ans, x, perm: transpose(g, np.argsort(perm).tolist())])
 
 
@@ -122,7 +123,7 @@ def squeeze(input, axis=None, name=None):
 
 # broadcast_to copies values along new axes: the gradient sums them back
 _broadcast_to = defop("broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
-                      kinds=ALL + "c",
+                      kinds=ALL + "c", jvp=LINEAR,
                       same_dtype=False,
                       grads=[lambda g, ans, x, shape: unbroadcast(g, x)])
 
@@ -145,7 +146,7 @@ def _concat_grad(g, ans, inputs, attrs, needs):
 
 
 _concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds=ALL + "c",
-                joint_grad=_concat_grad)
+                joint_grad=_concat_grad, jvp=LINEAR)
 
 
 def concat(values, axis, name=None):
@@ -173,7 +174,7 @@ def _split_fwd(x, sizes, axis):
 
 
 # split: the gradient concatenates the pieces' gradients
-_split = defop("split", _split_fwd, kinds=ALL + "c", multi=True,
+_split = defop("split", _split_fwd, kinds=ALL + "c", multi=True, jvp=LINEAR,
                grads=[lambda g, ans, x, sizes, axis: execute(_concat, *g, axis=axis)])
 
 
@@ -204,7 +205,7 @@ def _stack_grad(g, ans, inputs, attrs, needs):
 
 
 _stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ALL + "c",
-               joint_grad=_stack_grad)
+               joint_grad=_stack_grad, jvp=LINEAR)
 
 
 def stack(values, axis=0, name=None):
@@ -228,7 +229,7 @@ def _unstack_fwd(x, axis):
 
 
 # unstack: the gradient stacks the pieces' gradients
-_unstack = defop("unstack", _unstack_fwd, kinds=ALL + "c", multi=True,
+_unstack = defop("unstack", _unstack_fwd, kinds=ALL + "c", multi=True, jvp=LINEAR,
                  grads=[lambda g, ans, x, axis: execute(_stack, *g, axis=axis)])
 
 
@@ -249,7 +250,8 @@ def unstack(value, num=None, axis=0, name=None):
 # ---- identity and stop_gradient -------------------------------------------------------------
 
 # identity: the gradient passes unchanged
-identity_op = defop("identity", lambda x: x, kinds=ALL + "c", grads=[lambda g, ans, x: g])
+identity_op = defop("identity", lambda x: x, kinds=ALL + "c", grads=[lambda g, ans, x: g],
+                    jvp=LINEAR)
 
 
 def identity(input, name=None):
@@ -542,7 +544,7 @@ def _tile_grad(g, ans, x, multiples):
 
 
 _tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ALL + "c",
-              grads=[_tile_grad])
+              grads=[_tile_grad], jvp=LINEAR)
 
 
 def tile(input, multiples, name=None):

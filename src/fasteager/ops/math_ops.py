@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .registry import (ALL, BOOL, FLOAT, INT_BOOL, NUMERIC, as_bool, defop, execute,
-                       normalize_axis, single_axis, unbroadcast)
+from .registry import (ALL, BOOL, FLOAT, INT_BOOL, LINEAR, MULTILINEAR, NUMERIC, as_bool,
+                       defop, execute, normalize_axis, single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -477,10 +477,10 @@ def _extreme_grad(g, ans, x, axis=None, keepdims=False):
     return hits * (g / count)
 
 
-_reduce_sum = defop("reduce_sum", _sum_fwd, kinds=NUMERIC_C,
+_reduce_sum = defop("reduce_sum", _sum_fwd, kinds=NUMERIC_C, jvp=LINEAR,
                     grads=[lambda g, ans, x, axis=None, keepdims=False:
                            _expand_to_input(g, x, axis, keepdims)])
-_reduce_mean = defop("reduce_mean", _mean_fwd, kinds=NUMERIC_C,
+_reduce_mean = defop("reduce_mean", _mean_fwd, kinds=NUMERIC_C, jvp=LINEAR,
                      grads=[lambda g, ans, x, axis=None, keepdims=False:
                             _expand_to_input(g, x, axis, keepdims) / _count(x, axis)])
 _reduce_max = defop("reduce_max", _extreme_fwd(np.max, _lowest), grads=[_extreme_grad])
@@ -577,7 +577,7 @@ def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
 
 # quiet: products of large values overflow to inf as in TensorFlow, without a NumPy warning
 _matmul = defop("matmul", _matmul_fwd, kinds=NUMERIC_C, grads=[_matmul_da, _matmul_db],
-                into=_matmul_into, quiet=True)
+                into=_matmul_into, quiet=True, jvp=MULTILINEAR)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -768,7 +768,7 @@ def _scan_fwd(fn, fill):
 
 
 # cumsum is linear: its adjoint is the cumsum running the other way
-_cumsum = defop("cumsum", _scan_fwd(np.cumsum, 0),
+_cumsum = defop("cumsum", _scan_fwd(np.cumsum, 0), jvp=LINEAR,
                 grads=[lambda g, ans, x, axis, exclusive=False, reverse=False:
                        cumsum(g, axis, exclusive=exclusive, reverse=not reverse)])
 

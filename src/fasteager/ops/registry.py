@@ -23,8 +23,11 @@ ufunc forward. ``nin`` and ``attrs`` are read from the forward's signature (see
 Forward mode (``fasteager.forward``) derives each op's JVP from its VJP. ``jvp=`` is only
 for ops where a direct rule is much cheaper: ``jvp=ELEMENTWISE`` marks an elementwise op
 whose forward is not a NumPy ufunc (ufuncs are recognised): its Jacobian is diagonal, so
-its VJP applied to the tangent is its JVP; ``jvp=f`` gives the rule itself,
-``f(tangents, ans, *inputs, **attrs)`` with ``None`` for inputs of zero tangent.
+its VJP applied to the tangent is its JVP; ``jvp=LINEAR`` marks an op linear in its
+inputs jointly (reshape, concat, reduce_sum: the JVP is the op of the tangents) and
+``jvp=MULTILINEAR`` one linear in each input separately (matmul: the JVP is the sum over
+inputs of the op with that input replaced by its tangent); ``jvp=f`` gives the rule
+itself, ``f(tangents, ans, *inputs, **attrs)`` with ``None`` for inputs of zero tangent.
 
 ``into`` is the kernel writing into a given array, ``into(*arrays, out, **attrs)``, with
 the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
@@ -44,8 +47,10 @@ ALL = "fiub"
 BOOL = "b"
 INT_BOOL = "iub"
 
-# jvp= marker: an elementwise op whose VJP, applied to the tangent, is its JVP
-ELEMENTWISE = "elementwise"
+# jvp= markers (see the module docstring): structure that gives the JVP directly
+ELEMENTWISE = "elementwise"     # diagonal Jacobian: the VJP applied to the tangent
+LINEAR = "linear"               # linear in all inputs together: the op of the tangents
+MULTILINEAR = "multilinear"     # linear in each input: sum of the op with one tangent
 
 OPS = {}
 NO_GRADIENT = {}
