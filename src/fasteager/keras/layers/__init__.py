@@ -7,10 +7,12 @@ from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,
                    GlobalAveragePooling2D, GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                    MaxPool2D, MaxPooling2D)
 from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda,  # noqa: F401
-                   LeakyReLU, ReLU, Reshape, Softmax)
+                   LeakyReLU, Masking, ReLU, Reshape, Softmax)
 from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
                       Subtract, add, average, concatenate, dot, maximum, minimum, multiply,
                       subtract)
 from .reshaping import (Cropping2D, Permute, RepeatVector, UpSampling2D,  # noqa: F401
                         ZeroPadding2D)
+from .recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell,  # noqa: F401
+                        SimpleRNN, SimpleRNNCell, TimeDistributed)
