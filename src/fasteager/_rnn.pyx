@@ -35,7 +35,7 @@ cdef extern from "_fastmath.h" nogil:
 
 # activation name -> code of the fused loops; the backward pass needs f' as a function of
 # f's output, which these have
-ACTIVATIONS = {"linear": 0, "tanh": 1, "sigmoid": 2, "relu": 3, "hard_sigmoid": 4}
+ACTIVATIONS = {"linear": 0, "tanh": 1, "sigmoid": 2, "relu": 3}
 
 
 # ----------------------------------------------------------------------------------------
@@ -58,10 +58,6 @@ cdef inline floating _act(int code, floating v) noexcept nogil:
             return exp(v) / (1.0 + exp(v))
     if code == 3:
         return v if v > 0 else 0
-    if code == 4:
-        # Keras 3: relu6(x + 3) / 6
-        v = (v + 3) / 6
-        return 0 if v < 0 else (1 if v > 1 else v)
     return v
 
 
@@ -73,8 +69,6 @@ cdef inline floating _dact(int code, floating y) noexcept nogil:
         return y * (1 - y)
     if code == 3:
         return 1 if y > 0 else 0
-    if code == 4:
-        return <floating>(1.0 / 6.0) if 0 < y < 1 else 0
     return 1
 
 

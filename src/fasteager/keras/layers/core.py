@@ -1,5 +1,5 @@
 """Core layers: Dense, Flatten, Reshape, Dropout, Activation, ReLU, Softmax, Embedding,
-Lambda."""
+Masking, Lambda."""
 import types
 
 import numpy as np
@@ -240,8 +240,9 @@ class Embedding(Layer):
             embeddings_initializer = initializers.RandomUniform()
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
-        self.mask_zero = mask_zero
+        self.mask_zero = bool(mask_zero)
         self.input_length = input_length
+        self.supports_masking = self.mask_zero
 
     def build(self, input_shape):
         self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
@@ -264,11 +265,47 @@ class Embedding(Layer):
             return fe.gather(self.embeddings, inputs)
         return self.embeddings.read_value()[ids]
 
+    def compute_mask(self, inputs, mask=None):
+        """With ``mask_zero=True``, id 0 is padding: the mask is ``inputs != 0``."""
+        if not self.mask_zero:
+            return None
+        return fe.not_equal(self._convert_input(inputs), 0)
+
     def get_config(self):
         config = super().get_config()
         config.update(input_dim=self.input_dim, output_dim=self.output_dim,
                       mask_zero=self.mask_zero, input_length=self.input_length)
         config.update(self._serialized("embeddings_initializer", "embeddings_regularizer"))
+        return config
+
+
+class Masking(Layer):
+    """Marks time steps whose features all equal ``mask_value`` as padding: they are
+    zeroed, and the mask (``(batch, time)``, True where kept) goes to the next layers.
+
+    >>> x = fe.constant([[[1.], [0.]]])
+    >>> fe.keras.layers.Masking()(x).shape
+    TensorShape([1, 2, 1])
+    """
+
+    _input_min_ndim = 2
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = float(mask_value)
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        return fe.reduce_any(fe.not_equal(self._convert_input(inputs), self.mask_value),
+                             axis=-1)
+
+    def call(self, inputs):
+        keep = self.compute_mask(inputs)
+        return inputs * fe.cast(fe.expand_dims(keep, -1), inputs.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config["mask_value"] = self.mask_value
         return config
 
 
