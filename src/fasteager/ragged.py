@@ -682,10 +682,7 @@ def _reduce(name, rt, axis, keepdims, pad_of):
         count = count.reshape(count.shape.as_list() + [1] * (dense.ndim - 2))
         s = fmath.reduce_sum(dense, axis=ax, keepdims=keepdims)
         c = fmath.reduce_sum(count, axis=ax, keepdims=keepdims)
-        if dt.is_integer:       # an integer mean truncates and keeps the dtype, as in TF
-            from .ops.math_ops import cast
-            return cast(fmath.truediv(s, c), dt)
-        return s / c
+        return s / c        # integers: true division to float64, as TensorFlow's guide shows
     dense = rt.to_tensor(default_value=_core.wrap(np.array(pad_of(dt), dtype=dt._np)))
     return getattr(fmath, name)(dense, axis=ax, keepdims=keepdims)
 
@@ -712,7 +709,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean over ``axis`` (an empty row gives NaN)."""
+    """Mean over ``axis`` (an empty row gives NaN; integer values give float64)."""
     return _reduce("reduce_mean", input_tensor, axis, keepdims, None)
 
 

@@ -88,6 +88,10 @@ def bytes_array(value, opname="constant"):
                                    "use fe.ragged.constant for rows of different lengths"
                                    % (opname, value)) from None
     if arr.dtype.kind == "O" and arr.size and not all(type(v) is bytes for v in arr.flat):
+        if any(isinstance(v, (list, tuple, np.ndarray)) for v in arr.flat):
+            raise InvalidArgumentError("%s: a string tensor needs lists of one shape (got %r); "
+                                       "use fe.ragged.constant for rows of different lengths"
+                                       % (opname, value))
         flat = [_encode(v, opname) for v in arr.reshape(-1)]
         out = np.empty(arr.shape, dtype=object)
         out.reshape(-1)[:] = flat
