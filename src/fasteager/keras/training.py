@@ -559,6 +559,20 @@ def _batch_size(y_pred):
     return shape[0] if shape else 1
 
 
+def _takes_mask(layer):
+    import inspect
+    return "mask" in inspect.signature(layer.call).parameters
+
+
+def _next_mask(layer, inputs, mask):
+    """The mask a layer hands on, as Keras: its compute_mask, else the incoming mask
+    through a layer that supports masking (None through any other)."""
+    compute = getattr(layer, "compute_mask", None)
+    if compute is not None:
+        return compute(inputs, mask)
+    return mask if layer.supports_masking else None
+
+
 class Sequential(Model):
     """A linear stack of layers: ``Sequential([Conv2D(16, 3), Flatten(), Dense(10)])``."""
 
@@ -609,7 +623,12 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer in self.layers:
-            x = layer(x, training=training)
+            if mask is not None and _takes_mask(layer):
+                y = layer(x, training=training, mask=mask)
+            else:
+                y = layer(x, training=training)
+            mask = _next_mask(layer, x, mask)
+            x = y
         return x
 
     def build(self, input_shape=None):
