@@ -17,7 +17,7 @@ from . import _core
 from .errors import InvalidArgumentError
 from .tensor_shape import TensorShape
 
-__all__ = ["SparseTensor", "add", "from_dense", "map_values", "reduce_sum", "reorder",
+__all__ = ["SparseTensor", "add", "concat", "from_dense", "map_values", "reduce_sum", "reorder",
            "slice", "sparse_dense_matmul", "matmul", "to_dense", "transpose"]
 
 
@@ -109,6 +109,8 @@ class SparseTensor:
 
     def __mul__(self, other):
         # a scalar or a dense tensor broadcast to the entries (TF's sparse * dense)
+        if isinstance(other, (int, float)):       # a Python number takes the values' dtype
+            return self.with_values(self._values * other)
         from .strings import _as_tensor
         o = _as_tensor(other, "SparseTensor")
         if o._value.ndim == 0:
@@ -347,3 +349,32 @@ def map_values(op, *args, **kwargs):
         return x._values if isinstance(x, SparseTensor) else x
     out = op(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
     return first.with_values(out)
+
+
+def concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
+    """SparseTensors joined along ``axis`` (their other dimensions must agree, or with
+    ``expand_nonconcat_dims`` take the largest); the result's indices are sorted."""
+    from .ops.array_ops import concat as dense_concat
+    sps = [_check_sparse("concat", sp, "sp_inputs") for sp in sp_inputs]
+    if not sps:
+        raise InvalidArgumentError("concat: sp_inputs must hold at least one SparseTensor")
+    rank = sps[0].ndim
+    ax = int(axis) + rank if int(axis) < 0 else int(axis)
+    if not 0 <= ax < rank or any(sp.ndim != rank for sp in sps):
+        raise InvalidArgumentError("concat: axis %r is out of range, or the inputs' ranks differ "
+                                   "(got ranks %s)" % (axis, [sp.ndim for sp in sps]))
+    shapes = np.stack([sp._dense_shape._value for sp in sps])
+    others = np.delete(shapes, ax, axis=1)
+    if not expand_nonconcat_dims and np.any(others != others[0]):
+        raise InvalidArgumentError("concat: the dimensions other than axis %d must agree (got "
+                                   "shapes %s)" % (ax, shapes.tolist()))
+    out_shape = shapes.max(axis=0)
+    out_shape[ax] = shapes[:, ax].sum()
+    offsets = np.concatenate([[0], np.cumsum(shapes[:, ax])[:-1]])
+    idx = []
+    for sp, off in zip(sps, offsets):
+        i = sp._indices._value.copy()
+        i[:, ax] += off
+        idx.append(i)
+    values = dense_concat([sp._values for sp in sps], axis=0)
+    return reorder(SparseTensor(np.concatenate(idx), values, out_shape))
