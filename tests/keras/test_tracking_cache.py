@@ -51,3 +51,30 @@ def test_set_floatx_sets_the_default_layer_dtype():
     finally:
         fe.keras.backend.set_floatx("float32")
     assert fe.keras.layers.Dense(2)(fe.ones([1, 3])).dtype == fe.float32
+
+
+def test_calls_and_training_steps_keep_the_tracking_caches():
+    # per-call attributes (built, the output shape) are not structure: a training step
+    # must not make every layer rebuild its variable lists
+    from fasteager.keras.layers import base
+    model = fe.keras.Sequential([fe.keras.layers.Dense(4, activation="relu"),
+                                 fe.keras.layers.Dense(2)])
+    opt = fe.keras.optimizers.SGD(0.1)
+    x = fe.ones((3, 5))
+    for _ in range(2):
+        with fe.GradientTape() as tape:
+            loss = fe.reduce_sum(model(x, training=True))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                model.trainable_variables))
+    before = base._STRUCTURE[0]
+    for _ in range(3):
+        with fe.GradientTape() as tape:
+            loss = fe.reduce_sum(model(x, training=True))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                model.trainable_variables))
+    assert base._STRUCTURE[0] == before
+    model.layers[0].units_note = "not structure"
+    assert base._STRUCTURE[0] == before
+    model.layers[0].extra = fe.Variable(1.0)
+    assert base._STRUCTURE[0] > before
+    assert len(model.trainable_variables) == 5

@@ -189,7 +189,11 @@ class Layer(fe.Module):
             value = _TrackedList(value)
         elif type(value) is dict:
             value = _TrackedDict(value)
-        _changed()
+        # only what can hold variables or layers changes the structure: a per-call
+        # attribute (``built``, an output shape) must not rebuild every cache each step
+        if name == "_trainable" or _may_hold_trackables(value) or \
+                _may_hold_trackables(self.__dict__.get(name)):
+            _changed()
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -662,3 +666,11 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
         raise ValueError("Input: give shape (without the batch dimension) or batch_shape")
     return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
                       batch_shape=batch_shape, name=name).output
+
+
+# attribute values that can hold (or be) tracked variables and layers
+_TRACKABLE = (fe.Variable, Layer, list, tuple, dict)
+
+
+def _may_hold_trackables(value):
+    return isinstance(value, _TRACKABLE) and not isinstance(value, fe.TensorShape)
