@@ -472,15 +472,15 @@ class RNN(Layer):
             x_tm = fe.reverse(x_tm, [0])
             m_tm = None if m_tm is None else m_tm[::-1]
         h_seq, states = run(x_tm, m_tm)
-        last = h_seq[-1]
-        seq = None
-        if self.return_sequences or (self.zero_output_for_mask and m_tm is not None):
-            seq = fe.transpose(h_seq, [1, 0, 2])
-            if self.zero_output_for_mask and m_tm is not None:
-                seq = seq * fe.constant(mask[:, ::-1] if self.go_backwards else mask,
-                                        dtype=seq.dtype)[:, :, None]
-                last = seq[:, -1]
-        return last, seq, states
+        if m_tm is not None:
+            # the kernel repeats the carried state at masked steps; Keras's outputs there
+            # are zeros (zero_output_for_mask) or the previous output, zeros before the
+            # first unmasked step
+            keep = m_tm if self.zero_output_for_mask else np.logical_or.accumulate(m_tm, 0)
+            if not keep.all():
+                h_seq = h_seq * fe.constant(keep[:, :, None], dtype=h_seq.dtype)
+        seq = fe.transpose(h_seq, [1, 0, 2]) if self.return_sequences else None
+        return h_seq[-1], seq, states
 
     def _fusable(self, training, *acts):
         cell = self.cell
@@ -506,11 +506,18 @@ class RNN(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        config = dict(config)
-        if isinstance(config.get("cell"), dict):
+        return cls(**_decoded(config, ["cell"], custom_objects))
+
+
+def _decoded(config, keys, custom_objects):
+    """``config`` with the nested objects at ``keys`` constructed (from_config may get a
+    raw config, as ``get_config`` wrote it)."""
+    config = dict(config)
+    for key in keys:
+        if isinstance(config.get(key), dict):
             from .._serialization import deserialize_keras_object
-            config["cell"] = deserialize_keras_object(config["cell"], custom_objects)
-        return cls(**config)
+            config[key] = deserialize_keras_object(config[key], custom_objects)
+    return config
 
 
 def _call_params(obj):
@@ -751,6 +758,10 @@ class Bidirectional(Layer):
             config.update(self._serialized("backward_layer"))
         return config
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return cls(**_decoded(config, ["layer", "backward_layer"], custom_objects))
+
 
 class TimeDistributed(Layer):
     """Applies ``layer`` to every time step of ``(batch, time, ...)`` input."""
@@ -784,3 +795,7 @@ class TimeDistributed(Layer):
         config = super().get_config()
         config.update(self._serialized("layer"))
         return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return cls(**_decoded(config, ["layer"], custom_objects))
