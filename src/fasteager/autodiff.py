@@ -441,4 +441,4 @@ def _as_grad_list(grads, targets, fname, what):
 
 
 # forward mode (tf.autodiff.ForwardAccumulator; jax.jvp / jax.linearize)
-from .forward import ForwardAccumulator, jvp, linearize  # noqa: E402,F401
+from .forward import ForwardAccumulator, jvp, linearize  # noqa: F401

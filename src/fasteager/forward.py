@@ -263,7 +263,7 @@ class _Paused:
     """While a watcher computes tangents: it, the watchers after it and the tapes entered
     after it see nothing."""
 
-    __slots__ = ("level", "tape_depth", "saved", "tapes")
+    __slots__ = ("level", "saved", "tape_depth", "tapes")
 
     def __init__(self, level, tape_depth):
         self.level = level
@@ -447,10 +447,9 @@ def _fresh_primals(what, primals):
 
 
 def _check_tangent(what, i, primal, tangent):
-    if not isinstance(tangent, (Tensor, VariableBase)):
-        tangent = np.asarray(tangent)
-        if tangent.dtype.kind in "iub" and primal._value.dtype.kind == "f":
-            tangent = tangent.astype(primal._value.dtype)   # Python numbers, as TF converts
+    if not isinstance(tangent, (Tensor, VariableBase, np.ndarray, np.generic)):
+        # Python numbers and lists adopt the primal's dtype (JAX's weak types)
+        tangent = np.asarray(tangent, dtype=primal._value.dtype)
     value = tangent._read() if isinstance(tangent, VariableBase) else tangent
     dtype = value._value.dtype if isinstance(value, Tensor) else value.dtype
     if dtype != primal._value.dtype:
@@ -461,10 +460,6 @@ def _check_tangent(what, i, primal, tangent):
         raise InvalidArgumentError("%s: tangent %d has shape %s (expected %s, the primal's "
                                    "shape)" % (what, i, list(shape), list(primal._value.shape)))
     return _core.convert_to_tensor(value)
-
-
-def _zero_tangent(out):
-    return array_ops.zeros_like(out)
 
 
 def jvp(f, primals, tangents):
@@ -491,7 +486,7 @@ def jvp(f, primals, tangents):
         out = f(*nest.pack_sequence_as(primals, fresh))
     flat_out = [_core.convert_to_tensor(o) for o in nest.flatten(out)]
     out_t = [acc.jvp(o) for o in flat_out]
-    out_t = [t if t is not None else _zero_tangent(o) for o, t in zip(flat_out, out_t)]
+    out_t = [t if t is not None else array_ops.zeros_like(o) for o, t in zip(flat_out, out_t)]
     return out, nest.pack_sequence_as(out, out_t)
 
 
@@ -503,7 +498,7 @@ def linearize(f, *primals):
     >>> float(f_jvp(fe.constant(2.0)))
     2.0
     """
-    flat, fresh = _fresh_primals("linearize", primals)
+    _, fresh = _fresh_primals("linearize", primals)
     recorder = _Recorder(fresh)
     recorder._push("linearize")
     try:
@@ -530,6 +525,6 @@ def linearize(f, *primals):
                 for o, t in _floating_tangents(outputs, result):
                     known[o._id] = t
         out_t = [known.get(o._id) for o in flat_out]
-        out_t = [t if t is not None else _zero_tangent(o) for o, t in zip(flat_out, out_t)]
+        out_t = [t if t is not None else array_ops.zeros_like(o) for o, t in zip(flat_out, out_t)]
         return nest.pack_sequence_as(out, out_t)
     return out, f_jvp

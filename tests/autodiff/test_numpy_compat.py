@@ -36,7 +36,7 @@ def test_dtype_stays_tensorflows():
     assert np.finfo(x.dtype).eps == np.finfo(np.float32).eps
     assert not hasattr(x.dtype, "shape")     # not mistaken for an array
     with pytest.raises(AttributeError, match="no attribute 'bogus'"):
-        x.dtype.bogus
+        x.dtype.bogus  # noqa: B018 - the attribute read is what raises
 
 
 def test_numpy_ufunc_on_a_differentiated_numpy_rules_tensor_raises():

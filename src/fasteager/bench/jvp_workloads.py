@@ -58,7 +58,7 @@ def _(quick):
     x, v = jnp.asarray(x), jnp.asarray(v)
 
     def run():
-        out, tangent = jax.jvp(lambda a: _program(jnp, params, a), (x,), (v,))
+        _, tangent = jax.jvp(lambda a: _program(jnp, params, a), (x,), (v,))
         return tangent.block_until_ready()
     return run
 
