@@ -153,3 +153,63 @@ def test_deferred_value_of_wrong_shape_raises(tmp_path):
     tf.train.Checkpoint(m=other).restore(path)
     with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
         other(tf.ones([1, 4]))                # makes w of shape [4, 2], the file has [3, 2]
+
+
+class Net(tf.keras.Model):
+    """The checkpoint guide's model."""
+
+    def __init__(self):
+        super(Net, self).__init__()
+        self.l1 = tf.keras.layers.Dense(5)
+
+    def call(self, x):
+        return self.l1(x)
+
+
+def test_guide_loading_mechanics_partial_and_delayed_restore(tmp_path):
+    net = Net()
+    net(tf.ones([1, 1]))
+    net.l1.bias.assign(tf.range(5.0))
+    ckpt = tf.train.Checkpoint(step=tf.Variable(1), net=net)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "tf_ckpts"), max_to_keep=3)
+    manager.save()
+    to_restore = tf.Variable(tf.zeros([5]))
+    fake_layer = tf.train.Checkpoint(bias=to_restore)
+    fake_net = tf.train.Checkpoint(l1=fake_layer)
+    new_root = tf.train.Checkpoint(net=fake_net)
+    status = new_root.restore(tf.train.latest_checkpoint(str(tmp_path / "tf_ckpts")))
+    np.testing.assert_array_equal(to_restore.numpy(), [0, 1, 2, 3, 4])
+    status.assert_existing_objects_matched()
+    with pytest.raises(AssertionError):
+        status.assert_consumed()
+    delayed_restore = tf.Variable(tf.zeros([1, 5]))
+    fake_layer.kernel = delayed_restore        # restored on assignment
+    np.testing.assert_array_equal(delayed_restore.numpy(), net.l1.kernel.numpy())
+
+
+def test_guide_list_and_dict_tracking(tmp_path):
+    save = tf.train.Checkpoint()
+    save.listed = [tf.Variable(1.)]
+    save.listed.append(tf.Variable(2.))
+    save.mapped = {'one': save.listed[0]}
+    save.mapped['two'] = save.listed[1]
+    save_path = save.save(str(tmp_path / "tf_list_example"))
+    restore = tf.train.Checkpoint()
+    v2 = tf.Variable(0.)
+    assert 0. == v2.numpy()
+    restore.mapped = {'two': v2}             # reaches the value saved under listed/1
+    restore.restore(save_path)
+    assert 2. == v2.numpy()
+    restore.listed = []
+    assert repr(restore.listed) == "ListWrapper([])"
+    v1 = tf.Variable(0.)
+    restore.listed.append(v1)                # restored when added to the list
+    assert 1. == v1.numpy()
+
+
+def test_checkpoint_attributes():
+    step = tf.Variable(1)
+    ckpt = tf.train.Checkpoint(step=step)
+    assert ckpt.step is step
+    ckpt.step.assign_add(1)
+    assert int(ckpt.step) == 2

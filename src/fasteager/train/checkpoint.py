@@ -95,8 +95,11 @@ def _container(v):
     return False
 
 
-def _walk(roots):
-    """Variables by path, optimizers by path, and each object's path (first seen wins)."""
+def _walk(roots, aliases=None):
+    """Variables by path, optimizers by path, and each object's path (first seen wins).
+
+    ``aliases``: a dict to fill with every other path that reaches a variable -> the path
+    it is saved under (restoring through either path finds the value)."""
     variables = {}
     optimizers = []
     paths = {}
@@ -104,6 +107,8 @@ def _walk(roots):
     while stack:
         path, obj = stack.pop()
         if id(obj) in paths and not isinstance(obj, (list, tuple, dict)):
+            if aliases is not None and isinstance(obj, Variable) and paths[id(obj)] != path:
+                aliases[path] = paths[id(obj)]
             continue
         paths[id(obj)] = path
         if isinstance(obj, Variable):
@@ -275,8 +280,10 @@ OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 def _gather(roots):
-    """(key -> variable, key -> TensorFlow's name for it) of everything under ``roots``."""
-    variables, optimizers, _ = _walk(roots)
+    """(key -> variable, key -> TensorFlow's name for it, alias path -> key) of everything
+    under ``roots``."""
+    aliases = {}
+    variables, optimizers, _ = _walk(roots, aliases)
     entries = dict(variables)
     tf_names = {k: k + ATTRIBUTES for k in variables}
     for opt_path, opt, var_path, var in _slot_pairs(optimizers, variables):
@@ -284,14 +291,14 @@ def _gather(roots):
             key = _slot_key(opt_path, var_path, slot_name)
             entries[key] = slot
             tf_names[key] = "%s/.OPTIMIZER_SLOT/%s/%s" % (var_path, opt_path, slot_name)
-    return entries, tf_names
+    return entries, tf_names, aliases
 
 
 def write_file(path, roots):
     """Write every variable reachable from ``roots`` to ``path`` (atomically)."""
     if not _distribute.should_write():   # multi-worker: only the chief writes
         return
-    entries, tf_names = _gather(roots)
+    entries, tf_names, aliases = _gather(roots)
     tensors = {}
     graph = {}
     for key, var in entries.items():
@@ -300,6 +307,8 @@ def write_file(path, roots):
         graph[key] = {"name": var.name, "trainable": bool(var.trainable),
                       "tf_name": tf_names[key]}
     metadata = {"format": FORMAT, "object_graph": json.dumps(graph, sort_keys=True)}
+    if aliases:
+        metadata["aliases"] = json.dumps(aliases, sort_keys=True)
     _safetensors.save_file(tensors, path, metadata=metadata)
     return path
 
@@ -325,6 +334,20 @@ def _read(path, opname="Checkpoint.restore", with_metadata=False):
         raise DataLossError("%s: %s is not a fasteager checkpoint (expected metadata format "
                             "%r, got %.80r)" % (opname, file, FORMAT, metadata.get("format")))
     return (file, tensors, metadata) if with_metadata else (file, tensors)
+
+
+def _aliases(file, metadata):
+    """The alias paths a checkpoint records (none in files written before they were)."""
+    try:
+        aliases = json.loads(metadata.get("aliases") or "{}")
+    except ValueError:
+        raise DataLossError("Checkpoint.restore: %s: the aliases metadata is not JSON"
+                            % file) from None
+    if not isinstance(aliases, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in aliases.items()):
+        raise DataLossError("Checkpoint.restore: %s: the aliases metadata is not a mapping of "
+                            "paths" % file)
+    return aliases
 
 
 # ---- restore ----------------------------------------------------------------------------------
@@ -376,12 +399,17 @@ def _defer(parent, rel_path, waiting):
     return True
 
 
+def _pending_of(obj):
+    """The values waiting on ``obj`` (None when none can: lists are not weak keys)."""
+    try:
+        return _pending_by_object.get(obj)
+    except TypeError:
+        return None
+
+
 def has_pending(obj):
     """True when a restore left values waiting for variables under ``obj``."""
-    try:
-        return bool(_pending_by_object.get(obj))
-    except TypeError:                # not weak-referenceable: nothing can wait on it
-        return False
+    return bool(_pending_of(obj))
 
 
 def restore_deferred(obj):
@@ -390,7 +418,7 @@ def restore_deferred(obj):
     Called by layers after they create variables; cheap when nothing is pending. Every
     value that now has its variable is validated before any is assigned.
     """
-    if not _pending_by_object.get(obj):
+    if not _pending_of(obj):
         return
     hits = []                                  # (pending dict, rel path, variable, entry)
     _collect(obj, hits)
@@ -404,12 +432,13 @@ def restore_deferred(obj):
             # the optimizer keeps it until the slot is created (its first step)
             opt._restore_slot(var, slot_name, value)
         del pending[rel]
+        w.restore._restored.update([w.key] + [slot[3] for slot in w.slots])
     _move_down(obj)
 
 
 def _collect(obj, hits):
     """The pending values under ``obj`` whose variables now exist (nothing is changed)."""
-    pending = _pending_by_object.get(obj)
+    pending = _pending_of(obj)
     if not pending:
         return
     variables, _, _ = _walk({"": obj})
@@ -421,7 +450,7 @@ def _collect(obj, hits):
 
 def _move_down(obj):
     """Hand the values still waiting on ``obj`` to the deepest child that now exists."""
-    pending = _pending_by_object.get(obj)
+    pending = _pending_of(obj)
     if pending is None:
         return
     for name, child in _children(obj):
@@ -452,10 +481,12 @@ class CheckpointLoadStatus:
         self._missing = missing         # current variables and slots absent from the file
         self._deferred = deferred       # saved entries waiting for their variable
         self._missing_later = list(missing_later)   # slots of those the file lacks
+        self._restored = set()          # deferred entries assigned since
 
     def assert_consumed(self):
         """Every saved value went to an object and every object got a value."""
-        still = [k for k in self._deferred if _still_pending(self, k)]
+        # (a value whose waiting object was garbage-collected never found its variable)
+        still = [k for k in self._deferred if k not in self._restored]
         missing = self._missing + self._missing_later
         if self._unused or still or missing:
             raise AssertionError(
@@ -482,14 +513,6 @@ class CheckpointLoadStatus:
         return None
 
 
-def _still_pending(restore, key):
-    for pending in list(_pending_by_object.values()):
-        for w in pending.values():
-            if w.restore is restore and (key == w.key or any(key == s[3] for s in w.slots)):
-                return True
-    return False
-
-
 class _NoopStatus(CheckpointLoadStatus):
     def __init__(self):
         super().__init__(None, [], [], [])
@@ -501,7 +524,8 @@ def restore_file(path, roots, opname="Checkpoint.restore"):
     return restore_tensors(file, tensors, roots, opname)
 
 
-def restore_tensors(file, tensors, roots, opname="Checkpoint.restore"):
+def restore_tensors(file, tensors, roots, opname="Checkpoint.restore", aliases=None,
+                    owner=None):
     """Match saved ``tensors`` (path -> array) to the variables under ``roots``: validate
     all, then assign; values for variables that do not exist yet are deferred.
 
@@ -512,12 +536,15 @@ def restore_tensors(file, tensors, roots, opname="Checkpoint.restore"):
                                 % (opname, file, key, type(key).__name__))
     variables, optimizers, _ = _walk(roots)
     plan, used = [], set()
-    missing = [k for k in variables if k not in tensors]
+    aliases = aliases or {}
+    saved_as = {k: k if k in tensors else aliases.get(k) for k in variables}
+    missing = [k for k in variables if saved_as[k] not in tensors]
     for key, var in variables.items():
-        if key in tensors:
-            _check_entry(opname, file, key, var.name, var._tensor._value, tensors[key])
-            plan.append((var, tensors[key]))
-            used.add(key)
+        saved = saved_as[key]
+        if saved in tensors:
+            _check_entry(opname, file, saved, var.name, var._tensor._value, tensors[saved])
+            plan.append((var, tensors[saved]))
+            used.add(saved)
     slot_plan = []                     # (optimizer, variable, slot name, value)
     for opt_path, opt, var_path, var in _slot_pairs(optimizers, variables):
         names = _slot_names(opt)
@@ -559,7 +586,7 @@ def restore_tensors(file, tensors, roots, opname="Checkpoint.restore"):
             continue
         slots = slots_of.get(key, ())
         waiting = _Waiting(tensors[key], file, key, slots, opname, status)
-        if _defer_to_nearest(key, waiting, roots):
+        if _defer_to_nearest(key, waiting, roots, owner):
             deferred.append(key)
             deferred.extend(s[3] for s in slots)
         else:
@@ -568,12 +595,13 @@ def restore_tensors(file, tensors, roots, opname="Checkpoint.restore"):
     return status
 
 
-def _defer_to_nearest(key, waiting, roots):
-    """Park a value on the deepest existing object along its path."""
+def _defer_to_nearest(key, waiting, roots, owner=None):
+    """Park a value on the deepest existing object along its path (on ``owner``, the
+    Checkpoint restoring, when even the first object does not exist yet)."""
     parts = key.split("/")
     obj = roots.get(parts[0])
     if obj is None:
-        return False
+        return owner is not None and _defer(owner, key, waiting)
     depth = 1
     while depth < len(parts):
         nxt = dict(_children(obj)).get(parts[depth])
@@ -587,6 +615,48 @@ def _defer_to_nearest(key, waiting, roots):
 
 
 # ---- the public classes -----------------------------------------------------------------------
+
+def _restoring_mutator(base, name):
+    def method(self, *args, **kwargs):
+        result = getattr(base, name)(self, *args, **kwargs)
+        owner = self._owner()
+        if owner is not None and has_pending(owner):
+            restore_deferred(owner)
+        return result
+    method.__name__ = name
+    return method
+
+
+class ListWrapper(list):
+    """A list attribute of a Checkpoint: variables added to it later take the values a
+    restore left waiting for them (as TensorFlow's ListWrapper)."""
+
+    def __init__(self, items, owner):
+        super().__init__(items)
+        self._owner = weakref.ref(owner)
+
+    for _n in ("append", "extend", "insert", "__setitem__", "__iadd__"):
+        locals()[_n] = _restoring_mutator(list, _n)
+    del _n
+
+    def __repr__(self):
+        return "ListWrapper(%s)" % list.__repr__(self)
+
+
+class DictWrapper(dict):
+    """A dict attribute of a Checkpoint (see ListWrapper)."""
+
+    def __init__(self, items, owner):
+        super().__init__(items)
+        self._owner = weakref.ref(owner)
+
+    for _n in ("__setitem__", "update", "setdefault"):
+        locals()[_n] = _restoring_mutator(dict, _n)
+    del _n
+
+    def __repr__(self):
+        return "DictWrapper(%s)" % dict.__repr__(self)
+
 
 class Checkpoint:
     """Save and restore variables, layers, models, optimizers (and nested checkpoints).
@@ -618,9 +688,17 @@ class Checkpoint:
         return self._save_counter
 
     def __setattr__(self, name, value):
-        if not name.startswith("_") and (_is_trackable(value) or _container(value)):
-            self._deps[name] = value
+        if not name.startswith("_"):
+            if type(value) is list:
+                value = ListWrapper(value, self)
+            elif type(value) is dict:
+                value = DictWrapper(value, self)
+            if isinstance(value, (ListWrapper, DictWrapper)) or _is_trackable(value) or \
+                    _container(value):
+                self._deps[name] = value
         object.__setattr__(self, name, value)
+        if has_pending(self):    # a value a restore left waiting may have its variable now
+            restore_deferred(self)
 
     def _roots(self, with_counter=True):
         """The root objects; the save counter only once it exists (``write`` before any
@@ -669,9 +747,10 @@ class Checkpoint:
         """Restore from ``save_path`` (None does nothing). Returns a load status."""
         if save_path is None:
             return _NoopStatus()
-        file, tensors = _read(save_path, "Checkpoint.restore")
+        file, tensors, metadata = _read(save_path, "Checkpoint.restore", with_metadata=True)
         roots = self._roots(with_counter="save_counter" in tensors)
-        return restore_tensors(file, tensors, roots, "Checkpoint.restore")
+        return restore_tensors(file, tensors, roots, "Checkpoint.restore",
+                               _aliases(file, metadata), owner=self)
 
 
 class CheckpointManager:
