@@ -1,6 +1,7 @@
 """Launched by test_distribute.py under ``mpirun -n 2`` (or plainly): one scenario per
 argument; prints ``OK <rank> ...`` lines the test checks."""
 import os
+import signal
 import sys
 
 import numpy as np
@@ -146,6 +147,49 @@ def sync_bn_gradient_check(strategy):
     return err
 
 
+class KillAt(fe.keras.callbacks.Callback):
+    """SIGKILL this worker at (epoch, batch) of fit, once: the marker file records it, so
+    rerunning the same command trains through."""
+
+    def __init__(self, epoch, batch, marker):
+        super().__init__()
+        self.at, self.marker, self.epoch = (epoch, batch), marker, None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (self.epoch, batch) == self.at and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def resumable_fit(strategy, out, tag, kill, save_freq):
+    """fit with BackupAndRestore; ``kill`` is "none" or "rank:epoch:batch"."""
+    rank = strategy.cluster_resolver.task_id
+    x, y = data(n=128)
+    x = x.astype(np.float32)
+    fe.random.set_seed(50 + rank)      # dropout masks and shuffles differ per rank
+    with strategy.scope():
+        model = fe.keras.Sequential([
+            fe.keras.layers.Dense(8, activation="relu", input_shape=(5,)),
+            fe.keras.layers.Dropout(0.2),
+            fe.keras.layers.BatchNormalization(),
+            fe.keras.layers.Dense(3)])
+        model.compile(fe.keras.optimizers.Adam(0.01),
+                      fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+    callbacks = [fe.keras.callbacks.BackupAndRestore(
+        os.path.join(out, "backup-" + tag),
+        save_freq="epoch" if save_freq == "epoch" else int(save_freq))]
+    if kill != "none":
+        kill_rank, epoch, batch = (int(v) for v in kill.split(":"))
+        if rank == kill_rank:
+            callbacks.append(KillAt(epoch, batch, os.path.join(out, "killed-" + tag)))
+    model.fit(x, y, batch_size=16, epochs=4, verbose=0, shuffle=True, callbacks=callbacks)
+    return np.concatenate([np.ravel(a) for a in model.get_weights()])
+
+
 def same_on_every_rank(strategy, values, what="variables"):
     """Gather ``values`` (a flat array) from every rank and require them bit-identical."""
     every = np.asarray(strategy.gather(np.asarray(values)[None], axis=0).numpy())
@@ -219,6 +263,24 @@ def main(mode, out):
                             return_dict=True)
         np.save(os.path.join(out, "bn_eval.npy"), np.array([ev["loss"], ev["accuracy"]]))
         report(out, mode, rank, n, ev["accuracy"])
+    elif mode == "resume":
+        tag = sys.argv[3]
+        w = resumable_fit(strategy, out, tag, kill=sys.argv[4], save_freq=sys.argv[5])
+        same_on_every_rank(strategy, w)
+        np.save(os.path.join(out, "resume-%s-%d-of-%d.npy" % (tag, rank, n)), w)
+        report(out, mode + "-" + tag, rank, n, float(np.abs(w).sum()))
+    elif mode == "hang":
+        # a peer that stops answering without dying (mpirun cannot notice): with a
+        # collective timeout the waiting rank aborts the job
+        strategy = fe.distribute.MultiWorkerMirroredStrategy(
+            communication_options=fe.distribute.experimental.CommunicationOptions(
+                timeout_seconds=float(sys.argv[3])))
+        with strategy.scope():
+            model = make_model()
+        if rank == n - 1:
+            os.kill(os.getpid(), signal.SIGSTOP)
+        strategy.reduce(fe.distribute.ReduceOp.SUM, flat(model))
+        print("UNREACHABLE", rank)
     elif mode == "lazy_fit":
         # the issue's example: built at the first step of fit, ranks seeded differently
         rng = np.random.RandomState(0)

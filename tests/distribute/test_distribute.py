@@ -1,5 +1,6 @@
 """fe.distribute.MultiWorkerMirroredStrategy: 2 MPI ranks on loopback (mpirun) and the
 single-process fallback. The MPI tests launch tests/distribute/_worker.py."""
+import json
 import os
 import shutil
 import subprocess
@@ -34,9 +35,9 @@ def _env():
     return env
 
 
-def _mpirun(mode, out, n=2, timeout=60):
+def _mpirun(mode, out, n=2, timeout=60, args=()):
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(n),
-           sys.executable, WORKER, mode, str(out)]
+           sys.executable, WORKER, mode, str(out)] + list(args)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env(),
                           check=False)
 
@@ -273,3 +274,56 @@ def test_batchnorm_train_step_is_traced_not_eager():
     after_one = model.layers[1].moving_mean.numpy().copy()
     model.fit(x, x[:, :1], batch_size=8, epochs=1, verbose=0)
     assert not np.allclose(after_one, model.layers[1].moving_mean.numpy())
+
+
+# -- fault handling: a killed worker ends the job; BackupAndRestore resumes it -------------
+@needs_mpi
+def test_killed_worker_ends_the_job_and_rerun_resumes_to_the_same_weights(tmp_path):
+    # uninterrupted reference (dropout, shuffling, BatchNormalization, Adam)
+    ref = _mpirun("resume", tmp_path, args=("ref", "none", "epoch"))
+    assert ref.returncode == 0, ref.stdout + ref.stderr
+    # rank 1 SIGKILLs itself in the middle of epoch 2 while rank 0 waits in a collective:
+    # the job must end (a hang would raise TimeoutExpired) with a failure status
+    cmd = ("resume", tmp_path, 2, 60, ("b", "1:2:1", "epoch"))
+    first = _mpirun(*cmd)
+    assert first.returncode != 0
+    assert os.path.exists(tmp_path / "killed-b")
+    assert not _ok_lines(tmp_path, "resume-b")
+    with open(tmp_path / "backup-b" / "training_metadata.json") as f:
+        assert json.load(f)["epoch"] == 2      # the chief's backup after epoch index 1
+    # the same command again resumes from that backup and ends where the reference did
+    second = _mpirun(*cmd)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert len(_ok_lines(tmp_path, "resume-b")) == 2
+    expected = np.load(tmp_path / "resume-ref-0-of-2.npy")
+    for rank in range(2):
+        np.testing.assert_array_equal(np.load(tmp_path / ("resume-b-%d-of-2.npy" % rank)),
+                                      expected)
+    assert not os.path.exists(tmp_path / "backup-b")   # delete_checkpoint=True
+
+
+@needs_mpi
+def test_killed_chief_with_batch_backups_resumes_and_finishes(tmp_path):
+    # save_freq=3 (batches): the chief itself dies mid-epoch; the rerun restores the last
+    # batch backup and restarts that epoch (Keras 3 semantics), both ranks ending equal
+    cmd = ("resume", tmp_path, 2, 60, ("c", "0:2:3", "3"))
+    first = _mpirun(*cmd)
+    assert first.returncode != 0
+    with open(tmp_path / "backup-c" / "training_metadata.json") as f:
+        metadata = json.load(f)
+    # 8 batches an epoch, a backup every 3: after batches 2, 5 | 0, 3, 6 | 1 (epoch 2)
+    assert (metadata["epoch"], metadata["batch"]) == (2, 1)
+    second = _mpirun(*cmd)
+    assert second.returncode == 0, second.stdout + second.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "resume-c-0-of-2.npy"),
+                                  np.load(tmp_path / "resume-c-1-of-2.npy"))
+
+
+@needs_mpi
+def test_collective_timeout_aborts_a_job_whose_peer_hangs(tmp_path):
+    # rank 1 stops (SIGSTOP) without dying, which mpirun cannot notice; with
+    # CommunicationOptions(timeout_seconds=3) rank 0 aborts the job instead of waiting
+    proc = _mpirun("hang", tmp_path, timeout=60, args=("3",))
+    assert proc.returncode != 0
+    assert "did not complete within 3 s" in proc.stderr
+    assert "UNREACHABLE" not in proc.stdout
