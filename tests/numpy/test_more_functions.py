@@ -224,11 +224,11 @@ def test_svd_eigh_eig_pinv():
     _same(u * s[None] @ vh, A)
     _same(fnp.linalg.svd(A, compute_uv=False), np.linalg.svd(A, compute_uv=False))
     assert fnp.linalg.svd(A).U.shape == (3, 3) and fnp.linalg.svd(A).Vh.shape == (4, 4)
-    w, v = fnp.linalg.eigh(SPD)
+    w, _ = fnp.linalg.eigh(SPD)
     _same(w, np.linalg.eigh(SPD)[0])
     _same(fnp.linalg.eigvalsh(np.triu(SPD), UPLO="U"), np.linalg.eigvalsh(SPD))
     _same(fnp.linalg.pinv(A), np.linalg.pinv(A))
-    ew, ev = fnp.linalg.eig(SPD)
+    ew, _ = fnp.linalg.eig(SPD)
     assert np.asarray(ew).dtype == np.float64          # real spectrum: real, as NumPy
     np.testing.assert_allclose(np.sort(np.asarray(ew)), np.linalg.eigvalsh(SPD))
     rot = np.array([[0.0, -2.0], [1.0, 0.0]])
@@ -257,9 +257,11 @@ FFT_CASES = [
     ("ifft2", lambda f, x: f.ifft2(x, s=(2, 5))), ("fftn", lambda f, x: f.fftn(x, axes=[1])),
     ("ifftn", lambda f, x: f.ifftn(x, norm="forward")),
     ("rfft", lambda f, x: f.rfft(x)), ("rfft_n", lambda f, x: f.rfft(x, n=7, axis=0)),
-    ("rfft2", lambda f, x: f.rfft2(x)), ("rfftn", lambda f, x: f.rfftn(x, s=(2, 6), axes=(0, 1))),
+    ("rfft2", lambda f, x: f.rfft2(x)),
+    ("rfftn", lambda f, x: f.rfftn(x, s=(2, 6), axes=(0, 1))),
     ("irfft", lambda f, x: f.irfft(x)), ("irfft_n", lambda f, x: f.irfft(x, n=5, axis=0)),
-    ("irfft2", lambda f, x: f.irfft2(x)), ("irfftn", lambda f, x: f.irfftn(x, s=(3, 3), axes=(0, 1))),
+    ("irfft2", lambda f, x: f.irfft2(x)),
+    ("irfftn", lambda f, x: f.irfftn(x, s=(3, 3), axes=(0, 1))),
     ("fftshift", lambda f, x: f.fftshift(x)), ("ifftshift", lambda f, x: f.ifftshift(x, 0)),
 ]
 

@@ -13,7 +13,7 @@ import fasteager as fe
 from fasteager.ops import math_ops as m
 from fasteager.ops import special_ops as sp
 
-from tests.ops.op_specs_base import BINARY, UNARY, Spec, in_open_unit, positive
+from tests.ops.op_specs_base import BINARY, Spec, in_open_unit, positive
 
 
 def _greater_than_one(x):
@@ -108,7 +108,8 @@ def _distinct_real_spectrum(x):
 
 def _tri(lower, xp):
     def fn(a, b):
-        t = a + 3 * (np.eye(a.shape[-1], dtype=a.dtype) if xp is np else fe.eye(a.shape[-1], dtype=a.dtype))
+        n = a.shape[-1]
+        t = a + 3 * (np.eye(n, dtype=a.dtype) if xp is np else fe.eye(n, dtype=a.dtype))
         if xp is np:
             tri = np.tril(t) if lower else np.triu(t)
             return [np.linalg.solve(tri, b), np.linalg.solve(np.swapaxes(tri, -1, -2), b)]

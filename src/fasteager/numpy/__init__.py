@@ -133,7 +133,7 @@ concat = concatenate
 permute_dims = transpose
 
 ndarray = _core.Tensor
-__version__ = _np.__version__    # the NumPy API this namespace follows (autograd.numpy does the same)
+__version__ = _np.__version__    # the NumPy API followed (as autograd.numpy)
 
 # constants
 pi = _np.pi

@@ -220,9 +220,9 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b):
-    """NumPy's ``vdot`` for real inputs: the dot product of the flattened operands."""
+    """NumPy's ``vdot``: the dot product of the flattened operands, the first conjugated."""
     x, y = promote((a, b))
-    return m.reduce_sum(a_ops.reshape(x, [-1]) * a_ops.reshape(y, [-1]))
+    return m.reduce_sum(m.conj(a_ops.reshape(x, [-1])) * a_ops.reshape(y, [-1]))
 
 
 def inner(a, b, /):

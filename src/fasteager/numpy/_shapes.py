@@ -370,7 +370,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                                        "+ 1) elements are required (axis %d has %d)" % (ax, n))
         lead = (_slice(None),) * ax
 
-        def at(sl):
+        def at(sl, lead=lead):
             return x[lead + (sl,)]
         inner = (at(_slice(2, None)) - at(_slice(None, -2))) / (2.0 * h) if n > 2 else None
         if edge_order == 1:

@@ -79,7 +79,17 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     (None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf; 'nuc' and +-2 through the singular
     values). As NumPy, ``axis=None`` on a 2-D input with an ``ord`` is the matrix norm,
     and without one the 2-norm of the flattened input."""
-    (t,) = _float(x)
+    t = tensor(x)
+    if t._value.dtype.kind == "c":
+        # complex: every norm but the spectral ones is that of |x| (no complex SVD here)
+        matrix = (axis is None and ord is not None and t._value.ndim == 2) or (
+            isinstance(axis, (tuple, list)) and len(axis) == 2)
+        if matrix and ord in ("nuc", 2, -2):
+            raise UnimplementedError("fasteager.numpy.linalg.norm: ord=%r is not supported "
+                                     "for complex input" % (ord,))
+        t = m.abs(t)
+    else:
+        (t,) = _float(t)
     r = t._value.ndim
     if axis is None:
         if ord is None:

@@ -662,12 +662,12 @@ def _prod_others_grad(g, ans, x):
     diag = _core.wrap(np.eye(x._value.shape[-1], dtype=bool))
     m = where(diag, _core.wrap(np.ones((), x._value.dtype)), expand_dims(x, -2))
     terms = where(diag, _core.wrap(np.zeros((), x._value.dtype)),
-                  expand_dims(g, -1) * prod_others(m))
+                  expand_dims(g, -1) * _cj(prod_others(m)))
     return reduce_sum(terms, axis=-2)
 
 
 # the VJP of reduce_prod: the products of the other elements along the last axis
-prod_others = defop("prod_others", _prod_others_fwd, grads=[_prod_others_grad])
+prod_others = defop("prod_others", _prod_others_fwd, kinds=NUMERIC_C, grads=[_prod_others_grad])
 
 
 def _prod_grad(g, ans, x, axis=None, keepdims=False):
@@ -686,10 +686,10 @@ def _prod_grad(g, ans, x, axis=None, keepdims=False):
     xt = reshape(transpose(x, perm), [shape[a] for a in kept] + [n])
     others = reshape(prod_others(xt), [shape[a] for a in perm])
     others = transpose(others, np.argsort(perm).tolist())
-    return _expand_to_input(g, x, axis, keepdims) * others
+    return _expand_to_input(g, x, axis, keepdims) * _cj(others)
 
 
-_reduce_prod = defop("reduce_prod", _prod_fwd, grads=[_prod_grad])
+_reduce_prod = defop("reduce_prod", _prod_fwd, kinds=NUMERIC_C, grads=[_prod_grad])
 reduce_prod = _reduction(_reduce_prod)
 
 
@@ -768,16 +768,17 @@ def _scan_fwd(fn, fill):
 
 
 # cumsum is linear: its adjoint is the cumsum running the other way
-_cumsum = defop("cumsum", _scan_fwd(np.cumsum, 0), jvp=LINEAR,
+_cumsum = defop("cumsum", _scan_fwd(np.cumsum, 0), kinds=NUMERIC_C, jvp=LINEAR,
                 grads=[lambda g, ans, x, axis, exclusive=False, reverse=False:
                        cumsum(g, axis, exclusive=exclusive, reverse=not reverse)])
 
 # y_i = prod_{j <= i} x_j: dy_i/dx_j = y_i / x_j, so dx = reverse-cumsum(g y) / x.
 # Like TensorFlow's, this divides by x: inputs with zeros get inf/nan gradients
 # (reduce_prod's gradient does not go through here and is exact at zeros).
-_cumprod = defop("cumprod", _scan_fwd(np.cumprod, 1),
+_cumprod = defop("cumprod", _scan_fwd(np.cumprod, 1), kinds=NUMERIC_C,
                  grads=[lambda g, ans, x, axis, exclusive=False, reverse=False:
-                        cumsum(g * ans, axis, exclusive=exclusive, reverse=not reverse) / x])
+                        cumsum(g * _cj(ans), axis, exclusive=exclusive, reverse=not reverse)
+                        / _cj(x)])
 
 
 def _scan(op):

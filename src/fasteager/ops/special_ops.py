@@ -17,7 +17,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import getitem
-from .math_ops import convert_same, cos, exp, log, rsqrt, sqrt, square
+from .math_ops import convert_same, exp, rsqrt, square
 from .registry import FLOAT, NUMERIC, as_int, defop, execute, single_axis, unbroadcast
 
 convert_to_tensor = _core.convert_to_tensor
