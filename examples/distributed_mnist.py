@@ -5,15 +5,20 @@
     mpirun -np 4 --hostfile hosts python examples/distributed_mnist.py   # 4 workers, many hosts
     mpirun -n 2 python examples/distributed_mnist.py --loop custom --model convnet
     mpirun -n 2 python examples/distributed_mnist.py --bench 30   # time 30 steps, then stop
+    mpirun -n 2 python examples/distributed_mnist.py --backup-dir runs/backup  # resumable
 
 (As root add ``--allow-run-as-root``; with more ranks than cores ``--oversubscribe``.)
 
-Every worker runs this same script. The model is created inside ``strategy.scope()``, so
-its weights are broadcast from rank 0; ``--batch`` is the global batch, split evenly over
+Every worker runs this same script. The model is created inside ``strategy.scope()``
+without input shapes: it builds at its first step, under the strategy, so its weights
+start as rank 0's on every worker; ``--batch`` is the global batch, split evenly over
 the workers; gradients are averaged over the workers at every step, so N workers take the
 same steps as one worker on the whole batch. Only the chief (rank 0) writes the checkpoint
 (``--ckpt-dir``) and the TensorBoard logs (``--logdir``); every worker then restores the
-checkpoint and evaluates, and the reduced test accuracy is printed once.
+checkpoint and evaluates, and the reduced test accuracy is printed once. With
+``--backup-dir`` ``fit`` backs up every epoch (``BackupAndRestore``): if a worker dies
+the job ends, and running the same command again resumes from the chief's last backup.
+``--timeout`` makes a collective that waits longer than that abort the job (a hung peer).
 
 Data: MNIST by the examples' data rule (``examples/_data.py``: ``$FASTEAGER_DATA/mnist``, the
 cache, a download, else the offline digits); every host must find the same data.
@@ -33,10 +38,9 @@ keras = fe.keras
 def build(kind):
     L = keras.layers
     if kind == "mlp":
-        layers = [L.Flatten(input_shape=(28, 28, 1)), L.Dense(128, activation="relu"),
-                  L.Dense(10)]
+        layers = [L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)]
     else:
-        layers = [L.Conv2D(32, 3, activation="relu", input_shape=(28, 28, 1)),
+        layers = [L.Conv2D(32, 3, activation="relu"),
                   L.MaxPooling2D(2), L.Conv2D(64, 3, activation="relu"), L.MaxPooling2D(2),
                   L.Flatten(), L.Dropout(0.25), L.Dense(128, activation="relu"), L.Dense(10)]
     return keras.Sequential(layers)
@@ -54,9 +58,14 @@ def main(argv=None):
                    help="time this many custom-loop steps (all-reduce share included), exit")
     p.add_argument("--ckpt-dir", default="runs/distributed_mnist/ckpt")
     p.add_argument("--logdir", default="runs/distributed_mnist/logs")
+    p.add_argument("--backup-dir", default=None,
+                   help="fit: back up every epoch here and resume from it when rerun")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="abort the job when a collective waits this many seconds")
     args = p.parse_args(argv)
 
-    strategy = fe.distribute.MultiWorkerMirroredStrategy()
+    options = fe.distribute.experimental.CommunicationOptions(timeout_seconds=args.timeout)
+    strategy = fe.distribute.MultiWorkerMirroredStrategy(communication_options=options)
     rank, n = strategy.cluster_resolver.task_id, strategy.num_replicas_in_sync
     say = print if rank == 0 else (lambda *a, **k: None)
     say("%d worker(s); global batch %d, %d per worker" % (n, args.batch, args.batch // n))
@@ -72,6 +81,8 @@ def main(argv=None):
         optimizer = keras.optimizers.Adam(args.lr)
         loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         model.compile(optimizer, loss_fn, metrics=["accuracy"])
+        if args.backup_dir:   # BackupAndRestore needs the weights before fit (as Keras)
+            model.build((None, 28, 28, 1))
 
     # the same shuffled order on every worker; each takes its slice of every global batch
     train = fe.data.Dataset.from_tensor_slices((x_train, y_train)) \
@@ -136,6 +147,8 @@ def main(argv=None):
             say("epoch %d: loss %.4f (%.1f s)" % (epoch + 1, loss, time.time() - t0))
     else:
         callbacks = [keras.callbacks.TensorBoard(args.logdir)]   # writes on the chief only
+        if args.backup_dir:
+            callbacks.append(keras.callbacks.BackupAndRestore(args.backup_dir))
         model.fit(dist_train, epochs=args.epochs, steps_per_epoch=args.steps,
                   verbose=2 if rank == 0 else 0, callbacks=callbacks)
 
