@@ -244,3 +244,37 @@ def test_functional_model_in_sequential_and_training_flag():
     xs = np.ones((8, 4), np.float32)
     np.testing.assert_array_equal(seq(xs).numpy(), seq(xs).numpy())
     assert not np.array_equal(block(xs, training=True).numpy(), block(xs, training=True).numpy())
+
+
+def test_operators_on_keras_tensors_are_layers_that_save(tmp_path):
+    x, y = K.Input((4, 3), name="x"), K.Input((4, 3), name="y")
+    z = (x + y) * 2.0 - 1.0
+    first = 1.0 - z[:, 0] / 4 + (-x)[:, -1, ...]
+    model = K.Model([x, y], [first, abs(z) ** 2, x @ np.ones((3, 2), np.float32)])
+    assert first.shape.as_list() == [None, 3]
+    a, b = rand(2, 4, 3), rand(2, 4, 3)
+    zz = (a + b) * 2 - 1
+    got = model([a, b])
+    np.testing.assert_allclose(got[0].numpy(), 1 - zz[:, 0] / 4 - a[:, -1], rtol=1e-6)
+    np.testing.assert_allclose(got[1].numpy(), zz ** 2, rtol=1e-6)
+    np.testing.assert_allclose(got[2].numpy(), a @ np.ones((3, 2)), rtol=1e-6)
+    assert all(type(lay).__name__ in ("InputLayer", "TensorOp") for lay in model.layers)
+    model.save(tmp_path / "ops.keras")
+    loaded = K.models.load_model(tmp_path / "ops.keras")
+    for want, out in zip(got, loaded([a, b])):
+        np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="Variable operand"):
+        x * fe.Variable(2.0)
+    with pytest.raises(TypeError, match="indices must be"):
+        x[[0, 1]]
+    from fasteager.keras.functional import TensorOp
+    with pytest.raises(ValueError, match="unknown op"):   # a closed table: no other code
+        TensorOp("system")
+
+
+def test_model_from_config_builds_a_functional_model():
+    x = K.Input((3,))
+    model = K.Model(x, L.Dense(2)(x))
+    clone = K.Model.from_config(model.get_config())
+    assert type(clone).__name__ == "Functional"
+    assert clone(np.zeros((1, 3), np.float32)).shape.as_list() == [1, 2]

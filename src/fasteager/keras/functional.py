@@ -493,3 +493,102 @@ class StructuredLoss:
                     m.update_state(ys[i], ps[i], None if isinstance(
                         sample_weight, (list, tuple, dict)) else sample_weight)
         return model.get_metrics_result()
+
+
+# ---- operators on KerasTensors ----------------------------------------------------------------
+
+_OPERATORS = {"add": fe.add, "subtract": fe.subtract, "multiply": fe.multiply,
+              "truediv": fe.truediv, "pow": fe.pow, "matmul": fe.matmul,
+              "negative": fe.negative, "abs": fe.abs}
+
+
+def _encode_index(index):
+    """A __getitem__ key as JSON: ints, None, '...' and {"slice": [start, stop, step]}."""
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for item in items:
+        if item is Ellipsis:
+            out.append("...")
+        elif isinstance(item, slice):
+            parts = [item.start, item.stop, item.step]
+            if not all(p is None or (isinstance(p, int) and not isinstance(p, bool))
+                       for p in parts):
+                raise TypeError("KerasTensor[...]: slice bounds must be ints (got %r)" % item)
+            out.append({"slice": parts})
+        elif item is None or (isinstance(item, int) and not isinstance(item, bool)):
+            out.append(item)
+        else:
+            raise TypeError("KerasTensor[...]: indices must be ints, slices, None or ... "
+                            "(got %r); use a layer for tensor indices" % (item,))
+    return out
+
+
+def _decode_index(items):
+    out = []
+    for item in items:
+        if item == "...":
+            out.append(Ellipsis)
+        elif isinstance(item, dict):
+            out.append(slice(*item["slice"]))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+class TensorOp(Layer):
+    """One operator applied to KerasTensors (``x + y``, ``2.0 * x``, ``-x``, ``x[:, 0]``),
+    recorded as a layer of the graph. The operator is a name from a fixed table and any
+    constant operand a JSON value, so a saved config names no code."""
+
+    def __init__(self, op, constant=None, constant_first=False, index=None, **kwargs):
+        super().__init__(**kwargs)
+        if op != "getitem" and op not in _OPERATORS:
+            raise ValueError("TensorOp: unknown op %r (expected one of %s)"
+                             % (op, sorted(_OPERATORS) + ["getitem"]))
+        self.op = op
+        self.constant = constant
+        self.constant_first = bool(constant_first)
+        self.index = index
+
+    def _convert_input(self, x):
+        if isinstance(x, (list, tuple)):
+            return [Layer._convert_input(self, v) for v in x]
+        return Layer._convert_input(self, x)
+
+    def call(self, inputs):
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if self.op == "getitem":
+            return inputs[0][_decode_index(self.index)]
+        fn = _OPERATORS[self.op]
+        if self.op in ("negative", "abs"):
+            return fn(inputs[0])
+        if len(inputs) == 2:
+            return fn(inputs[0], inputs[1])
+        c = fe.constant(self.constant, dtype=inputs[0].dtype)
+        return fn(c, inputs[0]) if self.constant_first else fn(inputs[0], c)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(op=self.op, constant=self.constant, constant_first=self.constant_first,
+                      index=self.index)
+        return config
+
+
+def symbolic_op(op, a, b=None, reverse=False):
+    """``op`` of KerasTensor ``a`` and ``b`` (a KerasTensor, a number or an array)."""
+    if op == "getitem":
+        return TensorOp("getitem", index=_encode_index(b))([a])
+    if op in ("negative", "abs"):
+        return TensorOp(op)([a])
+    if isinstance(b, KerasTensor):
+        return TensorOp(op)([b, a] if reverse else [a, b])
+    if isinstance(b, (fe.Variable, Layer)):
+        raise TypeError("KerasTensor %s: a Variable operand would not be saved with the "
+                        "model (got %r); create it in a layer's build()" % (op, b))
+    if isinstance(b, fe.Tensor):
+        b = b.numpy()
+    value = b.tolist() if hasattr(b, "tolist") else b
+    if not isinstance(value, (int, float, list)) or isinstance(value, bool):
+        raise TypeError("KerasTensor %s: expected a KerasTensor, a number or an array "
+                        "operand (got %r)" % (op, b))
+    return TensorOp(op, constant=value, constant_first=reverse)([a])

@@ -571,6 +571,50 @@ class KerasTensor:
     def ndim(self):
         return self.shape.rank
 
+    # operators record a TensorOp layer in the graph (see functional.py)
+    def _op(self, op, other=None, reverse=False):
+        from ..functional import symbolic_op
+        return symbolic_op(op, self, other, reverse)
+
+    def __add__(self, other):
+        return self._op("add", other)
+
+    def __radd__(self, other):
+        return self._op("add", other, True)
+
+    def __sub__(self, other):
+        return self._op("subtract", other)
+
+    def __rsub__(self, other):
+        return self._op("subtract", other, True)
+
+    def __mul__(self, other):
+        return self._op("multiply", other)
+
+    def __rmul__(self, other):
+        return self._op("multiply", other, True)
+
+    def __truediv__(self, other):
+        return self._op("truediv", other)
+
+    def __rtruediv__(self, other):
+        return self._op("truediv", other, True)
+
+    def __pow__(self, other):
+        return self._op("pow", other)
+
+    def __matmul__(self, other):
+        return self._op("matmul", other)
+
+    def __neg__(self):
+        return self._op("negative")
+
+    def __abs__(self):
+        return self._op("abs")
+
+    def __getitem__(self, index):
+        return self._op("getitem", index)
+
     def __repr__(self):
         return "<KerasTensor: shape=%s, dtype=%s%s>" % (
             self.shape, self.dtype.name, ", name=%s" % self.name if self.name else "")
