@@ -148,6 +148,14 @@ class Model(Layer):
         self._loss_tracker = metrics_module.Mean("loss")
         self._is_compiled = False
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        # Model.from_config(functional_model.get_config()) rebuilds the functional model
+        if cls is Model and isinstance(config, dict) and "input_layers" in config:
+            from .functional import Functional
+            return Functional.from_config(config, custom_objects=custom_objects)
+        return super().from_config(config)
+
     def call(self, inputs, training=None):
         raise NotImplementedError("%s: a subclassed Model must implement call(inputs)"
                                   % type(self).__name__)
