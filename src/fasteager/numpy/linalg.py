@@ -17,8 +17,9 @@ from ._reductions import matmul  # noqa: F401 - np.linalg.matmul
 
 
 def _float(*xs):
+    # integers become float64; complex stays complex (the ops that take it say so)
     xs = promote(xs)
-    if xs[0]._value.dtype.kind != "f":
+    if xs[0]._value.dtype.kind not in "fc":
         xs = [m.cast(x, np.float64) for x in xs]
     return xs
 
@@ -142,13 +143,6 @@ def cholesky(a):
     return l_ops.cholesky(_float(a)[0])
 
 
-def _complex_or_float(*xs):
-    xs = promote(xs)
-    if xs[0]._value.dtype.kind not in "fc":
-        xs = [m.cast(x, np.float64) for x in xs]
-    return xs
-
-
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
@@ -193,7 +187,7 @@ def _maybe_real(z):
 def eig(a):
     """NumPy's ``eig``: eigenvalues and unit-norm eigenvectors (real when every eigenvalue
     is real, complex otherwise). Differentiable for distinct eigenvalues."""
-    (t,) = _complex_or_float(a)
+    (t,) = _float(a)
     w, v = _maybe_real(l_ops.eig(t))
     return EigResult(w, v)
 
