@@ -145,6 +145,8 @@ def test_fnp_promotes_to_complex_as_numpy():
         (lambda xp: xp.mean(Z), None),
         (lambda xp: xp.prod(Z, axis=1), None),
         (lambda xp: xp.cumsum(Z), None),
+        (lambda xp: xp.var(Z, axis=1), None),
+        (lambda xp: xp.std(Z, ddof=1), None),
         (lambda xp: xp.power(Z, 2.5), None),
         (lambda xp: xp.log(Z) - xp.sin(Z), None),
         (lambda xp: xp.linalg.norm(Z), None),
@@ -164,7 +166,8 @@ def test_fnp_complex_program_gradient():
     # a real loss written with fasteager.numpy on complex parameters: |FFT(z) * w|^2 + ...
     def loss(z):
         spec = fnp.fft.fft(z * W[0])
-        return fnp.sum(fnp.abs(spec) ** 2) + fnp.real(fnp.vdot(z, z)) + fnp.sum(fnp.angle(z))
+        return (fnp.sum(fnp.abs(spec) ** 2) + fnp.real(fnp.vdot(z, z)) + fnp.sum(fnp.angle(z))
+                + fnp.var(z))
     check_complex_grads(loss, [Z[1]])
 
 

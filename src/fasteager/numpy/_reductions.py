@@ -63,8 +63,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """NumPy's ``var``: mean((x - mean(x))**2) * n / (n - ddof) (a composite)."""
     if where is not None:
         _no("var", where=where)
-    x = _accumulate("var", np.var, a, dtype, out)
-    v = m.reduce_variance(x, _axis(axis), keepdims=keepdims)
+    x = tensor(a)
+    if x._value.dtype.kind == "c" and dtype is None:
+        # NumPy's complex variance is real: mean(|x - mean(x)|^2)
+        check_out("var", out)
+        d = x - m.reduce_mean(x, _axis(axis), keepdims=True)
+        v = m.reduce_mean(m.real(d * m.conj(d)), _axis(axis), keepdims=keepdims)
+    else:
+        x = _accumulate("var", np.var, x, dtype, out)
+        v = m.reduce_variance(x, _axis(axis), keepdims=keepdims)
     if ddof:
         n = x._value.size // builtins.max(v._value.size, 1) if x._value.size else 0
         v = v * np.asarray(n / (n - ddof), dtype=v._value.dtype)[()]
