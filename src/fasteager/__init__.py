@@ -67,6 +67,7 @@ from . import debugging, linalg  # noqa: F401
 from . import data, summary, train  # noqa: F401
 from . import keras, layers  # noqa: F401
 from . import distribute  # noqa: F401
+from . import saved_model  # noqa: F401,E402
 from . import image, io, ragged, sparse, strings  # noqa: F401
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor  # noqa: F401
