@@ -77,6 +77,10 @@ def test_layout_ops_move_strings():
     assert [p.shape for p in tf.split(t, 2)] == [(1, 2), (1, 2)]
     assert tf.unstack(t)[1].numpy().tolist() == [b"c", b"d"]
     assert tf.squeeze(tf.reshape(t, [1, 4])).shape == (4,)
+    assert tf.gather_nd(t, [[1, 0]]).numpy().tolist() == [b"c"]
+    assert tf.boolean_mask(t, [True, False]).numpy().tolist() == [[b"a", b"b"]]
+    assert tf.reverse(t, [1]).numpy().tolist() == [[b"b", b"a"], [b"d", b"c"]]
+    assert tf.broadcast_to(tf.constant("x"), [2]).numpy().tolist() == [b"x", b"x"]
     with pytest.raises(InvalidArgumentError, match="concat: all inputs must have the same dtype"):
         tf.concat([t, tf.constant([[1, 2]])], axis=0)
     # numeric errors are untouched by the string route
