@@ -91,6 +91,10 @@ def _is_module(x):
     return isinstance(x, Module)
 
 
+def _anything(x):
+    return True
+
+
 def _leaves(value, path=()):
     """(path, leaf) pairs of a nested list/tuple/dict, dict entries in sorted key order
     (as ``tf.nest``)."""
@@ -200,7 +204,7 @@ class Module:
         """Yield the values (or ``(path, value)`` pairs) under this module's attributes that
         satisfy ``predicate``, in TensorFlow's order (see the module docstring)."""
         if predicate is None:
-            predicate = lambda _: True  # noqa: E731
+            predicate = _anything
         return _flatten_module(self, recursive, predicate, attribute_traversal_key, with_path,
                                (), {id(self)}, [])
 

@@ -16,7 +16,7 @@ from . import _core, _graph, nest
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 
-__all__ = ["init_scope", "py_function", "eager_py_func"]
+__all__ = ["eager_py_func", "init_scope", "py_function"]
 
 KIND_PY_CALL = 5            # a step _graph.run calls as fn(*arrays) -> tuple of arrays
 

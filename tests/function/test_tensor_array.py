@@ -6,7 +6,6 @@ import pytest
 import fasteager as tf
 from tests.gradcheck import check_grads
 
-
 # ---- TensorArray ---------------------------------------------------------------------------
 
 def test_write_read_stack_and_functional_style():
@@ -109,7 +108,7 @@ def test_py_function_eager_and_tout_forms():
     y = tf.py_function(np_square, [x], Tout=tf.float32)
     assert y.dtype == tf.float32
     np.testing.assert_array_equal(y.numpy(), [1, 4])
-    a, b = tf.py_function(lambda u, v: (u + v, u * v), [x, x], Tout=[tf.float32, tf.float32])
+    _, b = tf.py_function(lambda u, v: (u + v, u * v), [x, x], Tout=[tf.float32, tf.float32])
     np.testing.assert_array_equal(b.numpy(), [1, 4])
     assert tf.py_function(lambda u: None, [x], Tout=None) is None
     with pytest.raises(ValueError, match="returned 1 values"):

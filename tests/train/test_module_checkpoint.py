@@ -159,7 +159,7 @@ class Net(tf.keras.Model):
     """The checkpoint guide's model."""
 
     def __init__(self):
-        super(Net, self).__init__()
+        super().__init__()
         self.l1 = tf.keras.layers.Dense(5)
 
     def call(self, x):

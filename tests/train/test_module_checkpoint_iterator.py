@@ -42,8 +42,8 @@ def test_restore_continues_where_saved(tmp_path, make):
 
 def test_guide_manager_with_iterator(tmp_path):
     # the checkpoint guide's training loop, shortened: model, optimizer and iterator
-    toy = tf.data.Dataset.from_tensor_slices(
-        dict(x=np.arange(10, dtype=np.float32)[:, None], y=np.arange(10, dtype=np.float32)[:, None]))
+    column = np.arange(10, dtype=np.float32)[:, None]
+    toy = tf.data.Dataset.from_tensor_slices({"x": column, "y": column})
     dataset = toy.repeat().batch(2)
     iterator = iter(dataset)
     net = tf.keras.layers.Dense(1)

@@ -28,13 +28,13 @@ import numpy as np
 
 from .. import _core, nest
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
-from ..function import Function, KIND_OP
+from ..function import KIND_OP, Function
 from ..module import Module
 from ..train import _safetensors
 from ..train import checkpoint as _ckpt
 from ..variables import Variable
 
-__all__ = ["save", "load"]
+__all__ = ["load", "save"]
 
 FORMAT = "fasteager-saved-model-1"
 GRAPH_FILE = "fasteager_saved_model.json"
@@ -188,7 +188,7 @@ def save(obj, export_dir, signatures=None, options=None):
         raise InvalidArgumentError("saved_model.save: expected a fe.Module or another "
                                    "trackable object (got %s)" % type(obj).__name__)
     directory = os.fspath(export_dir)
-    variables, _, paths = _ckpt._walk({"root": obj})
+    variables, _, _ = _ckpt._walk({"root": obj})
     var_paths = {id(v): p for p, v in variables.items()}
     constants = {}
     functions = {}
