@@ -22,7 +22,6 @@ Data: the examples' one rule (``examples/_data.py``: ``$FASTEAGER_DATA/mnist``, 
 a download, else the offline 8x8 digits upscaled to 28x28, said in one line).
 """
 import argparse
-import os
 import sys
 import time
 

@@ -25,7 +25,7 @@ or one for all), ``loss_weights`` and metrics per output, logged as ``<output>_l
 import fasteager as fe
 
 from . import metrics as metrics_module
-from .layers.base import InputLayer, KerasTensor, Layer
+from .layers.base import InputLayer, KerasTensor, Layer, ListInput
 from .training import Model, _CompiledLoss, _resolve_metric, _shape_text
 
 _TENSOR_TAG = "__keras_tensor__"
@@ -535,7 +535,7 @@ def _decode_index(items):
     return tuple(out)
 
 
-class TensorOp(Layer):
+class TensorOp(ListInput, Layer):
     """One operator applied to KerasTensors (``x + y``, ``2.0 * x``, ``-x``, ``x[:, 0]``),
     recorded as a layer of the graph. The operator is a name from a fixed table and any
     constant operand a JSON value, so a saved config names no code."""
@@ -549,11 +549,6 @@ class TensorOp(Layer):
         self.constant = constant
         self.constant_first = bool(constant_first)
         self.index = index
-
-    def _convert_input(self, x):
-        if isinstance(x, (list, tuple)):
-            return [Layer._convert_input(self, v) for v in x]
-        return Layer._convert_input(self, x)
 
     def call(self, inputs):
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]

@@ -17,7 +17,7 @@ import fasteager as fe
 
 from .. import _ops, initializers, regularizers
 from ...ops import attention_ops
-from .base import Layer
+from .base import Layer, ListInput
 
 
 class _Projection(Layer):
@@ -245,7 +245,7 @@ class MultiHeadAttention(Layer):
         return config
 
 
-class Attention(Layer):
+class Attention(ListInput, Layer):
     """Dot-product (Luong-style) attention: ``Attention()([query, value])`` or ``[query,
     value, key]``; scores ``query @ key^T`` ('dot') or ``sum(tanh(query + key))``
     ('concat'), softmax over the value steps, then the weighted sum of ``value``.
@@ -267,11 +267,6 @@ class Attention(Layer):
         self.dropout = float(dropout)
         self.seed = seed
         self.supports_masking = True
-
-    def _convert_input(self, x):
-        if isinstance(x, (list, tuple)):
-            return [Layer._convert_input(self, v) for v in x]
-        return Layer._convert_input(self, x)
 
     def _split(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) not in (2, 3):

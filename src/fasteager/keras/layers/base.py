@@ -536,6 +536,17 @@ class Layer(fe.Module):
         return cls(**config)
 
 
+class ListInput:
+    """Mixin for layers called on a list of tensors (merges, Attention, operators): each
+    element converts on its own, so a list of equal-shape arrays stays several inputs and
+    is not stacked into one tensor."""
+
+    def _convert_input(self, x):
+        if isinstance(x, (list, tuple)):
+            return [Layer._convert_input(self, v) for v in x]
+        return Layer._convert_input(self, x)
+
+
 def _symbolic_leaves(structure):
     return [v for v in fe.nest.flatten(structure) if isinstance(v, KerasTensor)]
 

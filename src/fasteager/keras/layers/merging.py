@@ -7,7 +7,7 @@ TensorShape([None, 8])
 """
 import fasteager as fe
 
-from .base import Layer
+from .base import Layer, ListInput
 
 
 def _bad(layer, msg):
@@ -26,17 +26,7 @@ def _shapes_of(layer, inputs, minimum):
             for x in inputs]
 
 
-class _ListLayer(Layer):
-    """A layer called on a list of tensors: each element converts on its own (a list of
-    equal-shape arrays is several inputs, not one stacked tensor)."""
-
-    def _convert_input(self, x):
-        if isinstance(x, (list, tuple)):
-            return [Layer._convert_input(self, v) for v in x]
-        return Layer._convert_input(self, x)
-
-
-class _Merge(_ListLayer):
+class _Merge(ListInput, Layer):
     """Elementwise merges: the inputs broadcast against each other (batch included)."""
 
     _minimum = 1
@@ -124,7 +114,7 @@ def _fold(fn, inputs):
     return out
 
 
-class Concatenate(_ListLayer):
+class Concatenate(ListInput, Layer):
     """Join the inputs along ``axis`` (default the last); the other dimensions must match."""
 
     def __init__(self, axis=-1, **kwargs):
@@ -158,7 +148,7 @@ class Concatenate(_ListLayer):
         return config
 
 
-class Dot(_ListLayer):
+class Dot(ListInput, Layer):
     """The dot product of two batches of tensors along ``axes`` (Keras's ``batch_dot``):
     ``Dot(axes=1)([a, b])`` of two (batch, n) inputs is (batch, 1). ``normalize=True``
     L2-normalizes both along the axes first (the cosine similarity)."""
