@@ -362,15 +362,19 @@ def per_image_standardization(image):
     return (x - mean) / maximum(std, min_std)
 
 
+def _box_args(opname, image, *box):
+    """(image tensor, its height axis, (height, width), the four box ints)."""
+    x = _image(opname, image)
+    h_ax = _spatial_axis(x, "h")
+    return x, h_ax, x._value.shape[h_ax:h_ax + 2], tuple(int(v) for v in box)
+
+
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The ``target_height x target_width`` window at ``(offset_height, offset_width)``."""
     from .ops.array_ops import getitem
     from .ops.registry import execute
-    x = _image("crop_to_bounding_box", image)
-    h_ax = _spatial_axis(x, "h")
-    h, w = x._value.shape[h_ax:h_ax + 2]
-    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height,
-                                      target_width))
+    x, h_ax, (h, w), (oh, ow, th, tw) = _box_args("crop_to_bounding_box", image, offset_height,
+                                                  offset_width, target_height, target_width)
     if oh < 0 or ow < 0 or th <= 0 or tw <= 0 or oh + th > h or ow + tw > w:
         raise InvalidArgumentError("crop_to_bounding_box: the box (offset %d, %d, size %d x %d) "
                                    "must lie inside the image (%d x %d)"
@@ -382,11 +386,8 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The image placed at ``(offset_height, offset_width)`` in zeros of the target size."""
     from .ops.array_ops import pad
-    x = _image("pad_to_bounding_box", image)
-    h_ax = _spatial_axis(x, "h")
-    h, w = x._value.shape[h_ax:h_ax + 2]
-    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height,
-                                      target_width))
+    x, h_ax, (h, w), (oh, ow, th, tw) = _box_args("pad_to_bounding_box", image, offset_height,
+                                                  offset_width, target_height, target_width)
     if oh < 0 or ow < 0 or th < oh + h or tw < ow + w:
         raise InvalidArgumentError("pad_to_bounding_box: the image (%d x %d) at offset (%d, %d) "
                                    "must fit the target %d x %d" % (h, w, oh, ow, th, tw))

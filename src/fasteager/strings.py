@@ -32,9 +32,9 @@ from . import _core
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 
-__all__ = ["as_string", "bytes_split", "decode_raw", "format", "join", "length", "lower", "reduce_join",
-           "regex_full_match", "regex_replace", "split", "strip", "substr", "to_number",
-           "unicode_decode", "unicode_encode", "unicode_split", "upper"]
+__all__ = ["as_string", "bytes_split", "decode_raw", "format", "join", "length", "lower",
+           "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr",
+           "to_number", "unicode_decode", "unicode_encode", "unicode_split", "upper"]
 
 builtins_format = builtins.format
 

@@ -72,41 +72,44 @@ def _lanczos3(t):
     return 3 * math.sin(math.pi * t) * math.sin(math.pi * t / 3) / (math.pi ** 2 * t * t)
 
 
-def ref_bicubic(img, oh, ow):
-    # Keys cubic at half-pixel centres; taps outside the image dropped, the rest renormalised
+def _separable(img, oh, ow, taps):
+    """Each output pixel as the sum over its (row, column) taps, ``taps(o, n_in, n_out)``
+    giving (input index, weight) pairs, normalised to sum to one."""
     h, w, c = img.shape
 
-    def taps(o, n_in, n_out):
-        src = (o + .5) * (n_in / n_out) - .5
-        base = math.floor(src)
-        pts = [(p, _keys(src - p)) for p in range(base - 1, base + 3) if 0 <= p < n_in]
+    def normalised(o, n_in, n_out):
+        pts = taps(o, n_in, n_out)
         total = sum(k for _, k in pts)
         return [(p, k / total) for p, k in pts]
     out = np.zeros((oh, ow, c))
     for y in range(oh):
         for x in range(ow):
-            out[y, x] = sum(ky * kx * img[i, j] for i, ky in taps(y, h, oh)
-                            for j, kx in taps(x, w, ow))
+            out[y, x] = sum(ky * kx * img[i, j] for i, ky in normalised(y, h, oh)
+                            for j, kx in normalised(x, w, ow))
     return out
+
+
+def _bicubic_taps(o, n_in, n_out):
+    # Keys cubic at half-pixel centres; taps outside the image are dropped
+    src = (o + .5) * (n_in / n_out) - .5
+    base = math.floor(src)
+    return [(p, _keys(src - p)) for p in range(base - 1, base + 3) if 0 <= p < n_in]
+
+
+def _lanczos3_taps(o, n_in, n_out):
+    # TF's scale_and_translate without antialias: the span around each sample
+    sample = (o + .5) * (n_in / n_out)
+    lo = min(max(math.ceil(sample - 3 - .5), 0), n_in - 1)
+    hi = min(max(math.floor(sample + 3 - .5), 0), n_in - 1)
+    return [(p, _lanczos3(p + .5 - sample)) for p in range(lo, hi + 1)]
+
+
+def ref_bicubic(img, oh, ow):
+    return _separable(img, oh, ow, _bicubic_taps)
 
 
 def ref_lanczos3(img, oh, ow):
-    # TF's scale_and_translate without antialias: spans around each sample, renormalised
-    h, w, c = img.shape
-
-    def taps(o, n_in, n_out):
-        sample = (o + .5) * (n_in / n_out)
-        lo = min(max(math.ceil(sample - 3 - .5), 0), n_in - 1)
-        hi = min(max(math.floor(sample + 3 - .5), 0), n_in - 1)
-        pts = [(p, _lanczos3(p + .5 - sample)) for p in range(lo, hi + 1)]
-        total = sum(k for _, k in pts)
-        return [(p, k / total) for p, k in pts]
-    out = np.zeros((oh, ow, c))
-    for y in range(oh):
-        for x in range(ow):
-            out[y, x] = sum(ky * kx * img[i, j] for i, ky in taps(y, h, oh)
-                            for j, kx in taps(x, w, ow))
-    return out
+    return _separable(img, oh, ow, _lanczos3_taps)
 
 
 SIZES = [(5, 7, 3, 4), (4, 4, 8, 8), (6, 3, 4, 7), (3, 5, 3, 5), (7, 6, 2, 3)]

@@ -1,5 +1,6 @@
 # TensorFlow's sparse-tensor guide (site/en/guide/sparse_tensor.ipynb), its cells without
 # Keras and tf.data, with only the import changed (run by test_sparse.py).
+# ruff: noqa - the guide's code as written
 import fasteager as tf
 st1 = tf.sparse.SparseTensor(indices=[[0, 3], [2, 4]],
                       values=[10, 20],
