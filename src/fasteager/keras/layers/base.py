@@ -432,7 +432,7 @@ class Layer(fe.Module):
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, KerasTensor) or (
                 (args or kwargs or isinstance(inputs, (list, tuple, dict)))
-                and _symbolic_leaves((inputs, args, kwargs))):
+                and _any_symbolic(inputs, args, kwargs)):
             return self._call_symbolic(inputs, args, kwargs)
         inputs = self._convert_input(inputs)
         if isinstance(inputs, fe.Tensor):
@@ -545,6 +545,17 @@ class ListInput:
         if isinstance(x, (list, tuple)):
             return [Layer._convert_input(self, v) for v in x]
         return Layer._convert_input(self, x)
+
+
+def _any_symbolic(inputs, args, kwargs):
+    """Whether a KerasTensor is among a call's arguments. Runs on every call that passes
+    keywords (``training=``) or a list, so it looks at plain values once and walks only
+    containers."""
+    for v in (inputs, *args, *kwargs.values()):
+        if isinstance(v, KerasTensor) or (isinstance(v, (list, tuple, dict))
+                                          and _symbolic_leaves(v)):
+            return True
+    return False
 
 
 def _symbolic_leaves(structure):
