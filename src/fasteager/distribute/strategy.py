@@ -190,19 +190,26 @@ class MultiWorkerMirroredStrategy:
         if self._comm.size == 1:
             return
         todo = list(variables)
+        self._fused_in_place(todo, self._comm.bcast_)
+        self._synced.update(v._var_id for v in todo)
+
+    @staticmethod
+    def _fused_in_place(variables, collective, work_dtype=None):
+        """Run ``collective(buffer)`` (in place) once per dtype on the concatenated values
+        of ``variables`` (in ``work_dtype`` when given), then assign the results back."""
         by_dtype = {}
-        for v in todo:
+        for v in variables:
             by_dtype.setdefault(v._tensor._value.dtype, []).append(v)
         for dt in sorted(by_dtype, key=str):
             vs = by_dtype[dt]
             arrays = [v._tensor._value for v in vs]
-            buf = _comm.reducible(np.concatenate([a.reshape(-1) for a in arrays]))
-            self._comm.bcast_(buf)
+            flat = np.concatenate([a.reshape(-1) for a in arrays])
+            buf = flat.astype(work_dtype) if work_dtype is not None else _comm.reducible(flat)
+            collective(buf)
             off = 0
             for v, a in zip(vs, arrays):
                 v.assign(buf[off:off + a.size].reshape(a.shape).astype(a.dtype, copy=False))
                 off += a.size
-        self._synced.update(v._var_id for v in todo)
 
     # -- ON_READ / MEAN variables -----------------------------------------------------------
     def _register_on_read(self, var):
@@ -213,29 +220,21 @@ class MultiWorkerMirroredStrategy:
         step gives exactly the mean of N independent copies while keeping all equal:
         what is read, saved or used in inference on any worker is that mean."""
         if self._comm.size > 1:
-            self._on_read.append(weakref.ref(var))
+            # held strongly: every worker must average the same list in the same order,
+            # and weak references could die at different times on different workers
+            self._on_read.append(var)
 
     def _sync_on_read(self):
-        """Average the ON_READ variables over the workers (one fused all-reduce per dtype)."""
-        live = [r() for r in self._on_read]
-        self._on_read = [weakref.ref(v) for v in live if v is not None]
-        variables = [v for v in live if v is not None]
-        if not variables:
+        """Average the ON_READ variables over the workers (one fused all-reduce per dtype,
+        in float64)."""
+        if not self._on_read:
             return
-        by_dtype = {}
-        for v in variables:
-            by_dtype.setdefault(v._tensor._value.dtype, []).append(v)
-        for dt in sorted(by_dtype, key=str):
-            vs = by_dtype[dt]
-            buf = np.concatenate([np.asarray(v._tensor._value, np.float64).reshape(-1)
-                                  for v in vs])
+        n = self._comm.size
+
+        def mean(buf):
             self._comm.allreduce_(buf)
-            buf /= self._comm.size
-            off = 0
-            for v in vs:
-                size = v._tensor._value.size
-                v.assign(buf[off:off + size].reshape(v._tensor._value.shape).astype(dt))
-                off += size
+            buf /= n
+        self._fused_in_place(self._on_read, mean, np.float64)
 
     # -- gradients --------------------------------------------------------------------------
     def _buffer(self, dtype, n):
