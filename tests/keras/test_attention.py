@@ -203,3 +203,18 @@ def test_attention_layer_masks():
         L.Attention()(fe.zeros([1, 2, 3]))
     spec = L.Attention()([fe.keras.Input((None, 3)), fe.keras.Input((5, 3))])
     assert spec.shape.as_list() == [None, None, 3]
+
+
+def test_attention_model_trains_in_traced_fit_steps():
+    import warnings
+    x = fe.keras.Input((6, 4))
+    h = L.MultiHeadAttention(2, 2)(x, x, use_causal_mask=True)
+    h = L.Attention()([h, x]) + h
+    model = fe.keras.Model(x, L.Dense(1)(L.GlobalAveragePooling1D()(h)))
+    model.compile("adam", "mse")
+    data = RNG.random((64, 6, 4)).astype("float32")
+    target = data.mean(axis=(1, 2))[:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")    # a step that falls back to eager would warn
+        hist = model.fit(data, target, epochs=4, batch_size=16, verbose=0)
+    assert hist.history["loss"][-1] < hist.history["loss"][0]
