@@ -163,6 +163,7 @@ class _StringOp:
         self.forward = forward
         self.op = _core.Op(name, forward, no_grad_reason="string ops have no gradient",
                            multi=multi, kinds="fiub")
+        self.op.eager_call = self     # what fe.function's eager re-runs call for this step
         self.multi = multi
 
     def __call__(self, *tensors, **attrs):

@@ -256,3 +256,23 @@ def test_function_traces_string_arguments_once_per_shape():
         return tf.strings.as_string(x * 2)
     assert show(tf.constant([1, 2])).numpy().tolist() == [b"2", b"4"]
     assert show(tf.constant([5, 6])).numpy().tolist() == [b"10", b"12"]
+
+
+def test_function_with_strings_is_differentiable_in_its_numeric_inputs():
+    @tf.function
+    def f(x, s):
+        return x * tf.cast(tf.strings.length(tf.reshape(s, [-1])), tf.float32)
+    x, s = tf.constant([1., 2.]), tf.constant([["ab", "c"]])
+    for _ in range(2):      # the first call traces, the second replays
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(f(x, s))
+        assert tape.gradient(y, x).numpy().tolist() == [2., 1.]
+    with tf.GradientTape() as outer:        # second order re-runs the graph's ops eagerly
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(f(x, s) * x)
+        g = inner.gradient(y, x)
+    assert g.numpy().tolist() == [4., 4.]
+    assert outer.gradient(g, x).numpy().tolist() == [4., 2.]
