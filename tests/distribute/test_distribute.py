@@ -269,7 +269,7 @@ def test_batchnorm_train_step_is_traced_not_eager():
     model.compile("sgd", "mse")
     x = np.random.RandomState(1).randn(32, 3).astype(np.float32)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.filterwarnings("error", message="fe.function")
         model.fit(x, x[:, :1], batch_size=8, epochs=1, verbose=0)
     after_one = model.layers[1].moving_mean.numpy().copy()
     model.fit(x, x[:, :1], batch_size=8, epochs=1, verbose=0)
