@@ -120,10 +120,17 @@ def test_gradient_convention_is_tensorflows():
     np.testing.assert_allclose(dx.numpy(), want)
 
 
-def test_complex_matmul_and_inverse():
+def test_complex_matmul_inverse_solve_det():
     sq = M[:2] + 3 * np.eye(2)
+    rhs = np.ascontiguousarray(M.T)
     check_complex_grads(lambda a, b: fe.reduce_sum(fe.abs(fe.matmul(fe.linalg.inv(a), b))),
-                        [sq, M.T])
+                        [sq, rhs])
+    check_complex_grads(lambda a, b: fe.reduce_sum(fe.abs(fe.linalg.solve(a, b))), [sq, rhs])
+    check_complex_grads(lambda a, b: fe.reduce_sum(fe.math.imag(
+        fe.linalg.solve(a, b, adjoint=True))), [sq, rhs])
+    check_complex_grads(lambda a: fe.math.real(fe.reduce_sum(fe.linalg.det(a))), [sq])
+    np.testing.assert_allclose(fe.linalg.solve(sq, rhs, adjoint=True).numpy(),
+                               np.linalg.solve(sq.conj().T, rhs))
 
 
 def test_fnp_promotes_to_complex_as_numpy():
@@ -155,6 +162,9 @@ def test_fnp_promotes_to_complex_as_numpy():
         (lambda xp: xp.fft.fft(Z) + xp.fft.ifft2(Z), None),
         (lambda xp: xp.array([1 + 2j, 3]), None),
         (lambda xp: xp.linalg.inv(M[:2] + 3 * np.eye(2)), None),
+        (lambda xp: xp.linalg.det(M[:2] + 3 * np.eye(2)), None),
+        (lambda xp: xp.linalg.solve(M[:2] + 3 * np.eye(2), Z), None),
+        (lambda xp: xp.linalg.solve(M[:2] + 3 * np.eye(2), Z[:, 0]), None),
     ]
     for fn, _ in cases:
         got, want = fn(fnp), np.asarray(fn(np))
@@ -175,6 +185,8 @@ def test_complex_ops_reject_what_has_no_complex_meaning():
     z = fe.constant(Z)
     with pytest.raises(fe.errors.InvalidArgumentError, match="maximum"):
         fe.maximum(z, z)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="cholesky"):
+        fnp.linalg.cholesky(M[:2] + 3 * np.eye(2))
     with pytest.raises(fe.errors.InvalidArgumentError, match="erf"):
         fe.math.erf(z)
     with pytest.raises(fe.errors.InvalidArgumentError, match="complex"):

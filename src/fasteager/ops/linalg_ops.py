@@ -306,11 +306,12 @@ def inv(input, adjoint=False, name=None):
 
 
 def _det_grad(g, ans, a):
-    # d det(A) = det(A) tr(inv(A) dA)  =>  dA = g det(A) inv(A)^T  (Giles 2008, sec. 2.2.4)
-    return _expand2(g * ans) * _mT(inv(a))
+    # d det(A) = det(A) tr(inv(A) dA)  =>  dA = g det(A) inv(A)^T  (Giles 2008, sec. 2.2.4);
+    # complex: g conj(det(A) inv(A)^T)
+    return _expand2(g * _cj(ans)) * _mT(_cj(inv(a)))
 
 
-det_op = defop("det", _linalg_call("det", np.linalg.det), kinds=FLOAT,
+det_op = defop("det", _linalg_call("det", np.linalg.det), kinds=FLOAT + "c",
                check=_check_square("det"), grads=[_det_grad])
 
 
@@ -349,8 +350,8 @@ def _check_solve(a, b, adjoint=False):
 
 
 def _solve_fwd(a, b, adjoint=False):
-    if adjoint:
-        a = np.swapaxes(a, -1, -2)
+    if adjoint:             # the conjugate transpose (TensorFlow's adjoint)
+        a = np.conj(np.swapaxes(a, -1, -2))
     # NumPy >= 2 solves b of shape (..., n, k) batch-wise; broadcast the batches first
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, batch + a.shape[-2:])
@@ -360,19 +361,24 @@ def _solve_fwd(a, b, adjoint=False):
 
 def _solve_da(g, ans, a, b, adjoint=False):
     # A X = B: dB = solve(A^T, g), dA = -dB X^T; with adjoint (A^T X = B): dA = -X dB^T
-    # (Giles 2008, sec. 2.3.1)
+    # (Giles 2008, sec. 2.3.1); complex: conjugate transposes (dA = -dB X^H, -X dB^H)
     gb = solve(a, g, adjoint=not adjoint)
-    da = matmul(ans, gb, transpose_b=True) if adjoint else matmul(gb, ans, transpose_b=True)
+    if adjoint:
+        da = matmul(ans, _cj(gb), transpose_b=True)
+    else:
+        da = matmul(gb, _cj(ans), transpose_b=True)
     return unbroadcast(-da, a)
 
 
-solve_op = defop("solve", _linalg_call("solve", _solve_fwd), kinds=FLOAT, check=_check_solve,
+solve_op = defop("solve", _linalg_call("solve", _solve_fwd), kinds=FLOAT + "c",
+                 check=_check_solve,
                  grads=[_solve_da, lambda g, ans, a, b, adjoint=False:
                         unbroadcast(solve(a, g, adjoint=not adjoint), b)])
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
-    """``X`` with ``matrix @ X = rhs`` (``adjoint``: ``matrix^T @ X = rhs``); rhs [..., n, k]."""
+    """``X`` with ``matrix @ X = rhs`` (``adjoint``: ``matrix^H @ X = rhs``, the conjugate
+    transpose); rhs [..., n, k]."""
     matrix, rhs = convert_same(matrix, rhs)
     if adjoint:
         return execute(solve_op, matrix, rhs, adjoint=True)
