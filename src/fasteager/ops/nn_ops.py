@@ -16,7 +16,8 @@ from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose
 from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
                        reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
-from .registry import FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis, single_axis
+from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
+                       single_axis)
 from .special_ops import _erf_kernel, erf
 
 convert_to_tensor = _core.convert_to_tensor
@@ -71,7 +72,7 @@ def _relu_into(x, out):
 
 
 # relu: the gradient passes where x > 0 (the mask is a constant: the second derivative is 0)
-relu = defop("relu", _relu_fwd, kinds=NUMERIC, into=_relu_into,
+relu = defop("relu", _relu_fwd, kinds=NUMERIC, jvp=ELEMENTWISE, into=_relu_into,
              grads=[lambda g, ans, x: g * _mask(greater(x, 0), g)])
 
 
@@ -80,7 +81,7 @@ def _relu6_fwd(x):
 
 
 # relu6 = min(max(x, 0), 6): the gradient passes where 0 < x < 6
-relu6 = defop("relu6", _relu6_fwd, kinds=NUMERIC,
+relu6 = defop("relu6", _relu6_fwd, kinds=NUMERIC, jvp=ELEMENTWISE,
               grads=[lambda g, ans, x: g * _mask(greater(x, 0), g) * _mask(greater(6, x), g)])
 
 
@@ -89,7 +90,7 @@ def _elu_fwd(x):
 
 
 # elu = x (x > 0), exp(x) - 1 (x <= 0): d/dx = 1, or exp(x) = elu(x) + 1
-elu = defop("elu", _elu_fwd, kinds=FLOAT,
+elu = defop("elu", _elu_fwd, kinds=FLOAT, jvp=ELEMENTWISE,
             grads=[lambda g, ans, x: g * where(greater(x, 0), 1.0, ans + 1)])
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -102,7 +103,7 @@ def _selu_fwd(x):
 
 
 # selu = s x (x > 0), s a (exp(x) - 1) (x <= 0): d/dx = s, or s a exp(x) = selu(x) + s a
-selu = defop("selu", _selu_fwd, kinds=FLOAT,
+selu = defop("selu", _selu_fwd, kinds=FLOAT, jvp=ELEMENTWISE,
              grads=[lambda g, ans, x: g * where(greater(x, 0), _SELU_SCALE,
                                                 ans + _SELU_SCALE * _SELU_ALPHA)])
 
@@ -112,7 +113,7 @@ def _leaky_relu_fwd(x, alpha=0.2):
 
 
 # leaky_relu = x (x > 0), alpha x (x <= 0)
-_leaky_relu = defop("leaky_relu", _leaky_relu_fwd, kinds=FLOAT,
+_leaky_relu = defop("leaky_relu", _leaky_relu_fwd, kinds=FLOAT, jvp=ELEMENTWISE,
                     grads=[lambda g, ans, x, alpha=0.2:
                            g * (alpha + (1 - alpha) * _mask(greater(x, 0), g))])
 
@@ -135,12 +136,12 @@ def _softplus_fwd(x):
 
 
 # d/dx log(1 + e^x) = sigmoid(x)
-softplus = defop("softplus", _softplus_fwd, kinds=FLOAT,
+softplus = defop("softplus", _softplus_fwd, kinds=FLOAT, jvp=ELEMENTWISE,
                  grads=[lambda g, ans, x: g * sigmoid(x)])
 
 
 # softsign = x / (1 + |x|): d/dx = 1 / (1 + |x|)^2
-softsign = defop("softsign", lambda x: x / (1 + np.abs(x)), kinds=FLOAT,
+softsign = defop("softsign", lambda x: x / (1 + np.abs(x)), kinds=FLOAT, jvp=ELEMENTWISE,
                  grads=[lambda g, ans, x: g / square(1 + abs(x))])
 
 
@@ -159,7 +160,7 @@ def _silu_grad(g, ans, x, beta=1.0):
     return g * (s + beta * x * s * (1 - s))
 
 
-_silu = defop("silu", _silu_fwd, kinds=FLOAT, grads=[_silu_grad])
+_silu = defop("silu", _silu_fwd, kinds=FLOAT, jvp=ELEMENTWISE, grads=[_silu_grad])
 
 
 def silu(features, beta=1.0, name=None):
@@ -201,7 +202,7 @@ def _gelu_grad(g, ans, x, approximate=False):
     return g * (cdf + x * pdf)
 
 
-_gelu = defop("gelu", _gelu_fwd, kinds=FLOAT, grads=[_gelu_grad])
+_gelu = defop("gelu", _gelu_fwd, kinds=FLOAT, jvp=ELEMENTWISE, grads=[_gelu_grad])
 
 
 def gelu(features, approximate=False, name=None):
