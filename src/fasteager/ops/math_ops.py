@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .registry import (ALL, BOOL, FLOAT, INT_BOOL, LINEAR, MULTILINEAR, NUMERIC, as_bool,
-                       defop, execute, normalize_axis, single_axis, unbroadcast)
+from .registry import (ALL, BOOL, ELEMENTWISE, FLOAT, INT_BOOL, LINEAR, MULTILINEAR, NUMERIC,
+                       as_bool, defop, execute, normalize_axis, single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -150,7 +150,7 @@ sqrt = defop("sqrt", np.sqrt, kinds=FLOAT_C, grads=[lambda g, ans, x: g * 0.5 / 
              quiet=True)
 
 # d x^(-1/2) = -1/2 x^(-3/2) dx
-rsqrt = defop("rsqrt", lambda x: 1 / np.sqrt(x), kinds=FLOAT,
+rsqrt = defop("rsqrt", lambda x: 1 / np.sqrt(x), kinds=FLOAT, jvp=ELEMENTWISE,
               grads=[lambda g, ans, x: g * -0.5 * ans * ans * ans], quiet=True)
 
 # d/dx 1/x = -1/x^2
@@ -201,13 +201,13 @@ def _sigmoid(x):
 
 
 # d sigmoid(x) = sigmoid(x) sigmoid(-x) dx (not s (1 - s), which cancels for large x)
-sigmoid = defop("sigmoid", _sigmoid, kinds=FLOAT, into=_sigmoid_into,
+sigmoid = defop("sigmoid", _sigmoid, kinds=FLOAT, jvp=ELEMENTWISE, into=_sigmoid_into,
                 grads=[lambda g, ans, x: g * ans * sigmoid(negative(x))])
 
 # floor, ceil, round: piecewise constant
 floor = defop("floor", np.floor, kinds=FLOAT, grads=[lambda g, ans, x: _zeros(g)])
 ceil = defop("ceil", np.ceil, kinds=FLOAT, grads=[lambda g, ans, x: _zeros(g)])
-round = defop("round", np.round, kinds=FLOAT,  # noqa: A001 - TensorFlow's name
+round = defop("round", np.round, kinds=FLOAT, jvp=ELEMENTWISE,  # noqa: A001 - TensorFlow's name
               grads=[lambda g, ans, x: _zeros(g)])
 
 # ---- comparisons and logic (no gradient: the outputs are bool) --------------------------
