@@ -98,6 +98,8 @@ def test_sinc_at_zero():
         tape.watch(t)
         y = fnp.sinc(t)
     np.testing.assert_allclose(tape.gradient(y, t).numpy(), [0.0])
+    # second derivative at 0: -pi^2 / 3
+    check_grads(fnp.sinc, [np.array([0.0, 1e-4, -2e-4, 0.7])])
 
 
 # ---- shapes, triangles, differences --------------------------------------------------------

@@ -239,14 +239,18 @@ FUNCTIONS["conjugate"] = FUNCTIONS["conj"] = conjugate
 
 
 def sinc(x):
-    """NumPy's ``sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (a composite; its first derivative
-    is exact everywhere, 0 at x = 0)."""
+    """NumPy's ``sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (a composite). Near 0 (|pi x| <
+    1e-3) it is the series 1 - y^2/6 + y^4/120, equal to sin(y)/y in float64 there, so its
+    derivatives are exact at 0 too (sin(y)/y alone has none there)."""
     (a,) = ufunc_operands(np.sin, (x,))
-    y = a * np.asarray(np.pi, dtype=a._value.dtype)[()]
-    zero = m.equal(y, 0)
-    one = _core.wrap(np.ones((), a._value.dtype))
-    safe = m.where(zero, one, y)
-    return m.where(zero, one, m.sin(safe) / safe)
+    dt = a._value.dtype
+    y = a * np.asarray(np.pi, dtype=dt)[()]
+    small = m.less(m.abs(y), np.asarray(1e-3, dtype=dt)[()])
+    one = _core.wrap(np.ones((), dt))
+    safe = m.where(small, one, y)
+    y2 = y * y
+    series = 1 - y2 * np.asarray(1 / 6, dtype=dt)[()] + y2 * y2 * np.asarray(1 / 120, dtype=dt)[()]
+    return m.where(small, series, m.sin(safe) / safe)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
