@@ -327,3 +327,18 @@ def test_collective_timeout_aborts_a_job_whose_peer_hangs(tmp_path):
     assert proc.returncode != 0
     assert "did not complete within 3 s" in proc.stderr
     assert "UNREACHABLE" not in proc.stdout
+
+
+@needs_mpi
+def test_distributed_mnist_example_runs_with_a_backup(tmp_path):
+    example = os.path.join(HERE, "..", "..", "examples", "distributed_mnist.py")
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", sys.executable,
+           example, "--epochs", "2", "--steps", "5", "--backup-dir", str(tmp_path / "bk"),
+           "--timeout", "120", "--ckpt-dir", str(tmp_path / "ckpt"),
+           "--logdir", str(tmp_path / "logs")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=_env(),
+                          cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "restored on every worker" in proc.stdout
+    assert "test accuracy" in proc.stdout
+    assert not os.path.exists(tmp_path / "bk")     # removed once training completed
