@@ -23,6 +23,16 @@ __all__ = ["RaggedTensor", "constant", "map_flat_values", "reduce_max", "reduce_
            "segment_ids_to_row_splits", "stack", "boolean_mask"]
 
 
+def _np(t, what="the row partition of a ragged tensor"):
+    """The values of ``t`` for NumPy-level work (a row partition, sparse indices). Inside
+    ``fe.function``, reading values computed from the function's inputs makes it run
+    eagerly (with a warning): a replay of the graph could not recompute what NumPy did."""
+    tracer = _core.get_tracer()
+    if tracer is not None:
+        tracer.escape(t, what)
+    return t._value
+
+
 def _is_string(t):
     return t._value.dtype.kind == "O"
 
@@ -81,7 +91,7 @@ class RaggedTensor:
         values = _values_tensor(values)
         splits = _partition("from_row_splits", "row_splits", row_splits)
         if validate:
-            s = splits._value
+            s = _np(splits)
             n = _nvals(values)
             if n is None:
                 raise InvalidArgumentError("from_row_splits: values must have rank >= 1 (got "
@@ -95,7 +105,7 @@ class RaggedTensor:
     @classmethod
     def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
         lengths = _partition("from_row_lengths", "row_lengths", row_lengths)
-        ln = lengths._value
+        ln = _np(lengths)
         if ln.size and ln.min() < 0:
             raise InvalidArgumentError("from_row_lengths: row_lengths must be non-negative "
                                        "(got %s)" % ln.tolist()[:10])
@@ -105,7 +115,7 @@ class RaggedTensor:
 
     @classmethod
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
-        ids = _partition("from_value_rowids", "value_rowids", value_rowids)._value
+        ids = _np(_partition("from_value_rowids", "value_rowids", value_rowids))
         if ids.size and (ids.min() < 0 or np.any(np.diff(ids) < 0)):
             raise InvalidArgumentError("from_value_rowids: value_rowids must be sorted and "
                                        "non-negative (got %s)" % ids.tolist()[:10])
@@ -119,13 +129,13 @@ class RaggedTensor:
     @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
         values = _values_tensor(values)
-        starts = _partition("from_row_starts", "row_starts", row_starts)._value
+        starts = _np(_partition("from_row_starts", "row_starts", row_starts))
         splits = np.append(starts, _nvals(values)).astype(starts.dtype)
         return cls.from_row_splits(values, _core.wrap(splits), validate=validate)
 
     @classmethod
     def from_row_limits(cls, values, row_limits, name=None, validate=True):
-        limits = _partition("from_row_limits", "row_limits", row_limits)._value
+        limits = _np(_partition("from_row_limits", "row_limits", row_limits))
         splits = np.insert(limits, 0, 0).astype(limits.dtype)
         return cls.from_row_splits(values, _core.wrap(splits), validate=validate)
 
@@ -162,12 +172,12 @@ class RaggedTensor:
             raise InvalidArgumentError("from_tensor: give lengths or padding, not both")
         nrows, ncols = arr.shape[:2]
         if padding is not None:
-            pad = np.asarray(_as_tensor(padding, "from_tensor")._value)
-            is_pad = np.all((arr == pad).reshape(nrows, ncols, -1), axis=-1)
+            pad = np.asarray(_np(_as_tensor(padding, "from_tensor")))
+            is_pad = np.all((_np(t) == pad).reshape(nrows, ncols, -1), axis=-1)
             keep = ~is_pad
             ln = np.where(keep.any(axis=1), ncols - np.argmax(keep[:, ::-1], axis=1), 0)
         elif lengths is not None:
-            ln = np.asarray(lengths._value if isinstance(lengths, _core.Tensor) else lengths)
+            ln = np.asarray(_np(lengths) if isinstance(lengths, _core.Tensor) else lengths)
             if ln.shape != (nrows,) or (ln.size and (ln.min() < 0 or ln.max() > ncols)):
                 raise InvalidArgumentError("from_tensor: lengths must give one length in "
                                            "[0, %d] per row (expected %d of them, got %s)"
@@ -242,27 +252,27 @@ class RaggedTensor:
                 return self.with_values(self._values.row_lengths(axis - 1))
             raise InvalidArgumentError("row_lengths: axis must be a ragged axis (got %r)"
                                        % (axis,))
-        s = self._row_splits._value
+        s = _np(self._row_splits)
         return _core.wrap(np.diff(s))
 
     def nested_row_lengths(self, name=None):
-        return tuple(_core.wrap(np.diff(s._value)) for s in self.nested_row_splits)
+        return tuple(_core.wrap(np.diff(_np(s))) for s in self.nested_row_splits)
 
     def value_rowids(self, name=None):
-        s = self._row_splits._value
+        s = _np(self._row_splits)
         return _core.wrap(np.repeat(np.arange(s.size - 1, dtype=s.dtype), np.diff(s)))
 
     def row_starts(self, name=None):
-        return _core.wrap(np.array(self._row_splits._value[:-1]))
+        return _core.wrap(np.array(_np(self._row_splits)[:-1]))
 
     def row_limits(self, name=None):
-        return _core.wrap(np.array(self._row_splits._value[1:]))
+        return _core.wrap(np.array(_np(self._row_splits)[1:]))
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
         dims = [self.nrows_int()]
         rt = self
         while isinstance(rt, RaggedTensor):
-            ln = np.diff(rt._row_splits._value)
+            ln = np.diff(_np(rt._row_splits))
             dims.append(int(ln.max()) if ln.size else 0)
             rt = rt._values
         dims += list(rt._value.shape[1:])
@@ -290,7 +300,7 @@ class RaggedTensor:
         rt = self
         levels = []
         while isinstance(rt, RaggedTensor):
-            levels.append(rt._row_splits._value)
+            levels.append(_np(rt._row_splits))
             rt = rt._values
         # walk down: each level maps its rows' values to (row, column)
         rows = np.arange(levels[0].size - 1)
@@ -329,7 +339,7 @@ class RaggedTensor:
         if _is_string(flat):
             fill = b"" if default_value is None else _bytes_scalar(default_value)
             out = np.full(box, fill, dtype=object)
-            out[tuple(coords)] = flat._value
+            out[tuple(coords)] = _np(flat)
             return _core.wrap(out)
         from .ops.indexing_ops import scatter_nd
         from .ops.math_ops import where
@@ -346,13 +356,13 @@ class RaggedTensor:
 
     def to_list(self):
         """Nested Python lists (bytes for strings, Python numbers for numbers)."""
-        flat = self.flat_values._value
+        flat = _np(self.flat_values)
         items = list(flat)
         items = [x.tolist() if isinstance(x, np.ndarray) else
                  (x if isinstance(x, bytes) else x.item() if hasattr(x, "item") else x)
                  for x in items]
         for splits in reversed(self.nested_row_splits):
-            s = splits._value.tolist()
+            s = _np(splits).tolist()
             items = [items[a:b] for a, b in zip(s[:-1], s[1:])]
         return items
 
@@ -362,7 +372,7 @@ class RaggedTensor:
         for i in range(self.nrows_int()):
             row = self[i]
             rows.append(row.numpy() if isinstance(row, RaggedTensor) else
-                        np.asarray(row._value))
+                        np.asarray(_np(row)))
         out = np.empty(len(rows), dtype=object)
         out[:] = rows
         return out
@@ -376,7 +386,7 @@ class RaggedTensor:
         first, rest = key[0], key[1:]
         if first is Ellipsis:
             raise InvalidArgumentError("RaggedTensor: ... in an index is not supported")
-        s = self._row_splits._value
+        s = _np(self._row_splits)
         n = s.size - 1
         if isinstance(first, slice):
             start, stop, step = first.indices(n)
@@ -409,7 +419,7 @@ class RaggedTensor:
         """``rt[:, a:b]``: the same slice of every row (Python's rules per row)."""
         if sl == slice(None):
             return self
-        s = self._row_splits._value
+        s = _np(self._row_splits)
         keep = np.zeros(int(s[-1]), dtype=bool)
         lengths = np.zeros(s.size - 1, dtype=s.dtype)
         for i in range(s.size - 1):
@@ -525,7 +535,7 @@ def _index_inner(row, rest):
 def _same_partition(a, b):
     sa, sb = a.nested_row_splits, b.nested_row_splits
     return len(sa) == len(sb) and all(
-        x is y or (x._value.shape == y._value.shape and np.array_equal(x._value, y._value))
+        x is y or (x._value.shape == y._value.shape and np.array_equal(_np(x), _np(y)))
         for x, y in zip(sa, sb))
 
 
@@ -537,9 +547,9 @@ def _align(rt, other, fn):
             raise InvalidArgumentError("%s: ragged operands must have the same row partition "
                                        "(got row lengths %s and %s)"
                                        % (getattr(fn, "__name__", fn),
-                                          [np.diff(s._value).tolist() for s in
+                                          [np.diff(_np(s)).tolist() for s in
                                            rt.nested_row_splits],
-                                          [np.diff(s._value).tolist() for s in
+                                          [np.diff(_np(s)).tolist() for s in
                                            other.nested_row_splits]))
         return flat, other.flat_values
     from .strings import _as_tensor
@@ -726,7 +736,7 @@ def stack(values, axis=0, name=None):
     rows = [r.nrows_int() for r in rts]
     inner = RaggedTensor.from_nested_row_lengths(
         concat([r.flat_values for r in rts], axis=0),
-        [_core.wrap(np.concatenate([np.diff(r.nested_row_splits[k]._value) for r in rts]))
+        [_core.wrap(np.concatenate([np.diff(_np(r.nested_row_splits[k])) for r in rts]))
          for k in range(rts[0].ragged_rank)])
     return RaggedTensor.from_row_lengths(inner, np.array(rows, dtype=np.int64))
 
@@ -735,7 +745,7 @@ def boolean_mask(data, mask, name=None):
     """The rows of ``data`` where ``mask`` (one bool per row) holds."""
     from .ops.indexing_ops import boolean_mask as dense_mask
     from .strings import _as_tensor
-    m = np.asarray(_as_tensor(mask, "ragged.boolean_mask")._value)
+    m = np.asarray(_np(_as_tensor(mask, "ragged.boolean_mask")))
     if not isinstance(data, RaggedTensor):
         return dense_mask(data, m)
     if m.dtype != np.bool_ or m.shape != (data.nrows_int(),):
@@ -750,17 +760,17 @@ def boolean_mask(data, mask, name=None):
         from .ops.array_ops import getitem
         from .ops.registry import execute
         kept = execute(getitem, values, key=value_mask)
-    return RaggedTensor.from_row_lengths(kept, np.diff(data._row_splits._value)[m])
+    return RaggedTensor.from_row_lengths(kept, np.diff(_np(data._row_splits))[m])
 
 
 def row_splits_to_segment_ids(splits, name=None, out_type=None):
-    s = _partition("row_splits_to_segment_ids", "splits", splits)._value
+    s = _np(_partition("row_splits_to_segment_ids", "splits", splits))
     dt = s.dtype if out_type is None else _np_dtype(out_type)
     return _core.wrap(np.repeat(np.arange(s.size - 1), np.diff(s)).astype(dt))
 
 
 def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
-    ids = _partition("segment_ids_to_row_splits", "segment_ids", segment_ids)._value
+    ids = _np(_partition("segment_ids_to_row_splits", "segment_ids", segment_ids))
     n = int(num_segments) if num_segments is not None else (int(ids.max()) + 1 if ids.size
                                                             else 0)
     splits = np.zeros(n + 1, dtype=ids.dtype if out_type is None else _np_dtype(out_type))

@@ -15,14 +15,18 @@ import numpy as np
 
 from . import _core
 from .errors import InvalidArgumentError
+from .ragged import _np
 from .tensor_shape import TensorShape
+
+# what fe.function's eager-fallback warning names when sparse code reads traced values
+_WHAT = "the entries of a sparse tensor"
 
 __all__ = ["SparseTensor", "add", "concat", "from_dense", "map_values", "reduce_sum", "reorder",
            "slice", "sparse_dense_matmul", "matmul", "to_dense", "transpose"]
 
 
 def _int64(opname, argname, value, ndim):
-    arr = np.asarray(value._value if isinstance(value, _core.Tensor) else value)
+    arr = np.asarray(_np(value, _WHAT) if isinstance(value, _core.Tensor) else value)
     if arr.size == 0:
         arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
@@ -169,7 +173,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
         from .strings import bytes_array
         fill = b"" if default_value is None else bytes_array(default_value).reshape(-1)[0]
         out = np.full(shape, fill, dtype=object)
-        out[tuple(idx.T)] = vals._value
+        out[tuple(idx.T)] = _np(vals, _WHAT)
         return _core.wrap(out)
     from .ops.indexing_ops import scatter_nd
     from .ops.math_ops import where
@@ -188,7 +192,7 @@ def from_dense(tensor, name=None):
     """The non-zero entries of a dense tensor (row-major order) as a SparseTensor."""
     from .strings import _as_tensor
     t = _as_tensor(tensor, "from_dense")
-    arr = t._value
+    arr = _np(t, _WHAT)     # where the non-zeros are (fe.function: runs eagerly)
     if arr.ndim == 0:
         raise InvalidArgumentError("from_dense: tensor must have rank >= 1 (got a scalar)")
     zero = b"" if arr.dtype.kind == "O" else 0
@@ -216,7 +220,7 @@ def _summed(idx, values, shape, threshold=None):
     uniq, inverse = np.unique(idx, axis=0, return_inverse=True)
     summed = unsorted_segment_sum(values, inverse.reshape(-1), uniq.shape[0])
     if threshold is not None:
-        keep = np.flatnonzero(np.abs(summed._value) >= threshold)
+        keep = np.flatnonzero(np.abs(_np(summed, _WHAT)) >= threshold)
         if keep.size != uniq.shape[0]:
             uniq, summed = uniq[keep], gather(summed, keep)
     return SparseTensor(uniq, summed, shape)

@@ -218,3 +218,14 @@ def test_function_returns_ragged_tensors():
         a = rows(tf.constant([1., 2., 3.]), 1)
         b = rows(tf.constant([4., 5., 6.]), 1)
     assert a.to_list() == [[2.], [4., 6.]] and b.to_list() == [[8.], [10., 12.]]
+
+
+def test_function_reading_a_traced_partition_runs_eagerly_and_stays_right():
+    @tf.function
+    def padded(s):
+        return tf.strings.split(s).to_tensor()
+    with pytest.warns(UserWarning, match="row partition of a ragged tensor"):
+        first = padded(tf.constant(["a b", "c"]))
+    second = padded(tf.constant(["d", "e f g"]))
+    assert first.numpy().tolist() == [[b"a", b"b"], [b"c", b""]]
+    assert second.numpy().tolist() == [[b"d", b"", b""], [b"e", b"f", b"g"]]

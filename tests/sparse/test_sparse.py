@@ -142,3 +142,13 @@ def test_bad_input():
         tf.sparse.to_dense(tf.constant([1.]))
     with pytest.raises(InvalidArgumentError, match="other than axis 1 must agree"):
         tf.sparse.concat(1, [st, tf.sparse.SparseTensor([[0, 0]], [1.], [3, 3])])
+
+
+def test_function_reading_traced_entries_runs_eagerly_and_stays_right():
+    @tf.function
+    def column_sums(x):
+        return tf.sparse.reduce_sum(tf.sparse.from_dense(x), axis=0)
+    with pytest.warns(UserWarning, match="entries of a sparse tensor"):
+        a = column_sums(tf.constant([[1., 0.], [0., 2.]]))
+    b = column_sums(tf.constant([[0., 3.], [0., 2.]]))
+    assert a.numpy().tolist() == [1., 2.] and b.numpy().tolist() == [0., 5.]
