@@ -27,6 +27,7 @@ products) and reverse-over-forward all work. While an accumulator computes its t
 it and the accumulators and tapes entered after it are paused, as in TensorFlow: an
 outer accumulator sees an inner one's JVPs, not the reverse.
 """
+import sys
 import threading
 import warnings
 
@@ -51,6 +52,8 @@ class _ForwardState(threading.local):
 
 
 _state = _ForwardState()
+
+_SWEEP_MIN = 256    # tangents an accumulator keeps before it first forgets unused ones
 
 
 # ---- the hooks the core calls ----------------------------------------------------------
@@ -301,6 +304,8 @@ class ForwardAccumulator(_Watcher):
     def __init__(self, primals, tangents):
         self._tangents = {}        # tensor id -> tangent
         self._var_tangents = {}    # variable id -> tangent
+        self._held = {}            # tensor id -> the tensor, to see when only we hold it
+        self._sweep_at = _SWEEP_MIN
         flat_p = nest.flatten(primals)
         flat_t = nest.flatten(tangents)
         _check_structure("ForwardAccumulator", primals, tangents, flat_p, flat_t)
@@ -327,7 +332,7 @@ class ForwardAccumulator(_Watcher):
         tangent = _tangent_for("ForwardAccumulator", i, value, tangent)
         if isinstance(primal, VariableBase):
             self._var_tangents[primal._var_id] = tangent
-        self._tangents[value._id] = tangent
+        self._set(value, tangent)
 
     def __enter__(self):
         self._push("ForwardAccumulator")
@@ -350,12 +355,29 @@ class ForwardAccumulator(_Watcher):
             result = output_tangents(op, inputs, outputs, attrs, custom, tans)
         if result is not None:
             for o, t in _floating_tangents(outputs, result):
-                tangents[o._id] = t
+                self._set(o, t)
 
     def _variable_read(self, var, tensor):
         t = self._var_tangents.get(var._var_id)
         if t is not None:
-            self._tangents[tensor._id] = t
+            self._set(tensor, t)
+
+    def _set(self, tensor, tangent):
+        self._tangents[tensor._id] = tangent
+        self._held[tensor._id] = tensor
+        if len(self._held) > self._sweep_at:
+            self._sweep()
+
+    def _sweep(self):
+        """Forget the tangents of tensors nobody else holds (no later op can read them, and
+        no jvp() can ask for them), so a long loop inside the accumulator stays flat in
+        memory. Amortised: the next sweep waits until the table has doubled."""
+        held = self._held
+        for k in list(held):
+            if sys.getrefcount(held[k]) == 2:    # the table and getrefcount's argument
+                del held[k]
+                del self._tangents[k]
+        self._sweep_at = max(_SWEEP_MIN, 2 * len(held))
 
     def _connected(self, tensor):
         return tensor._id in self._tangents

@@ -275,3 +275,19 @@ def test_fasteager_numpy_program_jvp():
     _, t = fe.autodiff.jvp(predict, (w, x), (fnp.array([1.0, 0.0]), fnp.zeros((2, 2))))
     z = x.numpy() @ w.numpy()
     np.testing.assert_allclose(t.numpy(), (1 - np.tanh(z) ** 2) * x.numpy()[:, 0])
+
+
+def test_a_long_loop_inside_an_accumulator_keeps_only_live_tangents():
+    x = fe.constant(np.linspace(0.0, 1.0, 8))
+    with ForwardAccumulator(x, fe.ones_like(x)) as acc:
+        y = x
+        kept = fe.sin(x)
+        for _ in range(3000):
+            y = fe.sin(y) * 0.5 + x
+        # the dropped intermediates are forgotten; what is still held keeps its tangent
+        assert len(acc._tangents) < 1000
+    np.testing.assert_allclose(acc.jvp(kept).numpy(), np.cos(x.numpy()))
+    assert acc.jvp(x) is not None
+    # y = 0.5 sin(y) + x at its fixed point: y' = 1 / (1 - 0.5 cos(y))
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 1 / (1 - 0.5 * np.cos(y.numpy())),
+                               rtol=1e-10)
