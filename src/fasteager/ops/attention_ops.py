@@ -1,14 +1,16 @@
 """Scaled dot-product attention as one op: ``softmax(q @ k^T * scale + bias) @ v``.
 
-The forward is one NumPy pass over the last two axes (two batched GEMMs and a stable
-softmax in place), without recording the scores and probabilities as separate ops. The
-gradient recomputes the probabilities P from q, k and bias instead of saving them (as
-memory-efficient attention kernels do), then, with S the scaled scores and O = P v::
+The forward is one NumPy pass over the last two axes (two batched GEMMs and the softmax
+op's Cython kernel on the scores), instead of the five or six ops (and their
+temporaries and tape records) of the composite. The op has two outputs, O = P v and the
+probabilities P, which the public function drops: the backward reads P instead of
+recomputing it. With S the scaled scores and (g, gP) the incoming gradients::
 
-    dv = P^T g        dP = g v^T        dS = P * (dP - rowsum(dP * P))
+    dv = P^T g        dP = g v^T + gP        dS = P * (dP - rowsum(dP * P))
     dq = dS k * scale          dk = dS^T q * scale          dbias = unbroadcast(dS)
 
-written with fasteager ops, so second derivatives follow.
+written with fasteager ops on the recorded output P, so second derivatives follow (gP is
+what the first backward pass sends back through P).
 
 >>> q = fe.ones([2, 4, 8]); k = v = fe.ones([2, 6, 8])
 >>> scaled_dot_product_attention(q, k, v).shape
@@ -16,10 +18,10 @@ TensorShape([2, 4, 8])
 """
 import numpy as np
 
-from .. import _core
+from .. import _core, _kernels
 from ..errors import InvalidArgumentError
 from .math_ops import cast, matmul, reduce_sum
-from .nn_ops import softmax
+from .nn_ops import _on_kernel_dtype
 from .registry import FLOAT, defop, execute, unbroadcast
 
 # what a masked-out score gets: large enough that exp() underflows to 0 next to any real
@@ -58,25 +60,23 @@ def _check(q, k, v, bias, scale):
 def _forward(q, k, v, bias, scale):
     s = np.matmul(q, np.swapaxes(k, -1, -2))
     s *= s.dtype.type(scale)
-    s += bias
-    s -= s.max(axis=-1, keepdims=True) if s.size else 0
-    np.exp(s, out=s)
-    s /= s.sum(axis=-1, keepdims=True)
-    return np.matmul(s, v)
-
-
-def _probabilities(q, k, bias, scale):
-    return softmax(matmul(q, k, transpose_b=True) * scale + bias, axis=-1)
+    if bias.ndim or bias.any():     # no pass for the zero scalar of an unmasked call
+        s += bias
+    # the softmax op's Cython kernel: one pass per row (NumPy's max/sum along a short last
+    # axis cost more than the two GEMMs)
+    p = _on_kernel_dtype(_kernels.softmax, s) if s.size else s
+    return np.matmul(p, v), p
 
 
 def _grad(g, ans, inputs, attrs, needs):
     q, k, v, bias = inputs
     scale = attrs["scale"]
-    p = _probabilities(q, k, bias, scale)
-    dv = matmul(p, g, transpose_a=True) if needs[2] else None
+    g_out, g_p = g
+    p = ans[1]
+    dv = matmul(p, g_out, transpose_a=True) if needs[2] else None
     if not (needs[0] or needs[1] or needs[3]):
         return [None, None, dv, None]
-    dp = matmul(g, v, transpose_b=True)
+    dp = matmul(g_out, v, transpose_b=True) + g_p
     ds = p * (dp - reduce_sum(dp * p, axis=-1, keepdims=True))
     dq = matmul(ds, k) * scale if needs[0] else None
     dk = matmul(ds, q, transpose_a=True) * scale if needs[1] else None
@@ -84,8 +84,9 @@ def _grad(g, ans, inputs, attrs, needs):
     return [dq, dk, dv, dbias]
 
 
+# outputs (O, P): the attention and the probabilities (the public function returns O)
 sdpa_op = defop("scaled_dot_product_attention", _forward, kinds=FLOAT, check=_check, nin=4,
-                attrs=("scale",), joint_grad=_grad)
+                attrs=("scale",), multi=True, joint_grad=_grad)
 
 
 def mask_to_bias(mask, dtype):
@@ -133,5 +134,5 @@ def scaled_dot_product_attention(query, key, value, mask=None, scale=None, is_ca
     if is_causal:
         causal = mask_to_bias(causal_mask(q._value.shape[-2], k._value.shape[-2]), dtype)
         bias = bias + causal
-    return execute(sdpa_op, q, k, v, bias, scale=float(scale))
+    return execute(sdpa_op, q, k, v, bias, scale=float(scale))[0]
 
