@@ -269,6 +269,16 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
 # ----------------------------------------------------------------------------------------
 # Concrete functions: one trace
 # ----------------------------------------------------------------------------------------
+class PythonOutput:
+    """A Python value a traced function returned (kept apart from register numbers: a
+    returned int is not a register)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 class ConcreteFunction:
     """One traced graph of a Python function, for one input signature.
 
@@ -278,7 +288,7 @@ class ConcreteFunction:
     def __init__(self, name, tracer, structure, out_leaves, reuse_buffers=True):
         self.name = name
         self._structure = structure
-        self._out_leaves = out_leaves           # register (int) or a Python constant
+        self._out_leaves = out_leaves           # register (int) or a PythonOutput
         self._out_regs = [x for x in out_leaves if type(x) is int]
         self._single_output = (len(out_leaves) == 1 and type(out_leaves[0]) is int
                                and not nest.is_nested(structure))
@@ -375,7 +385,7 @@ class ConcreteFunction:
         if self._single_output:
             return outs[0]
         it = iter(outs)
-        leaves = [next(it) if type(x) is int else x for x in self._out_leaves]
+        leaves = [next(it) if type(x) is int else x.value for x in self._out_leaves]
         return nest.pack_sequence_as(self._structure, leaves, expand_composites=True)
 
     # -- gradients ----------------------------------------------------------------------
@@ -804,7 +814,7 @@ class Function:
             if isinstance(x, VariableBase):
                 tracer.variable_read(x)
                 x = x._tensor
-            leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else x)
+            leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else PythonOutput(x))
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
         self._cache[key] = cf
         self._traced_once = True
