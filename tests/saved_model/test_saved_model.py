@@ -133,3 +133,25 @@ def test_load_errors(tmp_path):
         json.dump(desc, f)
     with pytest.raises(tf.errors.DataLossError, match="not a fasteager SavedModel"):
         tf.saved_model.load(path)
+
+
+def test_python_values_returned_by_a_traced_function(tmp_path):
+    # a returned int is a value, not a graph register (it used to index the registers)
+    class Consts(tf.Module):
+        @tf.function
+        def f(self):
+            return 3
+
+        @tf.function
+        def g(self, x):
+            return x * 2.0, 7, {"k": 1}
+    m = Consts()
+    assert m.f() == 3 and m.f() == 3
+    out = [m.g(tf.constant(1.0)), m.g(tf.constant(1.0))]
+    for y, seven, d in out:
+        assert float(y) == 2.0 and seven == 7 and d == {"k": 1}
+    tf.saved_model.save(m, str(tmp_path / "c"))
+    loaded = tf.saved_model.load(str(tmp_path / "c"))
+    assert loaded.f() == 3
+    y, seven, d = loaded.g(tf.constant(1.0))
+    assert float(y) == 2.0 and seven == 7 and d == {"k": 1}

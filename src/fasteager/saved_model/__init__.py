@@ -160,8 +160,8 @@ def _graph(cf, fname, var_paths, constants, prefix):
             raise UnimplementedError("saved_model.save: fe.function %s reads variable %r, which "
                                      "is not reachable from the saved object" % (fname, v.name))
         variables.append([path, r])
-    leaves = [{"reg": x} if type(x) is int else {"py": _encode(x, "an output of " + fname)}
-              for x in cf._out_leaves]
+    leaves = [{"reg": x} if type(x) is int else
+              {"py": _encode(x.value, "an output of " + fname)} for x in cf._out_leaves]
     it = iter(range(len(cf._out_leaves)))
     template = nest.pack_sequence_as(cf._structure, [{"leaf": next(it)}
                                                      for _ in cf._out_leaves]) \
