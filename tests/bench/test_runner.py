@@ -8,7 +8,9 @@ def test_list_and_json(tmp_path, capsys):
     assert runner.main(["--list"]) == 0
     listed = capsys.readouterr().out
     for name in ("dispatch_add", "chain100_fwd_bwd", "mlp_train_step", "convnet_train_step",
-                 "matmul_1000x200", "dataset_shuffle_batch_epoch", "checkpoint_save_load"):
+                 "matmul_1000x200", "dataset_shuffle_batch_epoch", "checkpoint_save_load",
+                 "resnet_train_step", "mlp_train_step_b256", "convnet_train_step_b8",
+                 "convnet_train_step_b128", "coexist_numpy_mlp", "coexist_torch_mlp"):
         assert name in listed
     out = tmp_path / "r.json"
     assert runner.main(["--quick", "--rounds", "2", "--only", "dispatch_add",

@@ -837,3 +837,160 @@ for _peer, _make in (("numpy", _numpy_mlp_step), ("torch", _torch_mlp_step)):
     _co.entry("%s_after_fasteager" % _peer)(
         lambda quick, _make=_make: _after_fasteager_work(_make))
     _co.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())
+
+# the NumPy floor for the MLP step: the same math by hand, no framework
+mlp.entry("numpy_by_hand")(lambda quick: _numpy_mlp_step())
+
+
+# ---- workloads beyond the guide: a wide-batch MLP, convnet batch scaling, a ResNet -----------
+def _torch_step(torch, model, opt, x, y):
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def run():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return run
+
+
+mlp256 = workload("mlp_train_step_b256",
+                  "MLP 784-128-10, batch 256: forward, loss, backward, SGD update")
+mlp256.entry("fasteager")(
+    lambda quick: _keras_step(_fasteager(), _mlp_layers, _sgd, (256, 784)))
+
+
+@mlp256.entry("torch")
+def _(quick):
+    torch = _torch()
+    model = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    return _torch_step(torch, model, torch.optim.SGD(model.parameters(), lr=0.01),
+                       torch.rand(256, 784), torch.randint(0, 10, (256,)))
+
+
+def _torch_convnet(torch):
+    return torch.nn.Sequential(torch.nn.Conv2d(1, 16, 3), torch.nn.ReLU(),
+                               torch.nn.Conv2d(16, 16, 3), torch.nn.ReLU(),
+                               torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                               torch.nn.Linear(16, 10))
+
+
+for _batch in (8, 128):
+    _cb = workload("convnet_train_step_b%d" % _batch,
+                   "the guide's convnet, batch %d, Adam step (batch 32: convnet_train_step)"
+                   % _batch)
+    _cb.entry("fasteager")(lambda quick, _b=_batch: _keras_step(
+        _fasteager(), _convnet_layers, _adam, (_b, 28, 28, 1)))
+
+    def _cb_torch(quick, _b=_batch):
+        torch = _torch()
+        model = _torch_convnet(torch)
+        return _torch_step(torch, model, torch.optim.Adam(model.parameters()),
+                           torch.rand(_b, 1, 28, 28), torch.randint(0, 10, (_b,)))
+    _cb.entry("torch")(_cb_torch)
+
+
+def _keras_resnet(tf):
+    """A small ResNet (CIFAR-style) in TF's Keras API: a 3x3 stem, three stages of one
+    BasicBlock each (16, 32, 64 channels; stride 2 and a 1x1 projection from stage 2 on),
+    global average pooling, a 10-way Dense. BatchNorm after every convolution."""
+    layers = tf.keras.layers
+
+    class BasicBlock(tf.keras.layers.Layer):
+        def __init__(self, channels, stride):
+            super().__init__()
+            self.conv1 = layers.Conv2D(channels, 3, strides=stride, padding="same",
+                                       use_bias=False)
+            self.bn1 = layers.BatchNormalization()
+            self.conv2 = layers.Conv2D(channels, 3, padding="same", use_bias=False)
+            self.bn2 = layers.BatchNormalization()
+            self.proj = None
+            if stride != 1:
+                self.proj = layers.Conv2D(channels, 1, strides=stride, use_bias=False)
+                self.proj_bn = layers.BatchNormalization()
+
+        def call(self, x, training=None):
+            h = tf.nn.relu(self.bn1(self.conv1(x), training=training))
+            h = self.bn2(self.conv2(h), training=training)
+            skip = x if self.proj is None else self.proj_bn(self.proj(x), training=training)
+            return tf.nn.relu(h + skip)
+
+    class ResNet(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.stem = layers.Conv2D(16, 3, padding="same", use_bias=False)
+            self.stem_bn = layers.BatchNormalization()
+            self.blocks = [BasicBlock(16, 1), BasicBlock(32, 2), BasicBlock(64, 2)]
+            self.pool = layers.GlobalAveragePooling2D()
+            self.head = layers.Dense(10)
+
+        def call(self, x, training=None):
+            h = tf.nn.relu(self.stem_bn(self.stem(x), training=training))
+            for block in self.blocks:
+                h = block(h, training=training)
+            return self.head(self.pool(h))
+    return ResNet()
+
+
+def _keras_resnet_step(tf, batch):
+    tf.random.set_seed(0)
+    model = _keras_resnet(tf)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.random((batch, 32, 32, 3), dtype=np.float32))
+    y = tf.constant(rng.integers(0, 10, batch))
+    model(x, training=True)
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return step
+
+
+def _torch_resnet(torch):
+    nn = torch.nn
+
+    class BasicBlock(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.proj = None
+            if stride != 1:
+                self.proj = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                          nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            h = torch.relu(self.bn1(self.conv1(x)))
+            h = self.bn2(self.conv2(h))
+            return torch.relu(h + (x if self.proj is None else self.proj(x)))
+
+    return nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+                         BasicBlock(16, 16, 1), BasicBlock(16, 32, 2), BasicBlock(32, 64, 2),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10))
+
+
+resnet = workload("resnet_train_step",
+                  "ResNet-style CNN on 32x32x3 (stem + 3 BasicBlocks with BatchNorm, 16-32-64 "
+                  "channels), batch 64, SGD momentum step")
+resnet.entry("fasteager")(lambda quick: _keras_resnet_step(_fasteager(), 16 if quick else 64))
+
+
+@resnet.entry("torch")
+def _(quick):
+    torch = _torch()
+    torch.manual_seed(0)
+    model = _torch_resnet(torch)
+    batch = 16 if quick else 64
+    return _torch_step(torch, model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9),
+                       torch.rand(batch, 3, 32, 32), torch.randint(0, 10, (batch,)))
+
+
+@resnet.entry("tensorflow")
+def _(quick):
+    return _keras_resnet_step(_tf(), 16 if quick else 64)
