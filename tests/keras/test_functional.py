@@ -278,3 +278,17 @@ def test_model_from_config_builds_a_functional_model():
     clone = K.Model.from_config(model.get_config())
     assert type(clone).__name__ == "Functional"
     assert clone(np.zeros((1, 3), np.float32)).shape.as_list() == [1, 2]
+
+
+def test_masks_travel_along_the_graph():
+    if not hasattr(L, "LSTM"):
+        pytest.skip("no recurrent layers")
+    emb, lstm = L.Embedding(10, 4, mask_zero=True), L.LSTM(3)
+    ids = np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]])
+    e = K.Input((None,), dtype="int32")
+    model = K.Model(e, lstm(emb(e)))
+    got = model(ids).numpy()
+    # the padded steps are skipped: the same as the unpadded sequences
+    np.testing.assert_allclose(got[0], lstm(emb(ids[:1, :3])).numpy()[0], rtol=1e-5)
+    np.testing.assert_allclose(got[1], lstm(emb(ids[1:, :2])).numpy()[0], rtol=1e-5)
+    np.testing.assert_allclose(got, K.Sequential([emb, lstm])(ids).numpy(), rtol=1e-6)

@@ -26,7 +26,8 @@ import fasteager as fe
 
 from . import metrics as metrics_module
 from .layers.base import InputLayer, KerasTensor, Layer, ListInput
-from .training import Model, _CompiledLoss, _resolve_metric, _shape_text
+from .training import (Model, _CompiledLoss, _next_mask, _resolve_metric, _shape_text,
+                       _takes_mask)
 
 _TENSOR_TAG = "__keras_tensor__"
 
@@ -79,6 +80,8 @@ class Functional(Model):
             for i, n in enumerate(mine):
                 index[id(n)] = i
         self._node_index = index
+        # whether any layer makes masks (else call() skips the mask bookkeeping)
+        self._masking = any(callable(getattr(lay, "compute_mask", None)) for lay in layers)
         self.built = True
 
     def _order_nodes(self):
@@ -188,14 +191,31 @@ class Functional(Model):
                     "%s: input %r is incompatible with the model (expected shape %s, got %s)"
                     % (self.name, spec.name, tuple(want), tuple(got)))
         values = {id(t): v for t, v in zip(self.inputs, flat)}
+        # masks (Embedding(mask_zero=True), Masking, RNNs) travel along the graph as in
+        # Sequential: a layer that takes mask= gets its inputs' masks
+        masks = {}
+        if mask is not None:
+            masks = {id(t): m for t, m in zip(self.inputs, self._flat_inputs(mask))}
 
         def value(v):
             return values[id(v)] if isinstance(v, KerasTensor) else v
         for node in self._nodes:
             x, args, kwargs = fe.nest.map_structure(value, node.call_args)
+            in_mask = None
+            if masks:
+                in_mask = _map_tensors(lambda t: masks.get(id(t)), node.call_args[0])
+                if fe.nest.flatten(in_mask) and "mask" not in kwargs and \
+                        _takes_mask(node.layer):
+                    kwargs["mask"] = in_mask
             out = node.layer(x, *args, **kwargs)
-            for t, v in zip(node.outputs, fe.nest.flatten(out)):
+            out_mask = _next_mask(node.layer, x, in_mask) if self._masking else None
+            outs = fe.nest.flatten(out)
+            out_masks = list(out_mask) if isinstance(out_mask, (list, tuple)) else \
+                [out_mask] + [None] * (len(outs) - 1)
+            for t, v, m in zip(node.outputs, outs, out_masks):
                 values[id(t)] = v
+                if m is not None:
+                    masks[id(t)] = m
         return fe.nest.map_structure(value, self._outputs_struct)
 
     # ---- summary --------------------------------------------------------------------------
