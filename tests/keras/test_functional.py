@@ -292,3 +292,31 @@ def test_masks_travel_along_the_graph():
     np.testing.assert_allclose(got[0], lstm(emb(ids[:1, :3])).numpy()[0], rtol=1e-5)
     np.testing.assert_allclose(got[1], lstm(emb(ids[1:, :2])).numpy()[0], rtol=1e-5)
     np.testing.assert_allclose(got, K.Sequential([emb, lstm])(ids).numpy(), rtol=1e-6)
+
+
+def test_every_new_layer_saves_and_loads_in_a_functional_model(tmp_path):
+    image = K.Input((8, 8, 2))
+    x = L.ZeroPadding2D(1)(image)
+    x = L.DepthwiseConv2D(3, depth_multiplier=2)(x)
+    x = L.SeparableConv2D(3, 3, padding="same")(x)
+    x = L.Conv2DTranspose(2, 2, strides=2)(x)
+    x = L.Cropping2D(((1, 1), (2, 2)))(x)
+    x = L.UpSampling2D(interpolation="bilinear")(L.MaxPooling2D(4)(x))
+    seq = L.Reshape((-1, 2))(x)
+    seq = L.Permute((2, 1))(seq)
+    att = L.MultiHeadAttention(2, 3)(seq, seq)
+    att = L.Attention(use_scale=True)([att, seq])
+    flat = L.Flatten()(att)
+    vec = L.Dense(4)(flat)
+    rep = L.Flatten()(L.RepeatVector(2)(vec))
+    merged = [L.Add()([vec, vec]), L.Subtract()([vec, vec]), L.Multiply()([vec, vec]),
+              L.Average()([vec, vec]), L.Maximum()([vec, vec]), L.Minimum()([vec, vec]),
+              L.Dot(axes=1)([vec, vec]), rep]
+    model = K.Model(image, L.Concatenate()(merged))
+    data = rand(2, 8, 8, 2)
+    want = model(data).numpy()
+    model.save(tmp_path / "all.keras")
+    loaded = K.models.load_model(tmp_path / "all.keras")
+    np.testing.assert_allclose(loaded(data).numpy(), want, rtol=1e-5, atol=1e-6)
+    assert [type(lay).__name__ for lay in loaded.layers] == \
+        [type(lay).__name__ for lay in model.layers]
