@@ -32,6 +32,8 @@ import numpy as np
 cdef extern from "_fastmath.h" nogil:
     float fe_tanhf(float x)
     float fe_sigmoidf(float x)
+    void fe_tanh_loop(const float* a, float* d, ptrdiff_t n)
+    void fe_sigmoid_loop(const float* a, float* d, ptrdiff_t n)
 
 # activation name -> code of the fused loops; the backward pass needs f' as a function of
 # f's output, which these have
@@ -72,40 +74,72 @@ cdef inline floating _dact(int code, floating y) noexcept nogil:
     return 1
 
 
+cdef void _apply(int code, floating* p, Py_ssize_t n) noexcept nogil:
+    """The activation in place over n contiguous values: one dispatch, then a tight loop
+    (float32 tanh and sigmoid are _fastmath.h's SIMD loops)."""
+    cdef Py_ssize_t k
+    if code == 0:
+        return
+    if floating is float:
+        if code == 1:
+            fe_tanh_loop(p, p, n)
+            return
+        if code == 2:
+            fe_sigmoid_loop(p, p, n)
+            return
+    if code == 1:
+        for k in range(n):
+            p[k] = tanh(p[k])
+    elif code == 2:
+        for k in range(n):
+            p[k] = _act(2, p[k])
+    else:
+        for k in range(n):
+            p[k] = p[k] if p[k] > 0 else 0
+
+
 # ----------------------------------------------------------------------------------------
 # Fused step loops (one time step, all batch rows)
 # ----------------------------------------------------------------------------------------
 
-cdef void _lstm_step(const floating[:, :] xp, const floating[:, :] z,
-                     const floating[:, :] h_prev, const floating[:, :] c_prev,
-                     const floating[:] m, floating[:, :] h, floating[:, :] c,
-                     floating[:, :] gates, int act, int ract) noexcept nogil:
-    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
-    cdef floating gi, gf, gc, go, cn, hn, mb
+cdef void _lstm_step(const floating[:, ::1] xp, const floating[:, ::1] h_prev,
+                     const floating[:, ::1] c_prev, const floating[::1] m,
+                     floating[:, ::1] h, floating[:, ::1] c, floating[:, ::1] gates,
+                     floating[:, ::1] tmp, int act, int ract) noexcept nogil:
+    """gates holds h_prev @ recurrent_kernel on entry, the activated gates on exit. Phased
+    (add, activate per gate block, update) so that every loop is contiguous and simple."""
+    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u, k
+    cdef floating mb, cn
+    cdef floating* g
+    cdef const floating* x
     for b in range(B):
+        g = &gates[b, 0]
+        x = &xp[b, 0]
+        for k in range(4 * U):
+            g[k] = g[k] + x[k]
+        _apply(ract, g, 2 * U)
+        _apply(act, g + 2 * U, U)
+        _apply(ract, g + 3 * U, U)
         mb = m[b]
         for u in range(U):
-            gi = _act(ract, xp[b, u] + z[b, u])
-            gf = _act(ract, xp[b, U + u] + z[b, U + u])
-            gc = _act(act, xp[b, 2 * U + u] + z[b, 2 * U + u])
-            go = _act(ract, xp[b, 3 * U + u] + z[b, 3 * U + u])
-            cn = gf * c_prev[b, u] + gi * gc
-            hn = go * _act(act, cn)
-            gates[b, u] = gi
-            gates[b, U + u] = gf
-            gates[b, 2 * U + u] = gc
-            gates[b, 3 * U + u] = go
+            cn = g[U + u] * c_prev[b, u] + g[u] * g[2 * U + u]
+            tmp[b, u] = cn
             # a masked step carries the state (mb is 0 or 1)
             c[b, u] = mb * cn + (1 - mb) * c_prev[b, u]
-            h[b, u] = mb * hn + (1 - mb) * h_prev[b, u]
+    _apply(act, &tmp[0, 0], B * U)
+    for b in range(B):
+        mb = m[b]
+        g = &gates[b, 0]
+        for u in range(U):
+            h[b, u] = mb * (g[3 * U + u] * tmp[b, u]) + (1 - mb) * h_prev[b, u]
 
 
-cdef void _lstm_step_back(floating[:, :] dh, floating[:, :] dc, const floating[:, :] gh,
-                          const floating[:, :] gc_in, const floating[:, :] ggates,
-                          const floating[:, :] gates, const floating[:, :] c,
-                          const floating[:, :] c_prev, const floating[:] m,
-                          floating[:, :] dz, floating[:, :] dh_carry, int act,
-                          int ract) noexcept nogil:
+cdef void _lstm_step_back(floating[:, ::1] dh, floating[:, ::1] dc, const floating[:, ::1] gh,
+                          const floating[:, ::1] gc_in, const floating[:, ::1] ggates,
+                          const floating[:, ::1] gates, const floating[:, ::1] c,
+                          const floating[:, ::1] c_prev, const floating[::1] m,
+                          floating[:, ::1] dz, floating[:, ::1] dh_carry,
+                          const floating[:, ::1] tcs, int act, int ract) noexcept nogil:
     """dh, dc: the state gradients from the later steps (dc updated in place to the
     gradient of c_prev); writes the pre-activation gradients dz and the part of
     dh_prev that skips the recurrent GEMM."""
@@ -121,7 +155,7 @@ cdef void _lstm_step_back(floating[:, :] dh, floating[:, :] dc, const floating[:
             gg = gates[b, 2 * U + u]
             go = gates[b, 3 * U + u]
             dhn = mb * dht
-            tc = _act(act, c[b, u])
+            tc = tcs[b, u]
             dcn = mb * dct + dhn * go * _dact(act, tc)
             dz[b, u] = (dcn * gg + ggates[b, u]) * _dact(ract, gi)
             dz[b, U + u] = (dcn * c_prev[b, u] + ggates[b, U + u]) * _dact(ract, gf)
@@ -131,9 +165,9 @@ cdef void _lstm_step_back(floating[:, :] dh, floating[:, :] dc, const floating[:
             dh_carry[b, u] = (1 - mb) * dht
 
 
-cdef void _gru_step(const floating[:, :] xp, const floating[:, :] hr,
-                    const floating[:, :] h_prev, const floating[:] m, floating[:, :] h,
-                    floating[:, :] gates, floating[:, :] hrh, int act,
+cdef void _gru_step(const floating[:, ::1] xp, const floating[:, ::1] hr,
+                    const floating[:, ::1] h_prev, const floating[::1] m, floating[:, ::1] h,
+                    floating[:, ::1] gates, floating[:, ::1] hrh, int act,
                     int ract) noexcept nogil:
     cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
     cdef floating gz, gr, gh, mb, hn
@@ -151,11 +185,11 @@ cdef void _gru_step(const floating[:, :] xp, const floating[:, :] hr,
             h[b, u] = mb * hn + (1 - mb) * h_prev[b, u]
 
 
-cdef void _gru_step_back(const floating[:, :] dh, const floating[:, :] gh_in,
-                         const floating[:, :] ggates, const floating[:, :] ghrh,
-                         const floating[:, :] gates, const floating[:, :] hrh,
-                         const floating[:, :] h_prev, const floating[:] m,
-                         floating[:, :] dxp, floating[:, :] dhr, floating[:, :] dh_carry,
+cdef void _gru_step_back(const floating[:, ::1] dh, const floating[:, ::1] gh_in,
+                         const floating[:, ::1] ggates, const floating[:, ::1] ghrh,
+                         const floating[:, ::1] gates, const floating[:, ::1] hrh,
+                         const floating[:, ::1] h_prev, const floating[::1] m,
+                         floating[:, ::1] dxp, floating[:, ::1] dhr, floating[:, ::1] dh_carry,
                          int act, int ract) noexcept nogil:
     cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b, u
     cdef floating mb, dht, dhn, gz, gr, gh, dgz, dgh, da, dgr
@@ -180,8 +214,8 @@ cdef void _gru_step_back(const floating[:, :] dh, const floating[:, :] gh_in,
             dh_carry[b, u] = (1 - mb) * dht + dhn * gz
 
 
-cdef void _simple_step(floating[:, :] h, const floating[:, :] xp,
-                       const floating[:, :] h_prev, const floating[:] m,
+cdef void _simple_step(floating[:, ::1] h, const floating[:, ::1] xp,
+                       const floating[:, ::1] h_prev, const floating[::1] m,
                        int act) noexcept nogil:
     """h holds h_prev @ recurrent_kernel on entry, the new state on exit."""
     cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
@@ -192,9 +226,9 @@ cdef void _simple_step(floating[:, :] h, const floating[:, :] xp,
             h[b, u] = mb * _act(act, xp[b, u] + h[b, u]) + (1 - mb) * h_prev[b, u]
 
 
-cdef void _simple_step_back(const floating[:, :] dh, const floating[:, :] gh_in,
-                            const floating[:, :] h, const floating[:] m, floating[:, :] da,
-                            floating[:, :] dh_carry, int act) noexcept nogil:
+cdef void _simple_step_back(const floating[:, ::1] dh, const floating[:, ::1] gh_in,
+                            const floating[:, ::1] h, const floating[::1] m, floating[:, ::1] da,
+                            floating[:, ::1] dh_carry, int act) noexcept nogil:
     cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b, u
     cdef floating mb, dht
     for b in range(B):
@@ -243,26 +277,24 @@ def _mask_rows(mask, T, B, dtype):
     return np.ascontiguousarray(mask, dtype=dtype).reshape(T, B)
 
 
-def _lstm_forward_impl(floating[:, :, :] xp, floating[:, :, :] zbuf, h_seq_arr, c_seq_arr,
-                       gates_arr, h0, c0, rkernel, const floating[:, :] m, int act, int ract):
-    cdef floating[:, :, :] h_seq = h_seq_arr
-    cdef floating[:, :, :] c_seq = c_seq_arr
-    cdef floating[:, :, :] gates = gates_arr
-    cdef const floating[:, :] h0m = h0, c0m = c0, hp, cp
+def _lstm_forward_impl(floating[:, :, ::1] xp, floating[:, ::1] tmp, h_seq_arr, c_seq_arr,
+                       gates_arr, h0, c0, rkernel, const floating[:, ::1] m, int act, int ract):
+    cdef floating[:, :, ::1] h_seq = h_seq_arr
+    cdef floating[:, :, ::1] c_seq = c_seq_arr
+    cdef floating[:, :, ::1] gates = gates_arr
+    cdef const floating[:, ::1] h0m = h0, c0m = c0, hp, cp
     cdef Py_ssize_t t, T = xp.shape[0]
-    z_arr = np.asarray(zbuf)
     for t in range(T):
         if t == 0:
             hp = h0m
-        else:
-            hp = h_seq[t - 1]
-        if t == 0:
             cp = c0m
         else:
+            hp = h_seq[t - 1]
             cp = c_seq[t - 1]
-        np.dot(h0 if t == 0 else h_seq_arr[t - 1], rkernel, out=z_arr[0])
+        # the recurrent GEMM writes straight into this step's gates
+        np.dot(h0 if t == 0 else h_seq_arr[t - 1], rkernel, out=gates_arr[t])
         with nogil:
-            _lstm_step(xp[t], zbuf[0], hp, cp, m[t], h_seq[t], c_seq[t], gates[t], act, ract)
+            _lstm_step(xp[t], hp, cp, m[t], h_seq[t], c_seq[t], gates[t], tmp, act, ract)
 
 
 def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
@@ -274,22 +306,25 @@ def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
     h_seq = np.empty((T, B, U), dtype=dt)
     c_seq = np.empty((T, B, U), dtype=dt)
     gates = np.empty((T, B, 4 * U), dtype=dt)
-    zbuf = np.empty((1, B, 4 * U), dtype=dt)
+    tmp = np.empty((B, U), dtype=dt)
     h0 = np.ascontiguousarray(h0)
     c0 = np.ascontiguousarray(c0)
-    _lstm_forward_impl(xp, zbuf, h_seq, c_seq, gates, h0, c0, rkernel,
+    _lstm_forward_impl(xp, tmp, h_seq, c_seq, gates, h0, c0, rkernel,
                        _mask_rows(mask, T, B, dt), act, ract)
     return h_seq, c_seq, gates
 
 
-def _lstm_backward_impl(floating[:, :] dh, floating[:, :] dc, const floating[:, :, :] gh,
-                        const floating[:, :, :] gc, const floating[:, :, :] ggates,
-                        const floating[:, :, :] gates, const floating[:, :, :] c_seq,
-                        const floating[:, :] c0, const floating[:, :] m,
-                        floating[:, :, :] dz, floating[:, :] carry,
-                        rkernel_t, int act, int ract):
+def _lstm_backward_impl(floating[:, ::1] dh, floating[:, ::1] dc, const floating[:, :, ::1] gh,
+                        const floating[:, :, ::1] gc, const floating[:, :, ::1] ggates,
+                        const floating[:, :, ::1] gates, const floating[:, :, ::1] c_seq,
+                        const floating[:, ::1] c0, const floating[:, ::1] m,
+                        floating[:, :, ::1] dz, floating[:, ::1] carry,
+                        floating[:, :, ::1] tcs, rkernel_t, int act, int ract):
     cdef Py_ssize_t t, T = gates.shape[0]
-    cdef const floating[:, :] cp
+    cdef const floating[:, ::1] cp
+    if tcs.shape[0] * tcs.shape[1] * tcs.shape[2]:
+        with nogil:     # activation(c) of every step in one pass
+            _apply(act, &tcs[0, 0, 0], tcs.shape[0] * tcs.shape[1] * tcs.shape[2])
     dh_arr = np.asarray(dh)
     dz_arr = np.asarray(dz)
     carry_arr = np.asarray(carry)
@@ -300,7 +335,7 @@ def _lstm_backward_impl(floating[:, :] dh, floating[:, :] dc, const floating[:, 
             cp = c_seq[t - 1]
         with nogil:
             _lstm_step_back(dh, dc, gh[t], gc[t], ggates[t], gates[t], c_seq[t], cp, m[t],
-                            dz[t], carry, act, ract)
+                            dz[t], carry, tcs[t], act, ract)
         np.dot(dz_arr[t], rkernel_t, out=dh_arr)
         dh_arr += carry_arr
 
@@ -316,21 +351,21 @@ def lstm_backward(x, h0, c0, kernel, rkernel, mask, h_seq, c_seq, gates, g_h, g_
     dc = np.zeros((B, U), dtype=dt)
     dz = np.empty((T, B, 4 * U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    _lstm_backward_impl(dh, dc, np.ascontiguousarray(g_h), np.ascontiguousarray(g_c),
-                        np.ascontiguousarray(g_gates), gates, c_seq, np.ascontiguousarray(c0),
-                        _mask_rows(mask, T, B, dt), dz, carry,
+    c = np.ascontiguousarray
+    _lstm_backward_impl(dh, dc, c(g_h), c(g_c), c(g_gates), c(gates), c(c_seq), c(c0),
+                        _mask_rows(mask, T, B, dt), dz, carry, np.array(c_seq, dtype=dt),
                         np.ascontiguousarray(rkernel.T), act, ract)
     dx, dkernel, drk = _weight_grads(x, _shifted(h0, h_seq), dz, dz, kernel)
     return dx, dh, dc, dkernel, drk, dz.reshape(T * B, 4 * U).sum(axis=0)
 
 
-def _gru_forward_impl(floating[:, :, :] xp, floating[:, :, :] hrbuf, h_seq_arr, gates_arr,
-                      hrh_arr, h0, rkernel, rbias, const floating[:, :] m, int act,
+def _gru_forward_impl(floating[:, :, ::1] xp, floating[:, :, ::1] hrbuf, h_seq_arr, gates_arr,
+                      hrh_arr, h0, rkernel, rbias, const floating[:, ::1] m, int act,
                       int ract):
-    cdef floating[:, :, :] h_seq = h_seq_arr
-    cdef floating[:, :, :] gates = gates_arr
-    cdef floating[:, :, :] hrh = hrh_arr
-    cdef const floating[:, :] h0m = h0, hp
+    cdef floating[:, :, ::1] h_seq = h_seq_arr
+    cdef floating[:, :, ::1] gates = gates_arr
+    cdef floating[:, :, ::1] hrh = hrh_arr
+    cdef const floating[:, ::1] h0m = h0, hp
     cdef Py_ssize_t t, T = xp.shape[0]
     hr_arr = np.asarray(hrbuf)[0]
     for t in range(T):
@@ -362,11 +397,11 @@ def gru_forward(x, h0, kernel, rkernel, bias, mask, int act, int ract):
     return h_seq, gates, hrh
 
 
-def _gru_backward_impl(floating[:, :] dh, const floating[:, :, :] gh,
-                       const floating[:, :, :] ggates, const floating[:, :, :] ghrh,
-                       const floating[:, :, :] gates, const floating[:, :, :] hrh,
-                       const floating[:, :, :] prev, const floating[:, :] m,
-                       floating[:, :, :] dxp, floating[:, :, :] dhr, floating[:, :] carry,
+def _gru_backward_impl(floating[:, ::1] dh, const floating[:, :, ::1] gh,
+                       const floating[:, :, ::1] ggates, const floating[:, :, ::1] ghrh,
+                       const floating[:, :, ::1] gates, const floating[:, :, ::1] hrh,
+                       const floating[:, :, ::1] prev, const floating[:, ::1] m,
+                       floating[:, :, ::1] dxp, floating[:, :, ::1] dhr, floating[:, ::1] carry,
                        rkernel_t, int act, int ract):
     cdef Py_ssize_t t, T = gates.shape[0]
     dh_arr = np.asarray(dh)
@@ -391,8 +426,8 @@ def gru_backward(x, h0, kernel, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, 
     dhr = np.empty((T, B, 3 * U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
     prev = _shifted(h0, h_seq)
-    _gru_backward_impl(dh, np.ascontiguousarray(g_h), np.ascontiguousarray(g_gates),
-                       np.ascontiguousarray(g_hrh), gates, hrh, prev,
+    c = np.ascontiguousarray
+    _gru_backward_impl(dh, c(g_h), c(g_gates), c(g_hrh), c(gates), c(hrh), prev,
                        _mask_rows(mask, T, B, dt), dxp, dhr, carry,
                        np.ascontiguousarray(rkernel.T), act, ract)
     dx, dkernel, drk = _weight_grads(x, prev, dxp, dhr, kernel)
@@ -401,10 +436,10 @@ def gru_backward(x, h0, kernel, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, 
     return dx, dh, dkernel, drk, dbias
 
 
-def _simple_forward_impl(floating[:, :, :] xp, h_seq_arr, h0, rkernel,
-                         const floating[:, :] m, int act):
-    cdef floating[:, :, :] h_seq = h_seq_arr
-    cdef const floating[:, :] h0m = h0, hp
+def _simple_forward_impl(floating[:, :, ::1] xp, h_seq_arr, h0, rkernel,
+                         const floating[:, ::1] m, int act):
+    cdef floating[:, :, ::1] h_seq = h_seq_arr
+    cdef const floating[:, ::1] h0m = h0, hp
     cdef Py_ssize_t t, T = xp.shape[0]
     for t in range(T):
         if t == 0:
@@ -427,9 +462,9 @@ def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
     return h_seq
 
 
-def _simple_backward_impl(floating[:, :] dh, const floating[:, :, :] gh,
-                          const floating[:, :, :] h_seq, const floating[:, :] m,
-                          floating[:, :, :] da, floating[:, :] carry,
+def _simple_backward_impl(floating[:, ::1] dh, const floating[:, :, ::1] gh,
+                          const floating[:, :, ::1] h_seq, const floating[:, ::1] m,
+                          floating[:, :, ::1] da, floating[:, ::1] carry,
                           rkernel_t, int act):
     cdef Py_ssize_t t, T = h_seq.shape[0]
     dh_arr = np.asarray(dh)
@@ -450,7 +485,8 @@ def simple_rnn_backward(x, h0, kernel, rkernel, mask, h_seq, g_h, int act):
     dh = np.zeros((B, U), dtype=dt)
     da = np.empty((T, B, U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    _simple_backward_impl(dh, np.ascontiguousarray(g_h), h_seq, _mask_rows(mask, T, B, dt),
+    _simple_backward_impl(dh, np.ascontiguousarray(g_h), np.ascontiguousarray(h_seq),
+                          _mask_rows(mask, T, B, dt),
                           da, carry, np.ascontiguousarray(rkernel.T), act)
     dx, dkernel, drk = _weight_grads(x, _shifted(h0, h_seq), da, da, kernel)
     return dx, dh, dkernel, drk, da.reshape(T * B, U).sum(axis=0)
