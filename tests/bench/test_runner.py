@@ -63,17 +63,15 @@ def test_a_peer_process_never_holds_fasteager():
     assert proc.stdout.strip() == "False"
 
 
-def test_isolation_problems_are_named(monkeypatch):
-    import sys
-    import types
+def test_isolation_problems_are_named():
     from fasteager.bench import _worker
     from fasteager.bench.workloads import Workload
     wl = Workload("w", "d", with_fasteager=("numpy_after_fasteager",))
-    # this test process holds fasteager: a peer's worker in this state is refused
-    assert "imported fasteager" in _worker.isolation_problem(wl, "numpy")
-    assert _worker.isolation_problem(wl, "numpy_after_fasteager") is None
-    for peer in _worker.PEERS:
-        monkeypatch.delitem(sys.modules, peer, raising=False)
-    assert _worker.isolation_problem(wl, "fasteager") is None
-    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
-    assert _worker.isolation_problem(wl, "fasteager") == "fasteager's process imported torch"
+    with_fe = ["numpy", "fasteager", "fasteager._core"]
+    assert _worker.isolation_problem(wl, "numpy", with_fe) == \
+        "the numpy process imported fasteager"
+    assert _worker.isolation_problem(wl, "numpy", ["numpy", "torch"]) is None
+    assert _worker.isolation_problem(wl, "numpy_after_fasteager", with_fe + ["torch"]) is None
+    assert _worker.isolation_problem(wl, "fasteager", with_fe) is None
+    assert _worker.isolation_problem(wl, "fasteager_eager", with_fe + ["torch.nn", "jax"]) \
+        == "fasteager's process imported jax, torch"

@@ -37,10 +37,11 @@ def load_workloads():
     return sys.modules[_PACKAGE + ".workloads"]
 
 
-def isolation_problem(wl, entry):
+def isolation_problem(wl, entry, modules=None):
     """What the entry imported that it must not have, or None: fasteager's entries no
-    peer, a peer's entry no fasteager (but the coexistence entries that mix them)."""
-    loaded = set(m.split(".")[0] for m in sys.modules)
+    peer, a peer's entry no fasteager (but the coexistence entries that mix them).
+    ``modules``: the names to judge (default: this process's ``sys.modules``)."""
+    loaded = set(m.split(".")[0] for m in (sys.modules if modules is None else modules))
     if entry in wl.with_fasteager:
         return None
     if entry.startswith("fasteager"):
