@@ -139,3 +139,13 @@ def test_transformer_mnist_quick(tmp_path):
     assert m, out
     assert 0.2 < float(m.group(1)) <= 1.0   # 20 steps: well above chance (0.1)
     assert list((tmp_path / "logs").rglob("events.out.tfevents.*"))
+
+
+def test_lstm_mnist_quick(tmp_path):
+    out = run_example("lstm_mnist.py", "--quick", "--logdir", str(tmp_path / "logs"))
+    assert "lstm (LSTM)" in out and "(None, 128)" in out
+    m = re.search(r"test accuracy: ([\d.]+)", out)
+    assert m, out
+    assert 0.2 < float(m.group(1)) <= 1.0   # 20 steps: well above chance (0.1)
+    assert list((tmp_path / "logs").rglob("events.out.tfevents.*"))
+    assert list((tmp_path / "logs" / "ckpt").glob("ckpt-1*"))
