@@ -1,7 +1,7 @@
 """The op table. Importing this package defines every op and hands the core its operators."""
 from .. import _core
 from . import array_ops, math_ops, nn_ops, random_ops  # noqa: F401 - defines the ops
-from . import attention_ops, linalg_ops, special_ops  # noqa: F401
+from . import attention_ops, fft_ops, linalg_ops, special_ops  # noqa: F401
 from . import rnn_ops  # noqa: F401
 from .registry import NO_GRADIENT, OPS
 
