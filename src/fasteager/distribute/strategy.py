@@ -379,34 +379,48 @@ class MultiWorkerMirroredStrategy:
             take(_data._to_numpy(sample_weight))
         return x, y, sample_weight, max(1, (batch_size or 32) // n)
 
+    @contextlib.contextmanager
+    def _summed_states(self, metrics, extra=()):
+        """Inside, each metric's state variables hold their sum over the workers (one
+        all-reduce in float64, with the numbers ``extra``, whose sums are yielded); the
+        worker's own states come back on exit."""
+        states = [v for m in metrics for v in getattr(m, "variables", [])]
+        local = [np.array(v._tensor._value, copy=True) for v in states]
+        buf = np.concatenate([a.reshape(-1).astype(np.float64) for a in local] +
+                             [np.asarray(extra, np.float64).reshape(-1)])
+        self._comm.allreduce_(buf)
+        off = 0
+        try:
+            for v, a in zip(states, local):
+                v.assign(buf[off:off + a.size].reshape(a.shape).astype(a.dtype))
+                off += a.size
+            yield buf[off:]
+        finally:
+            for v, a in zip(states, local):
+                v.assign(a)
+
     def _reduce_logs(self, model, logs):
         """Per-step logs over all workers: metric states are summed (so a Mean or an
         accuracy covers every worker's examples); other values are averaged."""
         if self._comm.size == 1:
             return logs
         metrics = [m for m in model.metrics if m.name in logs]
-        states = [v for m in metrics for v in getattr(m, "variables", [])]
         names = {m.name for m in metrics}
         others = [k for k in logs if k not in names]
-        local = [np.asarray(v._tensor._value) for v in states]
-        buf = np.concatenate([a.reshape(-1).astype(np.float64) for a in local] +
-                             [np.array([logs[k] for k in others], np.float64)])
-        self._comm.allreduce_(buf)
         out = dict(logs)
-        off = 0
-        for v, a in zip(states, local):
-            v.assign(buf[off:off + a.size].reshape(a.shape).astype(a.dtype))
-            off += a.size
-        try:
+        with self._summed_states(metrics, [logs[k] for k in others]) as sums:
             for m in metrics:
                 out[m.name] = float(_np(m.result()))
-        finally:
-            for v, a in zip(states, local):
-                v.assign(a)
-        for k in others:
-            out[k] = float(buf[off]) / self._comm.size
-            off += 1
+        for k, total in zip(others, sums):
+            out[k] = float(total) / self._comm.size
         return out
+
+    def _aggregated_result(self, metric, result):
+        """``result(metric)`` over every worker's updates (TensorFlow's metric variables
+        are ON_READ with SUM aggregation: read outside ``strategy.run``, they hold the
+        workers' sum). A collective: every worker must ask."""
+        with self._summed_states([metric]):
+            return result(metric)
 
 
 # -- module-level helpers used by the hooks in keras/, train/, summary/ ------------------------
