@@ -9,6 +9,8 @@ zeroes the state, and calling the metric updates it and returns the result:
 >>> m([8, 9]); float(m.result())
 5.5
 """
+import functools
+
 import numpy as np
 
 import fasteager as fe
@@ -23,8 +25,32 @@ def _np(x):
     return np.asarray(x)
 
 
+def _result_over_workers(result):
+    """Wrap a metric class's ``result``: a metric made under a multi-worker strategy and
+    read outside any strategy scope reports what every worker's updates add up to, as
+    TensorFlow's (ON_READ, SUM) metric variables do; inside a scope (``strategy.run``,
+    ``fit``) it reports this worker's own updates."""
+    @functools.wraps(result)
+    def wrapped(self):
+        strategy = _distribute.owner_of(self)
+        if strategy is None or _distribute.current_strategy() is not None or \
+                getattr(self, "_aggregating", False):
+            return result(self)
+        self._aggregating = True   # a result() calling super().result() sums only once
+        try:
+            return strategy._aggregated_result(self, result)
+        finally:
+            self._aggregating = False
+    return wrapped
+
+
 class Metric:
     """Base class: implement ``update_state``, ``result`` and (optionally) ``reset_state``."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "result" in cls.__dict__:
+            cls.result = _result_over_workers(cls.__dict__["result"])
 
     def __init__(self, name=None, dtype=None):
         self.name = name or backend.unique_name(type(self).__name__.lower())
