@@ -281,6 +281,33 @@ def main(mode, out):
             os.kill(os.getpid(), signal.SIGSTOP)
         strategy.reduce(fe.distribute.ReduceOp.SUM, flat(model))
         print("UNREACHABLE", rank)
+    elif mode == "metrics_loop":
+        # metrics made in the scope, updated in strategy.run on each worker's rows:
+        # result() outside any scope covers every worker, inside strategy.run this one
+        model, _, _ = custom_loop(strategy, steps=5)
+        x, y = data()
+        with strategy.scope():
+            accuracy = fe.keras.metrics.SparseCategoricalAccuracy()
+            mean_logit = fe.keras.metrics.Mean()
+        rows = []
+        for lo in range(0, len(x), 16):
+            part = np.arange(lo, lo + 16)[rank * 16 // n:(rank + 1) * 16 // n]
+            rows.append(part)
+
+            def update(xb, yb):
+                logits = model(xb)
+                accuracy.update_state(yb, logits)
+                mean_logit.update_state(fe.reduce_max(logits, axis=1))
+            strategy.run(update, args=(x[part], y[part]))
+        mine = np.concatenate(rows)
+        logits = np.asarray(model(x).numpy())
+        right = (logits.argmax(axis=1) == y).astype(np.float64)
+        everyone = np.arange((len(x) // 16) * 16)
+        assert abs(float(accuracy.result()) - right[everyone].mean()) < 1e-6
+        assert abs(float(mean_logit.result()) - logits.max(axis=1)[everyone].mean()) < 1e-5
+        local = float(strategy.run(accuracy.result))
+        assert abs(local - right[mine].mean()) < 1e-6, (local, right[mine].mean())
+        report(out, mode, rank, n, float(accuracy.result()))
     elif mode == "lazy_fit":
         # the example: built at the first step of fit, ranks seeded differently
         rng = np.random.RandomState(0)

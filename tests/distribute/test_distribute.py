@@ -342,3 +342,11 @@ def test_distributed_mnist_example_runs_with_a_backup(tmp_path):
     assert "restored on every worker" in proc.stdout
     assert "test accuracy" in proc.stdout
     assert not os.path.exists(tmp_path / "bk")     # removed once training completed
+
+
+@needs_mpi
+def test_metrics_made_in_scope_report_every_worker_outside_strategy_run(tmp_path):
+    proc = _mpirun("metrics_loop", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    values = {line.split()[3] for line in _ok_lines(tmp_path, "metrics_loop")}
+    assert len(values) == 1 and len(_ok_lines(tmp_path, "metrics_loop")) == 2
