@@ -320,3 +320,12 @@ def test_every_new_layer_saves_and_loads_in_a_functional_model(tmp_path):
     np.testing.assert_allclose(loaded(data).numpy(), want, rtol=1e-5, atol=1e-6)
     assert [type(lay).__name__ for lay in loaded.layers] == \
         [type(lay).__name__ for lay in model.layers]
+
+
+def test_compute_output_shape_handles_unknown_dims():
+    conv = L.Conv2D(4, 3, strides=2)
+    assert conv.compute_output_shape((None, None, None, 1)).as_list() == [None, None, None, 4]
+    assert conv.compute_output_shape((None, 9, 9, 1)).as_list() == [None, 4, 4, 4]
+    assert not conv._inbound_nodes          # asking for a shape records no graph node
+    assert L.Concatenate().compute_output_shape([(None, 2), (None, 3)]).as_list() == \
+        [None, 5]

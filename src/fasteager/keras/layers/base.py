@@ -404,8 +404,15 @@ class Layer(fe.Module):
         return inputs
 
     def compute_output_shape(self, input_shape):
-        out = self(fe.zeros([1 if d is None else d for d in fe.TensorShape(input_shape)]))
-        return fe.TensorShape([None] + out.shape.as_list()[1:])
+        """The output shape for ``input_shape`` (a list of shapes for several inputs), with
+        ``None`` for sizes that depend on unknown ones: found by running the layer, as a
+        call on KerasTensors does (see ``_call_symbolic``)."""
+        several = isinstance(input_shape, (list, tuple)) and input_shape and \
+            not isinstance(input_shape, fe.TensorShape) and \
+            all(isinstance(s, (list, tuple, fe.TensorShape)) for s in input_shape)
+        specs = [KerasTensor(s) for s in input_shape] if several else KerasTensor(input_shape)
+        packed, _ = self._infer_specs(specs, (), {})
+        return fe.nest.map_structure(lambda t: t.shape, packed)
 
     def _convert_input(self, x):
         if isinstance(x, fe.Variable):
@@ -480,6 +487,18 @@ class Layer(fe.Module):
         real code is robust for every layer (user layers too) without a shape rule for each;
         sizes of 1 for the unknown ones broke convolutions with windows larger than 1.
         """
+        packed, specs = self._infer_specs(inputs, args, kwargs)
+        node = Node(self, inputs, args, kwargs, specs)
+        for i, spec in enumerate(specs):
+            spec._history = (self, len(self._inbound_nodes), i)
+        self._inbound_nodes.append(node)
+        object.__setattr__(self, "_output_shape",
+                           specs[0].shape if len(specs) == 1 else None)
+        return packed
+
+    def _infer_specs(self, inputs, args, kwargs):
+        """(the output KerasTensors in the call's structure, the same flat), from two runs
+        of the layer on zeros (see ``_call_symbolic``)."""
         if isinstance(inputs, KerasTensor):
             self._check_rank(inputs.shape)
         if not self.built and type(self)._maybe_build is Layer._maybe_build:
@@ -504,13 +523,7 @@ class Layer(fe.Module):
             shape = [da if da == db else None
                      for da, db in zip(a.shape.as_list(), b.shape.as_list())]
             specs.append(KerasTensor(shape, a.dtype))
-        node = Node(self, inputs, args, kwargs, specs)
-        for i, spec in enumerate(specs):
-            spec._history = (self, len(self._inbound_nodes), i)
-        self._inbound_nodes.append(node)
-        object.__setattr__(self, "_output_shape",
-                           specs[0].shape if len(specs) == 1 else None)
-        return fe.nest.pack_sequence_as(runs[0], specs)
+        return fe.nest.pack_sequence_as(runs[0], specs), specs
 
     @property
     def output_shape(self):
