@@ -273,3 +273,21 @@ def test_layer_configs_round_trip():
         config = layer.get_config()
         clone = type(layer).from_config(config)
         assert clone.get_config() == config
+
+
+def test_one_dimensional_upsampling_padding_cropping():
+    x = rand(2, 5, 3)
+    up = L.UpSampling1D(3, dtype="float64")
+    np.testing.assert_allclose(up(x).numpy(), np.repeat(x, 3, axis=1))
+    pad = L.ZeroPadding1D((1, 2), dtype="float64")
+    np.testing.assert_allclose(pad(x).numpy(), np.pad(x, [(0, 0), (1, 2), (0, 0)]))
+    crop = L.Cropping1D((2, 1), dtype="float64")
+    np.testing.assert_allclose(crop(x).numpy(), x[:, 2:4])
+    for layer in (up, pad, crop):
+        check_layer_grads(layer, [x], [])
+        assert type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
+    assert L.ZeroPadding1D(2)(fe.keras.Input((None, 3))).shape.as_list() == [None, None, 3]
+    with pytest.raises(ValueError, match="pair"):
+        L.Cropping1D((1, 2, 3))
+    with pytest.raises(fe.errors.InvalidArgumentError, match="leaves nothing"):
+        L.Cropping1D(3)(fe.zeros([1, 5, 2]))

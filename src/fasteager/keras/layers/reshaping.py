@@ -200,3 +200,79 @@ class Cropping2D(Layer):
         config = super().get_config()
         config.update(cropping=[list(c) for c in self.cropping], data_format=self.data_format)
         return config
+
+
+def _pair(layer, argname, value):
+    """An int or a pair of non-negative ints (the two ends of the steps axis)."""
+    try:
+        pair = (int(value),) * 2 if isinstance(value, (int, np.integer)) else \
+            tuple(int(v) for v in value)
+    except (TypeError, ValueError):
+        pair = ()
+    if len(pair) != 2 or min(pair) < 0 or isinstance(value, bool):
+        raise _bad(layer, "%s must be a non-negative int or a pair of them (got %r)"
+                   % (argname, value))
+    return pair
+
+
+class UpSampling1D(Layer):
+    """Repeat each step ``size`` times: (batch, steps, features) -> (batch, steps * size,
+    features)."""
+
+    _input_ndim = 3
+
+    def __init__(self, size=2, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+            raise ValueError("UpSampling1D: size must be a positive int (got %r)" % (size,))
+        self.size = int(size)
+
+    def call(self, inputs):
+        return fe.repeat(inputs, self.size, axis=1) if self.size > 1 else inputs
+
+    def get_config(self):
+        config = super().get_config()
+        config["size"] = self.size
+        return config
+
+
+class ZeroPadding1D(Layer):
+    """Pad the steps axis with zeros: ``padding`` an int or (before, after)."""
+
+    _input_ndim = 3
+
+    def __init__(self, padding=1, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pair(self, "padding", padding)
+
+    def call(self, inputs):
+        return fe.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+
+    def get_config(self):
+        config = super().get_config()
+        config["padding"] = list(self.padding)
+        return config
+
+
+class Cropping1D(Layer):
+    """Remove steps at both ends: ``cropping`` an int or (before, after)."""
+
+    _input_ndim = 3
+
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pair(self, "cropping", cropping)
+
+    def call(self, inputs):
+        steps = inputs.shape.as_list()[1]
+        before, after = self.cropping
+        if before + after >= steps:
+            raise fe.errors.InvalidArgumentError(
+                "Cropping1D (layer %r): cropping %s leaves nothing of %d steps (expected less "
+                "than %d in all)" % (self.name, self.cropping, steps, steps))
+        return inputs[:, before:steps - after]
+
+    def get_config(self):
+        config = super().get_config()
+        config["cropping"] = list(self.cropping)
+        return config
