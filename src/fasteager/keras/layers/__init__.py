@@ -12,7 +12,7 @@ from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
                       Subtract, add, average, concatenate, dot, maximum, minimum, multiply,
                       subtract)
-from .reshaping import (Cropping2D, Permute, RepeatVector, UpSampling2D,  # noqa: F401
-                        ZeroPadding2D)
+from .reshaping import (Cropping1D, Cropping2D, Permute, RepeatVector,  # noqa: F401
+                        UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
 from .recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell,  # noqa: F401
                         SimpleRNN, SimpleRNNCell, TimeDistributed)
