@@ -11,6 +11,7 @@ import pytest
 
 import fasteager as fe
 from tests.child_process import child_env
+from tests.conftest import skip_without_example_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_worker.py")
@@ -330,7 +331,9 @@ def test_collective_timeout_aborts_a_job_whose_peer_hangs(tmp_path):
 
 
 @needs_mpi
+@pytest.mark.data
 def test_distributed_mnist_example_runs_with_a_backup(tmp_path):
+    skip_without_example_data()
     example = os.path.join(HERE, "..", "..", "examples", "distributed_mnist.py")
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", sys.executable,
            example, "--epochs", "2", "--steps", "5", "--backup-dir", str(tmp_path / "bk"),
