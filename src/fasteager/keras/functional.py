@@ -204,8 +204,8 @@ class Functional(Model):
             in_mask = None
             if masks:
                 in_mask = _map_tensors(lambda t: masks.get(id(t)), node.call_args[0])
-                if fe.nest.flatten(in_mask) and "mask" not in kwargs and \
-                        _takes_mask(node.layer):
+                if any(m is not None for m in fe.nest.flatten(in_mask)) and \
+                        "mask" not in kwargs and _takes_mask(node.layer):
                     kwargs["mask"] = in_mask
             out = node.layer(x, *args, **kwargs)
             out_mask = _next_mask(node.layer, x, in_mask) if self._masking else None
