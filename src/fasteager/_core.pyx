@@ -563,6 +563,23 @@ cdef class Tensor:
         from .numpy import mean as f
         return f(self, *args, **kwargs)
 
+    # complex parts, as NumPy arrays have them (a real tensor is its own real part)
+    @property
+    def real(self):
+        from .ops.math_ops import real as f
+        return f(self)
+
+    @property
+    def imag(self):
+        from .ops.math_ops import imag as f
+        return f(self)
+
+    def conj(self):
+        from .ops.math_ops import conj as f
+        return f(self)
+
+    conjugate = conj
+
     def max(self, *args, **kwargs):
         from .numpy import max as f
         return f(self, *args, **kwargs)

@@ -193,3 +193,19 @@ def test_complex_ops_reject_what_has_no_complex_meaning():
         fe.complex(fe.constant([1.0]), fe.constant([1.0], dtype=fe.float64))
     with pytest.raises(fe.errors.UnimplementedError, match="complex"):
         fnp.linalg.norm(Z, "nuc")
+
+
+def test_tensor_real_imag_conj_attributes():
+    import fasteager as fe
+    z = fe.constant(np.array([1 + 2j, 3 - 1j], np.complex64))
+    np.testing.assert_array_equal(z.real.numpy(), [1, 3])
+    np.testing.assert_array_equal(z.imag.numpy(), [2, -1])
+    np.testing.assert_array_equal(z.conj().numpy(), [1 - 2j, 3 + 1j])
+    np.testing.assert_array_equal(z.conjugate().numpy(), z.conj().numpy())
+    x = fe.constant([1.0, 2.0])
+    assert x.real is x and x.conj() is x
+    np.testing.assert_array_equal(x.imag.numpy(), [0, 0])
+    with fe.GradientTape() as tape:                    # |z|^2: gradient 2z (TF's rule)
+        tape.watch(z)
+        loss = fe.reduce_sum(z.real * z.real + z.imag * z.imag)
+    np.testing.assert_allclose(tape.gradient(loss, z).numpy(), 2 * z.numpy())
