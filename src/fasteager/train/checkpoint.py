@@ -280,6 +280,11 @@ OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 def _gather(roots):
+    """Key -> variable of everything under ``roots`` (optimizer slots included)."""
+    return _gather_named(roots)[0]
+
+
+def _gather_named(roots):
     """(key -> variable, key -> TensorFlow's name for it, alias path -> key) of everything
     under ``roots``."""
     aliases = {}
@@ -298,7 +303,7 @@ def write_file(path, roots):
     """Write every variable reachable from ``roots`` to ``path`` (atomically)."""
     if not _distribute.should_write():   # multi-worker: only the chief writes
         return
-    entries, tf_names, aliases = _gather(roots)
+    entries, tf_names, aliases = _gather_named(roots)
     tensors = {}
     graph = {}
     for key, var in entries.items():

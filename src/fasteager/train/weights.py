@@ -52,7 +52,7 @@ def save_weights(model, filepath, overwrite=True, h5_attrs=None):
         _ckpt.write_file(path, _roots(model))
         return
     entries = {k: np.asarray(v._tensor._value, order="C")
-               for k, v in _ckpt._gather(_roots(model))[0].items()}
+               for k, v in _ckpt._gather(_roots(model)).items()}
     if fmt == ".npz":
         with _atomic.atomic_open(path) as f:
             np.savez(f, **entries)
