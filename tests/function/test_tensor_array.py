@@ -189,3 +189,31 @@ def test_init_scope_lifts_out_of_function_and_tapes():
         visible = x * x
     assert tape.gradient(hidden, x) is None
     assert float(tape.gradient(visible, x)) == 4.0
+
+
+def test_guide_dynamic_rnn_with_tensor_array():
+    # the tf.function guide's "accumulating values in a loop" program
+    batch_size = 2
+    seq_len = 3
+    feature_size = 4
+
+    def rnn_step(inp, state):
+        return inp + state
+
+    @tf.function
+    def dynamic_rnn(rnn_step, input_data, initial_state):
+        # [batch, time, features] -> [time, batch, features]
+        input_data = tf.transpose(input_data, [1, 0, 2])
+        max_seq_len = input_data.shape[0]
+        states = tf.TensorArray(tf.float32, size=max_seq_len)
+        state = initial_state
+        for i in tf.range(max_seq_len):
+            state = rnn_step(input_data[i], state)
+            states = states.write(i, state)
+        return tf.transpose(states.stack(), [1, 0, 2])
+
+    for _ in range(2):                  # the second call replays the trace
+        x = tf.random.uniform([batch_size, seq_len, feature_size])
+        out = dynamic_rnn(rnn_step, x, tf.zeros([batch_size, feature_size]))
+        np.testing.assert_allclose(out.numpy(), np.cumsum(x.numpy(), axis=1), rtol=1e-6)
+    assert dynamic_rnn.experimental_get_tracing_count() == 1
