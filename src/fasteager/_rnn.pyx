@@ -126,12 +126,39 @@ cdef void _lstm_step(const floating[:, ::1] xp, const floating[:, ::1] h_prev,
             tmp[b, u] = cn
             # a masked step carries the state (mb is 0 or 1)
             c[b, u] = mb * cn + (1 - mb) * c_prev[b, u]
-    _apply(act, &tmp[0, 0], B * U)
+    if B:
+        _apply(act, &tmp[0, 0], B * U)
     for b in range(B):
         mb = m[b]
         g = &gates[b, 0]
         for u in range(U):
             h[b, u] = mb * (g[3 * U + u] * tmp[b, u]) + (1 - mb) * h_prev[b, u]
+
+
+cdef inline void _lstm_back_row(floating* dh, floating* dc, const floating* gh,
+                                const floating* gc_in, const floating* ggates,
+                                const floating* gates, const floating* tcs,
+                                const floating* c_prev, floating mb, floating* dz,
+                                floating* dh_carry, Py_ssize_t U, int act,
+                                int ract) noexcept nogil:
+    cdef Py_ssize_t u
+    cdef floating dht, dct, dhn, dcn, tc, gi, gf, gg, go
+    for u in range(U):
+        dht = dh[u] + gh[u]
+        dct = dc[u] + gc_in[u]
+        gi = gates[u]
+        gf = gates[U + u]
+        gg = gates[2 * U + u]
+        go = gates[3 * U + u]
+        tc = tcs[u]
+        dhn = mb * dht
+        dcn = mb * dct + dhn * go * _dact(act, tc)
+        dz[u] = (dcn * gg + ggates[u]) * _dact(ract, gi)
+        dz[U + u] = (dcn * c_prev[u] + ggates[U + u]) * _dact(ract, gf)
+        dz[2 * U + u] = (dcn * gi + ggates[2 * U + u]) * _dact(act, gg)
+        dz[3 * U + u] = (dhn * tc + ggates[3 * U + u]) * _dact(ract, go)
+        dc[u] = (1 - mb) * dct + dcn * gf
+        dh_carry[u] = (1 - mb) * dht
 
 
 cdef void _lstm_step_back(floating[:, ::1] dh, floating[:, ::1] dc, const floating[:, ::1] gh,
@@ -142,46 +169,43 @@ cdef void _lstm_step_back(floating[:, ::1] dh, floating[:, ::1] dc, const floati
                           const floating[:, ::1] tcs, int act, int ract) noexcept nogil:
     """dh, dc: the state gradients from the later steps (dc updated in place to the
     gradient of c_prev); writes the pre-activation gradients dz and the part of
-    dh_prev that skips the recurrent GEMM."""
-    cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b, u
-    cdef floating mb, dht, dct, dhn, dcn, tc, gi, gf, gg, go
+    dh_prev that skips the recurrent GEMM. tcs: activation(c) of this step."""
+    cdef Py_ssize_t B = dh.shape[0], U = dh.shape[1], b
     for b in range(B):
-        mb = m[b]
-        for u in range(U):
-            dht = dh[b, u] + gh[b, u]
-            dct = dc[b, u] + gc_in[b, u]
-            gi = gates[b, u]
-            gf = gates[b, U + u]
-            gg = gates[b, 2 * U + u]
-            go = gates[b, 3 * U + u]
-            dhn = mb * dht
-            tc = tcs[b, u]
-            dcn = mb * dct + dhn * go * _dact(act, tc)
-            dz[b, u] = (dcn * gg + ggates[b, u]) * _dact(ract, gi)
-            dz[b, U + u] = (dcn * c_prev[b, u] + ggates[b, U + u]) * _dact(ract, gf)
-            dz[b, 2 * U + u] = (dcn * gi + ggates[b, 2 * U + u]) * _dact(act, gg)
-            dz[b, 3 * U + u] = (dhn * tc + ggates[b, 3 * U + u]) * _dact(ract, go)
-            dc[b, u] = (1 - mb) * dct + dcn * gf
-            dh_carry[b, u] = (1 - mb) * dht
+        if act == 1 and ract == 2:
+            # Keras's defaults, with the codes constant so the compiler can vectorise
+            _lstm_back_row(&dh[b, 0], &dc[b, 0], &gh[b, 0], &gc_in[b, 0], &ggates[b, 0],
+                           &gates[b, 0], &tcs[b, 0], &c_prev[b, 0], m[b], &dz[b, 0],
+                           &dh_carry[b, 0], U, 1, 2)
+        else:
+            _lstm_back_row(&dh[b, 0], &dc[b, 0], &gh[b, 0], &gc_in[b, 0], &ggates[b, 0],
+                           &gates[b, 0], &tcs[b, 0], &c_prev[b, 0], m[b], &dz[b, 0],
+                           &dh_carry[b, 0], U, act, ract)
 
 
 cdef void _gru_step(const floating[:, ::1] xp, const floating[:, ::1] hr,
                     const floating[:, ::1] h_prev, const floating[::1] m, floating[:, ::1] h,
                     floating[:, ::1] gates, floating[:, ::1] hrh, int act,
                     int ract) noexcept nogil:
-    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
-    cdef floating gz, gr, gh, mb, hn
+    cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u, k
+    cdef floating mb, hn
+    cdef floating* g
+    cdef const floating* x
+    cdef const floating* r
     for b in range(B):
+        g = &gates[b, 0]
+        x = &xp[b, 0]
+        r = &hr[b, 0]
+        for k in range(2 * U):
+            g[k] = x[k] + r[k]
+        _apply(ract, g, 2 * U)
+        for u in range(U):
+            hrh[b, u] = r[2 * U + u]
+            g[2 * U + u] = x[2 * U + u] + g[U + u] * r[2 * U + u]
+        _apply(act, g + 2 * U, U)
         mb = m[b]
         for u in range(U):
-            gz = _act(ract, xp[b, u] + hr[b, u])
-            gr = _act(ract, xp[b, U + u] + hr[b, U + u])
-            gh = _act(act, xp[b, 2 * U + u] + gr * hr[b, 2 * U + u])
-            hn = gz * h_prev[b, u] + (1 - gz) * gh
-            gates[b, u] = gz
-            gates[b, U + u] = gr
-            gates[b, 2 * U + u] = gh
-            hrh[b, u] = hr[b, 2 * U + u]
+            hn = g[u] * h_prev[b, u] + (1 - g[u]) * g[2 * U + u]
             h[b, u] = mb * hn + (1 - mb) * h_prev[b, u]
 
 
@@ -221,9 +245,15 @@ cdef void _simple_step(floating[:, ::1] h, const floating[:, ::1] xp,
     cdef Py_ssize_t B = h.shape[0], U = h.shape[1], b, u
     cdef floating mb
     for b in range(B):
-        mb = m[b]
         for u in range(U):
-            h[b, u] = mb * _act(act, xp[b, u] + h[b, u]) + (1 - mb) * h_prev[b, u]
+            h[b, u] += xp[b, u]
+    if B:
+        _apply(act, &h[0, 0], B * U)
+    for b in range(B):
+        mb = m[b]
+        if mb != 1:
+            for u in range(U):
+                h[b, u] = mb * h[b, u] + (1 - mb) * h_prev[b, u]
 
 
 cdef void _simple_step_back(const floating[:, ::1] dh, const floating[:, ::1] gh_in,
