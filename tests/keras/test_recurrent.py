@@ -437,3 +437,20 @@ def test_configs_round_trip_and_models_save(tmp_path):
     model.save(path)
     loaded = fe.keras.models.load_model(path)
     np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
+
+
+def test_fit_traces_a_masked_recurrent_model(recwarn):
+    # masks stay tensors end to end, so Model.fit's fe.function replays the step
+    model = fe.keras.Sequential([fe.keras.Input((T, D)), L.Masking(),
+                                 L.Bidirectional(L.LSTM(3, return_sequences=True)),
+                                 L.GRU(U), L.Dense(2)])
+    model.compile(optimizer="adam",
+                  loss=fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x = _x((16, T, D)).astype(np.float32)
+    x[:, 3:] = 0
+    y = np.random.default_rng(0).integers(0, 2, 16)
+    losses = model.fit(x, y, epochs=3, batch_size=8, verbose=0).history["loss"]
+    assert all(np.isfinite(losses))
+    assert not [w for w in recwarn if "runs eagerly" in str(w.message)]
+    np.testing.assert_allclose(model.predict(x, verbose=0), model(x).numpy(), rtol=1e-5,
+                               atol=1e-6)

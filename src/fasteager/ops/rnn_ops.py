@@ -4,7 +4,8 @@ The time loops run in ``fasteager._rnn`` (one GEMM for all steps' input projecti
 GEMM plus one fused gate loop per step, a hand-written backward through time). Inputs
 and outputs are time-major, ``x`` of shape ``(T, B, D)`` and sequences ``(T, B, U)``;
 the Keras layers (``keras/layers/recurrent.py``) transpose around them. ``mask`` is
-``(T, B)`` of 0/1 in the input's dtype: a 0 carries the state through that step.
+``(T, B)`` of 0/1 (a 0 carries the state through that step); given in the input's dtype
+it is used as it is (a traced tensor stays one), otherwise nonzero entries count as 1.
 
 Besides the state sequence each op returns what its backward pass needs (the activated
 gates and, for the GRU, the recurrent part of the candidate). Those are real outputs with
@@ -68,11 +69,12 @@ def _check_shapes(opname, gates, x, states, kernel, recurrent_kernel, bias, mask
 def _float_mask(mask, x):
     """The (T, B) mask argument as 0/1 in x's dtype (all ones when None)."""
     x = convert_to_tensor(x)
-    shape = x.shape.as_list()
     if mask is None:
-        return convert_to_tensor(np.ones(shape[:2], dtype=x.dtype.as_numpy_dtype))
-    m = np.asarray(convert_to_tensor(mask)._value)
-    return convert_to_tensor((m != 0).astype(x.dtype.as_numpy_dtype))
+        return convert_to_tensor(np.ones(x.shape.as_list()[:2], dtype=x.dtype.as_numpy_dtype))
+    mask = convert_to_tensor(mask)
+    if mask.dtype == x.dtype:       # already 0/1 (the layers pass it so): no host round trip
+        return mask
+    return convert_to_tensor((np.asarray(mask._value) != 0).astype(x.dtype.as_numpy_dtype))
 
 
 # ---- LSTM --------------------------------------------------------------------------------

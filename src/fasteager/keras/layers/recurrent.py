@@ -292,19 +292,20 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _mask_array(layer, mask, batch, steps):
-    """A (batch, time) mask argument as a NumPy bool array (None for no mask)."""
-    if mask is None:
-        return None
+def _mask_tensor(layer, mask, batch, steps, dtype):
+    """A (batch, time) mask argument as 0/1 in ``dtype`` (None for no mask). It stays a
+    tensor (no NumPy round trip), so ``fe.function`` traces through it."""
     if isinstance(mask, (list, tuple)):     # [input mask, state masks...]
         mask = mask[0]
-        if mask is None:
-            return None
-    m = np.asarray(mask.numpy() if hasattr(mask, "numpy") else mask).astype(bool)
-    if m.shape != (batch, steps):
+    if mask is None:
+        return None
+    mask = fe.convert_to_tensor(mask)
+    if mask.shape.as_list() != [batch, steps]:
         raise _bad(layer, "mask must be (batch, time) (expected %s, got %s)"
-                   % ([batch, steps], list(m.shape)))
-    return m
+                   % ([batch, steps], mask.shape.as_list()))
+    if mask.dtype != fe.bool:
+        mask = fe.not_equal(mask, 0)
+    return fe.cast(mask, dtype)
 
 
 class RNN(Layer):
@@ -399,7 +400,7 @@ class RNN(Layer):
             states = _as_list(self.cell.get_initial_state(batch_size=batch))
         else:
             states = [fe.zeros([batch, s], dtype=sequences.dtype) for s in self._state_sizes()]
-        mask = _mask_array(self, mask, batch, steps)
+        mask = _mask_tensor(self, mask, batch, steps, sequences.dtype)
         cell = self.cell
         for reset in ("reset_dropout_mask", "reset_recurrent_dropout_mask"):
             if hasattr(cell, reset):
@@ -427,7 +428,7 @@ class RNN(Layer):
         steps = sequences.shape[1]
         dtype = sequences.dtype
         takes_training = "training" in _call_params(cell)
-        keep = None if mask is None else fe.constant(mask.astype(dtype.as_numpy_dtype))
+        keep = mask
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
         prev = None
@@ -467,18 +468,18 @@ class RNN(Layer):
             # one mask for every step (Keras's DropoutRNNCell)
             x = x * fe.expand_dims(cell.get_dropout_mask(x[:, 0]), 1)
         x_tm = fe.transpose(x, [1, 0, 2])
-        m_tm = None if mask is None else np.ascontiguousarray(mask.T)
+        m_tm = None if mask is None else fe.transpose(mask, [1, 0])
         if self.go_backwards:
             x_tm = fe.reverse(x_tm, [0])
-            m_tm = None if m_tm is None else m_tm[::-1]
+            m_tm = None if m_tm is None else fe.reverse(m_tm, [0])
         h_seq, states = run(x_tm, m_tm)
         if m_tm is not None:
             # the kernel repeats the carried state at masked steps; Keras's outputs there
             # are zeros (zero_output_for_mask) or the previous output, zeros before the
             # first unmasked step
-            keep = m_tm if self.zero_output_for_mask else np.logical_or.accumulate(m_tm, 0)
-            if not keep.all():
-                h_seq = h_seq * fe.constant(keep[:, :, None], dtype=h_seq.dtype)
+            keep = m_tm if self.zero_output_for_mask else fe.cast(
+                fe.cumsum(m_tm, axis=0) > 0, m_tm.dtype)
+            h_seq = h_seq * fe.expand_dims(keep, -1)
         seq = fe.transpose(h_seq, [1, 0, 2]) if self.return_sequences else None
         return h_seq[-1], seq, states
 
