@@ -379,8 +379,9 @@ class Layer(fe.Module):
     # ---- build and call -------------------------------------------------------------------
     def _check_rank(self, shape):
         """Raise unless ``shape`` has a rank this layer accepts (unknown ranks pass)."""
-        if isinstance(shape, list):       # several inputs: the layer checks them itself
-            return
+        if isinstance(shape, list) or (self._input_ndim is None and
+                                       self._input_min_ndim is None):
+            return                        # several inputs (checked by the layer), or no rule
         rank = fe.TensorShape(shape).rank
         if rank is None:
             return
@@ -473,8 +474,11 @@ class Layer(fe.Module):
             from ...train import checkpoint as _ckpt
             _ckpt.restore_deferred(self)
         if isinstance(out, fe.Tensor):
-            self._output_shape = fe.TensorShape([None] + out.shape.as_list()[1:]) \
-                if out.shape.rank else out.shape
+            dims = out._value.shape
+            if dims != self.__dict__.get("_output_dims"):     # build the shape on changes only
+                object.__setattr__(self, "_output_dims", dims)
+                self._output_shape = fe.TensorShape((None,) + tuple(dims[1:])) \
+                    if dims else fe.TensorShape(())
         return out
 
     def _call_symbolic(self, inputs, args, kwargs):

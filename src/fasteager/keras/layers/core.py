@@ -58,8 +58,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        shape = inputs.shape.as_list()
-        want = self.kernel.shape[0]
+        shape = list(inputs._value.shape)
+        want = self.kernel._tensor._value.shape[0]
         if not shape or shape[-1] != want:
             raise _bad_shape(self, "the input's last dimension must be %d, as the kernel was "
                              "built for (kernel shape %s, got input shape %s)"
