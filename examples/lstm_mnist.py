@@ -10,8 +10,9 @@ trained by the same hand-written ``GradientTape`` loop as ``train_mnist.py`` (pr
 per epoch, TensorBoard logs in ``--logdir``, a checkpoint per epoch, test accuracy at the
 end).
 
-Measured with the default flags on the shared 2-core development machine
-(OPENBLAS_NUM_THREADS=1, see docs/recurrent.md): see the numbers in docs/recurrent.md.
+Measured with the default flags on the shared 2-core development machine, other jobs
+running, OPENBLAS_NUM_THREADS=1 (see docs/recurrent.md for why): test accuracy 0.9853 on
+the 10,000 MNIST test images, 4m41s wall in all (35 to 70 s an epoch), peak RSS 466 MB.
 
 Data: real MNIST by the examples' one rule (``examples/_data.py``), else the offline 8x8
 digits upscaled to 28x28, as ``train_mnist.py`` does.
