@@ -23,12 +23,11 @@ import sys
 import time
 
 import numpy as np
+from train_mnist import evaluate, load_mnist, steps_per_epoch, train_with_tape  # its loop
 
 import fasteager as fe
-import fasteager.keras  # noqa: F401  (fe.keras)
+import fasteager.keras
 from fasteager import summary
-
-from train_mnist import evaluate, load_mnist, steps_per_epoch, train_with_tape
 
 keras = fasteager.keras
 

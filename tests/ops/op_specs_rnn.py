@@ -10,7 +10,6 @@ import numpy as np
 
 from fasteager.ops import rnn_ops
 from fasteager.ops.registry import execute
-
 from tests.ops.op_specs_base import Spec
 
 # fixed masks (a fraction of steps skipped) for the cases below, by (T, B)

@@ -30,9 +30,8 @@ import numpy as np
 import fasteager as fe
 from fasteager.ops import rnn_ops
 
-from .. import _ops, activations, initializers, regularizers
+from .. import _ops, activations, backend, initializers, regularizers
 from .base import Layer, _snake
-from .. import backend
 
 
 def _bad(layer, msg):
@@ -426,7 +425,6 @@ class RNN(Layer):
         """The step-by-step path: the cell once per time step, in fasteager ops."""
         cell = self.cell
         steps = sequences.shape[1]
-        dtype = sequences.dtype
         takes_training = "training" in _call_params(cell)
         keep = mask
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
@@ -456,7 +454,7 @@ class RNN(Layer):
     def _fused(self, sequences, states, mask, training):
         """(last output, sequences or None, states) from one fused op, or None when this
         layer's cell or settings have no fused kernel (subclasses say)."""
-        return None
+        return
 
     def _fused_run(self, run, sequences, mask, training):
         """Shared by the fused paths: time-major input with dropout and direction applied,
