@@ -454,3 +454,15 @@ def test_fit_traces_a_masked_recurrent_model(recwarn):
     assert not [w for w in recwarn if "runs eagerly" in str(w.message)]
     np.testing.assert_allclose(model.predict(x, verbose=0), model(x).numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_bidirectional_with_its_own_backward_layer_round_trips():
+    bi = L.Bidirectional(L.LSTM(3, return_sequences=True),
+                         backward_layer=L.GRU(3, return_sequences=True, go_backwards=True,
+                                              name="backward_gru_own"))
+    again = L.Bidirectional.from_config(bi.get_config())
+    assert type(again.backward_layer) is L.GRU
+    assert again.backward_layer.name == "backward_gru_own"
+    assert bi(_x().astype(np.float32)).shape == (B, T, 6)
+    with pytest.raises(ValueError, match="go_backwards must differ"):
+        L.Bidirectional(L.LSTM(3), backward_layer=L.LSTM(3))

@@ -681,6 +681,7 @@ class Bidirectional(Layer):
                 raise ValueError("Bidirectional: backward_layer.go_backwards must differ from "
                                  "layer.go_backwards (both are %r)" % layer.go_backwards)
             self.backward_layer = backward_layer
+        self._custom_backward = backward_layer is not None
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -753,7 +754,7 @@ class Bidirectional(Layer):
         config["layer"] = config.pop("forward_layer")
         # the layer's own name, without the "forward_" its copy got
         config["layer"]["config"]["name"] = config["layer"]["config"]["name"][len("forward_"):]
-        if not self.backward_layer.name.startswith("backward_"):
+        if self._custom_backward:
             config.update(self._serialized("backward_layer"))
         return config
 
