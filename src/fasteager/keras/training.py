@@ -188,7 +188,9 @@ class Model(Layer):
 
     def _maybe_build(self, inputs):
         # a model's weights are created by its layers during call
-        if not self.built and getattr(self, "_saved_input_shape", None) is None:
+        if self.built:
+            return
+        if getattr(self, "_saved_input_shape", None) is None:
             shape = getattr(inputs, "shape", None)
             if shape is not None and not isinstance(shape, list):
                 dims = list(fe.TensorShape(shape).as_list())

@@ -444,7 +444,7 @@ class Layer(fe.Module):
             return self._call_symbolic(inputs, args, kwargs)
         inputs = self._convert_input(inputs)
         if isinstance(inputs, fe.Tensor):
-            self._check_rank(inputs.shape)
+            self._check_rank(inputs._value.shape)
         training = kwargs.pop("training", None)
         ctx = _CONTEXT
         outer = ctx.depth == 0
