@@ -15,8 +15,10 @@ without a copy. The layout of the work:
    into a preallocated buffer), then one fused C loop (``_*_step``) that applies every
    gate nonlinearity, the state update and the mask.
 3. Backward through time, per step, one fused C loop for the gate derivatives and one
-   GEMM carrying the state gradient back (``dz @ recurrent_kernel.T``); after the loop,
-   three GEMMs over all steps give ``dx``, ``dkernel`` and ``drecurrent_kernel``.
+   GEMM carrying the state gradient back (``dz @ recurrent_kernel.T``). The kernels return
+   the pre-activation gradients of all steps; ``ops/rnn_ops.py`` turns them into ``dx``,
+   ``dkernel`` and ``drecurrent_kernel`` with one GEMM each, only for the inputs that
+   need a gradient.
 
 Gates follow Keras's weight layout: LSTM ``[i, f, c, o]``, GRU ``[z, r, h]`` with
 ``reset_after=True`` (the recurrent bias is added before the reset gate multiplies).
@@ -283,26 +285,6 @@ def _project(x, kernel, bias):
     return xp.reshape(T, B, kernel.shape[1])
 
 
-def _shifted(h0, h_seq):
-    """(T, B, U) previous states: h0, then h_seq[:-1]."""
-    prev = np.empty_like(h_seq)
-    if len(h_seq):
-        prev[0] = h0
-        prev[1:] = h_seq[:len(h_seq) - 1]
-    return prev
-
-
-def _weight_grads(x, prev, dxp, dhr, kernel):
-    """dx, dkernel and drecurrent_kernel from all steps' pre-activation gradients."""
-    T, B, D = x.shape
-    N = dxp.shape[2]
-    dxp2 = dxp.reshape(T * B, N)
-    dx = np.dot(dxp2, kernel.T).reshape(T, B, D)
-    dkernel = np.dot(np.ascontiguousarray(x).reshape(T * B, D).T, dxp2)
-    drk = np.dot(prev.reshape(T * B, prev.shape[2]).T, dhr.reshape(T * B, dhr.shape[2]))
-    return dx, dkernel, drk
-
-
 def _mask_rows(mask, T, B, dtype):
     return np.ascontiguousarray(mask, dtype=dtype).reshape(T, B)
 
@@ -370,13 +352,13 @@ def _lstm_backward_impl(floating[:, ::1] dh, floating[:, ::1] dc, const floating
         dh_arr += carry_arr
 
 
-def lstm_backward(x, h0, c0, kernel, rkernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gates,
-                  int act, int ract):
-    """Gradients (dx, dh0, dc0, dkernel, drecurrent_kernel, dbias) of ``lstm_forward``
-    given the gradients of its three outputs."""
-    T, B, _ = x.shape
+def lstm_backward(c0, rkernel, mask, c_seq, gates, g_h, g_c, g_gates, int act, int ract):
+    """Backward through time of ``lstm_forward`` given the gradients of its three outputs:
+    (dz, dh0, dc0), dz the (T, B, 4U) gradients of the gate pre-activations, from which
+    the weight and input gradients are single GEMMs (``ops/rnn_ops.py``)."""
+    T, B, _ = gates.shape
     U = rkernel.shape[0]
-    dt = x.dtype
+    dt = gates.dtype
     dh = np.zeros((B, U), dtype=dt)
     dc = np.zeros((B, U), dtype=dt)
     dz = np.empty((T, B, 4 * U), dtype=dt)
@@ -384,9 +366,8 @@ def lstm_backward(x, h0, c0, kernel, rkernel, mask, h_seq, c_seq, gates, g_h, g_
     c = np.ascontiguousarray
     _lstm_backward_impl(dh, dc, c(g_h), c(g_c), c(g_gates), c(gates), c(c_seq), c(c0),
                         _mask_rows(mask, T, B, dt), dz, carry, np.array(c_seq, dtype=dt),
-                        np.ascontiguousarray(rkernel.T), act, ract)
-    dx, dkernel, drk = _weight_grads(x, _shifted(h0, h_seq), dz, dz, kernel)
-    return dx, dh, dc, dkernel, drk, dz.reshape(T * B, 4 * U).sum(axis=0)
+                        c(rkernel.T), act, ract)
+    return dz, dh, dc
 
 
 def _gru_forward_impl(floating[:, :, ::1] xp, floating[:, :, ::1] hrbuf, h_seq_arr, gates_arr,
@@ -445,25 +426,25 @@ def _gru_backward_impl(floating[:, ::1] dh, const floating[:, :, ::1] gh,
         dh_arr += carry_arr
 
 
-def gru_backward(x, h0, kernel, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh,
-                 int act, int ract):
-    """Gradients (dx, dh0, dkernel, drecurrent_kernel, dbias) of ``gru_forward``."""
-    T, B, _ = x.shape
+def gru_backward(h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, int act,
+                 int ract):
+    """Backward through time of ``gru_forward``: (dxp, dhr, dh0), the (T, B, 3U) gradients
+    of the input projections and of the recurrent projections (``h_prev @ R + b_rec``)."""
+    T, B, _ = gates.shape
     U = rkernel.shape[0]
-    dt = x.dtype
+    dt = gates.dtype
     dh = np.zeros((B, U), dtype=dt)
     dxp = np.empty((T, B, 3 * U), dtype=dt)
     dhr = np.empty((T, B, 3 * U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    prev = _shifted(h0, h_seq)
+    prev = np.empty((T, B, U), dtype=dt)
+    if T:
+        prev[0] = h0
+        prev[1:] = h_seq[:T - 1]
     c = np.ascontiguousarray
     _gru_backward_impl(dh, c(g_h), c(g_gates), c(g_hrh), c(gates), c(hrh), prev,
-                       _mask_rows(mask, T, B, dt), dxp, dhr, carry,
-                       np.ascontiguousarray(rkernel.T), act, ract)
-    dx, dkernel, drk = _weight_grads(x, prev, dxp, dhr, kernel)
-    dbias = np.stack([dxp.reshape(T * B, 3 * U).sum(axis=0),
-                      dhr.reshape(T * B, 3 * U).sum(axis=0)])
-    return dx, dh, dkernel, drk, dbias
+                       _mask_rows(mask, T, B, dt), dxp, dhr, carry, c(rkernel.T), act, ract)
+    return dxp, dhr, dh
 
 
 def _simple_forward_impl(floating[:, :, ::1] xp, h_seq_arr, h0, rkernel,
@@ -507,16 +488,15 @@ def _simple_backward_impl(floating[:, ::1] dh, const floating[:, :, ::1] gh,
         dh_arr += carry_arr
 
 
-def simple_rnn_backward(x, h0, kernel, rkernel, mask, h_seq, g_h, int act):
-    """Gradients (dx, dh0, dkernel, drecurrent_kernel, dbias) of ``simple_rnn_forward``."""
-    T, B, _ = x.shape
-    U = rkernel.shape[0]
-    dt = x.dtype
+def simple_rnn_backward(rkernel, mask, h_seq, g_h, int act):
+    """Backward through time of ``simple_rnn_forward``: (da, dh0), da the (T, B, U)
+    gradients of the pre-activations."""
+    T, B, U = h_seq.shape
+    dt = h_seq.dtype
     dh = np.zeros((B, U), dtype=dt)
     da = np.empty((T, B, U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
     _simple_backward_impl(dh, np.ascontiguousarray(g_h), np.ascontiguousarray(h_seq),
-                          _mask_rows(mask, T, B, dt),
-                          da, carry, np.ascontiguousarray(rkernel.T), act)
-    dx, dkernel, drk = _weight_grads(x, _shifted(h0, h_seq), da, da, kernel)
-    return dx, dh, dkernel, drk, da.reshape(T * B, U).sum(axis=0)
+                          _mask_rows(mask, T, B, dt), da, carry,
+                          np.ascontiguousarray(rkernel.T), act)
+    return da, dh

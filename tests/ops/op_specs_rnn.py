@@ -28,12 +28,16 @@ def _sigmoid(v):
 
 
 def ref_lstm(x, h0, c0, kernel, rkernel, bias, mask):
-    T = x.shape[0]
+    return ref_lstm_core(x @ kernel + bias, h0, c0, rkernel, mask)
+
+
+def ref_lstm_core(xp, h0, c0, rkernel, mask):
+    """The LSTM loop from the input projections ``xp = x @ kernel + bias``."""
     U = h0.shape[1]
     h, c = h0, c0
     hs, cs, gs = [], [], []
-    for t in range(T):
-        z = x[t] @ kernel + h @ rkernel + bias
+    for t in range(xp.shape[0]):
+        z = xp[t] + h @ rkernel
         i, f = _sigmoid(z[:, :U]), _sigmoid(z[:, U:2 * U])
         g, o = np.tanh(z[:, 2 * U:3 * U]), _sigmoid(z[:, 3 * U:])
         m = mask[t][:, None]
@@ -42,35 +46,51 @@ def ref_lstm(x, h0, c0, kernel, rkernel, bias, mask):
         hs.append(h)
         cs.append(c)
         gs.append(np.concatenate([i, f, g, o], axis=1))
-    return np.stack(hs), np.stack(cs), np.stack(gs)
+    return _stacked(hs, xp, h0), _stacked(cs, xp, h0), _stacked(gs, xp, h0, 4)
+
+
+def _stacked(steps, xp, h0, k=1):
+    if steps:
+        return np.stack(steps)
+    return np.zeros((0, h0.shape[0], k * h0.shape[1]), dtype=np.result_type(xp, h0))
 
 
 def ref_gru(x, h0, kernel, rkernel, bias, mask):
+    hr_offsets = np.zeros((x.shape[0], h0.shape[0], rkernel.shape[1]), dtype=x.dtype)
+    return ref_gru_core(x @ kernel + bias[0], hr_offsets, h0, rkernel, bias[1], mask)
+
+
+def ref_gru_core(xp, hr_offsets, h0, rkernel, rbias, mask):
+    """The GRU loop from the input projections; ``hr_offsets[t]`` is added to step t's
+    recurrent projection (zeros; its gradient is that projection's)."""
     U = h0.shape[1]
     h = h0
     hs, gs, hrhs = [], [], []
-    for t in range(x.shape[0]):
-        xp = x[t] @ kernel + bias[0]
-        hr = h @ rkernel + bias[1]
-        z = _sigmoid(xp[:, :U] + hr[:, :U])
-        r = _sigmoid(xp[:, U:2 * U] + hr[:, U:2 * U])
-        hh = np.tanh(xp[:, 2 * U:] + r * hr[:, 2 * U:])
+    for t in range(xp.shape[0]):
+        hr = h @ rkernel + rbias + hr_offsets[t]
+        z = _sigmoid(xp[t, :, :U] + hr[:, :U])
+        r = _sigmoid(xp[t, :, U:2 * U] + hr[:, U:2 * U])
+        hh = np.tanh(xp[t, :, 2 * U:] + r * hr[:, 2 * U:])
         m = mask[t][:, None]
         h = m * (z * h + (1 - z) * hh) + (1 - m) * h
         hs.append(h)
         gs.append(np.concatenate([z, r, hh], axis=1))
         hrhs.append(hr[:, 2 * U:])
-    return np.stack(hs), np.stack(gs), np.stack(hrhs)
+    return _stacked(hs, xp, h0), _stacked(gs, xp, h0, 3), _stacked(hrhs, xp, h0)
 
 
 def ref_simple_rnn(x, h0, kernel, rkernel, bias, mask):
+    return ref_simple_core(x @ kernel + bias, h0, rkernel, mask)
+
+
+def ref_simple_core(xp, h0, rkernel, mask):
     h = h0
     hs = []
-    for t in range(x.shape[0]):
+    for t in range(xp.shape[0]):
         m = mask[t][:, None]
-        h = m * np.tanh(x[t] @ kernel + h @ rkernel + bias) + (1 - m) * h
+        h = m * np.tanh(xp[t] + h @ rkernel) + (1 - m) * h
         hs.append(h)
-    return np.stack(hs)
+    return _stacked(hs, xp, h0)
 
 
 def _listed(out):
@@ -139,43 +159,45 @@ def _mask_tensor(x):
 
 def _lstm_back_fn(x, h0, c0, kernel, rkernel, bias, g_h, g_c, g_gates):
     m = _mask_tensor(x)
-    outs = execute(rnn_ops.lstm_op, x, h0, c0, kernel, rkernel, bias, m)
-    return list(execute(rnn_ops.lstm_backprop_op, x, h0, c0, kernel, rkernel, m, *outs,
-                        g_h, g_c, g_gates))
+    _, c_seq, gates = execute(rnn_ops.lstm_op, x, h0, c0, kernel, rkernel, bias, m)
+    return list(execute(rnn_ops.lstm_backprop_op, c0, rkernel, m, c_seq, gates, g_h, g_c,
+                        g_gates))
 
 
 def _lstm_back_ref(x, h0, c0, kernel, rkernel, bias, g_h, g_c, g_gates):
+    # (d xp, d h0, d c0): gradients of the input projections and the initial states
     m = mask_for(*x.shape[:2])
-    grads = complex_step_vjp(lambda *a: ref_lstm(*a, m), [x, h0, c0, kernel, rkernel, bias],
-                             [g_h, g_c, g_gates])
+    grads = complex_step_vjp(lambda *a: ref_lstm_core(*a, rkernel, m),
+                             [x @ kernel + bias, h0, c0], [g_h, g_c, g_gates])
     return _as(tuple(grads), x)
 
 
 def _gru_back_fn(x, h0, kernel, rkernel, bias, g_h, g_gates, g_hrh):
     m = _mask_tensor(x)
     outs = execute(rnn_ops.gru_op, x, h0, kernel, rkernel, bias, m)
-    return list(execute(rnn_ops.gru_backprop_op, x, h0, kernel, rkernel, m, *outs, g_h,
-                        g_gates, g_hrh))
+    return list(execute(rnn_ops.gru_backprop_op, h0, rkernel, m, *outs, g_h, g_gates, g_hrh))
 
 
 def _gru_back_ref(x, h0, kernel, rkernel, bias, g_h, g_gates, g_hrh):
+    # (d xp, d hr, d h0): the input and recurrent projections' gradients, then h0's
     m = mask_for(*x.shape[:2])
-    grads = complex_step_vjp(lambda *a: ref_gru(*a, m), [x, h0, kernel, rkernel, bias],
-                             [g_h, g_gates, g_hrh])
+    offsets = np.zeros(x.shape[:2] + (rkernel.shape[1],))
+    grads = complex_step_vjp(
+        lambda xp, off, h: ref_gru_core(xp, off, h, rkernel, bias[1], m),
+        [x @ kernel + bias[0], offsets, h0], [g_h, g_gates, g_hrh])
     return _as(tuple(grads), x)
 
 
 def _simple_back_fn(x, h0, kernel, rkernel, bias, g_h):
     m = _mask_tensor(x)
     h_seq = execute(rnn_ops.simple_rnn_op, x, h0, kernel, rkernel, bias, m)
-    return list(execute(rnn_ops.simple_rnn_backprop_op, x, h0, kernel, rkernel, m, h_seq,
-                        g_h))
+    return list(execute(rnn_ops.simple_rnn_backprop_op, rkernel, m, h_seq, g_h))
 
 
 def _simple_back_ref(x, h0, kernel, rkernel, bias, g_h):
     m = mask_for(*x.shape[:2])
-    grads = complex_step_vjp(lambda *a: ref_simple_rnn(*a, m), [x, h0, kernel, rkernel, bias],
-                             [g_h])
+    grads = complex_step_vjp(lambda *a: ref_simple_core(*a, rkernel, m),
+                             [x @ kernel + bias, h0], [g_h])
     return _as(tuple(grads), x)
 
 

@@ -11,10 +11,13 @@ Besides the state sequence each op returns what its backward pass needs (the act
 gates and, for the GRU, the recurrent part of the candidate). Those are real outputs with
 real gradients, so the op table checks all of them against finite differences.
 
-Each op's gradient is a second op (``*_backprop``) running the fused backward kernel.
-That kernel has no derivative of its own: second derivatives through these ops are not
-available (``*_backprop`` is in ``NO_GRADIENT`` and its spec checks order 1). The Keras
-layers fall back to cells written in fasteager ops where that matters (``unroll=True``).
+Each op's gradient runs a second op (``*_backprop``): the fused backward-through-time
+kernel, giving the gradients of every step's pre-activations. The gradients of x, the
+kernels and the biases are then single matmuls and sums of those (fasteager ops, made
+only for the inputs that need one). The backprop kernel has no derivative of its own:
+second derivatives through these ops are not available (``*_backprop`` is in
+``NO_GRADIENT``; the specs check the ops at order 1). The Keras layers' step-by-step path
+(``unroll=True``) is differentiable to any order.
 
     lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask) -> (h_seq, c_seq, gates)
     gru(x, h0, kernel, recurrent_kernel, bias, mask)       -> (h_seq, gates, hrh)
@@ -24,7 +27,9 @@ import numpy as np
 
 from .. import _core, _rnn
 from ..errors import InvalidArgumentError
+from .array_ops import concat, expand_dims, reshape, stack
 from .conv_ops import _kernel_call
+from .math_ops import matmul, reduce_sum
 from .registry import FLOAT, defop, execute
 
 convert_to_tensor = _core.convert_to_tensor
@@ -77,6 +82,25 @@ def _float_mask(mask, x):
     return convert_to_tensor((np.asarray(mask._value) != 0).astype(x.dtype.as_numpy_dtype))
 
 
+def _projection_grads(needs, x, h0, h_seq, dxp, dhr, kernel):
+    """dx, dkernel, drecurrent_kernel from all steps' pre-activation gradients: dxp of
+    ``x @ kernel`` and dhr of ``h_prev @ recurrent_kernel`` (one matmul each, made only
+    where ``needs`` says)."""
+    T, B, D = x.shape.as_list()
+    U = h0.shape[1]
+    dxp2 = reshape(dxp, [T * B, dxp.shape[2]])
+    dx = dkernel = drk = None
+    if needs[0]:
+        dx = reshape(matmul(dxp2, kernel, transpose_b=True), [T, B, D])
+    if needs[1]:
+        dkernel = matmul(reshape(x, [T * B, D]), dxp2, transpose_a=True)
+    if needs[2]:
+        prev = concat([expand_dims(h0, 0), h_seq[:T - 1]], 0) if T else h_seq
+        drk = matmul(reshape(prev, [T * B, U]), reshape(dhr, [T * B, dhr.shape[2]]),
+                     transpose_a=True)
+    return dx, dkernel, drk
+
+
 # ---- LSTM --------------------------------------------------------------------------------
 
 def _check_lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask, activation="tanh",
@@ -95,25 +119,30 @@ def _lstm_fwd(x, h0, c0, kernel, recurrent_kernel, bias, mask, activation="tanh"
 
 
 def _lstm_grad(g, ans, inputs, attrs, needs):
-    # backward through time in one fused kernel; the mask has no gradient
+    # backward through time in one fused kernel, then the projections' gradients
     x, h0, c0, kernel, recurrent_kernel, _, mask = inputs
-    grads = execute(lstm_backprop_op, x, h0, c0, kernel, recurrent_kernel, mask, *ans, *g,
-                    **attrs)
-    return list(grads) + [None]
+    h_seq, c_seq, gates = ans
+    dz, dh0, dc0 = execute(lstm_backprop_op, c0, recurrent_kernel, mask, c_seq, gates, *g,
+                           **attrs)
+    dx, dkernel, drk = _projection_grads([needs[0], needs[3], needs[4]], x, h0, h_seq, dz, dz,
+                                         kernel)
+    dbias = reduce_sum(reshape(dz, [-1, dz.shape[2]]), 0) if needs[5] else None
+    return [dx, dh0, dc0, dkernel, drk, dbias, None]
 
 
 lstm_op = defop("lstm", _lstm_fwd, kinds=FLOAT, multi=True, check=_check_lstm, nin=7,
                 joint_grad=_lstm_grad)
 
 
-def _lstm_backprop_fwd(x, h0, c0, kernel, recurrent_kernel, mask, h_seq, c_seq, gates, g_h,
-                       g_c, g_gates, activation="tanh", recurrent_activation="sigmoid"):
-    return _kernel_call("lstm_backprop", _rnn.lstm_backward, x, h0, c0, kernel,
-                        recurrent_kernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gates,
-                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
+def _lstm_backprop_fwd(c0, recurrent_kernel, mask, c_seq, gates, g_h, g_c, g_gates,
+                       activation="tanh", recurrent_activation="sigmoid"):
+    return _kernel_call("lstm_backprop", _rnn.lstm_backward, c0, recurrent_kernel, mask,
+                        c_seq, gates, g_h, g_c, g_gates, _rnn.ACTIVATIONS[activation],
+                        _rnn.ACTIVATIONS[recurrent_activation])
 
 
-lstm_backprop_op = defop("lstm_backprop", _lstm_backprop_fwd, kinds=FLOAT, multi=True, nin=12,
+# outputs (dz, dh0, dc0): dz the (T, B, 4U) gradients of the gate pre-activations
+lstm_backprop_op = defop("lstm_backprop", _lstm_backprop_fwd, kinds=FLOAT, multi=True, nin=8,
                          no_grad="the fused backward-through-time kernel of lstm; it has no "
                                  "derivative of its own (no second derivatives of lstm)")
 
@@ -144,22 +173,30 @@ def _gru_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh",
 
 def _gru_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
-    grads = execute(gru_backprop_op, x, h0, kernel, recurrent_kernel, mask, *ans, *g, **attrs)
-    return list(grads) + [None]
+    h_seq, gates, hrh = ans
+    dxp, dhr, dh0 = execute(gru_backprop_op, h0, recurrent_kernel, mask, h_seq, gates, hrh,
+                            *g, **attrs)
+    dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, h_seq, dxp,
+                                         dhr, kernel)
+    dbias = None
+    if needs[4]:
+        dbias = stack([reduce_sum(reshape(d, [-1, d.shape[2]]), 0) for d in (dxp, dhr)])
+    return [dx, dh0, dkernel, drk, dbias, None]
 
 
 gru_op = defop("gru", _gru_fwd, kinds=FLOAT, multi=True, check=_check_gru, nin=6,
                joint_grad=_gru_grad)
 
 
-def _gru_backprop_fwd(x, h0, kernel, recurrent_kernel, mask, h_seq, gates, hrh, g_h, g_gates,
-                      g_hrh, activation="tanh", recurrent_activation="sigmoid"):
-    return _kernel_call("gru_backprop", _rnn.gru_backward, x, h0, kernel, recurrent_kernel,
-                        mask, h_seq, gates, hrh, g_h, g_gates, g_hrh,
-                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
+def _gru_backprop_fwd(h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh,
+                      activation="tanh", recurrent_activation="sigmoid"):
+    return _kernel_call("gru_backprop", _rnn.gru_backward, h0, recurrent_kernel, mask, h_seq,
+                        gates, hrh, g_h, g_gates, g_hrh, _rnn.ACTIVATIONS[activation],
+                        _rnn.ACTIVATIONS[recurrent_activation])
 
 
-gru_backprop_op = defop("gru_backprop", _gru_backprop_fwd, kinds=FLOAT, multi=True, nin=11,
+# outputs (dxp, dhr, dh0): the gradients of the input and the recurrent projections
+gru_backprop_op = defop("gru_backprop", _gru_backprop_fwd, kinds=FLOAT, multi=True, nin=9,
                         no_grad="the fused backward-through-time kernel of gru; it has no "
                                 "derivative of its own (no second derivatives of gru)")
 
@@ -187,22 +224,25 @@ def _simple_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh"):
 
 def _simple_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
-    grads = execute(simple_rnn_backprop_op, x, h0, kernel, recurrent_kernel, mask, ans, g,
-                    **attrs)
-    return list(grads) + [None]
+    da, dh0 = execute(simple_rnn_backprop_op, recurrent_kernel, mask, ans, g, **attrs)
+    dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, ans, da, da,
+                                         kernel)
+    dbias = reduce_sum(reshape(da, [-1, da.shape[2]]), 0) if needs[4] else None
+    return [dx, dh0, dkernel, drk, dbias, None]
 
 
 simple_rnn_op = defop("simple_rnn", _simple_fwd, kinds=FLOAT, check=_check_simple, nin=6,
                       joint_grad=_simple_grad)
 
 
-def _simple_backprop_fwd(x, h0, kernel, recurrent_kernel, mask, h_seq, g_h, activation="tanh"):
-    return _kernel_call("simple_rnn_backprop", _rnn.simple_rnn_backward, x, h0, kernel,
-                        recurrent_kernel, mask, h_seq, g_h, _rnn.ACTIVATIONS[activation])
+def _simple_backprop_fwd(recurrent_kernel, mask, h_seq, g_h, activation="tanh"):
+    return _kernel_call("simple_rnn_backprop", _rnn.simple_rnn_backward, recurrent_kernel,
+                        mask, h_seq, g_h, _rnn.ACTIVATIONS[activation])
 
 
+# outputs (da, dh0): da the (T, B, U) gradients of the pre-activations
 simple_rnn_backprop_op = defop(
-    "simple_rnn_backprop", _simple_backprop_fwd, kinds=FLOAT, multi=True, nin=7,
+    "simple_rnn_backprop", _simple_backprop_fwd, kinds=FLOAT, multi=True, nin=4,
     no_grad="the fused backward-through-time kernel of simple_rnn; it has no derivative of "
             "its own (no second derivatives of simple_rnn)")
 
