@@ -466,3 +466,18 @@ def test_bidirectional_with_its_own_backward_layer_round_trips():
     assert bi(_x().astype(np.float32)).shape == (B, T, 6)
     with pytest.raises(ValueError, match="go_backwards must differ"):
         L.Bidirectional(L.LSTM(3), backward_layer=L.LSTM(3))
+
+
+def test_second_derivatives_through_a_fused_layer_raise():
+    layer = L.LSTM(U, dtype="float64")
+    layer(_x())
+    k = layer.cell.kernel
+    xt = fe.constant(_x())
+    with fe.GradientTape() as outer:
+        with fe.GradientTape() as inner:
+            y = fe.reduce_sum(layer(xt) ** 2)
+        g = inner.gradient(y, k)         # first order works under the outer tape
+        s = fe.reduce_sum(g * g)
+    assert np.all(np.isfinite(g.numpy()))
+    with pytest.raises(fe.errors.UnimplementedError, match="lstm: second derivatives.*unroll"):
+        outer.gradient(s, k)

@@ -16,7 +16,8 @@ kernel, giving the gradients of every step's pre-activations. The gradients of x
 kernels and the biases are then single matmuls and sums of those (fasteager ops, made
 only for the inputs that need one). The backprop kernel has no derivative of its own:
 second derivatives through these ops are not available (``*_backprop`` is in
-``NO_GRADIENT``; the specs check the ops at order 1). The Keras layers' step-by-step path
+``NO_GRADIENT``; the specs check the ops at order 1), and asking for one raises
+``UnimplementedError`` rather than returning a partial result. The Keras layers' step-by-step path
 (``unroll=True``) is differentiable to any order.
 
     lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask) -> (h_seq, c_seq, gates)
@@ -26,7 +27,7 @@ second derivatives through these ops are not available (``*_backprop`` is in
 import numpy as np
 
 from .. import _core, _rnn
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnimplementedError
 from .array_ops import concat, expand_dims, reshape, stack
 from .conv_ops import _kernel_call
 from .math_ops import matmul, reduce_sum
@@ -82,6 +83,21 @@ def _float_mask(mask, x):
     return convert_to_tensor((np.asarray(mask._value) != 0).astype(x.dtype.as_numpy_dtype))
 
 
+def _backprop(op, opname, inputs, attrs):
+    """Run a backprop kernel op. Under a recording outer tape its outputs get a node whose
+    gradient raises: a second derivative through the kernel would otherwise come out
+    silently partial (the projection matmuls would carry one, the time loop none)."""
+    outs = execute(op, *inputs, **attrs)
+    if _core.any_tape_recording():
+        def no_second_order(grads):
+            raise UnimplementedError(
+                "%s: second derivatives through the fused kernel are not implemented "
+                "(expected first-order gradients only); use the layer's unroll=True, whose "
+                "step-by-step ops are differentiable to any order" % opname)
+        _core.record_custom(tuple(inputs), tuple(outs), no_second_order)
+    return outs
+
+
 def _projection_grads(needs, x, h0, h_seq, dxp, dhr, kernel):
     """dx, dkernel, drecurrent_kernel from all steps' pre-activation gradients: dxp of
     ``x @ kernel`` and dhr of ``h_prev @ recurrent_kernel`` (one matmul each, made only
@@ -122,8 +138,8 @@ def _lstm_grad(g, ans, inputs, attrs, needs):
     # backward through time in one fused kernel, then the projections' gradients
     x, h0, c0, kernel, recurrent_kernel, _, mask = inputs
     h_seq, c_seq, gates = ans
-    dz, dh0, dc0 = execute(lstm_backprop_op, c0, recurrent_kernel, mask, c_seq, gates, *g,
-                           **attrs)
+    dz, dh0, dc0 = _backprop(lstm_backprop_op, "lstm",
+                             (c0, recurrent_kernel, mask, c_seq, gates) + tuple(g), attrs)
     dx, dkernel, drk = _projection_grads([needs[0], needs[3], needs[4]], x, h0, h_seq, dz, dz,
                                          kernel)
     dbias = reduce_sum(reshape(dz, [-1, dz.shape[2]]), 0) if needs[5] else None
@@ -174,8 +190,8 @@ def _gru_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh",
 def _gru_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
     h_seq, gates, hrh = ans
-    dxp, dhr, dh0 = execute(gru_backprop_op, h0, recurrent_kernel, mask, h_seq, gates, hrh,
-                            *g, **attrs)
+    dxp, dhr, dh0 = _backprop(gru_backprop_op, "gru",
+                              (h0, recurrent_kernel, mask, h_seq, gates, hrh) + tuple(g), attrs)
     dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, h_seq, dxp,
                                          dhr, kernel)
     dbias = None
@@ -224,7 +240,8 @@ def _simple_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh"):
 
 def _simple_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
-    da, dh0 = execute(simple_rnn_backprop_op, recurrent_kernel, mask, ans, g, **attrs)
+    da, dh0 = _backprop(simple_rnn_backprop_op, "simple_rnn", (recurrent_kernel, mask, ans, g),
+                        attrs)
     dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, ans, da, da,
                                          kernel)
     dbias = reduce_sum(reshape(da, [-1, da.shape[2]]), 0) if needs[4] else None
