@@ -38,7 +38,7 @@ DIRECT = sorted(n for n, s in SPECS.items()
                 if getattr(s.fn, "__module__", "").startswith(_PUBLIC_MODULES))
 # NumPy references that loop forever on Inf (LAPACK gesdd): their NaN/Inf cases are the
 # child target "svd_nonfinite" instead
-REF_HANGS_ON_NONFINITE = {"svd"}
+REF_HANGS_ON_NONFINITE = {"svd", "pinv"}
 # where NaN/Inf results are implementation-defined: the order of NaN in a sort, and 0 * Inf
 # at the zero-padded taps of a convolution whose filter holds Inf
 UNDEFINED_ON_NONFINITE = {"argsort", "conv2d", "conv2d_backprop_input",
@@ -476,6 +476,9 @@ def _svd_nonfinite_case(rng):
             # the matrices holding Inf/NaN give NaN factors (TensorFlow's result)
             assert np.isnan(v[bad]).all(), (desc, v)
             assert np.isfinite(v[~bad]).all(), (desc, v)
+        # pinv runs gesdd too: the same rule (this case loops forever without it)
+        p = fe.linalg.pinv(a).numpy()
+        assert np.isnan(p[bad]).all() and np.isfinite(p[~bad]).all(), (desc, p)
     return desc, run
 
 

@@ -503,12 +503,17 @@ def qr(input, full_matrices=False, name=None):
     return execute(qr_op, x, full_matrices=bool(full_matrices))
 
 
-def _svd_fwd(a, full_matrices=False, compute_uv=True):
-    # LAPACK's gesdd can loop forever on an Inf entry: decompose zeros in place of the
-    # matrices holding Inf/NaN and give those all-NaN factors, as TensorFlow does
+def _without_nonfinite(a):
+    """(a with zeros for the matrices holding Inf/NaN, which matrices those were).
+
+    LAPACK's gesdd (under svd and pinv) can loop forever on an Inf entry: the kernels
+    decompose zeros instead and give those matrices all-NaN results, as TensorFlow does."""
     bad = ~np.isfinite(a).all(axis=(-2, -1))
-    if bad.any():
-        a = np.where(bad[..., None, None], 0, a)
+    return (np.where(bad[..., None, None], 0, a) if bad.any() else a), bad
+
+
+def _svd_fwd(a, full_matrices=False, compute_uv=True):
+    a, bad = _without_nonfinite(a)
     if not compute_uv:
         out = (np.linalg.svd(a, compute_uv=False),)
     else:
@@ -700,9 +705,14 @@ def _pinv_grad(g, ans, a):
 
 
 def _pinv_fwd(a, rcond=None):
+    a, bad = _without_nonfinite(a)
     if rcond is None:       # NumPy's default: 1e-15 (NumPy 2 changed it to use rtol)
-        return np.linalg.pinv(a)
-    return np.linalg.pinv(a, rcond=rcond)
+        out = np.linalg.pinv(a)
+    else:
+        out = np.linalg.pinv(a, rcond=rcond)
+    if bad.any():
+        out[bad] = np.nan
+    return out
 
 
 pinv_op = defop("pinv", _linalg_call("pinv", _pinv_fwd), kinds=FLOAT, grads=[_pinv_grad])
