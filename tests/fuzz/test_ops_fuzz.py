@@ -41,8 +41,13 @@ DIRECT = sorted(n for n, s in SPECS.items()
 REF_HANGS_ON_NONFINITE = {"svd", "pinv"}
 # where NaN/Inf results are implementation-defined: the order of NaN in a sort, and 0 * Inf
 # at the zero-padded taps of a convolution whose filter holds Inf
+# the gamma family at its poles and at -inf: SciPy (the reference) and C/TensorFlow
+# disagree on the sign of infinity and on NaN vs inf (fasteager: inf for lgamma, NaN for
+# digamma/polygamma at poles); finite values are checked everywhere
+POLES_BY_CONVENTION = {"lgamma", "digamma", "polygamma"}
 UNDEFINED_ON_NONFINITE = {"argsort", "conv2d", "conv2d_backprop_input",
-                          "conv2d_backprop_filter"} | REF_HANGS_ON_NONFINITE
+                          "conv2d_backprop_filter"} | REF_HANGS_ON_NONFINITE | \
+    POLES_BY_CONVENTION
 
 
 def _as_list(x):

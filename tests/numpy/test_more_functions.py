@@ -455,3 +455,13 @@ def test_property_roll_rot90_diff_kron_match_numpy(x, k):
         _same(fnp.tril(x, k), np.tril(x, k))
     _same(fnp.fft.irfft(fnp.fft.rfft(x), n=x.shape[-1]), np.fft.irfft(np.fft.rfft(x),
                                                                       n=x.shape[-1]), atol=1e-9)
+
+
+def test_gamma_family_at_infinities_and_far_below_zero():
+    # polygamma's upward recurrence used to loop forever at -inf (and for ages far below 0)
+    x = fe.constant(np.array([-np.inf, -3e38, -(2.0 ** 21) - 0.5, np.inf, 0.5]))
+    p = fe.math.polygamma(1.0, x).numpy()
+    assert np.isnan(p[:3]).all() and p[3] == 0.0
+    np.testing.assert_allclose(p[4], np.pi ** 2 / 2, rtol=1e-12)
+    lg = fe.math.lgamma(fe.constant([np.inf, -np.inf, 1.0])).numpy()
+    assert lg[0] == np.inf and lg[1] == np.inf and lg[2] == 0.0

@@ -177,7 +177,8 @@ def _lgamma_np(x):
     out = np.where((x == 1) | (x == 2), 0.0, out)     # exact zeros, as libm's lgamma
     poles = (x <= 0) & (x == np.floor(x))
     refl = np.log(np.pi / np.abs(np.sin(np.pi * x))) - out
-    return np.where(poles, np.inf, np.where(reflect, refl, out))
+    # lgamma(+-inf) = +inf (C99); the series would give inf - inf there
+    return np.where(poles | (x == np.inf), np.inf, np.where(reflect, refl, out))
 
 
 def _digamma_np(x):
@@ -202,10 +203,16 @@ def _digamma_np(x):
     return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
 
 
+# the upward recurrence takes one step per unit below _SHIFT_TO: arguments below this
+# would take millions of steps (and -inf forever); polygamma gives NaN there
+_ZETA_LOWEST = -float(2 ** 20)
+
+
 def _hurwitz_zeta_np(s, x):
     # zeta(s, x) = sum_{k<n} (x + k)^-s + zeta(s, x + n), and for x >= 15 Euler-Maclaurin:
     # x^(1-s)/(s-1) + x^-s/2 + sum_j B_2j/(2j)! s(s+1)...(s+2j-2) x^(-s-2j+1)
-    z = x.copy()
+    out_of_reach = ~(x >= _ZETA_LOWEST)          # NaN and -inf included
+    z = np.where(out_of_reach, np.inf, x)
     acc = np.zeros_like(z)
     while True:
         low = z < _SHIFT_TO
@@ -222,7 +229,7 @@ def _hurwitz_zeta_np(s, x):
         rising = rising * (s + 2 * j - 1) * (s + 2 * j)
         factorial *= (2 * j + 1) * (2 * j + 2)
         term = term / (z * z)
-    return out
+    return np.where(out_of_reach, np.nan, out)
 
 
 def _polygamma_np(x, n):
