@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 
 from . import _core, nest
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, UnimplementedError
 from .ops import array_ops, math_ops, registry
 from .ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR
 
@@ -151,18 +151,7 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
         for s, d in zip(seeds, differentiable):
             if d:
                 helper._watch_tensor(s)
-        if custom is not None:
-            in_grads = custom(list(seeds))
-        else:
-            g = tuple(seeds) if op.multi else seeds[0]
-            if op.joint_grad is not None:
-                in_grads = op.joint_grad(g, outputs, inputs, attrs or {}, needs)
-            else:
-                in_grads = [None] * len(inputs)
-                for j, x in enumerate(inputs):
-                    if needs[j] and j < len(op.grads) and op.grads[j] is not None:
-                        in_grads[j] = (op.grads[j](g, outputs, *inputs, **attrs) if attrs
-                                       else op.grads[j](g, outputs, *inputs))
+        in_grads = _vjp_under(helper, op, custom, seeds, outputs, inputs, attrs, needs)
         total = None
         for j, t in enumerate(tangents):
             ig = _as_tensor(in_grads[j], t) if j < len(in_grads) else None
@@ -181,13 +170,30 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
     if total is None:
         return None
     watched = [s for s, d in zip(seeds, differentiable) if d]
-    it = iter(helper.gradient(total, watched))
+    try:
+        it = iter(helper.gradient(total, watched))
+    except UnimplementedError as e:          # the VJP refuses to be differentiated
+        raise UnimplementedError("%s (%s)" % (_underivable(op, custom), e)) from e
     result = [next(it) if d else None for d in differentiable]
     return tuple(result) if type(outputs) is tuple else result[0]
 
 
+def _vjp_under(helper, op, custom, seeds, outputs, inputs, attrs, needs):
+    """The op's VJP at cotangents ``seeds``, recorded by ``helper``."""
+    if custom is not None:
+        return custom(list(seeds))
+    g = tuple(seeds) if op.multi else seeds[0]
+    if op.joint_grad is not None:
+        return op.joint_grad(g, outputs, inputs, attrs or {}, needs)
+    in_grads = [None] * len(inputs)
+    for j, x in enumerate(inputs):
+        if needs[j] and j < len(op.grads) and op.grads[j] is not None:
+            in_grads[j] = (op.grads[j](g, outputs, *inputs, **attrs) if attrs
+                           else op.grads[j](g, outputs, *inputs))
+    return in_grads
+
+
 def _underivable(op, custom):
-    from .errors import UnimplementedError
     what = "a custom_gradient or fe.function" if custom is not None else "op %s" % op.name
     return UnimplementedError(
         "forward mode: the gradient of %s is computed by code no tape records (a kernel "
