@@ -79,7 +79,7 @@ def _eigh_invariants(a, xp):
     v diag(weights) v^T."""
     s = _sym(a, xp)
     w, v = (np.linalg.eigh(s) if xp is np else fe.linalg.eigh(s))
-    dtype = a.dtype if xp is np else a.dtype.as_numpy_dtype
+    dtype = np.dtype(getattr(a.dtype, "as_numpy_dtype", a.dtype))   # ndarray or Tensor
     weights = np.arange(1.0, w.shape[-1] + 1).astype(dtype)
     vt = np.swapaxes(v, -1, -2) if xp is np else fe.linalg.matrix_transpose(v)
     return [w, v * v, xp.matmul(v * weights, vt)]
