@@ -4,6 +4,7 @@ import importlib
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -17,7 +18,7 @@ for _name in _worker.WORKLOAD_MODULES[1:]:   # each registers its workloads
     if os.path.exists(os.path.join(os.path.dirname(__file__), _name + ".py")):
         importlib.import_module("." + _name, __package__)
 
-_TURN_PAUSE = 0.02   # seconds between two entries' samples
+_TURN_PAUSE = 0.02   # seconds between a process's resumption and its sample
 
 
 def _machine():
@@ -117,7 +118,18 @@ class _Worker:
         self.proc.stdin.flush()
         return self._read()["seconds"]
 
+    def stop(self):
+        """Freeze the process between its turns: its threads (OpenBLAS's spin for up to
+        about 0.1 s after a GEMM) cannot take the CPU from the entry being timed."""
+        if hasattr(signal, "SIGSTOP"):
+            os.kill(self.proc.pid, signal.SIGSTOP)
+
+    def cont(self):
+        if hasattr(signal, "SIGCONT"):
+            os.kill(self.proc.pid, signal.SIGCONT)
+
     def close(self):
+        self.cont()
         try:
             self.proc.stdin.write("quit\n")
             self.proc.stdin.close()
@@ -135,8 +147,8 @@ def run_workload(wl, rounds, quick, progress):
     """Every entry alone in its own process; samples alternate A B A B over ``rounds``.
 
     The processes start one after another (each warms up and calibrates while the others
-    wait), then take turns: only one runs at a time, with a short pause between turns so
-    a finished entry's threads are asleep before the next one starts."""
+    are frozen), then take turns: only one runs at a time, the others stopped (SIGSTOP)
+    so that no thread of theirs competes for the cores."""
     workers = []
     try:
         for name in wl.entries:
@@ -148,14 +160,17 @@ def run_workload(wl, rounds, quick, progress):
                 w.close()
                 raise RuntimeError("%s / %s: %s" % (wl.name, name,
                                                     w.ready["isolation_problem"]))
+            w.stop()
             workers.append(w)
         if not workers:
             return None
         samples = {w.entry: [] for w in workers}
         for r in range(rounds):
             for w in workers:
+                w.cont()
                 time.sleep(_TURN_PAUSE)
                 samples[w.entry].append(w.sample())
+                w.stop()
             _progress(wl, r, rounds, progress)
     finally:
         for w in workers:
