@@ -112,15 +112,9 @@ def load_data(path=None):
             found = _search(folder)
             if found is not None:
                 return found
-    created = mnist._missing_parents(cache)
-    errors = _download(cache)
+    errors = mnist.download_into(cache, _download)
     if errors is None:
         return _search(cache)
-    for folder in created:          # a failed download leaves no empty folders behind
-        try:
-            folder.rmdir()
-        except OSError:
-            break
     raise FileNotFoundError(
         "fashion_mnist.load_data: Fashion-MNIST not found and could not be downloaded "
         "(searched %s; download errors: %s). Put the four files %s (gzipped or not) in one "

@@ -177,6 +177,20 @@ def _download(folder):
     return None
 
 
+def download_into(cache, download):
+    """Run ``download(cache)`` (None when it succeeded, else its errors); a failed download
+    leaves no folder behind that it created."""
+    created = _missing_parents(cache)
+    errors = download(cache)
+    if errors is not None:
+        for folder in created:
+            try:
+                folder.rmdir()
+            except OSError:             # not empty (or already gone): keep it
+                break
+    return errors
+
+
 def _missing_parents(folder):
     """``folder`` and those of its parents that do not exist yet, innermost first."""
     missing = []
@@ -219,15 +233,9 @@ def load_data(path=None):
             found = _search(folder)
             if found is not None:
                 return found
-    created = _missing_parents(cache)
-    errors = _download(cache)
+    errors = download_into(cache, _download)
     if errors is None:
         return _load_idx(_idx_paths(cache))
-    for folder in created:          # a failed download leaves no empty folders behind
-        try:
-            folder.rmdir()
-        except OSError:             # not empty (or already gone): keep it
-            break
     raise FileNotFoundError(
         "mnist.load_data: MNIST not found and could not be downloaded (searched %s; "
         "download errors: %s). Put mnist.npz or the four files %s (gzipped or not) in "
