@@ -23,7 +23,7 @@ import sys
 import time
 
 import numpy as np
-from train_mnist import evaluate, load_mnist, steps_per_epoch, train_with_tape  # its loop
+from train_mnist import load_mnist, report, steps_per_epoch, train_with_tape  # its loop
 
 import fasteager as fe
 import fasteager.keras
@@ -82,12 +82,7 @@ def main(argv=None):
     train_with_tape(model, optimizer, x_train, y_train, args, writer, manager)
     writer.close()
 
-    loss, acc = evaluate(model, x_test, y_test)
-    print("Test loss: %.4f - test accuracy: %.4f (%d %s test images)"
-          % (loss, acc, len(x_test), name))
-    print("TensorBoard logs in %s (tensorboard --logdir %s); checkpoints in %s; %.0fs in all"
-          % (args.logdir, args.logdir, args.ckpt_dir, time.time() - start))
-    return acc
+    return report(model, x_test, y_test, name, args, start)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,16 @@ def build_model(kind):
     ], name="convnet")
 
 
+def report(model, x_test, y_test, name, args, start):
+    """Print the test loss and accuracy and where the logs went; returns the accuracy."""
+    loss, acc = evaluate(model, x_test, y_test)
+    print("Test loss: %.4f - test accuracy: %.4f (%d %s test images)"
+          % (loss, acc, len(x_test), name))
+    print("TensorBoard logs in %s (tensorboard --logdir %s); checkpoints in %s; %.0fs in all"
+          % (args.logdir, args.logdir, args.ckpt_dir, time.time() - start))
+    return acc
+
+
 def evaluate(model, x, y, batch_size=500):
     """(mean loss, accuracy) over x, y."""
     loss_object = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")
@@ -188,12 +198,7 @@ def main(argv=None):
                       verbose=1)
             print("epoch %d: checkpoint %s" % (epoch + 1, manager.save()))
 
-    loss, acc = evaluate(model, x_test, y_test)
-    print("Test loss: %.4f - test accuracy: %.4f (%d %s test images)"
-          % (loss, acc, len(x_test), name))
-    print("TensorBoard logs in %s (tensorboard --logdir %s); checkpoints in %s; %.0fs in all"
-          % (args.logdir, args.logdir, args.ckpt_dir, time.time() - start))
-    return acc
+    return report(model, x_test, y_test, name, args, start)
 
 
 if __name__ == "__main__":
