@@ -40,6 +40,7 @@ another thread's first call of the same function). ``fe.config.run_functions_eag
 (process-wide, as in TensorFlow) makes every call run the Python function eagerly instead.
 """
 import functools
+import inspect
 import threading
 import warnings
 import weakref
@@ -313,6 +314,10 @@ class ConcreteFunction:
         # the backward from saved intermediates (see _fast_backward); None until built,
         # False when this graph cannot have one
         self._custom = dict(tracer.custom)
+        # shape and dtype of every register at trace time (saved_model traces the
+        # gradients of custom_gradient calls on them)
+        self._reg_meta = [(v.shape, v.dtype) for v in tracer.values]
+        self._input_names = []       # TensorFlow's names of the tensor inputs (Function sets)
         self._saving = None
         if self._custom or any(s.kind != KIND_OP for s in tracer.steps):
             # custom gradients, effects, variable re-reads, copies
@@ -816,6 +821,8 @@ class Function:
                 x = x._tensor
             leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else PythonOutput(x))
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
+        cf._input_names = _input_names(self._python_function, args, kwargs, tensors,
+                                       self._input_signature)
         self._cache[key] = cf
         self._traced_once = True
         if sig not in self._signatures:
@@ -853,6 +860,33 @@ class Function:
             if cf is None:
                 cf = self._trace(args, kwargs, sig, key, tensors, run=False)
         return cf
+
+
+def _input_names(python_function, args, kwargs, tensors, input_signature):
+    """The names TensorFlow gives a trace's tensor inputs, in the order of ``tensors``
+    (saved signatures are called with them as keywords): the TensorSpec's name, else the
+    parameter's (``x``; ``x_1``, ``x_2`` for the further tensors of a nested argument;
+    ``args_0`` for ``*args``; the keyword for ``**kwargs``)."""
+    try:
+        params = [p.name for p in inspect.signature(python_function).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    specs = nest.flatten(input_signature) if input_signature is not None else None
+    by_id = {}
+
+    def name(arg, base):
+        leaves = [x for x in nest.flatten(arg) if isinstance(x, Tensor)]
+        for j, leaf in enumerate(leaves):
+            by_id.setdefault(leaf._id, base if j == 0 else "%s_%d" % (base, j))
+    for i, arg in enumerate(args):
+        name(arg, params[i] if i < len(params) else "args_%d" % i)
+    for k, arg in (kwargs or {}).items():
+        name(arg, str(k))
+    names = [by_id.get(t._id, "args_%d" % i) for i, t in enumerate(tensors)]
+    if specs is not None and len(specs) == len(names):
+        names = [s.name or n for s, n in zip(specs, names)]
+    return names
 
 
 def _user_line(tb):
