@@ -30,6 +30,7 @@ from cython.parallel cimport prange
 from libc.math cimport exp, expf, log, logf, sqrt, sqrtf, INFINITY
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy, memset
+cimport openmp
 
 import numpy as np
 
@@ -46,6 +47,21 @@ cdef extern from "_fastmath.h" nogil:
     void fe_add_into_f32(float* d, const float* s, Py_ssize_t n)
     void fe_sigmoid_loop(const float* a, float* d, Py_ssize_t n)
     void fe_add_into_f64(double* d, const double* s, Py_ssize_t n)
+
+
+cdef extern from "_conv_direct.h" nogil:
+    ctypedef struct fe_conv_geom:
+        Py_ssize_t OH, OW, O, img, row, C, sh, sw, K
+        const Py_ssize_t* off
+    int fe_conv_direct_fast()
+    void fe_conv_fwd_f32(const float* x, const float* wp, float* y, const fe_conv_geom* g,
+                         Py_ssize_t r0, Py_ssize_t r1)
+    void fe_conv_fwd_f64(const double* x, const double* wp, double* y,
+                         const fe_conv_geom* g, Py_ssize_t r0, Py_ssize_t r1)
+    void fe_conv_bwf_f32(const float* x, const float* dy, float* dwp, const fe_conv_geom* g,
+                         Py_ssize_t n0, Py_ssize_t n1)
+    void fe_conv_bwf_f64(const double* x, const double* dy, double* dwp,
+                         const fe_conv_geom* g, Py_ssize_t n0, Py_ssize_t n1)
 
 
 cdef struct Geom:
@@ -624,7 +640,171 @@ cdef _col2im_run(cb, dxb, Geom gb):
         _col2im[double](cb.reshape(-1), dxb.reshape(-1), gb)
 
 
-def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
+# -- direct convolution (no im2col buffer; _conv_direct.h) ---------------------------------
+# Chosen by shape ("auto"): see _direct_pays. "direct" and "im2col" force a path (tests
+# compare the two on the same inputs).
+
+cdef bint _DIRECT_FAST = fe_conv_direct_fast()
+_ALGORITHMS = ("auto", "direct", "im2col")
+
+
+def _algorithm(kernel, algorithm):
+    if algorithm not in _ALGORITHMS:
+        raise ValueError(f"{kernel}: unknown algorithm (expected 'auto', 'direct' or "
+                         f"'im2col', got {algorithm!r})")
+    return algorithm
+
+
+cdef bint _direct_pays(Geom g, bint input_grad) noexcept:
+    # Measured on AVX-512 (figures in docs/conv_kernels.md): the direct kernels beat
+    # im2col + OpenBLAS while the GEMM would be thin (<= 16 output channels; <= 32 at
+    # stride 1) and lose from 64 output channels, or 32 at stride 2, on. 1x1 stride-1
+    # filters need no im2col at all, and the input gradient of a strided convolution
+    # would run on a zero-upsampled gradient (stride_h * stride_w times the work): both
+    # stay on BLAS.
+    if not _DIRECT_FAST or _pointwise(g):
+        return False
+    if input_grad and (g.sh != 1 or g.sw != 1):
+        return False
+    # the channels of the result are the vector lanes: dx's are the input channels
+    cdef Py_ssize_t lanes_used = g.C if input_grad else g.O
+    return lanes_used <= 16 or (lanes_used <= 32 and g.sh == 1 and g.sw == 1)
+
+
+cdef bint _use_direct(kernel, algorithm, Geom g, bint input_grad, bint empty) except -1:
+    algorithm = _algorithm(kernel, algorithm)
+    if empty:  # nothing to compute: the im2col path handles every empty shape
+        return False
+    if algorithm == "auto":
+        return _direct_pays(g, input_grad)
+    return algorithm == "direct"
+
+
+cdef Py_ssize_t _lanes(dtype) noexcept:
+    # lanes of one 64-byte vector of _conv_direct.h
+    return 16 if dtype == np.float32 else 8
+
+
+def _window_grid(src, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t hp, Py_ssize_t wp,
+                 Py_ssize_t uh=1, Py_ssize_t uw=1):
+    """(grid, image stride, row stride): src (N, Hs, Ws, C) with its pixel (i, j) at
+    (pt + i*uh, pl + j*uw) of a zero (N, hp, wp, C) grid that holds every window the
+    direct kernel reads (uh, uw > 1: the zero-upsampled gradient of a strided
+    convolution). src itself when it already is such a grid (no padding read)."""
+    cdef Py_ssize_t n = src.shape[0], hs = src.shape[1], ws = src.shape[2], c = src.shape[3]
+    cdef Py_ssize_t h, w
+    if pt == 0 and pl == 0 and uh == 1 and uw == 1 and hp <= hs and wp <= ws:
+        return src, hs * ws * c, ws * c
+    grid = np.zeros((n, hp, wp, c), dtype=src.dtype)
+    # the source rows and columns that land inside the grid
+    h = _imin(hs, (hp - pt + uh - 1) // uh) if hp > pt else 0
+    w = _imin(ws, (wp - pl + uw - 1) // uw) if wp > pl else 0
+    if h > 0 and w > 0:
+        grid[:, pt:pt + (h - 1) * uh + 1:uh, pl:pl + (w - 1) * uw + 1:uw] = src[:, :h, :w]
+    return grid, hp * wp * c, wp * c
+
+
+cdef _tap_offsets(Geom g, Py_ssize_t row):
+    # element offset of tap (kh, kw, c) from a window origin, in HWIO row order
+    kh = np.arange(g.KH, dtype=np.intp)[:, None, None] * (g.dh * row)
+    kw = np.arange(g.KW, dtype=np.intp)[None, :, None] * (g.dw * g.C)
+    return np.ascontiguousarray((kh + kw + np.arange(g.C, dtype=np.intp)).reshape(-1))
+
+
+cdef _pack_filter(w2, Py_ssize_t L):
+    # (K, O) -> (ceil(O / L), K, L): each block of L output channels is one contiguous
+    # filter-row vector per tap, zero past O
+    cdef Py_ssize_t k = w2.shape[0], o = w2.shape[1], nb = (o + L - 1) // L
+    if nb == 1 and o == L:
+        return np.ascontiguousarray(w2)
+    wp = np.zeros((k, nb * L), dtype=w2.dtype)
+    wp[:, :o] = w2
+    return np.ascontiguousarray(wp.reshape(k, nb, L).transpose(1, 0, 2))
+
+
+cdef _fill_geom(fe_conv_geom* cg, Geom g, Py_ssize_t img, Py_ssize_t row):
+    cg.OH, cg.OW, cg.O = g.OH, g.OW, g.O
+    cg.img, cg.row, cg.C = img, row, g.C
+    cg.sh, cg.sw = g.sh, g.sw
+    cg.K = g.KH * g.KW * g.C
+
+
+cdef _direct_conv(x, w2, Geom g, Py_ssize_t uh=1, Py_ssize_t uw=1):
+    """y (N, OH, OW, O) = the convolution of x (N, H, W, C) with w2 (KH*KW*C, O) by the
+    direct kernel (x zero-upsampled by (uh, uw) first when > 1: then H, W of g are the
+    upsampled sizes)."""
+    cdef Py_ssize_t L = _lanes(x.dtype)
+    grid, img, row = _window_grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
+                                  (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1, uh, uw)
+    cdef Py_ssize_t[::1] off = _tap_offsets(g, row)
+    cdef fe_conv_geom cg
+    _fill_geom(&cg, g, img, row)
+    cg.off = &off[0]
+    wp = _pack_filter(w2, L)
+    y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
+    cdef Py_ssize_t r, rows = g.N * g.OH
+    cdef bint par = rows > 1 and rows * g.OW * g.O * cg.K > _PAR_WORK
+    cdef float[::1] xf, wf, yf
+    cdef double[::1] xd, wd, yd
+    if x.dtype == np.float32:
+        xf, wf, yf = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
+        with nogil:
+            for r in prange(rows, schedule="static", use_threads_if=par):
+                fe_conv_fwd_f32(&xf[0], &wf[0], &yf[0], &cg, r, r + 1)
+    else:
+        xd, wd, yd = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
+        with nogil:
+            for r in prange(rows, schedule="static", use_threads_if=par):
+                fe_conv_fwd_f64(&xd[0], &wd[0], &yd[0], &cg, r, r + 1)
+    return y
+
+
+cdef _direct_filter_grad(x, dy, Geom g):
+    """dw (KH*KW*C, O) = im2col(x).T @ dy without the im2col buffer: each thread adds the
+    gradient of its share of the images into a packed partial, and the partials are summed."""
+    cdef Py_ssize_t L = _lanes(x.dtype), nb = (g.O + L - 1) // L, K = g.KH * g.KW * g.C
+    grid, img, row = _window_grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
+                                  (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1)
+    cdef Py_ssize_t[::1] off = _tap_offsets(g, row)
+    cdef fe_conv_geom cg
+    _fill_geom(&cg, g, img, row)
+    cg.off = &off[0]
+    cdef Py_ssize_t t, T = 1, N = g.N
+    if g.N > 1 and g.N * g.OH * g.OW * g.O * K > _PAR_WORK:
+        T = _imin(openmp.omp_get_max_threads(), g.N)
+    partial = np.zeros((T, nb * K * L), dtype=x.dtype)
+    cdef float[::1] xf, df
+    cdef float[:, ::1] pf
+    cdef double[::1] xd, dd
+    cdef double[:, ::1] pd
+    if x.dtype == np.float32:
+        xf, df, pf = grid.reshape(-1), dy.reshape(-1), partial
+        with nogil:
+            for t in prange(T, schedule="static", num_threads=T, use_threads_if=T > 1):
+                fe_conv_bwf_f32(&xf[0], &df[0], &pf[t, 0], &cg, N * t // T, N * (t + 1) // T)
+    else:
+        xd, dd, pd = grid.reshape(-1), dy.reshape(-1), partial
+        with nogil:
+            for t in prange(T, schedule="static", num_threads=T, use_threads_if=T > 1):
+                fe_conv_bwf_f64(&xd[0], &dd[0], &pd[t, 0], &cg, N * t // T, N * (t + 1) // T)
+    packed = partial[0] if T == 1 else partial.sum(axis=0)
+    return packed.reshape(nb, K, L).transpose(1, 0, 2).reshape(K, nb * L)[:, :g.O]
+
+
+cdef _direct_input_grad(dy, w, Geom g):
+    """dx (N, H, W, C): the convolution of dy, zero-upsampled by the strides, with the
+    flipped filter whose input and output channels are swapped, stride 1."""
+    cdef Geom gt = g
+    gt.H, gt.W, gt.C = (g.OH - 1) * g.sh + 1, (g.OW - 1) * g.sw + 1, g.O
+    gt.O, gt.OH, gt.OW = g.C, g.H, g.W
+    gt.sh = gt.sw = 1
+    gt.pt, gt.pl = (g.KH - 1) * g.dh - g.pt, (g.KW - 1) * g.dw - g.pl
+    wt = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    return _direct_conv(dy, wt.reshape(g.KH * g.KW * g.O, g.C), gt, g.sh, g.sw)
+
+
+def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
+                   algorithm="auto"):
     """2-D convolution (cross-correlation, as in TF) of NHWC `x` with HWIO `w`.
 
     x: (N, H, W, C), w: (KH, KW, C, O), both float32 or both float64 (any layout; a
@@ -632,7 +812,9 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
     array of the same dtype. Unless the filter is 1x1 with stride 1 (one np.matmul of
     x itself), allocates one im2col buffer of at most 64 MiB, (nb*OH*OW, KH*KW*C) for nb
     images, and for each block of nb images fills it and multiplies it into the output
-    with np.matmul(out=...).
+    with np.matmul(out=...). Small-channel shapes (see _direct_pays) run the direct kernel
+    of _conv_direct.h instead, with no im2col buffer; ``algorithm`` ('auto', 'direct',
+    'im2col') forces one path.
 
     >>> conv2d_forward(np.ones((1, 3, 3, 1)), np.ones((2, 2, 1, 1))).shape
     (1, 2, 2, 1)
@@ -642,8 +824,10 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
     w = _float_array(k, "w", w, 4)
     _same_dtype(k, "w", w, "x", x)
     cdef Geom g = _conv_args(k, x.shape, w.shape, strides, padding, dilations)
-    y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
     w2 = w.reshape(g.KH * g.KW * g.C, g.O)
+    if _use_direct(k, algorithm, g, False, x.size == 0 or w.size == 0 or g.OH * g.OW == 0):
+        return _direct_conv(x, w2, g)
+    y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
     if _pointwise(g):
         np.matmul(x.reshape(g.N * g.H * g.W, g.C), w2, out=y.reshape(g.N * g.OH * g.OW, g.O))
         return y
@@ -662,14 +846,15 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1)):
 
 
 def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
-                          dilations=(1, 1)):
+                          dilations=(1, 1), algorithm="auto"):
     """Gradient of conv2d_forward with respect to x.
 
     dy: (N, OH, OW, O), w: (KH, KW, C, O), same float dtype; x_shape: the forward input
     shape (N, H, W, C). Returns a new (N, H, W, C) array. Per block of images, computes
     the column gradient dy @ w.T with np.matmul into a reused buffer (<= 64 MiB), then folds
     it back (col2im) as a parallel gather over input rows. 1x1 stride-1 filters are one
-    np.matmul into dx.
+    np.matmul into dx. Small-channel stride-1 shapes run the direct kernel instead (a
+    convolution of the padded dy with the flipped filter); ``algorithm`` forces a path.
     """
     k = "conv2d_backward_input"
     dy = _float_array(k, "dy", dy, 4)
@@ -680,6 +865,8 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
     if dy.shape != (g.N, g.OH, g.OW, g.O):
         raise ValueError(f"{k}: dy has the wrong shape "
                          f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
+    if _use_direct(k, algorithm, g, True, dy.size == 0 or w.size == 0 or g.H * g.W == 0):
+        return _direct_input_grad(dy, w, g)
     dx = np.empty(xs, dtype=dy.dtype)
     w2t = w.reshape(g.KH * g.KW * g.C, g.O).T
     if _pointwise(g):
@@ -701,12 +888,14 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
 
 
 def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
-                           dilations=(1, 1)):
+                           dilations=(1, 1), algorithm="auto"):
     """Gradient of conv2d_forward with respect to w.
 
     x: (N, H, W, C), dy: (N, OH, OW, O), same float dtype; w_shape: (KH, KW, C, O).
     Returns a new (KH, KW, C, O) array: im2col(x).T @ dy, accumulated over blocks of
     images through one reused im2col buffer (<= 64 MiB) (none for 1x1 stride-1 filters).
+    Small-channel shapes accumulate it directly, per thread, with no im2col buffer;
+    ``algorithm`` forces a path.
     """
     k = "conv2d_backward_filter"
     x = _float_array(k, "x", x, 4)
@@ -717,6 +906,8 @@ def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
     if dy.shape != (g.N, g.OH, g.OW, g.O):
         raise ValueError(f"{k}: dy has the wrong shape "
                          f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
+    if _use_direct(k, algorithm, g, False, dy.size == 0 or ws[0] * ws[1] * ws[2] * ws[3] == 0):
+        return np.ascontiguousarray(_direct_filter_grad(x, dy, g)).reshape(ws)
     dw = np.zeros(ws, dtype=x.dtype)
     dw2, dy2 = dw.reshape(g.KH * g.KW * g.C, g.O), dy.reshape(g.N * g.OH * g.OW, g.O)
     if _pointwise(g):
