@@ -292,6 +292,8 @@ cdef uint64_t _kind_mask(str kinds) except? 0:
               np.float64, np.complex64, np.complex128):
         if np.dtype(d).kind in kinds:
             mask |= (<uint64_t>1) << np.dtype(d).num
+    if "O" in kinds:        # fe.string: object arrays of bytes
+        mask |= (<uint64_t>1) << cnp.NPY_OBJECT
     return mask
 
 
@@ -303,11 +305,18 @@ cdef inline Tensor _wrap(object value):
     global _next_id
     cdef Tensor t = Tensor.__new__(Tensor)
     if not cnp.PyArray_CheckExact(value) and type(value) is not _device_type:
-        value = np.asarray(value)
+        # NumPy gives a 0-d object result (a string op's) as the bytes element itself
+        value = _string_scalar(value) if type(value) is bytes else np.asarray(value)
     t._value = value
     t._id = _next_id
     _next_id += 1
     return t
+
+
+cdef object _string_scalar(bytes value):
+    arr = np.empty((), dtype=object)
+    arr[()] = value
+    return arr
 
 
 def wrap(value):
@@ -819,10 +828,63 @@ cdef object _np_int64 = np.dtype(np.int64)
 cdef object _np_bool = np.dtype(np.bool_)
 
 
+cdef object _encode_entry(object v, str opname, object error):
+    """One entry of a string tensor as bytes (``str`` is encoded as UTF-8, as TensorFlow does)."""
+    if isinstance(v, bytes):
+        return v if type(v) is bytes else bytes(v)
+    if isinstance(v, str):
+        return (<str>v).encode("utf-8")
+    if isinstance(v, (list, tuple, np.ndarray)):
+        raise InvalidArgumentError("%s: a string tensor needs lists of one shape; use "
+                                   "fe.ragged.constant for rows of different lengths (got a "
+                                   "nested %s)" % (opname, type(v).__name__))
+    raise error("%s: cannot convert %r to a string tensor (expected str or bytes entries only, "
+                "got %s)" % (opname, v, type(v).__name__))
+
+
+def string_array(value, str opname="convert_to_tensor", error=InvalidArgumentError):
+    """``value`` (str, bytes, nested lists of them, a U/S/object array) as a new NumPy object
+    array of bytes: the value of an ``fe.string`` tensor. A non-string entry raises
+    ``error`` naming ``opname``."""
+    cdef object arr, out, flat
+    cdef Py_ssize_t i = 0
+    if cnp.PyArray_Check(value):
+        arr = value
+    else:
+        try:
+            arr = np.array(value, dtype=object)
+        except ValueError:      # ragged nesting NumPy cannot even hold as objects
+            raise InvalidArgumentError("%s: a string tensor needs lists of one shape; use "
+                                       "fe.ragged.constant for rows of different lengths"
+                                       % opname) from None
+    if arr.dtype.kind not in "OSU":
+        raise error("%s: cannot convert an array of %s to a string tensor (expected str or "
+                    "bytes entries)" % (opname, arr.dtype))
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for v in arr.reshape(-1):
+        flat[i] = _encode_entry(v, opname, error)
+        i += 1
+    return out
+
+
+cdef object _adopt_string(Op op, object value, object ref_dtype):
+    """A Python value beside tensors of ``ref_dtype`` where one of them is a string: strings
+    meet strings only. Comparisons raise TypeError, as TensorFlow's strict conversion does,
+    the other ops InvalidArgumentError, as its kernels' dtype check does."""
+    error = TypeError if op is _op_eq or op is _op_ne else InvalidArgumentError
+    if (<cnp.dtype>ref_dtype).type_num == cnp.NPY_OBJECT:
+        return string_array(value, op.name, error)
+    raise error("%s: cannot convert %r to a %s tensor to match the other input (strings and "
+                "numbers do not mix)" % (op.name, value, ref_dtype))
+
+
 cdef object _python_to_array(object value, object dtype):
     """Python values (scalars, nested lists) to an ndarray with TensorFlow's default dtypes."""
     cdef object arr
     if dtype is not None:
+        if (<cnp.dtype>dtype).type_num == cnp.NPY_OBJECT:
+            return string_array(value, "convert_to_tensor", TypeError)
         t = type(value)
         if (t is float or isinstance(value, np.floating)) and np.dtype(dtype).kind in "iub" \
                 and (not np.isfinite(value) or value != int(value)):
@@ -856,9 +918,11 @@ cdef object _python_to_array(object value, object dtype):
     elif arr.dtype.kind == "i" and arr.dtype.itemsize == 8 and not _has_numpy_leaf(value):
         if arr.size == 0 or (arr.min() >= -2147483648 and arr.max() <= 2147483647):
             arr = arr.astype(_np_int32)
-    elif arr.dtype.kind in "OUSV":
-        raise InvalidArgumentError("convert_to_tensor: cannot convert %s of %s to a numeric "
-                                   "tensor" % (type(value).__name__, arr.dtype))
+    elif arr.dtype.kind in "OSU":
+        return string_array(value)     # from the value itself: ["a", 1] is mixed, not "1"
+    elif arr.dtype.kind == "V":
+        raise InvalidArgumentError("convert_to_tensor: cannot convert %s of %s to a tensor"
+                                   % (type(value).__name__, arr.dtype))
     return arr
 
 
@@ -900,17 +964,24 @@ cpdef Tensor convert_to_tensor(object value, object dtype=None):
     if isinstance(value, Tensor):
         return value
     if cnp.PyArray_Check(value):
+        if value.dtype.kind in "OSU" and (np_dtype is None or np_dtype.kind == "O"):
+            return _wrap(string_array(value))
         if np_dtype is not None and value.dtype != np_dtype:
+            if np_dtype.kind == "O":
+                return _wrap(string_array(value, "convert_to_tensor", TypeError))
             if value.dtype.kind == "f" and np.dtype(np_dtype).kind in "iub":
                 raise InvalidArgumentError(
                     "convert_to_tensor: cannot convert a %s array to %s (use fe.cast)"
                     % (value.dtype, np_dtype))
             return _wrap(value.astype(np_dtype))
-        if value.dtype.kind in "OUSV":
+        if value.dtype.kind == "V":
             raise InvalidArgumentError("convert_to_tensor: cannot convert an array of %s to a "
-                                       "numeric tensor" % value.dtype)
+                                       "tensor" % value.dtype)
         return _wrap(np.array(value, copy=True))
     if isinstance(value, np.generic):
+        if isinstance(value, (np.bytes_, np.str_)) or (np_dtype is not None and
+                                                       np_dtype.kind == "O"):
+            return _wrap(string_array(value, "convert_to_tensor", TypeError))
         return _wrap(np.asarray(value, dtype=np_dtype))
     if hasattr(value, "__fe_tensor__"):
         return convert_to_tensor(value.__fe_tensor__(), dtype)
@@ -926,11 +997,15 @@ cdef str _describe(object arr):
 
 cdef object _dtype_error(Op op, list arrays):
     kinds = {"f": "floating", "i": "signed integer", "u": "unsigned integer", "b": "bool",
-             "c": "complex"}
+             "c": "complex", "O": "string"}
     return InvalidArgumentError(
         "%s: unsupported dtype (expected %s, got %s)"
         % (op.name, " or ".join(kinds[k] for k in op.kinds if k in kinds),
-           ", ".join(str(a.dtype) for a in arrays)))
+           ", ".join(_dtype_name(a) for a in arrays)))
+
+
+cdef str _dtype_name(object arr):
+    return "string" if arr.dtype.kind == "O" else str(arr.dtype)
 
 
 def out_of_memory_error(str opname, e, str context=""):
@@ -998,7 +1073,8 @@ cdef object _binary(Op op, object a, object b):
             out._np_rules = np_rules
             if _n_tracers and (tracer := _tracing()) is not None:
                 tracer.record(op, (ta, tb), None, out)
-            if _n_recording and op.differentiable:
+            if _n_recording and op.differentiable \
+                    and cnp.PyArray_TYPE(ta._value) != cnp.NPY_OBJECT:
                 _record(op, (ta, tb), out, None, None)
             return out
     elif (type(a) is Tensor and (<Tensor>a)._np_rules) or \
@@ -1006,6 +1082,18 @@ cdef object _binary(Op op, object a, object b):
         if _numpy_operator_hook is not None:
             return _numpy_operator_hook(op, a, b)
     return execute(op, (a, b), None)
+
+
+# Composite tensors (fe.RaggedTensor, fe.SparseTensor) are not Tensors, but TensorFlow's
+# elementwise ops take them. Their modules register ``handler(op, args, attrs)`` per type;
+# ``execute`` looks an argument up only when it is neither a Tensor nor a Python number,
+# so calls on tensors never reach the table.
+cdef dict _dispatch_types = {}
+
+
+def register_dispatch(type cls, handler):
+    """Run ``handler(op, args, attrs)`` instead of an op when an argument is a ``cls``."""
+    _dispatch_types[cls] = handler
 
 
 cpdef object execute(Op op, tuple args, dict attrs):
@@ -1037,13 +1125,20 @@ cpdef object execute(Op op, tuple args, dict attrs):
         arrays[i] = t._value
         if ref_dtype is None:
             ref_dtype = t._value.dtype
-    # 2. everything else
+    # 2. everything else (a composite tensor's module takes over the whole call)
     for i in range(n):
         if tensors[i] is None:
             a = args[i]
+            if _dispatch_types and type(a) is not float and type(a) is not int \
+                    and type(a) in _dispatch_types:
+                return _dispatch_types[type(a)](op, args, attrs)
             # Python and NumPy scalars adopt the tensors' dtype; arrays keep their own
             if op.same_dtype and ref_dtype is not None and not cnp.PyArray_Check(a):
-                t = _wrap(_python_to_array(a, ref_dtype))
+                if (<cnp.dtype>ref_dtype).type_num == cnp.NPY_OBJECT or type(a) is str \
+                        or type(a) is bytes:
+                    t = _wrap(_adopt_string(op, a, ref_dtype))
+                else:
+                    t = _wrap(_python_to_array(a, ref_dtype))
             else:
                 t = convert_to_tensor(a)
                 if ref_dtype is None:
@@ -1059,7 +1154,8 @@ cpdef object execute(Op op, tuple args, dict attrs):
             if arrays[i].dtype != arrays[0].dtype:
                 raise InvalidArgumentError(
                     "%s: all inputs must have the same dtype (expected %s for input %d to "
-                    "match input 0, got %s)" % (op.name, arrays[0].dtype, i, arrays[i].dtype))
+                    "match input 0, got %s)" % (op.name, _dtype_name(arrays[0]), i,
+                                                 _dtype_name(arrays[i])))
     if op.check is not None:
         if attrs:
             op.check(*arrays, **attrs)
@@ -1103,9 +1199,17 @@ cpdef object execute(Op op, tuple args, dict attrs):
     # 6. record (on the trace of an fe.function, and on recording tapes)
     if _n_tracers and (tracer := _tracing()) is not None:
         tracer.record(op, tuple(tensors), attrs, out)
-    if _n_recording and op.differentiable:
+    if _n_recording and op.differentiable and not _has_strings(arrays):
         _record(op, tuple(tensors), out, attrs, None)
     return out
+
+
+cdef bint _has_strings(list arrays):
+    """Strings have no gradient: ops on them are never recorded on a tape."""
+    for a in arrays:
+        if cnp.PyArray_Check(a) and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_OBJECT:
+            return True
+    return False
 
 
 cdef _check_finite(str name, object arr):

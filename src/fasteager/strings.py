@@ -4,18 +4,14 @@ A string tensor is an ``fe.Tensor`` of dtype ``fe.string`` whose value is a NumP
 array of ``bytes`` (Python ``str`` is encoded as UTF-8, as TensorFlow does), so ``.numpy()``
 gives bytes and printing shows ``b'...'`` as TensorFlow does.
 
-The core's dtype check admits numeric arrays only. Layout ops that move entries without
-reading them (reshape, transpose, concat, stack, split, tile, gather, indexing through
-``fe.gather``...) accept strings through ``run_layout_op``, which the op registry calls
-once the core has refused an object array; the ``fe.strings`` functions run their own
-kernels (``_StringOp``). Inside ``fe.function`` both are recorded as graph steps, so a
-traced function with string arguments replays like any other (keyed by dtype and shape).
-Strings have no gradient.
-
-Not yet: the Tensor operators and ops defined in the core's fast path (``t[i]``, ``==``,
-``!=``, ``+``, ``fe.equal``) refuse strings until the core's dtype masks admit object
-arrays; use ``fe.gather``, ``fe.strings.join`` and ``fe.strings.regex_full_match`` (see
-docs/strings_sparse_ragged.md).
+The core moves string entries itself: its dtype masks admit object arrays for the ops
+that list the ``"O"`` kind (the layout ops, ``getitem``, ``equal``, ``not_equal`` and
+``add``, which concatenates as ``tf.add`` does), so ``t[i]``, ``t == "x"``, ``t + "x"``,
+``fe.reshape``, ``fe.concat``, ``fe.gather``... take string tensors, and every other op
+refuses them with a typed error. The ``fe.strings`` functions run their own kernels
+(``_StringOp``). Inside ``fe.function`` both are recorded as graph steps, so a traced
+function with string arguments replays like any other (keyed by dtype and shape).
+Strings have no gradient: ops on them are never recorded on a tape.
 
 Regular expressions (``regex_replace``, ``regex_full_match``) take RE2 syntax; they run on
 Python's ``re`` module, which agrees with RE2 on the common subset (classes, groups,
@@ -44,14 +40,12 @@ _vectorize_cache = {}
 # ---- conversion -----------------------------------------------------------------------------
 
 def _encode(v, opname):
-    if isinstance(v, bytes):
-        return v
-    if isinstance(v, str):
-        return v.encode("utf-8")
-    if isinstance(v, (np.bytes_, np.str_)):
-        return _encode(v.item(), opname)
-    raise InvalidArgumentError("%s: expected a string (str or bytes), got %s"
-                               % (opname, type(v).__name__))
+    """One string argument (a separator, a pattern) as bytes."""
+    arr = _core.string_array(v, opname)
+    if arr.ndim:
+        raise InvalidArgumentError("%s: expected a string (str or bytes), got %s"
+                                   % (opname, type(v).__name__))
+    return arr[()]
 
 
 def is_string_value(value):
@@ -81,22 +75,7 @@ def bytes_array(value, opname="constant"):
         return arr
     if isinstance(value, _core.VariableBase):
         return bytes_array(value._read(), opname)
-    try:
-        arr = np.array(value, dtype=object)
-    except ValueError:      # ragged nesting
-        raise InvalidArgumentError("%s: a string tensor needs lists of one shape (got %r); "
-                                   "use fe.ragged.constant for rows of different lengths"
-                                   % (opname, value)) from None
-    if arr.dtype.kind == "O" and arr.size and not all(type(v) is bytes for v in arr.flat):
-        if any(isinstance(v, (list, tuple, np.ndarray)) for v in arr.flat):
-            raise InvalidArgumentError("%s: a string tensor needs lists of one shape (got %r); "
-                                       "use fe.ragged.constant for rows of different lengths"
-                                       % (opname, value))
-        flat = [_encode(v, opname) for v in arr.reshape(-1)]
-        out = np.empty(arr.shape, dtype=object)
-        out.reshape(-1)[:] = flat
-        arr = out
-    return arr
+    return _core.string_array(value, opname)
 
 
 def constant(value, shape=None):
@@ -113,14 +92,7 @@ def constant(value, shape=None):
         else:
             raise InvalidArgumentError("constant: value of %d elements does not fit shape %s"
                                        % (arr.size, list(dims)))
-    return _core.wrap(_owned(arr))
-
-
-def _owned(arr):
-    # a tensor never aliases an array its caller can still change
-    out = np.empty(arr.shape, dtype=object)
-    out[...] = arr
-    return out
+    return _core.wrap(arr)    # a new array (string_array copies), or a tensor's (immutable)
 
 
 def _object_array(r):
@@ -179,31 +151,6 @@ class _StringOp:
         if tracer is not None:
             tracer.record(self.op, tuple(tensors), attrs or None, out)
         return out
-
-
-_layout_ops = {}
-
-
-def run_layout_op(op, args, attrs):
-    """Run the layout op ``op`` on string inputs (the registry calls this after the core
-    refused an object array); NotImplemented when no input is a string."""
-    if not any(is_string_value(a) for a in args):
-        return NotImplemented
-    tensors = tuple(_as_tensor(a, op.name) for a in args)
-    if any(t._value.dtype.kind != "O" for t in tensors):
-        raise InvalidArgumentError("%s: all inputs must have the same dtype (expected string, "
-                                   "got %s)" % (op.name, ", ".join(t.dtype.name for t in tensors)))
-    runner = _layout_ops.get(op.name)
-    if runner is None:
-        fwd = op.forward
-        if op.multi:
-            def forward(*arrays, **kw):
-                return tuple(_object_array(x) for x in fwd(*arrays, **kw))
-        else:
-            def forward(*arrays, **kw):
-                return _object_array(fwd(*arrays, **kw))
-        runner = _layout_ops[op.name] = _StringOp(op.name, forward, multi=op.multi)
-    return runner(*tensors, **(attrs or {}))
 
 
 def _elementwise(fn, otype=object):

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .registry import (ALL, LINEAR, as_int, as_shape, defop, execute, normalize_axis,
-                       single_axis, unbroadcast)
+from .registry import (ALL, ANY_DTYPE, LINEAR, as_int, as_shape, defop, dispatches, execute,
+                       normalize_axis, single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range   # this module defines fe.range and fe.slice
@@ -34,7 +34,7 @@ def _reshape_fwd(x, shape):
 
 
 # reshape only moves values around: the gradient is reshaped back
-_reshape = defop("reshape", _reshape_fwd, kinds=ALL + "c", same_dtype=False, jvp=LINEAR,
+_reshape = defop("reshape", _reshape_fwd, kinds=ANY_DTYPE, same_dtype=False, jvp=LINEAR,
                  grads=[lambda g, ans, x, shape: reshape(g, _shape_of(x))])
 
 
@@ -67,7 +67,7 @@ def _transpose_fwd(x, perm):
 
 
 # transpose: the gradient is transposed by the inverse permutation
-_transpose = defop("transpose", _transpose_fwd, kinds=ALL + "c", same_dtype=False,
+_transpose = defop("transpose", _transpose_fwd, kinds=ANY_DTYPE, same_dtype=False,
                    jvp=LINEAR,
                    grads=[lambda g, ans, x, perm: transpose(g, np.argsort(perm).tolist())])
 
@@ -123,7 +123,7 @@ def squeeze(input, axis=None, name=None):
 
 # broadcast_to copies values along new axes: the gradient sums them back
 _broadcast_to = defop("broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
-                      kinds=ALL + "c", jvp=LINEAR,
+                      kinds=ANY_DTYPE, jvp=LINEAR,
                       same_dtype=False,
                       grads=[lambda g, ans, x, shape: unbroadcast(g, x)])
 
@@ -145,10 +145,11 @@ def _concat_grad(g, ans, inputs, attrs, needs):
     return list(execute(_split, g, sizes=tuple(sizes), axis=axis))
 
 
-_concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds=ALL + "c",
+_concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds=ANY_DTYPE,
                 joint_grad=_concat_grad, jvp=LINEAR)
 
 
+@dispatches
 def concat(values, axis, name=None):
     """Join tensors along an existing axis."""
     from .math_ops import convert_same
@@ -174,7 +175,7 @@ def _split_fwd(x, sizes, axis):
 
 
 # split: the gradient concatenates the pieces' gradients
-_split = defop("split", _split_fwd, kinds=ALL + "c", multi=True, jvp=LINEAR,
+_split = defop("split", _split_fwd, kinds=ANY_DTYPE, multi=True, jvp=LINEAR,
                grads=[lambda g, ans, x, sizes, axis: execute(_concat, *g, axis=axis)])
 
 
@@ -204,7 +205,7 @@ def _stack_grad(g, ans, inputs, attrs, needs):
     return list(execute(_unstack, g, axis=attrs["axis"]))
 
 
-_stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ALL + "c",
+_stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ANY_DTYPE,
                joint_grad=_stack_grad, jvp=LINEAR)
 
 
@@ -229,7 +230,7 @@ def _unstack_fwd(x, axis):
 
 
 # unstack: the gradient stacks the pieces' gradients
-_unstack = defop("unstack", _unstack_fwd, kinds=ALL + "c", multi=True, jvp=LINEAR,
+_unstack = defop("unstack", _unstack_fwd, kinds=ANY_DTYPE, multi=True, jvp=LINEAR,
                  grads=[lambda g, ans, x, axis: execute(_stack, *g, axis=axis)])
 
 
@@ -250,7 +251,7 @@ def unstack(value, num=None, axis=0, name=None):
 # ---- identity and stop_gradient -------------------------------------------------------------
 
 # identity: the gradient passes unchanged
-identity_op = defop("identity", lambda x: x, kinds=ALL + "c", grads=[lambda g, ans, x: g],
+identity_op = defop("identity", lambda x: x, kinds=ANY_DTYPE, grads=[lambda g, ans, x: g],
                     jvp=LINEAR)
 
 
@@ -259,7 +260,7 @@ def identity(input, name=None):
     return execute(identity_op, input)
 
 
-stop_gradient_op = defop("stop_gradient", lambda x: x, kinds=ALL + "c",
+stop_gradient_op = defop("stop_gradient", lambda x: x, kinds=ANY_DTYPE,
                          no_grad="blocks the gradient by definition")
 
 
@@ -321,7 +322,7 @@ def _index_backward_fwd(g, key, shape):
 # x[key] (NumPy indexing: basic, None, ..., boolean masks, integer arrays): the gradient
 # scatters (adds) g into zeros of x's shape, so repeated indices accumulate.
 # gather, gather_nd, boolean_mask, slice, reverse, sort ... are getitem with a built key.
-getitem = defop("getitem", _getitem_fwd, kinds=ALL + "c", same_dtype=False,
+getitem = defop("getitem", _getitem_fwd, kinds=ANY_DTYPE, same_dtype=False,
                 grads=[lambda g, ans, x, key: execute(_index_backward, g, key=key,
                                                        shape=_shape_of(x))])
 
@@ -333,6 +334,7 @@ _index_backward = defop("index_backward", _index_backward_fwd, kinds="fiuc",
 
 # ---- shape information ----------------------------------------------------------------------
 
+@dispatches
 def shape(input, out_type=np.int32, name=None):
     """The shape as a 1-D int32 tensor."""
     x = convert_to_tensor(input)
@@ -543,10 +545,11 @@ def _tile_grad(g, ans, x, multiples):
     return reduce_sum(g, axis=list(builtins_range(0, len(inter), 2)))
 
 
-_tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ALL + "c",
+_tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ANY_DTYPE,
               grads=[_tile_grad], jvp=LINEAR)
 
 
+@dispatches
 def tile(input, multiples, name=None):
     """Repeat ``input`` ``multiples[i]`` times along axis i (one multiple per axis)."""
     x = convert_to_tensor(input)

@@ -23,7 +23,8 @@ import numpy as np
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
 from .registry import (ALL, BOOL, ELEMENTWISE, FLOAT, INT_BOOL, LINEAR, MULTILINEAR, NUMERIC,
-                       as_bool, defop, execute, normalize_axis, single_axis, unbroadcast)
+                       STRING, as_bool, defop, dispatches, execute, normalize_axis, single_axis,
+                       unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -47,8 +48,10 @@ def _cj(t):
 # ---- binary arithmetic --------------------------------------------------------------------
 
 # d(x + y) = dx + dy
-add = defop("add", np.add, kinds=NUMERIC_C, grads=[lambda g, ans, x, y: unbroadcast(g, x),
-                                   lambda g, ans, x, y: unbroadcast(g, y)])
+# (strings: concatenation, as tf.add; never recorded, strings have no gradient)
+add = defop("add", np.add, kinds=NUMERIC_C + STRING,
+            grads=[lambda g, ans, x, y: unbroadcast(g, x),
+                   lambda g, ans, x, y: unbroadcast(g, y)])
 
 # d(x - y) = dx - dy
 subtract = defop("subtract", np.subtract, kinds=NUMERIC_C,
@@ -212,8 +215,9 @@ round = defop("round", np.round, kinds=FLOAT, jvp=ELEMENTWISE,  # noqa: A001 - T
 
 # ---- comparisons and logic (no gradient: the outputs are bool) --------------------------
 _CMP = "comparison: the output is bool"
-equal = defop("equal", np.equal, kinds=ALL + _C, no_grad=_CMP)
-not_equal = defop("not_equal", np.not_equal, kinds=ALL + _C, no_grad=_CMP)
+equal = defop("equal", np.equal, kinds=ALL + _C + STRING, no_grad=_CMP)
+not_equal = defop("not_equal", np.not_equal, kinds=ALL + _C + STRING,
+                 no_grad=_CMP)
 less = defop("less", np.less, no_grad=_CMP)
 less_equal = defop("less_equal", np.less_equal, no_grad=_CMP)
 greater = defop("greater", np.greater, no_grad=_CMP)
@@ -248,18 +252,21 @@ def _complex_dtype(x):
     return np.result_type(x._value.dtype, np.complex64)
 
 
+@dispatches
 def conj(x, name=None):
     """The complex conjugate (a real tensor as it is)."""
     x = convert_to_tensor(x)
     return execute(conj_op, x) if x._value.dtype.kind == "c" else x
 
 
+@dispatches
 def real(input, name=None):
     """The real part (a real tensor as it is)."""
     x = convert_to_tensor(input)
     return execute(real_op, x) if x._value.dtype.kind == "c" else x
 
 
+@dispatches
 def imag(input, name=None):
     """The imaginary part (zeros for a real tensor)."""
     x = convert_to_tensor(input)
@@ -277,6 +284,7 @@ def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
     return cast(re, cd) + cast(im, cd) * _core.wrap(np.asarray(1j, cd))
 
 
+@dispatches
 def angle(input, name=None):
     """The argument of a complex number, ``atan2(imag, real)`` (a composite; 0 or pi for
     real input)."""
@@ -307,10 +315,11 @@ def _where_dy(g, ans, c, x, y):
 
 
 # where(c, x, y): the gradient flows to x where c holds, to y elsewhere
-select = defop("select", np.where, kinds=ALL + _C, same_dtype=False, check=_check_where,
-               grads=[None, _where_dx, _where_dy])
+select = defop("select", np.where, kinds=ALL + _C + STRING, same_dtype=False,
+               check=_check_where, grads=[None, _where_dx, _where_dy])
 
 
+@dispatches
 def where(condition, x=None, y=None, name=None):
     """Elementwise ``x if condition else y`` (NumPy broadcasting); with only ``condition``,
     the int64 indices of its True entries, shape ``(n, rank)``."""
@@ -358,6 +367,7 @@ _cast = defop("cast", lambda x, dtype: x.astype(dtype, copy=False), kinds=ALL + 
               grads=[_cast_grad])
 
 
+@dispatches
 def cast(x, dtype, name=None):
     """Cast to ``dtype`` (floats to ints truncate toward zero, as TensorFlow)."""
     from ..dtypes import as_dtype
@@ -377,6 +387,7 @@ clip_by_value_op = defop(
            lambda g, ans, x, lo, hi: unbroadcast(where(greater(x, hi), g, _zeros(g)), hi)])
 
 
+@dispatches
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clip ``t`` elementwise into ``[clip_value_min, clip_value_max]``."""
     t, lo, hi = convert_same(t, clip_value_min, clip_value_max)
@@ -503,7 +514,7 @@ def _reduction(op):
     reduce.__name__ = op.name
     reduce.__doc__ = ("%s over ``axis`` (all axes when None); ``keepdims`` keeps reduced "
                       "axes with size 1." % op.name)
-    return reduce
+    return dispatches(reduce)
 
 
 reduce_sum = _reduction(_reduce_sum)
@@ -622,6 +633,7 @@ _argmax_op, argmax = _arg_reduce(np.argmax, "argmax")
 _argmin_op, argmin = _arg_reduce(np.argmin, "argmin")
 
 
+@dispatches
 def add_n(inputs, name=None):
     """The sum of a list of tensors of one shape and dtype."""
     inputs = list(inputs)
@@ -728,6 +740,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return sqrt(reduce_variance(input_tensor, axis, keepdims=keepdims))
 
 
+@dispatches
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
 

@@ -33,12 +33,12 @@ itself, ``f(tangents, ans, *inputs, **attrs)`` with ``None`` for inputs of zero 
 the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
 calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
 """
+import functools
 import inspect
 
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidArgumentError
 
 FLOAT = "f"
 INT = "iu"
@@ -46,6 +46,8 @@ NUMERIC = "fiu"
 ALL = "fiub"
 BOOL = "b"
 INT_BOOL = "iub"
+STRING = "O"             # fe.string: object arrays of bytes (strings have no gradient)
+ANY_DTYPE = ALL + "c" + STRING   # layout ops: they move entries without reading them
 
 # jvp= markers (see the module docstring): structure that gives the JVP directly
 ELEMENTWISE = "elementwise"     # diagonal Jacobian: the VJP applied to the tangent
@@ -124,26 +126,40 @@ def _ufunc_into(ufunc):
     return lambda a, b, out: ufunc(a, b, out=out)
 
 
-# Layout ops that move entries without reading them also move string tensors' entries.
-# The core's dtype check refuses object arrays, so strings reach them only after it has
-# (at no cost to numeric calls); see fasteager/strings.py.
-STRING_LAYOUT_OPS = frozenset(("reshape", "transpose", "broadcast_to", "concat", "split",
-                               "stack", "unstack", "identity", "stop_gradient", "getitem",
-                               "tile"))
-
-
 def execute(op, *args, **attrs):
     """Run ``op`` on tensor arguments ``args`` with attributes ``attrs``."""
-    try:
-        return _core.execute(op, args, attrs if attrs else None)
-    except InvalidArgumentError:
-        if op.name not in STRING_LAYOUT_OPS:
-            raise
-        from ..strings import run_layout_op
-        out = run_layout_op(op, args, attrs)
-        if out is NotImplemented:       # no string input: the core's error stands
-            raise
-        return out
+    return _core.execute(op, args, attrs if attrs else None)
+
+
+# Composite tensors (fe.RaggedTensor, fe.SparseTensor) take over the public functions
+# TensorFlow dispatches on them. Ops reach their handlers through the core (see
+# ``_core.register_dispatch``); Python-level functions that read their input's shape first
+# (reductions, concat, tile, shape) are marked ``@dispatches`` and look here.
+_FUNCTION_HANDLERS = {}     # function name -> {composite type: handler}
+
+
+def dispatches(fn):
+    """Let a composite tensor's module take over ``fn`` when its first argument (or an
+    entry of a list first argument, as concat's) is one of its types."""
+    handlers = _FUNCTION_HANDLERS.setdefault(fn.__name__, {})
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if handlers:
+            first = args[0] if args else next(iter(kwargs.values()), None)
+            for x in (first if type(first) in (list, tuple) else (first,)):
+                handler = handlers.get(type(x))
+                if handler is not None:
+                    return handler(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def register_function(name, cls, handler):
+    """``handler`` runs the ``@dispatches`` function ``name`` for arguments of type ``cls``."""
+    if name not in _FUNCTION_HANDLERS:
+        raise ValueError("register_function: %r is not a @dispatches function" % name)
+    _FUNCTION_HANDLERS[name][cls] = handler
 
 
 def unbroadcast(g, x):
