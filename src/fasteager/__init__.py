@@ -70,7 +70,8 @@ from . import distribute  # noqa: F401
 from . import saved_model  # noqa: F401,E402
 from . import image, io, ragged, sparse, strings  # noqa: F401
 from .dtypes import string  # noqa: F401
-from .ragged import RaggedTensor  # noqa: F401
+from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
+from .ops.functional_ops import map_fn  # noqa: F401
 from .sparse import SparseTensor  # noqa: F401
 
 newaxis = None
