@@ -24,8 +24,8 @@ def _axis(axis):
 def _accumulate(fname, fn, a, dtype, out):
     check_out(fname, out)
     x = tensor(a)
-    if dtype is None and x._value.dtype.kind == "f":
-        return x             # floats reduce in their own dtype
+    if dtype is None and x._value.dtype.kind in "fO":
+        return x             # floats reduce in their own dtype (strings: reduce_sum refuses)
     try:
         requested = None if dtype is None else np.dtype(dtype)
     except (TypeError, ValueError):     # np.dtype(tensor) is a ValueError
