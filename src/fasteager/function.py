@@ -318,6 +318,7 @@ class ConcreteFunction:
         # gradients of custom_gradient calls on them)
         self._reg_meta = [(v.shape, v.dtype) for v in tracer.values]
         self._input_names = []       # TensorFlow's names of the tensor inputs (Function sets)
+        self._asked_specs = None     # (function, args, kwargs) of get_concrete_function(specs)
         self._saving = None
         if self._custom or any(s.kind != KIND_OP for s in tracer.steps):
             # custom gradients, effects, variable re-reads, copies
@@ -852,6 +853,7 @@ class Function:
                                                       if x.shape is not None else [])]
                 return _core.wrap(np.zeros(dims, x.dtype._np))
             return x
+        asked = (args, dict(kwargs))
         args = nest.map_structure(example, args) if args else args
         kwargs = {k: nest.map_structure(example, v) for k, v in kwargs.items()}
         args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
@@ -859,6 +861,10 @@ class Function:
             cf = self._cache.get(key)
             if cf is None:
                 cf = self._trace(args, kwargs, sig, key, tensors, run=False)
+        if any(isinstance(x, TensorSpec) for x in nest.flatten(asked)):
+            # the specs asked for (None dimensions included): saved_model saves such a
+            # concrete function shape-generic by tracing its function at other sizes
+            cf._asked_specs = (weakref.ref(self), asked[0], asked[1])
         return cf
 
 
