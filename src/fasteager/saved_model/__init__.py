@@ -1,111 +1,84 @@
-"""``fe.saved_model.save`` / ``load``: a Module's variables and traced functions in a
-directory, reloaded without its Python class.
+"""``fe.saved_model.save`` / ``load``: a Module's (or Keras model's) variables, traced
+functions and signatures in a directory, reloaded without its Python class.
 
 This is fasteager's own format, not TensorFlow's SavedModel protobuf (TensorFlow cannot
 read it, nor fasteager TensorFlow's)::
 
-    <dir>/fasteager_saved_model.json   format, object tree, functions (op steps as JSON)
+    <dir>/fasteager_saved_model.json   format, object tree, functions, signatures (JSON)
     <dir>/variables.safetensors        the variables (a fasteager checkpoint, by path)
     <dir>/constants.safetensors        the constants the traced graphs captured
 
 What is saved: every ``fe.function`` reachable as an attribute of the root or of one of its
-sub-modules (methods included), with each trace it holds (a function with an
-``input_signature`` that was never called is traced for it first). A trace is a list of
-fasteager ops by name with their attributes; loading looks the ops up in the op table, so
-a loaded function runs the same kernels and, run through the tapes, is differentiable.
+sub-modules (methods included); the ``signatures`` (a function with an input_signature or
+a concrete function, or a dict of them; a Keras model gets ``serving_default`` and
+``__call__``, its inference call, see ``_keras``); ``custom_gradient`` calls with their
+gradient graphs (``_describe``). A function whose input_signature has None dimensions is
+saved as one shape-generic graph serving every size of them (``_generic``); others keep
+each trace they hold (the same shapes are then needed to call them).
+
+A graph is a list of fasteager ops by name with their attributes; loading looks the ops
+up in the op table, so a loaded function runs the same kernels and, run through the
+tapes, is differentiable (``_restored``).
 
 Limits (each raises a clear error at save time, never a silent loss): a trace that
-assigns variables, draws random numbers, calls ``custom_gradient`` or ``py_function``, or
-turned a tensor into Python data cannot be saved. A loaded function accepts exactly the
-signatures that were traced (the same shapes and dtypes, and the same values of Python
-arguments): TensorFlow's symbolic shapes do not exist here, and a traced graph may have
-shape-dependent attributes baked in. Keras models are saved with ``model.save``, not here.
+assigns variables, prints, draws random numbers, calls ``py_function`` or turned a tensor
+into Python data cannot be saved; nor can a None dimension that an attribute depends on
+in a way a multilinear polynomial of the sizes does not express.
 """
 import json
 import os
 
-import numpy as np
-
-from .. import _core, nest
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
-from ..function import KIND_OP, Function
+from ..function import ConcreteFunction, Function
 from ..module import Module
 from ..train import _safetensors
 from ..train import checkpoint as _ckpt
 from ..variables import Variable
+from . import _generic, _keras
+from ._describe import describe
+from ._encoding import encode, key_text
+from ._restored import RestoredFunction, RestoredSignature, SignatureMap, _Environment, _Restored
 
-__all__ = ["load", "save"]
+__all__ = ["DEFAULT_SERVING_SIGNATURE_DEF_KEY", "LoadOptions", "SaveOptions", "load", "save"]
 
-FORMAT = "fasteager-saved-model-1"
+FORMAT = "fasteager-saved-model-2"
+_READS = ("fasteager-saved-model-1", FORMAT)     # version 1 had no signatures nor generics
 GRAPH_FILE = "fasteager_saved_model.json"
 VARIABLES_FILE = "variables.safetensors"
 CONSTANTS_FILE = "constants.safetensors"
+DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
 
 
-# ---- JSON encoding of keys, attributes and Python values -----------------------------------
+class SaveOptions:
+    """``tf.saved_model.SaveOptions``. fasteager reads ``experimental_custom_gradients``
+    (True: the gradient graphs of custom_gradient calls are saved and used after loading;
+    False: the forward ops alone, so loaded gradients are the ops' own); the other options
+    are accepted for TensorFlow's code and change nothing here."""
 
-def _encode(value, what):
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not np.isfinite(value):
-            return {"__float__": repr(value)}
-        return value
-    if isinstance(value, np.generic):
-        return {"__np__": value.dtype.str, "value": _encode(value.item(), what)}
-    if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v, what) for v in value]}
-    if isinstance(value, list):
-        return [_encode(v, what) for v in value]
-    if isinstance(value, dict):
-        return {"__dict__": [[_encode(k, what), _encode(v, what)] for k, v in value.items()]}
-    if isinstance(value, np.dtype):
-        return {"__npdtype__": value.str}
-    if isinstance(value, type) and issubclass(value, np.generic):
-        return {"__npdtype__": np.dtype(value).str}
-    if type(value).__name__ == "DType" and hasattr(value, "as_numpy_dtype"):
-        return {"__dtype__": value.name}
-    if isinstance(value, slice):
-        return {"__slice__": [_encode(value.start, what), _encode(value.stop, what),
-                              _encode(value.step, what)]}
-    if value is Ellipsis:
-        return {"__ellipsis__": True}
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
-        return {"__array__": value.tolist(), "dtype": value.dtype.str}
-    raise UnimplementedError("saved_model.save: %s holds a %s, which cannot be saved "
-                             "(expected numbers, strings, tuples, lists, dicts, dtypes)"
-                             % (what, type(value).__name__))
+    def __init__(self, namespace_whitelist=None, save_debug_info=False, function_aliases=None,
+                 experimental_debug_stripper=False, experimental_io_device=None,
+                 experimental_variable_policy=None, experimental_custom_gradients=True,
+                 experimental_image_format=False, experimental_skip_saver=False,
+                 experimental_sharding_callback=None, extra_tags=None):
+        self.namespace_whitelist = namespace_whitelist
+        self.save_debug_info = save_debug_info
+        self.function_aliases = function_aliases
+        self.experimental_io_device = experimental_io_device
+        self.experimental_variable_policy = experimental_variable_policy
+        self.experimental_custom_gradients = bool(experimental_custom_gradients)
+        self.experimental_image_format = experimental_image_format
+        self.experimental_skip_saver = experimental_skip_saver
 
 
-def _decode(value):
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "__tuple__" in value:
-        return tuple(_decode(v) for v in value["__tuple__"])
-    if "__dict__" in value:
-        return {_decode(k): _decode(v) for k, v in value["__dict__"]}
-    if "__float__" in value:
-        return float(value["__float__"])
-    if "__np__" in value:
-        return np.dtype(value["__np__"]).type(_decode(value["value"]))
-    if "__npdtype__" in value:
-        return np.dtype(value["__npdtype__"])
-    if "__dtype__" in value:
-        from ..dtypes import as_dtype
-        return as_dtype(value["__dtype__"])
-    if "__slice__" in value:
-        return slice(*[_decode(v) for v in value["__slice__"]])
-    if "__ellipsis__" in value:
-        return Ellipsis
-    if "__array__" in value:
-        return np.asarray(value["__array__"], dtype=np.dtype(value["dtype"]))
-    raise InvalidArgumentError("saved_model.load: unknown encoded value %.80r" % (value,))
+class LoadOptions:
+    """``tf.saved_model.LoadOptions`` (accepted; nothing in it changes a fasteager load)."""
 
-
-def _key_text(key):
-    return json.dumps(_encode(key, "a call signature"), sort_keys=True)
+    def __init__(self, allow_partial_checkpoint=False, experimental_io_device=None,
+                 experimental_skip_checkpoint=False, experimental_variable_policy=None,
+                 experimental_load_function_aliases=False):
+        self.allow_partial_checkpoint = allow_partial_checkpoint
+        self.experimental_io_device = experimental_io_device
+        self.experimental_skip_checkpoint = experimental_skip_checkpoint
 
 
 # ---- save -----------------------------------------------------------------------------------
@@ -123,54 +96,6 @@ def _functions_of(obj):
     return sorted(found.items())
 
 
-def _traces(fn, name):
-    if fn.input_signature is not None and not fn._cache:
-        fn.get_concrete_function()
-    # a function never called and without a signature has no graph: it is saved with no
-    # traces (as in TensorFlow), and calling it after loading raises
-    return list(fn._cache.items())
-
-
-def _graph(cf, fname, var_paths, constants, prefix):
-    """The JSON description of one ConcreteFunction (constants go to ``constants``)."""
-    if cf._eager_only:
-        raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: its trace "
-                                 "used %s, so it runs eagerly" % (fname, cf._eager_only))
-    if cf._custom:
-        raise UnimplementedError("saved_model.save: fe.function %s calls custom_gradient or "
-                                 "py_function, whose Python code cannot be saved" % fname)
-    steps = []
-    for s in cf._all_steps:
-        if s.kind != KIND_OP or s.op is None:
-            raise UnimplementedError("saved_model.save: fe.function %s has a %s step (variable "
-                                     "assignments, prints and device copies cannot be saved)"
-                                     % (fname, s.name))
-        steps.append({"op": s.op.name, "ins": list(s.ins),
-                      "out": list(s.out) if s.multi else s.out, "multi": bool(s.multi),
-                      "attrs": _encode(s.attrs or {}, "op %s of %s" % (s.op.name, fname))})
-    consts = {}
-    for r, arr in cf._consts.items():
-        key = "%s/%d" % (prefix, r)
-        constants[key] = np.asarray(arr, order="C")
-        consts[str(r)] = key
-    variables = []
-    for v, r in cf._var_inputs:
-        path = var_paths.get(id(v))
-        if path is None:
-            raise UnimplementedError("saved_model.save: fe.function %s reads variable %r, which "
-                                     "is not reachable from the saved object" % (fname, v.name))
-        variables.append([path, r])
-    leaves = [{"reg": x} if type(x) is int else
-              {"py": _encode(x.value, "an output of " + fname)} for x in cf._out_leaves]
-    it = iter(range(len(cf._out_leaves)))
-    template = nest.pack_sequence_as(cf._structure, [{"leaf": next(it)}
-                                                     for _ in cf._out_leaves]) \
-        if nest.is_nested(cf._structure) else {"leaf": 0}
-    return {"inputs": list(cf._inputs), "variables": variables, "consts": consts,
-            "steps": steps, "outputs": leaves,
-            "structure": _encode(template, "the outputs of " + fname)}
-
-
 def _module_tree(root):
     """Path -> module, for the root ("") and every sub-module reachable by attributes."""
     tree = {"": root}
@@ -181,37 +106,246 @@ def _module_tree(root):
     return tree
 
 
-def save(obj, export_dir, signatures=None, options=None):
-    """Save ``obj`` (a ``fe.Module`` or any trackable object) with its ``fe.function``
-    traces to the directory ``export_dir`` (see the module docstring)."""
+class _Plan:
+    """How one function is saved: its exact traces, or the traces a shape-generic graph is
+    fitted from (made before the variables are listed: a first trace may create some).
+
+    ``template``: the TensorSpec arguments to save it for (default: its input_signature);
+    ``exact``: the concrete function to save when they have no None dimension (default:
+    every trace the function holds)."""
+
+    def __init__(self, fn, name, template=None, exact=None):
+        self.fn = fn
+        self.name = name
+        self.exact = []          # (key, ConcreteFunction)
+        self.symbols = self.specs = None
+        self.corners = self.verify = None
+        if template is None and fn is not None and fn.input_signature is not None:
+            template = _generic.Template(fn, fn.input_signature, {})
+        if template is not None and template.symbols:
+            self._trace_generic(template)
+        elif exact is not None:
+            self.exact = [(None, exact)]
+        else:
+            if fn.input_signature is not None and not fn._cache:
+                fn.get_concrete_function()
+            # a function never called and without a signature has no graph: it is saved
+            # with no traces (as in TensorFlow), and calling it after loading raises
+            self.exact = list(fn._cache.items())
+
+    def _trace_generic(self, template):
+        symbols = template.symbols
+        k = len(symbols)
+        if k > _generic.MAX_SYMBOLS:
+            raise UnimplementedError(
+                "saved_model.save: fe.function %s has %d independent None dimensions in its "
+                "input_signature (at most %d can be saved shape-generic)"
+                % (self.name, k, _generic.MAX_SYMBOLS))
+        self.symbols, self.specs = symbols, template.specs
+        try:
+            self.corners = [template.trace(sizes) for sizes in _generic.corner_sizes(k)]
+            self.verify = template.trace(_generic.verify_sizes(k))
+        except Exception as e:
+            raise UnimplementedError(
+                "saved_model.save: fe.function %s cannot be saved for every size of its None "
+                "dimensions: tracing it at sizes %s to %s of them failed (%s: %s); give its "
+                "input_signature fully defined shapes"
+                % (self.name, _generic.BASE, _generic.VERIFY[k - 1], type(e).__name__, e)
+            ) from e
+
+    @property
+    def first(self):
+        """A trace of the function (its input names and outputs are the same in all)."""
+        return self.exact[0][1] if self.exact else self.corners[0]
+
+    def describe(self, var_paths, constants, prefix, custom_gradients):
+        if self.symbols is None:
+            traces = []
+            for i, (key, cf) in enumerate(self.exact):
+                g, consts = describe(cf, self.name, var_paths, "%s/%d" % (prefix, i),
+                                     custom_gradients)
+                g["key"] = key_text(key)
+                constants.update(consts)
+                traces.append(g)
+            return {"traces": traces}
+        pairs = [describe(cf, self.name, var_paths, prefix + "/generic", custom_gradients)
+                 for cf in self.corners + [self.verify]]
+        graph, symbolic, fixed = _generic.fit(
+            self.name, [g for g, _ in pairs[:-1]], [c for _, c in pairs[:-1]],
+            pairs[-1][0], pairs[-1][1], len(self.symbols))
+        constants.update(fixed)
+        return {"traces": [], "generic": {
+            "graph": graph, "sym_constants": symbolic,
+            "symbols": [[list(p) for p in sym] for sym in self.symbols]}}
+
+
+def _signature_spec(sig, name):
+    """The encoded input_signature of a function (its TensorSpec structure)."""
+    return None if sig is None else encode(list(sig), "the input_signature of " + name)
+
+
+def _output_names(cf, name):
+    """TensorFlow's names of a signature's outputs: a dict's keys, else output_0, ..."""
+    structure = cf._structure
+    if any(type(x) is not int for x in cf._out_leaves):
+        raise InvalidArgumentError("saved_model.save: signature %s returns Python values "
+                                   "(a signature's outputs must be tensors)" % name)
+    if isinstance(structure, dict):
+        keys = sorted(structure)
+        if not all(isinstance(k, str) for k in keys) or \
+                len(keys) != len(cf._out_leaves):
+            raise InvalidArgumentError("saved_model.save: signature %s returns a dict that is "
+                                       "not flat with string keys" % name)
+        return keys
+    return ["output_%d" % i for i in range(len(cf._out_leaves))]
+
+
+def _unique(names):
+    seen, out = set(), []
+    for n in names:
+        m, i = n, 1
+        while m in seen:
+            m, i = "%s_%d" % (n, i), i + 1
+        seen.add(m)
+        out.append(m)
+    return out
+
+
+class _SignaturePlan:
+    """One signature: a concrete function, or a function with an input_signature. A
+    concrete function made from TensorSpecs with None dimensions is saved shape-generic,
+    as TensorFlow's serves every size of them."""
+
+    def __init__(self, name, value, plan=None):
+        self.name = name
+        if plan is not None:
+            self.plan = plan
+        elif isinstance(value, ConcreteFunction):
+            asked = value._asked_specs
+            fn = asked[0]() if asked is not None else None
+            template = _generic.Template(fn, asked[1], asked[2]) if fn is not None else None
+            self.plan = _Plan(fn, "signature " + name, template, exact=value)
+        elif isinstance(value, Function):
+            self.plan = _Plan(value, "signature " + name)
+        else:
+            raise InvalidArgumentError("saved_model.save: signature %r must be an fe.function "
+                                       "with an input_signature or a concrete function (got %s)"
+                                       % (name, type(value).__name__))
+        if isinstance(value, Function) and value.input_signature is None:
+            raise InvalidArgumentError(
+                "saved_model.save: signature %r is an fe.function without an "
+                "input_signature (give one, or pass fn.get_concrete_function(...))" % name)
+        if self.plan.symbols is None and not self.plan.exact:
+            raise InvalidArgumentError("saved_model.save: signature %r has no trace" % name)
+
+    def describe(self, var_paths, constants, custom_gradients):
+        from ..data.structure import TensorSpec
+        plan = self.plan
+        cf = plan.first
+        prefix = "signatures/" + self.name
+        if plan.symbols is not None:
+            specs = plan.specs
+            spec = plan.describe(var_paths, constants, prefix, custom_gradients)
+        else:
+            cf = plan.exact[0][1]
+            shapes = [tuple(cf._reg_meta[r][0]) for r in cf._inputs]
+            specs = [TensorSpec(shape, cf._reg_meta[r][1])
+                     for shape, r in zip(shapes, cf._inputs)]
+            g, consts = describe(cf, "signature " + self.name, var_paths, prefix,
+                                 custom_gradients)
+            g["key"] = key_text(("signature", tuple(shapes)))
+            constants.update(consts)
+            spec = {"traces": [g]}
+        # a signature is called with flat named tensors: its input_signature is flat
+        spec["input_signature"] = _signature_spec(specs, self.name)
+        spec["input_names"] = _unique(list(cf._input_names) or
+                                      ["args_%d" % i for i in range(len(cf._inputs))])
+        spec["output_names"] = _output_names(cf, self.name)
+        spec["output_specs"] = encode(self._output_specs(cf, spec["output_names"]), "outputs")
+        return spec
+
+    def _output_specs(self, cf, names):
+        """TensorSpecs of the outputs (a dimension that changes with the inputs is None)."""
+        from ..data.structure import TensorSpec
+        others = [self.plan.verify] if self.plan.symbols is not None else []
+        specs = []
+        for i, (r, name) in enumerate(zip(cf._out_regs, names)):
+            shape, dtype = cf._reg_meta[r]
+            shape = list(shape)
+            for other in others:
+                o_shape = other._reg_meta[other._out_regs[i]][0]
+                shape = [d if len(o_shape) == len(shape) and o_shape[j] == d else None
+                         for j, d in enumerate(shape)]
+            specs.append(TensorSpec(shape, dtype, name))
+        return specs
+
+
+def _signatures_of(signatures):
+    if signatures is None:
+        return {}
+    if isinstance(signatures, (Function, ConcreteFunction)):
+        return {DEFAULT_SERVING_SIGNATURE_DEF_KEY: signatures}
+    if not isinstance(signatures, dict):
+        raise InvalidArgumentError("saved_model.save: signatures must be a function, a concrete "
+                                   "function or a dict of them (got %s)"
+                                   % type(signatures).__name__)
+    for key in signatures:
+        if not isinstance(key, str):
+            raise InvalidArgumentError("saved_model.save: signature names must be strings "
+                                       "(got %r)" % (key,))
+    return dict(signatures)
+
+
+def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
+    """Save ``obj`` (a ``fe.Module``, a Keras model, or any trackable object) with its
+    ``fe.function`` traces and ``signatures`` to the directory ``export_dir`` (see the
+    module docstring)."""
     if not _ckpt._is_trackable(obj):
         raise InvalidArgumentError("saved_model.save: expected a fe.Module or another "
                                    "trackable object (got %s)" % type(obj).__name__)
+    if options is not None and not isinstance(options, SaveOptions):
+        raise InvalidArgumentError("saved_model.save: options must be a SaveOptions (got %s)"
+                                   % type(options).__name__)
+    custom_gradients = options is None or options.experimental_custom_gradients
     directory = os.fspath(export_dir)
+    root_functions = dict(_root_functions or {})
+    is_model = _keras.is_model(obj)
+    if is_model and _root_functions is None:
+        call = _keras.serving_function(obj, "serving_default")
+        root_functions["__call__"] = call
+        if signatures is None:
+            signatures = call
+    plans = {}
+    for mpath, module in _module_tree(obj).items():
+        for name, fn in _functions_of(module):
+            attr = (mpath + "/" if mpath else "") + name
+            plans[attr] = _Plan(fn, attr)
+    for name, fn in root_functions.items():
+        plans[name] = _Plan(fn, name)
+    sig_plans = {}
+    for name, value in _signatures_of(signatures).items():
+        same = next((p for p in plans.values() if p.fn is value), None)
+        sig_plans[name] = _SignaturePlan(name, value, same)
+    # the variables are listed after tracing: a function's first trace may create some
     variables, _, _ = _ckpt._walk({"root": obj})
     var_paths = {id(v): p for p, v in variables.items()}
     constants = {}
     functions = {}
-    for mpath, module in _module_tree(obj).items():
-        for name, fn in _functions_of(module):
-            attr = (mpath + "/" if mpath else "") + name
-            traces = []
-            for i, (key, cf) in enumerate(_traces(fn, attr)):
-                g = _graph(cf, attr, var_paths, constants, "%s/%d" % (attr, i))
-                g["key"] = _key_text(key)
-                traces.append(g)
-            functions[attr] = {
-                "input_signature": None if fn.input_signature is None else _encode(
-                    [[list(s.shape) if s.shape is not None else None, s.dtype.name]
-                     for s in nest.flatten(fn.input_signature)], "an input_signature"),
-                "traces": traces}
+    for attr, plan in plans.items():
+        spec = plan.describe(var_paths, constants, attr, custom_gradients)
+        spec["input_signature"] = _signature_spec(plan.fn.input_signature, attr)
+        functions[attr] = spec
+    sigs = {name: p.describe(var_paths, constants, custom_gradients)
+            for name, p in sig_plans.items()}
+    description = {"format": FORMAT, "variables": sorted(variables),
+                   "trainable": {p: bool(v.trainable) for p, v in variables.items()},
+                   "functions": functions, "signatures": sigs}
+    if is_model:
+        description["variable_lists"] = _keras.variable_lists(obj, var_paths)
     os.makedirs(directory, exist_ok=True)
     _ckpt.write_file(os.path.join(directory, VARIABLES_FILE), {"root": obj})
     _safetensors.save_file(constants, os.path.join(directory, CONSTANTS_FILE),
                            metadata={"format": FORMAT})
-    description = {"format": FORMAT, "variables": sorted(variables),
-                   "trainable": {p: bool(v.trainable) for p, v in variables.items()},
-                   "functions": functions}
     from .. import _atomic
     _atomic.atomic_write(os.path.join(directory, GRAPH_FILE),
                          json.dumps(description, sort_keys=True, indent=1).encode())
@@ -219,89 +353,27 @@ def save(obj, export_dir, signatures=None, options=None):
 
 # ---- load -----------------------------------------------------------------------------------
 
-class _Restored(Module):
-    """An object rebuilt by ``saved_model.load``: its variables, sub-objects and functions
-    as attributes, without the class that saved it."""
-
-    def __call__(self, *args, **kwargs):
-        fn = self.__dict__.get("__call__")
-        if fn is None:
-            raise TypeError("saved_model.load: the saved object has no __call__ function")
-        return fn(*args, **kwargs)
-
-
-class _RestoredFunction:
-    """A saved ``fe.function``: runs the saved graph matching the call's signature, op by
-    op through the tapes (so it is differentiable)."""
-
-    def __init__(self, name, spec, variables, constants):
-        self._name = name
-        sig = spec["input_signature"]
-        if sig is not None:
-            from ..data.structure import TensorSpec
-            sig = [TensorSpec(shape, dtype) for shape, dtype in _decode(sig)]
-        self._keyer = Function(lambda *a, **k: None, input_signature=sig, name=name)
-        self._graphs = {g["key"]: g for g in spec["traces"]}
-        self._variables = variables
-        self._constants = constants
-
-    def __repr__(self):
-        return "<restored fe.function %s (%d traces)>" % (self._name, len(self._graphs))
-
-    def __call__(self, *args, **kwargs):
-        from ..ops.registry import OPS
-        _, _, _, key, tensors = self._keyer._canonicalize(args, kwargs)
-        g = self._graphs.get(_key_text(key))
-        if g is None:
-            raise InvalidArgumentError(
-                "saved_model: function %s was saved with %d traced signatures and this call "
-                "matches none (same shapes, dtypes and Python argument values are needed; "
-                "trace a signature before saving by calling the function or giving it an "
-                "input_signature)" % (self._name, len(self._graphs)))
-        vals = {}
-        for r, key_ in g["consts"].items():
-            vals[int(r)] = _core.wrap(self._constants[key_])
-        for r, t in zip(g["inputs"], tensors):
-            vals[r] = t
-        for path, r in g["variables"]:
-            vals[r] = self._variables[path].read_value()
-        for s in g["steps"]:
-            op = OPS.get(s["op"])
-            if op is None:
-                raise NotFoundError("saved_model: function %s uses op %r, which this fasteager "
-                                    "does not have" % (self._name, s["op"]))
-            attrs = _decode(s["attrs"]) or None
-            out = _core.execute(op, tuple(vals[r] for r in s["ins"]), attrs)
-            if s["multi"]:
-                for r, t in zip(s["out"], out):
-                    vals[r] = t
-            else:
-                vals[s["out"]] = out
-        leaves = [vals[x["reg"]] if "reg" in x else _decode(x["py"]) for x in g["outputs"]]
-
-        def fill(template):
-            if isinstance(template, dict) and set(template) == {"leaf"}:
-                return leaves[template["leaf"]]
-            if isinstance(template, (list, tuple)):
-                return type(template)(fill(t) for t in template)
-            if isinstance(template, dict):
-                return {k: fill(v) for k, v in template.items()}
-            return template
-        return fill(_decode(g["structure"]))
-
-
 def _child(obj, name):
     child = obj.__dict__.get(name)
     if child is None:
         child = _Restored(name=name if name.isidentifier() else None)
         object.__setattr__(obj, name, child)
+    elif not isinstance(child, _Restored):
+        raise DataLossError("saved_model.load: %r is both a value and an object in the "
+                            "SavedModel" % name)
     return child
 
 
-def load(export_dir, tags=None, options=None):
-    """Load what ``save`` wrote: an object with the saved variables, sub-objects and
-    functions as attributes (not an instance of the original class)."""
-    directory = os.fspath(export_dir)
+def _path_parts(path, what):
+    if not isinstance(path, str) or not path:
+        raise DataLossError("saved_model.load: bad %s path %.80r" % (what, path))
+    parts = path.split("/")
+    if any(not p for p in parts):
+        raise DataLossError("saved_model.load: bad %s path %.80r" % (what, path))
+    return parts
+
+
+def _read_description(directory):
     file = os.path.join(directory, GRAPH_FILE)
     try:
         with open(file, "rb") as f:
@@ -309,34 +381,75 @@ def load(export_dir, tags=None, options=None):
     except FileNotFoundError:
         raise NotFoundError("saved_model.load: no fasteager SavedModel in %r (expected the "
                             "file %s)" % (directory, GRAPH_FILE)) from None
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         raise DataLossError("saved_model.load: %s is not valid JSON (%s)"
-                                  % (file, e)) from None
-    if not isinstance(description, dict) or description.get("format") != FORMAT:
+                            % (file, e)) from None
+    if not isinstance(description, dict) or description.get("format") not in _READS:
         raise DataLossError("saved_model.load: %s is not a fasteager SavedModel "
-                                  "(expected format %r)" % (file, FORMAT))
+                            "(expected format %r)" % (file, FORMAT))
+    for field, kind in (("variables", list), ("trainable", dict), ("functions", dict),
+                        ("signatures", dict), ("variable_lists", dict)):
+        if not isinstance(description.get(field, kind()), kind):
+            raise DataLossError("saved_model.load: %s: %r is not a %s"
+                                % (file, field, kind.__name__))
+    return description
+
+
+def load(export_dir, tags=None, options=None):
+    """Load what ``save`` wrote: an object with the saved variables, sub-objects, functions
+    and ``signatures`` as attributes (not an instance of the original class)."""
+    directory = os.fspath(export_dir)
+    description = _read_description(directory)
     _, tensors, metadata = _ckpt._read(os.path.join(directory, VARIABLES_FILE),
                                        "saved_model.load", with_metadata=True)
-    names = json.loads(metadata.get("object_graph") or "{}")
+    try:
+        names = json.loads(metadata.get("object_graph") or "{}")
+    except ValueError:
+        names = {}
+    if not isinstance(names, dict):
+        names = {}
     constants, _ = _safetensors.load_file(os.path.join(directory, CONSTANTS_FILE))
     root = _Restored(name="root")
     variables = {}
     for path in description["variables"]:
-        parts = path.split("/")[1:]             # below "root"
+        parts = _path_parts(path, "variable")[1:]             # below "root"
+        if not parts:
+            raise DataLossError("saved_model.load: bad variable path %.80r" % (path,))
         obj = root
         for part in parts[:-1]:
             obj = _child(obj, part)
         if path not in tensors:
             raise DataLossError("saved_model.load: %s has no value for variable %r"
                                 % (VARIABLES_FILE, path))
-        var = Variable(tensors[path], trainable=description["trainable"].get(path, True),
-                       name=names.get(path, {}).get("name") or parts[-1])
+        entry = names.get(path)
+        name = entry.get("name") if isinstance(entry, dict) else None
+        var = Variable(tensors[path], trainable=bool(description["trainable"].get(path, True)),
+                       name=name if isinstance(name, str) and name else parts[-1])
         object.__setattr__(obj, parts[-1], var)
         variables[path] = var
+    env = _Environment(variables, constants)
     for attr, spec in description["functions"].items():
-        parts = attr.split("/")
+        if not isinstance(spec, dict):
+            raise DataLossError("saved_model.load: function %.80r is not an object" % (attr,))
+        parts = _path_parts(attr, "function")
         obj = root
         for part in parts[:-1]:
             obj = _child(obj, part)
-        object.__setattr__(obj, parts[-1], _RestoredFunction(attr, spec, variables, constants))
+        object.__setattr__(obj, parts[-1], RestoredFunction(attr, spec, env))
+    signatures = SignatureMap()
+    for name, spec in description.get("signatures", {}).items():
+        signatures[name] = RestoredSignature(name, spec, env)
+    object.__setattr__(root, "signatures", signatures)
+    lists = description.get("variable_lists")
+    if lists:
+        saved = {}
+        for attr in ("variables", "trainable_variables", "non_trainable_variables"):
+            paths = lists.get(attr, [])
+            if not isinstance(paths, list) or any(p not in variables for p in paths
+                                                  if isinstance(p, str)) or \
+                    not all(isinstance(p, str) for p in paths):
+                raise DataLossError("saved_model.load: the %s list names variables the "
+                                    "SavedModel does not hold" % attr)
+            saved[attr] = [variables[p] for p in paths]
+        object.__setattr__(root, "_saved_variable_lists", saved)
     return root

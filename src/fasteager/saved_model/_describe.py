@@ -1,0 +1,129 @@
+"""The saved form of one traced graph (a ``ConcreteFunction``): its op steps as JSON, the
+arrays it captured, and the graphs of the ``custom_gradient`` calls inside it.
+
+A graph is ``{"inputs", "input_names", "variables", "consts", "steps", "custom",
+"outputs", "structure"}``: registers are integers; ``variables`` pairs a variable's
+checkpoint path with the register it is read into; ``consts`` maps a register to its key
+in ``constants.safetensors``; ``custom`` lists the custom_gradient calls, each the range
+of steps its forward ran, its input and output registers, and its gradient as a graph of
+its own (inputs: the call's inputs, then one incoming gradient per float output;
+outputs: one gradient per float input, then one per trainable variable it read).
+"""
+import numpy as np
+
+from .. import _core, nest
+from ..errors import UnimplementedError
+from ..function import KIND_OP, ConcreteFunction, _Tracer
+from ._encoding import encode
+
+
+def describe(cf, fname, var_paths, prefix, custom_gradients=True):
+    """(graph, constants) of ConcreteFunction ``cf``: constants maps keys (made from
+    ``prefix``) to the captured arrays."""
+    if cf._eager_only:
+        raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: its trace "
+                                 "used %s, so it runs eagerly" % (fname, cf._eager_only))
+    constants = {}
+    steps = []
+    for s in cf._all_steps:
+        if s.kind != KIND_OP or s.op is None:
+            raise UnimplementedError("saved_model.save: fe.function %s has a %s step (variable "
+                                     "assignments, prints and device copies cannot be saved)"
+                                     % (fname, s.name))
+        steps.append({"op": s.op.name, "ins": list(s.ins),
+                      "out": list(s.out) if s.multi else s.out, "multi": bool(s.multi),
+                      "attrs": encode(s.attrs or {}, "op %s of %s" % (s.op.name, fname))})
+    consts = {}
+    for r, arr in cf._consts.items():
+        arr = np.asarray(arr)
+        if arr.dtype.kind not in "biufc":
+            raise UnimplementedError("saved_model.save: fe.function %s captured a %s tensor, "
+                                     "which saved graphs do not hold" % (fname, arr.dtype))
+        key = "%s/%d" % (prefix, r)
+        constants[key] = np.asarray(arr, order="C")   # (ascontiguousarray makes 0-d 1-d)
+        consts[str(r)] = key
+    variables = []
+    for v, r in cf._var_inputs:
+        path = var_paths.get(id(v))
+        if path is None:
+            raise UnimplementedError("saved_model.save: fe.function %s reads variable %r, which "
+                                     "is not reachable from the saved object" % (fname, v.name))
+        variables.append([path, r])
+    custom = []
+    if cf._custom:
+        if custom_gradients:    # else (SaveOptions): the forward ops alone are saved
+            covered = -1
+            for start in sorted(cf._custom):
+                end, fn, in_regs, out_regs, kwargs = cf._custom[start]
+                if start < covered:
+                    continue                    # nested in a call already saved
+                covered = end
+                grad, grad_consts, grad_vars = _custom_gradient(
+                    cf, fn, in_regs, out_regs, kwargs, fname, var_paths,
+                    "%s/custom%d" % (prefix, start))
+                constants.update(grad_consts)
+                custom.append({"start": start, "end": end, "ins": list(in_regs),
+                               "outs": list(out_regs), "grad": grad,
+                               "grad_variables": grad_vars})
+    leaves = [{"reg": x} if type(x) is int else
+              {"py": encode(x.value, "an output of " + fname)} for x in cf._out_leaves]
+    it = iter(range(len(cf._out_leaves)))
+    template = nest.pack_sequence_as(cf._structure, [{"leaf": next(it)}
+                                                     for _ in cf._out_leaves]) \
+        if nest.is_nested(cf._structure) else {"leaf": 0}
+    graph = {"inputs": list(cf._inputs), "input_names": list(cf._input_names),
+             "variables": variables, "consts": consts, "steps": steps, "custom": custom,
+             "outputs": leaves, "structure": encode(template, "the outputs of " + fname)}
+    return graph, constants
+
+
+def _is_float(dtype):
+    return np.dtype(dtype).kind in "fc"
+
+
+def _custom_gradient(cf, fn, in_regs, out_regs, kwargs, fname, var_paths, prefix):
+    """Trace the gradient of one custom_gradient call (``fn``: the decorated function) on
+    tensors of the traced shapes and dtypes: the graph from its inputs and incoming
+    gradients to its gradients, as TensorFlow saves it (SaveOptions'
+    experimental_custom_gradients)."""
+    from ..autodiff import GradientTape
+    meta = cf._reg_meta
+    xs = [_core.wrap(np.zeros(*meta[r])) for r in in_regs]
+    tracer = _Tracer(fname + "_custom_gradient", allow_variables=False)
+    for t in xs:
+        tracer.add_input(t)
+    previous = _core.set_tracer(tracer)
+    try:
+        with GradientTape() as tape:
+            for t in xs:
+                if _is_float(t._value.dtype):
+                    tape.watch(t)
+            outs = [_core.convert_to_tensor(o) for o in nest.flatten(fn(*xs, **kwargs))]
+        variables = [v for v in tape.watched_variables() if v.trainable]
+        pairs = [o for o in outs if _is_float(o._value.dtype)]
+        dys = [_core.wrap(np.zeros_like(o._value)) for o in pairs]
+        for g in dys:
+            tracer.add_input(g)
+        targets = [t for t in xs if _is_float(t._value.dtype)] + variables
+        grads = tape.gradient(pairs, targets, output_gradients=dys,
+                              unconnected_gradients="zero") if pairs and targets else []
+    finally:
+        _core.set_tracer(previous)
+    # the call itself registered its re-run in this trace: not a block of the gradient
+    for start in [s for s, c in tracer.custom.items() if c[1] is fn]:
+        del tracer.custom[start]
+    leaves = [tracer.reg_of(g) for g in grads]
+    grad_cf = ConcreteFunction(fname + "_custom_gradient", tracer, list(grads), leaves,
+                               reuse_buffers=False)
+    grad_cf._input_names = []
+    graph, constants = describe(grad_cf, fname + " (the gradient of its custom_gradient)",
+                                var_paths, prefix)
+    paths = []
+    for v in variables:
+        path = var_paths.get(id(v))
+        if path is None:
+            raise UnimplementedError("saved_model.save: the custom_gradient in fe.function %s "
+                                     "reads variable %r, which is not reachable from the "
+                                     "saved object" % (fname, v.name))
+        paths.append(path)
+    return graph, constants, paths

@@ -1,0 +1,341 @@
+"""Shape-generic saved graphs: one graph for every size of an input_signature's None
+dimensions.
+
+fasteager traces concrete shapes, and an op's attributes may hold numbers computed from
+them (a reshape target ``(batch, 784)``, a slice bound). To save a function for all sizes,
+it is traced at several sizes of its None dimensions and the traces are compared:
+
+* each None dimension is a *symbol*, except that the leading None dimensions of all the
+  inputs are one symbol (the batch, as Keras and TensorFlow assume);
+* with ``k`` symbols the function is traced at the ``2**k`` corners where every symbol
+  is 2 or 3; the traces must have the same ops, registers and variables; where an
+  attribute's integer (or an integer constant's element) differs between them, it is
+  fitted exactly by the multilinear polynomial in the sizes through those corners (a
+  ``(batch, 784)`` target becomes ``(batch, 784)``; ``h * w * 8`` is found too);
+* the fit is checked against one more trace at other sizes (5, 7, 11, ...): any
+  difference there, a float attribute or constant that changes, or a change of the ops
+  themselves means the graph depends on the sizes in a way this cannot express, and
+  saving raises, naming the op.
+
+What tracing cannot see: Python code that branches on a None dimension's size only
+beyond the sizes traced (``if x.shape[0] > 100``). Sizes 0 and 1 are never traced (NumPy
+broadcasts size-1 dimensions, which would change the graph's meaning).
+"""
+import numpy as np
+
+from .. import _core, nest
+from ..data.structure import TensorSpec
+from ..errors import UnimplementedError
+from ._encoding import evaluate, is_symbolic
+
+BASE, ALT = 2, 3
+VERIFY = (5, 7, 11, 13, 17, 19)
+MAX_SYMBOLS = 4               # 2**4 = 16 traces at most
+MAX_CONSTANT_SIZE = 4096      # elements of an integer constant fitted element by element
+
+
+class NotGeneric(Exception):
+    """The traces differ in a way a size polynomial cannot express."""
+
+
+def symbols_of(specs):
+    """The symbols of flat TensorSpecs ``specs``: a list of [(leaf, axis), ...] (the batch
+    symbol first), or None when a spec has an unknown rank."""
+    batch, others = [], []
+    for i, s in enumerate(specs):
+        if s.shape is None:
+            return None
+        for axis, d in enumerate(s.shape.as_list()):
+            if d is None:
+                if axis == 0:
+                    batch.append((i, axis))
+                else:
+                    others.append([(i, axis)])
+    return ([batch] if batch else []) + others
+
+
+class Template:
+    """A function's arguments as a structure holding TensorSpecs (its input_signature, or
+    what ``get_concrete_function`` was given), traced at chosen sizes of their None
+    dimensions. ``specs``: one TensorSpec per tensor input, in the trace's input order."""
+
+    def __init__(self, fn, args, kwargs):
+        self.fn = fn
+        self.structure = (tuple(args), dict(kwargs))
+        self.leaves = nest.flatten(self.structure)
+        tensors, self.order = self._tensors()
+        self.specs = []
+        for t, pos in zip(tensors, self.order):
+            leaf = self.leaves[pos]
+            self.specs.append(leaf if isinstance(leaf, TensorSpec) else
+                              TensorSpec(t._value.shape, t._value.dtype))
+        self.symbols = symbols_of(self.specs)
+
+    def _arrays(self, shapes_by_pos):
+        out = list(self.leaves)
+        for pos, leaf in enumerate(self.leaves):
+            if isinstance(leaf, TensorSpec):
+                out[pos] = _core.wrap(np.zeros(shapes_by_pos[pos], leaf.dtype._np))
+        return out
+
+    def _canonical(self, shapes_by_pos):
+        args, kwargs = nest.pack_sequence_as(self.structure, self._arrays(shapes_by_pos))
+        return self.fn._canonicalize(tuple(args), kwargs)
+
+    def _tensors(self):
+        """The trace's input tensors at the base sizes, and the leaf each comes from."""
+        shapes = {}
+        for pos, leaf in enumerate(self.leaves):
+            if isinstance(leaf, TensorSpec):
+                dims = leaf.shape.as_list() if leaf.shape is not None else []
+                shapes[pos] = tuple(BASE if d is None else d for d in dims)
+        result = self._canonical(shapes)
+        tensors = result[4]
+        where = {}
+        args, kwargs = result[0], result[1]
+        for pos, x in enumerate(nest.flatten((tuple(args), kwargs))):
+            if isinstance(x, _core.Tensor):
+                where.setdefault(x._id, pos)
+        return tensors, [where.get(t._id, i) for i, t in enumerate(tensors)]
+
+    def trace(self, sizes):
+        """The ConcreteFunction at ``sizes`` of the symbols (inputs are zeros), leaving
+        the function's own cache and trace count as they were."""
+        shapes = {}
+        for (pos, spec), shape in zip(zip(self.order, self.specs),
+                                      shapes_at(self.specs, self.symbols, sizes)):
+            if isinstance(self.leaves[pos], TensorSpec):
+                shapes[pos] = shape
+        args, kwargs, sig_key, key, tensors = self._canonical(shapes)
+        fn = self.fn
+        with fn._lock:
+            cf = fn._cache.get(key)
+            if cf is not None:
+                return cf
+            count, signatures = fn._tracing_count, set(fn._signatures)
+            try:
+                cf = fn._trace(args, kwargs, sig_key, key, tensors, run=False)
+            finally:
+                fn._cache.pop(key, None)
+                fn._tracing_count, fn._signatures = count, signatures
+        return cf
+
+
+def shapes_at(specs, symbols, sizes):
+    shapes = [list(s.shape.as_list()) for s in specs]
+    for sym, size in zip(symbols, sizes):
+        for leaf, axis in sym:
+            shapes[leaf][axis] = size
+    return [tuple(s) for s in shapes]
+
+
+def corner_sizes(k):
+    """Sizes of the ``2**k`` corners, by bit mask (bit i set: symbol i is ALT)."""
+    return [[ALT if m >> i & 1 else BASE for i in range(k)] for m in range(2 ** k)]
+
+
+def verify_sizes(k):
+    return list(VERIFY[:k])
+
+
+# ---- fitting --------------------------------------------------------------------------------
+
+def _poly(values, k):
+    """Integer monomial coefficients {frozenset(symbols): c} of the multilinear polynomial
+    through ``values`` (one per corner mask). Works elementwise on int64 arrays too."""
+    # differences over the corners: e_S = sum over T in S of (-1)^(|S|-|T|) v_T, in the
+    # variables d_i - BASE (0 or 1 at the corners)
+    e = {}
+    for s in range(2 ** k):
+        total = 0
+        t = s
+        while True:
+            sign = -1 if bin(s ^ t).count("1") % 2 else 1
+            total = total + sign * values[t]
+            if t == 0:
+                break
+            t = (t - 1) & s
+        e[s] = total
+    # expand prod(d_i - BASE) over S into monomials of the d_i
+    coef = {}
+    for s, es in e.items():
+        u = s
+        while True:
+            extra = bin(s ^ u).count("1")
+            coef[u] = coef.get(u, 0) + es * (-BASE) ** extra
+            if u == 0:
+                break
+            u = (u - 1) & s
+    return {frozenset(i for i in range(k) if u >> i & 1): c for u, c in coef.items()}
+
+
+def _terms(poly):
+    return [[int(c), sorted(syms)] for syms, c in sorted(poly.items(), key=lambda p: (
+        len(p[0]), sorted(p[0]))) if c != 0]
+
+
+def _fittable(path):
+    return "attrs" in path or "py" in path
+
+
+def _merge(nodes, k, path, strict=False):
+    """One tree for the corner trees ``nodes``: integers that differ where attributes
+    and returned Python values are become size polynomials (never when ``strict``)."""
+    first = nodes[0]
+    if all(n == first and type(n) is type(first) for n in nodes[1:]):
+        return first
+    if not strict and _fittable(path) and all(type(n) is int for n in nodes):
+        return {"__sym__": _terms(_poly(nodes, k))}
+    if all(isinstance(n, dict) for n in nodes) and \
+            all(n.keys() == first.keys() for n in nodes[1:]):
+        return {key: _merge([n[key] for n in nodes], k, path + (key,), strict)
+                for key in first}
+    if all(isinstance(n, list) for n in nodes) and \
+            all(len(n) == len(first) for n in nodes[1:]):
+        return [_merge([n[i] for n in nodes], k, path + (i,), strict)
+                for i in range(len(first))]
+    raise NotGeneric(path)
+
+
+def instantiate(node, dims):
+    """``node`` with every size polynomial replaced by its value at ``dims``."""
+    if is_symbolic(node):
+        return evaluate(node["__sym__"], dims)
+    if isinstance(node, dict):
+        return {key: instantiate(v, dims) for key, v in node.items()}
+    if isinstance(node, list):
+        return [instantiate(v, dims) for v in node]
+    return node
+
+
+def _where(graph, path):
+    """Words for the place ``path`` points to in a graph: the op and its attribute."""
+    node, words = graph, []
+    for i, p in enumerate(path):
+        if isinstance(node, dict) and node.get("op") and p == "attrs":
+            words.append("op %r (step %s)" % (node["op"], path[i - 1]))
+        if p == "grad":
+            words.append("the gradient of custom_gradient call %s" % path[i - 1])
+        if p == "py":
+            words.append("a Python value it returns")
+        try:
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            break
+    attr = None
+    if "attrs" in path:
+        j = path.index("attrs")
+        if len(path) > j + 2 and path[j + 1] == "__dict__":
+            try:
+                node = graph
+                for p in path[:j + 3]:
+                    node = node[p]
+                attr = node[0]
+            except (KeyError, IndexError, TypeError):
+                attr = None
+    where = ", ".join(reversed(words)) or "its graph (the ops it runs)"
+    return where + (" attribute %r" % attr if attr is not None else "")
+
+
+def fit(fname, graphs, constants, verify_graph, verify_constants, k):
+    """The shape-generic graph of ``fname`` from its traces at the corners (``graphs``,
+    ``constants``: one per corner mask) and the check trace; returns (graph, symbolic
+    constants {key: {dtype, shape, terms}}, constants that do not change)."""
+    try:
+        graph = _merge(graphs, k, ())
+    except NotGeneric as e:
+        raise _refuse(fname, graphs[0], e.args[0], "at sizes %s and %s of its None "
+                      "dimensions" % (BASE, ALT)) from None
+    check = instantiate(graph, verify_sizes(k))
+    try:
+        _merge([check, verify_graph], 0, (), strict=True)
+    except NotGeneric as e:
+        raise _refuse(fname, verify_graph, e.args[0], "at sizes %s, beyond the "
+                      "multilinear fit of sizes %s and %s"
+                      % (verify_sizes(k), BASE, ALT)) from None
+    if any(c.keys() != constants[0].keys() for c in constants) or \
+            verify_constants.keys() != constants[0].keys():
+        raise _refuse(fname, graphs[0], (), "(its captured constants)")
+    fixed, symbolic = {}, {}
+    for key, base in constants[0].items():
+        arrays = [c[key] for c in constants]
+        if all(a.dtype == base.dtype and a.shape == base.shape and
+               a.tobytes() == base.tobytes() for a in arrays + [verify_constants[key]]):
+            fixed[key] = base
+            continue
+        if base.dtype.kind not in "iu" or base.size > MAX_CONSTANT_SIZE or \
+                any(a.dtype != base.dtype or a.shape != base.shape for a in arrays):
+            raise UnimplementedError(
+                "saved_model.save: fe.function %s cannot be saved for every size of its "
+                "None dimensions: a constant it captured (%s, %s %s) changes with them; "
+                "give its input_signature fully defined shapes"
+                % (fname, key, base.dtype, list(base.shape)))
+        poly = _poly([a.astype(np.int64) for a in arrays], k)
+        terms = [[c.reshape(-1).tolist(), sorted(syms)] for syms, c in poly.items()
+                 if np.any(c != 0)]
+        entry = {"dtype": base.dtype.str, "shape": list(base.shape), "terms": terms}
+        if not np.array_equal(symbolic_constant(entry, verify_sizes(k)), verify_constants[key]):
+            raise UnimplementedError(
+                "saved_model.save: fe.function %s cannot be saved for every size of its "
+                "None dimensions: a constant it captured (%s) is not a multilinear function "
+                "of them; give its input_signature fully defined shapes" % (fname, key))
+        symbolic[key] = entry
+    return graph, symbolic, fixed
+
+
+def symbolic_constant(entry, dims):
+    """The array a fitted integer constant takes at sizes ``dims``."""
+    from ..errors import DataLossError
+    try:
+        dtype = np.dtype(entry["dtype"])
+        shape = tuple(int(d) for d in entry["shape"])
+        if dtype.kind not in "iu" or any(d < 0 for d in shape) or \
+                int(np.prod(shape)) > MAX_CONSTANT_SIZE:
+            raise ValueError("dtype %s shape %s" % (dtype, shape))
+        total = np.zeros(int(np.prod(shape)), np.int64)
+        for coefs, syms in entry["terms"]:
+            product = 1
+            for s in syms:
+                product *= dims[s]
+            total += np.asarray(coefs, dtype=np.int64).reshape(total.shape) * product
+        return total.astype(dtype).reshape(shape)
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError) as e:
+        raise DataLossError("saved_model.load: bad size-dependent constant (%s)" % e) from None
+
+
+def _refuse(fname, graph, path, when):
+    return UnimplementedError(
+        "saved_model.save: fe.function %s cannot be saved for every size of its None "
+        "dimensions: %s differs %s; give its input_signature fully defined shapes"
+        % (fname, _where(graph, path), when))
+
+
+def used_symbols(node, found=None):
+    """The symbols a graph's size polynomials use."""
+    found = set() if found is None else found
+    if is_symbolic(node):
+        for term in node["__sym__"]:
+            if isinstance(term, list) and len(term) == 2 and isinstance(term[1], list):
+                found.update(s for s in term[1] if type(s) is int)
+    elif isinstance(node, dict):
+        for v in node.values():
+            used_symbols(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            used_symbols(v, found)
+    return found
+
+
+def bind(symbols, used, tensors, fname):
+    """The sizes of the symbols in a call with ``tensors``."""
+    from ..errors import InvalidArgumentError
+    dims = []
+    for i, sym in enumerate(symbols):
+        sizes = sorted({tensors[leaf]._value.shape[axis] for leaf, axis in sym})
+        if len(sizes) > 1 and i in used:
+            raise InvalidArgumentError(
+                "saved_model: function %s was saved for inputs whose leading None dimensions "
+                "are one size (the batch), and its graph depends on it (got sizes %s)"
+                % (fname, sizes))
+        dims.append(sizes[0] if sizes else 0)
+    return dims

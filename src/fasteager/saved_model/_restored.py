@@ -1,0 +1,375 @@
+"""What ``saved_model.load`` rebuilds: objects holding the saved variables and functions,
+functions that run a saved graph op by op through the tapes (so they are
+differentiable, their custom gradients included), and the signatures.
+
+Every value read from the file is checked as it is used: a register that is never
+written, an op the op table does not have, an attribute that does not decode or that the
+op's kernel refuses all raise typed errors (``DataLossError``, ``NotFoundError``,
+``InvalidArgumentError``). Nothing a file names is imported or called, except ops looked
+up in fasteager's own op table.
+"""
+import numpy as np
+
+from .. import _core, nest
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError, OpError
+from ..module import Module
+from . import _generic
+from ._encoding import decode, key_text
+
+
+class _Restored(Module):
+    """An object rebuilt by ``saved_model.load``: its variables, sub-objects and functions
+    as attributes, without the class that saved it."""
+
+    def __call__(self, *args, **kwargs):
+        fn = self.__dict__.get("__call__")
+        if fn is None:
+            raise TypeError("saved_model.load: the saved object has no __call__ function")
+        return fn(*args, **kwargs)
+
+    # a saved Keras model lists its weights in the model's order (a Module walks its
+    # attributes instead)
+    def _saved_list(self, name, default):
+        lists = self.__dict__.get("_saved_variable_lists")
+        return list(lists[name]) if lists and name in lists else default()
+
+    @property
+    def variables(self):
+        return self._saved_list("variables", lambda: Module.variables.fget(self))
+
+    @property
+    def trainable_variables(self):
+        return self._saved_list("trainable_variables",
+                                lambda: Module.trainable_variables.fget(self))
+
+    @property
+    def non_trainable_variables(self):
+        return self._saved_list("non_trainable_variables",
+                                lambda: Module.non_trainable_variables.fget(self))
+
+
+class _Environment:
+    """What a loaded function's graphs read: the variables by path and the constants."""
+
+    def __init__(self, variables, constants, sym_constants=None):
+        self.variables = variables
+        self.constants = constants
+        self.sym_constants = sym_constants or {}
+
+    def constant(self, key, dims):
+        entry = self.sym_constants.get(key)
+        if entry is not None:
+            return _generic.symbolic_constant(entry, dims)
+        arr = self.constants.get(key) if isinstance(key, str) else None
+        if arr is None:
+            raise DataLossError("saved_model.load: constants.safetensors has no constant %.80r"
+                                % (key,))
+        return arr
+
+    def variable(self, path):
+        var = self.variables.get(path) if isinstance(path, str) else None
+        if var is None:
+            raise DataLossError("saved_model.load: a graph reads variable %.80r, which the "
+                                "SavedModel does not hold" % (path,))
+        return var
+
+
+def _reg(r):
+    if type(r) is not int or r < 0:
+        raise DataLossError("saved_model.load: bad register %.40r" % (r,))
+    return r
+
+
+def _read(vals, r):
+    t = vals.get(_reg(r))
+    if t is None:
+        raise DataLossError("saved_model.load: register %d is read before it is written" % r)
+    return t
+
+
+def _list(value, what):
+    if not isinstance(value, list):
+        raise DataLossError("saved_model.load: %s is not a list (got %.40r)" % (what, value))
+    return value
+
+
+def run_graph(g, fname, inputs, env, dims=None):
+    """Run saved graph ``g`` on tensors ``inputs``; returns its output leaves."""
+    from ..ops.registry import OPS
+    if not isinstance(g, dict):
+        raise DataLossError("saved_model.load: a graph of %s is not an object" % fname)
+    try:
+        in_regs = _list(g["inputs"], "a graph's inputs")
+        if len(in_regs) != len(inputs):
+            raise DataLossError("saved_model.load: a graph of %s has %d inputs (called with "
+                                "%d)" % (fname, len(in_regs), len(inputs)))
+        vals = {}
+        for r, key in g["consts"].items():
+            vals[_reg(int(r))] = _core.wrap(env.constant(key, dims))
+        for r, t in zip(in_regs, inputs):
+            vals[_reg(r)] = t
+        var_regs = {}
+        for path, r in _list(g["variables"], "a graph's variables"):
+            vals[_reg(r)] = env.variable(path).read_value()
+            var_regs[path] = r
+        steps = _list(g["steps"], "a graph's steps")
+        custom = {}
+        for c in _list(g.get("custom", []), "a graph's custom gradients"):
+            if not (isinstance(c, dict) and type(c.get("start")) is int and
+                    type(c.get("end")) is int and c["start"] <= c["end"] <= len(steps)):
+                raise DataLossError("saved_model.load: bad custom_gradient entry %.80r" % (c,))
+            custom[c["start"]] = c
+        i = 0
+        while i <= len(steps):
+            c = custom.get(i)
+            if c is not None:
+                for s in steps[c["start"]:c["end"]]:
+                    _run_step(s, vals, fname, dims, OPS)
+                _record_custom(c, vals, var_regs, fname, env, dims)
+                if c["end"] > i:
+                    i = c["end"]
+                    continue
+            if i == len(steps):
+                break
+            _run_step(steps[i], vals, fname, dims, OPS)
+            i += 1
+        leaves = []
+        for x in _list(g["outputs"], "a graph's outputs"):
+            if isinstance(x, dict) and "reg" in x:
+                leaves.append(_read(vals, x["reg"]))
+            elif isinstance(x, dict) and "py" in x:
+                leaves.append(decode(x["py"], dims))
+            else:
+                raise DataLossError("saved_model.load: bad output %.80r" % (x,))
+        return leaves
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        if isinstance(e, OpError):
+            raise
+        raise DataLossError("saved_model.load: a graph of %s is malformed (%s: %s)"
+                            % (fname, type(e).__name__, e)) from None
+
+
+def _run_step(s, vals, fname, dims, ops):
+    if not isinstance(s, dict):
+        raise DataLossError("saved_model.load: a step of %s is not an object" % fname)
+    op = ops.get(s.get("op")) if isinstance(s.get("op"), str) else None
+    if op is None:
+        raise NotFoundError("saved_model: function %s uses op %.80r, which this fasteager "
+                            "does not have" % (fname, s.get("op")))
+    args = tuple(_read(vals, r) for r in _list(s["ins"], "a step's inputs"))
+    attrs = decode(s["attrs"], dims) or None
+    if attrs is not None and not (isinstance(attrs, dict) and all(isinstance(k, str)
+                                                                  for k in attrs)):
+        raise DataLossError("saved_model.load: the attributes of op %s are not a dict of "
+                            "names" % op.name)
+    eager = getattr(op, "eager_call", None)
+    try:
+        out = _core.execute(op, args, attrs) if eager is None else eager(*args, **(attrs or {}))
+    except OpError:
+        raise
+    except MemoryError as e:
+        from ..errors import ResourceExhaustedError
+        raise ResourceExhaustedError("saved_model: op %s of function %s: out of memory (%s)"
+                                     % (op.name, fname, e)) from None
+    except Exception as e:
+        # a kernel refusing what the file gave it: the graph or its call is wrong
+        raise InvalidArgumentError("saved_model: op %s of function %s failed (%s: %s)"
+                                   % (op.name, fname, type(e).__name__, e)) from None
+    if s["multi"]:
+        outs = _list(s["out"], "a step's outputs")
+        if not isinstance(out, (list, tuple)) or len(out) != len(outs):
+            raise DataLossError("saved_model.load: op %s gives %s outputs, its step names %d"
+                                % (op.name, len(out) if isinstance(out, (list, tuple))
+                                   else 1, len(outs)))
+        for r, t in zip(outs, out):
+            vals[_reg(r)] = t
+    else:
+        vals[_reg(s["out"])] = out
+
+
+def _is_float(t):
+    return t._value.dtype.kind in "fc"
+
+
+def _record_custom(c, vals, var_regs, fname, env, dims):
+    """The block of a custom_gradient call has run: tapes reach its outputs only through
+    its saved gradient graph, as through the original grad_fn."""
+    xs = [_read(vals, r) for r in _list(c["ins"], "a custom_gradient's inputs")]
+    var_paths = _list(c["grad_variables"], "a custom_gradient's variables")
+    var_tensors = [_read(vals, var_regs[p]) if p in var_regs else env.variable(p).read_value()
+                   for p in var_paths]
+    outs = []
+    for r in _list(c["outs"], "a custom_gradient's outputs"):
+        fresh = _core.wrap(_read(vals, r)._value)
+        vals[r] = fresh
+        outs.append(fresh)
+    grad_graph = c["grad"]
+
+    def backward(gs):
+        dys = [g if g is not None else _core.wrap(np.zeros_like(o._value))
+               for g, o in zip(gs, outs) if _is_float(o)]
+        grads = run_graph(grad_graph, fname + " (custom gradient)", xs + dys, env, dims)
+        n_float = sum(1 for x in xs if _is_float(x))
+        if len(grads) != n_float + len(var_tensors):
+            raise DataLossError("saved_model.load: a custom gradient of %s gives %d gradients "
+                                "(expected %d)" % (fname, len(grads),
+                                                   n_float + len(var_tensors)))
+        it = iter(grads)
+        return [next(it) if _is_float(x) else None for x in xs] + list(it)
+    _core.record_custom(tuple(xs) + tuple(var_tensors), tuple(outs), backward)
+
+
+def _fill(template, leaves):
+    if isinstance(template, dict) and set(template) == {"leaf"}:
+        i = template["leaf"]
+        if type(i) is not int or not 0 <= i < len(leaves):
+            raise DataLossError("saved_model.load: bad output index %.40r" % (i,))
+        return leaves[i]
+    if isinstance(template, (list, tuple)):
+        return type(template)(_fill(t, leaves) for t in template)
+    if isinstance(template, dict):
+        return {k: _fill(v, leaves) for k, v in template.items()}
+    return template
+
+
+class RestoredFunction:
+    """A saved ``fe.function``: runs the saved graph matching the call, op by op through
+    the tapes (so it is differentiable). A shape-generic graph (saved for an
+    input_signature with None dimensions) serves every size of them."""
+
+    def __init__(self, name, spec, env):
+        from ..function import Function
+        self._name = name
+        sig = spec.get("input_signature")
+        self.input_signature = None
+        if sig is not None:
+            sig = decode(sig)
+            from ..data.structure import TensorSpec
+            if not isinstance(sig, (list, tuple)) or not all(
+                    isinstance(s, TensorSpec) for s in nest.flatten(sig)):
+                raise DataLossError("saved_model.load: the input_signature of %s is not a "
+                                    "list of TensorSpecs" % name)
+            self.input_signature = tuple(sig)
+        self._keyer = Function(lambda *a, **k: None, input_signature=self.input_signature,
+                               name=name)
+        self._graphs = {}
+        for g in _list(spec.get("traces", []), "the traces of " + name):
+            if not isinstance(g, dict) or not isinstance(g.get("key"), str):
+                raise DataLossError("saved_model.load: a trace of %s has no key" % name)
+            self._graphs[g["key"]] = g
+        self._generic = spec.get("generic")
+        self._env = env
+        if self._generic is not None:
+            if not isinstance(self._generic, dict) or "graph" not in self._generic:
+                raise DataLossError("saved_model.load: bad shape-generic graph of %s" % name)
+            self._symbols = self._check_symbols(self._generic.get("symbols"))
+            self._used = _generic.used_symbols(self._generic["graph"])
+            self._used |= _generic.used_symbols(self._generic.get("sym_constants", {}))
+            sym = self._generic.get("sym_constants") or {}
+            if not isinstance(sym, dict):
+                raise DataLossError("saved_model.load: bad constants of %s" % name)
+            self._env = _Environment(env.variables, env.constants, sym)
+
+    def _check_symbols(self, symbols):
+        n = len(nest.flatten(self.input_signature)) if self.input_signature else 0
+        ok = isinstance(symbols, list) and all(
+            isinstance(sym, list) and all(
+                isinstance(p, list) and len(p) == 2 and type(p[0]) is int and
+                type(p[1]) is int and 0 <= p[0] < n and p[1] >= 0 for p in sym)
+            for sym in symbols)
+        if not ok:
+            raise DataLossError("saved_model.load: bad size symbols of %s" % self._name)
+        return [[tuple(p) for p in sym] for sym in symbols]
+
+    def __repr__(self):
+        return "<restored fe.function %s (%s)>" % (
+            self._name, "shape-generic" if self._generic is not None
+            else "%d traces" % len(self._graphs))
+
+    def _flat_call(self, args, kwargs):
+        """(graph, input tensors, sizes of the symbols) for a call."""
+        _, _, _, key, tensors = self._keyer._canonicalize(args, kwargs)
+        if self._generic is not None:
+            for i, (leaf, axis) in enumerate(p for sym in self._symbols for p in sym):
+                if leaf >= len(tensors) or axis >= tensors[leaf]._value.ndim:
+                    raise DataLossError("saved_model.load: a size symbol of %s names input %d "
+                                        "axis %d, which the call does not have"
+                                        % (self._name, leaf, axis))
+            dims = _generic.bind(self._symbols, self._used, tensors, self._name)
+            return self._generic["graph"], tensors, dims
+        g = self._graphs.get(key_text(key))
+        if g is None:
+            raise InvalidArgumentError(
+                "saved_model: function %s was saved with %d traced signatures and this call "
+                "matches none (same shapes, dtypes and Python argument values are needed; "
+                "trace a signature before saving by calling the function or giving it an "
+                "input_signature)" % (self._name, len(self._graphs)))
+        return g, tensors, None
+
+    def __call__(self, *args, **kwargs):
+        g, tensors, dims = self._flat_call(args, kwargs)
+        leaves = run_graph(g, self._name, tensors, self._env, dims)
+        return _fill(decode(g["structure"], dims), leaves)
+
+
+class RestoredSignature:
+    """A saved signature: called with its inputs by name (or in order), returns a dict of
+    named outputs, as TensorFlow's loaded signatures do."""
+
+    def __init__(self, name, spec, env):
+        if not isinstance(spec, dict):
+            raise DataLossError("saved_model.load: bad signature %.80r" % (name,))
+        self._name = name
+        self._function = RestoredFunction("signature " + name, spec, env)
+        names = spec.get("input_names")
+        outputs = spec.get("output_names")
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names) and
+                isinstance(outputs, list) and all(isinstance(n, str) for n in outputs)):
+            raise DataLossError("saved_model.load: signature %s has bad input or output "
+                                "names" % name)
+        self._input_names = names
+        self._output_names = outputs
+        specs = nest.flatten(self._function.input_signature or ())
+        self.structured_input_signature = ((), {n: s for n, s in zip(names, specs)})
+        out_specs = decode(spec.get("output_specs", [None] * len(outputs)))
+        if not isinstance(out_specs, list) or len(out_specs) != len(outputs):
+            raise DataLossError("saved_model.load: signature %s has bad output specs" % name)
+        self.structured_outputs = dict(zip(outputs, out_specs))
+
+    def __repr__(self):
+        return "<restored signature %s(%s) -> %s>" % (self._name, ", ".join(self._input_names),
+                                                      ", ".join(self._output_names))
+
+    def __call__(self, *args, **kwargs):
+        names = self._input_names
+        if len(args) > len(names):
+            raise TypeError("signature %s: expected at most %d positional inputs (got %d)"
+                            % (self._name, len(names), len(args)))
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError("signature %s: unexpected input %r (expected %s)"
+                                % (self._name, k, ", ".join(names)))
+            if k in values:
+                raise TypeError("signature %s: input %r given twice" % (self._name, k))
+            values[k] = v
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise TypeError("signature %s: missing inputs %s" % (self._name,
+                                                                 ", ".join(missing)))
+        fn = self._function
+        # a signature's input_signature is flat: one TensorSpec per named input
+        g, tensors, dims = fn._flat_call(tuple(values[n] for n in names), {})
+        leaves = run_graph(g, fn._name, tensors, fn._env, dims)
+        tensors_out = [x for x in leaves if isinstance(x, _core.Tensor)]
+        if len(tensors_out) != len(self._output_names):
+            raise DataLossError("saved_model.load: signature %s gives %d outputs, it names %d"
+                                % (self._name, len(tensors_out), len(self._output_names)))
+        return dict(zip(self._output_names, tensors_out))
+
+
+class SignatureMap(dict):
+    """``loaded.signatures``: signature name -> callable signature."""
+
+    def __repr__(self):
+        return "_SignatureMap(%s)" % ", ".join("%r" % k for k in self)
