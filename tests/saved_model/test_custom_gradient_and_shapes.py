@@ -167,3 +167,16 @@ def test_batch_size_shared_by_inputs(tmp_path):
         loaded.f(x, tf.ones([2, 3]))
     # the save traced at other sizes privately: the function's own traces are unchanged
     assert m.f.experimental_get_tracing_count() == 1
+
+
+def test_shape_generic_product_of_sizes(tmp_path):
+    class Flatten(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, None, None], tf.float32)])
+        def f(self, x):
+            return tf.reshape(x, [x.shape[0], x.shape[1] * x.shape[2]]) * 2.0
+    m = Flatten()
+    tf.saved_model.save(m, str(tmp_path / "p"))
+    loaded = tf.saved_model.load(str(tmp_path / "p"))
+    for shape in [(1, 4, 5), (3, 2, 7), (2, 6, 1)]:
+        x = tf.constant(np.random.RandomState(0).randn(*shape).astype(np.float32))
+        np.testing.assert_array_equal(loaded.f(x).numpy(), m.f(x).numpy())

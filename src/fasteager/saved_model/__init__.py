@@ -387,8 +387,11 @@ def _read_description(directory):
     if not isinstance(description, dict) or description.get("format") not in _READS:
         raise DataLossError("saved_model.load: %s is not a fasteager SavedModel "
                             "(expected format %r)" % (file, FORMAT))
-    for field, kind in (("variables", list), ("trainable", dict), ("functions", dict),
-                        ("signatures", dict), ("variable_lists", dict)):
+    for field, kind, required in (("variables", list, True), ("trainable", dict, True),
+                                  ("functions", dict, True), ("signatures", dict, False),
+                                  ("variable_lists", dict, False)):
+        if required and field not in description:
+            raise DataLossError("saved_model.load: %s has no %r" % (file, field))
         if not isinstance(description.get(field, kind()), kind):
             raise DataLossError("saved_model.load: %s: %r is not a %s"
                                 % (file, field, kind.__name__))

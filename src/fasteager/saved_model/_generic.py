@@ -26,7 +26,7 @@ import numpy as np
 from .. import _core, nest
 from ..data.structure import TensorSpec
 from ..errors import UnimplementedError
-from ._encoding import evaluate, is_symbolic
+from ._encoding import decode, encode, evaluate, is_symbolic
 
 BASE, ALT = 2, 3
 VERIFY = (5, 7, 11, 13, 17, 19)
@@ -263,6 +263,10 @@ def fit(fname, graphs, constants, verify_graph, verify_constants, k):
                a.tobytes() == base.tobytes() for a in arrays + [verify_constants[key]]):
             fixed[key] = base
             continue
+        fill = _fill_entry(arrays, verify_constants[key], k)
+        if fill is not None:                   # e.g. a zero initial state (batch, units)
+            symbolic[key] = fill
+            continue
         if base.dtype.kind not in "iu" or base.size > MAX_CONSTANT_SIZE or \
                 any(a.dtype != base.dtype or a.shape != base.shape for a in arrays):
             raise UnimplementedError(
@@ -283,9 +287,50 @@ def fit(fname, graphs, constants, verify_graph, verify_constants, k):
     return graph, symbolic, fixed
 
 
+def _uniform(a):
+    flat = a.reshape(-1)
+    return flat.size == 0 or bool(np.all(flat == flat[0]))
+
+
+def _fill_entry(arrays, verify, k):
+    """A constant holding one value everywhere, whose shape follows the sizes: its value
+    and a size polynomial per axis; None when the arrays are not such a fill."""
+    base = arrays[0]
+    everything = arrays + [verify]
+    if base.dtype.kind not in "biuf" or not all(
+            a.dtype == base.dtype and a.ndim == base.ndim and _uniform(a) for a in everything):
+        return None
+    values = {a.reshape(-1)[0].item() for a in everything if a.size}
+    if len(values) > 1:
+        return None
+    value = values.pop() if values else 0
+    shape_terms = [_terms(_poly([a.shape[axis] for a in arrays], k))
+                   for axis in range(base.ndim)]
+    if [evaluate(t, verify_sizes(k)) for t in shape_terms] != list(verify.shape):
+        return None
+    return {"dtype": base.dtype.str, "fill": encode(value, "a constant"),
+            "shape_terms": shape_terms}
+
+
+MAX_FILL_SIZE = 1 << 28       # elements of a fill constant a loaded graph may make
+
+
 def symbolic_constant(entry, dims):
-    """The array a fitted integer constant takes at sizes ``dims``."""
+    """The array a fitted constant takes at sizes ``dims``."""
     from ..errors import DataLossError
+    if isinstance(entry, dict) and "fill" in entry:
+        try:
+            dtype = np.dtype(entry["dtype"])
+            shape = tuple(evaluate(t, dims) for t in entry["shape_terms"])
+            value = decode(entry["fill"])
+            if dtype.kind not in "biuf" or any(d < 0 for d in shape) or \
+                    int(np.prod(shape, dtype=np.float64)) > MAX_FILL_SIZE or \
+                    not isinstance(value, (bool, int, float)):
+                raise ValueError("dtype %s shape %s value %.40r" % (dtype, shape, value))
+            return np.full(shape, value, dtype)
+        except (TypeError, ValueError, KeyError, OverflowError) as e:
+            raise DataLossError("saved_model.load: bad size-dependent constant (%s)"
+                                % e) from None
     try:
         dtype = np.dtype(entry["dtype"])
         shape = tuple(int(d) for d in entry["shape"])
@@ -314,7 +359,8 @@ def used_symbols(node, found=None):
     """The symbols a graph's size polynomials use."""
     found = set() if found is None else found
     if is_symbolic(node):
-        for term in node["__sym__"]:
+        terms = node["__sym__"]
+        for term in terms if isinstance(terms, list) else ():   # (bad ones: evaluate raises)
             if isinstance(term, list) and len(term) == 2 and isinstance(term[1], list):
                 found.update(s for s in term[1] if type(s) is int)
     elif isinstance(node, dict):

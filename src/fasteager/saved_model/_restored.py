@@ -8,6 +8,8 @@ op's kernel refuses all raise typed errors (``DataLossError``, ``NotFoundError``
 ``InvalidArgumentError``). Nothing a file names is imported or called, except ops looked
 up in fasteager's own op table.
 """
+import contextlib
+
 import numpy as np
 
 from .. import _core, nest
@@ -98,7 +100,7 @@ def run_graph(g, fname, inputs, env, dims=None):
     from ..ops.registry import OPS
     if not isinstance(g, dict):
         raise DataLossError("saved_model.load: a graph of %s is not an object" % fname)
-    try:
+    with _malformed(fname):
         in_regs = _list(g["inputs"], "a graph's inputs")
         if len(in_regs) != len(inputs):
             raise DataLossError("saved_model.load: a graph of %s has %d inputs (called with "
@@ -142,11 +144,6 @@ def run_graph(g, fname, inputs, env, dims=None):
             else:
                 raise DataLossError("saved_model.load: bad output %.80r" % (x,))
         return leaves
-    except (KeyError, TypeError, AttributeError, ValueError) as e:
-        if isinstance(e, OpError):
-            raise
-        raise DataLossError("saved_model.load: a graph of %s is malformed (%s: %s)"
-                            % (fname, type(e).__name__, e)) from None
 
 
 def _run_step(s, vals, fname, dims, ops):
@@ -157,6 +154,9 @@ def _run_step(s, vals, fname, dims, ops):
         raise NotFoundError("saved_model: function %s uses op %.80r, which this fasteager "
                             "does not have" % (fname, s.get("op")))
     args = tuple(_read(vals, r) for r in _list(s["ins"], "a step's inputs"))
+    if op.nin >= 0 and len(args) != op.nin:          # (-1: any number, as concat)
+        raise DataLossError("saved_model.load: op %s of %s is given %d inputs (it takes %d)"
+                            % (op.name, fname, len(args), op.nin))
     attrs = decode(s["attrs"], dims) or None
     if attrs is not None and not (isinstance(attrs, dict) and all(isinstance(k, str)
                                                                   for k in attrs)):
@@ -217,6 +217,18 @@ def _record_custom(c, vals, var_regs, fname, env, dims):
         it = iter(grads)
         return [next(it) if _is_float(x) else None for x in xs] + list(it)
     _core.record_custom(tuple(xs) + tuple(var_tensors), tuple(outs), backward)
+
+
+@contextlib.contextmanager
+def _malformed(fname):
+    """Python errors from reading a malformed graph become DataLossError."""
+    try:
+        yield
+    except OpError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+        raise DataLossError("saved_model.load: a graph of %s is malformed (%s: %s)"
+                            % (fname, type(e).__name__, e)) from None
 
 
 def _fill(template, leaves):
@@ -309,7 +321,8 @@ class RestoredFunction:
     def __call__(self, *args, **kwargs):
         g, tensors, dims = self._flat_call(args, kwargs)
         leaves = run_graph(g, self._name, tensors, self._env, dims)
-        return _fill(decode(g["structure"], dims), leaves)
+        with _malformed(self._name):
+            return _fill(decode(g["structure"], dims), leaves)
 
 
 class RestoredSignature:
