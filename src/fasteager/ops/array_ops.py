@@ -334,7 +334,6 @@ _index_backward = defop("index_backward", _index_backward_fwd, kinds="fiuc",
 
 # ---- shape information ----------------------------------------------------------------------
 
-@dispatches
 def shape(input, out_type=np.int32, name=None):
     """The shape as a 1-D int32 tensor."""
     x = convert_to_tensor(input)

@@ -1,0 +1,173 @@
+"""TensorFlow's ops on ragged tensors: the handlers ``fasteager.ragged`` registers.
+
+TensorFlow's elementwise ops take ragged tensors and keep their rows; so do its
+reductions, concat, tile and map_fn. The core hands an op call with a RaggedTensor argument
+to ``_dispatch_op`` (``fe.add(rt, 3)``, ``fe.math.sqrt(rt)`` ...); the Python-level
+functions marked ``@dispatches`` in ``ops/registry.py`` reach the handlers registered at
+the end of this module. Everything is made of differentiable ops on the flat values.
+"""
+import numpy as np
+
+from . import _core
+from .errors import InvalidArgumentError
+from .ragged import (
+    RaggedTensor,
+    _align,
+    _concat_rows,
+    _np,
+    _same_partition,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
+
+# elementwise ops whose forward is not a NumPy ufunc nor marked jvp=ELEMENTWISE
+_ELEMENTWISE_OPS = frozenset(("cast", "select", "clip_by_value", "squared_difference",
+                              "real", "imag", "conj", "angle", "atan2", "erf", "erfc",
+                              "lgamma", "digamma", "log_sigmoid"))
+
+
+def _is_elementwise(op):
+    fwd = op.forward
+    if isinstance(fwd, np.ufunc):
+        return fwd.signature is None        # matmul is a generalized ufunc
+    from .ops.registry import ELEMENTWISE
+    return getattr(op, "jvp_rule", None) == ELEMENTWISE or op.name in _ELEMENTWISE_OPS
+
+
+def _dispatch_op(op, args, attrs):
+    """An op called with a RaggedTensor argument: elementwise ops run on the flat values of
+    the ragged arguments (one row partition) and of the others lined up with them."""
+    if not _is_elementwise(op):
+        raise TypeError("%s: does not take a RaggedTensor (only elementwise ops do; convert "
+                        "with rt.to_tensor() or use fe.ragged.map_flat_values)" % op.name)
+    first = next(a for a in args if isinstance(a, RaggedTensor))
+    flat = tuple(_align(first, a, op)[1] if a is not first else first.flat_values
+                 for a in args)
+    return first.with_flat_values(_core.execute(op, flat, attrs))
+
+
+def _on_flat_values(fn):
+    """An elementwise function run on the flat values of its ragged arguments (and of its
+    tensor arguments lined up with them; lists such as add_n's are mapped entry by entry)."""
+    def run(*args, **kwargs):
+        first = _first_ragged(args)
+        if first is None:
+            first = _first_ragged(kwargs.values())
+
+        def flat(a):
+            if isinstance(a, (RaggedTensor, _core.Tensor, np.ndarray)):
+                return first.flat_values if a is first else _align(first, a, fn)[1]
+            if isinstance(a, (list, tuple)) and _first_ragged(a) is not None:
+                return [flat(x) for x in a]
+            return a
+        out = fn(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()})
+        return first.with_flat_values(out)
+    run.__name__ = fn.__name__
+    return run
+
+
+def _first_ragged(xs):
+    for x in xs:
+        if isinstance(x, RaggedTensor):
+            return x
+        if isinstance(x, (list, tuple)):
+            found = _first_ragged(x)
+            if found is not None:
+                return found
+    return None
+
+
+def _as_ragged(x, ragged_rank, opname):
+    """A concat/tile operand as a RaggedTensor (a dense one: each of its rows is a row)."""
+    if isinstance(x, RaggedTensor):
+        return x
+    from .strings import _as_tensor
+    t = _as_tensor(x, opname)
+    if t._value.ndim < ragged_rank + 1:
+        raise InvalidArgumentError("%s: a dense operand needs rank >= %d to line up with a "
+                                   "ragged tensor of ragged rank %d (got shape %s)"
+                                   % (opname, ragged_rank + 1, ragged_rank,
+                                      list(t._value.shape)))
+    return RaggedTensor.from_tensor(t, ragged_rank=ragged_rank)
+
+
+def _ragged_concat(values, axis, name=None):
+    """fe.concat of ragged tensors (and dense ones, as rows): axis 0 appends rows; axis 1
+    (ragged rank 1) joins each row with the same row of the others."""
+    rank = max(v.ragged_rank for v in values if isinstance(v, RaggedTensor))
+    rts = [_as_ragged(v, rank, "concat") for v in values]
+    if any(r.ragged_rank != rank for r in rts):
+        raise InvalidArgumentError("concat: ragged operands must have one ragged rank (got "
+                                   "%s)" % [r.ragged_rank for r in rts])
+    ndim = rts[0].ndim
+    ax = int(axis) + ndim if int(axis) < 0 else int(axis)
+    if not 0 <= ax < ndim:
+        raise InvalidArgumentError("concat: axis %r is out of range for rank %d" % (axis, ndim))
+    if ax == 0:
+        return _concat_rows(rts)
+    n = rts[0].nrows_int()
+    if any(r.nrows_int() != n for r in rts):
+        raise InvalidArgumentError("concat: along axis %d every operand needs the same number "
+                                   "of rows (got %s)" % (ax, [r.nrows_int() for r in rts]))
+    if ax > 1 or rank != 1:
+        if ax > rank and all(_same_partition(rts[0], r) for r in rts[1:]):
+            from .ops.array_ops import concat
+            return rts[0].with_flat_values(concat([r.flat_values for r in rts], axis=ax - rank))
+        raise InvalidArgumentError("concat: along axis %d, ragged operands need ragged rank 1 "
+                                   "or one row partition (got ragged rank %d)" % (ax, rank))
+    # each output row holds row i of every operand in turn: order the stacked values by
+    # (row, operand), keeping each operand's order within the row
+    from .ops.array_ops import concat
+    from .ops.indexing_ops import gather
+    rowids = np.concatenate([_np(r.value_rowids()) for r in rts])
+    operand = np.concatenate([np.full(r.flat_values._value.shape[0], k)
+                              for k, r in enumerate(rts)])
+    order = np.lexsort((operand, rowids))
+    lengths = sum(np.diff(_np(r._row_splits)).astype(np.int64) for r in rts)
+    values = gather(concat([r.flat_values for r in rts], axis=0), order)
+    return RaggedTensor.from_row_lengths(values, lengths)
+
+
+def _ragged_tile(input, multiples, name=None):
+    """fe.tile of a ragged tensor (ragged rank 1): ``multiples[1]`` repeats each row's
+    values within the row, ``multiples[0]`` repeats the rows; inner axes tile densely."""
+    from .ops.registry import as_shape
+    rt = input
+    mult = as_shape("tile", multiples, "multiples")
+    if len(mult) != rt.ndim or any(m < 0 for m in mult):
+        raise InvalidArgumentError("tile: multiples must hold one non-negative int per axis "
+                                   "(expected length %d, got %s)" % (rt.ndim, list(mult)))
+    if rt.ragged_rank != 1:
+        raise InvalidArgumentError("tile: only ragged rank 1 is supported (got %d)"
+                                   % rt.ragged_rank)
+    from .ops.indexing_ops import gather
+    splits = _np(rt._row_splits).astype(np.int64)
+    rows = np.tile(np.arange(splits.size - 1), mult[0])
+    index = [np.tile(np.arange(splits[r], splits[r + 1]), mult[1]) for r in rows]
+    index = np.concatenate(index) if index else np.zeros(0, np.int64)
+    values = gather(rt.flat_values, index.astype(np.int64))
+    if any(m != 1 for m in mult[2:]):
+        from .ops.array_ops import tile
+        values = tile(values, (1,) + tuple(mult[2:]))
+    lengths = np.diff(splits)[rows] * mult[1]
+    return RaggedTensor.from_row_lengths(values, lengths.astype(np.int64))
+
+
+def _register():
+    from .ops.registry import register_function
+    _core.register_dispatch(RaggedTensor, _dispatch_op)
+    from .ops import math_ops
+    for fn in (reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod):
+        register_function(fn.__name__, RaggedTensor, fn)
+    for fn in (math_ops.cast, math_ops.where, math_ops.clip_by_value, math_ops.add_n,
+               math_ops.log_sigmoid, math_ops.real, math_ops.imag, math_ops.conj,
+               math_ops.angle):
+        register_function(fn.__name__, RaggedTensor, _on_flat_values(fn.__wrapped__))
+    register_function("concat", RaggedTensor, _ragged_concat)
+    register_function("tile", RaggedTensor, _ragged_tile)
+
+
+_register()
