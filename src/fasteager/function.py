@@ -240,6 +240,7 @@ def record_assign(var, kind, value):
             np.add(dst, arr, out=dst, casting="unsafe")
         else:
             np.subtract(dst, arr, out=dst, casting="unsafe")
+    write.variable = var                # saved_model saves the write by the variable's path
     tracer.effect(write, (t,), (var,), "variable_" + kind)
     write(t._value)
     return var
