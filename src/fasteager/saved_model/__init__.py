@@ -20,10 +20,11 @@ A graph is a list of fasteager ops by name with their attributes; loading looks 
 up in the op table, so a loaded function runs the same kernels and, run through the
 tapes, is differentiable (``_restored``).
 
-Limits (each raises a clear error at save time, never a silent loss): a trace that
-assigns variables, prints, draws random numbers, calls ``py_function`` or turned a tensor
-into Python data cannot be saved; nor can a None dimension that an attribute depends on
-in a way a multilinear polynomial of the sizes does not express.
+Variable writes (``assign``, ``assign_add``, ``assign_sub``) are saved by the variable's
+path. Limits (each raises a clear error at save time, never a silent loss): a trace that
+prints, draws random numbers, calls ``py_function``, runs an optimizer update or turned a
+tensor into Python data cannot be saved; nor can a None dimension that an attribute
+depends on in a way a multilinear polynomial of the sizes does not express.
 """
 import json
 import os

@@ -4,16 +4,19 @@ arrays it captured, and the graphs of the ``custom_gradient`` calls inside it.
 A graph is ``{"inputs", "input_names", "variables", "consts", "steps", "custom",
 "outputs", "structure"}``: registers are integers; ``variables`` pairs a variable's
 checkpoint path with the register it is read into; ``consts`` maps a register to its key
-in ``constants.safetensors``; ``custom`` lists the custom_gradient calls, each the range
-of steps its forward ran, its input and output registers, and its gradient as a graph of
-its own (inputs: the call's inputs, then one incoming gradient per float output;
-outputs: one gradient per float input, then one per trainable variable it read).
+in ``constants.safetensors``; a step is an op (``op``, ``ins``, ``out``, ``multi``,
+``attrs``), a variable write (``assign``: assign, assign_add or assign_sub, ``variable``,
+``ins``) or a re-read of a variable written before (``read``, ``out``); ``custom``
+lists the custom_gradient calls, each the range of steps its forward ran, its input and
+output registers, and its gradient as a graph of its own (inputs: the call's inputs, then
+one incoming gradient per float output; outputs: one gradient per float input, then one
+per trainable variable it read).
 """
 import numpy as np
 
 from .. import _core, nest
 from ..errors import UnimplementedError
-from ..function import KIND_OP, ConcreteFunction, _Tracer
+from ..function import KIND_EFFECT, KIND_OP, KIND_READ, ConcreteFunction, _Tracer
 from ._encoding import encode
 
 
@@ -26,9 +29,17 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
     constants = {}
     steps = []
     for s in cf._all_steps:
+        variable = getattr(s.fn, "variable", None) if s.kind == KIND_EFFECT else \
+            s.fn if s.kind == KIND_READ else None
+        if variable is not None and s.name in _ASSIGNS + ("read_variable",):
+            path = _path_of(variable, var_paths, fname)
+            steps.append({"assign": s.name[len("variable_"):], "variable": path,
+                          "ins": list(s.ins)} if s.kind == KIND_EFFECT else
+                         {"read": path, "out": s.out})
+            continue
         if s.kind != KIND_OP or s.op is None:
-            raise UnimplementedError("saved_model.save: fe.function %s has a %s step (variable "
-                                     "assignments, prints and device copies cannot be saved)"
+            raise UnimplementedError("saved_model.save: fe.function %s has a %s step (prints, "
+                                     "py_function calls and device copies cannot be saved)"
                                      % (fname, s.name))
         steps.append({"op": s.op.name, "ins": list(s.ins),
                       "out": list(s.out) if s.multi else s.out, "multi": bool(s.multi),
@@ -42,13 +53,7 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
         key = "%s/%d" % (prefix, r)
         constants[key] = np.asarray(arr, order="C")   # (ascontiguousarray makes 0-d 1-d)
         consts[str(r)] = key
-    variables = []
-    for v, r in cf._var_inputs:
-        path = var_paths.get(id(v))
-        if path is None:
-            raise UnimplementedError("saved_model.save: fe.function %s reads variable %r, which "
-                                     "is not reachable from the saved object" % (fname, v.name))
-        variables.append([path, r])
+    variables = [[_path_of(v, var_paths, fname), r] for v, r in cf._var_inputs]
     custom = []
     if cf._custom:
         if custom_gradients:    # else (SaveOptions): the forward ops alone are saved
@@ -75,6 +80,17 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
              "variables": variables, "consts": consts, "steps": steps, "custom": custom,
              "outputs": leaves, "structure": encode(template, "the outputs of " + fname)}
     return graph, constants
+
+
+_ASSIGNS = ("variable_assign", "variable_assign_add", "variable_assign_sub")
+
+
+def _path_of(v, var_paths, fname):
+    path = var_paths.get(id(v))
+    if path is None:
+        raise UnimplementedError("saved_model.save: fe.function %s uses variable %r, which is "
+                                 "not reachable from the saved object" % (fname, v.name))
+    return path
 
 
 def _is_float(dtype):

@@ -126,14 +126,14 @@ def run_graph(g, fname, inputs, env, dims=None):
             c = custom.get(i)
             if c is not None:
                 for s in steps[c["start"]:c["end"]]:
-                    _run_step(s, vals, fname, dims, OPS)
+                    _run_step(s, vals, fname, dims, OPS, env)
                 _record_custom(c, vals, var_regs, fname, env, dims)
                 if c["end"] > i:
                     i = c["end"]
                     continue
             if i == len(steps):
                 break
-            _run_step(steps[i], vals, fname, dims, OPS)
+            _run_step(steps[i], vals, fname, dims, OPS, env)
             i += 1
         leaves = []
         for x in _list(g["outputs"], "a graph's outputs"):
@@ -146,9 +146,31 @@ def run_graph(g, fname, inputs, env, dims=None):
         return leaves
 
 
-def _run_step(s, vals, fname, dims, ops):
+_ASSIGN_KINDS = ("assign", "assign_add", "assign_sub")
+
+
+def _run_step(s, vals, fname, dims, ops, env):
     if not isinstance(s, dict):
         raise DataLossError("saved_model.load: a step of %s is not an object" % fname)
+    if "assign" in s:                  # a variable write (no gradient, as in TensorFlow)
+        kind = s["assign"]
+        if kind not in _ASSIGN_KINDS:
+            raise DataLossError("saved_model.load: unknown variable write %.40r" % (kind,))
+        ins = _list(s["ins"], "a write's inputs")
+        if len(ins) != 1:
+            raise DataLossError("saved_model.load: a variable write reads %d values" % len(ins))
+        value = _read(vals, ins[0])
+        try:
+            getattr(env.variable(s["variable"]), kind)(value)
+        except OpError:
+            raise
+        except Exception as e:
+            raise InvalidArgumentError("saved_model: %s of variable %s in function %s failed "
+                                       "(%s)" % (kind, s["variable"], fname, e)) from None
+        return
+    if "read" in s:
+        vals[_reg(s["out"])] = env.variable(s["read"]).read_value()
+        return
     op = ops.get(s.get("op")) if isinstance(s.get("op"), str) else None
     if op is None:
         raise NotFoundError("saved_model: function %s uses op %.80r, which this fasteager "
