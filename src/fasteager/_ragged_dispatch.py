@@ -41,8 +41,9 @@ def _dispatch_op(op, args, attrs):
     """An op called with a RaggedTensor argument: elementwise ops run on the flat values of
     the ragged arguments (one row partition) and of the others lined up with them."""
     if not _is_elementwise(op):
-        raise TypeError("%s: does not take a RaggedTensor (only elementwise ops do; convert "
-                        "with rt.to_tensor() or use fe.ragged.map_flat_values)" % op.name)
+        raise InvalidArgumentError("%s: does not take a RaggedTensor (only elementwise ops "
+                                   "do; convert with rt.to_tensor() or use "
+                                   "fe.ragged.map_flat_values)" % op.name)
     first = next(a for a in args if isinstance(a, RaggedTensor))
     flat = tuple(_align(first, a, op)[1] if a is not first else first.flat_values
                  for a in args)

@@ -461,10 +461,7 @@ class RaggedTensor:
 
     # -- printing -----------------------------------------------------------------------------
     def __repr__(self):
-        items = self.to_list()
-        if self.dtype._np.kind == "f" and self.dtype._np.itemsize < 8:
-            items = _short_floats(items, self.dtype._np.type)
-        return "<fe.RaggedTensor %s>" % (items,)
+        return "<fe.RaggedTensor %s>" % _format_rows(_printed_array(self))
 
     __str__ = __repr__
 
@@ -507,19 +504,30 @@ class RaggedTensor:
     __hash__ = object.__hash__
 
 
-class _ShortFloat(float):
-    """A float32/float16 value shown with its own precision, as TensorFlow prints it."""
+# Printing follows TensorFlow's: NumPy's array2string with ", " between entries (wrapping
+# lines as it does), applied to the array TensorFlow's numpy() gives, each entry by str().
+def _printed_array(rt):
+    """The rows as TensorFlow's ``RaggedTensor.numpy()`` gives them: one dense array when
+    the rows have one length, else an object array of rows."""
+    values = rt._values
+    arr = _printed_array(values) if isinstance(values, RaggedTensor) else np.asarray(_np(values))
+    s = _np(rt._row_splits)
+    rows = [arr[s[i]:s[i + 1]] for i in range(s.size - 1)]
+    if not rows:
+        return np.zeros((0, 0) + arr.shape[1:], dtype=arr.dtype)
+    if any(len(r) != len(rows[0]) for r in rows):
+        out = np.empty(len(rows), dtype=object)
+        out[:] = rows
+        return out
+    return np.array(rows)
 
-    def __repr__(self):
-        return str(self._np_type(self))
 
-
-def _short_floats(items, np_type):
-    if isinstance(items, list):
-        return [_short_floats(x, np_type) for x in items]
-    v = _ShortFloat(items)
-    v._np_type = np_type
-    return v
+def _format_rows(x):
+    if isinstance(x, np.ndarray):
+        if x.size:
+            return np.array2string(x, separator=", ", formatter={"all": _format_rows})
+        return repr(x.tolist())     # array2string shows any empty array as []
+    return str(x)
 
 
 def _op(name):
@@ -648,7 +656,10 @@ def _max_depth(xs):
     if len(set(ds)) > 1:
         raise InvalidArgumentError("ragged.constant: all scalar values must have the same "
                                    "nesting depth (got depths %s)" % sorted(set(ds)))
-    return ds[0] if ds else 0
+    if ds:
+        return ds[0]
+    # only empty lists below: they still count as one level (TensorFlow's [[], []] is 2-D)
+    return 1 if any(isinstance(v, (list, tuple)) for v in xs) else 0
 
 
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,

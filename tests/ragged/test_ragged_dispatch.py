@@ -85,7 +85,7 @@ def test_ops_that_are_not_elementwise_refuse_ragged():
     from fasteager import _core
     from fasteager.ops.registry import OPS
     rt = tf.ragged.constant(FROWS)
-    with pytest.raises(TypeError, match="matmul: does not take a RaggedTensor"):
+    with pytest.raises(InvalidArgumentError, match="matmul: does not take a RaggedTensor"):
         _core.execute(OPS["matmul"], (rt, rt), None)
 
 
@@ -200,3 +200,17 @@ def test_tensor_inputs_never_reach_the_ragged_handlers():
     assert tf.add(a, 1.0).numpy().tolist() == [2.0, 3.0]
     assert "reduce_sum" in registry._FUNCTION_HANDLERS
     assert tf.RaggedTensor in registry._FUNCTION_HANDLERS["concat"]
+
+
+def test_printing_follows_numpy_array2string_as_tensorflow_does():
+    # TensorFlow prints the array its numpy() gives with array2string(separator=", ")
+    uniform = tf.ragged.constant([[1, 2], [3, 4]])
+    assert str(uniform) == "<fe.RaggedTensor %s>" % np.array2string(
+        np.array([[1, 2], [3, 4]]), separator=", ")
+    long = tf.tile(tf.ragged.constant(ROWS), [2, 1])
+    text = str(long)
+    assert "\n" in text and text.replace("\n", "").replace("  ", " ") == \
+        "<fe.RaggedTensor %s>" % str(ROWS * 2).replace("  ", " ")
+    assert str(tf.ragged.constant([[], []])) == "<fe.RaggedTensor [[], []]>"
+    assert str(tf.ragged.constant([["a"], ["b", "c"]])) == \
+        "<fe.RaggedTensor [[b'a'], [b'b', b'c']]>"
