@@ -382,3 +382,7 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
         idx.append(i)
     values = dense_concat([sp._values for sp in sps], axis=0)
     return reorder(SparseTensor(np.concatenate(idx), values, out_shape))
+
+
+# TensorFlow's ops (fe.abs, fe.cast, fe.divide ...) on sparse tensors
+from . import _sparse_dispatch  # noqa: E402,F401 - registers the handlers
