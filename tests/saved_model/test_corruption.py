@@ -35,6 +35,11 @@ class _Module(tf.Module):
     def f(self, x):
         return {"y": tf.reduce_sum(_clip(x * self.v[0]) ** 2), "n": tf.shape(x) + 1}
 
+    @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+    def nudge(self, d):
+        self.v.assign_add(d)
+        return self.v * 2.0
+
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
@@ -93,6 +98,8 @@ def _exercise(directory, which):
                 tape.gradient(y, [x, loaded.v])
         if signature is not None:
             signature(x=x)
+        if "nudge" in loaded.__dict__:
+            loaded.nudge(tf.constant(X_VEC))
 
 
 def _check(directory, which):

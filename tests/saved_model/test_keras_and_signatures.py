@@ -188,3 +188,16 @@ def test_saved_files_are_fasteager_format(tmp_path):
     tf.saved_model.save(model, path)
     assert sorted(os.listdir(path)) == ["constants.safetensors", "fasteager_saved_model.json",
                                         "variables.safetensors"]
+
+
+def test_export_with_input_signature(tmp_path):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    model(np.ones((1, 3), np.float32))
+    path = str(tmp_path / "sig")
+    model.export(path, verbose=False,
+                 input_signature=[tf.TensorSpec((None, 3), tf.float32, name="features")])
+    loaded = tf.saved_model.load(path)
+    x = np.random.RandomState(3).randn(6, 3).astype(np.float32)
+    out = loaded.signatures["serving_default"](features=x)
+    np.testing.assert_array_equal(out["output_0"].numpy(), model(x).numpy())
+    assert "__call__" not in loaded.__dict__         # Keras's export has serve only
