@@ -10,12 +10,15 @@ it is traced at several sizes of its None dimensions and the traces are compared
 * with ``k`` symbols the function is traced at the ``2**k`` corners where every symbol
   is 2 or 3; the traces must have the same ops, registers and variables; where an
   attribute's integer (or an integer constant's element) differs between them, it is
-  fitted exactly by the multilinear polynomial in the sizes through those corners (a
-  ``(batch, 784)`` target becomes ``(batch, 784)``; ``h * w * 8`` is found too);
+  fitted exactly by the multilinear polynomial in the sizes through those corners (the
+  traced targets ``(2, 784)`` and ``(3, 784)`` become ``(batch, 784)``; ``h * w * 8`` is
+  found too); a captured constant holding one value everywhere whose shape follows the
+  sizes (an RNN's zero initial state ``(batch, units)``) is saved as that value and
+  a size polynomial per axis;
 * the fit is checked against one more trace at other sizes (5, 7, 11, ...): any
-  difference there, a float attribute or constant that changes, or a change of the ops
-  themselves means the graph depends on the sizes in a way this cannot express, and
-  saving raises, naming the op.
+  difference there, another float attribute or constant that changes, or a change of
+  the ops themselves means the graph depends on the sizes in a way this cannot express,
+  and saving raises, naming the op.
 
 What tracing cannot see: Python code that branches on a None dimension's size only
 beyond the sizes traced (``if x.shape[0] > 100``). Sizes 0 and 1 are never traced (NumPy
@@ -89,10 +92,8 @@ class Template:
             if isinstance(leaf, TensorSpec):
                 dims = leaf.shape.as_list() if leaf.shape is not None else []
                 shapes[pos] = tuple(BASE if d is None else d for d in dims)
-        result = self._canonical(shapes)
-        tensors = result[4]
+        args, kwargs, _, _, tensors = self._canonical(shapes)
         where = {}
-        args, kwargs = result[0], result[1]
         for pos, x in enumerate(nest.flatten((tuple(args), kwargs))):
             if isinstance(x, _core.Tensor):
                 where.setdefault(x._id, pos)
@@ -101,11 +102,9 @@ class Template:
     def trace(self, sizes):
         """The ConcreteFunction at ``sizes`` of the symbols (inputs are zeros), leaving
         the function's own cache and trace count as they were."""
-        shapes = {}
-        for (pos, spec), shape in zip(zip(self.order, self.specs),
-                                      shapes_at(self.specs, self.symbols, sizes)):
-            if isinstance(self.leaves[pos], TensorSpec):
-                shapes[pos] = shape
+        shapes = {pos: shape for pos, shape in zip(
+            self.order, shapes_at(self.specs, self.symbols, sizes))
+            if isinstance(self.leaves[pos], TensorSpec)}
         args, kwargs, sig_key, key, tensors = self._canonical(shapes)
         fn = self.fn
         with fn._lock:
