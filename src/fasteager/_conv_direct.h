@@ -7,16 +7,18 @@
  * copies each input value KH*KW times and the GEMM that follows is too thin for OpenBLAS
  * to pack efficiently. Here one vector of L = 64 / sizeof(T) lanes holds L output
  * channels of one pixel (all 16 float32 channels of a 16-channel layer fit one AVX-512
- * register), and each tile keeps 6 such accumulators in registers while it walks the K
- * taps: one filter-row load and 6 broadcasts of the input per 6 fused multiply-adds.
+ * register), and each tile keeps up to 12 such accumulators in registers (pixels times
+ * channel blocks) while it walks the K taps: per tap, one filter-row load per block and
+ * one broadcast of the input per pixel feed all of them.
  *
  * Geometry: the input is addressed through strides (image, row; a pixel is C values), so
  * the caller passes either the input itself or a zero-padded copy; a tap k of a window
  * whose origin is at element `p` reads p + off[k]. Every read is in bounds by
  * construction (the caller pads), so the loops hold no bounds checks.
  *
- * Portability: GCC vector extensions, lowered for each target_clones variant (AVX-512 +
- * FMA, AVX2 + FMA, and the x86-64 baseline or any other architecture), so the module
+ * Portability: GCC vector extensions, compiled three times with the register tile each
+ * instruction set holds (AVX-512F: 12 accumulators; AVX2 + FMA: 6; the baseline, or any
+ * other architecture: 3) and picked at run time (__builtin_cpu_supports), so the module
  * runs on every CPU it builds for. FMA rounds differently from a multiply and an add:
  * the result differs from the im2col path in the last bits, as any change of summation
  * order does.
@@ -29,12 +31,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define FE_CONV_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                                                     "default")))
+#if defined(__GNUC__) && __GNUC__ >= 12 && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__linux__)
+/* (GCC 12 names the x86-64 levels both in target() and in __builtin_cpu_supports) */
 #define FE_CONV_X86 1
 #else
-#define FE_CONV_CLONES
 #define FE_CONV_X86 0
 #endif
 
@@ -44,19 +45,28 @@ typedef struct {
     ptrdiff_t sh, sw;      /* strides of the window origin */
     ptrdiff_t K;           /* taps per window (KH * KW * C) */
     const ptrdiff_t* off;  /* K offsets of the taps from a window origin */
+    int level;             /* the variant to run (<= fe_conv_level()): see below */
 } fe_conv_geom;
 
-/* 1 when the CPU runs the vector clones (AVX2 and FMA, or AVX-512): only there are the
- * direct kernels faster than im2col + OpenBLAS; elsewhere they stay correct but the
- * callers keep im2col. */
-static inline int fe_conv_direct_fast(void) {
+/* The instruction set the kernels run with, found once: 2 = AVX-512F (x86-64-v4),
+ * 1 = AVX2 + FMA (x86-64-v3), 0 = the baseline (any other CPU or architecture). */
+static inline int fe_conv_level(void) {
 #if FE_CONV_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    static int level = -1;  /* idempotent: a race only computes it twice */
+    if (level < 0) {
+        __builtin_cpu_init();
+        level = __builtin_cpu_supports("x86-64-v4") ? 2
+              : __builtin_cpu_supports("x86-64-v3") ? 1 : 0;
+    }
+    return level;
 #else
     return 0;
 #endif
 }
+
+/* 1 when the vector kernels run (AVX2 + FMA or AVX-512): only there are they faster
+ * than im2col + OpenBLAS; elsewhere they stay correct but callers keep im2col. */
+static inline int fe_conv_direct_fast(void) { return fe_conv_level() >= 1; }
 
 #if defined(__GNUC__)
 #define FE_CONV_INLINE static inline __attribute__((always_inline))
@@ -68,149 +78,254 @@ template <typename T> struct fe_cvec;
 template <> struct fe_cvec<float> { typedef float V __attribute__((vector_size(64))); };
 template <> struct fe_cvec<double> { typedef double V __attribute__((vector_size(64))); };
 
-enum { FE_CONV_P = 6 };  /* pixels per forward tile, taps per filter-gradient tile */
+/* Loads L lanes at p, of which the first `lanes` are real (the rest read as zero). */
+template <typename T, typename V>
+FE_CONV_INLINE V fe_conv_load(const T* p, int lanes) {
+    V v;
+    if (lanes == (int)(sizeof(V) / sizeof(T))) {
+        memcpy(&v, p, sizeof v);
+    } else {
+        T tmp[sizeof(V) / sizeof(T)] = {};
+        for (int o = 0; o < lanes; o++) tmp[o] = p[o];
+        memcpy(&v, tmp, sizeof v);
+    }
+    return v;
+}
 
-/* y[p*O + o] = sum_k x[p*pstep + off[k]] * wp[k*L + o] for p < P, o < lanes. */
-template <typename T, int P>
+template <typename T, typename V>
+FE_CONV_INLINE void fe_conv_store(T* p, const V& v, int lanes) {
+    if (lanes == (int)(sizeof(V) / sizeof(T))) {
+        memcpy(p, &v, sizeof v);
+    } else {
+        T tmp[sizeof(V) / sizeof(T)];
+        memcpy(tmp, &v, sizeof v);
+        for (int o = 0; o < lanes; o++) p[o] = tmp[o];
+    }
+}
+
+/* y[p*O + b*L + o] = sum_k x[p*pstep + off[k]] * wp[b*K*L + k*L + o] for p < P pixels and
+ * b < B channel blocks (the last with `lanes` real lanes): P * B independent accumulator
+ * chains, enough to hide the FMA latency; each broadcast of x feeds B of them. */
+template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_tile(const T* x, ptrdiff_t pstep, const ptrdiff_t* off,
                                      ptrdiff_t K, const T* wp, T* y, ptrdiff_t O, int lanes) {
     typedef typename fe_cvec<T>::V V;
     const int L = (int)(sizeof(V) / sizeof(T));
-    V acc[P];
-    for (int p = 0; p < P; p++) acc[p] = V{};
+    V acc[P][B];
+    for (int p = 0; p < P; p++)
+        for (int b = 0; b < B; b++) acc[p][b] = V{};
     for (ptrdiff_t k = 0; k < K; k++) {
-        V wv;
-        memcpy(&wv, wp + k * L, sizeof wv);
+        V wv[B];
+        for (int b = 0; b < B; b++) memcpy(&wv[b], wp + (b * K + k) * L, sizeof(V));
         const T* xk = x + off[k];
-        for (int p = 0; p < P; p++) acc[p] += xk[p * pstep] * wv;
-    }
-    for (int p = 0; p < P; p++) {
-        if (lanes == L) {
-            memcpy(y + p * O, &acc[p], sizeof(V));
-        } else {
-            T tmp[L];
-            memcpy(tmp, &acc[p], sizeof(V));
-            for (int o = 0; o < lanes; o++) y[p * O + o] = tmp[o];
+        for (int p = 0; p < P; p++) {
+            const T xs = xk[p * pstep];
+            for (int b = 0; b < B; b++) acc[p][b] += xs * wv[b];
         }
+    }
+    for (int p = 0; p < P; p++)
+        for (int b = 0; b < B; b++)
+            fe_conv_store<T, V>(y + p * O + b * L, acc[p][b], b == B - 1 ? lanes : L);
+}
+
+/* fe_conv_fwd_tile with P = n (1 <= n <= P): the register tile of a row's last pixels */
+template <typename T, int P, int B>
+FE_CONV_INLINE void fe_conv_fwd_tile_n(int n, const T* x, ptrdiff_t pstep,
+                                       const ptrdiff_t* off, ptrdiff_t K, const T* wp, T* y,
+                                       ptrdiff_t O, int lanes) {
+    if (n == P) {
+        fe_conv_fwd_tile<T, P, B>(x, pstep, off, K, wp, y, O, lanes);
+    } else if constexpr (P > 1) {
+        fe_conv_fwd_tile_n<T, P - 1, B>(n, x, pstep, off, K, wp, y, O, lanes);
+    }
+}
+
+/* Tiles of at most P items splitting `count` evenly (26 with P = 12: 9, 9, 8), so no
+ * tile is left with too few chains to cover the FMA latency. */
+static inline int fe_conv_tile_size(ptrdiff_t count, int P) {
+    ptrdiff_t tiles = (count + P - 1) / P;
+    return (int)((count + tiles - 1) / tiles);
+}
+
+/* One output row's channel blocks o0 / L ... o0 / L + B - 1, in tiles of pixels. */
+template <typename T, int P, int B>
+FE_CONV_INLINE void fe_conv_fwd_row_blocks(const T* xr, const T* wb, T* yr,
+                                           const fe_conv_geom* g, int lanes) {
+    const ptrdiff_t pstep = g->sw * g->C, O = g->O, OW = g->OW;
+    const int tile = fe_conv_tile_size(OW, P);
+    for (ptrdiff_t ow = 0; ow < OW; ow += tile) {
+        const int n_px = (int)(OW - ow < tile ? OW - ow : tile);
+        fe_conv_fwd_tile_n<T, P, B>(n_px, xr + ow * pstep, pstep, g->off, g->K, wb,
+                                    yr + ow * O, O, lanes);
     }
 }
 
 /* Output rows r0 <= r < r1 (r = n * OH + oh) of the convolution of x with the packed
- * filter wp: ceil(O / L) blocks, each K rows of L channels, zero past O. */
-template <typename T>
+ * filter wp: ceil(O / L) blocks, each K rows of L channels, zero past O. Channel blocks
+ * go two at a time while two remain (half the pixels per tile). */
+template <typename T, int P>
 FE_CONV_INLINE void fe_conv_fwd_rows(const T* x, const T* wp, T* y, const fe_conv_geom* g,
                                      ptrdiff_t r0, ptrdiff_t r1) {
     typedef typename fe_cvec<T>::V V;
     const ptrdiff_t L = (ptrdiff_t)(sizeof(V) / sizeof(T));
-    const ptrdiff_t pstep = g->sw * g->C, O = g->O, OW = g->OW;
+    const ptrdiff_t O = g->O;
     for (ptrdiff_t r = r0; r < r1; r++) {
         const ptrdiff_t n = r / g->OH, oh = r % g->OH;
         const T* xr = x + n * g->img + oh * g->sh * g->row;
-        T* yr = y + r * OW * O;
-        for (ptrdiff_t o0 = 0; o0 < O; o0 += L) {
-            const T* wb = wp + (o0 / L) * g->K * L;
-            const int lanes = (int)(O - o0 < L ? O - o0 : L);
-            ptrdiff_t ow = 0;
-            for (; ow + FE_CONV_P <= OW; ow += FE_CONV_P)
-                fe_conv_fwd_tile<T, FE_CONV_P>(xr + ow * pstep, pstep, g->off, g->K, wb,
-                                               yr + ow * O + o0, O, lanes);
-            const T* xt = xr + ow * pstep;
-            T* yt = yr + ow * O + o0;
-            switch (OW - ow) {
-                case 5: fe_conv_fwd_tile<T, 5>(xt, pstep, g->off, g->K, wb, yt, O, lanes); break;
-                case 4: fe_conv_fwd_tile<T, 4>(xt, pstep, g->off, g->K, wb, yt, O, lanes); break;
-                case 3: fe_conv_fwd_tile<T, 3>(xt, pstep, g->off, g->K, wb, yt, O, lanes); break;
-                case 2: fe_conv_fwd_tile<T, 2>(xt, pstep, g->off, g->K, wb, yt, O, lanes); break;
-                case 1: fe_conv_fwd_tile<T, 1>(xt, pstep, g->off, g->K, wb, yt, O, lanes); break;
-                default: break;
+        T* yr = y + r * g->OW * O;
+        ptrdiff_t o0 = 0;
+        if constexpr (P >= 2) {
+            for (; o0 + L < O; o0 += 2 * L) {
+                const int lanes = (int)(O - o0 - L < L ? O - o0 - L : L);
+                fe_conv_fwd_row_blocks<T, P / 2, 2>(xr, wp + (o0 / L) * g->K * L, yr + o0,
+                                                    g, lanes);
             }
+        }
+        for (; o0 < O; o0 += L) {
+            const int lanes = (int)(O - o0 < L ? O - o0 : L);
+            fe_conv_fwd_row_blocks<T, P, 1>(xr, wp + (o0 / L) * g->K * L, yr + o0, g, lanes);
         }
     }
 }
 
-/* dwp[r*L + o] += sum over the pixels of image n of x[origin + off[r]] * dy[pixel, o0 + o]
- * for r < R: R taps of one channel block, with R accumulators. */
-template <typename T, int R>
+/* dwp[(b*K + r)*L + o] += sum over the pixels of image n of
+ * x[origin + off[r]] * dy[pixel, o0 + b*L + o] for r < R taps and b < B channel blocks
+ * (the last with `lanes` real lanes), in R * B accumulators. */
+template <typename T, int R, int B>
 FE_CONV_INLINE void fe_conv_bwf_tile(const T* x, const T* dy, const fe_conv_geom* g,
                                      const ptrdiff_t* off, ptrdiff_t n, ptrdiff_t o0,
                                      int lanes, T* dwp) {
     typedef typename fe_cvec<T>::V V;
-    const ptrdiff_t L = (ptrdiff_t)(sizeof(V) / sizeof(T));
-    const ptrdiff_t pstep = g->sw * g->C, O = g->O;
-    V acc[R];
-    for (int r = 0; r < R; r++) acc[r] = V{};
+    const int L = (int)(sizeof(V) / sizeof(T));
+    const ptrdiff_t pstep = g->sw * g->C, O = g->O, K = g->K;
+    ptrdiff_t o_r[R];
+    for (int r = 0; r < R; r++) o_r[r] = off[r];
+    V acc[R][B];
+    for (int r = 0; r < R; r++)
+        for (int b = 0; b < B; b++) acc[r][b] = V{};
     for (ptrdiff_t oh = 0; oh < g->OH; oh++) {
         const T* xr = x + n * g->img + oh * g->sh * g->row;
         const T* dr = dy + ((n * g->OH + oh) * g->OW) * O + o0;
         for (ptrdiff_t ow = 0; ow < g->OW; ow++) {
-            V d;
-            if (lanes == L) {
-                memcpy(&d, dr + ow * O, sizeof d);
-            } else {
-                T tmp[L] = {};
-                for (int o = 0; o < lanes; o++) tmp[o] = dr[ow * O + o];
-                memcpy(&d, tmp, sizeof d);
-            }
+            V d[B];
+            for (int b = 0; b < B - 1; b++) memcpy(&d[b], dr + ow * O + b * L, sizeof(V));
+            d[B - 1] = fe_conv_load<T, V>(dr + ow * O + (B - 1) * L, lanes);
             const T* xp = xr + ow * pstep;
-            for (int r = 0; r < R; r++) acc[r] += xp[off[r]] * d;
+            for (int r = 0; r < R; r++) {
+                const T xs = xp[o_r[r]];
+                for (int b = 0; b < B; b++) acc[r][b] += xs * d[b];
+            }
         }
     }
     for (int r = 0; r < R; r++) {
-        V s;
-        memcpy(&s, dwp + r * L, sizeof s);
-        s += acc[r];
-        memcpy(dwp + r * L, &s, sizeof s);
+        for (int b = 0; b < B; b++) {
+            V s;
+            memcpy(&s, dwp + (b * K + r) * L, sizeof s);
+            s += acc[r][b];
+            memcpy(dwp + (b * K + r) * L, &s, sizeof s);
+        }
+    }
+}
+
+template <typename T, int R, int B>
+FE_CONV_INLINE void fe_conv_bwf_tile_n(int n_taps, const T* x, const T* dy,
+                                       const fe_conv_geom* g, const ptrdiff_t* off,
+                                       ptrdiff_t n, ptrdiff_t o0, int lanes, T* dwp) {
+    if (n_taps == R) {
+        fe_conv_bwf_tile<T, R, B>(x, dy, g, off, n, o0, lanes, dwp);
+    } else if constexpr (R > 1) {
+        fe_conv_bwf_tile_n<T, R - 1, B>(n_taps, x, dy, g, off, n, o0, lanes, dwp);
+    }
+}
+
+/* One image's filter gradient for channel blocks o0 / L ... o0 / L + B - 1. */
+template <typename T, int R, int B>
+FE_CONV_INLINE void fe_conv_bwf_blocks(const T* x, const T* dy, T* db, const fe_conv_geom* g,
+                                       ptrdiff_t n, ptrdiff_t o0, int lanes) {
+    typedef typename fe_cvec<T>::V V;
+    const ptrdiff_t L = (ptrdiff_t)(sizeof(V) / sizeof(T));
+    const ptrdiff_t K = g->K;
+    const int tile = fe_conv_tile_size(K, R);
+    for (ptrdiff_t k = 0; k < K; k += tile) {
+        const int n_taps = (int)(K - k < tile ? K - k : tile);
+        fe_conv_bwf_tile_n<T, R, B>(n_taps, x, dy, g, g->off + k, n, o0, lanes, db + k * L);
     }
 }
 
 /* Adds the filter gradient of images n0 <= n < n1 into dwp, laid out as the packed
  * filter (ceil(O / L) blocks of K rows of L lanes; lanes past O stay zero). */
-template <typename T>
+template <typename T, int R>
 FE_CONV_INLINE void fe_conv_bwf_images(const T* x, const T* dy, T* dwp, const fe_conv_geom* g,
                                        ptrdiff_t n0, ptrdiff_t n1) {
     typedef typename fe_cvec<T>::V V;
     const ptrdiff_t L = (ptrdiff_t)(sizeof(V) / sizeof(T));
     const ptrdiff_t K = g->K, O = g->O;
     for (ptrdiff_t n = n0; n < n1; n++) {
-        for (ptrdiff_t o0 = 0; o0 < O; o0 += L) {
-            T* db = dwp + (o0 / L) * K * L;
-            const int lanes = (int)(O - o0 < L ? O - o0 : L);
-            ptrdiff_t k = 0;
-            for (; k + FE_CONV_P <= K; k += FE_CONV_P)
-                fe_conv_bwf_tile<T, FE_CONV_P>(x, dy, g, g->off + k, n, o0, lanes, db + k * L);
-            const ptrdiff_t* ot = g->off + k;
-            T* dt = db + k * L;
-            switch (K - k) {
-                case 5: fe_conv_bwf_tile<T, 5>(x, dy, g, ot, n, o0, lanes, dt); break;
-                case 4: fe_conv_bwf_tile<T, 4>(x, dy, g, ot, n, o0, lanes, dt); break;
-                case 3: fe_conv_bwf_tile<T, 3>(x, dy, g, ot, n, o0, lanes, dt); break;
-                case 2: fe_conv_bwf_tile<T, 2>(x, dy, g, ot, n, o0, lanes, dt); break;
-                case 1: fe_conv_bwf_tile<T, 1>(x, dy, g, ot, n, o0, lanes, dt); break;
-                default: break;
+        ptrdiff_t o0 = 0;
+        if constexpr (R >= 2) {
+            for (; o0 + L < O; o0 += 2 * L) {
+                const int lanes = (int)(O - o0 - L < L ? O - o0 - L : L);
+                fe_conv_bwf_blocks<T, R / 2, 2>(x, dy, dwp + (o0 / L) * K * L, g, n, o0, lanes);
             }
+        }
+        for (; o0 < O; o0 += L) {
+            const int lanes = (int)(O - o0 < L ? O - o0 : L);
+            fe_conv_bwf_blocks<T, R, 1>(x, dy, dwp + (o0 / L) * K * L, g, n, o0, lanes);
         }
     }
 }
 
-/* The entry points: one clone set per dtype (target_clones does not apply to templates). */
-FE_CONV_CLONES static void fe_conv_fwd_f32(const float* x, const float* wp, float* y,
-                                    const fe_conv_geom* g, ptrdiff_t r0, ptrdiff_t r1) {
-    fe_conv_fwd_rows<float>(x, wp, y, g, r0, r1);
+/* One compiled variant per instruction set, each with the tile its registers hold:
+ * 32 zmm registers take 12 accumulators of one vector; under AVX2 a 64-byte vector is
+ * two of the 16 ymm registers (6 accumulators); the baseline's four xmm (3). */
+#define FE_CONV_VARIANTS(NAME, T, BODY, A0, A1)                                        \
+    FE_CONV_VARIANT_X86(NAME, T, BODY, A0, A1)                                          \
+    static void NAME##_base(const T* a, const T* b, T* c, const fe_conv_geom* g,        \
+                            ptrdiff_t A0, ptrdiff_t A1) { BODY<T, 3>(a, b, c, g, A0, A1); }
+
+#if FE_CONV_X86
+#define FE_CONV_VARIANT_X86(NAME, T, BODY, A0, A1)                                      \
+    __attribute__((target("arch=x86-64-v4"))) static void NAME##_v4(                   \
+        const T* a, const T* b, T* c, const fe_conv_geom* g, ptrdiff_t A0, ptrdiff_t A1) { \
+        BODY<T, 12>(a, b, c, g, A0, A1); }                                              \
+    __attribute__((target("arch=x86-64-v3"))) static void NAME##_v3(                   \
+        const T* a, const T* b, T* c, const fe_conv_geom* g, ptrdiff_t A0, ptrdiff_t A1) { \
+        BODY<T, 6>(a, b, c, g, A0, A1); }
+#define FE_CONV_DISPATCH(NAME, ...)                                                     \
+    switch (g->level) {                                                                 \
+        case 2: NAME##_v4(__VA_ARGS__); return;                                         \
+        case 1: NAME##_v3(__VA_ARGS__); return;                                         \
+        default: NAME##_base(__VA_ARGS__); return;                                      \
+    }
+#else
+#define FE_CONV_VARIANT_X86(NAME, T, BODY, A0, A1)
+#define FE_CONV_DISPATCH(NAME, ...) NAME##_base(__VA_ARGS__);
+#endif
+
+FE_CONV_VARIANTS(fe_conv_fwd_f32_, float, fe_conv_fwd_rows, r0, r1)
+FE_CONV_VARIANTS(fe_conv_fwd_f64_, double, fe_conv_fwd_rows, r0, r1)
+FE_CONV_VARIANTS(fe_conv_bwf_f32_, float, fe_conv_bwf_images, n0, n1)
+FE_CONV_VARIANTS(fe_conv_bwf_f64_, double, fe_conv_bwf_images, n0, n1)
+
+/* The entry points. */
+static void fe_conv_fwd_f32(const float* x, const float* wp, float* y, const fe_conv_geom* g,
+                            ptrdiff_t r0, ptrdiff_t r1) {
+    FE_CONV_DISPATCH(fe_conv_fwd_f32_, x, wp, y, g, r0, r1)
 }
 
-FE_CONV_CLONES static void fe_conv_fwd_f64(const double* x, const double* wp, double* y,
-                                    const fe_conv_geom* g, ptrdiff_t r0, ptrdiff_t r1) {
-    fe_conv_fwd_rows<double>(x, wp, y, g, r0, r1);
+static void fe_conv_fwd_f64(const double* x, const double* wp, double* y,
+                            const fe_conv_geom* g, ptrdiff_t r0, ptrdiff_t r1) {
+    FE_CONV_DISPATCH(fe_conv_fwd_f64_, x, wp, y, g, r0, r1)
 }
 
-FE_CONV_CLONES static void fe_conv_bwf_f32(const float* x, const float* dy, float* dwp,
-                                    const fe_conv_geom* g, ptrdiff_t n0, ptrdiff_t n1) {
-    fe_conv_bwf_images<float>(x, dy, dwp, g, n0, n1);
+static void fe_conv_bwf_f32(const float* x, const float* dy, float* dwp,
+                            const fe_conv_geom* g, ptrdiff_t n0, ptrdiff_t n1) {
+    FE_CONV_DISPATCH(fe_conv_bwf_f32_, x, dy, dwp, g, n0, n1)
 }
 
-FE_CONV_CLONES static void fe_conv_bwf_f64(const double* x, const double* dy, double* dwp,
-                                    const fe_conv_geom* g, ptrdiff_t n0, ptrdiff_t n1) {
-    fe_conv_bwf_images<double>(x, dy, dwp, g, n0, n1);
+static void fe_conv_bwf_f64(const double* x, const double* dy, double* dwp,
+                            const fe_conv_geom* g, ptrdiff_t n0, ptrdiff_t n1) {
+    FE_CONV_DISPATCH(fe_conv_bwf_f64_, x, dy, dwp, g, n0, n1)
 }
 
 #endif

@@ -53,6 +53,8 @@ cdef extern from "_conv_direct.h" nogil:
     ctypedef struct fe_conv_geom:
         Py_ssize_t OH, OW, O, img, row, C, sh, sw, K
         const Py_ssize_t* off
+        int level
+    int fe_conv_level()
     int fe_conv_direct_fast()
     void fe_conv_fwd_f32(const float* x, const float* wp, float* y, const fe_conv_geom* g,
                          Py_ssize_t r0, Py_ssize_t r1)
@@ -645,39 +647,67 @@ cdef _col2im_run(cb, dxb, Geom gb):
 # compare the two on the same inputs).
 
 cdef bint _DIRECT_FAST = fe_conv_direct_fast()
+direct_conv_vectorised = bool(_DIRECT_FAST)  # whether 'auto' ever picks the direct kernels
+cdef enum:
+    _FORWARD, _INPUT_GRAD, _FILTER_GRAD
 _ALGORITHMS = ("auto", "direct", "im2col")
+# the direct kernels' compiled variant: the best this CPU runs, or (tests of the others
+# on one machine) at most AVX2 or the baseline
+_DIRECT_LEVELS = {"direct": 2, "direct-avx2": 1, "direct-baseline": 0}
 
 
 def _algorithm(kernel, algorithm):
-    if algorithm not in _ALGORITHMS:
+    if algorithm not in _ALGORITHMS and algorithm not in _DIRECT_LEVELS:
         raise ValueError(f"{kernel}: unknown algorithm (expected 'auto', 'direct' or "
                          f"'im2col', got {algorithm!r})")
     return algorithm
 
 
-cdef bint _direct_pays(Geom g, bint input_grad) noexcept:
-    # Measured on AVX-512 (figures in docs/conv_kernels.md): the direct kernels beat
-    # im2col + OpenBLAS while the GEMM would be thin (<= 16 output channels; <= 32 at
-    # stride 1) and lose from 64 output channels, or 32 at stride 2, on. 1x1 stride-1
-    # filters need no im2col at all, and the input gradient of a strided convolution
-    # would run on a zero-upsampled gradient (stride_h * stride_w times the work): both
-    # stay on BLAS.
+cdef bint _direct_pays(Geom g, int kind, Py_ssize_t L) noexcept:
+    # Measured on AVX-512 (figures in docs/conv_kernels.md), float32 and float64: the
+    # direct kernels beat im2col + OpenBLAS up to 64 channels in the result (the vector
+    # lanes: O, or C for the input gradient), 2-6x at 16 channels, and tie at 128. With
+    # under half of the lanes of their L-lane vectors in use they lose (the filter
+    # gradient already at half). 1x1 stride-1 filters need no im2col at all, and the
+    # input gradient of a strided convolution would run on a zero-upsampled gradient
+    # (stride_h * stride_w times the work): both stay on BLAS.
     if not _DIRECT_FAST or _pointwise(g):
         return False
-    if input_grad and (g.sh != 1 or g.sw != 1):
+    if kind == _INPUT_GRAD and (g.sh != 1 or g.sw != 1):
         return False
-    # the channels of the result are the vector lanes: dx's are the input channels
-    cdef Py_ssize_t lanes_used = g.C if input_grad else g.O
-    return lanes_used <= 16 or (lanes_used <= 32 and g.sh == 1 and g.sw == 1)
+    cdef Py_ssize_t lanes_used = g.C if kind == _INPUT_GRAD else g.O
+    cdef Py_ssize_t lanes = (lanes_used + L - 1) // L * L
+    if lanes_used > 64:
+        return False
+    if kind == _FILTER_GRAD:
+        return 2 * lanes_used > lanes
+    return 2 * lanes_used >= lanes
 
 
-cdef bint _use_direct(kernel, algorithm, Geom g, bint input_grad, bint empty) except -1:
+cdef int _direct_level(kernel, algorithm, Geom g, int kind, dtype, bint empty) except -2:
+    # the variant of the direct kernels to run, or -1: im2col
     algorithm = _algorithm(kernel, algorithm)
     if empty:  # nothing to compute: the im2col path handles every empty shape
-        return False
+        return -1
     if algorithm == "auto":
-        return _direct_pays(g, input_grad)
-    return algorithm == "direct"
+        return fe_conv_level() if _direct_pays(g, kind, _lanes(dtype)) else -1
+    if algorithm == "im2col":
+        return -1
+    return min(_DIRECT_LEVELS[algorithm], fe_conv_level())
+
+
+def _auto_is_direct(kernel, x_shape, w_shape, strides=(1, 1), padding="VALID",
+                    dilations=(1, 1), dtype=np.float32):
+    """Whether algorithm='auto' runs `kernel` ('conv2d_forward', 'conv2d_backward_input'
+    or 'conv2d_backward_filter') on the direct kernels for these (non-empty) shapes."""
+    kinds = {"conv2d_forward": _FORWARD, "conv2d_backward_input": _INPUT_GRAD,
+             "conv2d_backward_filter": _FILTER_GRAD}
+    if kernel not in kinds:
+        raise ValueError(f"_auto_is_direct: unknown kernel (expected one of "
+                         f"{', '.join(kinds)}, got {kernel!r})")
+    cdef Geom g = _conv_args(kernel, _shape4(kernel, "x_shape", x_shape),
+                             _shape4(kernel, "w_shape", w_shape), strides, padding, dilations)
+    return _direct_pays(g, kinds[kernel], _lanes(np.dtype(dtype)))
 
 
 cdef Py_ssize_t _lanes(dtype) noexcept:
@@ -722,14 +752,15 @@ cdef _pack_filter(w2, Py_ssize_t L):
     return np.ascontiguousarray(wp.reshape(k, nb, L).transpose(1, 0, 2))
 
 
-cdef _fill_geom(fe_conv_geom* cg, Geom g, Py_ssize_t img, Py_ssize_t row):
+cdef _fill_geom(fe_conv_geom* cg, Geom g, Py_ssize_t img, Py_ssize_t row, int level):
+    cg.level = level
     cg.OH, cg.OW, cg.O = g.OH, g.OW, g.O
     cg.img, cg.row, cg.C = img, row, g.C
     cg.sh, cg.sw = g.sh, g.sw
     cg.K = g.KH * g.KW * g.C
 
 
-cdef _direct_conv(x, w2, Geom g, Py_ssize_t uh=1, Py_ssize_t uw=1):
+cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
     """y (N, OH, OW, O) = the convolution of x (N, H, W, C) with w2 (KH*KW*C, O) by the
     direct kernel (x zero-upsampled by (uh, uw) first when > 1: then H, W of g are the
     upsampled sizes)."""
@@ -738,7 +769,7 @@ cdef _direct_conv(x, w2, Geom g, Py_ssize_t uh=1, Py_ssize_t uw=1):
                                   (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1, uh, uw)
     cdef Py_ssize_t[::1] off = _tap_offsets(g, row)
     cdef fe_conv_geom cg
-    _fill_geom(&cg, g, img, row)
+    _fill_geom(&cg, g, img, row, level)
     cg.off = &off[0]
     wp = _pack_filter(w2, L)
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
@@ -759,7 +790,7 @@ cdef _direct_conv(x, w2, Geom g, Py_ssize_t uh=1, Py_ssize_t uw=1):
     return y
 
 
-cdef _direct_filter_grad(x, dy, Geom g):
+cdef _direct_filter_grad(x, dy, Geom g, int level):
     """dw (KH*KW*C, O) = im2col(x).T @ dy without the im2col buffer: each thread adds the
     gradient of its share of the images into a packed partial, and the partials are summed."""
     cdef Py_ssize_t L = _lanes(x.dtype), nb = (g.O + L - 1) // L, K = g.KH * g.KW * g.C
@@ -767,7 +798,7 @@ cdef _direct_filter_grad(x, dy, Geom g):
                                   (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1)
     cdef Py_ssize_t[::1] off = _tap_offsets(g, row)
     cdef fe_conv_geom cg
-    _fill_geom(&cg, g, img, row)
+    _fill_geom(&cg, g, img, row, level)
     cg.off = &off[0]
     cdef Py_ssize_t t, T = 1, N = g.N
     if g.N > 1 and g.N * g.OH * g.OW * g.O * K > _PAR_WORK:
@@ -791,7 +822,7 @@ cdef _direct_filter_grad(x, dy, Geom g):
     return packed.reshape(nb, K, L).transpose(1, 0, 2).reshape(K, nb * L)[:, :g.O]
 
 
-cdef _direct_input_grad(dy, w, Geom g):
+cdef _direct_input_grad(dy, w, Geom g, int level):
     """dx (N, H, W, C): the convolution of dy, zero-upsampled by the strides, with the
     flipped filter whose input and output channels are swapped, stride 1."""
     cdef Geom gt = g
@@ -800,7 +831,7 @@ cdef _direct_input_grad(dy, w, Geom g):
     gt.sh = gt.sw = 1
     gt.pt, gt.pl = (g.KH - 1) * g.dh - g.pt, (g.KW - 1) * g.dw - g.pl
     wt = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
-    return _direct_conv(dy, wt.reshape(g.KH * g.KW * g.O, g.C), gt, g.sh, g.sw)
+    return _direct_conv(dy, wt.reshape(g.KH * g.KW * g.O, g.C), gt, level, g.sh, g.sw)
 
 
 def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
@@ -825,8 +856,10 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
     _same_dtype(k, "w", w, "x", x)
     cdef Geom g = _conv_args(k, x.shape, w.shape, strides, padding, dilations)
     w2 = w.reshape(g.KH * g.KW * g.C, g.O)
-    if _use_direct(k, algorithm, g, False, x.size == 0 or w.size == 0 or g.OH * g.OW == 0):
-        return _direct_conv(x, w2, g)
+    cdef int level = _direct_level(k, algorithm, g, _FORWARD, x.dtype,
+                                   x.size == 0 or w.size == 0 or g.OH * g.OW == 0)
+    if level >= 0:
+        return _direct_conv(x, w2, g, level)
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
     if _pointwise(g):
         np.matmul(x.reshape(g.N * g.H * g.W, g.C), w2, out=y.reshape(g.N * g.OH * g.OW, g.O))
@@ -865,8 +898,10 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
     if dy.shape != (g.N, g.OH, g.OW, g.O):
         raise ValueError(f"{k}: dy has the wrong shape "
                          f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
-    if _use_direct(k, algorithm, g, True, dy.size == 0 or w.size == 0 or g.H * g.W == 0):
-        return _direct_input_grad(dy, w, g)
+    cdef int level = _direct_level(k, algorithm, g, _INPUT_GRAD, dy.dtype,
+                                   dy.size == 0 or w.size == 0 or g.H * g.W == 0)
+    if level >= 0:
+        return _direct_input_grad(dy, w, g, level)
     dx = np.empty(xs, dtype=dy.dtype)
     w2t = w.reshape(g.KH * g.KW * g.C, g.O).T
     if _pointwise(g):
@@ -906,8 +941,10 @@ def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
     if dy.shape != (g.N, g.OH, g.OW, g.O):
         raise ValueError(f"{k}: dy has the wrong shape "
                          f"(expected {(g.N, g.OH, g.OW, g.O)}, got {dy.shape})")
-    if _use_direct(k, algorithm, g, False, dy.size == 0 or ws[0] * ws[1] * ws[2] * ws[3] == 0):
-        return np.ascontiguousarray(_direct_filter_grad(x, dy, g)).reshape(ws)
+    cdef int level = _direct_level(k, algorithm, g, _FILTER_GRAD, x.dtype,
+                                   dy.size == 0 or ws[0] * ws[1] * ws[2] * ws[3] == 0)
+    if level >= 0:
+        return np.ascontiguousarray(_direct_filter_grad(x, dy, g, level)).reshape(ws)
     dw = np.zeros(ws, dtype=x.dtype)
     dw2, dy2 = dw.reshape(g.KH * g.KW * g.C, g.O), dy.reshape(g.N * g.OH * g.OW, g.O)
     if _pointwise(g):

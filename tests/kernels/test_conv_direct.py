@@ -9,7 +9,9 @@ from fasteager import _kernels as K
 from tests.kernels.test_kernels import ref_conv, ref_conv_grads
 
 TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float64: dict(rtol=1e-10, atol=1e-10)}
-ALGORITHMS = ("direct", "im2col", "auto")
+# "direct-avx2" and "direct-baseline" run the variants compiled for other CPUs (at most
+# the one this CPU runs), with their smaller register tiles
+ALGORITHMS = ("direct", "direct-avx2", "direct-baseline", "im2col", "auto")
 
 
 def run_all(x, w, dy, s, padding, d, algorithm):
@@ -133,3 +135,19 @@ def test_unknown_algorithm_is_a_value_error_naming_the_kernel(kernel):
     with pytest.raises(ValueError, match=rf"{kernel}: unknown algorithm \(expected 'auto', "
                                          r"'direct' or 'im2col', got 'winograd'\)"):
         call("winograd")
+
+
+def test_auto_takes_the_direct_kernels_for_few_channels_only():
+    guide = [((32, 28, 28, 1), (3, 3, 1, 16)), ((32, 26, 26, 16), (3, 3, 16, 16))]
+    for xs, ws in guide:
+        for kernel in ("conv2d_forward", "conv2d_backward_filter"):
+            assert K._auto_is_direct(kernel, xs, ws) == K.direct_conv_vectorised
+    assert K._auto_is_direct("conv2d_backward_input", *guide[1]) == K.direct_conv_vectorised
+    # dx of a 1-channel image would fill 1 of 16 lanes; 1x1 filters are one GEMM already;
+    # a strided input gradient would do stride_h * stride_w times the work; wide layers
+    # are BLAS's
+    assert not K._auto_is_direct("conv2d_backward_input", *guide[0])
+    assert not K._auto_is_direct("conv2d_forward", (8, 9, 9, 16), (1, 1, 16, 16))
+    assert not K._auto_is_direct("conv2d_backward_input", (8, 9, 9, 16), (3, 3, 16, 16),
+                                 (2, 2), "SAME")
+    assert not K._auto_is_direct("conv2d_forward", (8, 9, 9, 128), (3, 3, 128, 128))
