@@ -44,6 +44,7 @@ typedef struct {
     ptrdiff_t img, row, C; /* input strides (elements) of an image and a row; channels */
     ptrdiff_t sh, sw;      /* strides of the window origin */
     ptrdiff_t K;           /* taps per window (KH * KW * C) */
+    ptrdiff_t span;        /* taps of a kernel row consecutive in x (KW * C; C if dilated) */
     const ptrdiff_t* off;  /* K offsets of the taps from a window origin */
     int level;             /* the variant to run (<= fe_conv_level()): see below */
 } fe_conv_geom;
@@ -190,8 +191,10 @@ FE_CONV_INLINE void fe_conv_fwd_rows(const T* x, const T* wp, T* y, const fe_con
 
 /* dwp[(b*K + r)*L + o] += sum over the pixels of image n of
  * x[origin + off[r]] * dy[pixel, o0 + b*L + o] for r < R taps and b < B channel blocks
- * (the last with `lanes` real lanes), in R * B accumulators. */
-template <typename T, int R, int B>
+ * (the last with `lanes` real lanes), in R * B accumulators. CONTIG: the R taps are
+ * consecutive in x (off[r] = off[0] + r; the channels of a kernel row), so they need no
+ * offset registers. */
+template <typename T, int R, int B, bool CONTIG, bool FULL>
 FE_CONV_INLINE void fe_conv_bwf_tile(const T* x, const T* dy, const fe_conv_geom* g,
                                      const ptrdiff_t* off, ptrdiff_t n, ptrdiff_t o0,
                                      int lanes, T* dwp) {
@@ -199,20 +202,23 @@ FE_CONV_INLINE void fe_conv_bwf_tile(const T* x, const T* dy, const fe_conv_geom
     const int L = (int)(sizeof(V) / sizeof(T));
     const ptrdiff_t pstep = g->sw * g->C, O = g->O, K = g->K;
     ptrdiff_t o_r[R];
-    for (int r = 0; r < R; r++) o_r[r] = off[r];
+    for (int r = 0; r < R; r++) o_r[r] = CONTIG ? r : off[r] - off[0];
     V acc[R][B];
     for (int r = 0; r < R; r++)
         for (int b = 0; b < B; b++) acc[r][b] = V{};
     for (ptrdiff_t oh = 0; oh < g->OH; oh++) {
-        const T* xr = x + n * g->img + oh * g->sh * g->row;
+        const T* xr = x + n * g->img + oh * g->sh * g->row + off[0];
         const T* dr = dy + ((n * g->OH + oh) * g->OW) * O + o0;
         for (ptrdiff_t ow = 0; ow < g->OW; ow++) {
             V d[B];
             for (int b = 0; b < B - 1; b++) memcpy(&d[b], dr + ow * O + b * L, sizeof(V));
-            d[B - 1] = fe_conv_load<T, V>(dr + ow * O + (B - 1) * L, lanes);
+            if (FULL)
+                memcpy(&d[B - 1], dr + ow * O + (B - 1) * L, sizeof(V));
+            else
+                d[B - 1] = fe_conv_load<T, V>(dr + ow * O + (B - 1) * L, lanes);
             const T* xp = xr + ow * pstep;
             for (int r = 0; r < R; r++) {
-                const T xs = xp[o_r[r]];
+                const T xs = CONTIG ? xp[r] : xp[o_r[r]];
                 for (int b = 0; b < B; b++) acc[r][b] += xs * d[b];
             }
         }
@@ -227,28 +233,45 @@ FE_CONV_INLINE void fe_conv_bwf_tile(const T* x, const T* dy, const fe_conv_geom
     }
 }
 
-template <typename T, int R, int B>
+template <typename T, int R, int B, bool CONTIG>
 FE_CONV_INLINE void fe_conv_bwf_tile_n(int n_taps, const T* x, const T* dy,
                                        const fe_conv_geom* g, const ptrdiff_t* off,
                                        ptrdiff_t n, ptrdiff_t o0, int lanes, T* dwp) {
     if (n_taps == R) {
-        fe_conv_bwf_tile<T, R, B>(x, dy, g, off, n, o0, lanes, dwp);
+        if (lanes == (int)(sizeof(typename fe_cvec<T>::V) / sizeof(T)))
+            fe_conv_bwf_tile<T, R, B, CONTIG, true>(x, dy, g, off, n, o0, lanes, dwp);
+        else
+            fe_conv_bwf_tile<T, R, B, CONTIG, false>(x, dy, g, off, n, o0, lanes, dwp);
     } else if constexpr (R > 1) {
-        fe_conv_bwf_tile_n<T, R - 1, B>(n_taps, x, dy, g, off, n, o0, lanes, dwp);
+        fe_conv_bwf_tile_n<T, R - 1, B, CONTIG>(n_taps, x, dy, g, off, n, o0, lanes, dwp);
     }
 }
 
-/* One image's filter gradient for channel blocks o0 / L ... o0 / L + B - 1. */
+/* One image's filter gradient for channel blocks o0 / L ... o0 / L + B - 1. The taps of
+ * a kernel row lie consecutively in x (g->span of them: KW * C, or C when dilated): when
+ * a row holds at least half a tile, tiles stay within rows and take the CONTIG kernel. */
 template <typename T, int R, int B>
 FE_CONV_INLINE void fe_conv_bwf_blocks(const T* x, const T* dy, T* db, const fe_conv_geom* g,
                                        ptrdiff_t n, ptrdiff_t o0, int lanes) {
     typedef typename fe_cvec<T>::V V;
     const ptrdiff_t L = (ptrdiff_t)(sizeof(V) / sizeof(T));
-    const ptrdiff_t K = g->K;
+    const ptrdiff_t K = g->K, span = g->span;
+    if (2 * span >= R) {
+        const int tile = fe_conv_tile_size(span, R);
+        for (ptrdiff_t k0 = 0; k0 < K; k0 += span) {
+            for (ptrdiff_t k = k0; k < k0 + span; k += tile) {
+                const int n_taps = (int)(k0 + span - k < tile ? k0 + span - k : tile);
+                fe_conv_bwf_tile_n<T, R, B, true>(n_taps, x, dy, g, g->off + k, n, o0, lanes,
+                                                  db + k * L);
+            }
+        }
+        return;
+    }
     const int tile = fe_conv_tile_size(K, R);
     for (ptrdiff_t k = 0; k < K; k += tile) {
         const int n_taps = (int)(K - k < tile ? K - k : tile);
-        fe_conv_bwf_tile_n<T, R, B>(n_taps, x, dy, g, g->off + k, n, o0, lanes, db + k * L);
+        fe_conv_bwf_tile_n<T, R, B, false>(n_taps, x, dy, g, g->off + k, n, o0, lanes,
+                                           db + k * L);
     }
 }
 

@@ -51,7 +51,7 @@ cdef extern from "_fastmath.h" nogil:
 
 cdef extern from "_conv_direct.h" nogil:
     ctypedef struct fe_conv_geom:
-        Py_ssize_t OH, OW, O, img, row, C, sh, sw, K
+        Py_ssize_t OH, OW, O, img, row, C, sh, sw, K, span
         const Py_ssize_t* off
         int level
     int fe_conv_level()
@@ -664,20 +664,25 @@ def _algorithm(kernel, algorithm):
 
 
 cdef bint _direct_pays(Geom g, int kind, Py_ssize_t L) noexcept:
-    # Measured on AVX-512 (figures in docs/conv_kernels.md), float32 and float64: the
-    # direct kernels beat im2col + OpenBLAS up to 64 channels in the result (the vector
-    # lanes: O, or C for the input gradient), 2-6x at 16 channels, and tie at 128. With
-    # under half of the lanes of their L-lane vectors in use they lose (the filter
-    # gradient already at half). 1x1 stride-1 filters need no im2col at all, and the
-    # input gradient of a strided convolution would run on a zero-upsampled gradient
+    # Measured on AVX-512 (figures in docs/conv_kernels.md), float32 and float64, CPU time
+    # of A/B rounds in one process: the direct kernels beat im2col + OpenBLAS 2-6x at 16
+    # channels in the result (the vector lanes: O, or C for the input gradient) and still
+    # win at 32; at 64 they win for the filter gradient and the stride-1 forward pass,
+    # tie for the strided forward pass and lose slightly for the input gradient; at 128
+    # BLAS is as fast. With under half of their L-lane vectors in use they lose (the
+    # filter gradient already at half). 1x1 stride-1 filters need no im2col at all, and
+    # the input gradient of a strided convolution would run on a zero-upsampled gradient
     # (stride_h * stride_w times the work): both stay on BLAS.
     if not _DIRECT_FAST or _pointwise(g):
         return False
-    if kind == _INPUT_GRAD and (g.sh != 1 or g.sw != 1):
+    cdef bint strided = g.sh != 1 or g.sw != 1
+    if kind == _INPUT_GRAD and strided:
         return False
     cdef Py_ssize_t lanes_used = g.C if kind == _INPUT_GRAD else g.O
     cdef Py_ssize_t lanes = (lanes_used + L - 1) // L * L
-    if lanes_used > 64:
+    cdef Py_ssize_t widest = 64 if kind == _FILTER_GRAD or (kind == _FORWARD and not strided) \
+        else 32
+    if lanes_used > widest:
         return False
     if kind == _FILTER_GRAD:
         return 2 * lanes_used > lanes
@@ -758,6 +763,7 @@ cdef _fill_geom(fe_conv_geom* cg, Geom g, Py_ssize_t img, Py_ssize_t row, int le
     cg.img, cg.row, cg.C = img, row, g.C
     cg.sh, cg.sw = g.sh, g.sw
     cg.K = g.KH * g.KW * g.C
+    cg.span = g.KW * g.C if g.dw == 1 else g.C
 
 
 cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
