@@ -3,13 +3,14 @@
 TensorFlow's elementwise ops take ragged tensors and keep their rows; so do its
 reductions, concat, tile and map_fn. The core hands an op call with a RaggedTensor argument
 to ``_dispatch_op`` (``fe.add(rt, 3)``, ``fe.math.sqrt(rt)`` ...); the Python-level
-functions marked ``@dispatches`` in ``ops/registry.py`` reach the handlers registered at
-the end of this module. Everything is made of differentiable ops on the flat values.
+functions look their argument's type up in ``ops.registry.COMPOSITE_TYPES`` and reach the
+handlers registered at the end of this module. Everything is made of differentiable ops on the flat values.
 """
 import numpy as np
 
 from . import _core
 from .errors import InvalidArgumentError
+from .ops.registry import register_composite
 from .ragged import (
     RaggedTensor,
     _align,
@@ -157,18 +158,120 @@ def _ragged_tile(input, multiples, name=None):
     return RaggedTensor.from_row_lengths(values, lengths.astype(np.int64))
 
 
+class DynamicRaggedShape:
+    """The shape of a RaggedTensor, as ``fe.shape(rt)`` gives it (TensorFlow's
+    ``tf.experimental.DynamicRaggedShape``): the number of rows, the row lengths of each
+    ragged axis, then the uniform inner dimensions. ``fe.reshape``, ``fe.zeros``,
+    ``fe.ones`` and ``fe.fill`` take it and make ragged tensors of that shape.
+
+    >>> print(fe.shape(fe.ragged.constant([[1], [2, 3]])))
+    <DynamicRaggedShape lengths=[2, (1, 2)] num_row_partitions=1>
+    """
+
+    def __init__(self, lengths, dtype):
+        self._lengths = list(lengths)        # ints (uniform axes) and tuples (ragged ones)
+        self.dtype = dtype
+
+    @classmethod
+    def from_tensor(cls, rt, dtype):
+        lengths = [rt.nrows_int()]
+        for splits in rt.nested_row_splits:
+            lengths.append(tuple(int(n) for n in np.diff(_np(splits))))
+        lengths += [int(d) for d in rt.flat_values._value.shape[1:]]
+        return cls(lengths, dtype)
+
+    @property
+    def rank(self):
+        return len(self._lengths)
+
+    @property
+    def num_row_partitions(self):
+        # the axes up to the last ragged one are partitioned (TensorFlow counts them so)
+        ragged = [i for i, n in enumerate(self._lengths) if isinstance(n, tuple)]
+        return ragged[-1] if ragged else 0
+
+    @property
+    def inner_shape(self):
+        k = self.num_row_partitions
+        total = sum(self._lengths[k]) if k else self._lengths[0]
+        return _core.wrap(np.array([total] + self._lengths[k + 1:], dtype=self.dtype._np))
+
+    def static_lengths(self):
+        return list(self._lengths)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            lengths = self._lengths[key]
+            if key.step not in (None, 1) or (key.start or 0) != 0:
+                raise ValueError("DynamicRaggedShape: only slices [:k] are supported (got %r)"
+                                 % (key,))
+            return DynamicRaggedShape(lengths, self.dtype)
+        i = int(key)
+        n = self._lengths[i]
+        if isinstance(n, tuple):
+            raise ValueError("Index %d is not uniform" % i)
+        return _core.wrap(np.array(n, dtype=self.dtype._np))
+
+    def __repr__(self):
+        return "<DynamicRaggedShape lengths=%s num_row_partitions=%d>" % (
+            self._lengths, self.num_row_partitions)
+
+    def _row_lengths(self):
+        k = self.num_row_partitions
+        for i in range(1, k + 1):
+            n = self._lengths[i]
+            if not isinstance(n, tuple):    # a uniform axis between ragged ones
+                n = (n,) * (sum(self._lengths[i - 1]) if i > 1 and isinstance(
+                    self._lengths[i - 1], tuple) else self._lengths[0])
+            yield np.array(n, dtype=np.int64)
+
+    def _ragged(self, flat_values):
+        """A RaggedTensor of this shape with ``flat_values`` (already of the inner shape)."""
+        return RaggedTensor.from_nested_row_lengths(
+            flat_values, [_core.wrap(n) for n in self._row_lengths()])
+
+    def _inner_dims(self):
+        return tuple(int(d) for d in self.inner_shape._value)
+
+
+def _ragged_shape(input, out_type=np.int32, name=None):
+    from .dtypes import as_dtype
+    return DynamicRaggedShape.from_tensor(input, as_dtype(out_type))
+
+
+def _reshape_to(tensor, shape, name=None):
+    from .ops.array_ops import reshape
+    return shape._ragged(reshape(tensor, shape._inner_dims()))
+
+
+def _zeros_of(shape, dtype=None, name=None):
+    from .ops.array_ops import zeros
+    return shape._ragged(zeros(shape._inner_dims(), dtype=dtype))
+
+
+def _ones_of(shape, dtype=None, name=None):
+    from .ops.array_ops import ones
+    return shape._ragged(ones(shape._inner_dims(), dtype=dtype))
+
+
+def _fill_of(dims, value, name=None):
+    from .ops.array_ops import fill
+    return dims._ragged(fill(dims._inner_dims(), value))
+
+
 def _register():
-    from .ops.registry import register_function
-    _core.register_dispatch(RaggedTensor, _dispatch_op)
     from .ops import math_ops
-    for fn in (reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod):
-        register_function(fn.__name__, RaggedTensor, fn)
+    handlers = {fn.__name__: fn for fn in (reduce_sum, reduce_mean, reduce_max, reduce_min,
+                                           reduce_prod)}
     for fn in (math_ops.cast, math_ops.where, math_ops.clip_by_value, math_ops.add_n,
                math_ops.log_sigmoid, math_ops.real, math_ops.imag, math_ops.conj,
                math_ops.angle):
-        register_function(fn.__name__, RaggedTensor, _on_flat_values(fn.__wrapped__))
-    register_function("concat", RaggedTensor, _ragged_concat)
-    register_function("tile", RaggedTensor, _ragged_tile)
+        handlers[fn.__name__] = _on_flat_values(fn)
+    handlers.update(concat=_ragged_concat, tile=_ragged_tile, shape=_ragged_shape)
+    register_composite(RaggedTensor, handlers)
+    register_composite(DynamicRaggedShape, {"reshape": _reshape_to, "zeros": _zeros_of,
+                                            "ones": _ones_of, "fill": _fill_of})
+    _core.register_dispatch(RaggedTensor, _dispatch_op)
 
 
 _register()

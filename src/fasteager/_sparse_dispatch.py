@@ -4,11 +4,11 @@ TensorFlow dispatches a few ops on ``SparseTensor``: the unary ones that map zer
 (so the implicit zeros stay zeros), ``cast``, and division by a scalar. They run on the
 values and keep the indices; other ops refuse a SparseTensor (use ``fe.sparse.to_dense``
 or ``fe.sparse.map_values``). The core hands an op call with a SparseTensor argument to
-``_dispatch_op``; ``fe.cast`` reaches its handler through ``ops.registry.dispatches``.
+``_dispatch_op``; ``fe.cast`` reaches its handler through ``ops.registry.COMPOSITE_TYPES``.
 """
 from . import _core
 from .errors import InvalidArgumentError
-from .ops.registry import register_function
+from .ops.registry import register_composite
 from .sparse import SparseTensor
 
 # f(0) == 0: the entries not stored stay zero (TensorFlow's list)
@@ -39,4 +39,4 @@ def _cast(x, dtype, name=None):
 
 
 _core.register_dispatch(SparseTensor, _dispatch_op)
-register_function("cast", SparseTensor, _cast)
+register_composite(SparseTensor, {"cast": _cast})

@@ -14,7 +14,7 @@ broadcast against the flat values (or, for one ragged axis, against ``[nrows, 1]
 
 TensorFlow's own ops take ragged tensors too (see the end of this module): elementwise ops
 through the core's dispatch hook, and ``fe.reduce_*``, ``fe.concat``, ``fe.tile`` and the
-elementwise Python-level functions through ``ops.registry.dispatches``.
+elementwise Python-level functions through ``ops.registry.COMPOSITE_TYPES``.
 """
 import numpy as np
 

@@ -198,8 +198,9 @@ def test_tensor_inputs_never_reach_the_ragged_handlers():
     from fasteager.ops import registry
     a = tf.constant([1.0, 2.0])
     assert tf.add(a, 1.0).numpy().tolist() == [2.0, 3.0]
-    assert "reduce_sum" in registry._FUNCTION_HANDLERS
-    assert tf.RaggedTensor in registry._FUNCTION_HANDLERS["concat"]
+    assert "reduce_sum" in registry.COMPOSITE_TYPES[tf.RaggedTensor]
+    assert "concat" in registry.COMPOSITE_TYPES[tf.RaggedTensor]
+    assert tf.Tensor not in registry.COMPOSITE_TYPES
 
 
 def test_printing_follows_numpy_array2string_as_tensorflow_does():
@@ -214,3 +215,29 @@ def test_printing_follows_numpy_array2string_as_tensorflow_does():
     assert str(tf.ragged.constant([[], []])) == "<fe.RaggedTensor [[], []]>"
     assert str(tf.ragged.constant([["a"], ["b", "c"]])) == \
         "<fe.RaggedTensor [[b'a'], [b'b', b'c']]>"
+
+
+def test_shape_of_a_ragged_tensor_as_the_guide_uses_it():
+    rows = [[1], [2, 3, 4], [], [5, 6]]
+    rt = tf.ragged.constant(rows)
+    rt_shape = tf.shape(rt)
+    lengths = [len(rows), tuple(len(r) for r in rows)]
+    assert str(rt_shape) == "<DynamicRaggedShape lengths=%s num_row_partitions=1>" % lengths
+    assert rt_shape.rank == 2 and rt_shape.dtype == tf.int32
+    assert rt_shape[0].numpy() == len(rows) and rt_shape[0].dtype == tf.int32
+    with pytest.raises(ValueError, match="Index 1 is not uniform"):
+        rt_shape[1]
+    assert str(rt_shape[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
+    x = tf.constant([["a", "b"], ["c", "d"], ["e", "f"]])
+    flat = [v for r in x.numpy().tolist() for v in r]
+    splits = np.cumsum([0] + [len(r) for r in rows])
+    assert tf.reshape(x, rt_shape).to_list() == [flat[a:b] for a, b in zip(splits, splits[1:])]
+    assert tf.zeros(rt_shape).to_list() == _map(lambda v: 0.0, rows)
+    assert tf.ones(rt_shape).dtype == tf.float32
+    assert tf.fill(rt_shape, "x").to_list() == _map(lambda v: b"x", rows)
+    inner = tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1)
+    assert tf.shape(inner).static_lengths() == [2, (3, 1), 2]
+    assert tf.shape(inner)[-1].numpy() == 2
+    assert tf.shape(tf.ragged.constant([[[1], [2, 3]], [[4]]])).num_row_partitions == 2
+    # dense tensors keep their dense shape
+    assert tf.shape(x).numpy().tolist() == [3, 2]

@@ -85,7 +85,7 @@ def test_convert_to_tensor_makes_utf8_bytes():
     assert ab.dtype == tf.string and ab.numpy().tolist() == [b"a", b"b"]
     u = tf.convert_to_tensor(np.array(["a", "é"]))
     assert u.numpy().dtype == object
-    assert u.numpy().tolist() == [b"a", "é".encode("utf-8")]
+    assert u.numpy().tolist() == [b"a", "é".encode()]
     assert all(type(b) is bytes for b in u.numpy())
     assert tf.convert_to_tensor(np.array([b"a", b"b"])).numpy().tolist() == [b"a", b"b"]
     assert tf.convert_to_tensor(np.array(["a"]), dtype=tf.string).numpy().tolist() == [b"a"]

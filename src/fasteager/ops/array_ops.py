@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .registry import (ALL, ANY_DTYPE, LINEAR, as_int, as_shape, defop, dispatches, execute,
-                       normalize_axis, single_axis, unbroadcast)
+from .registry import (ALL, ANY_DTYPE, COMPOSITE_TYPES, LINEAR, as_int, as_shape, composite_call,
+                       defop, execute, normalize_axis, single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range   # this module defines fe.range and fe.slice
@@ -40,6 +40,8 @@ _reshape = defop("reshape", _reshape_fwd, kinds=ANY_DTYPE, same_dtype=False, jvp
 
 def reshape(tensor, shape, name=None):
     """Give ``tensor`` a new shape with the same number of elements (one dim may be -1)."""
+    if type(shape) in COMPOSITE_TYPES:         # fe.shape(ragged): a ragged result
+        return composite_call("reshape", shape, tensor, shape)
     x = convert_to_tensor(tensor)
     dims = as_shape("reshape", shape)
     if dims == x._value.shape:
@@ -149,9 +151,11 @@ _concat = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), kinds
                 joint_grad=_concat_grad, jvp=LINEAR)
 
 
-@dispatches
 def concat(values, axis, name=None):
     """Join tensors along an existing axis."""
+    for v in values:
+        if type(v) in COMPOSITE_TYPES:         # ragged operands: a ragged result
+            return composite_call("concat", v, values, axis)
     from .math_ops import convert_same
     values = convert_same(*values)
     if not values:
@@ -336,6 +340,8 @@ _index_backward = defop("index_backward", _index_backward_fwd, kinds="fiuc",
 
 def shape(input, out_type=np.int32, name=None):
     """The shape as a 1-D int32 tensor."""
+    if type(input) in COMPOSITE_TYPES:
+        return composite_call("shape", input, input, out_type)
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
     return _core.wrap(np.array(x._value.shape, dtype=as_dtype(out_type)._np))
@@ -440,16 +446,22 @@ def constant(value, dtype=None, shape=None, name=None):
 
 def zeros(shape, dtype=None, name=None):
     """A tensor of zeros (float32 unless ``dtype`` is given)."""
+    if type(shape) in COMPOSITE_TYPES:
+        return composite_call("zeros", shape, shape, dtype)
     return _allocate("zeros", np.zeros, _dims("zeros", shape), dtype=_np_dtype(dtype))
 
 
 def ones(shape, dtype=None, name=None):
     """A tensor of ones (float32 unless ``dtype`` is given)."""
+    if type(shape) in COMPOSITE_TYPES:
+        return composite_call("ones", shape, shape, dtype)
     return _allocate("ones", np.ones, _dims("ones", shape), dtype=_np_dtype(dtype))
 
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value`` (whose dtype it takes)."""
+    if type(dims) in COMPOSITE_TYPES:
+        return composite_call("fill", dims, dims, value)
     v = convert_to_tensor(value)
     if v._value.ndim != 0:
         raise InvalidArgumentError("fill: value must be a scalar (got shape %s)"
@@ -548,9 +560,10 @@ _tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ANY_DTYP
               grads=[_tile_grad], jvp=LINEAR)
 
 
-@dispatches
 def tile(input, multiples, name=None):
     """Repeat ``input`` ``multiples[i]`` times along axis i (one multiple per axis)."""
+    if type(input) in COMPOSITE_TYPES:
+        return composite_call("tile", input, input, multiples)
     x = convert_to_tensor(input)
     mult = as_shape("tile", multiples, "multiples")
     if len(mult) != x._value.ndim or any(m < 0 for m in mult):

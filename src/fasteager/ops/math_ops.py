@@ -22,9 +22,9 @@ import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .registry import (ALL, BOOL, ELEMENTWISE, FLOAT, INT_BOOL, LINEAR, MULTILINEAR, NUMERIC,
-                       STRING, as_bool, defop, dispatches, execute, normalize_axis, single_axis,
-                       unbroadcast)
+from .registry import (ALL, BOOL, COMPOSITE_TYPES, ELEMENTWISE, FLOAT, INT_BOOL, LINEAR,
+                       MULTILINEAR, NUMERIC, STRING, as_bool, composite_call, defop, execute,
+                       normalize_axis, single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -252,23 +252,26 @@ def _complex_dtype(x):
     return np.result_type(x._value.dtype, np.complex64)
 
 
-@dispatches
 def conj(x, name=None):
     """The complex conjugate (a real tensor as it is)."""
+    if type(x) in COMPOSITE_TYPES:
+        return composite_call("conj", x, x)
     x = convert_to_tensor(x)
     return execute(conj_op, x) if x._value.dtype.kind == "c" else x
 
 
-@dispatches
 def real(input, name=None):
     """The real part (a real tensor as it is)."""
+    if type(input) in COMPOSITE_TYPES:
+        return composite_call("real", input, input)
     x = convert_to_tensor(input)
     return execute(real_op, x) if x._value.dtype.kind == "c" else x
 
 
-@dispatches
 def imag(input, name=None):
     """The imaginary part (zeros for a real tensor)."""
+    if type(input) in COMPOSITE_TYPES:
+        return composite_call("imag", input, input)
     x = convert_to_tensor(input)
     return execute(imag_op, x) if x._value.dtype.kind == "c" else x * 0
 
@@ -284,10 +287,11 @@ def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
     return cast(re, cd) + cast(im, cd) * _core.wrap(np.asarray(1j, cd))
 
 
-@dispatches
 def angle(input, name=None):
     """The argument of a complex number, ``atan2(imag, real)`` (a composite; 0 or pi for
     real input)."""
+    if type(input) in COMPOSITE_TYPES:
+        return composite_call("angle", input, input)
     from .special_ops import atan2
     x = convert_to_tensor(input)
     if x._value.dtype.kind != "c":
@@ -319,10 +323,12 @@ select = defop("select", np.where, kinds=ALL + _C + STRING, same_dtype=False,
                check=_check_where, grads=[None, _where_dx, _where_dy])
 
 
-@dispatches
 def where(condition, x=None, y=None, name=None):
     """Elementwise ``x if condition else y`` (NumPy broadcasting); with only ``condition``,
     the int64 indices of its True entries, shape ``(n, rank)``."""
+    for v in (condition, x):
+        if type(v) in COMPOSITE_TYPES:
+            return composite_call("where", v, condition, x, y)
     if x is None and y is None:
         return _where_indices(condition)
     if x is None or y is None:
@@ -367,9 +373,10 @@ _cast = defop("cast", lambda x, dtype: x.astype(dtype, copy=False), kinds=ALL + 
               grads=[_cast_grad])
 
 
-@dispatches
 def cast(x, dtype, name=None):
     """Cast to ``dtype`` (floats to ints truncate toward zero, as TensorFlow)."""
+    if type(x) in COMPOSITE_TYPES:
+        return composite_call("cast", x, x, dtype)
     from ..dtypes import as_dtype
     np_dtype = as_dtype(dtype)._np
     t = convert_to_tensor(x)
@@ -387,9 +394,10 @@ clip_by_value_op = defop(
            lambda g, ans, x, lo, hi: unbroadcast(where(greater(x, hi), g, _zeros(g)), hi)])
 
 
-@dispatches
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clip ``t`` elementwise into ``[clip_value_min, clip_value_max]``."""
+    if type(t) in COMPOSITE_TYPES:
+        return composite_call("clip_by_value", t, t, clip_value_min, clip_value_max)
     t, lo, hi = convert_same(t, clip_value_min, clip_value_max)
     return execute(clip_by_value_op, t, lo, hi)
 
@@ -504,6 +512,8 @@ _reduce_all = defop("reduce_all", lambda x, axis=None, keepdims=False:
 
 def _reduction(op):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        if type(input_tensor) in COMPOSITE_TYPES:
+            return composite_call(op.name, input_tensor, input_tensor, axis, keepdims)
         x = convert_to_tensor(input_tensor)
         axes = normalize_axis(op.name, axis, x._value.ndim)
         if keepdims is not False and keepdims is not True:
@@ -514,7 +524,7 @@ def _reduction(op):
     reduce.__name__ = op.name
     reduce.__doc__ = ("%s over ``axis`` (all axes when None); ``keepdims`` keeps reduced "
                       "axes with size 1." % op.name)
-    return dispatches(reduce)
+    return reduce
 
 
 reduce_sum = _reduction(_reduce_sum)
@@ -633,9 +643,11 @@ _argmax_op, argmax = _arg_reduce(np.argmax, "argmax")
 _argmin_op, argmin = _arg_reduce(np.argmin, "argmin")
 
 
-@dispatches
 def add_n(inputs, name=None):
     """The sum of a list of tensors of one shape and dtype."""
+    for v in inputs:
+        if type(v) in COMPOSITE_TYPES:
+            return composite_call("add_n", v, inputs)
     inputs = list(inputs)
     if not inputs:
         raise InvalidArgumentError("add_n: inputs must be a non-empty list")
@@ -740,7 +752,6 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return sqrt(reduce_variance(input_tensor, axis, keepdims=keepdims))
 
 
-@dispatches
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
 
@@ -750,6 +761,8 @@ def log_sigmoid(x, name=None):
     >>> fe.math.log_sigmoid(0.0).numpy()
     -0.6931472
     """
+    if type(x) in COMPOSITE_TYPES:
+        return composite_call("log_sigmoid", x, x)
     from .nn_ops import softplus    # nn_ops builds on this module
     x = convert_to_tensor(x)
     if x._value.dtype.kind != "f":

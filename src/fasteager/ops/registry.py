@@ -33,12 +33,12 @@ itself, ``f(tangents, ans, *inputs, **attrs)`` with ``None`` for inputs of zero 
 the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
 calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
 """
-import functools
 import inspect
 
 import numpy as np
 
 from .. import _core
+from ..errors import InvalidArgumentError
 
 FLOAT = "f"
 INT = "iu"
@@ -131,35 +131,26 @@ def execute(op, *args, **attrs):
     return _core.execute(op, args, attrs if attrs else None)
 
 
-# Composite tensors (fe.RaggedTensor, fe.SparseTensor) take over the public functions
-# TensorFlow dispatches on them. Ops reach their handlers through the core (see
-# ``_core.register_dispatch``); Python-level functions that read their input's shape first
-# (reductions, concat, tile, shape) are marked ``@dispatches`` and look here.
-_FUNCTION_HANDLERS = {}     # function name -> {composite type: handler}
+# Composite values (fe.RaggedTensor, fe.SparseTensor, the DynamicRaggedShape of a ragged
+# tensor) take over the public functions TensorFlow dispatches on them. Ops reach their
+# module's handlers through the core (``_core.register_dispatch``). Python-level functions
+# that read their input first (reductions, concat, tile, cast ...) start with one test,
+# ``type(x) in COMPOSITE_TYPES`` (a dict look-up: no wrapper frame on the tensor path),
+# and hand the call to ``composite_call``.
+COMPOSITE_TYPES = {}     # type -> {function name: handler}
 
 
-def dispatches(fn):
-    """Let a composite tensor's module take over ``fn`` when its first argument (or an
-    entry of a list first argument, as concat's) is one of its types."""
-    handlers = _FUNCTION_HANDLERS.setdefault(fn.__name__, {})
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if handlers:
-            first = args[0] if args else next(iter(kwargs.values()), None)
-            for x in (first if type(first) in (list, tuple) else (first,)):
-                handler = handlers.get(type(x))
-                if handler is not None:
-                    return handler(*args, **kwargs)
-        return fn(*args, **kwargs)
-    return wrapper
+def register_composite(cls, handlers):
+    """Run ``handlers[name](*args)`` for the function ``name`` called on a ``cls`` value."""
+    COMPOSITE_TYPES.setdefault(cls, {}).update(handlers)
 
 
-def register_function(name, cls, handler):
-    """``handler`` runs the ``@dispatches`` function ``name`` for arguments of type ``cls``."""
-    if name not in _FUNCTION_HANDLERS:
-        raise ValueError("register_function: %r is not a @dispatches function" % name)
-    _FUNCTION_HANDLERS[name][cls] = handler
+def composite_call(fname, value, *args):
+    """Call the handler registered for ``fname`` and ``value``'s type with ``args``."""
+    handler = COMPOSITE_TYPES[type(value)].get(fname)
+    if handler is None:
+        raise InvalidArgumentError("%s: does not take a %s" % (fname, type(value).__name__))
+    return handler(*args)
 
 
 def unbroadcast(g, x):
