@@ -89,6 +89,21 @@ FE_RNN_INLINE void gemm_block(const T* A, ptrdiff_t lda, ptrdiff_t K, const T* P
             }
         }
         ptrdiff_t w = N - j0 < NR ? N - j0 : NR;
+        if (w == NR) {          /* a whole strip: add and store as vectors */
+            for (int i = 0; i < MR; ++i) {
+                T* out = C + i * ldc + j0;
+                if (Cinit) {
+                    V i0, i1;
+                    memcpy(&i0, Cinit + i * ldi + j0, sizeof(V));
+                    memcpy(&i1, Cinit + i * ldi + j0 + L, sizeof(V));
+                    c0[i] += i0;
+                    c1[i] += i1;
+                }
+                memcpy(out, &c0[i], sizeof(V));
+                memcpy(out + L, &c1[i], sizeof(V));
+            }
+            continue;
+        }
         for (int i = 0; i < MR; ++i) {
             T acc[2 * lanes<T>()];
             memcpy(acc, &c0[i], sizeof(V));
