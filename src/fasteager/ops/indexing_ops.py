@@ -14,8 +14,8 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import (_index_backward, broadcast_to, getitem, reshape, transpose,
                         zeros_like)
-from .registry import (ALL, NUMERIC, as_int, as_shape, defop, execute, normalize_axis,
-                       single_axis)
+from .registry import (ALL, COMPOSITE_TYPES, NUMERIC, as_int, as_shape, composite_call, defop,
+                       execute, normalize_axis, single_axis)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range
@@ -68,6 +68,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     >>> fe.gather([10., 20., 30.], [2, 0]).numpy()
     array([30., 10.], dtype=float32)
     """
+    if type(params) in COMPOSITE_TYPES:       # a RaggedTensor: its rows
+        return composite_call("gather", params, params, indices, axis, batch_dims)
     x = convert_to_tensor(params)
     idx = _int_indices("gather", indices)
     rank, irank = x._value.ndim, idx.ndim
@@ -238,6 +240,8 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 
 def reverse(tensor, axis, name=None):
     """``tensor`` with the order of entries reversed along each axis in ``axis``."""
+    if type(tensor) in COMPOSITE_TYPES:
+        return composite_call("reverse", tensor, tensor, axis)
     x = convert_to_tensor(tensor)
     axes = normalize_axis("reverse", axis, x._value.ndim) or ()
     key = tuple(builtins_slice(None, None, -1) if a in axes else builtins_slice(None)
