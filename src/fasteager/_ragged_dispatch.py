@@ -158,6 +158,60 @@ def _ragged_tile(input, multiples, name=None):
     return RaggedTensor.from_row_lengths(values, lengths.astype(np.int64))
 
 
+def _ragged_gather(params, indices, axis=None, batch_dims=0):
+    """fe.gather of a RaggedTensor: its rows at ``indices`` (axis 0, as TensorFlow)."""
+    if (axis or 0) != 0 or batch_dims:
+        raise InvalidArgumentError("gather: a RaggedTensor is gathered along axis 0 only (got "
+                                   "axis=%r, batch_dims=%r)" % (axis, batch_dims))
+    from .strings import _as_tensor
+    idx = np.asarray(_np(_as_tensor(indices, "gather"), "gather indices"))
+    n = params.nrows_int()
+    if idx.dtype.kind not in "iu" or idx.ndim > 1:
+        raise InvalidArgumentError("gather: indices into a RaggedTensor must be an int scalar "
+                                   "or vector (got %s of shape %s)" % (idx.dtype,
+                                                                      list(idx.shape)))
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise InvalidArgumentError("gather: indices %s out of range for %d rows (expected -%d "
+                                   "<= index < %d)" % (idx.tolist()[:10], n, n, n))
+    idx = idx % max(n, 1)
+    if idx.ndim == 0:
+        return params[int(idx)]
+    if idx.size == 0:
+        return params[0:0]
+    return _concat_rows([params[int(i):int(i) + 1] for i in idx])
+
+
+def _ragged_reverse(tensor, axis):
+    """fe.reverse of a RaggedTensor: axis 0 reverses the rows, axis 1 (ragged rank 1) each
+    row's values, a dense inner axis the values along it."""
+    from .ops.array_ops import getitem
+    from .ops.indexing_ops import gather, reverse
+    from .ops.registry import execute, normalize_axis
+    out = tensor
+    for a in normalize_axis("reverse", axis, tensor.ndim) or ():
+        if a == 0:
+            out = _ragged_gather(out, np.arange(out.nrows_int())[::-1].astype(np.int64))
+        elif a > out.ragged_rank:
+            out = out.with_flat_values(reverse(out.flat_values, [a - out.ragged_rank]))
+        elif a == 1 and out.ragged_rank == 1:
+            s = _np(out._row_splits).astype(np.int64)
+            index = np.concatenate([np.arange(s[i + 1] - 1, s[i] - 1, -1)
+                                    for i in range(s.size - 1)] + [np.zeros(0, np.int64)])
+            values = gather(out.values, index) if index.size else \
+                execute(getitem, out.values, key=slice(0, 0))
+            out = out.with_values(values)
+        else:
+            raise InvalidArgumentError("reverse: a ragged axis of a RaggedTensor of ragged rank "
+                                       "%d is not supported (got axis %d)"
+                                       % (out.ragged_rank, a))
+    return out
+
+
+def _ragged_stack(values, axis=0):
+    from .ragged import stack
+    return stack(values, axis)
+
+
 class DynamicRaggedShape:
     """The shape of a RaggedTensor, as ``fe.shape(rt)`` gives it (TensorFlow's
     ``tf.experimental.DynamicRaggedShape``): the number of rows, the row lengths of each
@@ -267,7 +321,8 @@ def _register():
                math_ops.log_sigmoid, math_ops.real, math_ops.imag, math_ops.conj,
                math_ops.angle):
         handlers[fn.__name__] = _on_flat_values(fn)
-    handlers.update(concat=_ragged_concat, tile=_ragged_tile, shape=_ragged_shape)
+    handlers.update(concat=_ragged_concat, tile=_ragged_tile, shape=_ragged_shape,
+                    gather=_ragged_gather, reverse=_ragged_reverse, stack=_ragged_stack)
     register_composite(RaggedTensor, handlers)
     register_composite(DynamicRaggedShape, {"reshape": _reshape_to, "zeros": _zeros_of,
                                             "ones": _ones_of, "fill": _fill_of})

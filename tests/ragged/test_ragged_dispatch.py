@@ -241,3 +241,40 @@ def test_shape_of_a_ragged_tensor_as_the_guide_uses_it():
     assert tf.shape(tf.ragged.constant([[[1], [2, 3]], [[4]]])).num_row_partitions == 2
     # dense tensors keep their dense shape
     assert tf.shape(x).numpy().tolist() == [3, 2]
+
+
+def test_gather_reverse_and_stack_of_ragged():
+    digits = tf.ragged.constant(ROWS)
+    assert tf.gather(digits, [2, 0]).to_list() == [ROWS[2], ROWS[0]]
+    assert tf.gather(digits, [-1, 3]).to_list() == [ROWS[-1], ROWS[3]]
+    assert tf.gather(digits, 2).numpy().tolist() == ROWS[2]
+    with pytest.raises(InvalidArgumentError, match="out of range"):
+        tf.gather(digits, [5])
+    with pytest.raises(InvalidArgumentError, match="axis 0 only"):
+        tf.gather(digits, [0], axis=1)
+    assert tf.reverse(digits, [1]).to_list() == [r[::-1] for r in ROWS]
+    assert tf.reverse(digits, [0]).to_list() == ROWS[::-1]
+    inner = [[[1, 2], [3, 4]], [[5, 6]]]
+    assert tf.reverse(tf.ragged.constant(inner, ragged_rank=1), [2]).to_list() == \
+        [[p[::-1] for p in r] for r in inner]
+    assert tf.stack([digits, digits]).to_list() == [ROWS, ROWS]
+
+
+def test_guide_palindrome_in_a_function():
+    @tf.function
+    def make_palindrome(x, axis):
+        return tf.concat([x, tf.reverse(x, [axis])], axis)
+    dense = [[1, 2], [3, 4], [5, 6]]
+    assert make_palindrome(tf.constant(dense), axis=1).numpy().tolist() == \
+        [r + r[::-1] for r in dense]
+    rows = [[1, 2], [3], [4, 5, 6]]
+    assert make_palindrome(tf.ragged.constant(rows), axis=1).to_list() == \
+        [r + r[::-1] for r in rows]
+
+
+def test_reverse_and_gather_are_differentiable():
+    def f(v):
+        rt = tf.RaggedTensor.from_row_lengths(v, [2, 0, 3])
+        out = tf.reverse(tf.gather(rt, [2, 0, 2]), [1])
+        return tf.reduce_sum(out.flat_values * tf.range(1.0, 9.0, dtype=tf.float64))
+    check_grads(f, [np.array([1.0, 2.0, 3.0, 4.0, 5.0])], order=2)

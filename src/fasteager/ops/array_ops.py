@@ -215,6 +215,9 @@ _stack = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), kinds=ANY_DTY
 
 def stack(values, axis=0, name=None):
     """Stack tensors of one shape along a new axis."""
+    for v in values:
+        if type(v) in COMPOSITE_TYPES:         # ragged operands: a ragged result
+            return composite_call("stack", v, values, axis)
     from .math_ops import convert_same
     values = convert_same(*values)
     if not values:
