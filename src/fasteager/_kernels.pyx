@@ -22,6 +22,10 @@ The module has three layers:
    float32/float64 specialisation and make one loop call without the GIL. Large GEMMs
    go to ``np.matmul`` (OpenBLAS) with ``out=`` so no extra copy is made.
 
+Convolutions with few channels (the small convnets' 16) skip im2col and BLAS: the direct
+kernels of ``_conv_direct.h`` keep a register tile of output vectors and walk the filter
+taps (see ``_direct_pays`` for the shapes and docs/conv_kernels.md for the figures).
+
 Layouts: images are NHWC, filters HWIO, as in TensorFlow; padding follows TF exactly
 (see ``conv_output_size``).
 """
