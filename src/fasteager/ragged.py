@@ -80,14 +80,15 @@ class RaggedTensor:
     <fe.RaggedTensor [[3, 1], [], [4, 1, 5]]>
     """
 
-    __slots__ = ("_values", "_row_splits")
+    __slots__ = ("_values", "_row_splits", "_uniform_row_length")
 
-    def __init__(self, values, row_splits, internal=False):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise TypeError("RaggedTensor: use a factory such as RaggedTensor.from_row_splits "
                             "or fe.ragged.constant (the constructor is internal)")
         self._values = values
         self._row_splits = row_splits
+        self._uniform_row_length = uniform_row_length   # rows of one known length (or None)
 
     # -- factories ----------------------------------------------------------------------
     @classmethod
@@ -142,6 +143,47 @@ class RaggedTensor:
         limits = _np(_partition("from_row_limits", "row_limits", row_limits))
         splits = np.insert(limits, 0, 0).astype(limits.dtype)
         return cls.from_row_splits(values, _core.wrap(splits), validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True,
+                                name=None):
+        """Rows of ``uniform_row_length`` values each; the axis stays known in ``shape``
+        (``(2, 2, None)``), as in TensorFlow."""
+        values = _values_tensor(values)
+        n = _nvals(values)
+        length = int(uniform_row_length)
+        if n is None or length < 0 or (length and n % length) or (not length and nrows is None):
+            raise InvalidArgumentError(
+                "from_uniform_row_length: %s values do not split into rows of %d (expected a "
+                "multiple of it%s)" % (n, length, "" if length else ", and nrows for length 0"))
+        rows = n // length if length else int(nrows)
+        if nrows is not None and int(nrows) != rows:
+            raise InvalidArgumentError("from_uniform_row_length: nrows=%d does not match %d "
+                                       "values in rows of %d" % (int(nrows), n, length))
+        splits = _core.wrap(np.arange(rows + 1, dtype=np.int64) * length)
+        return cls(values, splits, internal=True, uniform_row_length=length)
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=np.int64):
+        """The rows of a 2-D SparseTensor whose entries are left-aligned in their rows
+        (row i holds columns 0 .. n_i - 1), as TensorFlow requires."""
+        from .sparse import SparseTensor
+        if not isinstance(st_input, SparseTensor):
+            raise TypeError("from_sparse: st_input must be a SparseTensor (got %s)"
+                            % type(st_input).__name__)
+        idx = _np(st_input.indices)
+        shape = _np(st_input.dense_shape)
+        if shape.size != 2:
+            raise InvalidArgumentError("from_sparse: st_input must be 2-D (got dense_shape %s)"
+                                       % shape.tolist())
+        rows = idx[:, 0] if idx.size else np.zeros(0, np.int64)
+        lengths = np.bincount(rows, minlength=int(shape[0])).astype(np.int64)
+        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        if np.any(np.diff(rows) < 0) or (idx.size and np.any(
+                idx[:, 1] != np.arange(rows.size) - starts)):
+            raise InvalidArgumentError("from_sparse: st_input must be in row-major order with "
+                                       "each row's entries in columns 0, 1, ... (left-aligned)")
+        return cls.from_row_lengths(st_input.values, lengths.astype(np.dtype(row_splits_dtype)))
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -233,8 +275,12 @@ class RaggedTensor:
     @property
     def shape(self):
         """``[nrows, None, ...]``: None for the ragged axes, then the values' inner dims."""
-        inner = self.flat_values._value.shape[1:]
-        return TensorShape((self.nrows_int(),) + (None,) * self.ragged_rank + inner)
+        dims = [self.nrows_int()]
+        rt = self
+        while isinstance(rt, RaggedTensor):
+            dims.append(rt._uniform_row_length)
+            rt = rt._values
+        return TensorShape(tuple(dims) + rt._value.shape[1:])
 
     def get_shape(self):
         return self.shape
@@ -595,7 +641,12 @@ def _align(rt, other, fn):
             from .ops.array_ops import reshape
             per_row = reshape(o, (shape[0],) + shape[2:])
             return flat, gather(per_row, rt.value_rowids())
-        if len(shape) > len(inner):
+        lead = len(shape) - len(inner)
+        if lead > 0 and len(shape) <= rt.ndim and all(d == 1 for d in shape[:lead]):
+            # size-1 axes over the ragged ones broadcast: only the inner part matters
+            from .ops.array_ops import reshape
+            return flat, reshape(o, shape[lead:])
+        if lead > 0:
             raise InvalidArgumentError(
                 "RaggedTensor: a dense operand of shape %s does not broadcast against ragged "
                 "shape %s (expected a scalar, the values' inner shape %s, or [nrows, 1])"

@@ -278,3 +278,27 @@ def test_reverse_and_gather_are_differentiable():
         out = tf.reverse(tf.gather(rt, [2, 0, 2]), [1])
         return tf.reduce_sum(out.flat_values * tf.range(1.0, 9.0, dtype=tf.float64))
     check_grads(f, [np.array([1.0, 2.0, 3.0, 4.0, 5.0])], order=2)
+
+
+def test_from_sparse_and_from_uniform_row_length():
+    st = tf.SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=["a", "b", "c"],
+                         dense_shape=[3, 3])
+    assert tf.RaggedTensor.from_sparse(st).to_list() == [[b"a"], [], [b"b", b"c"]]
+    gap = tf.SparseTensor(indices=[[0, 1]], values=[1.0], dense_shape=[1, 2])
+    with pytest.raises(InvalidArgumentError, match="left-aligned"):
+        tf.RaggedTensor.from_sparse(gap)
+    inner = tf.RaggedTensor.from_row_splits(list(range(10, 20)), [0, 3, 5, 9, 10])
+    rt = tf.RaggedTensor.from_uniform_row_length(inner, 2)
+    assert rt.shape.as_list() == [2, 2, None] and rt.ragged_rank == 2
+    assert rt.to_list() == [[[10, 11, 12], [13, 14]], [[15, 16, 17, 18], [19]]]
+    with pytest.raises(InvalidArgumentError, match="do not split into rows of 3"):
+        tf.RaggedTensor.from_uniform_row_length(inner, 3)
+
+
+def test_size_one_dense_axes_broadcast_over_ragged_ones():
+    rows = [[[1, 2], [3, 4], [5, 6]], [[7, 8]]]
+    x = tf.ragged.constant(rows, ragged_rank=1)
+    assert (x + tf.constant([[10]])).to_list() == [[[v + 10 for v in p] for p in r]
+                                                  for r in rows]
+    with pytest.raises(InvalidArgumentError, match="does not broadcast"):
+        tf.ragged.constant([[1, 2], [3]]) + tf.constant([[1, 2, 3, 4]] * 2)
