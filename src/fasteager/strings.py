@@ -30,7 +30,8 @@ from .errors import InvalidArgumentError
 
 __all__ = ["as_string", "bytes_split", "decode_raw", "format", "join", "length", "lower",
            "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr",
-           "to_number", "unicode_decode", "unicode_encode", "unicode_split", "upper"]
+           "to_hash_bucket_fast", "to_number", "unicode_decode", "unicode_encode",
+           "unicode_split", "upper"]
 
 builtins_format = builtins.format
 
@@ -749,6 +750,36 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     splits = _core.wrap(np.arange(rows + 1, dtype=np.int64) * n)
     from .ops.array_ops import reshape
     return _unicode_encode(reshape(t, [-1]), splits, lead_shape=arr.shape[:-1])
+
+
+# ---- hashing ----------------------------------------------------------------------------------
+
+def _bucket(b, num_buckets):
+    from ._farmhash import fingerprint64
+    return fingerprint64(b) % num_buckets
+
+
+_hash_bucket_fast = _StringOp("string_to_hash_bucket_fast", _elementwise(_bucket, np.int64))
+
+
+@_on_flat_values
+def to_hash_bucket_fast(input, num_buckets, name=None):
+    """Each string's bucket in ``[0, num_buckets)``: FarmHash ``Fingerprint64`` modulo
+    ``num_buckets``, as TensorFlow computes it (int64; the same ids as TensorFlow's).
+
+    >>> fe.strings.to_hash_bucket_fast(["Hello"], 10).dtype
+    fe.int64
+    """
+    n = _positive_int("to_hash_bucket_fast", num_buckets, "num_buckets")
+    return _hash_bucket_fast(_string_input(input, "to_hash_bucket_fast"), num_buckets=n)
+
+
+def _positive_int(opname, value, argname):
+    from .ops.registry import as_int
+    n = as_int(opname, value, argname)
+    if n < 1:
+        raise InvalidArgumentError("%s: %s must be at least 1 (got %d)" % (opname, argname, n))
+    return n
 
 
 # ---- raw bytes as numbers (tf.io.decode_raw) ---------------------------------------------
