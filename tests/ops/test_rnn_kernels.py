@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from fasteager import _rnn
-from tests.ops.op_specs_rnn import (complex_step_vjp, ref_gru_core, ref_lstm_core,
-                                    ref_simple_core)
+from tests.ops.op_specs_rnn import complex_step_vjp, ref_gru_core, ref_lstm_core, ref_simple_core
 
 TANH, SIGMOID, RELU = _rnn.ACTIVATIONS["tanh"], _rnn.ACTIVATIONS["sigmoid"], \
     _rnn.ACTIVATIONS["relu"]

@@ -58,6 +58,41 @@ def _batch_keys(batch_shape, ndim):
     return keys
 
 
+# ---- rows of params at tensor indices: a replayable gather --------------------------------
+# gather builds a NumPy key from the index values, which a traced function cannot replay
+# (it then runs eagerly). Tensor indices on axis 0, the Embedding lookup, take these ops
+# instead: the indices are an input and their range is checked when the kernel runs.
+
+def _check_row_ids(opname, idx, n):
+    if idx.dtype.kind not in "iu":
+        raise InvalidArgumentError("%s: indices must be integers (expected int32 or int64, "
+                                   "got %s)" % (opname, idx.dtype))
+    _check_range(opname, idx, n, "axis 0 of params")
+
+
+def _gather_rows_fwd(params, indices):
+    if params.ndim == 0:
+        raise InvalidArgumentError("gather: params must have rank >= 1 (got a scalar)")
+    _check_row_ids("gather", indices, params.shape[0])
+    return np.take(params, indices, axis=0)
+
+
+def _scatter_rows_fwd(g, indices, rows):
+    """Sums of g's slices per index into ``rows`` zero rows (the gradient of gather_rows)."""
+    _check_row_ids("scatter_rows", indices, rows)
+    out = np.zeros((rows,) + g.shape[indices.ndim:], dtype=g.dtype)
+    np.add.at(out, indices, g)          # repeated indices accumulate
+    return out
+
+
+# params[indices] along axis 0; its gradient scatter-adds, whose gradient gathers
+gather_rows = defop("gather_rows", _gather_rows_fwd, kinds="fiubc", same_dtype=False,
+                    grads=[lambda g, ans, x, idx: execute(scatter_rows, g, idx,
+                                                          rows=x._value.shape[0]), None])
+scatter_rows = defop("scatter_rows", _scatter_rows_fwd, kinds="fiuc", same_dtype=False,
+                     grads=[lambda g, ans, gr, idx, rows: execute(gather_rows, g, idx), None])
+
+
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Slices of ``params`` along ``axis`` at ``indices`` (TensorFlow's ``tf.gather``).
 
@@ -71,6 +106,9 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if type(params) in COMPOSITE_TYPES:       # a RaggedTensor: its rows
         return composite_call("gather", params, params, indices, axis, batch_dims)
     x = convert_to_tensor(params)
+    if (isinstance(indices, _core.Tensor) and not batch_dims and axis in (None, 0)
+            and x._value.dtype.kind in "fiubc"):
+        return execute(gather_rows, x, indices)
     idx = _int_indices("gather", indices)
     rank, irank = x._value.ndim, idx.ndim
     b = as_int("gather", batch_dims, "batch_dims")

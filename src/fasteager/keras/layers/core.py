@@ -257,13 +257,9 @@ class Embedding(Layer):
         return x
 
     def call(self, inputs):
-        ids = np.asarray(inputs.numpy())
-        if ids.size and (ids.min() < 0 or ids.max() >= self.input_dim):
-            raise _bad_shape(self, "ids must be in [0, %d) (got values in [%d, %d])"
-                             % (self.input_dim, ids.min(), ids.max()))
-        if hasattr(fe, "gather"):
-            return fe.gather(self.embeddings, inputs)
-        return self.embeddings.read_value()[ids]
+        # gather checks the ids' range when it runs (InvalidArgumentError, as TensorFlow's
+        # CPU gather), so a traced step replays instead of reading the ids in Python
+        return fe.gather(self.embeddings, fe.convert_to_tensor(inputs))
 
     def compute_mask(self, inputs, mask=None):
         """With ``mask_zero=True``, id 0 is padding: the mask is ``inputs != 0``."""
