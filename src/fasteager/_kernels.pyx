@@ -761,27 +761,32 @@ cdef _pack_filter(w2, Py_ssize_t L):
     return np.ascontiguousarray(wp.reshape(k, nb, L).transpose(1, 0, 2))
 
 
-cdef _fill_geom(fe_conv_geom* cg, Geom g, Py_ssize_t img, Py_ssize_t row, int level):
+cdef _direct_geom(fe_conv_geom* cg, x, Geom g, int level, Py_ssize_t uh=1,
+                  Py_ssize_t uw=1):
+    """Fills cg for the direct kernels reading x (zero-upsampled by (uh, uw) when > 1);
+    returns (the grid they read, the tap offsets cg.off points into): keep both alive
+    while the kernels run."""
+    grid, img, row = _window_grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
+                                  (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1, uh, uw)
+    off = _tap_offsets(g, row)
+    cdef Py_ssize_t[::1] offv = off
+    cg.off = &offv[0]
     cg.level = level
     cg.OH, cg.OW, cg.O = g.OH, g.OW, g.O
     cg.img, cg.row, cg.C = img, row, g.C
     cg.sh, cg.sw = g.sh, g.sw
     cg.K = g.KH * g.KW * g.C
     cg.span = g.KW * g.C if g.dw == 1 else g.C
+    return grid, off
 
 
 cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
     """y (N, OH, OW, O) = the convolution of x (N, H, W, C) with w2 (KH*KW*C, O) by the
     direct kernel (x zero-upsampled by (uh, uw) first when > 1: then H, W of g are the
     upsampled sizes)."""
-    cdef Py_ssize_t L = _lanes(x.dtype)
-    grid, img, row = _window_grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
-                                  (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1, uh, uw)
-    cdef Py_ssize_t[::1] off = _tap_offsets(g, row)
     cdef fe_conv_geom cg
-    _fill_geom(&cg, g, img, row, level)
-    cg.off = &off[0]
-    wp = _pack_filter(w2, L)
+    grid, off = _direct_geom(&cg, x, g, level, uh, uw)
+    wp = _pack_filter(w2, _lanes(x.dtype))
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
     cdef Py_ssize_t r, rows = g.N * g.OH
     cdef bint par = rows > 1 and rows * g.OW * g.O * cg.K > _PAR_WORK
@@ -804,12 +809,8 @@ cdef _direct_filter_grad(x, dy, Geom g, int level):
     """dw (KH*KW*C, O) = im2col(x).T @ dy without the im2col buffer: each thread adds the
     gradient of its share of the images into a packed partial, and the partials are summed."""
     cdef Py_ssize_t L = _lanes(x.dtype), nb = (g.O + L - 1) // L, K = g.KH * g.KW * g.C
-    grid, img, row = _window_grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
-                                  (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1)
-    cdef Py_ssize_t[::1] off = _tap_offsets(g, row)
     cdef fe_conv_geom cg
-    _fill_geom(&cg, g, img, row, level)
-    cg.off = &off[0]
+    grid, off = _direct_geom(&cg, x, g, level)
     cdef Py_ssize_t t, T = 1, N = g.N
     if g.N > 1 and g.N * g.OH * g.OW * g.O * K > _PAR_WORK:
         T = _imin(openmp.omp_get_max_threads(), g.N)
