@@ -136,3 +136,34 @@ def test_non_default_activations_take_the_generic_loops():
     d[i] = eps
     fd = (loss(xp + d) - loss(xp - d)) / (2 * eps)
     assert abs(fd - dz[i]) < 1e-6 * max(1.0, abs(fd))
+
+
+def test_backprop_ops_take_absent_cotangents_as_zero():
+    """The ops' ``given`` flags: an output gradient left out counts as zero, exactly."""
+    import fasteager as fe
+    from fasteager.ops import rnn_ops
+    from fasteager.ops.registry import execute
+    (x, h0, kernel, rkernel, mask), r = _problem(3, 17, 4, 6, 4, np.float64, seed=4)
+    x, h0 = fe.constant(x), fe.constant(h0)
+    m = rnn_ops._float_mask(mask, x)
+    hs, cs, gates = execute(rnn_ops.lstm_op, x, h0, h0, kernel, rkernel, np.zeros(24), m)
+    g_h = fe.constant(r.standard_normal(hs.shape))
+    full = execute(rnn_ops.lstm_backprop_op, h0, rkernel, m, cs, gates, g_h,
+                   fe.zeros_like(cs), fe.zeros_like(gates))
+    for given, rest in [((False, False), []), ((True, False), [fe.zeros_like(cs)]),
+                        ((False, True), [fe.zeros_like(gates)])]:
+        out = execute(rnn_ops.lstm_backprop_op, h0, rkernel, m, cs, gates, g_h, *rest,
+                      given=given)
+        for a, b in zip(full, out):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(fe.errors.InvalidArgumentError, match="given"):
+        execute(rnn_ops.lstm_backprop_op, h0, rkernel, m, cs, gates, g_h, cs,
+                given=(False, False))
+    kernel3, rkernel3 = (r.standard_normal((4, 18)) * 0.3, r.standard_normal((6, 18)) * 0.3)
+    outs = execute(rnn_ops.gru_op, x, h0, kernel3, rkernel3, np.zeros((2, 18)), m)
+    g_h = fe.constant(r.standard_normal(outs[0].shape))
+    full = execute(rnn_ops.gru_backprop_op, h0, rkernel3, m, *outs, g_h,
+                   fe.zeros_like(outs[1]), fe.zeros_like(outs[2]))
+    out = execute(rnn_ops.gru_backprop_op, h0, rkernel3, m, *outs, g_h, given=(False, False))
+    for a, b in zip(full, out):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -98,6 +98,25 @@ def _backprop(op, opname, inputs, attrs):
     return outs
 
 
+def _cotangents(g, ans):
+    """The backprop kernels' cotangent inputs from an op's output gradients ``g``: the
+    state sequence's (zeros when None), then those of the other outputs that were given,
+    and ``given``, which says which (a None is zero: the kernel skips it rather than
+    read an array of zeros the size of every step's gates)."""
+    first = g[0] if g[0] is not None else convert_to_tensor(np.zeros_like(ans[0]._value))
+    rest = [x for x in g[1:] if x is not None]
+    return (first,) + tuple(rest), tuple(x is not None for x in g[1:])
+
+
+def _given(opname, rest, given):
+    """The optional cotangents back in place (None where not given)."""
+    if len(given) != 2 or sum(bool(x) for x in given) != len(rest):
+        raise _err(opname, "given must flag the %d optional cotangents passed (got given=%r "
+                   "with %d)" % (len(rest), given, len(rest)))
+    it = iter(rest)
+    return [next(it) if x else None for x in given]
+
+
 def _projection_grads(needs, x, h0, h_seq, dxp, dhr, kernel):
     """dx, dkernel, drecurrent_kernel from all steps' pre-activation gradients: dxp of
     ``x @ kernel`` and dhr of ``h_prev @ recurrent_kernel`` (one matmul each, made only
@@ -138,8 +157,10 @@ def _lstm_grad(g, ans, inputs, attrs, needs):
     # backward through time in one fused kernel, then the projections' gradients
     x, h0, c0, kernel, recurrent_kernel, _, mask = inputs
     h_seq, c_seq, gates = ans
+    cots, given = _cotangents(g, ans)
     dz, dh0, dc0 = _backprop(lstm_backprop_op, "lstm",
-                             (c0, recurrent_kernel, mask, c_seq, gates) + tuple(g), attrs)
+                             (c0, recurrent_kernel, mask, c_seq, gates) + cots,
+                             dict(attrs, given=given))
     dx, dkernel, drk = _projection_grads([needs[0], needs[3], needs[4]], x, h0, h_seq, dz, dz,
                                          kernel)
     dbias = reduce_sum(reshape(dz, [-1, dz.shape[2]]), 0) if needs[5] else None
@@ -150,15 +171,19 @@ lstm_op = defop("lstm", _lstm_fwd, kinds=FLOAT, multi=True, check=_check_lstm, n
                 joint_grad=_lstm_grad)
 
 
-def _lstm_backprop_fwd(c0, recurrent_kernel, mask, c_seq, gates, g_h, g_c, g_gates,
-                       activation="tanh", recurrent_activation="sigmoid"):
+def _lstm_backprop_fwd(c0, recurrent_kernel, mask, c_seq, gates, g_h, *rest,
+                       given=(True, True), activation="tanh", recurrent_activation="sigmoid"):
+    g_c, g_gates = _given("lstm_backprop", rest, given)
     return _kernel_call("lstm_backprop", _rnn.lstm_backward, c0, recurrent_kernel, mask,
                         c_seq, gates, g_h, g_c, g_gates, _rnn.ACTIVATIONS[activation],
                         _rnn.ACTIVATIONS[recurrent_activation])
 
 
-# outputs (dz, dh0, dc0): dz the (T, B, 4U) gradients of the gate pre-activations
-lstm_backprop_op = defop("lstm_backprop", _lstm_backprop_fwd, kinds=FLOAT, multi=True, nin=8,
+# inputs: c0, recurrent_kernel, mask, c_seq, gates, g_h, then g_c and g_gates where
+# ``given`` says so (absent: zero); outputs (dz, dh0, dc0): dz the (T, B, 4U) gradients
+# of the gate pre-activations
+lstm_backprop_op = defop("lstm_backprop", _lstm_backprop_fwd, kinds=FLOAT, multi=True, nin=-1,
+                         attrs=("given", "activation", "recurrent_activation"),
                          no_grad="the fused backward-through-time kernel of lstm; it has no "
                                  "derivative of its own (no second derivatives of lstm)")
 
@@ -190,8 +215,10 @@ def _gru_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh",
 def _gru_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
     h_seq, gates, hrh = ans
+    cots, given = _cotangents(g, ans)
     dxp, dhr, dh0 = _backprop(gru_backprop_op, "gru",
-                              (h0, recurrent_kernel, mask, h_seq, gates, hrh) + tuple(g), attrs)
+                              (h0, recurrent_kernel, mask, h_seq, gates, hrh) + cots,
+                              dict(attrs, given=given))
     dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, h_seq, dxp,
                                          dhr, kernel)
     dbias = None
@@ -204,15 +231,19 @@ gru_op = defop("gru", _gru_fwd, kinds=FLOAT, multi=True, check=_check_gru, nin=6
                joint_grad=_gru_grad)
 
 
-def _gru_backprop_fwd(h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh,
-                      activation="tanh", recurrent_activation="sigmoid"):
+def _gru_backprop_fwd(h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, *rest,
+                      given=(True, True), activation="tanh", recurrent_activation="sigmoid"):
+    g_gates, g_hrh = _given("gru_backprop", rest, given)
     return _kernel_call("gru_backprop", _rnn.gru_backward, h0, recurrent_kernel, mask, h_seq,
                         gates, hrh, g_h, g_gates, g_hrh, _rnn.ACTIVATIONS[activation],
                         _rnn.ACTIVATIONS[recurrent_activation])
 
 
-# outputs (dxp, dhr, dh0): the gradients of the input and the recurrent projections
-gru_backprop_op = defop("gru_backprop", _gru_backprop_fwd, kinds=FLOAT, multi=True, nin=9,
+# inputs: h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, then g_gates and g_hrh where
+# ``given`` says so; outputs (dxp, dhr, dh0): the gradients of the input and the recurrent
+# projections
+gru_backprop_op = defop("gru_backprop", _gru_backprop_fwd, kinds=FLOAT, multi=True, nin=-1,
+                        attrs=("given", "activation", "recurrent_activation"),
                         no_grad="the fused backward-through-time kernel of gru; it has no "
                                 "derivative of its own (no second derivatives of gru)")
 
