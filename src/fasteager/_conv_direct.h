@@ -79,18 +79,18 @@ template <typename T> struct fe_cvec;
 template <> struct fe_cvec<float> { typedef float V __attribute__((vector_size(64))); };
 template <> struct fe_cvec<double> { typedef double V __attribute__((vector_size(64))); };
 
-/* Loads L lanes at p, of which the first `lanes` are real (the rest read as zero). */
+/* Loads L lanes at p into *v, of which the first `lanes` are real (the rest read as
+ * zero). (Through a pointer: a vector returned by value would change the baseline
+ * variant's ABI.) */
 template <typename T, typename V>
-FE_CONV_INLINE V fe_conv_load(const T* p, int lanes) {
-    V v;
+FE_CONV_INLINE void fe_conv_load(V* v, const T* p, int lanes) {
     if (lanes == (int)(sizeof(V) / sizeof(T))) {
-        memcpy(&v, p, sizeof v);
+        memcpy(v, p, sizeof(V));
     } else {
         T tmp[sizeof(V) / sizeof(T)] = {};
         for (int o = 0; o < lanes; o++) tmp[o] = p[o];
-        memcpy(&v, tmp, sizeof v);
+        memcpy(v, tmp, sizeof(V));
     }
-    return v;
 }
 
 template <typename T, typename V>
@@ -215,7 +215,7 @@ FE_CONV_INLINE void fe_conv_bwf_tile(const T* x, const T* dy, const fe_conv_geom
             if (FULL)
                 memcpy(&d[B - 1], dr + ow * O + (B - 1) * L, sizeof(V));
             else
-                d[B - 1] = fe_conv_load<T, V>(dr + ow * O + (B - 1) * L, lanes);
+                fe_conv_load<T, V>(&d[B - 1], dr + ow * O + (B - 1) * L, lanes);
             const T* xp = xr + ow * pstep;
             for (int r = 0; r < R; r++) {
                 const T xs = CONTIG ? xp[r] : xp[o_r[r]];
