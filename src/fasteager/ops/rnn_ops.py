@@ -169,6 +169,8 @@ def _lstm_grad(g, ans, inputs, attrs, needs):
 
 lstm_op = defop("lstm", _lstm_fwd, kinds=FLOAT, multi=True, check=_check_lstm, nin=7,
                 joint_grad=_lstm_grad)
+# the tape hands its gradient None for outputs nothing used (usually c_seq and gates)
+lstm_op.none_output_grads = True
 
 
 def _lstm_backprop_fwd(c0, recurrent_kernel, mask, c_seq, gates, g_h, *rest,
@@ -229,6 +231,7 @@ def _gru_grad(g, ans, inputs, attrs, needs):
 
 gru_op = defop("gru", _gru_fwd, kinds=FLOAT, multi=True, check=_check_gru, nin=6,
                joint_grad=_gru_grad)
+gru_op.none_output_grads = True
 
 
 def _gru_backprop_fwd(h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, *rest,
