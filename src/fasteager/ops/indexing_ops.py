@@ -106,7 +106,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if type(params) in COMPOSITE_TYPES:       # a RaggedTensor: its rows
         return composite_call("gather", params, params, indices, axis, batch_dims)
     x = convert_to_tensor(params)
-    if (isinstance(indices, _core.Tensor) and not batch_dims and axis in (None, 0)
+    if (isinstance(indices, _core.Tensor) and type(batch_dims) is int and not batch_dims
+            and (axis is None or (type(axis) is int and axis == 0))
             and x._value.dtype.kind in "fiubc"):
         return execute(gather_rows, x, indices)
     idx = _int_indices("gather", indices)
