@@ -661,7 +661,8 @@ _DIRECT_LEVELS = {"direct": 2, "direct-avx2": 1, "direct-baseline": 0}
 
 
 def _algorithm(kernel, algorithm):
-    if algorithm not in _ALGORITHMS and algorithm not in _DIRECT_LEVELS:
+    if not isinstance(algorithm, str) or (algorithm not in _ALGORITHMS
+                                          and algorithm not in _DIRECT_LEVELS):
         raise ValueError(f"{kernel}: unknown algorithm (expected 'auto', 'direct' or "
                          f"'im2col', got {algorithm!r})")
     return algorithm

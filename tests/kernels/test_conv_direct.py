@@ -135,6 +135,8 @@ def test_unknown_algorithm_is_a_value_error_naming_the_kernel(kernel):
     with pytest.raises(ValueError, match=rf"{kernel}: unknown algorithm \(expected 'auto', "
                                          r"'direct' or 'im2col', got 'winograd'\)"):
         call("winograd")
+    with pytest.raises(ValueError, match=rf"{kernel}: unknown algorithm .*got \['direct'\]"):
+        call(["direct"])
 
 
 def test_auto_takes_the_direct_kernels_for_few_channels_only():
