@@ -48,8 +48,9 @@ import weakref
 import numpy as np
 
 from . import _buffers, _core, _graph, nest
+from .data import structure as _data_structure
 from .data.structure import TensorSpec
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, OutOfRangeError
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -97,6 +98,9 @@ class _Tracer:
         self.random_ids = set()  # tensors holding random draws (replay would freeze them)
         self.random_regs = set()
         self.custom = {}         # first step -> custom_gradient call (see custom_call)
+        self.pulls = []          # (iterator, element, registers) of each next(iterator)
+        self.fresh = {}          # id -> (index, iterator) of iterators made in the trace
+        self.ended = set()       # indices of those the trace read to their end
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -186,6 +190,37 @@ class _Tracer:
             return                           # nested in a call recorded at the same step
         self.custom[start] = (end, fn, tuple(self.reg_of(t) for t in inputs),
                               tuple(self.reg_of(t) for t in outputs), kwargs)
+
+    # -- fe.data iterators (data/dataset.py calls these) --------------------------------
+    def iterator_created(self, iterator):
+        """``iter(dataset)`` inside the trace: every call iterates afresh."""
+        self.fresh[id(iterator)] = (len(self.fresh), iterator)
+
+    def iterator_next(self, iterator, for_statement):
+        """``next(iterator)``: take the element now; its tensors are graph inputs that
+        every later call fills with the iterator's next element (see _Pulls)."""
+        fresh = self.fresh.get(id(iterator))
+        previous = _core.set_tracer(None)   # the pipeline's own functions run eagerly
+        try:
+            element = iterator._next_element()
+        except StopIteration:
+            if fresh is not None:
+                self.ended.add(fresh[0])   # a loop over the dataset: replays check the end
+                raise
+            if for_statement:
+                # a loop to the end of an iterator made outside: later calls would loop
+                # over nothing (TensorFlow's AutoGraph loop); eager calls do exactly that
+                if self.escaped is None:
+                    self.escaped = "a for loop to the end of an iterator made outside it"
+                raise
+            raise OutOfRangeError("fe.function %s: End of sequence (next() on an iterator "
+                                  "with no elements left)" % self.name) from None
+        finally:
+            _core.set_tracer(previous)
+        tensors = _data_structure.to_tensors(element)
+        regs = tuple(self.add_input(t) for t in _data_structure.flatten(tensors))
+        self.pulls.append((iterator if fresh is None else fresh[0], element, regs))
+        return tensors
 
     def random_draw(self):
         """A random op drew numbers: the next wrapped array holds them."""
@@ -326,6 +361,8 @@ class ConcreteFunction:
             self._saving = False
         self.variables = tuple(v for v, _ in self._var_inputs)
         self.trainable_variables = tuple(v for v in self.variables if v.trainable)
+        self._pulls = _Pulls(tracer) if tracer.pulls else None
+        self._variants = []     # traces of this signature for other element shapes
 
     def _planned(self, keep_regs, values):
         """The replay of this graph computing (and keeping) registers ``keep_regs``."""
@@ -386,6 +423,16 @@ class ConcreteFunction:
     def __call__(self, *args):
         tensors = [a if type(a) is Tensor else _core.convert_to_tensor(a)
                    for a in nest.flatten(args)]
+        if self._pulls is not None:
+            taken = self._pulls.take()
+            if taken is None or not self._pulls.matches(taken):
+                if taken is not None:
+                    self._pulls.give_back(taken)
+                raise InvalidArgumentError(
+                    "ConcreteFunction %s: the iterator's next element does not match the "
+                    "trace (expected elements of %s; call the fe.function instead, which "
+                    "traces again)" % (self.name, self._pulls.describe()))
+            tensors += [_core.wrap(a) for a in self._pulls.arrays(taken)]
         return self._pack(self._call_flat(tensors))
 
     def _pack(self, outs):
@@ -526,6 +573,76 @@ class ConcreteFunction:
                 vals[s.out] = s.attrs["eager"](vals[s.ins[0]])
         outs = [vals[r] for r in self._out_regs]
         return (outs, vals) if with_values else outs
+
+
+class _Pulls:
+    """The ``next(iterator)`` calls of a trace. Each call of the graph takes the next
+    elements before it runs and passes them as inputs (so a pull happens before every
+    effect of the call, where TensorFlow orders it among them). Iterators the trace made
+    (``for x in dataset``) are made afresh on every call; a trace that read one to its
+    end checks that each call's iteration ends there too."""
+
+    def __init__(self, tracer):
+        by_index = sorted(tracer.fresh.values(), key=lambda p: p[0])
+        self.datasets = [it._dataset for _, it in by_index]
+        self.ended = sorted(tracer.ended)
+        self.sources = tuple(src for src, _, _ in tracer.pulls)
+        self.metas = tuple(_meta(a) for _, element, _ in tracer.pulls
+                           for a in _element_arrays(element))
+        self._counts = [len(regs) for _, _, regs in tracer.pulls]
+
+    def take(self):
+        """This call's elements (flat arrays, in the trace's order), or None when a loop
+        over a dataset ran a different number of times than traced."""
+        from .data.dataset import OwnedIterator
+        fresh = [OwnedIterator(d) for d in self.datasets]
+        taken = []
+        for src in self.sources:
+            it = fresh[src] if type(src) is int else src
+            try:
+                taken.append((src, it._next_element()))
+            except StopIteration:
+                if type(src) is int:
+                    self.give_back(taken)
+                    return None
+                raise OutOfRangeError("End of sequence (next() inside an fe.function, on "
+                                      "an iterator with no elements left)") from None
+        for i in self.ended:
+            try:
+                fresh[i]._next_element()
+            except StopIteration:
+                continue
+            self.give_back(taken)
+            return None
+        return taken
+
+    def matches(self, taken):
+        return tuple(_meta(a) for _, element in taken
+                     for a in _element_arrays(element)) == self.metas
+
+    def arrays(self, taken):
+        return [a for _, element in taken for a in _element_arrays(element)]
+
+    def give_back(self, taken):
+        _give_back(taken)
+
+    def describe(self):
+        return ", ".join("%s%s" % (np.dtype(d).name, list(shape)) for d, shape in self.metas)
+
+
+def _give_back(taken):
+    """Return (source, element) pairs to the iterators made outside the function."""
+    for src, element in reversed(taken):
+        if type(src) is not int:
+            src._give_back(element)
+
+
+def _element_arrays(element):
+    return [_data_structure._wrap_leaf(a)._value for a in _data_structure.flatten(element)]
+
+
+def _meta(a):
+    return (a.dtype.str, a.shape)
 
 
 class _Replay:
@@ -782,7 +899,7 @@ class Function:
                 key.append((a._value.dtype.num, a._value.shape))
             else:
                 cf = self._cache.get((tuple(key), None))
-                if cf is not None and not cf._eager_only and \
+                if cf is not None and not cf._eager_only and cf._pulls is None and \
                         len({id(a) for a in args}) == len(args):
                     return cf._pack(cf._call_flat(args))
         args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
@@ -795,9 +912,30 @@ class Function:
                     return self._trace(args, kwargs, sig, key, tensors, run=True)
         if cf._eager_only:
             return self._python_function(*args, **kwargs)
+        if cf._pulls is not None:
+            return self._call_pulling(cf, args, kwargs, sig, key, tensors)
         return cf._pack(cf._call_flat(tensors))
 
-    def _trace(self, args, kwargs, sig, key, tensors, run):
+    _MAX_VARIANTS = 8      # traces of one signature for new element shapes, then eager
+
+    def _call_pulling(self, cf, args, kwargs, sig, key, tensors):
+        """A call of a graph that takes iterator elements: the variant traced for this
+        call's element shapes (a last, smaller batch), traced now if new."""
+        taken = cf._pulls.take()
+        if taken is None:          # a loop over a dataset ran another number of times
+            return self._python_function(*args, **kwargs)
+        for variant in [cf] + cf._variants:
+            if variant._pulls is not None and variant._pulls.sources == cf._pulls.sources \
+                    and variant._pulls.matches(taken):
+                pulled = [_core.wrap(a) for a in variant._pulls.arrays(taken)]
+                return variant._pack(variant._call_flat(list(tensors) + pulled))
+        cf._pulls.give_back(taken)   # the new trace takes them again
+        if len(cf._variants) >= self._MAX_VARIANTS:
+            return self._python_function(*args, **kwargs)
+        with self._lock:
+            return self._trace(args, kwargs, sig, key, tensors, run=True, variant_of=cf)
+
+    def _trace(self, args, kwargs, sig, key, tensors, run, variant_of=None):
         tracer = _Tracer(self._name, allow_variables=not self._traced_once)
         for t in tensors:
             tracer.add_input(t)
@@ -815,6 +953,8 @@ class Function:
             if not run:
                 for v, t in tracer.snapshots.values():
                     v._tensor = t
+                # a trace for a concrete function alone leaves the iterators where they were
+                _give_back([(src, element) for src, element, _ in tracer.pulls])
         flat = nest.flatten(result, expand_composites=True)
         leaves = []
         for x in flat:
@@ -825,7 +965,10 @@ class Function:
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
         cf._input_names = _input_names(self._python_function, args, kwargs, tensors,
                                        self._input_signature)
-        self._cache[key] = cf
+        if variant_of is not None:
+            variant_of._variants.append(cf)
+        else:
+            self._cache[key] = cf
         self._traced_once = True
         if sig not in self._signatures:
             self._signatures.add(sig)

@@ -12,8 +12,10 @@ component (a plain slice when the indices are a contiguous run), so no per-eleme
 Python runs; ``shuffle`` runs its buffer algorithm over indices in a tight loop.
 """
 import collections
+import dis
 import itertools
 import secrets
+import sys
 
 import numpy as np
 
@@ -238,14 +240,32 @@ class OwnedIterator:
         self._it = dataset._iter()
         self._position = 0
         self._state_var = None
+        self._pending = collections.deque()   # elements given back (see _give_back)
+        tracer = _core.get_tracer()
+        if tracer is not None:
+            tracer.iterator_created(self)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        element = next(self._it)
+        tracer = _core.get_tracer()
+        if tracer is not None:
+            # inside fe.function: the graph pulls the next element on every call
+            return tracer.iterator_next(self, _called_by_for_statement())
+        return S.to_tensors(self._next_element())
+
+    def _next_element(self):
+        """The next element as a structure of arrays (StopIteration at the end)."""
+        element = self._pending.popleft() if self._pending else next(self._it)
         self._position += 1
-        return S.to_tensors(element)
+        return element
+
+    def _give_back(self, element):
+        """Make ``element`` (the last one taken) the next one again: a graph that pulled
+        elements it cannot run on (a new shape) gives them back before tracing again."""
+        self._pending.appendleft(element)
+        self._position -= 1
 
     # -- checkpoint state -----------------------------------------------------------------
     def _state_array(self):
@@ -269,6 +289,7 @@ class OwnedIterator:
                 shuffle._epoch = values[3 + 3 * k]
         self._start = _shuffle_states(self._dataset)
         self._it = _advanced(self._dataset, values[0])
+        self._pending.clear()
         self._position = values[0]
 
     def next(self):
@@ -288,6 +309,18 @@ class OwnedIterator:
     @property
     def element_spec(self):
         return self._dataset.element_spec
+
+
+def _called_by_for_statement():
+    """Whether the iterator's ``__next__`` was called by a ``for`` statement (not by
+    ``next()``): inside fe.function the end of the data ends such a loop, as in Python,
+    where ``next()`` raises OutOfRangeError, as in TensorFlow."""
+    frame = sys._getframe(2)
+    code = frame.f_code.co_code
+    return 0 <= frame.f_lasti < len(code) and code[frame.f_lasti] == _FOR_ITER
+
+
+_FOR_ITER = dis.opmap["FOR_ITER"]
 
 
 # -- iterator positions (checkpoints) -----------------------------------------------------
