@@ -26,6 +26,9 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
     if cf._eager_only:
         raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: its trace "
                                  "used %s, so it runs eagerly" % (fname, cf._eager_only))
+    if cf._pulls is not None:
+        raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: it calls "
+                                 "next() on an fe.data iterator" % fname)
     constants = {}
     steps = []
     for s in cf._all_steps:
