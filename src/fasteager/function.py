@@ -755,6 +755,7 @@ class Function:
                     raise TypeError("fe.function %s: input_signature must hold TensorSpecs "
                                     "(got %s)" % (self._name, type(s).__name__))
         self._input_signature = input_signature
+        self._sig_names = None          # parameter names of its entries (on first call)
         self._jit_compile = jit_compile
         self._cache = {}
         self._signatures = set()
@@ -856,34 +857,92 @@ class Function:
         return args, kwargs, key, key, tensors
 
     def _with_signature(self, args, kwargs, tensors):
-        if kwargs:
-            raise TypeError("fe.function %s: with an input_signature, pass arguments "
-                            "positionally (got keywords %s)" % (self._name, sorted(kwargs)))
+        """Bind a call to the input_signature as TensorFlow does: arguments by position or
+        by parameter name, each converted to its TensorSpec's dtype; a tensor of another
+        dtype or shape, a structure of another shape, or a missing or extra argument is a
+        TypeError (TensorFlow's "Binding inputs to tf.function failed")."""
         sig = self._input_signature
-        if len(args) != len(sig):
-            raise TypeError("fe.function %s: expected %d arguments by the input_signature "
-                            "(got %d)" % (self._name, len(sig), len(args)))
+        values = self._bind_to_signature(args, kwargs)
         new_args = []
         shapes = []
-        for i, (a, spec) in enumerate(zip(args, sig)):
-            specs = nest.flatten(spec)
-            leaves = nest.flatten(a)
-            if len(specs) != len(leaves):
-                raise ValueError("fe.function %s: argument %d does not match the "
-                                 "input_signature %s" % (self._name, i, spec))
-            conv = []
-            for x, s in zip(leaves, specs):
-                t = _core.convert_to_tensor(x, s.dtype)
-                if s.shape is not None and not s.shape.is_compatible_with(t._value.shape):
-                    raise ValueError("fe.function %s: argument %d has shape %s, which is not "
-                                     "compatible with the input_signature (expected %s)"
-                                     % (self._name, i, list(t._value.shape), s))
-                tensors.append(t)
-                shapes.append(t._value.shape)
-                conv.append(t)
-            new_args.append(nest.pack_sequence_as(spec, conv) if nest.is_nested(spec)
-                            else conv[0])
+        for i, (name, value, spec) in enumerate(zip(self._signature_names(), values, sig)):
+            new_args.append(self._cast_to_spec(value, spec, name or "args_%d" % i, tensors,
+                                               shapes))
         return tuple(new_args), {}, ("signature",), ("signature", tuple(shapes)), tensors
+
+    def _signature_names(self):
+        """The parameter name of each input_signature entry, or None for one bound by
+        position only (``*args``)."""
+        if self._sig_names is None:
+            try:
+                params = [p.name for p in
+                          inspect.signature(self._python_function).parameters.values()
+                          if p.kind == p.POSITIONAL_OR_KEYWORD]
+            except (TypeError, ValueError):
+                params = []
+            self._sig_names = [params[i] if i < len(params) else None
+                               for i in range(len(self._input_signature))]
+        return self._sig_names
+
+    def _bind_to_signature(self, args, kwargs):
+        n = len(self._input_signature)
+        if len(args) > n:
+            self._binding_failed("too many positional arguments (the input_signature has "
+                                 "%d, got %d)" % (n, len(args)), args, kwargs)
+        names = self._signature_names()
+        kwargs = dict(kwargs)
+        values = list(args)
+        for i, name in enumerate(names[len(args):], len(args)):
+            if name is None or name not in kwargs:
+                self._binding_failed("missing a required argument: %r"
+                                     % (name or "args_%d" % i), args, kwargs)
+            values.append(kwargs.pop(name))
+        if kwargs:
+            self._binding_failed("got an unexpected keyword argument %r" % sorted(kwargs)[0],
+                                 args, kwargs)
+        return values
+
+    def _binding_failed(self, why, args, kwargs):
+        raise TypeError("fe.function %s: binding inputs failed due to `%s`. Received args: "
+                        "%r and kwargs: %r for input_signature: %r"
+                        % (self._name, why, tuple(args), dict(kwargs),
+                           self._input_signature))
+
+    def _cast_to_spec(self, value, spec, name, tensors, shapes):
+        """``value`` as a tensor (or structure of tensors) matching ``spec``."""
+        if isinstance(spec, TensorSpec):
+            if isinstance(value, VariableBase):
+                value = value._read()
+            if isinstance(value, Tensor):
+                t = value
+                if t._value.dtype != spec.dtype._np:
+                    self._cast_failed(TensorSpec(t._value.shape, t._value.dtype), spec, name)
+            else:
+                try:
+                    t = _core.convert_to_tensor(value, spec.dtype)
+                except (TypeError, ValueError) as e:
+                    raise TypeError("fe.function %s: binding inputs failed due to `%s` "
+                                    "(argument %s, expected %r)"
+                                    % (self._name, e, name, spec)) from None
+            if spec.shape is not None and not spec.shape.is_compatible_with(t._value.shape):
+                self._cast_failed(TensorSpec(t._value.shape, t._value.dtype), spec, name)
+            tensors.append(t)
+            shapes.append(t._value.shape)
+            return t
+        if isinstance(spec, dict):
+            if not isinstance(value, dict) or set(value) != set(spec):
+                self._cast_failed(value, spec, name)
+            return {k: self._cast_to_spec(value[k], spec[k], name, tensors, shapes)
+                    for k in spec}
+        if type(value) is not type(spec) or len(value) != len(spec):
+            self._cast_failed(value, spec, name)
+        items = [self._cast_to_spec(v, sp, name, tensors, shapes)
+                 for v, sp in zip(value, spec)]
+        return type(spec)(*items) if hasattr(spec, "_fields") else type(spec)(items)
+
+    def _cast_failed(self, got, spec, name):
+        raise TypeError("fe.function %s: binding inputs failed due to `Can not cast %r to "
+                        "%r` (argument %s)" % (self._name, got, spec, name))
 
     # -- calls ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
