@@ -41,7 +41,7 @@ def test_input_signature_none_dims():
         x = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
         np.testing.assert_allclose(f(x).numpy(), x.sum(1))
     assert f.experimental_get_tracing_count() == 1
-    with pytest.raises(ValueError, match="input_signature"):
+    with pytest.raises(TypeError, match="Can not cast"):   # TensorFlow 2.21: TypeError
         f(np.zeros((2, 4), np.float32))
 
 
