@@ -37,3 +37,28 @@ def test_sum_and_mean_are_numpys(shape, dtype):
                 want = np.mean(x, axis=axis, keepdims=keepdims)
                 np.testing.assert_array_equal(got.numpy(), want)
                 assert got.numpy().dtype == want.dtype
+
+
+# runs of axes with 8 or more entries kept after them take _kernels.sum_middle_axes, which
+# must add in NumPy's order (row by row) to give its bits, NaN and -0.0 included
+MIDDLE = [((32, 6, 6, 16), (0, 1, 2)), ((32, 6, 6, 16), (1, 2)), ((5, 7, 8), (0,)),
+          ((5, 7, 8), (1,)), ((3, 4, 5, 9), (1, 2)), ((2, 3, 8), (0, 1)), ((100, 33), (0,)),
+          ((4, 3, 1000), (0, 1)), ((2, 1, 8), (1,))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis", MIDDLE)
+def test_sums_over_middle_axes_are_numpys(shape, axis, dtype):
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    x.flat[::97] = np.nan
+    x.flat[5::89] = -0.0
+    for keepdims in (False, True):
+        got = fe.reduce_sum(x, axis=list(axis), keepdims=keepdims).numpy()
+        np.testing.assert_array_equal(got, np.sum(x, axis=axis, keepdims=keepdims))
+        got = fe.reduce_mean(x, axis=list(axis), keepdims=keepdims).numpy()
+        np.testing.assert_array_equal(got, np.mean(x, axis=axis, keepdims=keepdims))
+    # the same entries, not contiguous: NumPy's own loop
+    xt = np.swapaxes(np.swapaxes(x, 0, -1).copy(), 0, -1)
+    np.testing.assert_array_equal(fe.reduce_sum(xt, axis=list(axis)).numpy(),
+                                  np.sum(xt, axis=axis))

@@ -435,9 +435,41 @@ def _expand_to_input(g, x, axis, keepdims):
 _add_reduce = np.add.reduce
 
 
+def _middle_run(x, axis):
+    """(a0, a1) when ``axis`` is a run of axes a0..a1-1 of a C-contiguous float32/float64
+    ``x`` with at least 8 entries kept after it (each row of the run then has a vector's
+    worth of entries) and 2 or more rows to add: the reductions _kernels.sum_middle_axes
+    does in NumPy's order. None otherwise."""
+    if type(axis) is not tuple or not axis or x.dtype.char not in "fd" \
+            or not x.flags.c_contiguous:
+        return None
+    a0, a1 = axis[0], axis[-1] + 1
+    if a1 - a0 != len(axis) or a1 >= x.ndim:
+        return None
+    inner = 1
+    for d in x.shape[a1:]:
+        inner *= d
+    n = 1
+    for d in x.shape[a0:a1]:
+        n *= d
+    return (a0, a1) if inner >= 8 and n >= 2 and x.size else None
+
+
+def _sum_axes(x, axis, keepdims):
+    run = _middle_run(x, axis)
+    if run is None:
+        dtype = x.dtype if x.dtype.kind in "iu" else None
+        return _add_reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    out = _kernels.sum_middle_axes(x, *run)
+    return out.reshape(_kept_shape_of(x.shape, axis)) if keepdims else out
+
+
+def _kept_shape_of(shape, axis):
+    return tuple(1 if a in axis else d for a, d in enumerate(shape))
+
+
 def _sum_fwd(x, axis=None, keepdims=False):
-    dtype = x.dtype if x.dtype.kind in "iu" else None
-    return _add_reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    return _sum_axes(x, axis, keepdims)
 
 
 def _mean_fwd(x, axis=None, keepdims=False):
@@ -450,7 +482,7 @@ def _mean_fwd(x, axis=None, keepdims=False):
         return np.mean(x, axis=axis, keepdims=keepdims)
     # np.mean's steps for float32/float64: the sum, then a division by the count as an
     # intp (so float32 sums are divided in float64 and rounded once)
-    s = _add_reduce(x, axis=axis, keepdims=keepdims)
+    s = _sum_axes(x, axis, keepdims)
     n = np.intp(_count_axes(x.shape, axis))
     if type(s) is np.ndarray:
         return np.true_divide(s, n, out=s, casting="unsafe")
