@@ -55,6 +55,7 @@ from .errors import InvalidArgumentError, OutOfRangeError
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
 KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED, KIND_COPY = 0, 1, 2, 3, 4
+KIND_CONTROL = 6     # fe.cond / fe.while_loop: fn(*arrays) -> tuple; attrs["eager"] re-runs it
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
 
@@ -101,6 +102,11 @@ class _Tracer:
         self.pulls = []          # (iterator, element, registers) of each next(iterator)
         self.fresh = {}          # id -> (index, iterator) of iterators made in the trace
         self.ended = set()       # indices of those the trace read to their end
+        # a sub-graph (a branch or loop body of fe.cond / fe.while_loop) traced inside
+        # ``parent``: tensors of the parent that depend on its inputs become inputs here
+        self.parent = None
+        self.captures = []       # parent register of each such input, in input order
+        self.capture_tensors = []    # and the parent's tensor it holds
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -114,12 +120,34 @@ class _Tracer:
         r = self.slots.get(t._id)
         if r is None:
             r = self.array_slots.get(id(t._value))
+            if r is None and self.parent is not None:
+                r = self._capture(t)
             if r is None:
                 r = self._new(t._value, False)
                 self.consts[r] = t._value
                 if t._id in self.random_ids:
                     self.random_regs.add(r)
             self.slots[t._id] = r
+        return r
+
+    def find(self, t):
+        """``t``'s register here (capturing it from the parents if needed), or None."""
+        r = self.slots.get(t._id)
+        if r is None:
+            r = self.array_slots.get(id(t._value))
+        if r is None and self.parent is not None:
+            r = self._capture(t)
+        return r
+
+    def _capture(self, t):
+        pr = self.parent.find(t)
+        if pr is None or pr not in self.parent.dep:
+            return None                   # a constant of the parent is a constant here
+        r = self._new(t._value, True)
+        self.slots[t._id] = r
+        self.inputs.append(r)
+        self.captures.append(pr)
+        self.capture_tensors.append(t)
         return r
 
     def add_input(self, t):
@@ -232,9 +260,14 @@ class _Tracer:
             self.random_ids.add(t._id)
 
     def escape(self, t, what):
-        r = self.slots.get(t._id)
-        if r is not None and r in self.dep and self.escaped is None:
-            self.escaped = "%s on a tensor computed from the inputs" % what
+        tracer = self
+        while tracer is not None:          # a sub-graph's value may come from its parents
+            r = tracer.slots.get(t._id)
+            if r is not None:
+                if r in tracer.dep and self.escaped is None:
+                    self.escaped = "%s on a tensor computed from the inputs" % what
+                return
+            tracer = tracer.parent
 
     # -- effects (variables.py and the optimizers call these) ----------------------------
     def effect(self, fn, tensors, mutates=(), name="effect", retains_inputs=False):
@@ -464,8 +497,11 @@ class ConcreteFunction:
                 return self._build_saving(list(inputs), flat)
         grad_function = self._grad_function
         if grad_function is None:   # two threads may both make one: either is right
-            grad_function = self._grad_function = Function(self._eager_gradient,
-                                                           name=self.name + "_grad")
+            # (its trace runs eagerly when the graph has fe.cond/while_loop steps: their
+            # gradients are not graph steps yet, and that is expected, not worth a warning)
+            grad_function = self._grad_function = Function(
+                self._eager_gradient, name=self.name + "_grad",
+                quiet_fallback=any(s.kind == KIND_CONTROL for s in self._all_steps))
         return grad_function(list(inputs), flat)
 
     def _build_saving(self, inputs, gs):
@@ -571,6 +607,9 @@ class ConcreteFunction:
                 vals[s.out] = s.fn._tensor
             elif s.kind == KIND_COPY:
                 vals[s.out] = s.attrs["eager"](vals[s.ins[0]])
+            elif s.kind == KIND_CONTROL:      # the branch or loop runs again under the tape
+                for r, t in zip(s.out, s.attrs["eager"](*[vals[r] for r in s.ins])):
+                    vals[r] = t
         outs = [vals[r] for r in self._out_regs]
         return (outs, vals) if with_values else outs
 
@@ -898,7 +937,7 @@ class Function:
                                      % (name or "args_%d" % i), args, kwargs)
             values.append(kwargs.pop(name))
         if kwargs:
-            self._binding_failed("got an unexpected keyword argument %r" % sorted(kwargs)[0],
+            self._binding_failed("got an unexpected keyword argument %r" % min(kwargs),
                                  args, kwargs)
         return values
 

@@ -1,0 +1,323 @@
+"""``fe.cond`` and ``fe.while_loop``: TensorFlow's functional control flow.
+
+Eagerly they are what they look like: the predicate is evaluated and one branch runs, or
+the loop runs in Python; gradients flow because the ops inside are recorded as usual.
+
+Inside ``fe.function``, when the predicate (or a loop variable) depends on the
+function's inputs, each branch, and the loop's condition and body, is traced once into a
+sub-graph (a ``ConcreteFunction`` whose inputs are its operands plus the tensors it
+captures from the enclosing graph), and the enclosing graph gets one control step that
+picks the branch, or runs the loop, on every replay. Like TensorFlow, both branches are
+traced (their Python side effects happen at trace time; variable writes made while
+tracing are undone and redone by the branch that runs). What a sub-graph cannot replay
+(branches of different shapes, a loop variable changing shape, a read of a tensor's value,
+random draws, ``next(iterator)``, a gradient taken inside the function across the
+control flow) makes the enclosing function run eagerly on every call, as
+``fe.function`` does for Python ``if`` on tensors: results stay right.
+"""
+import numpy as np
+
+from . import _core, _graph, nest
+from .function import KIND_CONTROL, KIND_EFFECT, ConcreteFunction, _Tracer
+
+Tensor = _core.Tensor
+VariableBase = _core.VariableBase
+
+__all__ = ["cond", "while_loop"]
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()`` (``tf.cond``).
+
+    >>> fe.cond(fe.constant(2.0) > 1.0, lambda: fe.constant(1), lambda: fe.constant(-1))
+    <fe.Tensor: shape=(), dtype=int32, numpy=1>
+    """
+    for arg, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if fn is None:
+            raise TypeError("cond(): '%s' argument required" % arg)
+        if not callable(fn):
+            raise TypeError("cond(): '%s' must be callable (got %s)" % (arg, type(fn).__name__))
+    if isinstance(pred, VariableBase):
+        pred = pred._read()
+    tracer = _core.get_tracer()
+    if tracer is not None and isinstance(pred, Tensor):
+        if pred._value.size != 1:
+            raise ValueError("cond(): pred must be a scalar (expected shape (), got %s)"
+                             % (tuple(pred._value.shape),))
+        r = tracer.find(pred)
+        if r is not None and r in tracer.dep:
+            done = _traced_cond(tracer, pred, true_fn, false_fn)
+            if done is not _EAGER:
+                return done
+    return true_fn() if _truth("cond", pred) else false_fn()
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).
+
+    ``loop_vars`` is a tuple or list (possibly nested); the result has its structure.
+
+    >>> fe.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2.0), (0, 1.0))
+    (<fe.Tensor: shape=(), dtype=int32, numpy=3>, <fe.Tensor: shape=(), dtype=float32, numpy=8.0>)
+    """
+    for arg, fn in (("cond", cond), ("body", body)):
+        if not callable(fn):
+            raise TypeError("while_loop: '%s' must be callable (got %s)"
+                            % (arg, type(fn).__name__))
+    if not isinstance(loop_vars, (list, tuple)):
+        raise TypeError("while_loop: loop_vars must be a tuple or list of tensors (got %s)"
+                        % type(loop_vars).__name__)
+    if not loop_vars:
+        raise ValueError("while_loop: 'loop_vars' must be provided (got an empty %s)"
+                         % type(loop_vars).__name__)
+    if maximum_iterations is not None:
+        maximum_iterations = int(maximum_iterations)
+    structure = loop_vars
+    flat = _as_tensors(nest.flatten(loop_vars))
+    tracer = _core.get_tracer()
+    if tracer is not None and all(isinstance(t, Tensor) for t in flat):
+        # (other loop variables, such as TensorArrays, run as a Python loop in the trace)
+        done = _traced_while(tracer, cond, body, structure, flat, shape_invariants,
+                             maximum_iterations)
+        if done is not _EAGER:
+            return nest.pack_sequence_as(structure, done)
+    iterations = 0
+    while maximum_iterations is None or iterations < maximum_iterations:
+        if not _truth("while_loop", cond(*nest.pack_sequence_as(structure, flat))):
+            break
+        flat = _body_step(body, structure, flat)
+        iterations += 1
+    return nest.pack_sequence_as(structure, flat)
+
+
+# -- eager pieces ------------------------------------------------------------------------
+def _truth(what, value):
+    if isinstance(value, VariableBase):
+        value = value._read()
+    if isinstance(value, Tensor):
+        if value._value.size != 1:
+            raise ValueError("%s: the predicate must be a scalar (expected shape (), got %s)"
+                             % (what, tuple(value._value.shape)))
+        return bool(value)
+    return bool(value)
+
+
+def _as_tensors(flat):
+    """Loop variables as tensors (Python and NumPy values converted; other objects, such
+    as TensorArrays, kept)."""
+    out = []
+    for x in flat:
+        if isinstance(x, VariableBase):
+            x = x._read()
+        elif isinstance(x, (int, float, bool, complex, np.ndarray, np.generic)):
+            x = _core.convert_to_tensor(x)
+        out.append(x)
+    return out
+
+
+def _body_step(body, structure, flat):
+    """One call of ``body``: its result, flattened and checked against ``structure``."""
+    result = body(*nest.pack_sequence_as(structure, flat))
+    if len(flat) == 1 and not nest.is_nested(result) and len(structure) == 1:
+        result = type(structure)([result])     # one loop variable returned bare
+    if not _same_structure(structure, result):
+        raise ValueError("while_loop: the body must return the structure of loop_vars "
+                         "(expected %s, got %s)" % (_shape_of(structure), _shape_of(result)))
+    return _as_tensors(nest.flatten(result))
+
+
+def _same_structure(a, b):
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b) and all(
+            _same_structure(a[k], b[k]) for k in a)
+    if nest.is_nested(a) or nest.is_nested(b):
+        return nest.is_nested(a) and nest.is_nested(b) and len(a) == len(b) and all(
+            _same_structure(x, y) for x, y in zip(a, b))
+    return True
+
+
+def _shape_of(s):
+    return repr(nest.pack_sequence_as(s, ["."] * len(nest.flatten(s)))) if nest.is_nested(s) \
+        else "a single value"
+
+
+# -- inside fe.function ------------------------------------------------------------------
+class _SubGraph(ConcreteFunction):
+    """A branch or loop body traced inside a function. A gradient taken across it inside
+    a trace would bake this call's branch into the enclosing graph: that trace is marked
+    eager-only instead."""
+
+    def _record(self, tensors, var_tensors, outs, saving=None, saved=None):
+        inputs = tuple(tensors) + tuple(var_tensors)
+
+        def backward(gs):
+            tracer = _core.get_tracer()
+            if tracer is not None and tracer.escaped is None:
+                tracer.escaped = "a gradient through fe.cond or fe.while_loop inside it"
+            return self._backward(inputs, outs, gs, saving, saved)
+        _core.record_custom(inputs, tuple(outs), backward)
+
+
+def _trace_sub(parent, label, fn, operands):
+    """Trace ``fn(*operands)`` as a sub-graph of ``parent``: (subgraph, structure), or a
+    str saying why it cannot be replayed."""
+    sub = _Tracer("%s/%s" % (parent.name, label), allow_variables=False)
+    sub.parent = parent
+    for t in operands:
+        sub.add_input(t)
+    previous = _core.set_tracer(sub)
+    try:
+        result = fn(*operands)
+        flat = [] if result is None else nest.flatten(result)
+        leaves = []
+        for x in flat:
+            if isinstance(x, VariableBase):
+                sub.variable_read(x)
+                x = x._tensor
+            elif not isinstance(x, Tensor):
+                x = _core.convert_to_tensor(x)
+            leaves.append(x)
+    finally:
+        _core.set_tracer(previous)
+        for v, t in sub.snapshots.values():     # the branch that runs writes them again
+            v._tensor = t
+    if sub.escaped or sub.pulls or sub.fresh:
+        return sub.escaped or "next() on an iterator in fe.cond or fe.while_loop"
+    regs = [sub.reg_of(t) for t in leaves]
+    graph = _SubGraph(sub.name, sub, result, regs)
+    if graph._eager_only:
+        return graph._eager_only
+    graph._captures = list(sub.captures)
+    graph._capture_tensors = list(sub.capture_tensors)
+    graph._assigned, graph._snapshots = sub.assigned, sub.snapshots
+    graph._result_meta = [(t._value.dtype, t._value.shape) for t in leaves]
+    return graph, result
+
+
+def _run(graph, tensors):
+    """Call a sub-graph on tensors (recorded on tapes like any function call)."""
+    return graph._call_flat(list(tensors))
+
+
+def _control_step(tracer, name, eager, ins, outs, graphs):
+    """Record a control step computing ``outs`` from registers ``ins``; ``eager`` maps
+    input tensors to output tensors (the replay runs it on arrays)."""
+    wrap = _core.wrap
+
+    def replay(*arrays):
+        return tuple(t._value for t in eager(*[wrap(a) for a in arrays]))
+    for g in graphs:           # later reads of variables a branch writes read them again
+        tracer.assigned.update(g._assigned)
+        for vid, snap in g._snapshots.items():
+            tracer.snapshots.setdefault(vid, snap)
+    if not outs:               # run for its effects alone (variable writes, prints)
+        tracer.steps.append(_graph.Step(KIND_EFFECT, replay, tuple(ins),
+                                        {"retains_inputs": True}, -1, False, name))
+        return
+    regs = tuple(tracer._out(t, True) for t in outs)
+    tracer.steps.append(_graph.Step(KIND_CONTROL, replay, tuple(ins), {"eager": eager}, regs,
+                                    True, name))
+    # kept on every replay even when no output is used (a branch may assign variables), and
+    # its inputs never live in reused buffers (a branch may return one as its output)
+    tracer.effect(lambda *arrays: None, list(outs), (), name + "_keep", retains_inputs=True)
+
+
+_EAGER = object()     # what the traced forms return when the control flow runs inline
+
+
+def _fallback(tracer, why):
+    """The enclosing trace cannot be replayed (it runs eagerly on every call); this call
+    runs the control flow inline."""
+    if tracer.escaped is None:
+        tracer.escaped = why
+    return _EAGER
+
+
+def _traced_cond(tracer, pred, true_fn, false_fn):
+    traced = []
+    for label, fn in (("cond_true", true_fn), ("cond_false", false_fn)):
+        sub = _trace_sub(tracer, label, fn, ())
+        if isinstance(sub, str):
+            return _fallback(tracer, sub)
+        traced.append(sub)
+    (t_graph, t_result), (f_graph, f_result) = traced
+    if not _same_structure(t_result, f_result) or \
+            len(nest.flatten(t_result)) != len(nest.flatten(f_result)):
+        raise ValueError("cond(): true_fn and false_fn must return the same structure "
+                         "(got %s and %s)" % (_shape_of(t_result), _shape_of(f_result)))
+    for (td, ts), (fd, fs) in zip(t_graph._result_meta, f_graph._result_meta):
+        if td != fd:
+            raise TypeError("cond(): true_fn and false_fn must return the same dtypes "
+                            "(got %s and %s)" % (td, fd))
+        if ts != fs:
+            return _fallback(tracer, "fe.cond with branches of different shapes")
+    n_true = len(t_graph._captures)
+
+    def eager(p, *captured):
+        graph, caps = (t_graph, captured[:n_true]) if bool(p._value.reshape(-1)[0]) else \
+            (f_graph, captured[n_true:])
+        return _run(graph, caps)
+    # this call's values: the chosen branch run on the trace's tensors (tapes see it)
+    outs = eager(pred, *(t_graph._capture_tensors + f_graph._capture_tensors))
+    ins = [tracer.reg_of(pred)] + t_graph._captures + f_graph._captures
+    _control_step(tracer, "cond", eager, ins, outs, (t_graph, f_graph))
+    structure = t_result if bool(pred._value.reshape(-1)[0]) else f_result
+    return _pack(structure, outs, t_graph)
+
+
+def _pack(structure, outs, graph):
+    if not graph._result_meta:
+        return structure
+    flat = nest.flatten(structure)
+    it = iter(outs)
+    return nest.pack_sequence_as(structure, [next(it) for _ in flat])
+
+
+def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
+                  maximum_iterations):
+    def cond_flat(*tensors):
+        return cond_fn(*nest.pack_sequence_as(structure, list(tensors)))
+
+    def body_flat(*tensors):
+        return _body_step(body_fn, structure, list(tensors))
+    c = _trace_sub(tracer, "while_cond", cond_flat, flat)
+    if isinstance(c, str):
+        return _fallback(tracer, c)
+    b = _trace_sub(tracer, "while_body", body_flat, flat)
+    if isinstance(b, str):
+        return _fallback(tracer, b)
+    c_graph, b_graph = c[0], b[0]
+    if len(c_graph._result_meta) != 1 or c_graph._result_meta[0][1] not in ((), (1,)):
+        raise ValueError("while_loop: cond must return a scalar (got %s)"
+                         % ([m[1] for m in c_graph._result_meta],))
+    for t, (dtype, shape) in zip(flat, b_graph._result_meta):
+        if t._value.dtype != dtype:
+            raise TypeError("while_loop: a loop variable enters the loop with dtype %s but "
+                            "has dtype %s after one iteration" % (t._value.dtype, dtype))
+        if t._value.shape != shape:
+            if shape_invariants is None:
+                raise ValueError("while_loop: a loop variable enters the loop with shape %s "
+                                 "but has shape %s after one iteration (pass "
+                                 "shape_invariants to allow it)"
+                                 % (tuple(t._value.shape), tuple(shape)))
+            return _fallback(tracer, "fe.while_loop with a loop variable changing shape")
+    n = len(flat)
+    n_cond = len(c_graph._captures)
+
+    def eager(*tensors):
+        values = list(tensors[:n])
+        c_caps = list(tensors[n:n + n_cond])
+        b_caps = list(tensors[n + n_cond:])
+        iterations = 0
+        while maximum_iterations is None or iterations < maximum_iterations:
+            p = _run(c_graph, values + c_caps)[0]
+            if not bool(p._value.reshape(-1)[0]):
+                break
+            values = _run(b_graph, values + b_caps)
+            iterations += 1
+        return values
+    outs = eager(*(list(flat) + c_graph._capture_tensors + b_graph._capture_tensors))
+    ins = [tracer.reg_of(t) for t in flat] + c_graph._captures + b_graph._captures
+    _control_step(tracer, "while_loop", eager, ins, outs, (c_graph, b_graph))
+    return outs
