@@ -331,6 +331,31 @@ def _format_numpy(arr):
     return np.array2string(arr, separator=" ") if arr.ndim else str(arr)
 
 
+def _repr_numpy(arr):
+    """The ``numpy=`` part of a repr, as TensorFlow writes it: a rank-0 value is its Python
+    scalar's repr (a float32 27.3 shows as 27.299999237060547), any other its array repr."""
+    if not arr.ndim:
+        return repr(arr.item())
+    return ("\n" if arr.ndim >= 2 else "") + repr(arr)
+
+
+cdef object _tensor_as_ndarray(object value):
+    return np.asarray(value) if type(value) is Tensor else value
+
+
+cdef bint _any_np_rules(object values):
+    """Whether a NumPy function's arguments (or a list among them) hold a NumPy-rules tensor."""
+    for v in values:
+        if type(v) is Tensor:
+            if (<Tensor>v)._np_rules:
+                return True
+        elif type(v) is list or type(v) is tuple:
+            for w in v:
+                if type(w) is Tensor and (<Tensor>w)._np_rules:
+                    return True
+    return False
+
+
 @cython.freelist(256)
 cdef class Tensor:
     """An immutable, eager value.
@@ -420,6 +445,18 @@ cdef class Tensor:
             return arr.copy()
         return arr
 
+    def __array_function__(self, func, types, args, kwargs):
+        # NumPy's reductions and shape functions call an argument's own method of the same
+        # name (np.mean(t) -> t.mean()), and this Tensor has those methods for fasteager.numpy
+        # code, so a TF-style tensor would be recorded on the tape. TensorFlow's tensors have
+        # no such methods: np.mean(t) converts the tensor and returns a NumPy value that left
+        # the tape. Only NumPy-rules tensors keep NumPy's own dispatch (their methods, or
+        # __array__'s escape check).
+        if _any_np_rules(args) or _any_np_rules(kwargs.values()):
+            return func._implementation(*args, **kwargs)
+        return func._implementation(*[_tensor_as_ndarray(a) for a in args],
+                                    **{k: _tensor_as_ndarray(v) for k, v in kwargs.items()})
+
     # -- Python conversions -------------------------------------------------------------
     cdef object _scalar(self, str what):
         arr = _host(self._value)
@@ -492,11 +529,8 @@ cdef class Tensor:
 
     def __repr__(self):
         arr = _host(self._value)
-        value = repr(arr) if arr.ndim else str(arr)
-        if arr.ndim >= 2:
-            value = "\n" + value
         return "<fe.Tensor: shape=%s, dtype=%s, numpy=%s>" % (TensorShape(arr.shape),
-                                                              self.dtype.name, value)
+                                                              self.dtype.name, _repr_numpy(arr))
 
     def __format__(self, spec):
         return format(self.numpy(), spec)

@@ -77,8 +77,17 @@ class GradientTape(_core.Tape):
         self._reset()
 
     def watched_variables(self):
-        """The variables this tape watched, in the order first read."""
+        """The variables this tape watched, in the order first read (still after a
+        non-persistent tape's one gradient freed its records, as in TensorFlow)."""
+        if self._used and not self._persistent:
+            return self._variables_when_used
         return self._watched_variables()
+
+    def _release(self):
+        """A non-persistent tape's one gradient call is done: free the records."""
+        self._variables_when_used = self._watched_variables()
+        self._used = True
+        self._free()
 
     # -- gradients ------------------------------------------------------------------------
     def _check_usable(self, what):
@@ -117,8 +126,7 @@ class GradientTape(_core.Tape):
         flat_sources = nest.flatten(sources)
         result = self._gradients(targets, seeds, flat_sources, unconnected_gradients)
         if not self._persistent:
-            self._used = True
-            self._free()
+            self._release()
         return nest.pack_sequence_as(sources, result)
 
     def _gradients(self, targets, seeds, flat_sources, unconnected):
@@ -151,6 +159,10 @@ class GradientTape(_core.Tape):
             else:
                 value = s
                 g = grads.get(s._id)
+            if g is None:
+                # a source that is itself a target has gradient d(target)/d(target) = its
+                # seed, watched or not, as in TensorFlow (tape.gradient(x, x) is ones)
+                g = _self_gradient(value, targets, seeds)
             if value._value.dtype.kind not in "fc":
                 warnings.warn("GradientTape.gradient: the dtype of a source must be floating "
                               "(got %s); its gradient is None" % value.dtype.name, stacklevel=3)
@@ -176,8 +188,7 @@ class GradientTape(_core.Tape):
             for k, (s, g) in enumerate(zip(flat_sources, grads)):
                 rows[k].append(g)
         if not self._persistent:
-            self._used = True
-            self._free()
+            self._release()
         out = []
         for s, r in zip(flat_sources, rows):
             sshape = tuple(s.shape)
@@ -220,13 +231,20 @@ class GradientTape(_core.Tape):
                 g = array_ops.zeros(sshape, dtype=source.dtype)
             cols.append(g)
         if not self._persistent:
-            self._used = True
-            self._free()
+            self._release()
         if not cols:
             return array_ops.zeros((batch,) + tuple(tshape[1:]) + tuple(sshape[1:]),
                                    dtype=source.dtype)
         stacked = array_ops.stack(cols, axis=1)   # (B, inner, s...)
         return array_ops.reshape(stacked, (batch,) + tuple(tshape[1:]) + tuple(sshape[1:]))
+
+
+def _self_gradient(value, targets, seeds):
+    g = None
+    for t, seed in zip(targets, seeds):
+        if t is value:
+            g = seed if g is None else math_ops.add(g, seed)
+    return g
 
 
 def _as_target(t):

@@ -104,10 +104,7 @@ class Variable(_core.VariableBase):
         current = self._tensor._value
         if type(value) is np.ndarray and value.dtype == current.dtype:
             # an array of the right dtype is copied once, into the variable (no temporary)
-            if value.shape != current.shape:
-                raise InvalidArgumentError(
-                    "%s: shape mismatch for variable %r (expected %s, got %s)"
-                    % (what, self._name, list(current.shape), list(value.shape)))
+            self._check_shape(value.shape, what)
             return value
         try:
             t = _core.convert_to_tensor(value, current.dtype)
@@ -115,46 +112,58 @@ class Variable(_core.VariableBase):
             raise InvalidArgumentError("%s: variable %r has dtype %s; %s"
                                        % (what, self._name, current.dtype, e)) from None
         arr = t._value
-        if arr.shape != current.shape:
-            raise InvalidArgumentError(
-                "%s: shape mismatch for variable %r (expected %s, got %s)"
-                % (what, self._name, list(current.shape), list(arr.shape)))
+        self._check_shape(arr.shape, what)
         return arr
 
+    def _check_shape(self, shape, what):
+        want = self._tensor._value.shape
+        if shape == want:
+            return
+        # TensorFlow checks assign's shape in Python (ValueError) and leaves assign_add and
+        # assign_sub to the kernel (InvalidArgumentError); each keeps its class here
+        if what == "assign":
+            raise ValueError("assign: cannot assign value to variable %r: shape mismatch. The "
+                             "variable shape %s, and the assigned value shape %s are "
+                             "incompatible" % (self._name, want, tuple(shape)))
+        raise InvalidArgumentError(
+            "%s: cannot update variable %r with shape %s using a tensor with shape %s, shapes "
+            "must be equal" % (what, self._name, list(want), list(shape)))
+
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Set the value (same shape and dtype). Returns the variable."""
+        """Set the value (same shape and dtype).
+
+        Returns, as TensorFlow in eager mode, a view of this variable named
+        ``'UnreadVariable'`` that reads its value when used (None with ``read_value=False``).
+        """
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
             return _function.record_assign(self, "assign", value)
         arr = self._checked_array(value, "assign")
         np.copyto(self._mutable_array(), arr)
-        return self
+        return _UnreadVariable(self) if read_value else None
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        """Add ``delta`` in place. Returns the variable."""
+        """Add ``delta`` in place. Returns what ``assign`` returns."""
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
             return _function.record_assign(self, "assign_add", delta)
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_add")
         dst = self._mutable_array()
         np.add(dst, arr, out=dst)
-        return self
+        return _UnreadVariable(self) if read_value else None
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        """Subtract ``delta`` in place. Returns the variable."""
+        """Subtract ``delta`` in place. Returns what ``assign`` returns."""
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
             return _function.record_assign(self, "assign_sub", delta)
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_sub")
         dst = self._mutable_array()
         np.subtract(dst, arr, out=dst)
-        return self
+        return _UnreadVariable(self) if read_value else None
 
     # -- Python protocol ------------------------------------------------------------------
     def __repr__(self):
-        arr = self._tensor._value
-        value = repr(arr) if arr.ndim else str(arr)
-        return "<fe.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
-            self._name, TensorShape(arr.shape), self.dtype.name, value)
+        return _variable_repr(self._name, self._tensor._value)
 
     __str__ = __repr__
 
@@ -231,6 +240,62 @@ for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv"
               "or", "ror", "xor", "rxor", "lt", "le", "gt", "ge"):
     setattr(Variable, "__%s__" % _name, _operator("__%s__" % _name))
 del _name
+
+
+def _variable_repr(name, arr):
+    return "<fe.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
+        name, TensorShape(arr.shape), from_numpy(arr.dtype).name, _core._repr_numpy(arr))
+
+
+class _UnreadVariable:
+    """What ``assign`` returns in eager TensorFlow: the assigned variable under the name
+    ``'UnreadVariable'``, read each time it is used (a later assignment shows through it).
+
+    Every attribute and operator is the variable's own; only the name and printing differ.
+    It is not a second variable: ``is_variable`` and tapes see the variable it stands for
+    when it is read.
+    """
+
+    __slots__ = ("_variable",)
+    __array_priority__ = 100
+
+    def __init__(self, variable):
+        self._variable = variable
+
+    @property
+    def name(self):
+        return "UnreadVariable"
+
+    def __getattr__(self, attr):
+        return getattr(self._variable, attr)
+
+    def __repr__(self):
+        return _variable_repr("UnreadVariable", self._variable._tensor._value)
+
+    __str__ = __repr__
+
+
+def _forward(name):
+    def method(self, *args, **kwargs):
+        return getattr(self._variable, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _name in [k for k, v in vars(Variable).items()
+              if k.startswith("__") and callable(v) and k not in (
+                  "__init__", "__repr__", "__str__", "__getattr__", "__deepcopy__")]:
+    setattr(_UnreadVariable, _name, _forward(_name))
+del _name
+
+
+def _execute_on_variable(op, args, attrs):
+    # an op given what assign returned reads the variable it stands for
+    return _core.execute(op, tuple(a._variable if type(a) is _UnreadVariable else a
+                                   for a in args), attrs)
+
+
+_core.register_dispatch(_UnreadVariable, _execute_on_variable)
 
 
 def is_variable(x):

@@ -112,8 +112,11 @@ def test_assign_in_place_when_not_shared():
 
 def test_assign_validates_before_writing():
     v = fe.Variable([1.0, 2.0], name="weight")
-    with pytest.raises(fe.errors.InvalidArgumentError, match=r"weight.*\[2\].*\[3\]"):
+    # TensorFlow: assign's shape check is a ValueError, assign_add's InvalidArgumentError
+    with pytest.raises(ValueError, match=r"weight.*\(2,\).*\(3,\)"):
         v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(fe.errors.InvalidArgumentError, match=r"weight.*\[2\].*\[3\]"):
+        v.assign_add([1.0, 2.0, 3.0])
     with pytest.raises(fe.errors.InvalidArgumentError):
         v.assign(fe.constant([1, 2]))
     assert v.numpy().tolist() == [1.0, 2.0]
