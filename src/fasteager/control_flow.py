@@ -260,6 +260,7 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
         return _run(graph, caps)
     # this call's values: the chosen branch run on the trace's tensors (tapes see it)
     outs = eager(pred, *(t_graph._capture_tensors + f_graph._capture_tensors))
+    t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
     ins = [tracer.reg_of(pred)] + t_graph._captures + f_graph._captures
     _control_step(tracer, "cond", eager, ins, outs, (t_graph, f_graph))
     structure = t_result if bool(pred._value.reshape(-1)[0]) else f_result
@@ -318,6 +319,7 @@ def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
             iterations += 1
         return values
     outs = eager(*(list(flat) + c_graph._capture_tensors + b_graph._capture_tensors))
+    c_graph._capture_tensors = b_graph._capture_tensors = None
     ins = [tracer.reg_of(t) for t in flat] + c_graph._captures + b_graph._captures
     _control_step(tracer, "while_loop", eager, ins, outs, (c_graph, b_graph))
     return outs
