@@ -220,3 +220,11 @@ def test_gradient_inside_the_function_stays_right():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # (it runs eagerly: said once, by a warning)
         assert [float(f(fe.constant(a))) for a in (3.0, -2.0, 1.0)] == [6.0, 12.0, 2.0]
+
+
+def test_saved_model_refuses_control_steps(tmp_path):
+    module = fe.Module()
+    module.f = fe.function(lambda x: fe.cond(x > 0, lambda: x, lambda: -x),
+                           input_signature=[fe.TensorSpec([], fe.float32)])
+    with pytest.raises(fe.errors.UnimplementedError, match="cond"):
+        fe.saved_model.save(module, str(tmp_path / "m"))
