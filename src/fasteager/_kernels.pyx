@@ -1148,6 +1148,35 @@ def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
     return out
 
 
+cdef void _relu_grad(const floating* g, const floating* x, floating* out,
+                     Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        # times 0 or 1 rather than a select: g = inf at x <= 0 gives NaN, as TensorFlow's
+        out[i] = g[i] * (1 if x[i] > 0 else 0)
+
+
+def relu_backward(g, x):
+    """g * (x > 0) in g's dtype, one pass for float32/float64 arrays of one shape (NumPy's
+    way takes three: the comparison, the cast, the product)."""
+    if g.dtype != x.dtype or g.shape != x.shape or g.dtype.char not in "fd" or not g.size:
+        return g * (x > 0).astype(g.dtype)
+    g = g if g.flags.c_contiguous else g.copy()     # (ascontiguousarray makes 0-d 1-d)
+    x = x if x.flags.c_contiguous else x.copy()
+    out = np.empty(g.shape, dtype=g.dtype)
+    cdef float[::1] gf, xf, of
+    cdef double[::1] gd, xd, od
+    if g.dtype == np.float32:
+        gf, xf, of = g.reshape(-1), x.reshape(-1), out.reshape(-1)
+        with nogil:
+            _relu_grad(&gf[0], &xf[0], &of[0], gf.shape[0])
+    else:
+        gd, xd, od = g.reshape(-1), x.reshape(-1), out.reshape(-1)
+        with nogil:
+            _relu_grad(&gd[0], &xd[0], &od[0], gd.shape[0])
+    return out
+
+
 def sigmoid_f32(x, out=None):
     """The logistic sigmoid of a float32 array in one vectorised pass (``fe_sigmoidf`` of
     _fastmath.h, within 3 ulp over the whole range); ``out`` (float32, x's shape) may be

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .array_ops import expand_dims, reshape, transpose
+from .array_ops import expand_dims, reshape, transpose, zeros_like
 from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
                        reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
 from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
@@ -73,7 +73,20 @@ def _relu_into(x, out):
 
 # relu: the gradient passes where x > 0 (the mask is a constant: the second derivative is 0)
 relu = defop("relu", _relu_fwd, kinds=NUMERIC, jvp=ELEMENTWISE, into=_relu_into,
-             grads=[lambda g, ans, x: g * _mask(greater(x, 0), g)])
+             grads=[lambda g, ans, x: _relu_grad(g, x)])
+
+
+def _relu_grad(g, x):
+    if g._value.dtype.kind == "f" and x._value.dtype == g._value.dtype:
+        return execute(relu_backprop, g, x)
+    return g * _mask(greater(x, 0), g)
+
+
+# g * (x > 0) in one pass: linear in g; in x its derivative is 0 wherever it exists
+relu_backprop = defop("relu_backprop", lambda g, x: _kernels.relu_backward(g, x),
+                      kinds=FLOAT, jvp=ELEMENTWISE,
+                      grads=[lambda gg, ans, g, x: execute(relu_backprop, gg, x),
+                             lambda gg, ans, g, x: zeros_like(x)])
 
 
 def _relu6_fwd(x):
