@@ -315,25 +315,91 @@ def record_assign(var, kind, value):
 
 
 def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=None):
-    """Print tensors and Python values; inside ``fe.function`` it prints on every call.
+    """Print tensors and Python values as ``tf.print`` does (to ``sys.stderr`` unless
+    ``output_stream`` says otherwise); inside ``fe.function`` it prints on every call.
 
-    >>> fe.print("loss:", fe.constant(1.5))
+    ``summarize``: the first and last elements of each dimension shown (3 when None;
+    -1 shows all).
+
+    >>> fe.print("loss:", fe.constant(1.5), output_stream=sys.stdout)
     loss: 1.5
     """
     import sys
-    stream = sys.stdout if output_stream is None else output_stream
-    tensors = [a._read() if isinstance(a, VariableBase) else a for a in args]
-    positions = [i for i, a in enumerate(tensors) if isinstance(a, Tensor)]
+    edge = 3 if summarize is None else int(summarize)
+    leaves = [nest.flatten(a) if nest.is_nested(a) else [a] for a in args]
+    flat = [x._read() if isinstance(x, VariableBase) else x for xs in leaves for x in xs]
+    positions = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
 
     def show(*arrays):
-        parts = list(tensors)
+        parts = list(flat)
         for i, arr in zip(positions, arrays):
-            parts[i] = _core._format_numpy(np.asarray(arr))
-        print(*[str(p) for p in parts], sep=sep, end=end, file=stream)
+            parts[i] = _Printed(_format_for_print(np.asarray(arr), edge))
+        it = iter(parts)
+        texts = []
+        for a, xs in zip(args, leaves):
+            value = nest.pack_sequence_as(a, [next(it) for _ in xs]) if nest.is_nested(a) \
+                else next(it)
+            texts.append(str(value))
+        stream = sys.stderr if output_stream is None else output_stream
+        print(*texts, sep=sep, end=end, file=stream)
     tracer = _core.get_tracer()
     if tracer is not None:
-        tracer.effect(show, [tensors[i] for i in positions], (), "print")
-    show(*[tensors[i]._value for i in positions])
+        tracer.effect(show, [flat[i] for i in positions], (), "print")
+    show(*[flat[i]._value for i in positions])
+
+
+class _Printed:
+    """Text that prints bare inside a printed structure (``{'k': 1}``, not ``{'k': '1'}``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+    __repr__ = __str__
+
+
+def _format_for_print(arr, edge):
+    """A tensor's value as ``tf.print`` writes it: numbers in their shortest round-trip
+    form at 6 (float32) or 15 (float64) digits, else 9 or 17; bools as 1/0; strings bare
+    as scalars and quoted in arrays; dimensions longer than ``2 * edge`` elided."""
+    if arr.ndim == 0:
+        return _print_scalar(arr[()], arr.dtype, quote=False)
+
+    def rows(a, depth):
+        n = a.shape[0]
+        cut = edge >= 0 and n > 2 * edge
+        index = list(range(edge)) + [None] + list(range(n - edge, n)) if cut else range(n)
+        if a.ndim == 1:
+            items = ["..." if i is None else _print_scalar(a[i], a.dtype, quote=True)
+                     for i in index]
+            return "[" + " ".join(items) + "]"
+        sep = "\n" * (a.ndim - 1) + " " * (depth + 1)
+        return "[" + sep.join("..." if i is None else rows(a[i], depth + 1)
+                              for i in index) + "]"
+    if arr.size == 0:
+        return "[]"
+    return rows(arr, 0)
+
+
+def _print_scalar(x, dtype, quote):
+    kind = dtype.kind
+    if kind == "b":
+        return "1" if x else "0"
+    if kind == "f":
+        short, full, cast = (15, 17, np.float64) if dtype.itemsize == 8 else \
+            (6, 9, np.float32)
+        text = "%.*g" % (short, x)
+        if not np.isfinite(x) or cast(text) == x:
+            return text
+        return "%.*g" % (full, x)
+    if kind in "OSU":
+        text = x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+        return '"%s"' % text if quote else text
+    return str(x)
 
 
 # ----------------------------------------------------------------------------------------
