@@ -15,6 +15,8 @@ random draws, ``next(iterator)``, a gradient taken inside the function across th
 control flow) makes the enclosing function run eagerly on every call, as
 ``fe.function`` does for Python ``if`` on tensors: results stay right.
 """
+import threading
+
 import numpy as np
 
 from . import _core, _graph, nest
@@ -149,6 +151,8 @@ class _SubGraph(ConcreteFunction):
     eager-only instead."""
 
     def _record(self, tensors, var_tensors, outs, saving=None, saved=None):
+        if getattr(_unrecorded, "on", False):
+            return                 # the enclosing control flow records one node for all
         inputs = tuple(tensors) + tuple(var_tensors)
 
         def backward(gs):
@@ -159,11 +163,91 @@ class _SubGraph(ConcreteFunction):
         _core.record_custom(inputs, tuple(outs), backward)
 
 
+_unrecorded = threading.local()
+
+
+def _run_now(tracer, eager, in_tensors, graphs):
+    """This call's outputs of a control step (``eager`` on the trace's tensors), with one
+    tape node for the whole step: its backward, taken inside the trace, is itself a
+    control step (the gradient of whichever branch or loop the replay runs)."""
+    variables = list({id(v): v for g in graphs for v in g.variables}.values())
+    var_tensors = [v._read() for v in variables]     # (the trace reads them: tapes watch)
+    was = getattr(_unrecorded, "on", False)
+    _unrecorded.on = True
+    try:
+        outs = eager(*in_tensors)
+    finally:
+        _unrecorded.on = was
+    if not outs or not _core.any_tape_recording():
+        return outs
+    grad = _gradient_of(eager, len(in_tensors), variables)
+
+    def backward(gs):
+        gs = [g if g is not None else _core.wrap(np.zeros_like(o._value))
+              for g, o in zip(gs, outs)]
+        now = _core.get_tracer()
+        previous = _core.set_tracer(None)       # computed eagerly: no op of it is recorded
+        try:
+            if now is not tracer or _core.any_tape_recording():
+                if now is not None and now.escaped is None:   # (a higher-order gradient)
+                    now.escaped = "a higher-order gradient through fe.cond or fe.while_loop"
+                return grad(*in_tensors, *gs)
+            result = grad(*in_tensors, *gs)
+        finally:
+            _core.set_tracer(previous)
+        ins = [tracer.reg_of(t) for t in list(in_tensors) + gs]
+        registered = iter(_control_step(tracer, "control_flow_grad",
+                                        lambda *ts: _present(grad(*ts)), ins,
+                                        _present(result), ()))
+        return [None if t is None else next(registered) for t in result]
+    _core.record_custom(tuple(in_tensors) + tuple(var_tensors), tuple(outs), backward)
+    return outs
+
+
+def _present(grads):
+    return [t for t in grads if t is not None]
+
+
+def _gradient_of(eager, n_in, variables):
+    """``grad(*inputs, *output_grads)``: the gradients of ``eager``'s outputs w.r.t. its
+    float inputs and ``variables`` (None for the others), by running it under a tape."""
+    from .autodiff import GradientTape
+    from .ops.array_ops import identity
+
+    def grad(*tensors):
+        ins, gs = tensors[:n_in], tensors[n_in:]
+        # each input position gets its own partial derivative (the tape sums a tensor passed
+        # at two positions, captured by both branches): positions are distinct tensors
+        ins = [identity(t) if t._value.dtype.kind in "fc" else t for t in ins]
+        floats = [t for t in ins if t._value.dtype.kind in "fc"]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            for t in floats:
+                tape.watch(t)
+            for v in variables:
+                tape.watch(v)
+            outs = eager(*ins)
+        pairs = [(o, g) for o, g in zip(outs, gs) if o._value.dtype.kind in "fc"]
+        sources = floats + variables
+        if not pairs or not sources:
+            grads = [None] * len(sources)
+        else:
+            grads = tape.gradient([o for o, _ in pairs], sources,
+                                  output_gradients=[g for _, g in pairs],
+                                  unconnected_gradients="zero")
+        it = iter(grads)
+        result = [next(it) if t._value.dtype.kind in "fc" else None for t in ins]
+        return result + list(it)
+    return grad
+
+
 def _trace_sub(parent, label, fn, operands):
     """Trace ``fn(*operands)`` as a sub-graph of ``parent``: (subgraph, structure), or a
     str saying why it cannot be replayed."""
     sub = _Tracer("%s/%s" % (parent.name, label), allow_variables=False)
     sub.parent = parent
+    # operands are new tensors (and arrays): a loop variable that starts as a tensor the
+    # body also captures (``(0, x)`` with ``x`` used in the body) must stay two inputs
+    operands = [_core.wrap(np.array(t._value, copy=True)) for t in operands]
     for t in operands:
         sub.add_input(t)
     previous = _core.set_tracer(sub)
@@ -215,12 +299,18 @@ def _control_step(tracer, name, eager, ins, outs, graphs):
         tracer.steps.append(_graph.Step(KIND_EFFECT, replay, tuple(ins),
                                         {"retains_inputs": True}, -1, False, name))
         return
-    regs = tuple(tracer._out(t, True) for t in outs)
+    seen = set()
+    distinct = []
+    for t in outs:             # one tensor twice (one gradient for two inputs): two outputs
+        distinct.append(_core.wrap(t._value) if id(t) in seen else t)
+        seen.add(id(t))
+    regs = tuple(tracer._out(t, True) for t in distinct)
     tracer.steps.append(_graph.Step(KIND_CONTROL, replay, tuple(ins), {"eager": eager}, regs,
                                     True, name))
     # kept on every replay even when no output is used (a branch may assign variables), and
     # its inputs never live in reused buffers (a branch may return one as its output)
-    tracer.effect(lambda *arrays: None, list(outs), (), name + "_keep", retains_inputs=True)
+    tracer.effect(lambda *arrays: None, distinct, (), name + "_keep", retains_inputs=True)
+    return distinct
 
 
 _EAGER = object()     # what the traced forms return when the control flow runs inline
@@ -259,7 +349,8 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
             (f_graph, captured[n_true:])
         return _run(graph, caps)
     # this call's values: the chosen branch run on the trace's tensors (tapes see it)
-    outs = eager(pred, *(t_graph._capture_tensors + f_graph._capture_tensors))
+    outs = _run_now(tracer, eager, [pred] + t_graph._capture_tensors +
+                    f_graph._capture_tensors, (t_graph, f_graph))
     t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
     ins = [tracer.reg_of(pred)] + t_graph._captures + f_graph._captures
     _control_step(tracer, "cond", eager, ins, outs, (t_graph, f_graph))
@@ -318,7 +409,8 @@ def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
             values = _run(b_graph, values + b_caps)
             iterations += 1
         return values
-    outs = eager(*(list(flat) + c_graph._capture_tensors + b_graph._capture_tensors))
+    outs = _run_now(tracer, eager, list(flat) + c_graph._capture_tensors +
+                    b_graph._capture_tensors, (c_graph, b_graph))
     c_graph._capture_tensors = b_graph._capture_tensors = None
     ins = [tracer.reg_of(t) for t in flat] + c_graph._captures + b_graph._captures
     _control_step(tracer, "while_loop", eager, ins, outs, (c_graph, b_graph))

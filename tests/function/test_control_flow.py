@@ -210,16 +210,47 @@ def test_what_cannot_replay_runs_eagerly_and_stays_right():
         assert grow(fe.constant([3.0])).shape == (4,) and grow(fe.constant([1.0])).shape == (16,)
 
 
-def test_gradient_inside_the_function_stays_right():
+def test_gradient_inside_the_function_is_a_control_step_too():
     @fe.function
     def f(x):
         with fe.GradientTape() as tape:
             tape.watch(x)
             y = fe.cond(x > 0, lambda: x * x, lambda: x * x * x)
         return tape.gradient(y, x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")        # (it runs eagerly: said once, by a warning)
+    with _no_fallback():
         assert [float(f(fe.constant(a))) for a in (3.0, -2.0, 1.0)] == [6.0, 12.0, 2.0]
+        assert f.experimental_get_tracing_count() == 1
+
+
+def test_training_step_with_a_loop_inside_the_function():
+    w = fe.Variable([0.5, -0.3])
+    opt = fe.keras.optimizers.SGD(0.1)
+
+    def loss_of(x, n):
+        _, h = fe.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, fe.tanh(h * w + x)),
+                             (fe.constant(0), x))
+        return fe.reduce_sum(h * h)
+
+    @fe.function
+    def step(x, n):
+        with fe.GradientTape() as tape:
+            loss = loss_of(x, n)
+        grads = tape.gradient(loss, [w])
+        opt.apply_gradients(zip(grads, [w]))
+        return grads[0]
+
+    def reference(x, n):
+        with fe.GradientTape() as tape:
+            loss = loss_of(x, n)
+        return tape.gradient(loss, w)
+    x = fe.constant([0.2, 0.4])
+    with _no_fallback():
+        for n in (1, 3, 2):
+            expected = reference(x, fe.constant(n)).numpy()
+            before = w.numpy().copy()
+            np.testing.assert_allclose(step(x, fe.constant(n)).numpy(), expected, rtol=1e-5)
+            np.testing.assert_allclose(w.numpy(), before - 0.1 * expected, rtol=1e-5)
+        assert step.experimental_get_tracing_count() == 1
 
 
 def test_saved_model_refuses_control_steps(tmp_path):
@@ -228,3 +259,28 @@ def test_saved_model_refuses_control_steps(tmp_path):
                            input_signature=[fe.TensorSpec([], fe.float32)])
     with pytest.raises(fe.errors.UnimplementedError, match="cond"):
         fe.saved_model.save(module, str(tmp_path / "m"))
+
+
+def test_gradients_inside_for_two_captures_and_a_variable():
+    v = fe.Variable(2.0)
+
+    @fe.function
+    def f(x, z):
+        with fe.GradientTape(persistent=True) as tape:
+            tape.watch([x, z])
+            y = fe.cond(x > z, lambda: x + z + v, lambda: x * z * v)
+        return tape.gradient(y, [x, z, v])
+    with _no_fallback():
+        for a, b in ((3.0, 1.0), (1.0, 3.0), (5.0, -1.0), (-2.0, 4.0)):
+            got = [float(g) for g in f(fe.constant(a), fe.constant(b))]
+            assert got == ([1.0, 1.0, 1.0] if a > b else [b * 2.0, a * 2.0, a * b])
+
+
+def test_a_loop_variable_starting_as_a_captured_tensor_stays_apart():
+    @fe.function
+    def f(x, n):
+        return fe.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, h * 2.0 + x),
+                             (fe.constant(0), x))[1]
+    with _no_fallback():
+        for n, expected in ((0, 1.0), (1, 3.0), (3, 15.0)):
+            assert float(f(fe.constant(1.0), fe.constant(n))) == expected
