@@ -166,6 +166,22 @@ class _SubGraph(ConcreteFunction):
 _unrecorded = threading.local()
 
 
+def _traced_step(tracer, name, eager, in_tensors, graphs):
+    """Run a control step now on the trace's tensors and record it in ``tracer``: its
+    outputs, as the trace's tensors."""
+    outs = _run_now(tracer, eager, in_tensors, graphs)
+
+    def entry(*tensors):
+        # an eager re-run of the enclosing graph (for its gradients) that is itself being
+        # traced records the step in that trace too, so it is not frozen there
+        now = _core.get_tracer()
+        if now is None:
+            return eager(*tensors)
+        return _traced_step(now, name, eager, list(tensors), graphs)
+    return _control_step(tracer, name, entry, [tracer.reg_of(t) for t in in_tensors], outs,
+                         graphs)
+
+
 def _run_now(tracer, eager, in_tensors, graphs):
     """This call's outputs of a control step (``eager`` on the trace's tensors), with one
     tape node for the whole step: its backward, taken inside the trace, is itself a
@@ -298,7 +314,7 @@ def _control_step(tracer, name, eager, ins, outs, graphs):
     if not outs:               # run for its effects alone (variable writes, prints)
         tracer.steps.append(_graph.Step(KIND_EFFECT, replay, tuple(ins),
                                         {"retains_inputs": True}, -1, False, name))
-        return
+        return outs
     seen = set()
     distinct = []
     for t in outs:             # one tensor twice (one gradient for two inputs): two outputs
@@ -349,11 +365,9 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
             (f_graph, captured[n_true:])
         return _run(graph, caps)
     # this call's values: the chosen branch run on the trace's tensors (tapes see it)
-    outs = _run_now(tracer, eager, [pred] + t_graph._capture_tensors +
-                    f_graph._capture_tensors, (t_graph, f_graph))
+    outs = _traced_step(tracer, "cond", eager, [pred] + t_graph._capture_tensors +
+                        f_graph._capture_tensors, (t_graph, f_graph))
     t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
-    ins = [tracer.reg_of(pred)] + t_graph._captures + f_graph._captures
-    _control_step(tracer, "cond", eager, ins, outs, (t_graph, f_graph))
     structure = t_result if bool(pred._value.reshape(-1)[0]) else f_result
     return _pack(structure, outs, t_graph)
 
@@ -409,9 +423,7 @@ def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
             values = _run(b_graph, values + b_caps)
             iterations += 1
         return values
-    outs = _run_now(tracer, eager, list(flat) + c_graph._capture_tensors +
-                    b_graph._capture_tensors, (c_graph, b_graph))
+    outs = _traced_step(tracer, "while_loop", eager, list(flat) + c_graph._capture_tensors +
+                        b_graph._capture_tensors, (c_graph, b_graph))
     c_graph._capture_tensors = b_graph._capture_tensors = None
-    ins = [tracer.reg_of(t) for t in flat] + c_graph._captures + b_graph._captures
-    _control_step(tracer, "while_loop", eager, ins, outs, (c_graph, b_graph))
     return outs

@@ -284,3 +284,17 @@ def test_a_loop_variable_starting_as_a_captured_tensor_stays_apart():
     with _no_fallback():
         for n, expected in ((0, 1.0), (1, 3.0), (3, 15.0)):
             assert float(f(fe.constant(1.0), fe.constant(n))) == expected
+
+
+def test_outside_gradients_follow_a_branch_chosen_by_an_integer():
+    @fe.function
+    def f(x, n):
+        scale = fe.cond(n > 2, lambda: fe.constant(2.0), lambda: fe.cast(n, fe.float32))
+        return x * scale
+    x = fe.constant(1.5)
+    with _no_fallback():
+        for n, expected in ((5, 2.0), (1, 1.0), (0, 0.0), (7, 2.0), (2, 2.0)):
+            with fe.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x, fe.constant(n))
+            assert float(tape.gradient(y, x)) == expected
