@@ -105,6 +105,13 @@ def _truth(what, value):
     return bool(value)
 
 
+def _true(t):
+    """A scalar predicate tensor's truth, read without telling a tracer (the control step
+    reads it on every replay)."""
+    v = t._value
+    return bool((v if isinstance(v, np.ndarray) else v.get()).reshape(-1)[0])
+
+
 def _as_tensors(flat):
     """Loop variables as tensors (Python and NumPy values converted; other objects, such
     as TensorArrays, kept)."""
@@ -361,14 +368,14 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
     n_true = len(t_graph._captures)
 
     def eager(p, *captured):
-        graph, caps = (t_graph, captured[:n_true]) if bool(p._value.reshape(-1)[0]) else \
+        graph, caps = (t_graph, captured[:n_true]) if _true(p) else \
             (f_graph, captured[n_true:])
         return _run(graph, caps)
     # this call's values: the chosen branch run on the trace's tensors (tapes see it)
     outs = _traced_step(tracer, "cond", eager, [pred] + t_graph._capture_tensors +
                         f_graph._capture_tensors, (t_graph, f_graph))
     t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
-    structure = t_result if bool(pred._value.reshape(-1)[0]) else f_result
+    structure = t_result if _true(pred) else f_result
     return _pack(structure, outs, t_graph)
 
 
@@ -418,7 +425,7 @@ def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
         iterations = 0
         while maximum_iterations is None or iterations < maximum_iterations:
             p = _run(c_graph, values + c_caps)[0]
-            if not bool(p._value.reshape(-1)[0]):
+            if not _true(p):
                 break
             values = _run(b_graph, values + b_caps)
             iterations += 1

@@ -298,3 +298,12 @@ def test_outside_gradients_follow_a_branch_chosen_by_an_integer():
                 tape.watch(x)
                 y = f(x, fe.constant(n))
             assert float(tape.gradient(y, x)) == expected
+
+
+def test_maximum_iterations_inside_a_function():
+    @fe.function
+    def f(limit):
+        return fe.while_loop(lambda i: i < 100, lambda i: (i + 1,), (fe.constant(0),),
+                             maximum_iterations=limit)[0]
+    with _no_fallback():
+        assert [int(f(n)) for n in (3, 5)] == [3, 5]    # (a Python value: one trace each)
