@@ -108,8 +108,7 @@ def _truth(what, value):
 def _true(t):
     """A scalar predicate tensor's truth, read without telling a tracer (the control step
     reads it on every replay)."""
-    v = t._value
-    return bool((v if isinstance(v, np.ndarray) else v.get()).reshape(-1)[0])
+    return _true_array(t._value)
 
 
 def _as_tensors(flat):
@@ -173,7 +172,7 @@ class _SubGraph(ConcreteFunction):
 _unrecorded = threading.local()
 
 
-def _traced_step(tracer, name, eager, in_tensors, graphs):
+def _traced_step(tracer, name, eager, in_tensors, graphs, on_arrays=None):
     """Run a control step now on the trace's tensors and record it in ``tracer``: its
     outputs, as the trace's tensors."""
     outs = _run_now(tracer, eager, in_tensors, graphs)
@@ -184,9 +183,9 @@ def _traced_step(tracer, name, eager, in_tensors, graphs):
         now = _core.get_tracer()
         if now is None:
             return eager(*tensors)
-        return _traced_step(now, name, eager, list(tensors), graphs)
+        return _traced_step(now, name, eager, list(tensors), graphs, on_arrays)
     return _control_step(tracer, name, entry, [tracer.reg_of(t) for t in in_tensors], outs,
-                         graphs)
+                         graphs, on_arrays)
 
 
 def _run_now(tracer, eager, in_tensors, graphs):
@@ -307,12 +306,35 @@ def _run(graph, tensors):
     return graph._call_flat(list(tensors))
 
 
-def _control_step(tracer, name, eager, ins, outs, graphs):
+def _run_arrays(graph, arrays):
+    """Replay a sub-graph on arrays (a replay of the enclosing graph: no tape records it,
+    the enclosing call is one node)."""
+    regs = graph._template[:]
+    for r, a in zip(graph._inputs, arrays):
+        regs[r] = a
+    for v, r in graph._var_inputs:
+        regs[r] = v._tensor._value
+    graph._replay.run(regs)
+    # (a kernel may return a NumPy scalar: registers hold arrays, as wrapping makes them)
+    return [np.asarray(a) if isinstance(a, np.generic) else a
+            for a in [regs[r] for r in graph._out_regs]]
+
+
+def _true_array(v):
+    if not isinstance(v, (np.ndarray, np.generic)):
+        v = v.get()                   # a GPU value
+    return bool(np.asarray(v).reshape(-1)[0])
+
+
+def _control_step(tracer, name, eager, ins, outs, graphs, on_arrays=None):
     """Record a control step computing ``outs`` from registers ``ins``; ``eager`` maps
-    input tensors to output tensors (the replay runs it on arrays)."""
+    input tensors to output tensors (re-runs under tapes call it), ``on_arrays`` arrays to
+    arrays (the replay; by default ``eager`` on wrapped arrays)."""
     wrap = _core.wrap
 
     def replay(*arrays):
+        if on_arrays is not None:
+            return on_arrays(arrays)
         return tuple(t._value for t in eager(*[wrap(a) for a in arrays]))
     for g in graphs:           # later reads of variables a branch writes read them again
         tracer.assigned.update(g._assigned)
@@ -372,8 +394,12 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
             (f_graph, captured[n_true:])
         return _run(graph, caps)
     # this call's values: the chosen branch run on the trace's tensors (tapes see it)
+    def on_arrays(arrays):
+        if _true_array(arrays[0]):
+            return tuple(_run_arrays(t_graph, arrays[1:n_true + 1]))
+        return tuple(_run_arrays(f_graph, arrays[n_true + 1:]))
     outs = _traced_step(tracer, "cond", eager, [pred] + t_graph._capture_tensors +
-                        f_graph._capture_tensors, (t_graph, f_graph))
+                        f_graph._capture_tensors, (t_graph, f_graph), on_arrays)
     t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
     structure = t_result if _true(pred) else f_result
     return _pack(structure, outs, t_graph)
@@ -430,7 +456,18 @@ def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
             values = _run(b_graph, values + b_caps)
             iterations += 1
         return values
+    def on_arrays(arrays):
+        values = list(arrays[:n])
+        c_caps = list(arrays[n:n + n_cond])
+        b_caps = list(arrays[n + n_cond:])
+        iterations = 0
+        while maximum_iterations is None or iterations < maximum_iterations:
+            if not _true_array(_run_arrays(c_graph, values + c_caps)[0]):
+                break
+            values = _run_arrays(b_graph, values + b_caps)
+            iterations += 1
+        return tuple(values)
     outs = _traced_step(tracer, "while_loop", eager, list(flat) + c_graph._capture_tensors +
-                        b_graph._capture_tensors, (c_graph, b_graph))
+                        b_graph._capture_tensors, (c_graph, b_graph), on_arrays)
     c_graph._capture_tensors = b_graph._capture_tensors = None
     return outs
