@@ -309,7 +309,9 @@ def write_file(path, roots):
     for key, var in entries.items():
         arr = var._tensor._value
         tensors[key] = np.asarray(arr, order="C")   # (ascontiguousarray would make 0-d 1-d)
-        graph[key] = {"name": var.name, "trainable": bool(var.trainable),
+        # a Keras 3 weight's TensorFlow variable is named by its path ('dense/kernel:0')
+        name = var.path + ":0" if hasattr(var, "path") else var.name
+        graph[key] = {"name": name, "trainable": bool(var.trainable),
                       "tf_name": tf_names[key]}
     metadata = {"format": FORMAT, "object_graph": json.dumps(graph, sort_keys=True)}
     if aliases:
