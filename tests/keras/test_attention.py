@@ -50,7 +50,10 @@ def _filled(layer):
 def test_mha_weights_have_keras_names_and_shapes():
     mha = L.MultiHeadAttention(num_heads=2, key_dim=3, value_dim=4)
     mha(fe.zeros([1, 5, 6]), fe.zeros([1, 7, 8]))
-    got = [(w.name.split(":")[0], w.shape.as_list()) for w in mha.weights]
+    # Keras 3: path 'multi_head_attention/query/kernel', name 'kernel'
+    assert all(w.path == "%s/%s" % (mha.name, w.path.split("/", 1)[1]) and
+               w.name == w.path.rsplit("/", 1)[1] for w in mha.weights)
+    got = [(w.path.split("/", 1)[1], w.shape.as_list()) for w in mha.weights]
     assert got == [("query/kernel", [6, 2, 3]), ("query/bias", [2, 3]),
                    ("key/kernel", [8, 2, 3]), ("key/bias", [2, 3]),
                    ("value/kernel", [8, 2, 4]), ("value/bias", [2, 4]),

@@ -14,7 +14,9 @@ def test_dense_any_rank_and_names():
     assert not d.built
     y = d(np.ones((2, 3, 5), np.float64))          # float64 input is autocast to float32
     assert d.built and y.shape == (2, 3, 4) and y.dtype == fe.float32
-    assert [v.name for v in d.weights] == ["dense/kernel:0", "dense/bias:0"]
+    # Keras 3: a short name and a path of the scopes it was built under
+    assert [v.name for v in d.weights] == ["kernel", "bias"]
+    assert [v.path for v in d.weights] == ["dense/kernel", "dense/bias"]
     assert L.Dense(2).name == "dense_1"
     x = np.random.rand(2, 3, 5).astype(np.float32)
     ref = x @ d.kernel.numpy() + d.bias.numpy()
@@ -101,8 +103,8 @@ def test_batchnorm_train_vs_inference_and_moving_stats():
     np.testing.assert_allclose(y.std(0), np.sqrt(x.var(0) / (x.var(0) + 1e-3)), rtol=1e-3)
     np.testing.assert_allclose(bn.moving_mean.numpy(), 0.01 * x.mean(0), rtol=1e-4)
     np.testing.assert_allclose(bn.moving_variance.numpy(), 0.99 + 0.01 * x.var(0), rtol=1e-4)
-    assert [v.name for v in bn.trainable_weights] == ["batch_normalization/gamma:0",
-                                                      "batch_normalization/beta:0"]
+    assert [v.path for v in bn.trainable_weights] == ["batch_normalization/gamma",
+                                                      "batch_normalization/beta"]
     assert len(bn.non_trainable_weights) == 2
     before = bn.moving_mean.numpy().copy()
     y_inf = bn(x, training=False).numpy()
@@ -195,8 +197,9 @@ class _Block(L.Layer):
 def test_tracking_lists_dicts_order_and_training_propagation():
     b = _Block()
     b(np.ones((1, 4), np.float32), training=True)
-    names = [v.name.split("/")[-1] for v in b.trainable_variables]
-    assert names == ["scale:0", "kernel:0", "bias:0", "kernel:0", "bias:0"]
+    names = [v.name for v in b.trainable_variables]
+    # a plain fe.Variable attribute keeps TensorFlow's name; layer weights Keras 3's
+    assert names == ["scale:0", "kernel", "bias", "kernel", "bias"]
     assert b.seen_training is True
     outer = keras.Sequential([b])
     outer(np.ones((1, 4), np.float32), training=False)
@@ -215,7 +218,7 @@ def test_custom_layer_add_weight_and_config():
             return x * self.w
     s = Scale(name="scale_it")
     assert s(fe.ones([2, 3])).shape == (2, 3)
-    assert s.weights[0].name == "scale_it/w:0"
+    assert s.weights[0].name == "w" and s.weights[0].path == "scale_it/w"
     cfg = L.Dense(7, activation="relu").get_config()
     d2 = L.Dense.from_config({k: v for k, v in cfg.items() if k != "name"})
     assert d2.units == 7

@@ -211,7 +211,7 @@ def test_conv2d_transpose_values_shapes_and_gradients():
     y = layer(x)
     assert y.shape.as_list() == [2, 6, 6, 3]
     assert [w.shape.as_list() for w in layer.weights] == [[2, 2, 3, 2], [3]]
-    assert [w.name.split("/")[-1] for w in layer.weights] == ["kernel:0", "bias:0"]
+    assert [w.name for w in layer.weights] == ["kernel", "bias"]
     np.testing.assert_allclose(y.numpy(), _conv_transpose_ref(x, layer.kernel.numpy(), 2,
                                                               (6, 6)) + 1, rtol=1e-10)
     check_layer_grads(layer, [x], layer.weights)
@@ -243,7 +243,7 @@ def test_depthwise_conv2d_values_and_gradients():
     layer = L.DepthwiseConv2D(2, depth_multiplier=2, dtype="float64")
     y = layer(x)
     assert [w.shape.as_list() for w in layer.weights] == [[2, 2, 3, 2], [6]]
-    assert layer.weights[0].name.endswith("/kernel:0")
+    assert layer.weights[0].path == layer.name + "/kernel"
     np.testing.assert_allclose(y.numpy(), _depthwise_ref(x, layer.kernel.numpy()), rtol=1e-10)
     check_layer_grads(layer, [x], layer.weights)
     assert layer.get_config()["depth_multiplier"] == 2
@@ -253,9 +253,9 @@ def test_separable_conv2d_values_and_gradients():
     x = rand(1, 4, 4, 2)
     layer = L.SeparableConv2D(3, 2, dtype="float64", bias_initializer="ones")
     y = layer(x)
-    assert [(w.name.split("/")[-1], w.shape.as_list()) for w in layer.weights] == [
-        ("depthwise_kernel:0", [2, 2, 2, 1]), ("pointwise_kernel:0", [1, 1, 2, 3]),
-        ("bias:0", [3])]
+    assert [(w.name, w.shape.as_list()) for w in layer.weights] == [
+        ("depthwise_kernel", [2, 2, 2, 1]), ("pointwise_kernel", [1, 1, 2, 3]),
+        ("bias", [3])]
     want = np.einsum("nhwc,co->nhwo", _depthwise_ref(x, layer.depthwise_kernel.numpy()),
                      layer.pointwise_kernel.numpy()[0, 0]) + 1
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-10)

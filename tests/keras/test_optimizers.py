@@ -223,12 +223,14 @@ def test_slots_variables_and_restore():
     opt._restore_slot(other, "m", [0.5, 0.5])   # deferred until the slot exists
     opt.apply_gradients([(fe.ones((2, 2)), w), (fe.constant([1.0, 1.0]), other)])
     m = opt.get_slot(w, "m")
-    assert m.name == "m/kernel:0" and not m.trainable
+    # Keras 3's names: the variable's name (its path for a layer weight) and the slot's word
+    assert m.name == "kernel_momentum" and m.path == "adam/kernel_momentum" and not m.trainable
     assert opt.get_slot_names() == ["m", "v"]
     np.testing.assert_allclose(opt.get_slot(other, "m").numpy(), 0.5 * 0.9 + 0.1)
     names = [v.name for v in opt.variables()]
-    assert names == ["iteration:0", "learning_rate:0", "m/kernel:0", "v/kernel:0",
-                     "m/bias:0", "v/bias:0"]
+    assert names == ["iteration", "learning_rate", "kernel_momentum", "kernel_velocity",
+                     "bias_momentum", "bias_velocity"]
+    assert opt.iterations.path == "adam/iteration"
     assert opt.variables is opt.variables()
     assert opt._tracked_variables == [w, other]
     assert set(opt._slots[w._var_id]) == {"m", "v"}

@@ -86,9 +86,10 @@ def check_layer_grads(layer, x, **kw):
 def test_lstm_weights_follow_keras():
     lstm = L.LSTM(U, name="lstm_w")
     lstm(fe.zeros([B, T, D]))
-    assert [w.name for w in lstm.weights] == ["lstm_w/lstm_cell/kernel:0",
-                                              "lstm_w/lstm_cell/recurrent_kernel:0",
-                                              "lstm_w/lstm_cell/bias:0"]
+    assert [w.name for w in lstm.weights] == ["kernel", "recurrent_kernel", "bias"]
+    assert [w.path for w in lstm.weights] == ["lstm_w/lstm_cell/kernel",
+                                              "lstm_w/lstm_cell/recurrent_kernel",
+                                              "lstm_w/lstm_cell/bias"]
     assert [w.shape.as_list() for w in lstm.weights] == [[D, 4 * U], [U, 4 * U], [4 * U]]
     # unit_forget_bias: ones for the forget gate, zeros elsewhere
     np.testing.assert_array_equal(lstm.cell.bias.numpy(), [0, 0, 1, 1, 0, 0, 0, 0])
@@ -316,8 +317,10 @@ def test_bidirectional_merges_forward_and_reversed_backward(merge_mode):
                          merge_mode=merge_mode, dtype="float64")
     x = _x()
     out = _out(bi(x, mask=MASK))
-    assert [w.name.split("/")[0] for w in bi.weights] == ["forward_" + bi.forward_layer.name[8:]] \
-        * 3 + ["backward_" + bi.forward_layer.name[8:]] * 3
+    # Keras 3: 'bidirectional/forward_gru/gru_cell/kernel'
+    assert [w.path.split("/")[1:3] for w in bi.weights] == \
+        [[bi.forward_layer.name, "gru_cell"]] * 3 + [[bi.backward_layer.name, "gru_cell"]] * 3
+    assert all(w.path.startswith(bi.name + "/") for w in bi.weights)
     fwd = bi.forward_layer(x, mask=MASK).numpy()
     bwd = bi.backward_layer(x, mask=MASK).numpy()[:, ::-1]
     # padded steps are zeros on both sides, so the directions line up

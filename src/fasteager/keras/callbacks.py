@@ -519,7 +519,9 @@ class TensorBoard(Callback):
                     summary.scalar("epoch_" + k, float(v), step=epoch)
                 if which == "train" and self.histogram_freq and epoch % self.histogram_freq == 0:
                     for w in self.model.weights:
-                        summary.histogram(w.name.replace(":", "_"), w.numpy(), step=epoch)
+                        # Keras 3's tag: the weight's path (names alone repeat: 'kernel')
+                        tag = getattr(w, "path", w.name).replace(":", "_") + "/histogram"
+                        summary.histogram(tag, w.numpy(), step=epoch)
             self._writers[which].flush()
 
     def on_train_end(self, logs=None):

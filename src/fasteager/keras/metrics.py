@@ -15,7 +15,7 @@ import numpy as np
 
 import fasteager as fe
 
-from . import backend, losses as _losses
+from . import _naming, backend, losses as _losses
 from ..distribute import strategy as _distribute
 
 
@@ -67,8 +67,9 @@ class Metric:
         from . import initializers
         d = fe.as_dtype(dtype) if dtype is not None else self._dtype
         with _distribute.owner_scope(self):
-            v = fe.Variable(initializers.get(initializer)(shape, dtype=d), trainable=False,
-                            name="%s/%s" % (self.name, name), dtype=d)
+            v = _naming.KerasVariable(initializers.get(initializer)(shape, dtype=d),
+                                      trainable=False, name=name, dtype=d,
+                                      path=_naming.path_for(self, self.name, name))
         self._variables.append(v)
         return v
 

@@ -19,6 +19,7 @@ import numpy as np
 import fasteager as fe
 
 from ..distribute import strategy as _distribute
+from . import _naming
 from . import _data, callbacks as callbacks_module, losses as losses_module
 from . import metrics as metrics_module
 from .layers.base import KerasTensor, Layer
@@ -620,9 +621,14 @@ class Sequential(Model):
         self._layers.append(layer)
         if self._input_spec is not None:
             spec = self._input_spec
-            for lay in self.layers:
-                spec = lay(spec) if not lay.built or lay is layer else \
-                    KerasTensor([spec.shape[0]] + list(lay.output_shape[1:]))
+            scoped = _naming.enter(self, self.name)   # Keras 3: 'sequential/dense/kernel'
+            try:
+                for lay in self.layers:
+                    spec = lay(spec) if not lay.built or lay is layer else \
+                        KerasTensor([spec.shape[0]] + list(lay.output_shape[1:]))
+            finally:
+                if scoped:
+                    _naming.leave()
             self.built = True
 
     def pop(self):

@@ -24,6 +24,7 @@ import fasteager as fe
 
 from .. import backend
 from .. import initializers as _initializers
+from .. import _naming
 from ...distribute import strategy as _distribute
 from .. import regularizers as _regularizers
 
@@ -340,7 +341,8 @@ class Layer(fe.Module):
     # ---- weights --------------------------------------------------------------------------
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
                    trainable=None, constraint=None, **kwargs):
-        """Create a variable owned by this layer (named ``'<layer>/<name>:0'``)."""
+        """Create a variable owned by this layer, named as Keras 3 names it: ``name``
+        (``'kernel'``) and ``path`` (``'dense/kernel'``, under the layers being called)."""
         shape = () if shape is None else tuple(int(d) for d in shape)
         dtype = fe.as_dtype(dtype) if dtype is not None else self._dtype
         if initializer is None:
@@ -349,8 +351,10 @@ class Layer(fe.Module):
         if trainable is None:
             trainable = True
         with _distribute.owner_scope(self):
-            var = fe.Variable(init(shape, dtype=dtype), trainable=trainable,
-                              name="%s/%s" % (self._name, name or "w"), dtype=dtype)
+            name = name or "w"
+            var = _naming.KerasVariable(init(shape, dtype=dtype), trainable=trainable,
+                                        name=name, dtype=dtype,
+                                        path=_naming.path_for(self, self._name, name))
         self._own_weights.append(var)
         _changed()
         reg = _regularizers.get(regularizer)
@@ -433,8 +437,13 @@ class Layer(fe.Module):
         if self.built:
             return
         shape = _shape_of(inputs)
-        with _distribute.owner_scope(self):
-            self.build(shape)
+        scoped = _naming.enter(self, self._name)    # a symbolic call builds here directly
+        try:
+            with _distribute.owner_scope(self):
+                self.build(shape)
+        finally:
+            if scoped:
+                _naming.leave()
         self.built = True
 
     def __call__(self, inputs, *args, **kwargs):
@@ -457,6 +466,7 @@ class Layer(fe.Module):
         ctx.training = training
         ctx.depth += 1
         was_built = self.built
+        scoped = _naming.enter(self, self._name)    # weights built inside take its path
         try:
             self._maybe_build(inputs)
             if not was_built:
@@ -467,6 +477,8 @@ class Layer(fe.Module):
                 kwargs["training"] = training
             out = self.call(inputs, *args, **kwargs)
         finally:
+            if scoped:
+                _naming.leave()
             ctx.depth -= 1
             ctx.training = saved
         if not was_built:

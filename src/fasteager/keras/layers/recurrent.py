@@ -30,7 +30,7 @@ import numpy as np
 import fasteager as fe
 from fasteager.ops import rnn_ops
 
-from .. import _ops, activations, backend, initializers, regularizers
+from .. import _naming, _ops, activations, backend, initializers, regularizers
 from .base import Layer, _snake
 
 
@@ -531,8 +531,8 @@ def _call_params(obj):
 
 class _Builtin(RNN):
     """An RNN over its own cell class, built from the cell's arguments (Keras's layout of
-    ``LSTM(units, ...)``); the cell is named ``<layer>/<cell>`` so the weights are
-    ``lstm/lstm_cell/kernel:0`` as in TensorFlow."""
+    ``LSTM(units, ...)``); the cell is named ``lstm_cell`` and built in the layer's scope, so
+    its weights are ``kernel`` with path ``lstm/lstm_cell/kernel``, as in Keras 3."""
 
     _CELL = None
     _RNN_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
@@ -546,7 +546,9 @@ class _Builtin(RNN):
                                                  "input_dim", "activity_regularizer")
                       if k in kwargs}
         name = layer_args.pop("name", None) or backend.unique_name(_snake(type(self).__name__))
-        cell = self._CELL(units, name="%s/%s" % (name, _snake(self._CELL.__name__)),
+        # Keras 3 names the cell by its class alone: its weights' path is the layer's scope
+        # then the cell's ('lstm/lstm_cell/kernel')
+        cell = self._CELL(units, name=_snake(self._CELL.__name__),
                           dtype=layer_args.get("dtype"), **kwargs)
         super().__init__(cell, name=name, **rnn_args, **layer_args)
 
@@ -695,7 +697,7 @@ class Bidirectional(Layer):
     def build(self, input_shape):
         for lay in (self.forward_layer, self.backward_layer):
             if not lay.built:
-                lay.build(input_shape)
+                _naming.build_in_scope(lay, input_shape)
                 lay.built = True
         self.built = True
 
@@ -778,7 +780,7 @@ class TimeDistributed(Layer):
     def build(self, input_shape):
         shape = fe.TensorShape(input_shape).as_list()
         if not self.layer.built:
-            self.layer.build(fe.TensorShape([None] + shape[2:]))
+            _naming.build_in_scope(self.layer, fe.TensorShape([None] + shape[2:]))
             self.layer.built = True
         self.built = True
 

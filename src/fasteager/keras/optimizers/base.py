@@ -23,6 +23,7 @@ from ...distribute import strategy as _distribute
 from ...dtypes import int64
 from ...errors import UnimplementedError
 from ...variables import Variable
+from .._naming import KerasVariable
 from . import schedules as _schedules
 
 
@@ -46,9 +47,17 @@ def _array_of(value):
     return np.asarray(value)
 
 
-def _base_name(variable):
-    name = getattr(variable, "name", "Variable:0")
-    return name.removesuffix(":0")
+# Keras 3's words for the slots ('m' is Adam's "momentum", RMSprop's 'rms' its "velocity")
+_KERAS_SLOT_WORDS = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat",
+                     "rms": "velocity", "mg": "average_gradient"}
+
+
+def _slot_variable_name(variable, slot):
+    """Keras 3's name of a slot: the variable's path with '_' for '/', then the slot's word
+    ('sequential_dense_kernel_momentum')."""
+    base = getattr(variable, "path", None) or getattr(variable, "name", "Variable:0")
+    return "%s_%s" % (base.removesuffix(":0").replace("/", "_"),
+                      _KERAS_SLOT_WORDS.get(slot, slot))
 
 
 class Optimizer:
@@ -112,8 +121,8 @@ class Optimizer:
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
         self.global_clipnorm = global_clipnorm
-        self._iterations = Variable(np.int64(0), trainable=False, name="iteration",
-                                    dtype=int64)
+        self._iterations = KerasVariable(np.int64(0), trainable=False, name="iteration",
+                                         dtype=int64, path=self.name + "/iteration")
         self._learning_rate = None
         self._variables = _CallableList([self._iterations])
         self._set_learning_rate(learning_rate)
@@ -134,7 +143,9 @@ class Optimizer:
         if isinstance(self._learning_rate, Variable):
             self._learning_rate.assign(v)
         else:
-            self._learning_rate = Variable(np.float32(v), trainable=False, name="learning_rate")
+            self._learning_rate = KerasVariable(np.float32(v), trainable=False,
+                                                name="learning_rate",
+                                                path=self.name + "/learning_rate")
             self._variables.insert(1, self._learning_rate)
 
     def _current_learning_rate(self):
@@ -198,8 +209,9 @@ class Optimizer:
         for name in self._slots_used():
             init = np.array(self._slot_initial_value(name, arr), dtype=arr.dtype, order="C")
             with _distribute.owner_scope(self):
-                slot = Variable(init, trainable=False,
-                                name="%s/%s" % (name, _base_name(variable)))
+                slot_name = _slot_variable_name(variable, name)
+                slot = KerasVariable(init, trainable=False, name=slot_name,
+                                     path="%s/%s" % (self.name, slot_name))
             pending = self._deferred_slot_values.pop((key, name), None)
             if pending is not None:
                 slot.assign(pending)
