@@ -1,0 +1,21 @@
+"""A function with no tensor arguments, or returning Python values, works on every call
+(the second call used to raise IndexError in _call_flat)."""
+import fasteager as fe
+
+
+def test_no_arguments_and_a_python_result():
+    f = fe.function(lambda: 3)
+    assert [f() for _ in range(3)] == [3, 3, 3]
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_mixed_tensor_and_python_results():
+    v = fe.Variable(1.0)
+
+    @fe.function
+    def g():
+        v.assign_add(1.0)
+        return v + 0.0, "done", None
+    results = [g() for _ in range(3)]
+    assert [float(r[0]) for r in results] == [2.0, 3.0, 4.0]
+    assert all(r[1:] == ("done", None) for r in results)
