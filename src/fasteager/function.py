@@ -563,8 +563,8 @@ class ConcreteFunction:
                 return self._build_saving(list(inputs), flat)
         grad_function = self._grad_function
         if grad_function is None:   # two threads may both make one: either is right
-            # (its trace runs eagerly when the graph has fe.cond/while_loop steps: their
-            # gradients are not graph steps yet, and that is expected, not worth a warning)
+            # (with fe.cond/while_loop steps its trace may have to run eagerly, for a
+            # higher-order gradient across them: expected, not worth a warning)
             grad_function = self._grad_function = Function(
                 self._eager_gradient, name=self.name + "_grad",
                 quiet_fallback=any(s.kind == KIND_CONTROL for s in self._all_steps))
@@ -694,7 +694,6 @@ class _Pulls:
         self.sources = tuple(src for src, _, _ in tracer.pulls)
         self.metas = tuple(_meta(a) for _, element, _ in tracer.pulls
                            for a in _element_arrays(element))
-        self._counts = [len(regs) for _, _, regs in tracer.pulls]
 
     def take(self):
         """This call's elements (flat arrays, in the trace's order), or None when a loop
