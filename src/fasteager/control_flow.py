@@ -9,11 +9,13 @@ sub-graph (a ``ConcreteFunction`` whose inputs are its operands plus the tensors
 captures from the enclosing graph), and the enclosing graph gets one control step that
 picks the branch, or runs the loop, on every replay. Like TensorFlow, both branches are
 traced (their Python side effects happen at trace time; variable writes made while
-tracing are undone and redone by the branch that runs). What a sub-graph cannot replay
-(branches of different shapes, a loop variable changing shape, a read of a tensor's value,
-random draws, ``next(iterator)``, a gradient taken inside the function across the
-control flow) makes the enclosing function run eagerly on every call, as
-``fe.function`` does for Python ``if`` on tensors: results stay right.
+tracing are undone and redone by the branch that runs). The whole step is one node on
+the tapes; a gradient taken inside the function across it is another control step, which
+re-runs whichever branch or loop the replay runs under a tape. What a sub-graph cannot
+replay (branches of different shapes, a loop variable changing shape, a read of a
+tensor's value, random draws, ``next(iterator)``, higher-order gradients inside the
+function) makes the enclosing function run eagerly on every call, as ``fe.function``
+does for Python ``if`` on tensors: results stay right.
 """
 import threading
 
