@@ -307,3 +307,27 @@ def test_maximum_iterations_inside_a_function():
                              maximum_iterations=limit)[0]
     with _no_fallback():
         assert [int(f(n)) for n in (3, 5)] == [3, 5]    # (a Python value: one trace each)
+
+
+def test_keras_fit_with_a_cond_in_a_layer_matches_eager_training():
+    keras = fe.keras
+
+    class Gate(keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], 1), initializer="ones")
+
+        def call(self, x):
+            return fe.cond(fe.reduce_mean(x) > 0, lambda: fe.matmul(x, self.w),
+                           lambda: -0.5 * fe.matmul(x, self.w))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 3)).astype(np.float32)
+    y = x @ np.array([[1.0], [2.0], [-1.0]], np.float32)
+    losses = []
+    for run_eagerly in (False, True):
+        model = keras.Sequential([keras.Input((3,)), Gate()])
+        model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse",
+                      run_eagerly=run_eagerly)
+        with _no_fallback():
+            history = model.fit(x, y, epochs=3, batch_size=16, verbose=0, shuffle=False)
+        losses.append(history.history["loss"])
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
