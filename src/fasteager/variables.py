@@ -22,6 +22,7 @@ class Variable(_core.VariableBase):
 
     >>> v = fe.Variable(5., name="weight")
     >>> v.assign_add(1.)
+    <fe.Variable 'UnreadVariable' shape=() dtype=float32, numpy=6.0>
     >>> v
     <fe.Variable 'weight:0' shape=() dtype=float32, numpy=6.0>
     """

@@ -3,7 +3,7 @@
 >>> opt = fe.keras.optimizers.Adam()
 >>> opt.apply_gradients(zip(grads, model.trainable_variables))
 >>> fe.keras.optimizers.get("sgd")
-<fe.keras.optimizers.SGD name='SGD'>
+<fe.keras.optimizers.SGD name='sgd'>
 """
 from . import schedules
 from .base import Optimizer

@@ -66,8 +66,9 @@ class Optimizer:
     >>> opt = fe.keras.optimizers.SGD(learning_rate=0.1)
     >>> w = fe.Variable(1.0)
     >>> opt.apply_gradients([(fe.constant(2.0), w)])
-    >>> w.numpy()
-    0.8
+    <Variable path=sgd/iteration, shape=(), dtype=int64, value=1>
+    >>> float(w.numpy())
+    0.800000011920929
 
     Subclasses list their slot names in ``_slot_names``, may override
     ``_slot_initial_value`` and implement ``_update(var_array, grad, lr, slots, wd)``,

@@ -19,7 +19,7 @@ class SGD(Optimizer):
     _slot_names = ("momentum",)
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="SGD", **kwargs):
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="sgd", **kwargs):
         super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, name=name, **kwargs)
@@ -105,7 +105,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="rmsprop", **kwargs):
+                 global_clipnorm=None, name="rm_sprop", **kwargs):
         super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, name=name, **kwargs)
