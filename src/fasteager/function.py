@@ -294,9 +294,11 @@ def record_assign(var, kind, value):
     tracer = _core.get_tracer()
     t = _core.convert_to_tensor(value, var.dtype)
     want = var._tensor._value.shape
-    ok = t._value.shape == want if kind == "assign" else \
-        np.broadcast_shapes(t._value.shape, want) == want
+    ok = t._value.shape == want or (kind != "assign" and t._value.ndim == 0)
     if not ok:
+        check = getattr(var, "_check_shape", None)
+        if check is not None:
+            check(t._value.shape, kind)   # the eager error: ValueError for assign, as TF
         raise InvalidArgumentError("%s: shape mismatch for variable %r (expected %s, got %s)"
                                    % (kind, var.name, list(want), list(t._value.shape)))
 

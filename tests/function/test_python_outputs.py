@@ -19,3 +19,14 @@ def test_mixed_tensor_and_python_results():
     results = [g() for _ in range(3)]
     assert [float(r[0]) for r in results] == [2.0, 3.0, 4.0]
     assert all(r[1:] == ("done", None) for r in results)
+
+
+def test_traced_assign_shape_errors_match_eager_ones():
+    import pytest
+    v = fe.Variable([1.0, 2.0])
+    with pytest.raises(ValueError, match="shape mismatch"):
+        fe.function(lambda: v.assign([1.0, 2.0, 3.0]))()
+    with pytest.raises(fe.errors.InvalidArgumentError, match="shapes must be equal"):
+        fe.function(lambda: v.assign_add([1.0]))()
+    fe.function(lambda: v.assign_add(1.0))()          # a scalar adds to every element
+    assert v.numpy().tolist() == [2.0, 3.0]
