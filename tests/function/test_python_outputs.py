@@ -1,5 +1,8 @@
 """A function with no tensor arguments, or returning Python values, works on every call
-(the second call used to raise IndexError in _call_flat)."""
+(the second call used to raise IndexError in _call_flat); traced variable writes fail as
+eager ones do."""
+import pytest
+
 import fasteager as fe
 
 
@@ -22,7 +25,6 @@ def test_mixed_tensor_and_python_results():
 
 
 def test_traced_assign_shape_errors_match_eager_ones():
-    import pytest
     v = fe.Variable([1.0, 2.0])
     with pytest.raises(ValueError, match="shape mismatch"):
         fe.function(lambda: v.assign([1.0, 2.0, 3.0]))()
