@@ -253,8 +253,8 @@ class _UnreadVariable:
     ``'UnreadVariable'``, read each time it is used (a later assignment shows through it).
 
     Every attribute and operator is the variable's own; only the name and printing differ.
-    It is not a second variable: ``is_variable`` and tapes see the variable it stands for
-    when it is read.
+    Ops, conversions and tapes read the variable it stands for. Unlike TensorFlow's, it is
+    not itself an instance of ``fe.Variable`` (``is_variable`` says False).
     """
 
     __slots__ = ("_variable",)

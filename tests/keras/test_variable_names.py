@@ -156,3 +156,14 @@ def test_tensorboard_histograms_are_tagged_by_path(tmp_path):
     tags = set(acc.Tags()["tensors"]) | set(acc.Tags()["histograms"])
     assert {"tb/h1/kernel/histogram", "tb/h1/bias/histogram", "tb/h2/kernel/histogram",
             "tb/h2/bias/histogram"} <= tags, tags
+
+
+def test_keras_variable_assign_returns_the_value_as_keras_3():
+    d = L.Dense(2, name="asg")
+    d.build((None, 2))
+    r = d.bias.assign_add(np.ones(2, np.float32))
+    assert isinstance(r, fe.Tensor)
+    np.testing.assert_array_equal(r.numpy(), [1.0, 1.0])
+    assert isinstance(d.kernel.assign(np.zeros((2, 2), np.float32)), fe.Tensor)
+    assert d.bias.assign_sub(np.ones(2, np.float32), read_value=False) is None
+    np.testing.assert_array_equal(d.bias.numpy(), [0.0, 0.0])

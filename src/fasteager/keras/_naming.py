@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from ..variables import Variable
+from ..variables import Variable, _UnreadVariable
 
 _state = threading.local()
 
@@ -80,8 +80,23 @@ class KerasVariable(Variable):
 
     __str__ = __repr__
 
+    # Keras 3's assign methods return the new value as a tensor (not TensorFlow's
+    # 'UnreadVariable')
+    def assign(self, value, *args, **kwargs):
+        return _as_value(super().assign(value, *args, **kwargs))
+
+    def assign_add(self, delta, *args, **kwargs):
+        return _as_value(super().assign_add(delta, *args, **kwargs))
+
+    def assign_sub(self, delta, *args, **kwargs):
+        return _as_value(super().assign_sub(delta, *args, **kwargs))
+
     def __deepcopy__(self, memo):
         v = KerasVariable(self.numpy(), trainable=self.trainable, name=self._name,
                           path=self._path)
         memo[id(self)] = v
         return v
+
+
+def _as_value(assigned):
+    return assigned._variable.read_value() if type(assigned) is _UnreadVariable else assigned
