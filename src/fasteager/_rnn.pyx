@@ -38,20 +38,25 @@ cnp.import_array()
 
 cdef extern from "_rnn_loops.h" nogil:
     void fe_lstm_forward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                             const float*, const float*, const float*, const float*,
-                             const float*, float*, float*, float*, float*, int, int)
+                             Py_ssize_t, const float*, const float*, const float*,
+                             const float*, const float*, const float*, const float*, float*,
+                             float*, float*, float*, int, int)
     void fe_lstm_forward_f64(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+                             Py_ssize_t, const double*, const double*, const double*,
                              const double*, const double*, const double*, const double*,
-                             const double*, double*, double*, double*, double*, int, int)
+                             double*, double*, double*, double*, int, int)
     void fe_lstm_backward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+                              Py_ssize_t, const float*, const float*, const float*,
                               const float*, const float*, const float*, const float*,
                               const float*, const float*, const float*, const float*, float*,
-                              float*, float*, float*, float*, const float*, int, int)
+                              float*, float*, float*, float*, float*, float*, float*,
+                              const float*, int, int)
     void fe_lstm_backward_f64(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+                              Py_ssize_t, const double*, const double*, const double*,
                               const double*, const double*, const double*, const double*,
                               const double*, const double*, const double*, const double*,
-                              double*, double*, double*, double*, double*, const double*, int,
-                              int)
+                              double*, double*, double*, double*, double*, double*, double*,
+                              double*, const double*, int, int)
     void fe_gru_forward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
                             const float*, const float*, const float*, const float*,
                             const float*, float*, float*, float*, float*, int, int)
@@ -160,19 +165,22 @@ def _mask_rows(mask, T, B, dtype):
 # ----------------------------------------------------------------------------------------
 
 def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
-    """LSTM over time-major ``x``: returns (h_seq, c_seq, gates), gates activated [i,f,c,o]."""
-    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], U = rkernel.shape[0]
+    """LSTM over time-major ``x``: returns (h_seq, c_seq, gates), gates activated [i,f,c,o].
+    The input projection runs inside the loop too (no BLAS call: see _rnn_loops.h)."""
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2], U = rkernel.shape[0]
     dt = x.dtype
-    xp = _project(x, kernel, bias)
     h_seq = np.empty((T, B, U), dtype=dt)
     c_seq = np.empty((T, B, U), dtype=dt)
     gates = np.empty((T, B, 4 * U), dtype=dt)
-    h0, c0, m = _c(h0, dt), _c(c0, dt), _mask_rows(mask, T, B, dt)
+    x, h0, c0, m = _c(x, dt), _c(h0, dt), _c(c0, dt), _mask_rows(mask, T, B, dt)
+    bias = None if bias is None else _c(bias, dt)
+    W = _packed(kernel, False, dt)
     R = _packed(rkernel, False, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
     tmp = np.empty((nblk, U), dtype=dt)
     cdef bint f32 = dt == np.float32
-    cdef void *pxp = _ptr(xp), *ph0 = _ptr(h0), *pc0 = _ptr(c0), *pR = _ptr(R)
+    cdef void *px = _ptr(x), *pW = _ptr(W), *pb = _optr(bias), *ph0 = _ptr(h0)
+    cdef void *pc0 = _ptr(c0), *pR = _ptr(R)
     cdef void *pm = _ptr(m), *ph = _ptr(h_seq), *pc = _ptr(c_seq), *pg = _ptr(gates)
     cdef char* ptmp = <char*>_ptr(tmp)
     cdef Py_ssize_t tmp_row = U * dt.itemsize
@@ -180,27 +188,33 @@ def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
         b0 = _row0(blk, nblk, B)
         b1 = _row0(blk + 1, nblk, B)
         if f32:
-            fe_lstm_forward_f32(T, B, U, b0, b1, <float*>pxp, <float*>ph0, <float*>pc0,
-                                <float*>pR, <float*>pm, <float*>ph, <float*>pc, <float*>pg,
+            fe_lstm_forward_f32(T, B, U, D, b0, b1, <float*>px, <float*>pW, <float*>pb,
+                                <float*>ph0, <float*>pc0, <float*>pR, <float*>pm,
+                                <float*>ph, <float*>pc, <float*>pg,
                                 <float*>(ptmp + blk * tmp_row), act, ract)
         else:
-            fe_lstm_forward_f64(T, B, U, b0, b1, <double*>pxp, <double*>ph0, <double*>pc0,
-                                <double*>pR, <double*>pm, <double*>ph, <double*>pc,
-                                <double*>pg, <double*>(ptmp + blk * tmp_row), act, ract)
+            fe_lstm_forward_f64(T, B, U, D, b0, b1, <double*>px, <double*>pW, <double*>pb,
+                                <double*>ph0, <double*>pc0, <double*>pR, <double*>pm,
+                                <double*>ph, <double*>pc, <double*>pg,
+                                <double*>(ptmp + blk * tmp_row), act, ract)
     return h_seq, c_seq, gates
 
 
-def lstm_backward(c0, rkernel, mask, c_seq, gates, g_h, g_c, g_gates, int act, int ract):
+def lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gates, int act,
+                  int ract):
     """Backward through time of ``lstm_forward`` given the gradients of its three outputs
-    (``g_c`` and ``g_gates`` may be None: zero): (dz, dh0, dc0), dz the (T, B, 4U)
-    gradients of the gate pre-activations, from which the weight and input gradients are
-    single GEMMs (``ops/rnn_ops.py``)."""
+    (``g_c`` and ``g_gates`` may be None: zero): (dz, dh0, dc0, dkernel,
+    drecurrent_kernel, dbias), dz the (T, B, 4U) gradients of the gate pre-activations
+    (``ops/rnn_ops.py`` makes dx from it where needed). The weight gradients are summed
+    inside the loop, one partial sum per row block, added here."""
     cdef Py_ssize_t T = gates.shape[0], B = gates.shape[1], U = rkernel.shape[0]
+    cdef Py_ssize_t D = x.shape[2], G = 4 * U
     dt = gates.dtype
     dh = np.empty((B, U), dtype=dt)
     dc = np.empty((B, U), dtype=dt)
-    dz = np.empty((T, B, 4 * U), dtype=dt)
-    c0, c_seq, gates, g_h = _c(c0, dt), _c(c_seq, dt), _c(gates, dt), _c(g_h, dt)
+    dz = np.empty((T, B, G), dtype=dt)
+    x, h0, c0 = _c(x, dt), _c(h0, dt), _c(c0, dt)
+    h_seq, c_seq, gates, g_h = _c(h_seq, dt), _c(c_seq, dt), _c(gates, dt), _c(g_h, dt)
     g_c = None if g_c is None else _c(g_c, dt)
     g_gates = None if g_gates is None else _c(g_gates, dt)
     m = _mask_rows(mask, T, B, dt)
@@ -209,29 +223,44 @@ def lstm_backward(c0, rkernel, mask, c_seq, gates, g_h, g_c, g_gates, int act, i
     carry = np.empty((B, U), dtype=dt)
     tc = np.empty((nblk, U), dtype=dt)
     zeros = np.zeros(U, dtype=dt)       # stands in for a gradient given as None
+    dW = np.empty((nblk, D, G), dtype=dt)
+    dR = np.empty((nblk, U, G), dtype=dt)
+    db = np.empty((nblk, G), dtype=dt)
     cdef bint f32 = dt == np.float32
     cdef void *pgh = _ptr(g_h), *pgc = _optr(g_c), *pgg = _optr(g_gates), *pgt = _ptr(gates)
     cdef void *pcs = _ptr(c_seq), *pc0 = _ptr(c0), *pm = _ptr(m), *pR = _ptr(Rt)
+    cdef void *px = _ptr(x), *ph0 = _ptr(h0), *phs = _ptr(h_seq)
     cdef void *pdz = _ptr(dz), *pdh = _ptr(dh), *pdc = _ptr(dc)
     cdef char *pcarry = <char*>_ptr(carry), *ptc = <char*>_ptr(tc)
+    cdef char *pdW = <char*>_ptr(dW), *pdR = <char*>_ptr(dR), *pdb = <char*>_ptr(db)
     cdef void* pzeros = _ptr(zeros)
-    cdef Py_ssize_t row = U * dt.itemsize
+    cdef Py_ssize_t row = U * dt.itemsize, isz = dt.itemsize
     for blk in prange(nblk, nogil=True, schedule="static", num_threads=nblk):
         b0 = _row0(blk, nblk, B)
         b1 = _row0(blk + 1, nblk, B)
         if f32:
-            fe_lstm_backward_f32(T, B, U, b0, b1, <float*>pgh, <float*>pgc, <float*>pgg,
-                                 <float*>pgt, <float*>pcs, <float*>pc0, <float*>pm,
-                                 <float*>pR, <float*>pdz, <float*>pdh, <float*>pdc,
+            fe_lstm_backward_f32(T, B, U, D, b0, b1, <float*>pgh, <float*>pgc, <float*>pgg,
+                                 <float*>pgt, <float*>pcs, <float*>pc0, <float*>px,
+                                 <float*>ph0, <float*>phs, <float*>pm, <float*>pR,
+                                 <float*>pdz, <float*>pdh, <float*>pdc,
+                                 <float*>(pdW + blk * D * G * isz),
+                                 <float*>(pdR + blk * U * G * isz),
+                                 <float*>(pdb + blk * G * isz),
                                  <float*>(pcarry + b0 * row), <float*>(ptc + blk * row),
                                  <float*>pzeros, act, ract)
         else:
-            fe_lstm_backward_f64(T, B, U, b0, b1, <double*>pgh, <double*>pgc, <double*>pgg,
-                                 <double*>pgt, <double*>pcs, <double*>pc0, <double*>pm,
+            fe_lstm_backward_f64(T, B, U, D, b0, b1, <double*>pgh, <double*>pgc,
+                                 <double*>pgg, <double*>pgt, <double*>pcs, <double*>pc0,
+                                 <double*>px, <double*>ph0, <double*>phs, <double*>pm,
                                  <double*>pR, <double*>pdz, <double*>pdh, <double*>pdc,
+                                 <double*>(pdW + blk * D * G * isz),
+                                 <double*>(pdR + blk * U * G * isz),
+                                 <double*>(pdb + blk * G * isz),
                                  <double*>(pcarry + b0 * row), <double*>(ptc + blk * row),
                                  <double*>pzeros, act, ract)
-    return dz, dh, dc
+    if nblk == 1:
+        return dz, dh, dc, dW[0], dR[0], db[0]
+    return dz, dh, dc, dW.sum(axis=0), dR.sum(axis=0), db.sum(axis=0)
 
 
 # ----------------------------------------------------------------------------------------

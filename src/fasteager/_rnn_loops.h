@@ -9,7 +9,13 @@
  * does its rows' product with the recurrent kernel packed once for the whole loop, and
  * the gate nonlinearities run on the rows while they are still in cache.
  *
- * The GEMM kernel (fe_rnn_gemm_rows) keeps 8 rows by 2 vectors of 64 bytes in registers
+ * The LSTM loops also do the input projection (forward) and sum the weight gradients
+ * (backward) per block, so an LSTM step calls no multithreaded BLAS at all: after a call,
+ * OpenBLAS's worker threads spin for a while, and on a 2-core machine the spinning one
+ * took half the core the second block ran on (the forward loop ran no faster on two
+ * threads than on one until the projection moved in here).
+ *
+ * The GEMM kernel (gemm_block) keeps 8 rows by 2 vectors of 64 bytes in registers
  * (GCC vector extensions: zmm registers with FMA on x86-64-v4, pairs of ymm on v3, SSE
  * otherwise; each loop entry point below is compiled for all three and picked at load
  * time). Its sums run in a different order from OpenBLAS's, so results differ from
@@ -65,14 +71,29 @@ static void pack(const T* B, ptrdiff_t sk, ptrdiff_t sj, ptrdiff_t K, ptrdiff_t 
     }
 }
 
-/* MR rows of C = Cinit + A @ B. Cinit may be null (zero) and ldi 0 (one row, broadcast). */
-template <typename T, int MR>
-FE_RNN_INLINE void gemm_block(const T* A, ptrdiff_t lda, ptrdiff_t K, const T* P, ptrdiff_t N,
-                              const T* Cinit, ptrdiff_t ldi, T* C, ptrdiff_t ldc) {
+/* MR rows of C = Cinit + A @ B. A's (i, k) entry is A[i * sai + k * sak]. B is packed
+ * (PACKED: strips from pack()) or row-major with leading dimension ldb. Cinit may be null
+ * (zero), ldi 0 (one row, broadcast), or C itself (accumulate). */
+template <typename T, int MR, bool PACKED>
+FE_RNN_INLINE void gemm_block(const T* A, ptrdiff_t sai, ptrdiff_t sak, ptrdiff_t K,
+                              const T* Bm, ptrdiff_t ldb, ptrdiff_t N, const T* Cinit,
+                              ptrdiff_t ldi, T* C, ptrdiff_t ldc) {
     typedef typename Vec<T>::type V;
     const ptrdiff_t L = lanes<T>(), NR = strip<T>();
     for (ptrdiff_t j0 = 0; j0 < N; j0 += NR) {
-        const T* p = P + j0 * K;
+        ptrdiff_t w = N - j0 < NR ? N - j0 : NR;
+        if (!PACKED && w < NR) {      /* a row-major B's last, partial strip: entry by entry */
+            for (int i = 0; i < MR; ++i)
+                for (ptrdiff_t j = 0; j < w; ++j) {
+                    T acc = 0;
+                    for (ptrdiff_t k = 0; k < K; ++k)
+                        acc += A[i * sai + k * sak] * Bm[k * ldb + j0 + j];
+                    C[i * ldc + j0 + j] = (Cinit ? Cinit[i * ldi + j0 + j] : 0) + acc;
+                }
+            continue;
+        }
+        const T* p = PACKED ? Bm + j0 * K : Bm + j0;
+        const ptrdiff_t ks = PACKED ? NR : ldb;
         V c0[MR], c1[MR];
         for (int i = 0; i < MR; ++i) {
             c0[i] = (V){};
@@ -80,15 +101,14 @@ FE_RNN_INLINE void gemm_block(const T* A, ptrdiff_t lda, ptrdiff_t K, const T* P
         }
         for (ptrdiff_t k = 0; k < K; ++k) {
             V b0, b1;
-            memcpy(&b0, p + k * NR, sizeof(V));
-            memcpy(&b1, p + k * NR + L, sizeof(V));
+            memcpy(&b0, p + k * ks, sizeof(V));
+            memcpy(&b1, p + k * ks + L, sizeof(V));
             for (int i = 0; i < MR; ++i) {
-                T a = A[i * lda + k];
+                T a = A[i * sai + k * sak];
                 c0[i] += a * b0;
                 c1[i] += a * b1;
             }
         }
-        ptrdiff_t w = N - j0 < NR ? N - j0 : NR;
         if (w == NR) {          /* a whole strip: add and store as vectors */
             for (int i = 0; i < MR; ++i) {
                 T* out = C + i * ldc + j0;
@@ -119,20 +139,36 @@ FE_RNN_INLINE void gemm_block(const T* A, ptrdiff_t lda, ptrdiff_t K, const T* P
     }
 }
 
-/* M rows (A is M x K with leading dim lda; C and Cinit M x N). */
+/* M rows of C = Cinit + A @ B, A's (i, k) entry A[i * sai + k * sak] (see gemm_block). */
+template <typename T, bool PACKED>
+FE_RNN_INLINE void gemm_strided(const T* A, ptrdiff_t sai, ptrdiff_t sak, ptrdiff_t M,
+                                ptrdiff_t K, const T* Bm, ptrdiff_t ldb, ptrdiff_t N,
+                                const T* Cinit, ptrdiff_t ldi, T* C, ptrdiff_t ldc) {
+    ptrdiff_t i = 0;
+    for (; i + 8 <= M; i += 8)
+        gemm_block<T, 8, PACKED>(A + i * sai, sai, sak, K, Bm, ldb, N,
+                                 Cinit ? Cinit + i * ldi : nullptr, ldi, C + i * ldc, ldc);
+    for (; i + 4 <= M; i += 4)
+        gemm_block<T, 4, PACKED>(A + i * sai, sai, sak, K, Bm, ldb, N,
+                                 Cinit ? Cinit + i * ldi : nullptr, ldi, C + i * ldc, ldc);
+    for (; i < M; ++i)
+        gemm_block<T, 1, PACKED>(A + i * sai, sai, sak, K, Bm, ldb, N,
+                                 Cinit ? Cinit + i * ldi : nullptr, ldi, C + i * ldc, ldc);
+}
+
+/* M rows of C = Cinit + A @ P (A row-major with leading dim lda; P packed by pack()). */
 template <typename T>
 FE_RNN_INLINE void gemm_rows(const T* A, ptrdiff_t lda, ptrdiff_t M, ptrdiff_t K, const T* P,
                              ptrdiff_t N, const T* Cinit, ptrdiff_t ldi, T* C, ptrdiff_t ldc) {
-    ptrdiff_t i = 0;
-    for (; i + 8 <= M; i += 8)
-        gemm_block<T, 8>(A + i * lda, lda, K, P, N, Cinit ? Cinit + i * ldi : nullptr, ldi,
-                         C + i * ldc, ldc);
-    for (; i + 4 <= M; i += 4)
-        gemm_block<T, 4>(A + i * lda, lda, K, P, N, Cinit ? Cinit + i * ldi : nullptr, ldi,
-                         C + i * ldc, ldc);
-    for (; i < M; ++i)
-        gemm_block<T, 1>(A + i * lda, lda, K, P, N, Cinit ? Cinit + i * ldi : nullptr, ldi,
-                         C + i * ldc, ldc);
+    gemm_strided<T, true>(A, lda, 1, M, K, P, 0, N, Cinit, ldi, C, ldc);
+}
+
+/* C (K x N) += A^T @ Bm for A (M x K, leading dim lda) and Bm (M x N, leading dim ldb):
+ * a block of rows' contribution to a weight gradient. */
+template <typename T>
+FE_RNN_INLINE void gemm_at_b_acc(const T* A, ptrdiff_t lda, ptrdiff_t M, ptrdiff_t K,
+                                 const T* Bm, ptrdiff_t ldb, ptrdiff_t N, T* C) {
+    gemm_strided<T, false>(A, 1, lda, K, M, Bm, ldb, N, C, N, C, N);
 }
 
 /* ---- activations, by the codes of _rnn.ACTIVATIONS: 0 linear, 1 tanh, 2 sigmoid, 3 relu */
@@ -172,18 +208,23 @@ FE_RNN_INLINE const T* prev(const T* s0, const T* seq, ptrdiff_t t, ptrdiff_t B,
 
 /* ---- LSTM: gates [i, f, c, o] -------------------------------------------------------- */
 
-/* Rows [b0, b1) of the forward loop. R: the packed (U, 4U) recurrent kernel. */
+/* Rows [b0, b1) of the forward loop. x (T, B, D); W, R: the packed input (D, 4U) and
+ * recurrent (U, 4U) kernels; bias (4U) may be null. Each step's gates are
+ * bias + x_t @ W + h_prev @ R, all computed here: no BLAS call in the loop (OpenBLAS's
+ * threads, spinning after a call, would take the core another block runs on). */
 template <typename T>
-FE_RNN_INLINE void lstm_forward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0,
-                                ptrdiff_t b1, const T* xp, const T* h0, const T* c0,
-                                const T* R, const T* m, T* h_seq, T* c_seq, T* gates,
-                                T* tmp, int act, int ract) {
+FE_RNN_INLINE void lstm_forward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D,
+                                ptrdiff_t b0, ptrdiff_t b1, const T* x, const T* W,
+                                const T* bias, const T* h0, const T* c0, const T* R,
+                                const T* m, T* h_seq, T* c_seq, T* gates, T* tmp, int act,
+                                int ract) {
     const ptrdiff_t G = 4 * U, nb = b1 - b0;
     for (ptrdiff_t t = 0; t < nT; ++t) {
         const T* hp = prev(h0, h_seq, t, B, U, b0);
         const T* cp = prev(c0, c_seq, t, B, U, b0);
         T* g = gates + (t * B + b0) * G;
-        gemm_rows<T>(hp, U, nb, U, R, G, xp + (t * B + b0) * G, G, g, G);
+        gemm_rows<T>(x + (t * B + b0) * D, D, nb, D, W, G, bias, 0, g, G);
+        gemm_rows<T>(hp, U, nb, U, R, G, g, G, g, G);
         for (ptrdiff_t r = 0; r < nb; ++r, g += G) {
             const ptrdiff_t b = b0 + r;
             const T mb = m[t * B + b];
@@ -245,21 +286,29 @@ FE_RNN_INLINE void lstm_back_gates(ptrdiff_t U, const T* __restrict__ gt,
 /* Rows [b0, b1) of the backward loop. gh, gc, gg: the gradients of h_seq, c_seq and gates
  * (gc and gg may be null: zero). Writes dz (T, B, 4U) and, for the rows, dh and dc
  * (B, U): on exit the gradients of h0 and c0. Rt: the packed transpose of R (4U, U).
- * carry: (b1 - b0) x U scratch; tc: U scratch; zeros: U zeros (read only). */
+ * The block's parts of the weight gradients are summed as the steps go, while dz is in
+ * cache: dW (D, 4U) += x_t^T dz_t, dR (U, 4U) += h_prev^T dz_t, db (4U) += sum of dz_t
+ * (the caller adds the blocks). carry: (b1 - b0) x U scratch; tc: U scratch; zeros: U
+ * zeros (read only). */
 template <typename T>
-FE_RNN_INLINE void lstm_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0,
-                                 ptrdiff_t b1, const T* gh, const T* gc, const T* gg,
-                                 const T* gates, const T* c_seq, const T* c0, const T* m,
-                                 const T* Rt, T* dz, T* dh, T* dc, T* carry, T* tc,
-                                 const T* zeros, int act, int ract) {
+FE_RNN_INLINE void lstm_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D,
+                                 ptrdiff_t b0, ptrdiff_t b1, const T* gh, const T* gc,
+                                 const T* gg, const T* gates, const T* c_seq, const T* c0,
+                                 const T* x, const T* h0, const T* h_seq, const T* m,
+                                 const T* Rt, T* dz, T* dh, T* dc, T* dW, T* dR, T* db,
+                                 T* carry, T* tc, const T* zeros, int act, int ract) {
     const ptrdiff_t G = 4 * U, nb = b1 - b0;
     const bool defaults = act == 1 && ract == 2;
     for (ptrdiff_t i = 0; i < nb * U; ++i) {
         dh[b0 * U + i] = 0;
         dc[b0 * U + i] = 0;
     }
+    memset(dW, 0, D * G * sizeof(T));
+    memset(dR, 0, U * G * sizeof(T));
+    memset(db, 0, G * sizeof(T));
     for (ptrdiff_t t = nT - 1; t >= 0; --t) {
         const T* cp = prev(c0, c_seq, t, B, U, b0);
+        const T* hp = prev(h0, h_seq, t, B, U, b0);
         for (ptrdiff_t r = 0; r < nb; ++r) {
             const ptrdiff_t b = b0 + r, row = t * B + b;
             const T* gt = gates + row * G;
@@ -279,8 +328,13 @@ FE_RNN_INLINE void lstm_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff
                 else lstm_back_gates<T, -1, -1>(U, gt, gg + row * G, dzr, act, ract);
             }
         }
+        const T* dzt = dz + (t * B + b0) * G;
         /* the state gradient carried back: dh = dz @ R^T + the masked part */
-        gemm_rows<T>(dz + (t * B + b0) * G, G, nb, G, Rt, U, carry, U, dh + b0 * U, U);
+        gemm_rows<T>(dzt, G, nb, G, Rt, U, carry, U, dh + b0 * U, U);
+        gemm_at_b_acc<T>(x + (t * B + b0) * D, D, nb, D, dzt, G, G, dW);
+        gemm_at_b_acc<T>(hp, U, nb, U, dzt, G, G, dR);
+        for (ptrdiff_t r = 0; r < nb; ++r)
+            for (ptrdiff_t k = 0; k < G; ++k) db[k] += dzt[r * G + k];
     }
 }
 
@@ -441,19 +495,21 @@ FE_RNN_INLINE void simple_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdi
     FE_RNN_CLONES static void name##_f64 params(double) { fe_rnn::impl<double> args; }
 
 #define FE_LSTM_FWD_PARAMS(T)                                                             \
-    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* xp,     \
-     const T* h0, const T* c0, const T* R, const T* m, T* h_seq, T* c_seq, T* gates,      \
-     T* tmp, int act, int ract)
+    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D, ptrdiff_t b0, ptrdiff_t b1,     \
+     const T* x, const T* W, const T* bias, const T* h0, const T* c0, const T* R,         \
+     const T* m, T* h_seq, T* c_seq, T* gates, T* tmp, int act, int ract)
 FE_RNN_ENTRY(fe_lstm_forward, lstm_forward, FE_LSTM_FWD_PARAMS,
-             (nT, B, U, b0, b1, xp, h0, c0, R, m, h_seq, c_seq, gates, tmp, act, ract))
+             (nT, B, U, D, b0, b1, x, W, bias, h0, c0, R, m, h_seq, c_seq, gates, tmp, act,
+              ract))
 
 #define FE_LSTM_BWD_PARAMS(T)                                                             \
-    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* gh,     \
-     const T* gc, const T* gg, const T* gates, const T* c_seq, const T* c0, const T* m,   \
-     const T* Rt, T* dz, T* dh, T* dc, T* carry, T* tc, const T* zeros, int act, int ract)
+    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D, ptrdiff_t b0, ptrdiff_t b1,     \
+     const T* gh, const T* gc, const T* gg, const T* gates, const T* c_seq, const T* c0,  \
+     const T* x, const T* h0, const T* h_seq, const T* m, const T* Rt, T* dz, T* dh,      \
+     T* dc, T* dW, T* dR, T* db, T* carry, T* tc, const T* zeros, int act, int ract)
 FE_RNN_ENTRY(fe_lstm_backward, lstm_backward, FE_LSTM_BWD_PARAMS,
-             (nT, B, U, b0, b1, gh, gc, gg, gates, c_seq, c0, m, Rt, dz, dh, dc, carry, tc,
-              zeros, act, ract))
+             (nT, B, U, D, b0, b1, gh, gc, gg, gates, c_seq, c0, x, h0, h_seq, m, Rt, dz, dh,
+              dc, dW, dR, db, carry, tc, zeros, act, ract))
 
 #define FE_GRU_FWD_PARAMS(T)                                                              \
     (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* xp,     \

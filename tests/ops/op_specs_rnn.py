@@ -159,17 +159,24 @@ def _mask_tensor(x):
 
 def _lstm_back_fn(x, h0, c0, kernel, rkernel, bias, g_h, g_c, g_gates):
     m = _mask_tensor(x)
-    _, c_seq, gates = execute(rnn_ops.lstm_op, x, h0, c0, kernel, rkernel, bias, m)
-    return list(execute(rnn_ops.lstm_backprop_op, c0, rkernel, m, c_seq, gates, g_h, g_c,
-                        g_gates))
+    h_seq, c_seq, gates = execute(rnn_ops.lstm_op, x, h0, c0, kernel, rkernel, bias, m)
+    return list(execute(rnn_ops.lstm_backprop_op, x, h0, c0, rkernel, m, h_seq, c_seq, gates,
+                        g_h, g_c, g_gates))
 
 
 def _lstm_back_ref(x, h0, c0, kernel, rkernel, bias, g_h, g_c, g_gates):
-    # (d xp, d h0, d c0): gradients of the input projections and the initial states
+    # (d xp, d h0, d c0): gradients of the input projections and the initial states, then
+    # the weight gradients they give: x^T dxp, h_prev^T dxp, the sum of dxp
     m = mask_for(*x.shape[:2])
-    grads = complex_step_vjp(lambda *a: ref_lstm_core(*a, rkernel, m),
-                             [x @ kernel + bias, h0, c0], [g_h, g_c, g_gates])
-    return _as(tuple(grads), x)
+    dxp, dh0, dc0 = complex_step_vjp(lambda *a: ref_lstm_core(*a, rkernel, m),
+                                     [x @ kernel + bias, h0, c0], [g_h, g_c, g_gates])
+    T, B, D = x.shape
+    h_seq = ref_lstm(x, h0, c0, kernel, rkernel, bias, m)[0]
+    prev = np.concatenate([h0[None], h_seq[:T - 1]]) if T else h_seq
+    U = h0.shape[1]
+    flat = dxp.reshape(T * B, 4 * U)
+    return _as((dxp, dh0, dc0, x.reshape(T * B, D).T @ flat,
+                prev.reshape(T * B, U).T @ flat, flat.sum(axis=0)), x)
 
 
 def _gru_back_fn(x, h0, kernel, rkernel, bias, g_h, g_gates, g_hrh):

@@ -48,18 +48,27 @@ def test_lstm_kernels_match_reference(shape, dtype):
     h_seq, c_seq, gates = out
     g_h, g_c = r.standard_normal(h_seq.shape), r.standard_normal(c_seq.shape)
     g_g = r.standard_normal(gates.shape)
-    dz, dh0, dc0 = _rnn.lstm_backward(c0, rkernel, mask, c_seq, gates, g_h.astype(dtype),
-                                      g_c.astype(dtype), g_g.astype(dtype), TANH, SIGMOID)
+    dz, dh0, dc0, dW, dR, db = _rnn.lstm_backward(
+        x, h0, c0, rkernel, mask, h_seq, c_seq, gates, g_h.astype(dtype), g_c.astype(dtype),
+        g_g.astype(dtype), TANH, SIGMOID)
     want = complex_step_vjp(lambda *a: ref_lstm_core(*a, rkernel.astype(np.float64), mask),
                             [xp, h0, c0], [g_h, g_c, g_g])
     for got, w in zip((dz, dh0, dc0), want):
         np.testing.assert_allclose(got, w, **_tol(dtype))
+    # the weight gradients summed in the loop, per row block: the projections' gradients
+    flat = want[0].reshape(T * B, 4 * U)
+    prev = np.concatenate([h0[None], h_seq[:T - 1]]).astype(np.float64)
+    for got, w in ((dW, x.reshape(T * B, D).astype(np.float64).T @ flat),
+                   (dR, prev.reshape(T * B, U).T @ flat), (db, flat.sum(axis=0))):
+        np.testing.assert_allclose(got, w, rtol=_tol(dtype)["rtol"] * 10,
+                                   atol=_tol(dtype)["atol"] * 10)
     # None stands for a zero gradient of c_seq and of the gates
     zero = np.zeros_like
-    with_zeros = _rnn.lstm_backward(c0, rkernel, mask, c_seq, gates, g_h.astype(dtype),
-                                    zero(c_seq), zero(gates), TANH, SIGMOID)
-    with_none = _rnn.lstm_backward(c0, rkernel, mask, c_seq, gates, g_h.astype(dtype), None,
-                                   None, TANH, SIGMOID)
+    with_zeros = _rnn.lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates,
+                                    g_h.astype(dtype), zero(c_seq), zero(gates), TANH,
+                                    SIGMOID)
+    with_none = _rnn.lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates,
+                                   g_h.astype(dtype), None, None, TANH, SIGMOID)
     for a, b in zip(with_zeros, with_none):
         np.testing.assert_array_equal(a, b)
 
@@ -120,8 +129,8 @@ def test_non_default_activations_take_the_generic_loops():
     h_seq, c_seq, gates = _rnn.lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, RELU,
                                             TANH)
     g_h = r.standard_normal(h_seq.shape)
-    dz, _, _ = _rnn.lstm_backward(c0, rkernel, mask, c_seq, gates, g_h, None, None, RELU,
-                                  TANH)
+    dz = _rnn.lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates, g_h, None, None,
+                            RELU, TANH)[0]
     # the same problem through the default-activation loop must differ: the codes are read
     h2 = _rnn.lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, TANH, SIGMOID)[0]
     assert not np.allclose(h_seq, h2)
@@ -148,16 +157,16 @@ def test_backprop_ops_take_absent_cotangents_as_zero():
     m = rnn_ops._float_mask(mask, x)
     hs, cs, gates = execute(rnn_ops.lstm_op, x, h0, h0, kernel, rkernel, np.zeros(24), m)
     g_h = fe.constant(r.standard_normal(hs.shape))
-    full = execute(rnn_ops.lstm_backprop_op, h0, rkernel, m, cs, gates, g_h,
+    full = execute(rnn_ops.lstm_backprop_op, x, h0, h0, rkernel, m, hs, cs, gates, g_h,
                    fe.zeros_like(cs), fe.zeros_like(gates))
     for given, rest in [((False, False), []), ((True, False), [fe.zeros_like(cs)]),
                         ((False, True), [fe.zeros_like(gates)])]:
-        out = execute(rnn_ops.lstm_backprop_op, h0, rkernel, m, cs, gates, g_h, *rest,
-                      given=given)
+        out = execute(rnn_ops.lstm_backprop_op, x, h0, h0, rkernel, m, hs, cs, gates, g_h,
+                      *rest, given=given)
         for a, b in zip(full, out):
             np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(fe.errors.InvalidArgumentError, match="given"):
-        execute(rnn_ops.lstm_backprop_op, h0, rkernel, m, cs, gates, g_h, cs,
+        execute(rnn_ops.lstm_backprop_op, x, h0, h0, rkernel, m, hs, cs, gates, g_h, cs,
                 given=(False, False))
     kernel3, rkernel3 = (r.standard_normal((4, 18)) * 0.3, r.standard_normal((6, 18)) * 0.3)
     outs = execute(rnn_ops.gru_op, x, h0, kernel3, rkernel3, np.zeros((2, 18)), m)

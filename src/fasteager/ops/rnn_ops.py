@@ -154,17 +154,21 @@ def _lstm_fwd(x, h0, c0, kernel, recurrent_kernel, bias, mask, activation="tanh"
 
 
 def _lstm_grad(g, ans, inputs, attrs, needs):
-    # backward through time in one fused kernel, then the projections' gradients
+    # backward through time in one fused kernel, which also sums the weight gradients;
+    # dx is one matmul, made only where needed (an input batch of data needs none)
     x, h0, c0, kernel, recurrent_kernel, _, mask = inputs
     h_seq, c_seq, gates = ans
     cots, given = _cotangents(g, ans)
-    dz, dh0, dc0 = _backprop(lstm_backprop_op, "lstm",
-                             (c0, recurrent_kernel, mask, c_seq, gates) + cots,
-                             dict(attrs, given=given))
-    dx, dkernel, drk = _projection_grads([needs[0], needs[3], needs[4]], x, h0, h_seq, dz, dz,
-                                         kernel)
-    dbias = reduce_sum(reshape(dz, [-1, dz.shape[2]]), 0) if needs[5] else None
-    return [dx, dh0, dc0, dkernel, drk, dbias, None]
+    dz, dh0, dc0, dkernel, drk, dbias = _backprop(
+        lstm_backprop_op, "lstm", (x, h0, c0, recurrent_kernel, mask, h_seq, c_seq, gates)
+        + cots, dict(attrs, given=given))
+    dx = None
+    if needs[0]:
+        T, B, D = x.shape.as_list()
+        dx = reshape(matmul(reshape(dz, [T * B, dz.shape[2]]), kernel, transpose_b=True),
+                     [T, B, D])
+    return [dx, dh0, dc0, dkernel if needs[3] else None, drk if needs[4] else None,
+            dbias if needs[5] else None, None]
 
 
 lstm_op = defop("lstm", _lstm_fwd, kinds=FLOAT, multi=True, check=_check_lstm, nin=7,
@@ -173,17 +177,17 @@ lstm_op = defop("lstm", _lstm_fwd, kinds=FLOAT, multi=True, check=_check_lstm, n
 lstm_op.none_output_grads = True
 
 
-def _lstm_backprop_fwd(c0, recurrent_kernel, mask, c_seq, gates, g_h, *rest,
+def _lstm_backprop_fwd(x, h0, c0, recurrent_kernel, mask, h_seq, c_seq, gates, g_h, *rest,
                        given=(True, True), activation="tanh", recurrent_activation="sigmoid"):
     g_c, g_gates = _given("lstm_backprop", rest, given)
-    return _kernel_call("lstm_backprop", _rnn.lstm_backward, c0, recurrent_kernel, mask,
-                        c_seq, gates, g_h, g_c, g_gates, _rnn.ACTIVATIONS[activation],
-                        _rnn.ACTIVATIONS[recurrent_activation])
+    return _kernel_call("lstm_backprop", _rnn.lstm_backward, x, h0, c0, recurrent_kernel,
+                        mask, h_seq, c_seq, gates, g_h, g_c, g_gates,
+                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
 
 
-# inputs: c0, recurrent_kernel, mask, c_seq, gates, g_h, then g_c and g_gates where
-# ``given`` says so (absent: zero); outputs (dz, dh0, dc0): dz the (T, B, 4U) gradients
-# of the gate pre-activations
+# inputs: x, h0, c0, recurrent_kernel, mask, h_seq, c_seq, gates, g_h, then g_c and g_gates
+# where ``given`` says so (absent: zero); outputs (dz, dh0, dc0, dkernel,
+# drecurrent_kernel, dbias): dz the (T, B, 4U) gradients of the gate pre-activations
 lstm_backprop_op = defop("lstm_backprop", _lstm_backprop_fwd, kinds=FLOAT, multi=True, nin=-1,
                          attrs=("given", "activation", "recurrent_activation"),
                          no_grad="the fused backward-through-time kernel of lstm; it has no "
