@@ -9,18 +9,20 @@ stays float64.
 Every array is time-major: ``x`` is ``(T, B, D)``, states ``(B, U)``, sequences
 ``(T, B, U)``. The layout of the work:
 
-1. One GEMM (NumPy's BLAS) projects the inputs of all steps at once,
-   ``xp = x @ kernel + bias``.
-2. The time loop (``_rnn_loops.h``) splits the batch rows between OpenMP threads: a row
+1. The time loop (``_rnn_loops.h``) splits the batch rows between OpenMP threads: a row
    of the new state depends only on the same row of the old one, so each thread runs
-   every step on its own rows with no barrier between steps. Per step it multiplies its
-   rows of the state by the recurrent kernel (packed once per call) and applies the
-   gate nonlinearities, the state update and the mask in one pass over those rows.
-3. Backward through time, the same split: per step, one fused loop for the gate
-   derivatives and one product carrying the state gradient back (``dz @
-   recurrent_kernel.T``). The kernels return the pre-activation gradients of all steps;
-   ``ops/rnn_ops.py`` turns them into ``dx``, ``dkernel`` and ``drecurrent_kernel`` with
-   one GEMM each, only for the inputs that need a gradient.
+   every step on its own rows with no barrier between steps. Per step it projects its
+   rows of the input and multiplies its rows of the state by the recurrent kernel (both
+   kernels packed once per call), then applies the gate nonlinearities, the state update
+   and the mask in one pass over those rows.
+2. Backward through time, the same split: per step, one fused loop for the gate
+   derivatives, one product carrying the state gradient back (``dz @
+   recurrent_kernel.T``), and the step's share of the weight gradients (``x_t^T dz``,
+   ``h_prev^T dz``, the bias's sums), one partial sum per block, added at the end. The
+   kernels also return the pre-activation gradients of all steps; ``ops/rnn_ops.py``
+   makes ``dx`` from them with one GEMM, only where an input needs it.
+
+No multithreaded BLAS call happens in a step (see ``_rnn_loops.h`` for why).
 
 Gates follow Keras's weight layout: LSTM ``[i, f, c, o]``, GRU ``[z, r, h]`` with
 ``reset_after=True`` (the recurrent bias is added before the reset gate multiplies).
@@ -58,33 +60,38 @@ cdef extern from "_rnn_loops.h" nogil:
                               double*, double*, double*, double*, double*, double*, double*,
                               double*, const double*, int, int)
     void fe_gru_forward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                            const float*, const float*, const float*, const float*,
-                            const float*, float*, float*, float*, float*, int, int)
+                            Py_ssize_t, const float*, const float*, const float*,
+                            const float*, const float*, const float*, float*, float*, float*,
+                            float*, float*, int, int)
     void fe_gru_forward_f64(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                            const double*, const double*, const double*, const double*,
-                            const double*, double*, double*, double*, double*, int, int)
+                            Py_ssize_t, const double*, const double*, const double*,
+                            const double*, const double*, const double*, double*, double*,
+                            double*, double*, double*, int, int)
     void fe_gru_backward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+                             Py_ssize_t, const float*, const float*, const float*,
                              const float*, const float*, const float*, const float*,
-                             const float*, const float*, const float*, const float*,
-                             const float*, float*, float*, float*, float*, const float*, int,
-                             int)
+                             const float*, const float*, const float*, float*, float*, float*,
+                             float*, float*, float*, float*, const float*, int, int)
     void fe_gru_backward_f64(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+                             Py_ssize_t, const double*, const double*, const double*,
                              const double*, const double*, const double*, const double*,
-                             const double*, const double*, const double*, const double*,
-                             const double*, double*, double*, double*, double*, const double*,
-                             int, int)
+                             const double*, const double*, const double*, double*, double*,
+                             double*, double*, double*, double*, double*, const double*, int,
+                             int)
     void fe_simple_forward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                               const float*, const float*, const float*, const float*, float*,
-                               int)
+                               Py_ssize_t, const float*, const float*, const float*,
+                               const float*, const float*, const float*, float*, int)
     void fe_simple_forward_f64(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                               const double*, const double*, const double*, const double*,
-                               double*, int)
+                               Py_ssize_t, const double*, const double*, const double*,
+                               const double*, const double*, const double*, double*, int)
     void fe_simple_backward_f32(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                                const float*, const float*, const float*, const float*,
-                                float*, float*, float*, int)
+                                Py_ssize_t, const float*, const float*, const float*,
+                                const float*, const float*, const float*, float*, float*,
+                                float*, float*, float*, float*, int)
     void fe_simple_backward_f64(Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-                                const double*, const double*, const double*, const double*,
-                                double*, double*, double*, int)
+                                Py_ssize_t, const double*, const double*, const double*,
+                                const double*, const double*, const double*, double*, double*,
+                                double*, double*, double*, double*, int)
     void fe_rnn_pack_f32(const float*, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, float*)
     void fe_rnn_pack_f64(const double*, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t,
                          double*)
@@ -144,16 +151,6 @@ cdef Py_ssize_t _blocks(Py_ssize_t B) noexcept:
 
 cdef inline Py_ssize_t _row0(Py_ssize_t blk, Py_ssize_t nblk, Py_ssize_t B) noexcept nogil:
     return blk * B // nblk
-
-
-def _project(x, kernel, bias):
-    """All steps' input projections in one GEMM: (T, B, D) @ (D, N) + bias -> (T, B, N)."""
-    T, B, D = x.shape
-    xp = np.empty((T * B, kernel.shape[1]), dtype=x.dtype)
-    np.dot(np.ascontiguousarray(x).reshape(T * B, D), kernel, out=xp)
-    if bias is not None:
-        xp += bias
-    return xp.reshape(T, B, kernel.shape[1])
 
 
 def _mask_rows(mask, T, B, dtype):
@@ -258,89 +255,109 @@ def lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gat
                                  <double*>(pdb + blk * G * isz),
                                  <double*>(pcarry + b0 * row), <double*>(ptc + blk * row),
                                  <double*>pzeros, act, ract)
-    if nblk == 1:
-        return dz, dh, dc, dW[0], dR[0], db[0]
-    return dz, dh, dc, dW.sum(axis=0), dR.sum(axis=0), db.sum(axis=0)
+    return (dz, dh, dc) + _weight_grads(dW, dR, db, nblk)
 
 
 # ----------------------------------------------------------------------------------------
 # GRU (reset_after=True)
 # ----------------------------------------------------------------------------------------
 
+def _weight_grads(dW, dR, db, Py_ssize_t nblk):
+    """The blocks' partial weight gradients added up."""
+    if nblk == 1:
+        return dW[0], dR[0], db[0]
+    return dW.sum(axis=0), dR.sum(axis=0), db.sum(axis=0)
+
+
 def gru_forward(x, h0, kernel, rkernel, bias, mask, int act, int ract):
     """GRU (reset_after) over time-major ``x``; ``bias`` is (2, 3U): input and recurrent.
     Returns (h_seq, gates, hrh): gates activated [z, r, h], hrh the recurrent part of the
     candidate before the reset gate multiplies (``h_prev @ R_h + b_rec_h``)."""
-    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], U = rkernel.shape[0]
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2], U = rkernel.shape[0]
     dt = x.dtype
-    xp = _project(x, kernel, bias[0])
     h_seq = np.empty((T, B, U), dtype=dt)
     gates = np.empty((T, B, 3 * U), dtype=dt)
     hrh = np.empty((T, B, U), dtype=dt)
+    xb = np.empty((B, 3 * U), dtype=dt)
     hr = np.empty((B, 3 * U), dtype=dt)
-    h0, rb, m = _c(h0, dt), _c(bias[1], dt), _mask_rows(mask, T, B, dt)
+    x, h0, bias, m = _c(x, dt), _c(h0, dt), _c(bias, dt), _mask_rows(mask, T, B, dt)
+    W = _packed(kernel, False, dt)
     R = _packed(rkernel, False, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
     cdef bint f32 = dt == np.float32
-    cdef void *pxp = _ptr(xp), *ph0 = _ptr(h0), *pR = _ptr(R), *prb = _ptr(rb), *pm = _ptr(m)
-    cdef void *ph = _ptr(h_seq), *pg = _ptr(gates), *pq = _ptr(hrh)
-    cdef char* phr = <char*>_ptr(hr)
+    cdef void *px = _ptr(x), *pW = _ptr(W), *pb = _ptr(bias), *ph0 = _ptr(h0), *pR = _ptr(R)
+    cdef void *pm = _ptr(m), *ph = _ptr(h_seq), *pg = _ptr(gates), *pq = _ptr(hrh)
+    cdef char *pxb = <char*>_ptr(xb), *phr = <char*>_ptr(hr)
     cdef Py_ssize_t row = 3 * U * dt.itemsize
     for blk in prange(nblk, nogil=True, schedule="static", num_threads=nblk):
         b0 = _row0(blk, nblk, B)
         b1 = _row0(blk + 1, nblk, B)
         if f32:
-            fe_gru_forward_f32(T, B, U, b0, b1, <float*>pxp, <float*>ph0, <float*>pR,
-                               <float*>prb, <float*>pm, <float*>ph, <float*>pg, <float*>pq,
-                               <float*>(phr + b0 * row), act, ract)
+            fe_gru_forward_f32(T, B, U, D, b0, b1, <float*>px, <float*>pW, <float*>pb,
+                               <float*>ph0, <float*>pR, <float*>pm, <float*>ph, <float*>pg,
+                               <float*>pq, <float*>(pxb + b0 * row), <float*>(phr + b0 * row),
+                               act, ract)
         else:
-            fe_gru_forward_f64(T, B, U, b0, b1, <double*>pxp, <double*>ph0, <double*>pR,
-                               <double*>prb, <double*>pm, <double*>ph, <double*>pg,
-                               <double*>pq, <double*>(phr + b0 * row), act, ract)
+            fe_gru_forward_f64(T, B, U, D, b0, b1, <double*>px, <double*>pW, <double*>pb,
+                               <double*>ph0, <double*>pR, <double*>pm, <double*>ph,
+                               <double*>pg, <double*>pq, <double*>(pxb + b0 * row),
+                               <double*>(phr + b0 * row), act, ract)
     return h_seq, gates, hrh
 
 
-def gru_backward(h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, int act,
+def gru_backward(x, h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, int act,
                  int ract):
     """Backward through time of ``gru_forward`` (``g_gates`` and ``g_hrh`` may be None:
-    zero): (dxp, dhr, dh0), the (T, B, 3U) gradients of the input projections and of the
-    recurrent projections (``h_prev @ R + b_rec``)."""
+    zero): (dxp, dhr, dh0, dkernel, drecurrent_kernel, dbias), dxp and dhr the (T, B, 3U)
+    gradients of the input projections and of the recurrent projections
+    (``h_prev @ R + b_rec``), dbias (2, 3U)."""
     cdef Py_ssize_t T = gates.shape[0], B = gates.shape[1], U = rkernel.shape[0]
+    cdef Py_ssize_t D = x.shape[2], G = 3 * U
     dt = gates.dtype
     dh = np.empty((B, U), dtype=dt)
-    dxp = np.empty((T, B, 3 * U), dtype=dt)
-    dhr = np.empty((T, B, 3 * U), dtype=dt)
+    dxp = np.empty((T, B, G), dtype=dt)
+    dhr = np.empty((T, B, G), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    h0, h_seq, gates, hrh, g_h = (_c(h0, dt), _c(h_seq, dt), _c(gates, dt), _c(hrh, dt),
-                                  _c(g_h, dt))
+    x, h0, h_seq, gates, hrh, g_h = (_c(x, dt), _c(h0, dt), _c(h_seq, dt), _c(gates, dt),
+                                     _c(hrh, dt), _c(g_h, dt))
     g_gates = None if g_gates is None else _c(g_gates, dt)
     g_hrh = None if g_hrh is None else _c(g_hrh, dt)
     m = _mask_rows(mask, T, B, dt)
     Rt = _packed(rkernel, True, dt)
-    zeros = np.zeros(3 * U, dtype=dt)   # stands in for a gradient given as None
-    cdef void* pzeros = _ptr(zeros)
+    zeros = np.zeros(G, dtype=dt)   # stands in for a gradient given as None
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
+    dW = np.empty((nblk, D, G), dtype=dt)
+    dR = np.empty((nblk, U, G), dtype=dt)
+    db = np.empty((nblk, 2, G), dtype=dt)
     cdef bint f32 = dt == np.float32
     cdef void *pgh = _ptr(g_h), *pgg = _optr(g_gates), *pgq = _optr(g_hrh), *pg = _ptr(gates)
-    cdef void *pq = _ptr(hrh), *ph0 = _ptr(h0), *ph = _ptr(h_seq), *pm = _ptr(m)
+    cdef void *pq = _ptr(hrh), *px = _ptr(x), *ph0 = _ptr(h0), *ph = _ptr(h_seq), *pm = _ptr(m)
     cdef void *pR = _ptr(Rt), *pdx = _ptr(dxp), *pdr = _ptr(dhr), *pdh = _ptr(dh)
-    cdef char* pcarry = <char*>_ptr(carry)
-    cdef Py_ssize_t row = U * dt.itemsize
+    cdef void *pzeros = _ptr(zeros)
+    cdef char *pcarry = <char*>_ptr(carry)
+    cdef char *pdW = <char*>_ptr(dW), *pdR = <char*>_ptr(dR), *pdb = <char*>_ptr(db)
+    cdef Py_ssize_t row = U * dt.itemsize, isz = dt.itemsize
     for blk in prange(nblk, nogil=True, schedule="static", num_threads=nblk):
         b0 = _row0(blk, nblk, B)
         b1 = _row0(blk + 1, nblk, B)
         if f32:
-            fe_gru_backward_f32(T, B, U, b0, b1, <float*>pgh, <float*>pgg, <float*>pgq,
-                                <float*>pg, <float*>pq, <float*>ph0, <float*>ph, <float*>pm,
-                                <float*>pR, <float*>pdx, <float*>pdr, <float*>pdh,
+            fe_gru_backward_f32(T, B, U, D, b0, b1, <float*>pgh, <float*>pgg, <float*>pgq,
+                                <float*>pg, <float*>pq, <float*>px, <float*>ph0, <float*>ph,
+                                <float*>pm, <float*>pR, <float*>pdx, <float*>pdr, <float*>pdh,
+                                <float*>(pdW + blk * D * G * isz),
+                                <float*>(pdR + blk * U * G * isz),
+                                <float*>(pdb + blk * 2 * G * isz),
                                 <float*>(pcarry + b0 * row), <float*>pzeros, act, ract)
         else:
-            fe_gru_backward_f64(T, B, U, b0, b1, <double*>pgh, <double*>pgg, <double*>pgq,
-                                <double*>pg, <double*>pq, <double*>ph0, <double*>ph,
-                                <double*>pm, <double*>pR, <double*>pdx, <double*>pdr,
-                                <double*>pdh, <double*>(pcarry + b0 * row), <double*>pzeros,
-                                act, ract)
-    return dxp, dhr, dh
+            fe_gru_backward_f64(T, B, U, D, b0, b1, <double*>pgh, <double*>pgg, <double*>pgq,
+                                <double*>pg, <double*>pq, <double*>px, <double*>ph0,
+                                <double*>ph, <double*>pm, <double*>pR, <double*>pdx,
+                                <double*>pdr, <double*>pdh,
+                                <double*>(pdW + blk * D * G * isz),
+                                <double*>(pdR + blk * U * G * isz),
+                                <double*>(pdb + blk * 2 * G * isz),
+                                <double*>(pcarry + b0 * row), <double*>pzeros, act, ract)
+    return (dxp, dhr, dh) + _weight_grads(dW, dR, db, nblk)
 
 
 # ----------------------------------------------------------------------------------------
@@ -349,52 +366,67 @@ def gru_backward(h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, int 
 
 def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
     """Simple RNN over time-major ``x``: returns h_seq."""
-    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], U = rkernel.shape[0]
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2], U = rkernel.shape[0]
     dt = x.dtype
-    xp = _project(x, kernel, bias)
     h_seq = np.empty((T, B, U), dtype=dt)
-    h0, m = _c(h0, dt), _mask_rows(mask, T, B, dt)
+    x, h0, m = _c(x, dt), _c(h0, dt), _mask_rows(mask, T, B, dt)
+    bias = None if bias is None else _c(bias, dt)
+    W = _packed(kernel, False, dt)
     R = _packed(rkernel, False, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
     cdef bint f32 = dt == np.float32
-    cdef void *pxp = _ptr(xp), *ph0 = _ptr(h0), *pR = _ptr(R), *pm = _ptr(m), *ph = _ptr(h_seq)
+    cdef void *px = _ptr(x), *pW = _ptr(W), *pb = _optr(bias), *ph0 = _ptr(h0), *pR = _ptr(R)
+    cdef void *pm = _ptr(m), *ph = _ptr(h_seq)
     for blk in prange(nblk, nogil=True, schedule="static", num_threads=nblk):
         b0 = _row0(blk, nblk, B)
         b1 = _row0(blk + 1, nblk, B)
         if f32:
-            fe_simple_forward_f32(T, B, U, b0, b1, <float*>pxp, <float*>ph0, <float*>pR,
-                                  <float*>pm, <float*>ph, act)
+            fe_simple_forward_f32(T, B, U, D, b0, b1, <float*>px, <float*>pW, <float*>pb,
+                                  <float*>ph0, <float*>pR, <float*>pm, <float*>ph, act)
         else:
-            fe_simple_forward_f64(T, B, U, b0, b1, <double*>pxp, <double*>ph0, <double*>pR,
-                                  <double*>pm, <double*>ph, act)
+            fe_simple_forward_f64(T, B, U, D, b0, b1, <double*>px, <double*>pW, <double*>pb,
+                                  <double*>ph0, <double*>pR, <double*>pm, <double*>ph, act)
     return h_seq
 
 
-def simple_rnn_backward(rkernel, mask, h_seq, g_h, int act):
-    """Backward through time of ``simple_rnn_forward``: (da, dh0), da the (T, B, U)
-    gradients of the pre-activations."""
+def simple_rnn_backward(x, h0, rkernel, mask, h_seq, g_h, int act):
+    """Backward through time of ``simple_rnn_forward``: (da, dh0, dkernel,
+    drecurrent_kernel, dbias), da the (T, B, U) gradients of the pre-activations."""
     cdef Py_ssize_t T = h_seq.shape[0], B = h_seq.shape[1], U = h_seq.shape[2]
+    cdef Py_ssize_t D = x.shape[2]
     dt = h_seq.dtype
     dh = np.empty((B, U), dtype=dt)
     da = np.empty((T, B, U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    h_seq, g_h, m = _c(h_seq, dt), _c(g_h, dt), _mask_rows(mask, T, B, dt)
+    x, h0, h_seq, g_h = _c(x, dt), _c(h0, dt), _c(h_seq, dt), _c(g_h, dt)
+    m = _mask_rows(mask, T, B, dt)
     Rt = _packed(rkernel, True, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
+    dW = np.empty((nblk, D, U), dtype=dt)
+    dR = np.empty((nblk, U, U), dtype=dt)
+    db = np.empty((nblk, U), dtype=dt)
     cdef bint f32 = dt == np.float32
-    cdef void *pgh = _ptr(g_h), *ph = _ptr(h_seq), *pm = _ptr(m), *pR = _ptr(Rt)
-    cdef void *pda = _ptr(da), *pdh = _ptr(dh)
-    cdef char* pcarry = <char*>_ptr(carry)
-    cdef Py_ssize_t row = U * dt.itemsize
+    cdef void *pgh = _ptr(g_h), *px = _ptr(x), *ph0 = _ptr(h0), *ph = _ptr(h_seq)
+    cdef void *pm = _ptr(m), *pR = _ptr(Rt), *pda = _ptr(da), *pdh = _ptr(dh)
+    cdef char *pcarry = <char*>_ptr(carry)
+    cdef char *pdW = <char*>_ptr(dW), *pdR = <char*>_ptr(dR), *pdb = <char*>_ptr(db)
+    cdef Py_ssize_t row = U * dt.itemsize, isz = dt.itemsize
     for blk in prange(nblk, nogil=True, schedule="static", num_threads=nblk):
         b0 = _row0(blk, nblk, B)
         b1 = _row0(blk + 1, nblk, B)
         if f32:
-            fe_simple_backward_f32(T, B, U, b0, b1, <float*>pgh, <float*>ph, <float*>pm,
-                                   <float*>pR, <float*>pda, <float*>pdh,
+            fe_simple_backward_f32(T, B, U, D, b0, b1, <float*>pgh, <float*>px, <float*>ph0,
+                                   <float*>ph, <float*>pm, <float*>pR, <float*>pda,
+                                   <float*>pdh, <float*>(pdW + blk * D * U * isz),
+                                   <float*>(pdR + blk * U * U * isz),
+                                   <float*>(pdb + blk * U * isz),
                                    <float*>(pcarry + b0 * row), act)
         else:
-            fe_simple_backward_f64(T, B, U, b0, b1, <double*>pgh, <double*>ph, <double*>pm,
-                                   <double*>pR, <double*>pda, <double*>pdh,
+            fe_simple_backward_f64(T, B, U, D, b0, b1, <double*>pgh, <double*>px,
+                                   <double*>ph0, <double*>ph, <double*>pm, <double*>pR,
+                                   <double*>pda, <double*>pdh,
+                                   <double*>(pdW + blk * D * U * isz),
+                                   <double*>(pdR + blk * U * U * isz),
+                                   <double*>(pdb + blk * U * isz),
                                    <double*>(pcarry + b0 * row), act)
-    return da, dh
+    return (da, dh) + _weight_grads(dW, dR, db, nblk)

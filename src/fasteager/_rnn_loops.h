@@ -9,8 +9,8 @@
  * does its rows' product with the recurrent kernel packed once for the whole loop, and
  * the gate nonlinearities run on the rows while they are still in cache.
  *
- * The LSTM loops also do the input projection (forward) and sum the weight gradients
- * (backward) per block, so an LSTM step calls no multithreaded BLAS at all: after a call,
+ * The loops also do the input projection (forward) and sum the weight gradients
+ * (backward) per block, so a recurrent layer's step calls no multithreaded BLAS: after a call,
  * OpenBLAS's worker threads spin for a while, and on a 2-core machine the spinning one
  * took half the core the second block ran on (the forward loop ran no faster on two
  * threads than on one until the projection moved in here).
@@ -206,6 +206,30 @@ FE_RNN_INLINE const T* prev(const T* s0, const T* seq, ptrdiff_t t, ptrdiff_t B,
     return t == 0 ? s0 + b0 * U : seq + ((t - 1) * B + b0) * U;
 }
 
+/* One step's share of a block's weight gradients, summed while the step is in cache:
+ * dW (D, G) += x_t^T dproj, dR (U, G) += h_prev^T drec, db += column sums of dproj and,
+ * where db_rec is given (the GRU's recurrent bias), db_rec += those of drec. */
+template <typename T>
+FE_RNN_INLINE void weight_grads_step(const T* xr, ptrdiff_t D, const T* hp, ptrdiff_t U,
+                                     ptrdiff_t nb, const T* dproj, const T* drec,
+                                     ptrdiff_t G, T* dW, T* dR, T* db, T* db_rec) {
+    gemm_at_b_acc<T>(xr, D, nb, D, dproj, G, G, dW);
+    gemm_at_b_acc<T>(hp, U, nb, U, drec, G, G, dR);
+    for (ptrdiff_t r = 0; r < nb; ++r) {
+        for (ptrdiff_t k = 0; k < G; ++k) db[k] += dproj[r * G + k];
+        if (db_rec)
+            for (ptrdiff_t k = 0; k < G; ++k) db_rec[k] += drec[r * G + k];
+    }
+}
+
+template <typename T>
+FE_RNN_INLINE void zero_weight_grads(ptrdiff_t D, ptrdiff_t U, ptrdiff_t G, T* dW, T* dR,
+                                     T* db, ptrdiff_t nbias) {
+    memset(dW, 0, D * G * sizeof(T));
+    memset(dR, 0, U * G * sizeof(T));
+    memset(db, 0, nbias * G * sizeof(T));
+}
+
 /* ---- LSTM: gates [i, f, c, o] -------------------------------------------------------- */
 
 /* Rows [b0, b1) of the forward loop. x (T, B, D); W, R: the packed input (D, 4U) and
@@ -303,9 +327,7 @@ FE_RNN_INLINE void lstm_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff
         dh[b0 * U + i] = 0;
         dc[b0 * U + i] = 0;
     }
-    memset(dW, 0, D * G * sizeof(T));
-    memset(dR, 0, U * G * sizeof(T));
-    memset(db, 0, G * sizeof(T));
+    zero_weight_grads<T>(D, U, G, dW, dR, db, 1);
     for (ptrdiff_t t = nT - 1; t >= 0; --t) {
         const T* cp = prev(c0, c_seq, t, B, U, b0);
         const T* hp = prev(h0, h_seq, t, B, U, b0);
@@ -331,29 +353,30 @@ FE_RNN_INLINE void lstm_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff
         const T* dzt = dz + (t * B + b0) * G;
         /* the state gradient carried back: dh = dz @ R^T + the masked part */
         gemm_rows<T>(dzt, G, nb, G, Rt, U, carry, U, dh + b0 * U, U);
-        gemm_at_b_acc<T>(x + (t * B + b0) * D, D, nb, D, dzt, G, G, dW);
-        gemm_at_b_acc<T>(hp, U, nb, U, dzt, G, G, dR);
-        for (ptrdiff_t r = 0; r < nb; ++r)
-            for (ptrdiff_t k = 0; k < G; ++k) db[k] += dzt[r * G + k];
+        weight_grads_step<T>(x + (t * B + b0) * D, D, hp, U, nb, dzt, dzt, G, dW, dR, db,
+                             nullptr);
     }
 }
 
 /* ---- GRU (reset_after): gates [z, r, h], recurrent bias rb added before r multiplies -- */
 
-/* hr: (b1 - b0) x 3U scratch; hrh (T, B, U) receives h_prev @ R_h + rb_h. */
+/* x (T, B, D); W, R: the packed input (D, 3U) and recurrent (U, 3U) kernels; bias (2, 3U):
+ * input then recurrent. xb, hr: (b1 - b0) x 3U scratch (a step's input and recurrent
+ * projections); hrh (T, B, U) receives h_prev @ R_h + rb_h. */
 template <typename T>
-FE_RNN_INLINE void gru_forward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0,
-                               ptrdiff_t b1, const T* xp, const T* h0, const T* R,
-                               const T* rb, const T* m, T* h_seq, T* gates, T* hrh, T* hr,
-                               int act, int ract) {
+FE_RNN_INLINE void gru_forward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D,
+                               ptrdiff_t b0, ptrdiff_t b1, const T* xs, const T* W,
+                               const T* bias, const T* h0, const T* R, const T* m, T* h_seq,
+                               T* gates, T* hrh, T* xb, T* hr, int act, int ract) {
     const ptrdiff_t G = 3 * U, nb = b1 - b0;
     for (ptrdiff_t t = 0; t < nT; ++t) {
         const T* hp = prev(h0, h_seq, t, B, U, b0);
-        gemm_rows<T>(hp, U, nb, U, R, G, rb, 0, hr, G);
+        gemm_rows<T>(xs + (t * B + b0) * D, D, nb, D, W, G, bias, 0, xb, G);
+        gemm_rows<T>(hp, U, nb, U, R, G, bias + G, 0, hr, G);
         for (ptrdiff_t r = 0; r < nb; ++r) {
             const ptrdiff_t row = t * B + b0 + r;
             const T mb = m[row];
-            const T* x = xp + row * G;
+            const T* x = xb + r * G;
             const T* rr = hr + r * G;
             const T* hpr = hp + r * U;
             T* g = gates + row * G;
@@ -402,17 +425,20 @@ FE_RNN_INLINE void gru_back_row(ptrdiff_t U, T mb, const T* __restrict__ g,
 }
 
 /* Writes dxp and dhr (T, B, 3U): the gradients of the input projections and of the
- * recurrent ones (h_prev @ R + rb); dh rows on exit: the gradient of h0. gg and ghrh may
- * be null (zero). carry: (b1 - b0) x U scratch; zeros: 3U zeros (read only). */
+ * recurrent ones (h_prev @ R + rb); dh rows on exit: the gradient of h0; the block's
+ * weight gradients dW (D, 3U), dR (U, 3U), db (2, 3U) (see weight_grads_step). gg and
+ * ghrh may be null (zero). carry: (b1 - b0) x U scratch; zeros: 3U zeros (read only). */
 template <typename T>
-FE_RNN_INLINE void gru_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0,
-                                ptrdiff_t b1, const T* gh, const T* gg, const T* ghrh,
-                                const T* gates, const T* hrh, const T* h0, const T* h_seq,
-                                const T* m, const T* Rt, T* dxp, T* dhr, T* dh, T* carry,
-                                const T* zeros, int act, int ract) {
+FE_RNN_INLINE void gru_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D,
+                                ptrdiff_t b0, ptrdiff_t b1, const T* gh, const T* gg,
+                                const T* ghrh, const T* gates, const T* hrh, const T* xs,
+                                const T* h0, const T* h_seq, const T* m, const T* Rt, T* dxp,
+                                T* dhr, T* dh, T* dW, T* dR, T* db, T* carry, const T* zeros,
+                                int act, int ract) {
     const ptrdiff_t G = 3 * U, nb = b1 - b0;
     const bool defaults = act == 1 && ract == 2;
     for (ptrdiff_t i = 0; i < nb * U; ++i) dh[b0 * U + i] = 0;
+    zero_weight_grads<T>(D, U, G, dW, dR, db, 2);
     for (ptrdiff_t t = nT - 1; t >= 0; --t) {
         const T* hp = prev(h0, h_seq, t, B, U, b0);
         for (ptrdiff_t r = 0; r < nb; ++r) {
@@ -429,20 +455,25 @@ FE_RNN_INLINE void gru_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_
                                         dhr + row * G, dh + b * U, carry + r * U, act, ract);
         }
         gemm_rows<T>(dhr + (t * B + b0) * G, G, nb, G, Rt, U, carry, U, dh + b0 * U, U);
+        weight_grads_step<T>(xs + (t * B + b0) * D, D, hp, U, nb, dxp + (t * B + b0) * G,
+                             dhr + (t * B + b0) * G, G, dW, dR, db, db + G);
     }
 }
 
 /* ---- simple RNN: h = act(x @ W + h_prev @ R + b) ------------------------------------- */
 
+/* x (T, B, D); W, R: the packed kernels; bias (U) may be null. */
 template <typename T>
-FE_RNN_INLINE void simple_forward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0,
-                                  ptrdiff_t b1, const T* xp, const T* h0, const T* R,
-                                  const T* m, T* h_seq, int act) {
+FE_RNN_INLINE void simple_forward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D,
+                                  ptrdiff_t b0, ptrdiff_t b1, const T* xs, const T* W,
+                                  const T* bias, const T* h0, const T* R, const T* m,
+                                  T* h_seq, int act) {
     const ptrdiff_t nb = b1 - b0;
     for (ptrdiff_t t = 0; t < nT; ++t) {
         const T* hp = prev(h0, h_seq, t, B, U, b0);
         T* h = h_seq + (t * B + b0) * U;
-        gemm_rows<T>(hp, U, nb, U, R, U, xp + (t * B + b0) * U, U, h, U);
+        gemm_rows<T>(xs + (t * B + b0) * D, D, nb, D, W, U, bias, 0, h, U);
+        gemm_rows<T>(hp, U, nb, U, R, U, h, U, h, U);
         apply(act, h, nb * U);
         for (ptrdiff_t r = 0; r < nb; ++r) {
             const T mb = m[t * B + b0 + r];
@@ -465,14 +496,18 @@ FE_RNN_INLINE void simple_back_row(ptrdiff_t U, T mb, const T* __restrict__ h,
     }
 }
 
-/* Writes da (T, B, U), the pre-activation gradients; dh rows on exit: the gradient of h0. */
+/* Writes da (T, B, U), the pre-activation gradients; dh rows on exit: the gradient of h0;
+ * the block's weight gradients dW (D, U), dR (U, U), db (U). */
 template <typename T>
-FE_RNN_INLINE void simple_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0,
-                                   ptrdiff_t b1, const T* gh, const T* h_seq, const T* m,
-                                   const T* Rt, T* da, T* dh, T* carry, int act) {
+FE_RNN_INLINE void simple_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D,
+                                   ptrdiff_t b0, ptrdiff_t b1, const T* gh, const T* xs,
+                                   const T* h0, const T* h_seq, const T* m, const T* Rt, T* da,
+                                   T* dh, T* dW, T* dR, T* db, T* carry, int act) {
     const ptrdiff_t nb = b1 - b0;
     for (ptrdiff_t i = 0; i < nb * U; ++i) dh[b0 * U + i] = 0;
+    zero_weight_grads<T>(D, U, U, dW, dR, db, 1);
     for (ptrdiff_t t = nT - 1; t >= 0; --t) {
+        const T* hp = prev(h0, h_seq, t, B, U, b0);
         for (ptrdiff_t r = 0; r < nb; ++r) {
             const ptrdiff_t b = b0 + r, row = t * B + b;
             if (act == 1)
@@ -483,6 +518,8 @@ FE_RNN_INLINE void simple_backward(ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdi
                                        da + row * U, dh + b * U, carry + r * U, act);
         }
         gemm_rows<T>(da + (t * B + b0) * U, U, nb, U, Rt, U, carry, U, dh + b0 * U, U);
+        weight_grads_step<T>(xs + (t * B + b0) * D, D, hp, U, nb, da + (t * B + b0) * U,
+                             da + (t * B + b0) * U, U, dW, dR, db, nullptr);
     }
 }
 
@@ -512,32 +549,35 @@ FE_RNN_ENTRY(fe_lstm_backward, lstm_backward, FE_LSTM_BWD_PARAMS,
               dc, dW, dR, db, carry, tc, zeros, act, ract))
 
 #define FE_GRU_FWD_PARAMS(T)                                                              \
-    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* xp,     \
-     const T* h0, const T* R, const T* rb, const T* m, T* h_seq, T* gates, T* hrh, T* hr, \
-     int act, int ract)
+    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D, ptrdiff_t b0, ptrdiff_t b1,     \
+     const T* xs, const T* W, const T* bias, const T* h0, const T* R, const T* m,         \
+     T* h_seq, T* gates, T* hrh, T* xb, T* hr, int act, int ract)
 FE_RNN_ENTRY(fe_gru_forward, gru_forward, FE_GRU_FWD_PARAMS,
-             (nT, B, U, b0, b1, xp, h0, R, rb, m, h_seq, gates, hrh, hr, act, ract))
+             (nT, B, U, D, b0, b1, xs, W, bias, h0, R, m, h_seq, gates, hrh, xb, hr, act,
+              ract))
 
 #define FE_GRU_BWD_PARAMS(T)                                                              \
-    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* gh,     \
-     const T* gg, const T* ghrh, const T* gates, const T* hrh, const T* h0,               \
-     const T* h_seq, const T* m, const T* Rt, T* dxp, T* dhr, T* dh, T* carry,            \
-     const T* zeros, int act, int ract)
+    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D, ptrdiff_t b0, ptrdiff_t b1,     \
+     const T* gh, const T* gg, const T* ghrh, const T* gates, const T* hrh, const T* xs,  \
+     const T* h0, const T* h_seq, const T* m, const T* Rt, T* dxp, T* dhr, T* dh, T* dW,  \
+     T* dR, T* db, T* carry, const T* zeros, int act, int ract)
 FE_RNN_ENTRY(fe_gru_backward, gru_backward, FE_GRU_BWD_PARAMS,
-             (nT, B, U, b0, b1, gh, gg, ghrh, gates, hrh, h0, h_seq, m, Rt, dxp, dhr, dh,
-              carry, zeros, act, ract))
+             (nT, B, U, D, b0, b1, gh, gg, ghrh, gates, hrh, xs, h0, h_seq, m, Rt, dxp, dhr,
+              dh, dW, dR, db, carry, zeros, act, ract))
 
 #define FE_SIMPLE_FWD_PARAMS(T)                                                           \
-    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* xp,     \
-     const T* h0, const T* R, const T* m, T* h_seq, int act)
+    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D, ptrdiff_t b0, ptrdiff_t b1,     \
+     const T* xs, const T* W, const T* bias, const T* h0, const T* R, const T* m,         \
+     T* h_seq, int act)
 FE_RNN_ENTRY(fe_simple_forward, simple_forward, FE_SIMPLE_FWD_PARAMS,
-             (nT, B, U, b0, b1, xp, h0, R, m, h_seq, act))
+             (nT, B, U, D, b0, b1, xs, W, bias, h0, R, m, h_seq, act))
 
 #define FE_SIMPLE_BWD_PARAMS(T)                                                           \
-    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t b0, ptrdiff_t b1, const T* gh,     \
-     const T* h_seq, const T* m, const T* Rt, T* da, T* dh, T* carry, int act)
+    (ptrdiff_t nT, ptrdiff_t B, ptrdiff_t U, ptrdiff_t D, ptrdiff_t b0, ptrdiff_t b1,     \
+     const T* gh, const T* xs, const T* h0, const T* h_seq, const T* m, const T* Rt,      \
+     T* da, T* dh, T* dW, T* dR, T* db, T* carry, int act)
 FE_RNN_ENTRY(fe_simple_backward, simple_backward, FE_SIMPLE_BWD_PARAMS,
-             (nT, B, U, b0, b1, gh, h_seq, m, Rt, da, dh, carry, act))
+             (nT, B, U, D, b0, b1, gh, xs, h0, h_seq, m, Rt, da, dh, dW, dR, db, carry, act))
 
 /* packing is memory-bound: no clones */
 static void fe_rnn_pack_f32(const float* B, ptrdiff_t sk, ptrdiff_t sj, ptrdiff_t K,

@@ -166,46 +166,56 @@ def _lstm_back_fn(x, h0, c0, kernel, rkernel, bias, g_h, g_c, g_gates):
 
 def _lstm_back_ref(x, h0, c0, kernel, rkernel, bias, g_h, g_c, g_gates):
     # (d xp, d h0, d c0): gradients of the input projections and the initial states, then
-    # the weight gradients they give: x^T dxp, h_prev^T dxp, the sum of dxp
+    # the kernels' and the bias's
     m = mask_for(*x.shape[:2])
     dxp, dh0, dc0 = complex_step_vjp(lambda *a: ref_lstm_core(*a, rkernel, m),
                                      [x @ kernel + bias, h0, c0], [g_h, g_c, g_gates])
-    T, B, D = x.shape
     h_seq = ref_lstm(x, h0, c0, kernel, rkernel, bias, m)[0]
-    prev = np.concatenate([h0[None], h_seq[:T - 1]]) if T else h_seq
+    return _as((dxp, dh0, dc0) + _weight_grads(x, h0, h_seq, dxp, dxp), x)
+
+
+def _weight_grads(x, h0, h_seq, dproj, drec):
+    """x^T dproj, h_prev^T drec and the bias sums: the kernels' and biases' gradients."""
+    T, B, D = x.shape
     U = h0.shape[1]
-    flat = dxp.reshape(T * B, 4 * U)
-    return _as((dxp, dh0, dc0, x.reshape(T * B, D).T @ flat,
-                prev.reshape(T * B, U).T @ flat, flat.sum(axis=0)), x)
+    prev = np.concatenate([h0[None], h_seq[:T - 1]]) if T else h_seq
+    dp, dr = dproj.reshape(T * B, dproj.shape[-1]), drec.reshape(T * B, drec.shape[-1])
+    return x.reshape(T * B, D).T @ dp, prev.reshape(T * B, U).T @ dr, dp.sum(axis=0)
 
 
 def _gru_back_fn(x, h0, kernel, rkernel, bias, g_h, g_gates, g_hrh):
     m = _mask_tensor(x)
     outs = execute(rnn_ops.gru_op, x, h0, kernel, rkernel, bias, m)
-    return list(execute(rnn_ops.gru_backprop_op, h0, rkernel, m, *outs, g_h, g_gates, g_hrh))
+    return list(execute(rnn_ops.gru_backprop_op, x, h0, rkernel, m, *outs, g_h, g_gates,
+                        g_hrh))
 
 
 def _gru_back_ref(x, h0, kernel, rkernel, bias, g_h, g_gates, g_hrh):
-    # (d xp, d hr, d h0): the input and recurrent projections' gradients, then h0's
+    # (d xp, d hr, d h0): the input and recurrent projections' gradients, then h0's; then
+    # the kernels' and the (2, 3U) bias's
     m = mask_for(*x.shape[:2])
     offsets = np.zeros(x.shape[:2] + (rkernel.shape[1],))
-    grads = complex_step_vjp(
+    dxp, dhr, dh0 = complex_step_vjp(
         lambda xp, off, h: ref_gru_core(xp, off, h, rkernel, bias[1], m),
         [x @ kernel + bias[0], offsets, h0], [g_h, g_gates, g_hrh])
-    return _as(tuple(grads), x)
+    h_seq = ref_gru(x, h0, kernel, rkernel, bias, m)[0]
+    dW, dR, db0 = _weight_grads(x, h0, h_seq, dxp, dhr)
+    db1 = dhr.reshape(-1, dhr.shape[-1]).sum(axis=0) if dhr.size else np.zeros(dhr.shape[-1])
+    return _as((dxp, dhr, dh0, dW, dR, np.stack([db0, db1])), x)
 
 
 def _simple_back_fn(x, h0, kernel, rkernel, bias, g_h):
     m = _mask_tensor(x)
     h_seq = execute(rnn_ops.simple_rnn_op, x, h0, kernel, rkernel, bias, m)
-    return list(execute(rnn_ops.simple_rnn_backprop_op, rkernel, m, h_seq, g_h))
+    return list(execute(rnn_ops.simple_rnn_backprop_op, x, h0, rkernel, m, h_seq, g_h))
 
 
 def _simple_back_ref(x, h0, kernel, rkernel, bias, g_h):
     m = mask_for(*x.shape[:2])
-    grads = complex_step_vjp(lambda *a: ref_simple_core(*a, rkernel, m),
-                             [x @ kernel + bias, h0], [g_h])
-    return _as(tuple(grads), x)
+    da, dh0 = complex_step_vjp(lambda *a: ref_simple_core(*a, rkernel, m),
+                               [x @ kernel + bias, h0], [g_h])
+    h_seq = ref_simple_rnn(x, h0, kernel, rkernel, bias, m)
+    return _as((da, dh0) + _weight_grads(x, h0, h_seq, da, da), x)
 
 
 def _with_cotangents(cases, outputs):

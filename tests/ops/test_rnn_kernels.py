@@ -32,6 +32,20 @@ def _tol(dtype):
                                                                        atol=1e-12)
 
 
+def _check_weight_grads(got, x, h0, h_seq, dproj, drec, dtype):
+    """The kernels' in-loop weight gradients against x^T dproj, h_prev^T drec and the
+    bias sums of the reference pre-activation gradients."""
+    T, B, D = x.shape
+    U = h0.shape[1]
+    prev = np.concatenate([h0[None], h_seq[:T - 1]]).astype(np.float64)
+    dp, dr = dproj.reshape(T * B, -1), drec.reshape(T * B, -1)
+    want = (x.reshape(T * B, D).astype(np.float64).T @ dp, prev.reshape(T * B, U).T @ dr,
+            dp.sum(axis=0))
+    tol = {k: v * 10 for k, v in _tol(dtype).items()}
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, **tol)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_lstm_kernels_match_reference(shape, dtype):
@@ -55,13 +69,8 @@ def test_lstm_kernels_match_reference(shape, dtype):
                             [xp, h0, c0], [g_h, g_c, g_g])
     for got, w in zip((dz, dh0, dc0), want):
         np.testing.assert_allclose(got, w, **_tol(dtype))
-    # the weight gradients summed in the loop, per row block: the projections' gradients
-    flat = want[0].reshape(T * B, 4 * U)
-    prev = np.concatenate([h0[None], h_seq[:T - 1]]).astype(np.float64)
-    for got, w in ((dW, x.reshape(T * B, D).astype(np.float64).T @ flat),
-                   (dR, prev.reshape(T * B, U).T @ flat), (db, flat.sum(axis=0))):
-        np.testing.assert_allclose(got, w, rtol=_tol(dtype)["rtol"] * 10,
-                                   atol=_tol(dtype)["atol"] * 10)
+    # the weight gradients summed in the loop, per row block
+    _check_weight_grads((dW, dR, db), x, h0, h_seq, want[0], want[0], dtype)
     # None stands for a zero gradient of c_seq and of the gates
     zero = np.zeros_like
     with_zeros = _rnn.lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates,
@@ -88,15 +97,19 @@ def test_gru_kernels_match_reference(shape, dtype):
         np.testing.assert_allclose(got, want, **_tol(dtype))
     h_seq, gates, hrh = out
     cot = [r.standard_normal(a.shape) for a in out]
-    dxp, dhr, dh0 = _rnn.gru_backward(h0, rkernel, mask, h_seq, gates, hrh,
-                                      *[c.astype(dtype) for c in cot], TANH, SIGMOID)
+    dxp, dhr, dh0, dW, dR, db = _rnn.gru_backward(
+        x, h0, rkernel, mask, h_seq, gates, hrh, *[c.astype(dtype) for c in cot], TANH,
+        SIGMOID)
     want = complex_step_vjp(lambda a, off, h: ref_gru_core(a, off, h, R64, rb64, mask),
                             [xp, offsets, h0], cot)
     for got, w in zip((dxp, dhr, dh0), want):
         np.testing.assert_allclose(got, w, **_tol(dtype))
-    with_none = _rnn.gru_backward(h0, rkernel, mask, h_seq, gates, hrh, cot[0].astype(dtype),
-                                  None, None, TANH, SIGMOID)
-    with_zeros = _rnn.gru_backward(h0, rkernel, mask, h_seq, gates, hrh,
+    _check_weight_grads((dW, dR, db[0]), x, h0, h_seq, want[0], want[1], dtype)
+    np.testing.assert_allclose(db[1], want[1].reshape(-1, 3 * U).sum(axis=0),
+                               **{k: v * 10 for k, v in _tol(dtype).items()})
+    with_none = _rnn.gru_backward(x, h0, rkernel, mask, h_seq, gates, hrh,
+                                  cot[0].astype(dtype), None, None, TANH, SIGMOID)
+    with_zeros = _rnn.gru_backward(x, h0, rkernel, mask, h_seq, gates, hrh,
                                    cot[0].astype(dtype), np.zeros_like(gates),
                                    np.zeros_like(hrh), TANH, SIGMOID)
     for a, b in zip(with_zeros, with_none):
@@ -115,10 +128,12 @@ def test_simple_rnn_kernels_match_reference(shape, dtype):
     np.testing.assert_allclose(h_seq, ref_simple_core(xp, h0.astype(np.float64), R64, mask),
                                **_tol(dtype))
     g_h = r.standard_normal(h_seq.shape)
-    da, dh0 = _rnn.simple_rnn_backward(rkernel, mask, h_seq, g_h.astype(dtype), TANH)
+    da, dh0, dW, dR, db = _rnn.simple_rnn_backward(x, h0, rkernel, mask, h_seq,
+                                                   g_h.astype(dtype), TANH)
     want = complex_step_vjp(lambda *a: ref_simple_core(*a, R64, mask), [xp, h0], [g_h])
     for got, w in zip((da, dh0), want):
         np.testing.assert_allclose(got, w, **_tol(dtype))
+    _check_weight_grads((dW, dR, db), x, h0, h_seq, want[0], want[0], dtype)
 
 
 def test_non_default_activations_take_the_generic_loops():
@@ -171,8 +186,9 @@ def test_backprop_ops_take_absent_cotangents_as_zero():
     kernel3, rkernel3 = (r.standard_normal((4, 18)) * 0.3, r.standard_normal((6, 18)) * 0.3)
     outs = execute(rnn_ops.gru_op, x, h0, kernel3, rkernel3, np.zeros((2, 18)), m)
     g_h = fe.constant(r.standard_normal(outs[0].shape))
-    full = execute(rnn_ops.gru_backprop_op, h0, rkernel3, m, *outs, g_h,
+    full = execute(rnn_ops.gru_backprop_op, x, h0, rkernel3, m, *outs, g_h,
                    fe.zeros_like(outs[1]), fe.zeros_like(outs[2]))
-    out = execute(rnn_ops.gru_backprop_op, h0, rkernel3, m, *outs, g_h, given=(False, False))
+    out = execute(rnn_ops.gru_backprop_op, x, h0, rkernel3, m, *outs, g_h,
+                  given=(False, False))
     for a, b in zip(full, out):
         np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -1,7 +1,8 @@
 """Fused recurrent ops: whole LSTM, GRU and simple-RNN time loops as single ops.
 
-The time loops run in ``fasteager._rnn`` (one GEMM for all steps' input projection, one
-GEMM plus one fused gate loop per step, a hand-written backward through time). Inputs
+The time loops run in ``fasteager._rnn`` (per step and block of batch rows: the input
+and recurrent products and one fused gate loop; a hand-written backward through time
+that also sums the weight gradients; no BLAS call inside a step). Inputs
 and outputs are time-major, ``x`` of shape ``(T, B, D)`` and sequences ``(T, B, U)``;
 the Keras layers (``keras/layers/recurrent.py``) transpose around them. ``mask`` is
 ``(T, B)`` of 0/1 (a 0 carries the state through that step); given in the input's dtype
@@ -12,9 +13,9 @@ gates and, for the GRU, the recurrent part of the candidate). Those are real out
 real gradients, so the op table checks all of them against finite differences.
 
 Each op's gradient runs a second op (``*_backprop``): the fused backward-through-time
-kernel, giving the gradients of every step's pre-activations. The gradients of x, the
-kernels and the biases are then single matmuls and sums of those (fasteager ops, made
-only for the inputs that need one). The backprop kernel has no derivative of its own:
+kernel, giving the gradients of every step's pre-activations and of the kernels and
+biases. The gradient of x is then one matmul, made only where x needs one (a batch of
+data does not). The backprop kernel has no derivative of its own:
 second derivatives through these ops are not available (``*_backprop`` is in
 ``NO_GRADIENT``; the specs check the ops at order 1), and asking for one raises
 ``UnimplementedError`` rather than returning a partial result. The Keras layers' step-by-step path
@@ -28,9 +29,9 @@ import numpy as np
 
 from .. import _core, _rnn
 from ..errors import InvalidArgumentError, UnimplementedError
-from .array_ops import concat, expand_dims, reshape, stack
+from .array_ops import reshape
 from .conv_ops import _kernel_call
-from .math_ops import matmul, reduce_sum
+from .math_ops import matmul
 from .registry import FLOAT, defop, execute
 
 convert_to_tensor = _core.convert_to_tensor
@@ -117,23 +118,11 @@ def _given(opname, rest, given):
     return [next(it) if x else None for x in given]
 
 
-def _projection_grads(needs, x, h0, h_seq, dxp, dhr, kernel):
-    """dx, dkernel, drecurrent_kernel from all steps' pre-activation gradients: dxp of
-    ``x @ kernel`` and dhr of ``h_prev @ recurrent_kernel`` (one matmul each, made only
-    where ``needs`` says)."""
+def _input_grad(x, dxp, kernel):
+    """dx from all steps' input-projection gradients ``dxp`` (T, B, G*U): one matmul."""
     T, B, D = x.shape.as_list()
-    U = h0.shape[1]
-    dxp2 = reshape(dxp, [T * B, dxp.shape[2]])
-    dx = dkernel = drk = None
-    if needs[0]:
-        dx = reshape(matmul(dxp2, kernel, transpose_b=True), [T, B, D])
-    if needs[1]:
-        dkernel = matmul(reshape(x, [T * B, D]), dxp2, transpose_a=True)
-    if needs[2]:
-        prev = concat([expand_dims(h0, 0), h_seq[:T - 1]], 0) if T else h_seq
-        drk = matmul(reshape(prev, [T * B, U]), reshape(dhr, [T * B, dhr.shape[2]]),
-                     transpose_a=True)
-    return dx, dkernel, drk
+    return reshape(matmul(reshape(dxp, [T * B, dxp.shape[2]]), kernel, transpose_b=True),
+                   [T, B, D])
 
 
 # ---- LSTM --------------------------------------------------------------------------------
@@ -162,11 +151,7 @@ def _lstm_grad(g, ans, inputs, attrs, needs):
     dz, dh0, dc0, dkernel, drk, dbias = _backprop(
         lstm_backprop_op, "lstm", (x, h0, c0, recurrent_kernel, mask, h_seq, c_seq, gates)
         + cots, dict(attrs, given=given))
-    dx = None
-    if needs[0]:
-        T, B, D = x.shape.as_list()
-        dx = reshape(matmul(reshape(dz, [T * B, dz.shape[2]]), kernel, transpose_b=True),
-                     [T, B, D])
+    dx = _input_grad(x, dz, kernel) if needs[0] else None
     return [dx, dh0, dc0, dkernel if needs[3] else None, drk if needs[4] else None,
             dbias if needs[5] else None, None]
 
@@ -222,15 +207,12 @@ def _gru_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
     h_seq, gates, hrh = ans
     cots, given = _cotangents(g, ans)
-    dxp, dhr, dh0 = _backprop(gru_backprop_op, "gru",
-                              (h0, recurrent_kernel, mask, h_seq, gates, hrh) + cots,
-                              dict(attrs, given=given))
-    dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, h_seq, dxp,
-                                         dhr, kernel)
-    dbias = None
-    if needs[4]:
-        dbias = stack([reduce_sum(reshape(d, [-1, d.shape[2]]), 0) for d in (dxp, dhr)])
-    return [dx, dh0, dkernel, drk, dbias, None]
+    dxp, _, dh0, dkernel, drk, dbias = _backprop(
+        gru_backprop_op, "gru", (x, h0, recurrent_kernel, mask, h_seq, gates, hrh) + cots,
+        dict(attrs, given=given))
+    dx = _input_grad(x, dxp, kernel) if needs[0] else None
+    return [dx, dh0, dkernel if needs[2] else None, drk if needs[3] else None,
+            dbias if needs[4] else None, None]
 
 
 gru_op = defop("gru", _gru_fwd, kinds=FLOAT, multi=True, check=_check_gru, nin=6,
@@ -238,17 +220,17 @@ gru_op = defop("gru", _gru_fwd, kinds=FLOAT, multi=True, check=_check_gru, nin=6
 gru_op.none_output_grads = True
 
 
-def _gru_backprop_fwd(h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, *rest,
+def _gru_backprop_fwd(x, h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, *rest,
                       given=(True, True), activation="tanh", recurrent_activation="sigmoid"):
     g_gates, g_hrh = _given("gru_backprop", rest, given)
-    return _kernel_call("gru_backprop", _rnn.gru_backward, h0, recurrent_kernel, mask, h_seq,
-                        gates, hrh, g_h, g_gates, g_hrh, _rnn.ACTIVATIONS[activation],
+    return _kernel_call("gru_backprop", _rnn.gru_backward, x, h0, recurrent_kernel, mask,
+                        h_seq, gates, hrh, g_h, g_gates, g_hrh, _rnn.ACTIVATIONS[activation],
                         _rnn.ACTIVATIONS[recurrent_activation])
 
 
-# inputs: h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, then g_gates and g_hrh where
-# ``given`` says so; outputs (dxp, dhr, dh0): the gradients of the input and the recurrent
-# projections
+# inputs: x, h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, then g_gates and g_hrh
+# where ``given`` says so; outputs (dxp, dhr, dh0, dkernel, drecurrent_kernel, dbias):
+# dxp and dhr the gradients of the input and the recurrent projections
 gru_backprop_op = defop("gru_backprop", _gru_backprop_fwd, kinds=FLOAT, multi=True, nin=-1,
                         attrs=("given", "activation", "recurrent_activation"),
                         no_grad="the fused backward-through-time kernel of gru; it has no "
@@ -278,26 +260,26 @@ def _simple_fwd(x, h0, kernel, recurrent_kernel, bias, mask, activation="tanh"):
 
 def _simple_grad(g, ans, inputs, attrs, needs):
     x, h0, kernel, recurrent_kernel, _, mask = inputs
-    da, dh0 = _backprop(simple_rnn_backprop_op, "simple_rnn", (recurrent_kernel, mask, ans, g),
-                        attrs)
-    dx, dkernel, drk = _projection_grads([needs[0], needs[2], needs[3]], x, h0, ans, da, da,
-                                         kernel)
-    dbias = reduce_sum(reshape(da, [-1, da.shape[2]]), 0) if needs[4] else None
-    return [dx, dh0, dkernel, drk, dbias, None]
+    da, dh0, dkernel, drk, dbias = _backprop(simple_rnn_backprop_op, "simple_rnn",
+                                             (x, h0, recurrent_kernel, mask, ans, g), attrs)
+    dx = _input_grad(x, da, kernel) if needs[0] else None
+    return [dx, dh0, dkernel if needs[2] else None, drk if needs[3] else None,
+            dbias if needs[4] else None, None]
 
 
 simple_rnn_op = defop("simple_rnn", _simple_fwd, kinds=FLOAT, check=_check_simple, nin=6,
                       joint_grad=_simple_grad)
 
 
-def _simple_backprop_fwd(recurrent_kernel, mask, h_seq, g_h, activation="tanh"):
-    return _kernel_call("simple_rnn_backprop", _rnn.simple_rnn_backward, recurrent_kernel,
-                        mask, h_seq, g_h, _rnn.ACTIVATIONS[activation])
+def _simple_backprop_fwd(x, h0, recurrent_kernel, mask, h_seq, g_h, activation="tanh"):
+    return _kernel_call("simple_rnn_backprop", _rnn.simple_rnn_backward, x, h0,
+                        recurrent_kernel, mask, h_seq, g_h, _rnn.ACTIVATIONS[activation])
 
 
-# outputs (da, dh0): da the (T, B, U) gradients of the pre-activations
+# outputs (da, dh0, dkernel, drecurrent_kernel, dbias): da the (T, B, U) gradients of the
+# pre-activations
 simple_rnn_backprop_op = defop(
-    "simple_rnn_backprop", _simple_backprop_fwd, kinds=FLOAT, multi=True, nin=4,
+    "simple_rnn_backprop", _simple_backprop_fwd, kinds=FLOAT, multi=True, nin=6,
     no_grad="the fused backward-through-time kernel of simple_rnn; it has no derivative of "
             "its own (no second derivatives of simple_rnn)")
 
