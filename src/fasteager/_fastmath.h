@@ -165,6 +165,35 @@ static inline void fe_add_into_f64(double* __restrict__ d, const double* __restr
     for (ptrdiff_t i = 0; i < n; ++i) d[i] += s[i];
 }
 
+/* out[o, :] = x[o, 0, :] + x[o, 1, :] + ... in that order (NumPy's order for a sum over
+ * middle axes, so the same bits), x of shape (outer, n, inner); additions only, so every
+ * clone gives the same results */
+#define FE_SUM_ROWS(name, T)                                                              \
+    FE_CLONES static void name(const T* x, ptrdiff_t outer, ptrdiff_t n, ptrdiff_t inner,  \
+                               T* out) {                                                  \
+        for (ptrdiff_t o = 0; o < outer; ++o) {                                           \
+            const T* src = x + o * n * inner;                                             \
+            T* __restrict__ dst = out + o * inner;                                        \
+            memcpy(dst, src, inner * sizeof(T));                                          \
+            for (ptrdiff_t i = 1; i < n; ++i) {                                           \
+                const T* __restrict__ row = src + i * inner;                              \
+                for (ptrdiff_t c = 0; c < inner; ++c) dst[c] += row[c];                   \
+            }                                                                             \
+        }                                                                                 \
+    }
+FE_SUM_ROWS(fe_sum_rows_f32, float)
+FE_SUM_ROWS(fe_sum_rows_f64, double)
+
+/* g * (x > 0 ? 1 : 0): relu's gradient (a product, not a select: g = inf at x <= 0 gives
+ * NaN, as TensorFlow's) */
+#define FE_RELU_GRAD(name, T)                                                             \
+    FE_CLONES static void name(const T* __restrict__ g, const T* __restrict__ x,          \
+                               T* __restrict__ out, ptrdiff_t n) {                        \
+        for (ptrdiff_t i = 0; i < n; ++i) out[i] = g[i] * (x[i] > 0 ? (T)1 : (T)0);       \
+    }
+FE_RELU_GRAD(fe_relu_grad_f32, float)
+FE_RELU_GRAD(fe_relu_grad_f64, double)
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif

@@ -51,6 +51,12 @@ cdef extern from "_fastmath.h" nogil:
     void fe_add_into_f32(float* d, const float* s, Py_ssize_t n)
     void fe_sigmoid_loop(const float* a, float* d, Py_ssize_t n)
     void fe_add_into_f64(double* d, const double* s, Py_ssize_t n)
+    void fe_sum_rows_f32(const float* x, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner,
+                         float* out)
+    void fe_sum_rows_f64(const double* x, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner,
+                         double* out)
+    void fe_relu_grad_f32(const float* g, const float* x, float* out, Py_ssize_t n)
+    void fe_relu_grad_f64(const double* g, const double* x, double* out, Py_ssize_t n)
 
 
 cdef extern from "_conv_direct.h" nogil:
@@ -1104,21 +1110,6 @@ def avg_pool2d_backward(dy, x_shape, ksize, strides, padding="VALID"):
 # Sums over a run of middle axes (bias gradients, global average pooling)
 # ----------------------------------------------------------------------------------------
 
-cdef void _sum_rows(const floating* x, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner,
-                    floating* out) noexcept nogil:
-    """out[o, :] = x[o, 0, :] + x[o, 1, :] + ... in that order, for x of shape
-    (outer, n, inner)."""
-    cdef Py_ssize_t o, i
-    cdef const floating* src
-    cdef floating* dst
-    for o in range(outer):
-        src = x + o * n * inner
-        dst = out + o * inner
-        memcpy(dst, src, inner * sizeof(floating))
-        for i in range(1, n):
-            _add_into(dst, src + i * inner, inner)
-
-
 def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
     """np.add.reduce(x, axis=tuple(range(a0, a1))) for a C-contiguous float32/float64 x
     whose last axes (a1 onward) are kept. NumPy runs this reduction row by row, each row
@@ -1139,21 +1130,13 @@ def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
         xf = x.reshape(-1)
         of = out.reshape(-1)
         with nogil:
-            _sum_rows(&xf[0], outer, n, inner, &of[0])
+            fe_sum_rows_f32(&xf[0], outer, n, inner, &of[0])
     else:
         xd = x.reshape(-1)
         od = out.reshape(-1)
         with nogil:
-            _sum_rows(&xd[0], outer, n, inner, &od[0])
+            fe_sum_rows_f64(&xd[0], outer, n, inner, &od[0])
     return out
-
-
-cdef void _relu_grad(const floating* g, const floating* x, floating* out,
-                     Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        # times 0 or 1 rather than a select: g = inf at x <= 0 gives NaN, as TensorFlow's
-        out[i] = g[i] * (1 if x[i] > 0 else 0)
 
 
 def relu_backward(g, x):
@@ -1169,11 +1152,11 @@ def relu_backward(g, x):
     if g.dtype == np.float32:
         gf, xf, of = g.reshape(-1), x.reshape(-1), out.reshape(-1)
         with nogil:
-            _relu_grad(&gf[0], &xf[0], &of[0], gf.shape[0])
+            fe_relu_grad_f32(&gf[0], &xf[0], &of[0], gf.shape[0])
     else:
         gd, xd, od = g.reshape(-1), x.reshape(-1), out.reshape(-1)
         with nogil:
-            _relu_grad(&gd[0], &xd[0], &od[0], gd.shape[0])
+            fe_relu_grad_f64(&gd[0], &xd[0], &od[0], gd.shape[0])
     return out
 
 
