@@ -1499,11 +1499,12 @@ cdef dict _backward(list records, list targets, list seeds, list source_ids):
         try:
             # outputs without a gradient get zeros, unless the op's gradient takes None
             # (the fused RNN ops: zeros of every step's gates would cost more than the rest)
-            if rec.op is None or not getattr(rec.op, "none_output_grads", False):
-                for j in range(len(gs)):
-                    if gs[j] is None:
-                        ot = <Tensor>rec.out_tensors[j]
-                        gs[j] = _wrap(_zeros_like_array(ot._value))
+            for j in range(len(gs)):
+                if gs[j] is None:
+                    if rec.op is not None and getattr(rec.op, "none_output_grads", False):
+                        break
+                    ot = <Tensor>rec.out_tensors[j]
+                    gs[j] = _wrap(_zeros_like_array(ot._value))
             if rec.custom is not None:
                 in_grads = rec.custom(gs)
             else:
