@@ -133,11 +133,13 @@ class Variable(_core.VariableBase):
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Set the value (same shape and dtype).
 
-        Returns, as TensorFlow in eager mode, a view of this variable named
-        ``'UnreadVariable'`` that reads its value when used (None with ``read_value=False``).
+        Returns, as TensorFlow does (eagerly and inside ``fe.function``), a view of this
+        variable named ``'UnreadVariable'`` that reads its value when used (None with
+        ``read_value=False``).
         """
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
-            return _function.record_assign(self, "assign", value)
+            _function.record_assign(self, "assign", value)
+            return _UnreadVariable(self) if read_value else None
         arr = self._checked_array(value, "assign")
         np.copyto(self._mutable_array(), arr)
         return _UnreadVariable(self) if read_value else None
@@ -145,7 +147,8 @@ class Variable(_core.VariableBase):
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Add ``delta`` in place. Returns what ``assign`` returns."""
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
-            return _function.record_assign(self, "assign_add", delta)
+            _function.record_assign(self, "assign_add", delta)
+            return _UnreadVariable(self) if read_value else None
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_add")
         dst = self._mutable_array()
@@ -155,7 +158,8 @@ class Variable(_core.VariableBase):
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtract ``delta`` in place. Returns what ``assign`` returns."""
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
-            return _function.record_assign(self, "assign_sub", delta)
+            _function.record_assign(self, "assign_sub", delta)
+            return _UnreadVariable(self) if read_value else None
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_sub")
         dst = self._mutable_array()
@@ -253,8 +257,9 @@ class _UnreadVariable:
     ``'UnreadVariable'``, read each time it is used (a later assignment shows through it).
 
     Every attribute and operator is the variable's own; only the name and printing differ.
-    Ops, conversions and tapes read the variable it stands for. Unlike TensorFlow's, it is
-    not itself an instance of ``fe.Variable`` (``is_variable`` says False).
+    Ops, conversions and tapes read the variable it stands for; inside ``fe.function`` that
+    read is a step after the write. Unlike TensorFlow's, it is not itself an instance of
+    ``fe.Variable`` (``is_variable`` says False).
     """
 
     __slots__ = ("_variable",)
@@ -274,6 +279,16 @@ class _UnreadVariable:
         return _variable_repr("UnreadVariable", self._variable._tensor._value)
 
     __str__ = __repr__
+
+    # nest's composite protocol (``expand_composites=True``): its one component is the
+    # variable, and it packs back as that component. An ``fe.function`` that returns what
+    # ``assign`` returned thus reads the variable at that point of every replay and
+    # returns a tensor, as a TensorFlow function does.
+    def _to_components(self):
+        return [self._variable]
+
+    def _from_components(self, components):
+        return components[0]
 
 
 def _forward(name):
