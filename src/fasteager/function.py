@@ -226,7 +226,10 @@ class _Tracer:
 
     def iterator_next(self, iterator, for_statement):
         """``next(iterator)``: take the element now; its tensors are graph inputs that
-        every later call fills with the iterator's next element (see _Pulls)."""
+        every later call fills with the iterator's next element (see _Pulls): before the
+        call's steps run, or, after an effect (a variable write, a print, a py_function
+        call), by a step at its place in the graph, so the effects ordered before the
+        ``next`` happen before the pipeline computes the element."""
         fresh = self.fresh.get(id(iterator))
         previous = _core.set_tracer(None)   # the pipeline's own functions run eagerly
         try:
@@ -248,6 +251,12 @@ class _Tracer:
         tensors = _data_structure.to_tensors(element)
         regs = tuple(self.add_input(t) for t in _data_structure.flatten(tensors))
         self.pulls.append((iterator if fresh is None else fresh[0], element, regs))
+        # (iterators made in the trace are read in the prologue: a loop that ends early or
+        # late there runs the call eagerly before any effect)
+        if fresh is None and any(s.kind == KIND_EFFECT for s in self.steps):
+            self.steps.append(_graph.Step(KIND_EFFECT, _PullStep(self.name, iterator, element,
+                                                    len(self.pulls) - 1),
+                                          (), None, regs, True, "iterator_next"))
         return tensors
 
     def random_draw(self):
@@ -518,6 +527,8 @@ class ConcreteFunction:
         outs = [wrap(regs[r]) for r in self._out_regs]
         if recording and outs:
             saved = [regs[r] for r in saving.saved] if saving else None
+            if self._pulls is not None and self._pulls.in_place:
+                tensors = self._pulls.pulled(tensors)
             self._record(tensors, var_tensors, outs, saving or None, saved)
         return outs
 
@@ -683,27 +694,40 @@ class ConcreteFunction:
 
 
 class _Pulls:
-    """The ``next(iterator)`` calls of a trace. Each call of the graph takes the next
-    elements before it runs and passes them as inputs (so a pull happens before every
-    effect of the call, where TensorFlow orders it among them). Iterators the trace made
-    (``for x in dataset``) are made afresh on every call; a trace that read one to its
-    end checks that each call's iteration ends there too."""
+    """The ``next(iterator)`` calls of a trace. A pull that no effect precedes happens
+    before the graph runs: each call takes its element first and passes it as inputs (the
+    shapes then pick the trace, a last smaller batch getting its own). A pull after an
+    effect is a step of the graph at its place (``_PullStep``), where TensorFlow orders it;
+    its inputs are only placeholders until that step writes them. Iterators the trace made
+    (``for x in dataset``) are made afresh on every call and read before it runs; a trace
+    that read one to its end checks that each call's iteration ends there too."""
 
     def __init__(self, tracer):
         by_index = sorted(tracer.fresh.values(), key=lambda p: p[0])
         self.datasets = [it._dataset for _, it in by_index]
         self.ended = sorted(tracer.ended)
         self.sources = tuple(src for src, _, _ in tracer.pulls)
-        self.metas = tuple(_meta(a) for _, element, _ in tracer.pulls
-                           for a in _element_arrays(element))
+        steps = {s.fn.index: s.fn for s in tracer.steps if type(s.fn) is _PullStep}
+        # per pull: None (taken before the call) or its step (taken at its place)
+        self._steps = [steps.get(i) for i in range(len(tracer.pulls))]
+        self._first = [src for (src, _, _), step in zip(tracer.pulls, self._steps)
+                       if step is None]
+        self.metas = tuple(_meta(a) for (_, element, _), step in zip(tracer.pulls, self._steps)
+                           if step is None for a in _element_arrays(element))
+        position = {r: i for i, r in enumerate(tracer.inputs)}
+        # (input position, step, index in its element) of the inputs pull steps write
+        self.in_place = [(position[r], step, j) for (_, _, regs), step in
+                         zip(tracer.pulls, self._steps) if step is not None
+                         for j, r in enumerate(regs)]
 
     def take(self):
-        """This call's elements (flat arrays, in the trace's order), or None when a loop
-        over a dataset ran a different number of times than traced."""
+        """This call's elements of the pulls made before it runs (flat arrays, in the
+        trace's order), or None when a loop over a dataset ran a different number of
+        times than traced."""
         from .data.dataset import OwnedIterator
         fresh = [OwnedIterator(d) for d in self.datasets]
         taken = []
-        for src in self.sources:
+        for src in self._first:
             it = fresh[src] if type(src) is int else src
             try:
                 taken.append((src, it._next_element()))
@@ -727,13 +751,65 @@ class _Pulls:
                      for a in _element_arrays(element)) == self.metas
 
     def arrays(self, taken):
-        return [a for _, element in taken for a in _element_arrays(element)]
+        """The pulled inputs of a call: the elements taken, and placeholders for those
+        the call's pull steps take."""
+        it = iter(taken)
+        out = []
+        for step in self._steps:
+            out += _element_arrays(next(it)[1]) if step is None else step.placeholders
+        return out
+
+    def pulled(self, tensors):
+        """``tensors`` (a call's inputs) with the elements its pull steps took in place of
+        their placeholders (tapes record the call on the values it ran on)."""
+        tensors = list(tensors)
+        for i, step, j in self.in_place:
+            tensors[i] = _core.wrap(step.last()[j])
+        return tensors
 
     def give_back(self, taken):
         _give_back(taken)
 
     def describe(self):
         return ", ".join("%s%s" % (np.dtype(d).name, list(shape)) for d, shape in self.metas)
+
+
+class _PullStep:
+    """A graph step taking an iterator's next element where the trace called ``next()``:
+    the flat arrays of the element, of the shapes and dtypes traced."""
+
+    def __init__(self, name, iterator, element, index):
+        self.name = name
+        self.iterator = iterator
+        self.index = index                # which of the trace's pulls it is
+        arrays = _element_arrays(element)
+        self.metas = [_meta(a) for a in arrays]
+        self.placeholders = arrays        # (the trace's element: any values of its shapes)
+        self._local = threading.local()   # each thread's last element, for its tape
+
+    def __call__(self):
+        try:
+            element = self.iterator._next_element()
+        except StopIteration:
+            raise OutOfRangeError("fe.function %s: End of sequence (next() on an iterator "
+                                  "with no elements left)" % self.name) from None
+        arrays = _element_arrays(element)
+        if [_meta(a) for a in arrays] != self.metas:
+            self.iterator._give_back(element)
+            raise InvalidArgumentError(
+                "fe.function %s: next() after a variable write or print took an element of "
+                "%s where the trace took %s (an element of another shape after the call's "
+                "effects ran cannot pick another trace: batch with drop_remainder=True, or "
+                "call next() before the effects)" % (
+                    self.name, ", ".join("%s%s" % (a.dtype.name, list(a.shape))
+                                         for a in arrays),
+                    ", ".join("%s%s" % (np.dtype(d).name, list(shape))
+                              for d, shape in self.metas)))
+        self._local.arrays = arrays
+        return arrays
+
+    def last(self):
+        return self._local.arrays
 
 
 def _give_back(taken):
