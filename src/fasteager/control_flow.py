@@ -174,9 +174,10 @@ class _SubGraph(ConcreteFunction):
 _unrecorded = threading.local()
 
 
-def _traced_step(tracer, name, eager, in_tensors, graphs, on_arrays=None):
+def _traced_step(tracer, name, eager, in_tensors, graphs, on_arrays=None, saved=None):
     """Run a control step now on the trace's tensors and record it in ``tracer``: its
-    outputs, as the trace's tensors."""
+    outputs, as the trace's tensors. ``saved``: what saved_model saves of the step (see
+    ``_control_step``)."""
     outs = _run_now(tracer, eager, in_tensors, graphs)
 
     def entry(*tensors):
@@ -185,9 +186,9 @@ def _traced_step(tracer, name, eager, in_tensors, graphs, on_arrays=None):
         now = _core.get_tracer()
         if now is None:
             return eager(*tensors)
-        return _traced_step(now, name, eager, list(tensors), graphs, on_arrays)
+        return _traced_step(now, name, eager, list(tensors), graphs, on_arrays, saved)
     return _control_step(tracer, name, entry, [tracer.reg_of(t) for t in in_tensors], outs,
-                         graphs, on_arrays)
+                         graphs, on_arrays, saved)
 
 
 def _run_now(tracer, eager, in_tensors, graphs):
@@ -328,10 +329,12 @@ def _true_array(v):
     return bool(np.asarray(v).reshape(-1)[0])
 
 
-def _control_step(tracer, name, eager, ins, outs, graphs, on_arrays=None):
+def _control_step(tracer, name, eager, ins, outs, graphs, on_arrays=None, saved=None):
     """Record a control step computing ``outs`` from registers ``ins``; ``eager`` maps
     input tensors to output tensors (re-runs under tapes call it), ``on_arrays`` arrays to
-    arrays (the replay; by default ``eager`` on wrapped arrays)."""
+    arrays (the replay; by default ``eager`` on wrapped arrays). ``saved`` (the step's
+    ``attrs["control"]``, read by saved_model): ``("cond", true graph, false graph)`` or
+    ``("while_loop", cond graph, body graph, maximum_iterations)``."""
     wrap = _core.wrap
 
     def replay(*arrays):
@@ -344,7 +347,8 @@ def _control_step(tracer, name, eager, ins, outs, graphs, on_arrays=None):
             tracer.snapshots.setdefault(vid, snap)
     if not outs:               # run for its effects alone (variable writes, prints)
         tracer.steps.append(_graph.Step(KIND_EFFECT, replay, tuple(ins),
-                                        {"retains_inputs": True}, -1, False, name))
+                                        {"retains_inputs": True, "control": saved}, -1,
+                                        False, name))
         return outs
     seen = set()
     distinct = []
@@ -352,8 +356,8 @@ def _control_step(tracer, name, eager, ins, outs, graphs, on_arrays=None):
         distinct.append(_core.wrap(t._value) if id(t) in seen else t)
         seen.add(id(t))
     regs = tuple(tracer._out(t, True) for t in distinct)
-    tracer.steps.append(_graph.Step(KIND_CONTROL, replay, tuple(ins), {"eager": eager}, regs,
-                                    True, name))
+    tracer.steps.append(_graph.Step(KIND_CONTROL, replay, tuple(ins),
+                                    {"eager": eager, "control": saved}, regs, True, name))
     # kept on every replay even when no output is used (a branch may assign variables), and
     # its inputs never live in reused buffers (a branch may return one as its output)
     tracer.effect(lambda *arrays: None, distinct, (), name + "_keep", retains_inputs=True)
@@ -401,7 +405,8 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
             return tuple(_run_arrays(t_graph, arrays[1:n_true + 1]))
         return tuple(_run_arrays(f_graph, arrays[n_true + 1:]))
     outs = _traced_step(tracer, "cond", eager, [pred] + t_graph._capture_tensors +
-                        f_graph._capture_tensors, (t_graph, f_graph), on_arrays)
+                        f_graph._capture_tensors, (t_graph, f_graph), on_arrays,
+                        ("cond", t_graph, f_graph))
     t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
     structure = t_result if _true(pred) else f_result
     return _pack(structure, outs, t_graph)
@@ -470,6 +475,7 @@ def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
             iterations += 1
         return tuple(values)
     outs = _traced_step(tracer, "while_loop", eager, list(flat) + c_graph._capture_tensors +
-                        b_graph._capture_tensors, (c_graph, b_graph), on_arrays)
+                        b_graph._capture_tensors, (c_graph, b_graph), on_arrays,
+                        ("while_loop", c_graph, b_graph, maximum_iterations))
     c_graph._capture_tensors = b_graph._capture_tensors = None
     return outs
