@@ -2,7 +2,7 @@
 from .. import _core
 from . import array_ops, math_ops, nn_ops, random_ops  # noqa: F401 - defines the ops
 from . import attention_ops, fft_ops, linalg_ops, special_ops  # noqa: F401
-from . import rnn_ops  # noqa: F401
+from . import norm_ops, rnn_ops  # noqa: F401
 from .registry import NO_GRADIENT, OPS
 
 _core.set_core_ops(OPS)
