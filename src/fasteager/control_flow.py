@@ -268,6 +268,17 @@ def _gradient_of(eager, n_in, variables):
 def _trace_sub(parent, label, fn, operands):
     """Trace ``fn(*operands)`` as a sub-graph of ``parent``: (subgraph, structure), or a
     str saying why it cannot be replayed."""
+    raw = _trace_raw(parent, label, fn, operands)
+    if isinstance(raw, str):
+        return raw
+    sub, result = raw
+    graph = _finish_sub(sub, result, [] if result is None else nest.flatten(result))
+    return graph if isinstance(graph, str) else (graph, result)
+
+
+def _trace_raw(parent, label, fn, operands):
+    """Run ``fn(*operands)`` under a sub-graph recorder of ``parent``: (recorder, result),
+    or a str saying why it cannot be replayed. ``_finish_sub`` makes the graph."""
     sub = _Tracer("%s/%s" % (parent.name, label), allow_variables=False)
     sub.parent = parent
     # operands are new tensors (and arrays): a loop variable that starts as a tensor the
@@ -278,30 +289,35 @@ def _trace_sub(parent, label, fn, operands):
     previous = _core.set_tracer(sub)
     try:
         result = fn(*operands)
-        flat = [] if result is None else nest.flatten(result)
-        leaves = []
-        for x in flat:
-            if isinstance(x, VariableBase):
-                sub.variable_read(x)
-                x = x._tensor
-            elif not isinstance(x, Tensor):
-                x = _core.convert_to_tensor(x)
-            leaves.append(x)
     finally:
         _core.set_tracer(previous)
         for v, t in sub.snapshots.values():     # the branch that runs writes them again
             v._tensor = t
     if sub.escaped or sub.pulls or sub.fresh:
         return sub.escaped or "next() on an iterator in fe.cond or fe.while_loop"
-    regs = [sub.reg_of(t) for t in leaves]
+    return sub, result
+
+
+def _finish_sub(sub, result, leaves):
+    """The sub-graph recorded in ``sub`` whose outputs are ``leaves`` (tensors, variables,
+    or Python values, which become constants), or a str saying why it cannot replay."""
+    tensors = []
+    for x in leaves:
+        if isinstance(x, VariableBase):
+            sub.variable_read(x)       # (a variable the branch wrote is read again)
+            x = x._tensor
+        elif not isinstance(x, Tensor):
+            x = _core.convert_to_tensor(x)
+        tensors.append(x)
+    regs = [sub.reg_of(t) for t in tensors]
     graph = _SubGraph(sub.name, sub, result, regs)
     if graph._eager_only:
         return graph._eager_only
     graph._captures = list(sub.captures)
     graph._capture_tensors = list(sub.capture_tensors)
     graph._assigned, graph._snapshots = sub.assigned, sub.snapshots
-    graph._result_meta = [(t._value.dtype, t._value.shape) for t in leaves]
-    return graph, result
+    graph._result_meta = [(t._value.dtype, t._value.shape) for t in tensors]
+    return graph
 
 
 def _run(graph, tensors):
@@ -375,18 +391,30 @@ def _fallback(tracer, why):
     return _EAGER
 
 
-def _traced_cond(tracer, pred, true_fn, false_fn):
-    traced = []
+def _traced_cond(tracer, pred, true_fn, false_fn, merge=None):
+    """``fe.cond`` inside a trace: both branches traced, one control step recorded.
+
+    ``merge(true_result, false_result)`` gives ``(true_leaves, false_leaves, pack)``: the
+    outputs of each branch (equal in number) and ``pack(outputs, pred_is_true)`` building
+    the result from the step's outputs, or a str when the pair cannot be replayed
+    (AutoGraph's ``if`` passes its own; ``fe.cond``'s is ``_merge_results``)."""
+    raws = []
     for label, fn in (("cond_true", true_fn), ("cond_false", false_fn)):
-        sub = _trace_sub(tracer, label, fn, ())
-        if isinstance(sub, str):
-            return _fallback(tracer, sub)
-        traced.append(sub)
-    (t_graph, t_result), (f_graph, f_result) = traced
-    if not _same_structure(t_result, f_result) or \
-            len(nest.flatten(t_result)) != len(nest.flatten(f_result)):
-        raise ValueError("cond(): true_fn and false_fn must return the same structure "
-                         "(got %s and %s)" % (_shape_of(t_result), _shape_of(f_result)))
+        raw = _trace_raw(tracer, label, fn, ())
+        if isinstance(raw, str):
+            return _fallback(tracer, raw)
+        raws.append(raw)
+    (t_sub, t_result), (f_sub, f_result) = raws
+    merged = (merge or _merge_results)(t_result, f_result)
+    if isinstance(merged, str):
+        return _fallback(tracer, merged)
+    t_leaves, f_leaves, pack = merged
+    t_graph = _finish_sub(t_sub, t_result, t_leaves)
+    if isinstance(t_graph, str):
+        return _fallback(tracer, t_graph)
+    f_graph = _finish_sub(f_sub, f_result, f_leaves)
+    if isinstance(f_graph, str):
+        return _fallback(tracer, f_graph)
     for (td, ts), (fd, fs) in zip(t_graph._result_meta, f_graph._result_meta):
         if td != fd:
             raise TypeError("cond(): true_fn and false_fn must return the same dtypes "
@@ -408,16 +436,23 @@ def _traced_cond(tracer, pred, true_fn, false_fn):
                         f_graph._capture_tensors, (t_graph, f_graph), on_arrays,
                         ("cond", t_graph, f_graph))
     t_graph._capture_tensors = f_graph._capture_tensors = None   # (trace-time values)
-    structure = t_result if _true(pred) else f_result
-    return _pack(structure, outs, t_graph)
+    return pack(outs, _true(pred))
 
 
-def _pack(structure, outs, graph):
-    if not graph._result_meta:
-        return structure
-    flat = nest.flatten(structure)
-    it = iter(outs)
-    return nest.pack_sequence_as(structure, [next(it) for _ in flat])
+def _merge_results(t_result, f_result):
+    """``fe.cond``'s branches: the same structure, every leaf an output."""
+    t_flat = [] if t_result is None else nest.flatten(t_result)
+    f_flat = [] if f_result is None else nest.flatten(f_result)
+    if not _same_structure(t_result, f_result) or len(t_flat) != len(f_flat):
+        raise ValueError("cond(): true_fn and false_fn must return the same structure "
+                         "(got %s and %s)" % (_shape_of(t_result), _shape_of(f_result)))
+
+    def pack(outs, pred_true):
+        structure = t_result if pred_true else f_result
+        if not outs:
+            return structure
+        return nest.pack_sequence_as(structure, list(outs))
+    return t_flat, f_flat, pack
 
 
 def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,

@@ -342,6 +342,11 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
     positions = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
 
     def show(*arrays):
+        now = _core.get_tracer()
+        if now is not None and now.parent is not None:
+            # a branch or loop body being traced (or run to continue that trace): its
+            # prints happen when the enclosing step runs, once, for the branch it takes
+            return
         parts = list(flat)
         for i, arr in zip(positions, arrays):
             parts[i] = _Printed(_format_for_print(np.asarray(arr), edge))
@@ -925,8 +930,11 @@ class Function:
     """A Python function traced once per input signature (see ``fe.function``)."""
 
     def __init__(self, python_function, input_signature=None, jit_compile=False, name=None,
-                 reduce_retracing=False, quiet_fallback=False, reuse_buffers=True):
+                 reduce_retracing=False, quiet_fallback=False, reuse_buffers=True,
+                 autograph=True):
         self._python_function = python_function
+        self._autograph = autograph
+        self._converted = None          # what tracing runs (see _traced_python_function)
         self._quiet_fallback = quiet_fallback
         self._reuse_buffers = reuse_buffers
         self._name = name or getattr(python_function, "__name__", "function")
@@ -951,6 +959,18 @@ class Function:
     @property
     def python_function(self):
         return self._python_function
+
+    def _traced_python_function(self):
+        """The function tracing runs: the AutoGraph-converted one (converted once; the
+        Python function itself when ``autograph=False`` or it cannot be converted)."""
+        f = self._converted
+        if f is None:
+            f = self._python_function
+            if self._autograph:          # (user code: fasteager's own is not converted)
+                from .autograph.transformer import converted_callable
+                f = converted_callable(f)
+            self._converted = f
+        return f
 
     @property
     def input_signature(self):
@@ -977,7 +997,8 @@ class Function:
                     bound = Function(self._python_function.__get__(obj, objtype),
                                      self._input_signature, self._jit_compile, self._name,
                                      quiet_fallback=self._quiet_fallback,
-                                     reuse_buffers=self._reuse_buffers)
+                                     reuse_buffers=self._reuse_buffers,
+                                     autograph=self._autograph)
                     try:
                         self._bound[obj] = bound
                     except TypeError:
@@ -1128,8 +1149,10 @@ class Function:
 
     # -- calls ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if _run_eagerly or _core.get_tracer() is not None:   # eager, or nested: inline it
+        if _run_eagerly:
             return self._python_function(*args, **kwargs)
+        if _core.get_tracer() is not None:          # nested in a trace: inline it
+            return self._traced_python_function()(*args, **kwargs)
         if not kwargs and self._input_signature is None:
             # the common call, distinct tensors passed positionally: _canonicalize's key,
             # built directly
@@ -1180,9 +1203,13 @@ class Function:
         tracer = _Tracer(self._name, allow_variables=not self._traced_once)
         for t in tensors:
             tracer.add_input(t)
+        input_names = _input_names(self._python_function, args, kwargs, tensors,
+                                   self._input_signature)
+        tracer.input_names = input_names      # (graph names: print while tracing)
+        python_function = self._traced_python_function()
         previous = _core.set_tracer(tracer)
         try:
-            result = self._python_function(*args, **kwargs)
+            result = python_function(*args, **kwargs)
         except Exception as e:
             if hasattr(e, "add_note"):
                 where = _user_line(e.__traceback__)
@@ -1204,8 +1231,7 @@ class Function:
                 x = x._tensor
             leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else PythonOutput(x))
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
-        cf._input_names = _input_names(self._python_function, args, kwargs, tensors,
-                                       self._input_signature)
+        cf._input_names = input_names
         if variant_of is not None:
             variant_of._variants.append(cf)
         else:
@@ -1312,7 +1338,7 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=False,
     """
     def decorate(f):
         return Function(f, input_signature, jit_compile or bool(experimental_compile),
-                        name, reduce_retracing, quiet_fallback, reuse_buffers)
+                        name, reduce_retracing, quiet_fallback, reuse_buffers, autograph)
     if func is None:
         return decorate
     return decorate(func)

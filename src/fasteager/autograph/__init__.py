@@ -1,0 +1,34 @@
+"""``fe.autograph``: Python control flow on tensors inside ``fe.function`` (TensorFlow's
+``tf.autograph``).
+
+``fe.function`` converts the function it traces (``autograph=True``, the default): an
+``if``/``while``/``for`` on a tensor computed from the function's inputs becomes graph
+control flow (``fe.cond`` / ``fe.while_loop``), so the function is traced once per input
+signature and each call takes the branch, or runs the loop, its values ask for. Python
+values keep Python semantics. See ``docs/function.md`` ("AutoGraph").
+
+>>> @fe.function
+... def f(x):
+...     if fe.reduce_sum(x) > 0:
+...         return x
+...     return -x
+>>> print(fe.autograph.to_code(f.python_function))   # the converted source
+"""
+from . import experimental  # noqa: F401
+from .transformer import convert as _convert, source_of as _source_of
+
+__all__ = ["to_code", "to_graph", "experimental"]
+
+
+def to_code(entity, recursive=True, experimental_optional_features=None):
+    """The source code of ``entity`` (a Python function or method) as AutoGraph converts
+    it (``tf.autograph.to_code``)."""
+    return _source_of(entity)
+
+
+def to_graph(entity, recursive=True, experimental_optional_features=None):
+    """``entity`` converted: a function whose Python control flow on traced tensors
+    becomes graph control flow when it runs inside ``fe.function``
+    (``tf.autograph.to_graph``). ValueError when it cannot be converted."""
+    _source_of(entity)          # raises, naming the reason, when it cannot be converted
+    return _convert(entity)

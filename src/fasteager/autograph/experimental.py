@@ -1,0 +1,4 @@
+"""``fe.autograph.experimental`` (``tf.autograph.experimental``)."""
+from .transformer import do_not_convert  # noqa: F401
+
+__all__ = ["do_not_convert"]
