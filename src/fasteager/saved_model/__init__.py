@@ -42,8 +42,9 @@ from ._restored import RestoredFunction, RestoredSignature, SignatureMap, _Envir
 
 __all__ = ["DEFAULT_SERVING_SIGNATURE_DEF_KEY", "LoadOptions", "SaveOptions", "load", "save"]
 
-FORMAT = "fasteager-saved-model-2"
-_READS = ("fasteager-saved-model-1", FORMAT)     # version 1 had no signatures nor generics
+FORMAT = "fasteager-saved-model-3"
+# version 1 had no signatures nor shape-generic graphs, version 2 no control steps
+_READS = ("fasteager-saved-model-1", "fasteager-saved-model-2", FORMAT)
 GRAPH_FILE = "fasteager_saved_model.json"
 VARIABLES_FILE = "variables.safetensors"
 CONSTANTS_FILE = "constants.safetensors"
@@ -431,7 +432,7 @@ def load(export_dir, tags=None, options=None):
                        name=name if isinstance(name, str) and name else parts[-1])
         object.__setattr__(obj, parts[-1], var)
         variables[path] = var
-    env = _Environment(variables, constants)
+    env = _Environment(variables, constants, controls=description["format"] == FORMAT)
     for attr, spec in description["functions"].items():
         if not isinstance(spec, dict):
             raise DataLossError("saved_model.load: function %.80r is not an object" % (attr,))

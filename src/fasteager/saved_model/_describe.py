@@ -6,7 +6,12 @@ A graph is ``{"inputs", "input_names", "variables", "consts", "steps", "custom",
 checkpoint path with the register it is read into; ``consts`` maps a register to its key
 in ``constants.safetensors``; a step is an op (``op``, ``ins``, ``out``, ``multi``,
 ``attrs``), a variable write (``assign``: assign, assign_add or assign_sub, ``variable``,
-``ins``) or a re-read of a variable written before (``read``, ``out``); ``custom``
+``ins``), a re-read of a variable written before (``read``, ``out``) or a control step
+(``control``: ``cond`` or ``while_loop``, ``ins``, ``out``, ``graphs``: two graphs of this
+form, a cond's true and false branches or a loop's condition and body, whose inputs are
+the loop variables, if any, then the tensors the sub-graph captures, in the order of
+``ins`` after the predicate or loop variables; a loop also has ``loop_vars``, their
+number, and ``maximum_iterations``, an integer or null); ``custom``
 lists the custom_gradient calls, each the range of steps its forward ran, its input and
 output registers, and its gradient as a graph of its own (inputs: the call's inputs, then
 one incoming gradient per float output; outputs: one gradient per float input, then one
@@ -16,7 +21,7 @@ import numpy as np
 
 from .. import _core, nest
 from ..errors import UnimplementedError
-from ..function import KIND_EFFECT, KIND_OP, KIND_READ, ConcreteFunction, _Tracer
+from ..function import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ, ConcreteFunction, _Tracer
 from ._encoding import encode
 
 
@@ -28,10 +33,21 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
                                  "used %s, so it runs eagerly" % (fname, cf._eager_only))
     if cf._pulls is not None:
         raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: it calls "
-                                 "next() on an fe.data iterator" % fname)
+                                 "next() on an fe.data iterator (an iterator's position is "
+                                 "not part of a saved graph)" % fname)
     constants = {}
     steps = []
-    for s in cf._all_steps:
+    for i, s in enumerate(cf._all_steps):
+        control = s.attrs.get("control") if s.kind in (KIND_CONTROL, KIND_EFFECT) and \
+            isinstance(s.attrs, dict) else None
+        if control is not None:
+            step, consts = _control(s, control, fname, var_paths, "%s/%d" % (prefix, i),
+                                    custom_gradients)
+            constants.update(consts)
+            steps.append(step)
+            continue
+        if s.kind == KIND_EFFECT and s.name in _KEEPS:
+            continue          # keeps a control step's outputs live in the replay: no work
         variable = getattr(s.fn, "variable", None) if s.kind == KIND_EFFECT else \
             s.fn if s.kind == KIND_READ else None
         if variable is not None and s.name in _ASSIGNS + ("read_variable",):
@@ -40,6 +56,11 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
                           "ins": list(s.ins)} if s.kind == KIND_EFFECT else
                          {"read": path, "out": s.out})
             continue
+        if s.kind == KIND_CONTROL:
+            raise UnimplementedError(
+                "saved_model.save: fe.function %s cannot be saved: it takes a gradient "
+                "across fe.cond or fe.while_loop inside the function (its %s step); take "
+                "the gradient outside the saved function" % (fname, s.name))
         if s.kind != KIND_OP or s.op is None:
             raise UnimplementedError("saved_model.save: fe.function %s has a %s step (prints, "
                                      "py_function calls and device copies cannot be saved)"
@@ -86,6 +107,27 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
 
 
 _ASSIGNS = ("variable_assign", "variable_assign_add", "variable_assign_sub")
+_KEEPS = ("cond_keep", "while_loop_keep")
+
+
+def _control(s, control, fname, var_paths, prefix, custom_gradients):
+    """The saved form of an fe.cond / fe.while_loop step: its kind, input and output
+    registers and its two sub-graphs (their inputs: a loop's variables, then the
+    tensors each captures, which follow the predicate or loop variables in ``ins``)."""
+    kind, first, second = control[:3]
+    constants = {}
+    graphs = []
+    for label, sub in zip(("a", "b"), (first, second)):
+        g, consts = describe(sub, "%s (%s of its %s)" % (fname, label, kind), var_paths,
+                             "%s/%s" % (prefix, label), custom_gradients)
+        constants.update(consts)
+        graphs.append(g)
+    step = {"control": kind, "ins": list(s.ins),
+            "out": list(s.out) if s.kind == KIND_CONTROL else [], "graphs": graphs}
+    if kind == "while_loop":
+        step["loop_vars"] = len(first._inputs) - len(first._captures)
+        step["maximum_iterations"] = control[3]
+    return step, constants
 
 
 def _path_of(v, var_paths, fname):

@@ -53,10 +53,11 @@ class _Restored(Module):
 class _Environment:
     """What a loaded function's graphs read: the variables by path and the constants."""
 
-    def __init__(self, variables, constants, sym_constants=None):
+    def __init__(self, variables, constants, sym_constants=None, controls=True):
         self.variables = variables
         self.constants = constants
         self.sym_constants = sym_constants or {}
+        self.controls = controls      # whether the file's format has control steps
 
     def constant(self, key, dims):
         entry = self.sym_constants.get(key)
@@ -171,6 +172,9 @@ def _run_step(s, vals, fname, dims, ops, env):
     if "read" in s:
         vals[_reg(s["out"])] = env.variable(s["read"]).read_value()
         return
+    if "control" in s:
+        _run_control(s, vals, fname, dims, env)
+        return
     op = ops.get(s.get("op")) if isinstance(s.get("op"), str) else None
     if op is None:
         raise NotFoundError("saved_model: function %s uses op %.80r, which this fasteager "
@@ -211,6 +215,117 @@ def _run_step(s, vals, fname, dims, ops, env):
 
 def _is_float(t):
     return t._value.dtype.kind in "fc"
+
+
+_CONTROLS = ("cond", "while_loop")
+MAX_CONTROL_DEPTH = 32      # control steps nested in control steps (deeper is corruption)
+
+
+def check_controls(g, fname, allowed, depth=0):
+    """Refuse a malformed control step anywhere in graph ``g`` before anything runs: its
+    kind, sub-graphs and the counts of inputs and outputs they must agree on (the
+    registers and ops inside are checked as they run, as in any graph). ``allowed``:
+    whether the file's format has control steps."""
+    if not isinstance(g, dict):
+        raise DataLossError("saved_model.load: a graph of %s is not an object" % fname)
+    for s in _list(g.get("steps", []), "a graph's steps"):
+        if isinstance(s, dict) and "control" in s:
+            if not allowed:
+                raise DataLossError("saved_model.load: %s has a control step, which its "
+                                    "format version does not have" % fname)
+            if depth >= MAX_CONTROL_DEPTH:
+                raise DataLossError("saved_model.load: control steps of %s nested deeper "
+                                    "than %d" % (fname, MAX_CONTROL_DEPTH))
+            for sub in _control_parts(s, fname)[2]:
+                check_controls(sub, fname, allowed, depth + 1)
+    for c in g.get("custom", []) if isinstance(g.get("custom"), list) else ():
+        if isinstance(c, dict) and isinstance(c.get("grad"), dict):
+            check_controls(c["grad"], fname, allowed, depth + 1)
+
+
+def _control_parts(s, fname):
+    """(kind, ins, graphs, outs, loop_vars, maximum_iterations) of a control step, after
+    checking that they fit together."""
+    kind = s.get("control")
+    if kind not in _CONTROLS:
+        raise DataLossError("saved_model.load: unknown control step %.40r in %s"
+                            % (kind, fname))
+    ins = _list(s.get("ins"), "a control step's inputs")
+    outs = _list(s.get("out"), "a control step's outputs")
+    graphs = _list(s.get("graphs"), "a control step's graphs")
+    if len(graphs) != 2 or not all(isinstance(g, dict) for g in graphs):
+        raise DataLossError("saved_model.load: a %s step of %s does not have two graphs"
+                            % (kind, fname))
+    n_in = [len(_list(g.get("inputs"), "a sub-graph's inputs")) for g in graphs]
+    n_out = [len(_list(g.get("outputs"), "a sub-graph's outputs")) for g in graphs]
+    loop_vars = maximum = None
+    if kind == "cond":
+        ok = len(ins) == 1 + n_in[0] + n_in[1] and n_out[0] == n_out[1] == len(outs)
+    else:
+        loop_vars, maximum = s.get("loop_vars"), s.get("maximum_iterations")
+        if type(loop_vars) is not int or loop_vars < 1 or not (
+                maximum is None or type(maximum) is int and maximum >= 0):
+            raise DataLossError("saved_model.load: a while_loop step of %s has bad "
+                                "loop_vars %.40r or maximum_iterations %.40r"
+                                % (fname, loop_vars, maximum))
+        ok = (n_in[0] >= loop_vars and n_in[1] >= loop_vars and
+              len(ins) == n_in[0] + n_in[1] - loop_vars and n_out[0] == 1 and
+              n_out[1] == loop_vars == len(outs))
+    if not ok:
+        raise DataLossError("saved_model.load: the inputs and outputs of a %s step of %s do "
+                            "not match its graphs" % (kind, fname))
+    return kind, ins, graphs, outs, loop_vars, maximum
+
+
+def _truth(t, what, fname):
+    if not isinstance(t, _core.Tensor) or t._value.size != 1:
+        raise InvalidArgumentError("saved_model: the %s of function %s must be a scalar "
+                                   "tensor (got %s)" % (what, fname, _described(t)))
+    return bool(np.asarray(t._value).reshape(-1)[0])
+
+
+def _described(x):
+    if isinstance(x, _core.Tensor):
+        return "shape %s" % (list(x._value.shape),)
+    return type(x).__name__
+
+
+def _run_control(s, vals, fname, dims, env):
+    """An fe.cond (one branch runs) or fe.while_loop (the body runs while the condition
+    holds, at most maximum_iterations times): each sub-graph call runs its ops through
+    the tapes, so gradients flow through the branch taken and every iteration."""
+    kind, ins, graphs, outs, n, maximum = _control_parts(s, fname)
+    args = [_read(vals, r) for r in ins]
+    if kind == "cond":
+        n_true = len(graphs[0]["inputs"])
+        if _truth(args[0], "cond predicate", fname):
+            result = run_graph(graphs[0], fname + " (true branch)", args[1:1 + n_true], env,
+                               dims)
+        else:
+            result = run_graph(graphs[1], fname + " (false branch)", args[1 + n_true:], env,
+                               dims)
+    else:
+        n_cond = len(graphs[0]["inputs"]) - n
+        values, c_caps, b_caps = args[:n], args[n:n + n_cond], args[n + n_cond:]
+        entering = [(_described(t), getattr(t, "dtype", None)) for t in values]
+        iterations = 0
+        while maximum is None or iterations < maximum:
+            p = run_graph(graphs[0], fname + " (loop condition)", values + c_caps, env, dims)
+            if not _truth(p[0], "while_loop condition", fname):
+                break
+            values = run_graph(graphs[1], fname + " (loop body)", values + b_caps, env, dims)
+            if [(_described(t), getattr(t, "dtype", None)) for t in values] != entering:
+                raise InvalidArgumentError(
+                    "saved_model: the while_loop body of function %s changed its loop "
+                    "variables' shapes or dtypes (from %s to %s)"
+                    % (fname, [e[0] for e in entering], [_described(t) for t in values]))
+            iterations += 1
+        result = values
+    for r, t in zip(outs, result):
+        if not isinstance(t, _core.Tensor):
+            raise DataLossError("saved_model.load: a %s step of %s gives a Python value"
+                                % (kind, fname))
+        vals[_reg(r)] = t
 
 
 def _record_custom(c, vals, var_regs, fname, env, dims):
@@ -302,7 +417,11 @@ class RestoredFunction:
             sym = self._generic.get("sym_constants") or {}
             if not isinstance(sym, dict):
                 raise DataLossError("saved_model.load: bad constants of %s" % name)
-            self._env = _Environment(env.variables, env.constants, sym)
+            self._env = _Environment(env.variables, env.constants, sym, env.controls)
+        for g in list(self._graphs.values()) + (
+                [self._generic["graph"]] if self._generic is not None else []):
+            with _malformed(name):
+                check_controls(g, name, env.controls)
 
     def _check_symbols(self, symbols):
         n = len(nest.flatten(self.input_signature)) if self.input_signature else 0
