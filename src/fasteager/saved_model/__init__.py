@@ -21,10 +21,14 @@ up in the op table, so a loaded function runs the same kernels and, run through 
 tapes, is differentiable (``_restored``).
 
 Variable writes (``assign``, ``assign_add``, ``assign_sub``) are saved by the variable's
-path. Limits (each raises a clear error at save time, never a silent loss): a trace that
-prints, draws random numbers, calls ``py_function``, runs an optimizer update or turned a
-tensor into Python data cannot be saved; nor can a None dimension that an attribute
-depends on in a way a multilinear polynomial of the sizes does not express.
+path. ``fe.cond`` and ``fe.while_loop`` steps are saved with their two sub-graphs (format
+3; files of versions 1 and 2 still load): a loaded call takes the branch, or runs the
+loop, that its values say, through the tapes. Limits (each raises a clear error at save
+time, never a silent loss): a trace that prints, draws random numbers, calls
+``py_function``, runs an optimizer update, calls ``next()`` on an iterator, takes a
+gradient across control flow inside the function or turned a tensor into Python data
+cannot be saved; nor can a None dimension that an attribute depends on in a way a
+multilinear polynomial of the sizes does not express.
 """
 import json
 import os

@@ -5,8 +5,10 @@ differentiable, their custom gradients included), and the signatures.
 Every value read from the file is checked as it is used: a register that is never
 written, an op the op table does not have, an attribute that does not decode or that the
 op's kernel refuses all raise typed errors (``DataLossError``, ``NotFoundError``,
-``InvalidArgumentError``). Nothing a file names is imported or called, except ops looked
-up in fasteager's own op table.
+``InvalidArgumentError``); control steps (``fe.cond``, ``fe.while_loop``) are checked
+for their shape (kind, two sub-graphs, matching input and output counts, nesting depth)
+when the file loads, before anything runs. Nothing a file names is imported or called,
+except ops looked up in fasteager's own op table.
 """
 import contextlib
 
