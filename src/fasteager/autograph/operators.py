@@ -44,10 +44,11 @@ class Undefined:
 class UndefinedReturnValue:
     """The return value before a converted function's ``return`` ran (None at the end)."""
 
-    __slots__ = ("message",)
+    __slots__ = ("message", "like")
 
-    def __init__(self, message=None):
+    def __init__(self, message=None, like=None):
         self.message = message
+        self.like = like     # the value a return on another path gave (a loop's template)
 
     def __repr__(self):
         return "<UndefinedReturnValue>"
@@ -172,8 +173,10 @@ def _merge_branch_value(name, a, b):
         return _Kept(a)
     for value, branch, other in ((a, "main", b), (b, "else", a)):
         if type(value) is UndefinedReturnValue:
+            like = other.like if type(other) is UndefinedReturnValue else other
             return _Kept(UndefinedReturnValue(
-                "the %s branch must also have a return statement." % branch))
+                "the %s branch must also have a return statement." % branch,
+                like if like is not None and _is_tensor_structure(like) else None))
         if type(value) is Undefined:
             # TensorFlow's error, raised where the variable is read after the ``if``
             return _Kept(Undefined(name, "'%s' must also be initialized in the %s branch"
@@ -326,6 +329,8 @@ def _tf_while(test, body, values, names):
         trial = _trial_body(tracer, body, values)
         for i in missing:
             after = trial[i] if trial is not None else values[i]
+            if type(after) is UndefinedReturnValue and after.like is not None:
+                after = after.like       # returned on some path of the body: its type
             if not _undefined(after) and after is not None and _is_tensor_structure(after):
                 after = _convertible(after)
                 values[i] = nest.map_structure(_zeros_like_value, after) \
