@@ -41,6 +41,9 @@
 
 typedef struct {
     ptrdiff_t OH, OW, O;   /* output rows, columns, channels */
+    ptrdiff_t yimg, yrow, ypix; /* forward output strides (elements) of an image, a row
+                                 * and a pixel: (OH*OW*O, OW*O, O) for a dense result; a
+                                 * phase of a strided input gradient writes every s-th */
     ptrdiff_t img, row, C; /* input strides (elements) of an image and a row; channels */
     ptrdiff_t sh, sw;      /* strides of the window origin */
     ptrdiff_t K;           /* taps per window (KH * KW * C) */
@@ -109,7 +112,7 @@ FE_CONV_INLINE void fe_conv_store(T* p, const V& v, int lanes) {
  * chains, enough to hide the FMA latency; each broadcast of x feeds B of them. */
 template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_tile(const T* x, ptrdiff_t pstep, const ptrdiff_t* off,
-                                     ptrdiff_t K, const T* wp, T* y, ptrdiff_t O, int lanes) {
+                                     ptrdiff_t K, const T* wp, T* y, ptrdiff_t ypix, int lanes) {
     typedef typename fe_cvec<T>::V V;
     const int L = (int)(sizeof(V) / sizeof(T));
     V acc[P][B];
@@ -126,18 +129,18 @@ FE_CONV_INLINE void fe_conv_fwd_tile(const T* x, ptrdiff_t pstep, const ptrdiff_
     }
     for (int p = 0; p < P; p++)
         for (int b = 0; b < B; b++)
-            fe_conv_store<T, V>(y + p * O + b * L, acc[p][b], b == B - 1 ? lanes : L);
+            fe_conv_store<T, V>(y + p * ypix + b * L, acc[p][b], b == B - 1 ? lanes : L);
 }
 
 /* fe_conv_fwd_tile with P = n (1 <= n <= P): the register tile of a row's last pixels */
 template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_tile_n(int n, const T* x, ptrdiff_t pstep,
                                        const ptrdiff_t* off, ptrdiff_t K, const T* wp, T* y,
-                                       ptrdiff_t O, int lanes) {
+                                       ptrdiff_t ypix, int lanes) {
     if (n == P) {
-        fe_conv_fwd_tile<T, P, B>(x, pstep, off, K, wp, y, O, lanes);
+        fe_conv_fwd_tile<T, P, B>(x, pstep, off, K, wp, y, ypix, lanes);
     } else if constexpr (P > 1) {
-        fe_conv_fwd_tile_n<T, P - 1, B>(n, x, pstep, off, K, wp, y, O, lanes);
+        fe_conv_fwd_tile_n<T, P - 1, B>(n, x, pstep, off, K, wp, y, ypix, lanes);
     }
 }
 
@@ -152,12 +155,12 @@ static inline int fe_conv_tile_size(ptrdiff_t count, int P) {
 template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_row_blocks(const T* xr, const T* wb, T* yr,
                                            const fe_conv_geom* g, int lanes) {
-    const ptrdiff_t pstep = g->sw * g->C, O = g->O, OW = g->OW;
+    const ptrdiff_t pstep = g->sw * g->C, ypix = g->ypix, OW = g->OW;
     const int tile = fe_conv_tile_size(OW, P);
     for (ptrdiff_t ow = 0; ow < OW; ow += tile) {
         const int n_px = (int)(OW - ow < tile ? OW - ow : tile);
         fe_conv_fwd_tile_n<T, P, B>(n_px, xr + ow * pstep, pstep, g->off, g->K, wb,
-                                    yr + ow * O, O, lanes);
+                                    yr + ow * ypix, ypix, lanes);
     }
 }
 
@@ -173,7 +176,7 @@ FE_CONV_INLINE void fe_conv_fwd_rows(const T* x, const T* wp, T* y, const fe_con
     for (ptrdiff_t r = r0; r < r1; r++) {
         const ptrdiff_t n = r / g->OH, oh = r % g->OH;
         const T* xr = x + n * g->img + oh * g->sh * g->row;
-        T* yr = y + r * g->OW * O;
+        T* yr = y + n * g->yimg + oh * g->yrow;
         ptrdiff_t o0 = 0;
         if constexpr (P >= 2) {
             for (; o0 + L < O; o0 += 2 * L) {

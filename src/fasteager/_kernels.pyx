@@ -61,7 +61,7 @@ cdef extern from "_fastmath.h" nogil:
 
 cdef extern from "_conv_direct.h" nogil:
     ctypedef struct fe_conv_geom:
-        Py_ssize_t OH, OW, O, img, row, C, sh, sw, K, span
+        Py_ssize_t OH, OW, O, yimg, yrow, ypix, img, row, C, sh, sw, K, span
         const Py_ssize_t* off
         int level
     int fe_conv_level()
@@ -612,6 +612,36 @@ cdef inline bint _pointwise(Geom g) noexcept:
     return g.KH == 1 and g.KW == 1 and g.sh == 1 and g.sw == 1
 
 
+cdef inline bint _one_by_one(Geom g) noexcept:
+    # A 1x1 window never pads either (ceil(H / s) windows of one pixel fit in H) at any
+    # stride: the convolution is one GEMM of the pixels it reads, with no im2col.
+    return g.KH == 1 and g.KW == 1
+
+
+cdef _one_by_one_pixels(x, Geom g):
+    # (N*OH*OW, C): the pixels a 1x1 convolution reads; a view of x at stride 1, else
+    # every sh-th row and sw-th column copied (1 / (sh * sw) of x)
+    if _pointwise(g):
+        return x.reshape(g.N * g.H * g.W, g.C)
+    return np.ascontiguousarray(
+        x[:, :(g.OH - 1) * g.sh + 1:g.sh, :(g.OW - 1) * g.sw + 1:g.sw]).reshape(
+            g.N * g.OH * g.OW, g.C)
+
+
+cdef _one_by_one_input_grad(dy, w2t, Geom g):
+    # dx of a 1x1 convolution: dy @ w.T lands on the pixels the windows read; the others
+    # (stride > 1) get zeros
+    cdef Py_ssize_t rows = g.N * g.OH * g.OW
+    if _pointwise(g):
+        dx = np.empty((g.N, g.H, g.W, g.C), dtype=dy.dtype)
+        np.matmul(dy.reshape(rows, g.O), w2t, out=dx.reshape(rows, g.C))
+        return dx
+    dx = np.zeros((g.N, g.H, g.W, g.C), dtype=dy.dtype)
+    dx[:, :(g.OH - 1) * g.sh + 1:g.sh, :(g.OW - 1) * g.sw + 1:g.sw] = np.matmul(
+        dy.reshape(rows, g.O), w2t).reshape(g.N, g.OH, g.OW, g.C)
+    return dx
+
+
 def conv2d_output_shape(x_shape, w_shape, strides=(1, 1), padding="VALID",
                         dilations=(1, 1)):
     """Output shape (N, OH, OW, O) of conv2d_forward for NHWC x_shape and HWIO w_shape."""
@@ -681,13 +711,14 @@ cdef bint _direct_pays(Geom g, int kind, Py_ssize_t L) noexcept:
     # win at 32; at 64 they win for the filter gradient and the stride-1 forward pass,
     # tie for the strided forward pass and lose slightly for the input gradient; at 128
     # BLAS is as fast. With under half of their L-lane vectors in use they lose (the
-    # filter gradient already at half). 1x1 stride-1 filters need no im2col at all, and
-    # the input gradient of a strided convolution would run on a zero-upsampled gradient
-    # (stride_h * stride_w times the work): both stay on BLAS.
+    # filter gradient already at half). 1x1 stride-1 filters need no im2col at all (one
+    # GEMM of x itself). The input gradient of a strided convolution runs by phases (see
+    # _direct_input_grad_phases), which wins up to 32 channels; with dilation as well it
+    # would need the zero-upsampled gradient (stride_h * stride_w times the work): BLAS.
     if not _DIRECT_FAST or _pointwise(g):
         return False
     cdef bint strided = g.sh != 1 or g.sw != 1
-    if kind == _INPUT_GRAD and strided:
+    if kind == _INPUT_GRAD and strided and (g.dh != 1 or g.dw != 1):
         return False
     cdef Py_ssize_t lanes_used = g.C if kind == _INPUT_GRAD else g.O
     cdef Py_ssize_t lanes = (lanes_used + L - 1) // L * L
@@ -780,11 +811,33 @@ cdef _direct_geom(fe_conv_geom* cg, x, Geom g, int level, Py_ssize_t uh=1,
     cg.off = &offv[0]
     cg.level = level
     cg.OH, cg.OW, cg.O = g.OH, g.OW, g.O
+    cg.yimg, cg.yrow, cg.ypix = g.OH * g.OW * g.O, g.OW * g.O, g.O
     cg.img, cg.row, cg.C = img, row, g.C
     cg.sh, cg.sw = g.sh, g.sw
     cg.K = g.KH * g.KW * g.C
     cg.span = g.KW * g.C if g.dw == 1 else g.C
     return grid, off
+
+
+cdef _direct_rows(grid, Py_ssize_t x0, wp, y, Py_ssize_t y0, fe_conv_geom* cg,
+                  Py_ssize_t rows):
+    """Runs the direct forward kernel over output rows 0 <= r < rows (r = n * cg.OH + oh)
+    reading the flat grid from element x0 and writing y (through cg's output strides)
+    from element y0; in parallel when the work pays for waking the threads."""
+    cdef Py_ssize_t r
+    cdef bint par = rows > 1 and rows * cg.OW * cg.O * cg.K > _PAR_WORK
+    cdef float[::1] xf, wf, yf
+    cdef double[::1] xd, wd, yd
+    if grid.dtype == np.float32:
+        xf, wf, yf = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
+        with nogil:
+            for r in prange(rows, schedule="static", use_threads_if=par):
+                fe_conv_fwd_f32(&xf[x0], &wf[0], &yf[y0], cg, r, r + 1)
+    else:
+        xd, wd, yd = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
+        with nogil:
+            for r in prange(rows, schedule="static", use_threads_if=par):
+                fe_conv_fwd_f64(&xd[x0], &wd[0], &yd[y0], cg, r, r + 1)
 
 
 cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
@@ -795,20 +848,7 @@ cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
     grid, off = _direct_geom(&cg, x, g, level, uh, uw)
     wp = _pack_filter(w2, _lanes(x.dtype))
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
-    cdef Py_ssize_t r, rows = g.N * g.OH
-    cdef bint par = rows > 1 and rows * g.OW * g.O * cg.K > _PAR_WORK
-    cdef float[::1] xf, wf, yf
-    cdef double[::1] xd, wd, yd
-    if x.dtype == np.float32:
-        xf, wf, yf = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
-        with nogil:
-            for r in prange(rows, schedule="static", use_threads_if=par):
-                fe_conv_fwd_f32(&xf[0], &wf[0], &yf[0], &cg, r, r + 1)
-    else:
-        xd, wd, yd = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
-        with nogil:
-            for r in prange(rows, schedule="static", use_threads_if=par):
-                fe_conv_fwd_f64(&xd[0], &wd[0], &yd[0], &cg, r, r + 1)
+    _direct_rows(grid, 0, wp, y, 0, &cg, g.N * g.OH)
     return y
 
 
@@ -852,6 +892,78 @@ cdef _direct_input_grad(dy, w, Geom g, int level):
     return _direct_conv(dy, wt.reshape(g.KH * g.KW * g.O, g.C), gt, level, g.sh, g.sw)
 
 
+cdef struct _Phase:
+    # one residue r of an axis of a strided input gradient: the input positions
+    # h0, h0 + s, ... (count q) receive the taps r, r + s, ... (j of them) of the filter;
+    # q0: the first position's index in the output gradient's grid
+    Py_ssize_t r, j, h0, q, q0
+
+
+cdef _Phase _phase(Py_ssize_t r, Py_ssize_t s, Py_ssize_t k, Py_ssize_t pad,
+                   Py_ssize_t size) noexcept:
+    cdef _Phase p
+    p.r = r
+    p.j = (k - r + s - 1) // s if k > r else 0
+    p.h0 = ((r - pad) % s + s) % s
+    p.q = (size - p.h0 + s - 1) // s if size > p.h0 else 0
+    p.q0 = (p.h0 + pad - r) // s
+    return p
+
+
+cdef _direct_input_grad_phases(dy, w, Geom g, int level):
+    """dx (N, H, W, C) of a strided convolution (dilation 1) by phase decomposition: the
+    input pixels (h, w) with (h + pt) % sh == rh and (w + pl) % sw == rw receive only
+    the taps kh % sh == rh, kw % sw == rw, so each of the sh * sw phases is a stride-1
+    convolution of dy with its flipped, transposed sub-filter, written straight into
+    every sh-th row and sw-th column of dx: none of the zeros of an upsampled gradient
+    are multiplied (1 / (sh * sw) of that work)."""
+    cdef Py_ssize_t sh = g.sh, sw = g.sw, a, b, ptop = 0, pleft = 0, hp, wpad
+    cdef Py_ssize_t L = _lanes(dy.dtype), rows_x0
+    cdef Py_ssize_t[::1] offv
+    hs = [_phase(a, sh, g.KH, g.pt, g.H) for a in range(sh)]
+    ws = [_phase(b, sw, g.KW, g.pl, g.W) for b in range(sw)]
+    # one zero-padded copy of dy serves every phase: each phase's windows start at
+    # grid row ptop + q0 - (j - 1) (>= 0) and end before row ptop + q0 + q
+    for ph in hs:
+        ptop = _imax(ptop, ph["j"] - 1 - ph["q0"])
+    for pw in ws:
+        pleft = _imax(pleft, pw["j"] - 1 - pw["q0"])
+    hp = ptop + max([g.OH] + [ph["q0"] + ph["q"] for ph in hs])
+    wpad = pleft + max([g.OW] + [pw["q0"] + pw["q"] for pw in ws])
+    grid, img, row = _window_grid(dy, ptop, pleft, hp, wpad)
+    # a phase without taps (a window narrower than the stride) receives zeros
+    some_empty = any(ph["j"] == 0 and ph["q"] > 0 for ph in hs) or \
+        any(pw["j"] == 0 and pw["q"] > 0 for pw in ws)
+    dx = (np.zeros if some_empty else np.empty)((g.N, g.H, g.W, g.C), dtype=dy.dtype)
+    cdef fe_conv_geom cg
+    cdef Geom gp
+    cg.level = level
+    cg.C, cg.O = g.O, g.C
+    cg.img, cg.row = img, row
+    cg.sh = cg.sw = 1
+    cg.yimg, cg.yrow, cg.ypix = g.H * g.W * g.C, sh * g.W * g.C, sw * g.C
+    gp.C, gp.dh, gp.dw = g.O, 1, 1
+    wt = w.transpose(0, 1, 3, 2)  # (KH, KW, O, C): the phase convolutions' HWIO filters
+    for ph in hs:
+        for pw in ws:
+            if ph["j"] == 0 or pw["j"] == 0 or ph["q"] == 0 or pw["q"] == 0:
+                continue
+            gp.KH, gp.KW = ph["j"], pw["j"]
+            sub = np.ascontiguousarray(wt[ph["r"]::sh, pw["r"]::sw][::-1, ::-1])
+            wp = _pack_filter(sub.reshape(gp.KH * gp.KW * g.O, g.C), L)
+            off = _tap_offsets(gp, row)  # alive while the kernel reads cg.off
+            offv = off
+            cg.off = &offv[0]
+            cg.OH, cg.OW = ph["q"], pw["q"]
+            cg.K = gp.KH * gp.KW * g.O
+            cg.span = gp.KW * g.O
+            rows_x0 = (ptop + ph["q0"] - (gp.KH - 1)) * row + \
+                (pleft + pw["q0"] - (gp.KW - 1)) * g.O
+            _direct_rows(grid, rows_x0, wp, dx, (ph["h0"] * g.W + pw["h0"]) * g.C, &cg,
+                         g.N * cg.OH)
+    return dx
+
+
 def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
                    algorithm="auto"):
     """2-D convolution (cross-correlation, as in TF) of NHWC `x` with HWIO `w`.
@@ -879,8 +991,8 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
     if level >= 0:
         return _direct_conv(x, w2, g, level)
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
-    if _pointwise(g):
-        np.matmul(x.reshape(g.N * g.H * g.W, g.C), w2, out=y.reshape(g.N * g.OH * g.OW, g.O))
+    if _one_by_one(g):
+        np.matmul(_one_by_one_pixels(x, g), w2, out=y.reshape(g.N * g.OH * g.OW, g.O))
         return y
     cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g
@@ -919,12 +1031,13 @@ def conv2d_backward_input(dy, w, x_shape, strides=(1, 1), padding="VALID",
     cdef int level = _direct_level(k, algorithm, g, _INPUT_GRAD, dy.dtype,
                                    dy.size == 0 or w.size == 0 or g.H * g.W == 0)
     if level >= 0:
+        if (g.sh != 1 or g.sw != 1) and g.dh == 1 and g.dw == 1:
+            return _direct_input_grad_phases(dy, w, g, level)
         return _direct_input_grad(dy, w, g, level)
-    dx = np.empty(xs, dtype=dy.dtype)
     w2t = w.reshape(g.KH * g.KW * g.C, g.O).T
-    if _pointwise(g):
-        np.matmul(dy.reshape(g.N * g.OH * g.OW, g.O), w2t, out=dx.reshape(g.N * g.H * g.W, g.C))
-        return dx
+    if _one_by_one(g):
+        return _one_by_one_input_grad(dy, w2t, g)
+    dx = np.empty(xs, dtype=dy.dtype)
     cdef Py_ssize_t nb = _images_per_block(g, dy.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g
     buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=dy.dtype)
@@ -965,8 +1078,8 @@ def conv2d_backward_filter(x, dy, w_shape, strides=(1, 1), padding="VALID",
         return np.ascontiguousarray(_direct_filter_grad(x, dy, g, level)).reshape(ws)
     dw = np.zeros(ws, dtype=x.dtype)
     dw2, dy2 = dw.reshape(g.KH * g.KW * g.C, g.O), dy.reshape(g.N * g.OH * g.OW, g.O)
-    if _pointwise(g):
-        np.matmul(x.reshape(g.N * g.H * g.W, g.C).T, dy2, out=dw2)
+    if _one_by_one(g):
+        np.matmul(_one_by_one_pixels(x, g).T, dy2, out=dw2)
         return dw
     cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g

@@ -146,10 +146,10 @@ def test_auto_takes_the_direct_kernels_for_few_channels_only():
             assert K._auto_is_direct(kernel, xs, ws) == K.direct_conv_vectorised
     assert K._auto_is_direct("conv2d_backward_input", *guide[1]) == K.direct_conv_vectorised
     # dx of a 1-channel image would fill 1 of 16 lanes; 1x1 filters are one GEMM already;
-    # a strided input gradient would do stride_h * stride_w times the work; wide layers
-    # are BLAS's
+    # a strided and dilated input gradient would do stride_h * stride_w times the work
+    # (strided alone runs by phases: test_conv_paths.py); wide layers are BLAS's
     assert not K._auto_is_direct("conv2d_backward_input", *guide[0])
     assert not K._auto_is_direct("conv2d_forward", (8, 9, 9, 16), (1, 1, 16, 16))
-    assert not K._auto_is_direct("conv2d_backward_input", (8, 9, 9, 16), (3, 3, 16, 16),
-                                 (2, 2), "SAME")
+    assert not K._auto_is_direct("conv2d_backward_input", (8, 19, 19, 16), (3, 3, 16, 16),
+                                 (2, 2), "SAME", (2, 2))
     assert not K._auto_is_direct("conv2d_forward", (8, 9, 9, 128), (3, 3, 128, 128))
