@@ -24,7 +24,16 @@ _v1_logging = _types.SimpleNamespace(
     info=_logging.getLogger("fasteager").info, warning=_logging.getLogger("fasteager").warning,
     error=_logging.getLogger("fasteager").error)
 
-v1 = _types.SimpleNamespace(logging=_v1_logging)
+
+
+def _fused_batch_norm(*args, **kwargs):
+    """``tf.compat.v1.nn.fused_batch_norm`` (see ``ops/norm_ops.fused_batch_norm_v1``)."""
+    from .ops.norm_ops import fused_batch_norm_v1     # the op table imports after compat
+    return fused_batch_norm_v1(*args, **kwargs)
+
+
+v1 = _types.SimpleNamespace(logging=_v1_logging,
+                            nn=_types.SimpleNamespace(fused_batch_norm=_fused_batch_norm))
 
 
 def __getattr__(name):
