@@ -63,6 +63,10 @@ class Variable(_core.VariableBase):
 
     def numpy(self):
         """A copy of the current value (a NumPy scalar for rank 0)."""
+        if _core.get_tracer() is not None:
+            # inside fe.function a value read as Python data cannot be replayed: the
+            # tensor's numpy() tells the trace (the function then runs eagerly)
+            return self._read().numpy()
         arr = self._tensor._value
         return arr[()].copy() if arr.ndim == 0 else arr.copy()
 
@@ -176,6 +180,8 @@ class Variable(_core.VariableBase):
         return format(self._tensor, spec)
 
     def __array__(self, dtype=None, copy=None):
+        if _core.get_tracer() is not None:      # (see numpy())
+            return np.asarray(self._read().numpy(), dtype=dtype)
         arr = self._tensor._value
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)

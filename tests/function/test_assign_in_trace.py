@@ -123,3 +123,18 @@ def test_saved_function_returning_assign_add(tmp_path):
     assert got == [3.0, 5.0, 7.0] and float(loaded.count.numpy()) == 7.0
     assert float(loaded.twice()) == 15.0 and float(loaded.count.numpy()) == 14.0
     assert float(module.count.numpy()) == 1.0       # the original is not touched
+
+
+def test_numpy_of_what_assign_returned_is_not_frozen_by_the_trace():
+    v = fe.Variable(0.0)
+    f = fe.function(lambda: v.assign_add(1.0).numpy())
+    with pytest.warns(UserWarning, match="numpy"):
+        first = f()
+    # a value read as Python data cannot be replayed: the function runs eagerly, so each
+    # call sees its own write (TensorFlow refuses numpy() inside a function)
+    assert [float(first), float(f()), float(f())] == [1.0, 2.0, 3.0]
+    w = fe.Variable([1.0, 2.0])
+    g = fe.function(lambda: np.asarray(w) * 2, quiet_fallback=True)
+    np.testing.assert_array_equal(g(), [2.0, 4.0])
+    w.assign([3.0, 4.0])
+    np.testing.assert_array_equal(g(), [6.0, 8.0])
