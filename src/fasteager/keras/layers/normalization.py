@@ -4,8 +4,14 @@ import numpy as np
 import fasteager as fe
 
 from .. import _ops, initializers, regularizers
+from .. import backend as _backend
 from ...distribute import strategy as _distribute
+from ...ops import norm_ops
 from .base import Layer
+
+
+def _in_dtype(t, dtype):
+    return t if t.dtype == dtype else fe.cast(t, dtype)
 
 
 def _axes(axis, rank, layer):
@@ -23,8 +29,12 @@ class BatchNormalization(Layer):
     """Normalise with the batch's statistics in training and the moving ones in inference.
 
     In training, ``moving = moving * momentum + batch_statistic * (1 - momentum)``, with
-    the batch's (biased) mean and variance over every axis but ``axis``, as Keras's
-    non-fused path does. The moving statistics are non-trainable variables.
+    the batch's (biased) mean and variance over every axis but ``axis``, as Keras 3 does.
+    The moving statistics are non-trainable variables. A single axis runs the fused ops
+    of ``ops/norm_ops.py`` (one kernel forward, one backward; another axis than the last
+    is moved last and back); several axes, a ``mask`` (Keras 3's masked statistics:
+    sums over the kept entries divided by their count plus ``backend.epsilon()``) and
+    synchronized statistics use the formula in elementwise ops.
 
     Under a multi-worker strategy the moving statistics are ON_READ variables with MEAN
     aggregation, as in TensorFlow: each worker updates them from its own batches and the
@@ -43,6 +53,7 @@ class BatchNormalization(Layer):
                   "adjustment", "renorm_clipping", "renorm_momentum"):
             kwargs.pop(k, None)
         super().__init__(**kwargs)
+        self.supports_masking = True
         if not isinstance(synchronized, (bool, np.bool_)):
             raise TypeError("BatchNormalization: synchronized must be a bool (got %r)"
                             % (synchronized,))
@@ -101,7 +112,7 @@ class BatchNormalization(Layer):
         var = fe.maximum(total[size:2 * size] / n - fe.square(mean), 0.0)
         return fe.reshape(mean, self._bshape), fe.reshape(var, self._bshape)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         shape = inputs.shape.as_list()
         if len(shape) != len(self._bshape) or any(
                 shape[a] != self._bshape[a] for a in self._axes):
@@ -109,26 +120,99 @@ class BatchNormalization(Layer):
                 "BatchNormalization (layer %r): the input shape %s does not match the shape "
                 "the layer was built for (normalised axes %s of size %s)"
                 % (self.name, shape, self._axes, [self._bshape[a] for a in self._axes]))
-        if training and self.trainable:
+        if mask is not None and len(mask.shape) != len(shape) - 1:
+            raise ValueError("BatchNormalization (layer %r): the mask must have one dimension "
+                             "less than the inputs (expected rank %d, got mask.shape=%s, "
+                             "inputs.shape=%s)" % (self.name, len(shape) - 1,
+                                                   list(mask.shape), shape))
+        train = bool(training) and self.trainable
+        compute = inputs.dtype
+        if compute == fe.float16:       # statistics in float32, as Keras
+            inputs = fe.cast(inputs, fe.float32)
+        if (mask is None and len(self._axes) == 1
+                and not (train and self.synchronized and self._strategy is not None)):
+            y = self._fused(inputs, train)
+        else:
+            y = self._composite(inputs, train, mask)
+        return y if y.dtype == compute else fe.cast(y, compute)
+
+    def _params(self, dtype):
+        """gamma and beta in ``dtype`` (ones and zeros where the layer has none)."""
+        size = self.moving_mean.shape.as_list()
+        np_dtype = dtype.as_numpy_dtype
+        gamma = self.gamma if self.scale else fe.constant(np.ones(size, np_dtype))
+        beta = self.beta if self.center else fe.constant(np.zeros(size, np_dtype))
+        return _in_dtype(gamma, dtype), _in_dtype(beta, dtype)
+
+    def _update_moving(self, mean, var):
+        """``moving = moving * momentum + batch * (1 - momentum)``, in tensor arithmetic
+        (no numpy()): fe.function can replay the update."""
+        m = self.momentum
+        for moving, batch in ((self.moving_mean, mean), (self.moving_variance, var)):
+            batch = _in_dtype(fe.reshape(fe.stop_gradient(batch), moving.shape.as_list()),
+                              moving.dtype)
+            moving.assign(moving * m + batch * (1 - m))
+
+    def _fused(self, inputs, train):
+        """One axis: the fused ops on channels-last data (the axis moved last and back)."""
+        rank = len(self._bshape)
+        axis = self._axes[0]
+        x = inputs
+        if axis != rank - 1:
+            perm = [a for a in range(rank) if a != axis] + [axis]
+            x = fe.transpose(x, perm)
+        if rank == 1:       # one example of C channels: a batch of one row
+            x = fe.reshape(x, [1, -1])
+        gamma, beta = self._params(x.dtype)
+        if train:
+            y, mean, var = norm_ops.fused_batch_norm_train(x, gamma, beta, self.epsilon)
+            self._update_moving(mean, var)
+        else:
+            y = norm_ops.batch_norm_inference(
+                x, _in_dtype(self.moving_mean.read_value(), x.dtype),
+                _in_dtype(self.moving_variance.read_value(), x.dtype), gamma, beta,
+                self.epsilon)
+        if rank == 1:
+            y = fe.reshape(y, [-1])
+        if axis != rank - 1:
+            y = fe.transpose(y, [perm.index(a) for a in range(rank)])
+        return y
+
+    def _masked_moments(self, inputs, mask):
+        """Keras 3's masked statistics: mean and (biased) variance over the entries the mask
+        keeps, each divided by (count + backend epsilon)."""
+        keep = fe.broadcast_to(fe.expand_dims(fe.cast(mask, fe.bool), -1),
+                               inputs.shape.as_list())
+        zeros = fe.zeros_like(inputs)
+        count = fe.reduce_sum(fe.cast(keep, inputs.dtype), self._reduce_axes, keepdims=True)
+        denom = count + _backend.epsilon()
+        mean = fe.reduce_sum(fe.where(keep, inputs, zeros), self._reduce_axes,
+                             keepdims=True) / denom
+        diff = fe.where(keep, inputs - mean, zeros)
+        var = fe.reduce_sum(fe.square(diff), self._reduce_axes, keepdims=True) / denom
+        return mean, var
+
+    def _composite(self, inputs, train, mask):
+        """Several axes, a mask, or synchronized statistics: the formula in ops."""
+        if train:
             if self.synchronized and self._strategy is not None:
                 mean, var = self._global_moments(inputs)
+            elif mask is not None:
+                mean, var = self._masked_moments(inputs, mask)
             else:
                 mean, var = _ops.moments(inputs, self._reduce_axes, keepdims=True)
-            m = self.momentum
-            flat_mean = fe.reshape(fe.stop_gradient(mean), self.moving_mean.shape.as_list())
-            flat_var = fe.reshape(fe.stop_gradient(var), self.moving_variance.shape.as_list())
-            # tensor arithmetic (no numpy()): fe.function can replay the update
-            self.moving_mean.assign(self.moving_mean * m + flat_mean * (1 - m))
-            self.moving_variance.assign(self.moving_variance * m + flat_var * (1 - m))
+            self._update_moving(mean, var)
         else:
-            mean = fe.reshape(self.moving_mean.read_value(), self._bshape)
-            var = fe.reshape(self.moving_variance.read_value(), self._bshape)
+            mean = fe.reshape(_in_dtype(self.moving_mean.read_value(), inputs.dtype),
+                              self._bshape)
+            var = fe.reshape(_in_dtype(self.moving_variance.read_value(), inputs.dtype),
+                             self._bshape)
         inv = fe.rsqrt(var + self.epsilon)
         if self.scale:
-            inv = inv * fe.reshape(self.gamma, self._bshape)
+            inv = inv * fe.reshape(_in_dtype(self.gamma, inputs.dtype), self._bshape)
         y = (inputs - mean) * inv
         if self.center:
-            y = y + fe.reshape(self.beta, self._bshape)
+            y = y + fe.reshape(_in_dtype(self.beta, inputs.dtype), self._bshape)
         return y
 
     def get_config(self):
