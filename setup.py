@@ -1,12 +1,39 @@
 """Build the Cython extensions: every .pyx under src/fasteager is compiled at install."""
 import glob
 import os
+import subprocess
+import sys
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "build_tools"))
+import private_openmp  # noqa: E402
+
+
+class BuildExt(build_ext):
+    """Link the modules against a private copy of libgomp (build_tools/private_openmp.py
+    says why), placed in the package beside them; the system libgomp where that fails."""
+
+    def build_extensions(self):
+        package_dir = os.path.dirname(self.get_ext_fullpath("fasteager._core"))
+        os.makedirs(package_dir, exist_ok=True)
+        try:
+            lib = private_openmp.make_private_libgomp(package_dir,
+                                                      self.compiler.compiler_so[0])
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            print("fasteager: linking the system libgomp (no private copy: %s)" % e)
+            lib = None
+        if lib is not None:
+            for ext in self.extensions:
+                depth = ext.name.count(".") - 1      # fasteager.summary._crc32c: 1
+                ext.extra_link_args = [
+                    "-L" + package_dir, "-l:" + private_openmp.SONAME, "-pthread",
+                    "-Wl,-rpath,$ORIGIN" + "/.." * depth]
+        super().build_extensions()
 
 
 def _extensions():
@@ -39,5 +66,6 @@ setup(
             "initializedcheck": False,
         },
     ),
+    cmdclass={"build_ext": BuildExt},
     zip_safe=False,
 )

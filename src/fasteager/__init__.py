@@ -9,8 +9,10 @@ import os as _os
 # machines the spinning starves OpenBLAS's threads (measured: 2x slower convnet steps).
 # libgomp reads OMP_WAIT_POLICY once, when it loads (with _kernels and _graph, which link
 # it, just below), so the default is in the environment only for that import: afterwards
-# the environment is the user's again, and OpenMP runtimes that other libraries load later
-# (PyTorch bundles its own) see their setting, not ours. A user's OMP_WAIT_POLICY wins.
+# the environment is the user's again. The runtime that reads it is fasteager's own copy
+# of libgomp (libgomp.fe.1, made at build time by build_tools/private_openmp.py), so the
+# setting stays fasteager's: PyTorch, which ships libgomp.so.1, loads and configures its
+# own, whether it is imported before or after us. A user's OMP_WAIT_POLICY wins.
 _wait_policy_default = "OMP_WAIT_POLICY" not in _os.environ
 if _wait_policy_default:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
