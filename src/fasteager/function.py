@@ -253,7 +253,7 @@ class _Tracer:
         self.pulls.append((iterator if fresh is None else fresh[0], element, regs))
         # (iterators made in the trace are read in the prologue: a loop that ends early or
         # late there runs the call eagerly before any effect)
-        if fresh is None and any(s.kind == KIND_EFFECT for s in self.steps):
+        if fresh is None and _PullStep.needed(self.steps):
             self.steps.append(_graph.Step(KIND_EFFECT, _PullStep(self.name, iterator, element,
                                                     len(self.pulls) - 1),
                                           (), None, regs, True, "iterator_next"))
@@ -791,6 +791,22 @@ class _PullStep:
         self.metas = [_meta(a) for a in arrays]
         self.placeholders = arrays        # (the trace's element: any values of its shapes)
         self._local = threading.local()   # each thread's last element, for its tape
+
+    # steps that only keep a control step's outputs live (no effect of their own)
+    _KEEPS = ("cond_keep", "while_loop_keep", "control_flow_grad_keep")
+
+    @staticmethod
+    def needed(steps):
+        """Whether a pull after ``steps`` must happen at its place: an effect comes
+        before it (a control step counts when one of its sub-graphs has one)."""
+        for s in steps:
+            control = s.attrs.get("control") if isinstance(s.attrs, dict) else None
+            if control is not None:
+                if any(_PullStep.needed(g._all_steps) for g in control[1:3]):
+                    return True
+            elif s.kind == KIND_EFFECT and s.name not in _PullStep._KEEPS:
+                return True
+        return False
 
     def __call__(self):
         try:

@@ -138,3 +138,29 @@ def test_get_concrete_function_and_a_direct_call():
     cf = f.get_concrete_function()      # tracing alone leaves the iterator where it was
     assert int(v.numpy()) == 0 and int(cf()) == 1
     assert int(f()) == 3 and int(next(it)) == 2
+
+
+def test_a_pure_cond_before_next_keeps_the_pull_first():
+    # a cond with no effect in its branches is not an effect: a last smaller batch still
+    # gets its own trace
+    it = iter(fe.data.Dataset.range(5).batch(2))
+
+    @fe.function
+    def f(x):
+        y = fe.cond(x > 0, lambda: x * 2, lambda: -x)
+        return fe.reduce_sum(next(it)) + y
+    one = fe.constant(1, fe.int64)
+    assert [int(f(one)) for _ in range(3)] == [3, 7, 6]
+
+
+def test_a_cond_writing_a_variable_before_next_is_an_effect():
+    v = fe.Variable(0, dtype=fe.int64)
+    it = iter(fe.data.Dataset.range(5).map(lambda x: x + v))
+
+    @fe.function
+    def f(x):
+        fe.cond(x > 0, lambda: v.assign_add(10), lambda: v.assign_sub(1))
+        return next(it)
+    one = fe.constant(1, fe.int64)
+    assert [int(f(one)) for _ in range(2)] == [10, 21]
+    assert int(f(-one)) == 21          # v 19, element 2
