@@ -7,17 +7,19 @@ control flow (``fe.cond`` / ``fe.while_loop``), so the function is traced once p
 signature and each call takes the branch, or runs the loop, its values ask for. Python
 values keep Python semantics. See ``docs/function.md`` ("AutoGraph").
 
->>> @fe.function
-... def f(x):
-...     if fe.reduce_sum(x) > 0:
-...         return x
-...     return -x
->>> print(fe.autograph.to_code(f.python_function))   # the converted source
-"""
-from . import experimental  # noqa: F401
-from .transformer import convert as _convert, source_of as _source_of
+    @fe.function
+    def f(x):
+        if fe.reduce_sum(x) > 0:      # a traced condition: staged as fe.cond
+            return x
+        return -x
 
-__all__ = ["to_code", "to_graph", "experimental"]
+    print(fe.autograph.to_code(f.python_function))   # the converted source
+"""
+from . import experimental
+from .transformer import convert as _convert
+from .transformer import source_of as _source_of
+
+__all__ = ["experimental", "to_code", "to_graph"]
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):

@@ -1,4 +1,4 @@
 """``fe.autograph.experimental`` (``tf.autograph.experimental``)."""
-from .transformer import do_not_convert  # noqa: F401
+from .transformer import do_not_convert
 
 __all__ = ["do_not_convert"]

@@ -18,9 +18,23 @@ from ..control_flow import _EAGER
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
 
-__all__ = ["Undefined", "UndefinedReturnValue", "state", "ld", "retval", "if_stmt",
-           "if_exp", "while_stmt", "for_stmt", "for_iter", "and_", "or_", "not_",
-           "converted_call", "print_"]
+__all__ = [
+    "Undefined",
+    "UndefinedReturnValue",
+    "and_",
+    "converted_call",
+    "for_iter",
+    "for_stmt",
+    "if_exp",
+    "if_stmt",
+    "ld",
+    "not_",
+    "or_",
+    "print_",
+    "retval",
+    "state",
+    "while_stmt",
+]
 
 
 # -- undefined values ---------------------------------------------------------------------
@@ -31,7 +45,7 @@ class Undefined:
     "'x' must also be initialized in the else branch"); without one the read is Python's
     ``UnboundLocalError``."""
 
-    __slots__ = ("symbol_name", "message")
+    __slots__ = ("message", "symbol_name")
 
     def __init__(self, symbol_name, message=None):
         self.symbol_name = symbol_name
@@ -44,7 +58,7 @@ class Undefined:
 class UndefinedReturnValue:
     """The return value before a converted function's ``return`` ran (None at the end)."""
 
-    __slots__ = ("message", "like")
+    __slots__ = ("like", "message")
 
     def __init__(self, message=None, like=None):
         self.message = message
@@ -408,7 +422,7 @@ def _trial_body(tracer, body, values):
     previous = _core.set_tracer(sub)
     try:
         return body(*values)
-    except Exception:           # noqa: BLE001 - the real trace raises it again
+    except Exception:
         return None
     finally:
         _core.set_tracer(previous)
@@ -569,7 +583,7 @@ def converted_call(f, args, kwargs=None):
 class _Symbolic:
     """How a traced tensor prints while tracing: TensorFlow's graph tensor text."""
 
-    __slots__ = ("text", "name", "shape", "dtype")
+    __slots__ = ("dtype", "name", "shape", "text")
 
     def __init__(self, name, shape, dtype):
         self.name, self.shape, self.dtype = name, shape, dtype

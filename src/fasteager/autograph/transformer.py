@@ -34,7 +34,7 @@ import weakref
 
 from . import operators
 
-__all__ = ["convert", "converted_callable", "source_of", "do_not_convert"]
+__all__ = ["convert", "converted_callable", "do_not_convert", "source_of"]
 
 _converted_codes = set()     # code objects conversion made: called as they are
 _by_function = weakref.WeakKeyDictionary()   # function -> converted function or None
@@ -193,7 +193,7 @@ def _compile(fn):
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
     namespace = {}
-    exec(compile(module, code.co_filename, "exec"), namespace)   # noqa: S102 - our own code
+    exec(compile(module, code.co_filename, "exec"), namespace)
     made = namespace["__fe_autograph_factory"](operators)
     _remember(made.__code__)
     return made.__code__, ast.unparse(node)
