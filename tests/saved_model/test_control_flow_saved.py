@@ -2,14 +2,12 @@
 as nested sub-graphs; loaded functions take either branch and any iteration count, and
 their gradients (orders 1 and 2, inputs and variables) match the original's. Older format
 versions still load; what stays unsaveable is refused with a clear error."""
-import json
-import os
-
 import numpy as np
 import pytest
 
 import fasteager as tf
 from tests.gradcheck import check_grads
+from tests.saved_model._files import read_description, write_copy
 
 
 class Controlled(tf.Module):
@@ -115,9 +113,7 @@ def test_variable_writes_inside_branches(saved):
 
 
 def test_the_file_holds_nested_graphs(saved):
-    _, _, path = saved
-    with open(os.path.join(path, "fasteager_saved_model.json")) as f:
-        description = json.load(f)
+    description = read_description(saved[2])
     assert description["format"] == "fasteager-saved-model-3"
     steps = description["functions"]["f"]["traces"][0]["steps"]
     controls = [s for s in steps if "control" in s]
@@ -159,21 +155,13 @@ def test_an_older_format_still_loads_and_may_not_hold_control_steps(tmp_path, sa
                            input_signature=[tf.TensorSpec([], tf.float32)])
     path = str(tmp_path / "plain")
     tf.saved_model.save(module, path)
-    graph_file = os.path.join(path, "fasteager_saved_model.json")
-    with open(graph_file) as f:
-        description = json.load(f)
-    description["format"] = "fasteager-saved-model-2"
-    with open(graph_file, "w") as f:
-        json.dump(description, f)
+    _, _, controlled = saved
+    for directory in (path, controlled):
+        description = read_description(directory)
+        description["format"] = "fasteager-saved-model-2"
+        write_copy(directory, directory, description)
     assert float(tf.saved_model.load(path).f(tf.constant(3.0))) == 6.0
     # a control step in a version-2 file is corruption
-    _, _, controlled = saved
-    graph_file = os.path.join(controlled, "fasteager_saved_model.json")
-    with open(graph_file) as f:
-        description = json.load(f)
-    description["format"] = "fasteager-saved-model-2"
-    with open(graph_file, "w") as f:
-        json.dump(description, f)
     with pytest.raises(tf.errors.DataLossError, match="control step"):
         tf.saved_model.load(controlled)
 

@@ -4,7 +4,6 @@ lists) and the constants file. Loading a mutated SavedModel, then calling and
 differentiating what it holds, either works or raises one of fasteager's typed errors
 (or the TypeError/ValueError a call with the wrong arguments gets), never another
 exception."""
-import json
 import os
 import shutil
 
@@ -14,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fasteager as tf
+from tests.saved_model._files import mutate, read_description, write_copy
 
 X_SEQ = np.linspace(-1, 1, 12, dtype=np.float32).reshape(2, 3, 2)
 X_VEC = np.array([0.5, -1.0, 2.0], np.float32)
@@ -117,23 +117,11 @@ def _check(directory, which):
 @given(data=st.data(), which=st.sampled_from(["keras", "module"]))
 def test_mutated_description(saved, tmp_path_factory, data, which):
     src = saved / which
-    with open(src / "fasteager_saved_model.json") as f:
-        desc = json.load(f)
-    paths = [p for p in _paths(desc) if p]
-    path = data.draw(st.sampled_from(paths))
-    value = data.draw(_VALUES)
-    node = desc
-    for p in path[:-1]:
-        node = node[p]
-    if data.draw(st.booleans()) and isinstance(node, dict):
-        del node[path[-1]]                         # a dropped field
-    else:
-        node[path[-1]] = value
+    desc = read_description(src)
+    path = data.draw(st.sampled_from([p for p in _paths(desc) if p]))
+    mutate(desc, path, data.draw(_VALUES), data.draw(st.booleans()))
     dst = tmp_path_factory.mktemp("mutated")
-    for name in os.listdir(src):
-        shutil.copy(src / name, dst / name)
-    with open(dst / "fasteager_saved_model.json", "w") as f:
-        json.dump(desc, f)
+    write_copy(src, dst, desc)
     _check(str(dst), which)
 
 

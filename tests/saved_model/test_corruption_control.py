@@ -5,10 +5,6 @@ left either works or raises one of fasteager's typed errors, never another excep
 malformed control step is refused when the file loads. Every loop of the saved function
 has maximum_iterations, so a mutated condition cannot make a call run forever (a loop
 runs as long as its graph says)."""
-import json
-import os
-import shutil
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +12,7 @@ from hypothesis import strategies as st
 
 import fasteager as tf
 from tests.saved_model import test_corruption as base
+from tests.saved_model._files import mutate, read_description, write_copy
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 
@@ -60,6 +57,11 @@ def _control_paths(desc):
     return out
 
 
+def _loop_step(desc):
+    return next(s for s in desc["functions"]["f"]["traces"][0]["steps"]
+                if s.get("control") == "while_loop")
+
+
 def _exercise(directory):
     loaded = tf.saved_model.load(directory)
     if "f" not in loaded.__dict__:
@@ -84,9 +86,7 @@ def _check(directory):
 
 
 def test_unmutated_file_works_and_has_control_steps(saved):
-    with open(saved / "fasteager_saved_model.json") as f:
-        desc = json.load(f)
-    assert len(_control_paths(desc)) > 100
+    assert len(_control_paths(read_description(saved))) > 100
     loaded = tf.saved_model.load(str(saved))
     original = _Looping()
     for x in (X, -X):
@@ -98,22 +98,11 @@ def test_unmutated_file_works_and_has_control_steps(saved):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_control_steps(saved, tmp_path_factory, data):
-    with open(saved / "fasteager_saved_model.json") as f:
-        desc = json.load(f)
+    desc = read_description(saved)
     path = data.draw(st.sampled_from(_control_paths(desc)))
-    value = data.draw(base._VALUES)
-    node = desc
-    for p in path[:-1]:
-        node = node[p]
-    if data.draw(st.booleans()) and isinstance(node, dict):
-        del node[path[-1]]                         # a dropped field
-    else:
-        node[path[-1]] = value
+    mutate(desc, path, data.draw(base._VALUES), data.draw(st.booleans()))
     dst = tmp_path_factory.mktemp("mutated_control")
-    for name in os.listdir(saved):
-        shutil.copy(saved / name, dst / name)
-    with open(dst / "fasteager_saved_model.json", "w") as f:
-        json.dump(desc, f)
+    write_copy(saved, dst, desc)
     _check(str(dst))
 
 
@@ -126,30 +115,18 @@ def test_mutated_control_steps(saved, tmp_path_factory, data):
     ("ins", [0], "do not match its graphs"),
 ])
 def test_malformed_control_steps_are_refused_at_load(saved, tmp_path, field, value, match):
-    with open(saved / "fasteager_saved_model.json") as f:
-        desc = json.load(f)
-    loop = next(s for s in desc["functions"]["f"]["traces"][0]["steps"]
-                if s.get("control") == "while_loop")
-    loop[field] = value
-    for name in os.listdir(saved):
-        shutil.copy(saved / name, tmp_path / name)
-    with open(tmp_path / "fasteager_saved_model.json", "w") as f:
-        json.dump(desc, f)
+    desc = read_description(saved)
+    _loop_step(desc)[field] = value
+    write_copy(saved, tmp_path, desc)
     with pytest.raises(tf.errors.DataLossError, match=match):
         tf.saved_model.load(str(tmp_path))
 
 
 def test_a_loop_runs_as_long_as_its_graph_says(saved, tmp_path):
     """A mutated maximum_iterations bounds the loop where the file says."""
-    with open(saved / "fasteager_saved_model.json") as f:
-        desc = json.load(f)
-    loop = next(s for s in desc["functions"]["f"]["traces"][0]["steps"]
-                if s.get("control") == "while_loop")
-    loop["maximum_iterations"] = 1
-    for name in os.listdir(saved):
-        shutil.copy(saved / name, tmp_path / name)
-    with open(tmp_path / "fasteager_saved_model.json", "w") as f:
-        json.dump(desc, f)
+    desc = read_description(saved)
+    _loop_step(desc)["maximum_iterations"] = 1
+    write_copy(saved, tmp_path, desc)
     loaded = tf.saved_model.load(str(tmp_path))
     loaded.f(tf.constant(X))
     assert int(loaded.steps.numpy()) == 1
