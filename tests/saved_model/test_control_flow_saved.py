@@ -178,3 +178,15 @@ def test_a_gradient_across_control_flow_inside_the_function_is_refused(tmp_path)
     assert float(module.f(tf.constant(3.0))) == 6.0
     with pytest.raises(tf.errors.UnimplementedError, match="gradient across fe.cond"):
         tf.saved_model.save(module, str(tmp_path / "m"))
+
+
+def test_a_function_calling_next_is_refused_with_tensorflows_reason(tmp_path):
+    it = iter(tf.data.Dataset.range(3))
+    module = tf.Module()
+    module.f = tf.function(lambda: next(it) + 1, input_signature=[])
+    with pytest.raises(tf.errors.UnimplementedError, match="'untracked' resource"):
+        tf.saved_model.save(module, str(tmp_path / "untracked"))
+    module.it = it                       # tracked: TensorFlow would save it
+    with pytest.raises(tf.errors.UnimplementedError, match="fasteager does not"):
+        tf.saved_model.save(module, str(tmp_path / "tracked"))
+    assert int(next(it)) == 0            # saving took no element

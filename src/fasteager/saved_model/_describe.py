@@ -32,9 +32,18 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
         raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: its trace "
                                  "used %s, so it runs eagerly" % (fname, cf._eager_only))
     if cf._pulls is not None:
-        raise UnimplementedError("saved_model.save: fe.function %s cannot be saved: it calls "
-                                 "next() on an fe.data iterator (an iterator's position is "
-                                 "not part of a saved graph)" % fname)
+        # a tracked iterator (an attribute of the saved object) has its position variable
+        # among the saved ones: TensorFlow would save that function, and refuses the other
+        untracked = [src for src in cf._pulls.sources if type(src) is not int and
+                     id(getattr(src, "_state_var", None)) not in var_paths]
+        raise UnimplementedError(
+            "saved_model.save: fe.function %s cannot be saved: it calls next() on an fe.data "
+            "iterator (an iterator's position is not part of a saved graph; %s)" % (
+                fname, "TensorFlow refuses it too: the function references an 'untracked' "
+                "resource, the iterator, and objects captured by functions must be tracked "
+                "by assigning them to an attribute of the saved object" if untracked else
+                "TensorFlow saves a function using an iterator the saved object tracks, "
+                "fasteager does not"))
     constants = {}
     steps = []
     for i, s in enumerate(cf._all_steps):
