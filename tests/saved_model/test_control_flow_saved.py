@@ -93,6 +93,18 @@ def test_shape_generic_loop_with_maximum_iterations(saved):
     assert loaded.grow(tf.constant([0.0])).numpy().tolist() == [31.0]
 
 
+def test_maximum_iterations_from_a_none_dimension(tmp_path):
+    module = tf.Module()
+    module.f = tf.function(
+        lambda x: tf.while_loop(lambda s: tf.reduce_sum(s) < 1e6, lambda s: s * 2.0, [x],
+                                maximum_iterations=x.shape[0])[0],
+        input_signature=[tf.TensorSpec([None], tf.float32)])
+    tf.saved_model.save(module, str(tmp_path / "m"))
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    for n in (1, 2, 4, 9):           # at most n doublings, n the call's size
+        assert loaded.f(tf.ones([n])).numpy().tolist() == [2.0 ** n] * n
+
+
 def test_nested_control_flow(saved):
     module, loaded, _ = saved
     for x in (0.5, -1.5, 2.0):

@@ -174,7 +174,8 @@ def _terms(poly):
 
 
 def _fittable(path):
-    return "attrs" in path or "py" in path
+    # (a loop's maximum_iterations may be a size too: ``x.shape[0]``)
+    return "attrs" in path or "py" in path or bool(path) and path[-1] == "maximum_iterations"
 
 
 def _merge(nodes, k, path, strict=False):

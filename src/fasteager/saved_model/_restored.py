@@ -18,7 +18,7 @@ from .. import _core, nest
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, OpError
 from ..module import Module
 from . import _generic
-from ._encoding import decode, key_text
+from ._encoding import decode, evaluate, is_symbolic, key_text
 
 
 class _Restored(Module):
@@ -238,16 +238,18 @@ def check_controls(g, fname, allowed, depth=0):
             if depth >= MAX_CONTROL_DEPTH:
                 raise DataLossError("saved_model.load: control steps of %s nested deeper "
                                     "than %d" % (fname, MAX_CONTROL_DEPTH))
-            for sub in _control_parts(s, fname)[2]:
+            for sub in _control_parts(s, fname, None)[2]:
                 check_controls(sub, fname, allowed, depth + 1)
     for c in g.get("custom", []) if isinstance(g.get("custom"), list) else ():
         if isinstance(c, dict) and isinstance(c.get("grad"), dict):
             check_controls(c["grad"], fname, allowed, depth + 1)
 
 
-def _control_parts(s, fname):
+def _control_parts(s, fname, dims):
     """(kind, ins, graphs, outs, loop_vars, maximum_iterations) of a control step, after
-    checking that they fit together."""
+    checking that they fit together. ``dims``: the sizes of a shape-generic graph's
+    symbols (a loop's maximum_iterations may be a size polynomial), None when checking
+    the file before any call."""
     kind = s.get("control")
     if kind not in _CONTROLS:
         raise DataLossError("saved_model.load: unknown control step %.40r in %s"
@@ -265,6 +267,8 @@ def _control_parts(s, fname):
         ok = len(ins) == 1 + n_in[0] + n_in[1] and n_out[0] == n_out[1] == len(outs)
     else:
         loop_vars, maximum = s.get("loop_vars"), s.get("maximum_iterations")
+        if is_symbolic(maximum):
+            maximum = 0 if dims is None else evaluate(maximum["__sym__"], dims)
         if type(loop_vars) is not int or loop_vars < 1 or not (
                 maximum is None or type(maximum) is int and maximum >= 0):
             raise DataLossError("saved_model.load: a while_loop step of %s has bad "
@@ -296,7 +300,7 @@ def _run_control(s, vals, fname, dims, env):
     """An fe.cond (one branch runs) or fe.while_loop (the body runs while the condition
     holds, at most maximum_iterations times): each sub-graph call runs its ops through
     the tapes, so gradients flow through the branch taken and every iteration."""
-    kind, ins, graphs, outs, n, maximum = _control_parts(s, fname)
+    kind, ins, graphs, outs, n, maximum = _control_parts(s, fname, dims)
     args = [_read(vals, r) for r in ins]
     if kind == "cond":
         n_true = len(graphs[0]["inputs"])
