@@ -11,7 +11,7 @@ in ``constants.safetensors``; a step is an op (``op``, ``ins``, ``out``, ``multi
 form, a cond's true and false branches or a loop's condition and body, whose inputs are
 the loop variables, if any, then the tensors the sub-graph captures, in the order of
 ``ins`` after the predicate or loop variables; a loop also has ``loop_vars``, their
-number, and ``maximum_iterations``, an integer or null); ``custom``
+number, and ``maximum_iterations``, an integer, null or a size polynomial); ``custom``
 lists the custom_gradient calls, each the range of steps its forward ran, its input and
 output registers, and its gradient as a graph of its own (inputs: the call's inputs, then
 one incoming gradient per float output; outputs: one gradient per float input, then one
