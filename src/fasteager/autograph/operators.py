@@ -185,6 +185,8 @@ def _merge_branch_value(name, a, b):
     same Python object, equal Python constants, or undefined on a path), else None."""
     if a is b:
         return _Kept(a)
+    if _undefined(a) and _undefined(b):      # (keep a return value's type, if known)
+        return _Kept(b if type(b) is UndefinedReturnValue and b.like is not None else a)
     for value, branch, other in ((a, "main", b), (b, "else", a)):
         if type(value) is UndefinedReturnValue:
             like = other.like if type(other) is UndefinedReturnValue else other
@@ -195,8 +197,6 @@ def _merge_branch_value(name, a, b):
             # TensorFlow's error, raised where the variable is read after the ``if``
             return _Kept(Undefined(name, "'%s' must also be initialized in the %s branch"
                                    % (name, branch)))
-    if _undefined(a) or _undefined(b):
-        return _Kept(a)
     for value, branch in ((a, "main"), (b, "else")):
         if value is None:
             return _Kept(Undefined(name, "'%s' is None at the end of the %s branch."

@@ -503,7 +503,9 @@ class _Scope:
             nl = [n for n in declared if n not in self.globals]
             head += [ast.Global(names=g)] if g else []
             head += [ast.Nonlocal(names=nl)] if nl else []
-        tail = [ast.Return(_names_tuple(names))]
+        # (read through locals(): a name the block deleted, such as an ``except ... as e``
+        # name, is undefined, not an error)
+        tail = [ast.Return(self._state(names))]
         return _function(name, params, head + self._convert_block(body) + tail)
 
     def _state_call(self, op, args, names, node):
