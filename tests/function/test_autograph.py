@@ -490,3 +490,83 @@ def test_gradients_through_converted_control_flow():
     with _no_fallback():
         losses = [float(step(fe.constant([0.2, 0.4]), fe.constant(n))) for n in (1, 3, 2)]
     assert step.experimental_get_tracing_count() == 1 and all(np.isfinite(losses))
+
+
+def test_guide_python_side_effect_guard_and_recursion(capfd):
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:      # a Python int: a Python if, at trace time
+                self.counter += 1
+                self.v.assign_add(1)
+            return self.v
+    m = Model()
+    assert [int(m().numpy()) for _ in range(3)] == [1, 2, 3]   # the guide's "1, 2, 3"
+
+    @tf.function
+    def recursive_fn(n):
+        if n > 0:
+            return recursive_fn(n - 1)
+        else:
+            return 1
+    with pytest.raises(RecursionError):         # the guide: "maximum recursion error"
+        recursive_fn(tf.constant(5))
+
+    @tf.function
+    def recursive_py(n):
+        if n > 0:
+            print('tracing')
+            return recursive_py(n - 1)
+        else:
+            return 1
+    assert recursive_py(5) == 1
+    assert capfd.readouterr().out == "tracing\n" * 5
+
+
+def test_statements_inside_converted_code():
+    calls = 0
+
+    @fe.function
+    def f(x, *rest, scale=2.0, **options):
+        nonlocal calls
+        calls += 1
+
+        def inner(v):                 # a nested function: converted with the outer one
+            if v > 0:
+                return v * scale
+            return v
+        if x > 0:
+            try:
+                y = inner(x)
+                raise KeyError("k")
+            except KeyError as e:     # (the except name is deleted after the block)
+                y = y + 1.0
+        else:
+            y = -x
+        if rest:
+            y = y + rest[0]
+        total = fe.constant(0.0)
+        for i in fe.range(3):
+            j = fe.constant(0)
+            while j < i:
+                total += fe.cast(j, fe.float32) + options.get("bias", 0.0)
+                j += 1
+        return y + total
+    with _no_fallback():
+        assert float(f(fe.constant(1.5))) == 4.0 + 1.0
+        assert float(f(fe.constant(-1.5))) == 1.5 + 1.0
+        assert float(f(fe.constant(1.5), 10.0, bias=1.0)) == 14.0 + 4.0
+    assert calls == 2 and f.experimental_get_tracing_count() == 2
+
+    @fe.function
+    def uses_a_generator(x):
+        def gen():
+            yield x
+            yield x * 2.0
+        return sum(gen())
+    with _no_fallback():
+        assert float(uses_a_generator(fe.constant(1.0))) == 3.0

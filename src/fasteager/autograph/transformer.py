@@ -182,6 +182,9 @@ def _compile(fn):
             a.annotation = None
     ast.increment_lineno(tree, code.co_firstlineno - 1)
     _Scope(node, "__class__" in code.co_freevars).convert()
+    # defined in the factory under another name: the function's own name inside it (a
+    # recursive call) must stay the global or free variable it was
+    node.name = "__fe_autograph_converted"
     factory = ast.FunctionDef(
         name="__fe_autograph_factory",
         args=ast.arguments(posonlyargs=[], args=[ast.arg("ag__")], kwonlyargs=[],
@@ -192,11 +195,15 @@ def _compile(fn):
     ast.copy_location(factory, node)
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
+    node.name = code.co_name
+    source = ast.unparse(node)
+    node.name = "__fe_autograph_converted"
     namespace = {}
     exec(compile(module, code.co_filename, "exec"), namespace)
     made = namespace["__fe_autograph_factory"](operators)
-    _remember(made.__code__)
-    return made.__code__, ast.unparse(node)
+    converted = made.__code__.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    _remember(converted)
+    return converted, source
 
 
 def _remember(code):
