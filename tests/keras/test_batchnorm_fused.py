@@ -299,3 +299,20 @@ def test_compat_v1_fused_batch_norm(data_format):
         is_training=False, data_format=data_format)
     np.testing.assert_allclose(y_inf.numpy(), want, rtol=2e-5, atol=2e-5)
     np.testing.assert_allclose(m_inf.numpy(), m, rtol=1e-6)
+
+
+def test_forward_mode_through_the_fused_op():
+    # fe.forward derives the JVP from the VJP with a helper tape (the composed gradient)
+    rng = np.random.default_rng(11)
+    x, t = rng.standard_normal((6, 3)), rng.standard_normal((6, 3))
+    scale, offset = fe.constant(rng.standard_normal(3)), fe.constant(rng.standard_normal(3))
+    xt = fe.constant(x)
+    with fe.autodiff.ForwardAccumulator(xt, fe.constant(t)) as acc:
+        y, _, _ = norm_ops.fused_batch_norm_train(xt, scale, offset)
+    h = 1e-6
+
+    def f(v):
+        return norm_ops.fused_batch_norm_train(fe.constant(v), scale, offset)[0].numpy()
+
+    np.testing.assert_allclose(acc.jvp(y).numpy(), (f(x + h * t) - f(x - h * t)) / (2 * h),
+                               rtol=1e-6, atol=1e-8)
