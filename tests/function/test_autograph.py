@@ -436,8 +436,8 @@ def test_autograph_false_and_do_not_convert_keep_the_eager_fallback():
     calls = fe.function(lambda x: helper(x) * 1.0)
     with pytest.warns(UserWarning, match="runs eagerly"):
         assert float(calls(fe.constant(-3.0))) == 3.0
-    with pytest.raises(ValueError, match="cannot convert"):
-        fe.autograph.to_code(lambda x: x)
+    with pytest.raises(ValueError, match="not a Python function"):
+        fe.autograph.to_code(len)
     converted = fe.autograph.to_graph(body)
     assert converted is not body and float(converted(fe.constant(-4.0))) == 4.0  # eagerly
 
@@ -447,6 +447,20 @@ def test_function_without_source_runs_unconverted():
     exec("def f(x):\n    if x > 0:\n        return x\n    return -x\n", namespace)
     f = fe.function(namespace["f"], quiet_fallback=True)
     assert float(f(fe.constant(-1.0))) == 1.0 and float(f(fe.constant(2.0))) == 2.0
+    with pytest.raises(ValueError, match="cannot convert f: no source"):
+        fe.autograph.to_code(namespace["f"])
+
+
+def test_lambdas_are_converted():
+    absolute = fe.function(lambda x: x if x > 0 else -x)
+    pair = (lambda v: v * 2.0, lambda v: v + 1.0 if v > 0 else v)   # told apart
+    second = fe.function(pair[1])
+    with _no_fallback():
+        assert [float(absolute(fe.constant(v))) for v in (2.0, -3.0)] == [2.0, 3.0]
+        assert [float(second(fe.constant(v))) for v in (2.0, -3.0)] == [3.0, -3.0]
+    assert absolute.experimental_get_tracing_count() == 1
+    assert "ag__.if_exp" in fe.autograph.to_code(pair[1])
+    assert "if_exp" not in fe.autograph.to_code(pair[0])
 
 
 def test_conversion_is_cached_per_function():

@@ -157,18 +157,24 @@ def _compiled(fn):
 def _compile(fn):
     """(converted code object, converted source) for ``fn``'s code, or why not (a str)."""
     code = fn.__code__
-    if fn.__name__ == "<lambda>":
-        return "a lambda (its source is not a statement of its own)"
     if code.co_flags & _CO_NOT_CONVERTIBLE:
         return "a generator or coroutine"
     try:
-        source = textwrap.dedent(inspect.getsource(code))
+        lines = inspect.getsource(code)
+        source = textwrap.dedent(lines)
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError, IndentationError) as e:
         return "no source (%s)" % e
-    node = tree.body[0] if tree.body else None
-    if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
-        return "its source is not a function definition"
+    ast.increment_lineno(tree, code.co_firstlineno - 1)
+    if code.co_name == "<lambda>":
+        node = _lambda_definition(code, tree, len(lines) - len(lines.lstrip(" \t")) -
+                                  (len(source) - len(source.lstrip(" \t"))))
+        if isinstance(node, str):
+            return node
+    else:
+        node = tree.body[0] if tree.body else None
+        if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
+            return "its source is not a function definition"
     # defaults and annotations were evaluated where the function was defined: the new
     # function takes the original's defaults, and the factory evaluates neither
     node.decorator_list = []
@@ -180,7 +186,6 @@ def _compile(fn):
             node.args.vararg, node.args.kwarg]:
         if a is not None:
             a.annotation = None
-    ast.increment_lineno(tree, code.co_firstlineno - 1)
     _Scope(node, "__class__" in code.co_freevars).convert()
     # defined in the factory under another name: the function's own name inside it (a
     # recursive call) must stay the global or free variable it was
@@ -204,6 +209,35 @@ def _compile(fn):
     converted = made.__code__.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     _remember(converted)
     return converted, source
+
+
+def _lambda_definition(code, tree, removed):
+    """The lambda of ``code`` in ``tree`` (the source lines that hold it, dedented by
+    ``removed`` columns) as ``def <lambda>(...): return body``, or why not (a str).
+    Among lambdas on its line with its parameters, it is the one whose body spans the
+    source positions of its instructions."""
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount +
+                              bool(code.co_flags & inspect.CO_VARARGS) +
+                              bool(code.co_flags & inspect.CO_VARKEYWORDS)]
+    positions = [(l, c + 0, el, ec) for l, el, c, ec in code.co_positions()
+                 if l is not None and c is not None and (c, ec) != (0, 0)]
+
+    def spans(lam):
+        b = lam.body
+        start, end = (b.lineno, b.col_offset + removed), (b.end_lineno,
+                                                         b.end_col_offset + removed)
+        return all(start <= (l, c) and (el, ec) <= end for l, c, el, ec in positions)
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+             n.lineno == code.co_firstlineno and
+             tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs +
+                   [x for x in (n.args.vararg, n.args.kwarg) if x]) == params and spans(n)]
+    if len(found) != 1:
+        return "a lambda whose source cannot be told apart"
+    lam = found[0]
+    node = ast.FunctionDef(name="<lambda>", args=lam.args,
+                           body=[ast.copy_location(ast.Return(lam.body), lam.body)],
+                           decorator_list=[], returns=None)
+    return ast.copy_location(node, lam)
 
 
 def _remember(code):
