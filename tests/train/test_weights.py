@@ -73,8 +73,14 @@ def test_npz_is_plain_arrays(tmp_path):
 def test_unknown_suffix(tmp_path):
     m = make()
     m(X)
-    with pytest.raises(fe.errors.UnimplementedError, match=r"\.safetensors"):
+    # Keras 3's error class and wording, with the formats fasteager adds
+    with pytest.raises(ValueError, match=r"must end in `\.weights\.h5` .*\.safetensors"):
         m.save_weights(tmp_path / "w.bin")
+    with pytest.raises(ValueError, match="Received: filepath=.*easy_checkpoint"):
+        m.save_weights(tmp_path / "easy_checkpoint")      # TF 2's checkpoint-prefix style
+    with pytest.raises(ValueError, match=r"must end in"):
+        m.load_weights(tmp_path / "easy_checkpoint")
+    assert not list(tmp_path.iterdir())
 
 
 def test_missing_h5py_names_the_extra(tmp_path, monkeypatch):

@@ -19,7 +19,7 @@ import zlib
 import numpy as np
 
 from .. import _atomic
-from ..errors import DataLossError, NotFoundError, UnimplementedError
+from ..errors import DataLossError, NotFoundError
 from . import _safetensors, checkpoint as _ckpt
 
 SUFFIXES = (".safetensors", ".npz", ".h5", ".hdf5")
@@ -30,8 +30,10 @@ def _format(opname, path):
     for s in SUFFIXES:
         if p.endswith(s):
             return s
-    raise UnimplementedError("%s: unknown weights format for %r (expected a path ending in %s)"
-                             % (opname, p, ", ".join(SUFFIXES)))
+    # ValueError, as Keras 3 raises for a path without `.weights.h5` (TF's old checkpoint
+    # prefixes such as "my_checkpoint" included)
+    raise ValueError("%s: the filename must end in `.weights.h5` (or .safetensors, .npz, "
+                     ".h5, .hdf5). Received: filepath=%s" % (opname, p))
 
 
 def _roots(model):
