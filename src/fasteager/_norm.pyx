@@ -15,8 +15,9 @@ The layers of the work:
 3. The per-channel arithmetic between the passes (mean, variance, the coefficients of the
    backward pass) in double, on C numbers.
 
-Training forward: mean (pass 1), the corrected two-pass variance (pass 2), then ``y``
-(pass 3). Backward: the sums of dy and dy * (x - mean) (pass 1), then dx (pass 2).
+Training forward: the sums of ``x - c`` and ``(x - c)^2`` about a centre ``c`` (float32:
+the first row; float64: the mean, from a first pass), which give the mean and the
+variance as in the corrected two-pass algorithm, then ``y`` (last pass). Backward: the sums of dy and dy * (x - mean) (pass 1), then dx (pass 2).
 """
 cimport numpy as cnp
 from cython.parallel cimport prange
@@ -182,9 +183,16 @@ def batch_norm_train(x, gamma, beta, double epsilon):
     if rows == 0:
         nan = np.full(x.shape[1], np.nan, dtype=dt)
         return np.empty(x.shape, dt), nan, nan.copy()
-    s, _ = _chunk_sums(x, None, 0)
-    mean = s / rows
-    d1, d2 = _chunk_sums(x, mean, 1)
+    # the sums of x - c and (x - c)^2 about a centre c near the mean (in double):
+    # mean = c + d1 / n, var = (d2 - d1^2 / n) / n loses about eps_double * (mean - c)^2
+    # / var relative. float32 data takes its first row as c (one pass less: the error
+    # stays far below float32's); float64 data the mean from a first pass.
+    if dt == np.float32:
+        centre = x[0].astype(np.float64)
+    else:
+        centre = _chunk_sums(x, None, 0)[0] / rows
+    d1, d2 = _chunk_sums(x, centre, 1)
+    mean = centre + d1 / rows
     var = np.maximum((d2 - d1 * d1 / rows) / rows, 0.0)
     scale = gamma.astype(np.float64) / np.sqrt(var + epsilon)
     y = np.empty(x.shape, dt)

@@ -241,6 +241,14 @@ def test_kernel_statistics_are_accurate_for_float32_with_a_large_mean():
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(mean, x64.mean(0), rtol=1e-7)
     np.testing.assert_allclose(var, x64.var(0), rtol=1e-5)
+    # float32 sums about the first row: an outlier there (1000 standard deviations) costs
+    # about eps_double * 1e6 relative, still far below float32's resolution
+    x[0] += 1000
+    _, mean, var = _norm.batch_norm_train(x, np.ones(4, np.float32), np.zeros(4, np.float32),
+                                          EPS)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(mean, x64.mean(0), rtol=1e-7)
+    np.testing.assert_allclose(var, x64.var(0), rtol=1e-6)
 
 
 def test_kernel_results_do_not_depend_on_the_chunking_of_rows():
