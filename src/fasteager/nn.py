@@ -13,3 +13,5 @@ from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, gelu,  # n
                          softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, softplus, softsign,
                          sparse_softmax_cross_entropy_with_logits, swish)
+from .ragged import embedding_lookup  # noqa: F401,E402
+from .sparse import embedding_lookup_sparse  # noqa: F401,E402
