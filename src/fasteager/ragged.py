@@ -22,7 +22,7 @@ from . import _core
 from .errors import InvalidArgumentError
 from .tensor_shape import TensorShape
 
-__all__ = ["RaggedTensor", "constant", "map_flat_values", "reduce_max", "reduce_mean",
+__all__ = ["RaggedTensor", "constant", "embedding_lookup", "map_flat_values", "reduce_max", "reduce_mean",
            "reduce_min", "reduce_prod", "reduce_sum", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "stack", "boolean_mask", "RaggedTensorSpec"]
 
@@ -690,6 +690,37 @@ def map_flat_values(op, *args, **kwargs):
                                    % (first.flat_values._value.shape[0],
                                       list(out._value.shape)))
     return first.with_flat_values(out)
+
+
+# ---- fe.nn.embedding_lookup -------------------------------------------------------------------
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """The rows of ``params`` at ``ids`` (``tf.nn.embedding_lookup``): shape
+    ``ids.shape + params.shape[1:]``; ragged ids give a RaggedTensor of their partition.
+    A list of tables is the row-wise shards of one (TensorFlow 2's "div" partitioning:
+    their concatenation). With ``max_norm``, each row found is scaled down to that L2
+    norm. Differentiable in ``params`` (the gradient scatter-adds into the rows used)."""
+    from .ops.array_ops import concat
+    from .ops.indexing_ops import gather
+    from .ops.math_ops import clip_by_norm
+    if isinstance(ids, RaggedTensor):
+        return ids.with_flat_values(embedding_lookup(params, ids.flat_values, max_norm))
+    if isinstance(params, (list, tuple)):
+        if not params:
+            raise InvalidArgumentError("embedding_lookup: params must not be an empty list")
+        table = params[0] if len(params) == 1 else concat(list(params), axis=0)
+    else:
+        table = params
+    idx = ids if isinstance(ids, _core.Tensor) else _core.convert_to_tensor(ids)
+    if idx._value.dtype.kind not in "iu":
+        raise InvalidArgumentError("embedding_lookup: ids must be integers (got %s)"
+                                   % idx.dtype.name)
+    out = gather(table, idx)
+    if max_norm is not None:
+        axes = list(range(idx._value.ndim, out._value.ndim))
+        if axes:
+            out = clip_by_norm(out, max_norm, axes=axes)
+    return out
 
 
 # ---- fe.ragged.constant -----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from .tensor_shape import TensorShape
 # what fe.function's eager-fallback warning names when sparse code reads traced values
 _WHAT = "the entries of a sparse tensor"
 
-__all__ = ["SparseTensor", "add", "concat", "from_dense", "map_values", "reduce_sum", "reorder",
+__all__ = ["SparseTensor", "add", "concat", "embedding_lookup_sparse", "from_dense", "map_values", "reduce_max", "reduce_sum", "reorder",
            "slice", "sparse_dense_matmul", "matmul", "to_dense", "transpose"]
 
 
@@ -268,6 +268,62 @@ def reduce_sum(sp_input, axis=None, keepdims=False, output_is_sparse=False, name
     return from_dense(out) if output_is_sparse and out._value.ndim else out
 
 
+def _reduced_axes(opname, axis, ndim):
+    axes = range(ndim) if axis is None else np.atleast_1d(np.asarray(axis)).tolist()
+    out = set()
+    for a in axes:
+        if not -ndim <= int(a) < ndim:
+            raise InvalidArgumentError("%s: axis %d is out of range for a SparseTensor of rank "
+                                       "%d" % (opname, a, ndim))
+        out.add(int(a) % ndim)
+    return sorted(out)
+
+
+def reduce_max(sp_input, axis=None, keepdims=False, output_is_sparse=False, name=None):
+    """The maximum of the stored entries over ``axis`` (all when None). As TensorFlow's,
+    the implicit zeros take no part; a group without stored entries is 0 in the dense
+    result and absent from the sparse one (``output_is_sparse``)."""
+    from .ops.indexing_ops import tensor_scatter_nd_max
+    from .ops.math_ops import where
+    sp = _check_sparse("reduce_max", sp_input)
+    if sp._values._value.dtype.kind not in "iuf":
+        raise InvalidArgumentError("reduce_max: sp_input must hold numbers (got %s)"
+                                   % sp.dtype.name)
+    ndim = sp.ndim
+    axes = _reduced_axes("reduce_max", axis, ndim)
+    kept = [d for d in range(ndim) if d not in axes]
+    shape = sp._dense_shape._value
+    idx = sp._indices._value
+    if keepdims:
+        out_shape = [1 if d in axes else int(shape[d]) for d in range(ndim)]
+        keys = idx.copy()
+        keys[:, axes] = 0
+    else:
+        out_shape = [int(shape[d]) for d in kept]
+        keys = idx[:, kept]
+    np_dtype = sp._values._value.dtype
+    lowest = np.finfo(np_dtype).min if np_dtype.kind == "f" else np.iinfo(np_dtype).min
+    start = _core.wrap(np.full(out_shape, lowest, dtype=np_dtype))
+    if keys.shape[1] == 0:          # a full reduction: one group, the scalar output
+        keys = np.zeros((idx.shape[0], 0), np.int64)
+    if idx.shape[0]:
+        best = tensor_scatter_nd_max(start, keys.reshape(idx.shape[0], -1), sp._values) \
+            if keys.shape[1] else tensor_scatter_nd_max(
+                start[None], np.zeros((idx.shape[0], 1), np.int64), sp._values)[0]
+    else:
+        best = start
+    filled = np.zeros(out_shape, dtype=bool)
+    if idx.shape[0]:
+        filled[tuple(keys.T)] = True
+    if output_is_sparse:
+        where_filled = np.argwhere(filled).astype(np.int64)
+        from .ops.indexing_ops import gather_nd
+        values = gather_nd(best, where_filled) if where_filled.shape[0] else \
+            _core.wrap(np.zeros(0, dtype=np_dtype))
+        return SparseTensor(where_filled, values, np.array(out_shape, dtype=np.int64))
+    return where(filled, best, _core.wrap(np.zeros(out_shape, dtype=np_dtype)))
+
+
 def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     """``sp_a @ b`` for a rank-2 SparseTensor and a dense matrix, without densifying
     ``sp_a``: each entry scales a row of ``b`` into its output row (a segment sum).
@@ -304,6 +360,53 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
 
 
 matmul = sparse_dense_matmul
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy=None, name=None,
+                            combiner="mean", max_norm=None, allow_fast_lookup=False):
+    """Per row of the rank-2 SparseTensor ``sp_ids``, the ``combiner`` ("sum", "mean" or
+    "sqrtn") of the embeddings of its ids, weighted by ``sp_weights`` (a SparseTensor of the
+    same indices, or None for weight 1) (``tf.nn.embedding_lookup_sparse``). Rows without
+    ids are zeros. Differentiable in ``params`` and the weights."""
+    from .ops.indexing_ops import gather, unsorted_segment_sum
+    from .ops.math_ops import cast, sqrt
+    from .ragged import embedding_lookup
+    sp = _check_sparse("embedding_lookup_sparse", sp_ids, "sp_ids")
+    if combiner not in ("sum", "mean", "sqrtn"):
+        raise InvalidArgumentError("embedding_lookup_sparse: combiner must be 'sum', 'mean' or "
+                                   "'sqrtn' (got %r)" % (combiner,))
+    if sp.ndim != 2:
+        raise InvalidArgumentError("embedding_lookup_sparse: sp_ids must have rank 2 (got %d)"
+                                   % sp.ndim)
+    rows = sp._indices._value[:, 0]
+    nrows = int(sp._dense_shape._value[0])
+    found = embedding_lookup(params, sp._values, max_norm=max_norm)
+    weights = None
+    if sp_weights is not None:
+        w = _check_sparse("embedding_lookup_sparse", sp_weights, "sp_weights")
+        if not np.array_equal(w._indices._value, sp._indices._value):
+            raise InvalidArgumentError("embedding_lookup_sparse: sp_weights must have the "
+                                       "indices of sp_ids")
+        weights = cast(w._values, found.dtype)
+        lead = (-1,) + (1,) * (found._value.ndim - 1)
+        found = found * _reshaped(weights, lead)
+    total = unsorted_segment_sum(found, rows, nrows)
+    if combiner == "sum":
+        return total
+    if weights is None:
+        weights = _core.wrap(np.ones(rows.shape[0], dtype=found._value.dtype))
+    per_row = unsorted_segment_sum(weights * weights if combiner == "sqrtn" else weights,
+                                   rows, nrows)
+    if combiner == "sqrtn":
+        per_row = sqrt(per_row)
+    # a row without ids divides 0 by 1 (TensorFlow's zeros), not by 0
+    safe = per_row + _core.wrap((_np(per_row, _WHAT) == 0).astype(found._value.dtype))
+    return total / _reshaped(safe, (-1,) + (1,) * (found._value.ndim - 1))
+
+
+def _reshaped(t, shape):
+    from .ops.array_ops import reshape
+    return reshape(t, shape)
 
 
 def slice(sp_input, start, size, name=None):  # noqa: A001 - TensorFlow's name
