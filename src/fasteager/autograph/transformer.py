@@ -39,7 +39,7 @@ __all__ = ["convert", "converted_callable", "do_not_convert", "source_of"]
 _converted_codes = set()     # code objects conversion made: called as they are
 _by_function = weakref.WeakKeyDictionary()   # function -> converted function or None
 _by_code = {}                # code -> (converted code, source text) or the reason it is not
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 # modules whose functions are never converted (TensorFlow's rule: the library itself, the
 # standard library and the numerical stack)
@@ -82,16 +82,12 @@ def convert(fn):
         return fn if converted is fn.__func__ else types.MethodType(converted, fn.__self__)
     if not isinstance(fn, types.FunctionType) or _marked(fn) or fn.__code__ in _converted_codes:
         return fn
-    try:
+    with _lock:
         converted = _by_function.get(fn, False)
-    except TypeError:
-        converted = False
     if converted is False:
-        converted = _new_function(fn)
-        try:
+        converted = _new_function(fn)     # (two threads may both make one: either is right)
+        with _lock:
             _by_function[fn] = converted
-        except TypeError:
-            pass
     return fn if converted is None else converted
 
 
