@@ -52,7 +52,8 @@ def _own_get_config(cls):
 
 def _describe(model):
     cls = type(model)
-    if hasattr(model, "get_config") and not _own_get_config(cls):
+    auto = getattr(model, "_auto_config", None) is not None    # Keras 3's automatic config
+    if hasattr(model, "get_config") and not _own_get_config(cls) and not auto:
         raise NotImplementedError(
             "save: %s does not implement get_config(): subclassed models must define "
             "get_config() (returning their __init__ arguments) to be saved whole, or use "

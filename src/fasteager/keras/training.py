@@ -131,7 +131,7 @@ class Model(Layer):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
             from .functional import Functional
             return object.__new__(Functional)
-        return object.__new__(cls)
+        return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, *args, **kwargs):
         if args or "inputs" in kwargs or "outputs" in kwargs:

@@ -113,14 +113,76 @@ def _shape_of(x):
     return fe.TensorShape(np.shape(x))
 
 
+def _json_value(v):
+    """Whether ``v`` is a value a saved config holds as it is (Keras 3's auto config keeps
+    only such constructor arguments)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(_json_value(x) for x in v)
+    if isinstance(v, dict):
+        return all(isinstance(k, str) and _json_value(x) for k, x in v.items())
+    return False
+
+
+_init_signatures = {}
+
+
+def _user_init(cls):
+    """The first ``__init__`` in ``cls``'s MRO defined outside fasteager, or None."""
+    for base in cls.__mro__:
+        init = base.__dict__.get("__init__")
+        if init is not None:
+            module = getattr(base, "__module__", "") or ""
+            return None if module.startswith("fasteager.") else init
+    return None
+
+
+def _auto_config(cls, args, kwargs):
+    """Keras 3's automatic config of a user's layer or model: the arguments its
+    ``__init__`` was called with, by name, when all of them are plain values (else None:
+    ``get_config`` must then be written by hand)."""
+    init = _user_init(cls)
+    if init is None:
+        return None
+    sig = _init_signatures.get(init)
+    if sig is None:
+        try:
+            sig = _init_signatures[init] = inspect.signature(init)
+        except (TypeError, ValueError):
+            return None
+    try:
+        bound = sig.bind(None, *args, **kwargs)
+    except TypeError:
+        return None
+    config = {}
+    for name, value in list(bound.arguments.items())[1:]:
+        kind = sig.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                return None             # no name to rebuild it by
+            continue
+        items = value.items() if kind is inspect.Parameter.VAR_KEYWORD else [(name, value)]
+        for k, v in items:
+            if not _json_value(v):
+                return None
+            config[k] = list(v) if isinstance(v, tuple) else v
+    return config
+
+
 class Layer(fe.Module):
     """Base class of layers: override ``build(input_shape)`` and ``call(inputs)``."""
+
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        object.__setattr__(obj, "_auto_config", _auto_config(cls, args, kwargs))
+        return obj
 
     # attributes the framework itself sets, never walked for variables or layers
     _NOT_TRACKED = frozenset(["_own_weights", "_regularizer_fns", "_call_losses",
                               "_tracking_cache",
                               "_inbound_shape", "_output_shape", "_call_args",
-                              "_inbound_nodes"])
+                              "_inbound_nodes", "_auto_config"])
     # the input ranks the layer accepts (Keras's InputSpec ndim / min_ndim), checked on
     # every call: Dense on a rank-1 input would otherwise return a wrong-rank result
     _input_ndim = None
@@ -558,6 +620,17 @@ class Layer(fe.Module):
         config = {"name": self._name, "trainable": self._trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
+        if type(self).get_config is Layer.get_config and _user_init(type(self)) is not None:
+            # a user's class without get_config: its constructor arguments, as Keras 3
+            auto = getattr(self, "_auto_config", None)
+            if auto is None:
+                params = [n for n in inspect.signature(_user_init(type(self))).parameters
+                          if n not in ("self", "args", "kwargs")]
+                raise NotImplementedError(
+                    "Layer %s has arguments %s in `__init__()` and therefore must override "
+                    "`get_config()` (its arguments are not all plain values, so they cannot "
+                    "be saved automatically)" % (type(self).__name__, params))
+            return dict(auto, **config)
         return config
 
     @classmethod
