@@ -558,7 +558,7 @@ def test_statements_inside_converted_code():
                 y = inner(x)
                 raise KeyError("k")
             except KeyError as e:     # (the except name is deleted after the block)
-                y = y + 1.0
+                y = y + 1.0 + 0.0 * len(str(e))
         else:
             y = -x
         if rest:

@@ -42,7 +42,7 @@ def _names(tracer):
                 continue
             base = input_names[i] if i < len(input_names) else "Placeholder"
             names[r] = _unique(base, counts) + ":0"
-        for var, r in tracer.var_inputs:
+        for _, r in tracer.var_inputs:
             names[r] = _unique("ReadVariableOp", counts) + ":0"
         cache = tracer._graph_names = [names, counts, 0]
     names, counts, done = cache
@@ -55,7 +55,7 @@ def _names(tracer):
         for k, r in enumerate(outs):
             names.setdefault(r, "%s:%d" % (base, k))
     cache[2] = len(steps)
-    for var, r in tracer.var_inputs:      # variables first read after the cache was made
+    for _, r in tracer.var_inputs:      # variables first read after the cache was made
         if r not in names:
             names[r] = _unique("ReadVariableOp", counts) + ":0"
     return names

@@ -215,14 +215,16 @@ def _lambda_definition(code, tree, removed):
     params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount +
                               bool(code.co_flags & inspect.CO_VARARGS) +
                               bool(code.co_flags & inspect.CO_VARKEYWORDS)]
-    positions = [(l, c + 0, el, ec) for l, el, c, ec in code.co_positions()
-                 if l is not None and c is not None and (c, ec) != (0, 0)]
+    positions = [(line, col, end_line, end_col)
+                 for line, end_line, col, end_col in code.co_positions()
+                 if line is not None and col is not None and (col, end_col) != (0, 0)]
 
     def spans(lam):
         b = lam.body
         start, end = (b.lineno, b.col_offset + removed), (b.end_lineno,
                                                          b.end_col_offset + removed)
-        return all(start <= (l, c) and (el, ec) <= end for l, c, el, ec in positions)
+        return all(start <= (line, col) and (end_line, end_col) <= end
+                   for line, col, end_line, end_col in positions)
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
              n.lineno == code.co_firstlineno and
              tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs +
