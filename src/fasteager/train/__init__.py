@@ -9,3 +9,4 @@ from .checkpoint import (Checkpoint, CheckpointLoadStatus, CheckpointManager,  #
                          latest_checkpoint)
 from .reader import (CheckpointReader, list_variables, load_checkpoint,  # noqa: F401,E402
                      load_variable)
+from .example import BytesList, Example, Feature, Features, FloatList, Int64List  # noqa: F401,E402
