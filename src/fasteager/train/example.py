@@ -1,0 +1,446 @@
+"""``tf.train.Example`` and its parts, written and read in protobuf's wire format.
+
+The messages of tensorflow/core/example/example.proto and feature.proto, without the
+``protobuf`` package: ``Example { Features features = 1; }``,
+``Features { map<string, Feature> feature = 1; }``, ``Feature { oneof kind { BytesList
+bytes_list = 1; FloatList float_list = 2; Int64List int64_list = 3; } }`` and the three
+lists (``repeated bytes/float/int64 value = 1``, the numbers packed). ``SerializeToString``
+gives bytes TensorFlow's parser reads; ``FromString`` reads what TensorFlow writes (packed
+or not, unknown fields skipped). Reading untrusted bytes raises ``DataLossError`` with
+the offset of the fault, never anything else.
+
+>>> ex = fe.train.Example(features=fe.train.Features(feature={
+...     "n": fe.train.Feature(int64_list=fe.train.Int64List(value=[7]))}))
+>>> ex.SerializeToString()
+b'\\n\\x0c\\n\\n\\n\\x01n\\x12\\x05\\x1a\\x03\\n\\x01\\x07'
+"""
+import struct
+
+import numpy as np
+
+from ..errors import DataLossError
+from ..summary._events import _f_bytes, _varint
+
+__all__ = ["BytesList", "Example", "Feature", "Features", "FloatList", "Int64List"]
+
+_MASK64 = (1 << 64) - 1
+_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
+
+
+# ---- reading the wire format -----------------------------------------------------------------
+
+class _Reader:
+    """Fields of one message in ``data[start:end]``; every fault is a DataLossError."""
+
+    __slots__ = ("data", "pos", "end")
+
+    def __init__(self, data, start=0, end=None):
+        self.data, self.pos = data, start
+        self.end = len(data) if end is None else end
+
+    def fail(self, what):
+        raise DataLossError("tf.train.Example: malformed protobuf at byte %d (%s)"
+                            % (self.pos, what))
+
+    def varint(self):
+        result = shift = 0
+        data, pos, end = self.data, self.pos, self.end
+        for _ in range(10):
+            if pos >= end:
+                self.fail("a varint runs past the end of its message")
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                self.pos = pos
+                return result & _MASK64
+            shift += 7
+        self.fail("a varint is longer than 10 bytes")
+
+    def fields(self):
+        """Yield ``(field_number, wire_type, value)``: an int for varints, a
+        ``(start, end)`` span for length-delimited and fixed-width fields."""
+        while self.pos < self.end:
+            key = self.varint()
+            number, wire = key >> 3, key & 7
+            if number == 0:
+                self.fail("field number 0")
+            if wire == _VARINT:
+                yield number, wire, self.varint()
+            elif wire in (_I64, _I32):
+                width = 8 if wire == _I64 else 4
+                if self.pos + width > self.end:
+                    self.fail("a fixed-width field runs past the end of its message")
+                yield number, wire, (self.pos, self.pos + width)
+                self.pos += width
+            elif wire == _LEN:
+                length = self.varint()
+                if length > self.end - self.pos:
+                    self.fail("a length of %d runs past the end of its message" % length)
+                yield number, wire, (self.pos, self.pos + length)
+                self.pos += length
+            else:          # 3/4 (groups) have no place in these messages; 6/7 do not exist
+                self.fail("wire type %d" % wire)
+
+    def sub(self, span):
+        return _Reader(self.data, span[0], span[1])
+
+    def bytes_of(self, span):
+        return bytes(self.data[span[0]:span[1]])
+
+
+def _signed64(v):
+    return v - (1 << 64) if v >> 63 else v
+
+
+def _expect(reader, wire, want, what):
+    if wire != want:
+        reader.fail("%s has wire type %d (expected %d)" % (what, wire, want))
+
+
+# ---- the messages ----------------------------------------------------------------------------
+
+def _escape(b):
+    """protobuf's text-format escaping of bytes (C escapes, octal for the rest)."""
+    out = []
+    for c in b:
+        ch = chr(c)
+        if ch in "\"'\\":
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif 0x20 <= c < 0x7F:
+            out.append(ch)
+        else:
+            out.append("\\%03o" % c)
+    return "".join(out)
+
+
+class _Message:
+    """What the messages share: equality, text-format printing, parsing from bytes."""
+
+    __slots__ = ()
+
+    def SerializeToString(self, deterministic=None):  # noqa: N802 - protobuf's name
+        return bytes(self._encode())
+
+    def ByteSize(self):  # noqa: N802
+        return len(self._encode())
+
+    @classmethod
+    def FromString(cls, data):  # noqa: N802
+        out = cls()
+        out.MergeFromString(data)
+        return out
+
+    def ParseFromString(self, data):  # noqa: N802
+        self.Clear()
+        return self.MergeFromString(data)
+
+    def MergeFromString(self, data):  # noqa: N802
+        if isinstance(data, str) or not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError("%s.MergeFromString: expected bytes (got %s)"
+                            % (type(self).__name__, type(data).__name__))
+        data = bytes(data)
+        self._merge(_Reader(data))
+        return len(data)
+
+    def CopyFrom(self, other):  # noqa: N802
+        self.ParseFromString(other.SerializeToString())
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._text(0) == other._text(0)
+
+    __hash__ = None      # mutable, as protobuf's messages
+
+    def __str__(self):
+        return self._text(0)
+
+    __repr__ = __str__
+
+
+class _List(_Message):
+    __slots__ = ("value",)
+    _kind = None
+
+    def __init__(self, value=()):
+        self.value = []
+        self.value.extend(self._check(v) for v in value)
+
+    def Clear(self):  # noqa: N802
+        self.value = []
+
+    def _text(self, indent):
+        pad = " " * indent
+        return "".join("%svalue: %s\n" % (pad, self._show(v)) for v in self.value)
+
+
+class BytesList(_List):
+    """``repeated bytes value = 1`` (str values are stored as their UTF-8 bytes)."""
+    __slots__ = ()
+
+    @staticmethod
+    def _check(v):
+        if isinstance(v, str):
+            return v.encode("utf-8")
+        if isinstance(v, (bytes, bytearray, np.bytes_)):
+            return bytes(v)
+        raise TypeError("BytesList: values must be bytes or str (got %s)" % type(v).__name__)
+
+    @staticmethod
+    def _show(v):
+        return '"%s"' % _escape(v)
+
+    def _encode(self):
+        return b"".join(_f_bytes(1, self._check(v)) for v in self.value)
+
+    def _merge(self, r):
+        for number, wire, span in r.fields():
+            if number == 1:
+                _expect(r, wire, _LEN, "BytesList.value")
+                self.value.append(r.bytes_of(span))
+
+
+class FloatList(_List):
+    """``repeated float value = 1 [packed = true]`` (float32)."""
+    __slots__ = ()
+
+    @staticmethod
+    def _check(v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+            raise TypeError("FloatList: values must be numbers (got %s)" % type(v).__name__)
+        return float(np.float32(v))
+
+    @staticmethod
+    def _show(v):
+        f = np.float32(v)
+        return "nan" if np.isnan(f) else ("inf" if f == np.inf else
+                                          "-inf" if f == -np.inf else str(f))
+
+    def _encode(self):
+        if not self.value:
+            return b""
+        body = np.asarray([self._check(v) for v in self.value], dtype="<f4").tobytes()
+        return _f_bytes(1, body)
+
+    def _merge(self, r):
+        for number, wire, span in r.fields():
+            if number != 1:
+                continue
+            if wire == _LEN:
+                if (span[1] - span[0]) % 4:
+                    r.fail("packed FloatList.value of %d bytes (not a multiple of 4)"
+                           % (span[1] - span[0]))
+                self.value.extend(np.frombuffer(r.data, "<f4", (span[1] - span[0]) // 4,
+                                                span[0]).astype(float).tolist())
+            elif wire == _I32:
+                self.value.append(struct.unpack_from("<f", r.data, span[0])[0])
+            else:
+                r.fail("FloatList.value has wire type %d (expected 2 or 5)" % wire)
+
+
+class Int64List(_List):
+    """``repeated int64 value = 1 [packed = true]``."""
+    __slots__ = ()
+
+    @staticmethod
+    def _check(v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError("Int64List: values must be integers (got %s)" % type(v).__name__)
+        v = int(v)
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("Int64List: value %d is out of the int64 range" % v)
+        return v
+
+    @staticmethod
+    def _show(v):
+        return str(v)
+
+    def _encode(self):
+        if not self.value:
+            return b""
+        return _f_bytes(1, b"".join(_varint(self._check(v)) for v in self.value))
+
+    def _merge(self, r):
+        for number, wire, span in r.fields():
+            if number != 1:
+                continue
+            if wire == _LEN:
+                packed = r.sub(span)
+                while packed.pos < packed.end:
+                    self.value.append(_signed64(packed.varint()))
+            elif wire == _VARINT:
+                self.value.append(_signed64(span))
+            else:
+                r.fail("Int64List.value has wire type %d (expected 0 or 2)" % wire)
+
+
+_KINDS = (("bytes_list", BytesList, 1), ("float_list", FloatList, 2),
+          ("int64_list", Int64List, 3))
+
+
+class Feature(_Message):
+    """One of ``bytes_list``, ``float_list`` or ``int64_list`` (a oneof: setting one clears
+    the others); ``WhichOneof("kind")`` names the one set."""
+
+    __slots__ = ("_kind", "_list")
+
+    def __init__(self, bytes_list=None, float_list=None, int64_list=None):
+        self._kind = self._list = None
+        given = [(name, v) for (name, _, _), v in zip(_KINDS, (bytes_list, float_list,
+                                                               int64_list)) if v is not None]
+        if len(given) > 1:
+            raise ValueError("Feature: only one of bytes_list, float_list and int64_list may "
+                             "be set (got %s)" % ", ".join(n for n, _ in given))
+        for name, v in given:
+            cls = dict((n, c) for n, c, _ in _KINDS)[name]
+            if not isinstance(v, cls):
+                raise TypeError("Feature: %s must be a %s (got %s)"
+                                % (name, cls.__name__, type(v).__name__))
+            self._kind, self._list = name, v
+
+    def Clear(self):  # noqa: N802
+        self._kind = self._list = None
+
+    def WhichOneof(self, group):  # noqa: N802
+        if group != "kind":
+            raise ValueError("Feature: no oneof named %r (it has 'kind')" % (group,))
+        return self._kind
+
+    def HasField(self, name):  # noqa: N802
+        return self._kind == name
+
+    def _get(self, name, cls):
+        # reading a oneof member that is not set gives an empty one (protobuf's default)
+        return self._list if self._kind == name else cls()
+
+    bytes_list = property(lambda self: self._get("bytes_list", BytesList))
+    float_list = property(lambda self: self._get("float_list", FloatList))
+    int64_list = property(lambda self: self._get("int64_list", Int64List))
+
+    def _encode(self):
+        if self._kind is None:
+            return b""
+        number = [n for name, _, n in _KINDS if name == self._kind][0]
+        return _f_bytes(number, self._list._encode())
+
+    def _merge(self, r):
+        for number, wire, span in r.fields():
+            if 1 <= number <= 3:
+                name, cls, _ = _KINDS[number - 1]
+                _expect(r, wire, _LEN, "Feature." + name)
+                if self._kind != name:         # another member of the oneof: replaced
+                    self._kind, self._list = name, cls()
+                self._list._merge(r.sub(span))
+
+    def _text(self, indent):
+        if self._kind is None:
+            return ""
+        pad = " " * indent
+        return "%s%s {\n%s%s}\n" % (pad, self._kind, self._list._text(indent + 2), pad)
+
+
+class Features(_Message):
+    """``feature``: a dict from feature name (str) to Feature."""
+
+    __slots__ = ("feature",)
+
+    def __init__(self, feature=None):
+        self.feature = {}
+        for name, value in (feature or {}).items():
+            if not isinstance(name, str):
+                raise TypeError("Features: feature names must be str (got %s)"
+                                % type(name).__name__)
+            if not isinstance(value, Feature):
+                raise TypeError("Features: feature %r must be a Feature (got %s)"
+                                % (name, type(value).__name__))
+            self.feature[name] = value
+
+    def Clear(self):  # noqa: N802
+        self.feature = {}
+
+    def __eq__(self, other):            # a map: equal whatever the order of its keys
+        return type(other) is Features and self.feature == other.feature
+
+    def _encode(self):
+        out = []
+        for name, value in self.feature.items():
+            entry = _f_bytes(1, name.encode("utf-8")) + _f_bytes(2, value._encode())
+            out.append(_f_bytes(1, entry))
+        return b"".join(out)
+
+    def _merge(self, r):
+        for number, wire, span in r.fields():
+            if number != 1:
+                continue
+            _expect(r, wire, _LEN, "Features.feature")
+            entry = r.sub(span)
+            name, value = "", Feature()
+            for n, w, s in entry.fields():
+                if n == 1:
+                    _expect(entry, w, _LEN, "the key of Features.feature")
+                    try:
+                        name = entry.bytes_of(s).decode("utf-8")
+                    except UnicodeDecodeError:
+                        entry.fail("a feature name is not UTF-8")
+                elif n == 2:
+                    _expect(entry, w, _LEN, "the value of Features.feature")
+                    value._merge(entry.sub(s))
+            self.feature[name] = value     # a repeated key: the last one wins
+
+    def _text(self, indent):
+        pad = " " * indent
+        out = []
+        for name in self.feature:
+            out.append('%sfeature {\n%s  key: "%s"\n%s  value {\n%s%s  }\n%s}\n' % (
+                pad, pad, _escape(name.encode("utf-8")), pad,
+                self.feature[name]._text(indent + 4), pad, pad))
+        return "".join(out)
+
+
+class Example(_Message):
+    """``features``: one record of named features (``tf.train.Example``)."""
+
+    __slots__ = ("_features",)
+
+    def __init__(self, features=None):
+        if features is not None and not isinstance(features, Features):
+            raise TypeError("Example: features must be a Features (got %s)"
+                            % type(features).__name__)
+        self._features = features
+
+    @property
+    def features(self):
+        if self._features is None:
+            self._features = Features()
+        return self._features
+
+    def HasField(self, name):  # noqa: N802
+        if name != "features":
+            raise ValueError("Example: no field named %r" % (name,))
+        return self._features is not None
+
+    def Clear(self):  # noqa: N802
+        self._features = None
+
+    def __eq__(self, other):
+        return type(other) is Example and self.features == other.features
+
+    def _encode(self):
+        return b"" if self._features is None else _f_bytes(1, self._features._encode())
+
+    def _merge(self, r):
+        for number, wire, span in r.fields():
+            if number == 1:
+                _expect(r, wire, _LEN, "Example.features")
+                self.features._merge(r.sub(span))
+
+    def _text(self, indent):
+        if self._features is None:
+            return ""
+        pad = " " * indent
+        return "%sfeatures {\n%s%s}\n" % (pad, self._features._text(indent + 2), pad)
