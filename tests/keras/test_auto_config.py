@@ -64,3 +64,14 @@ def test_subclassed_model_saves_and_loads_with_its_class(tmp_path):
         fe.keras.models.load_model(path)
     loaded = fe.keras.models.load_model(path, custom_objects={"TwoDense": TwoDense})
     np.testing.assert_allclose(loaded(x).numpy(), y, rtol=1e-6)
+
+
+def test_subclass_passing_a_positional_argument_to_model_init():
+    # the effective-TF2 guide's DynamicRNN calls super().__init__(self): Keras 3 raises
+    # TypeError from Layer.__init__
+    class Passing(fe.keras.Model):
+        def __init__(self):
+            super().__init__(self)
+
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        Passing()

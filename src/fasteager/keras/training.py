@@ -134,7 +134,13 @@ class Model(Layer):
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, *args, **kwargs):
-        if args or "inputs" in kwargs or "outputs" in kwargs:
+        functional = (len(args) == 2 or (len(args) == 1 and "outputs" in kwargs)
+                      or ("inputs" in kwargs and "outputs" in kwargs))
+        if args and not functional:
+            # Keras 3 hands other positional arguments to Layer.__init__, which refuses them
+            raise TypeError("%s: Layer.__init__() takes 1 positional argument but %d were "
+                            "given" % (type(self).__name__, len(args) + 1))
+        if functional:
             raise fe.errors.UnimplementedError(
                 "%s(inputs, outputs): a subclassed Model built from inputs and outputs is not "
                 "supported; call fe.keras.Model(inputs, outputs) or define call()"
