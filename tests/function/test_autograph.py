@@ -584,3 +584,54 @@ def test_statements_inside_converted_code():
         return sum(gen())
     with _no_fallback():
         assert float(uses_a_generator(fe.constant(1.0))) == 3.0
+
+
+def test_training_loop_over_a_dataset_inside_the_function():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(24, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    dataset = fe.data.Dataset.from_tensor_slices((x, y)).batch(8)
+
+    def run(traced):
+        w = fe.Variable(np.zeros((3, 1), np.float32))
+        opt = fe.keras.optimizers.SGD(0.1)
+
+        def epoch(data):
+            total = fe.constant(0.0)
+            for xb, yb in data:
+                with fe.GradientTape() as tape:
+                    loss = fe.reduce_mean(fe.square(fe.matmul(xb, w) - yb))
+                grads = tape.gradient(loss, [w])
+                opt.apply_gradients(zip(grads, [w]))
+                if loss > 0.5:                # a traced condition inside the data loop
+                    total += loss
+                else:
+                    total += 0.5 * loss
+            return total
+        step = fe.function(epoch) if traced else epoch
+        return [float(step(dataset)) for _ in range(3)], w.numpy(), step
+    with _no_fallback():
+        traced_totals, traced_w, step = run(True)
+    eager_totals, eager_w, _ = run(False)
+    np.testing.assert_allclose(traced_totals, eager_totals, rtol=1e-5)
+    np.testing.assert_allclose(traced_w, eager_w, rtol=1e-5)
+    assert step.experimental_get_tracing_count() == 1
+
+
+def test_trace_and_set_verbosity(capfd):
+    @fe.function
+    def f(x):
+        fe.autograph.trace("x is", x)
+        return x + 1.0
+    f(fe.constant(1.0))
+    f(fe.constant(2.0))
+    assert capfd.readouterr().out == 'x is Tensor("x:0", shape=(), dtype=float32)\n'
+    namespace = {"fe": fe}
+    exec("def g(x):\n    return x\n", namespace)
+    fe.autograph.set_verbosity(1, alsologtostdout=True)
+    try:
+        fe.function(namespace["g"])(fe.constant(1.0))
+    finally:
+        fe.autograph.set_verbosity(0)
+    assert "AutoGraph could not convert g, so it runs as written: no source" in \
+        capfd.readouterr().out

@@ -16,10 +16,12 @@ values keep Python semantics. See ``docs/function.md`` ("AutoGraph").
     print(fe.autograph.to_code(f.python_function))   # the converted source
 """
 from . import experimental
+from .operators import print_ as _print
 from .transformer import convert as _convert
+from .transformer import set_verbosity
 from .transformer import source_of as _source_of
 
-__all__ = ["experimental", "to_code", "to_graph"]
+__all__ = ["experimental", "set_verbosity", "to_code", "to_graph", "trace"]
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):
@@ -34,3 +36,9 @@ def to_graph(entity, recursive=True, experimental_optional_features=None):
     (``tf.autograph.to_graph``). ValueError when it cannot be converted."""
     _source_of(entity)          # raises, naming the reason, when it cannot be converted
     return _convert(entity)
+
+
+def trace(*args):
+    """Print ``args`` when the code runs: in a traced function, while tracing, with traced
+    tensors shown as the graph tensors they are (``tf.autograph.trace``)."""
+    _print(*args)

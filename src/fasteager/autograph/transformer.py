@@ -26,6 +26,8 @@ source is unavailable, a generator, or code that does not parse is left unconver
 """
 import ast
 import inspect
+import logging
+import os
 import sys
 import textwrap
 import threading
@@ -34,7 +36,26 @@ import weakref
 
 from . import operators
 
-__all__ = ["convert", "converted_callable", "do_not_convert", "source_of"]
+__all__ = ["convert", "converted_callable", "do_not_convert", "set_verbosity", "source_of"]
+
+_log = logging.getLogger("fasteager.autograph")
+# TensorFlow's AUTOGRAPH_VERBOSITY: 1 logs functions left unconverted (and why), 3 also
+# the converted source of each function
+_verbosity = [int(os.environ.get("AUTOGRAPH_VERBOSITY", "0") or 0), False]
+
+
+def set_verbosity(level, alsologtostdout=False):
+    """How much AutoGraph logs (to the ``fasteager.autograph`` logger; also to stdout with
+    ``alsologtostdout``), as ``tf.autograph.set_verbosity``: 0 nothing, 1 the functions
+    left unconverted and why, 3 also the converted source of each function."""
+    _verbosity[:] = [int(level), bool(alsologtostdout)]
+
+
+def _report(level, message, *args):
+    if _verbosity[0] >= level:
+        _log.warning(message, *args)
+        if _verbosity[1]:
+            print(message % args)
 
 _converted_codes = set()     # code objects conversion made: called as they are
 _by_function = weakref.WeakKeyDictionary()   # function -> converted function or None
@@ -127,7 +148,10 @@ def source_of(fn):
 def _new_function(fn):
     entry = _compiled(fn)
     if isinstance(entry, str):
+        _report(1, "AutoGraph could not convert %s, so it runs as written: %s",
+                fn.__qualname__, entry)
         return None
+    _report(3, "Converted %s:\n%s", fn.__qualname__, entry[1])
     code = entry[0]
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     closure = tuple(original[name] if name in original else types.CellType(operators)
