@@ -124,6 +124,14 @@ def test_print_names_graph_tensors_after_their_ops(capfd):
         'Tensor("add:0", shape=(2,), dtype=float32) Tensor("add_1:0", shape=(2,), '
         'dtype=float32) Tensor("Sum:0", shape=(), dtype=float32) '
         "[<fe.Tensor 'add:0' shape=(2,) dtype=float32>] 7\n")
+    v = tf.Variable([1.0, 2.0], name="v")
+
+    @tf.function
+    def g():
+        print(v)                     # a variable: read when the graph runs, so no value
+        return v + 0.0
+    g()
+    assert capfd.readouterr().out == "<fe.Variable 'v:0' shape=(2,) dtype=float32>\n"
     print(tf.constant(1.5))          # eagerly, print is Python's own
     assert capfd.readouterr().out == "fe.Tensor(1.5, shape=(), dtype=float32)\n"
 

@@ -599,6 +599,20 @@ class _Symbolic:
         return format(self.text, spec)
 
 
+class _SymbolicVariable:
+    """How a variable prints while tracing (TensorFlow's text: no value)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, name, shape, dtype):
+        self.text = "<fe.Variable '%s' shape=%s dtype=%s>" % (name, shape, dtype)
+
+    def __str__(self):
+        return self.text
+
+    __repr__ = __str__
+
+
 def print_(*args, **kwargs):
     """Python's ``print`` in converted code: while tracing, tensors computed from the
     function's inputs print as the graph tensors they are (``Tensor("x:0", shape=(),
@@ -607,7 +621,9 @@ def print_(*args, **kwargs):
     if tracer is not None:
         from .symbolic import graph_name
         def sym(x):
-            if isinstance(x, VariableBase) or not _traced(x):
+            if isinstance(x, VariableBase):     # (its value is read when the graph runs)
+                return _SymbolicVariable(x.name, _shape_text(x.shape), x.dtype.name)
+            if not _traced(x):
                 return x
             name, shape = graph_name(tracer, x)
             return _Symbolic(name, shape, x.dtype.name)
