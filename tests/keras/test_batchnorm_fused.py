@@ -324,3 +324,23 @@ def test_forward_mode_through_the_fused_op():
 
     np.testing.assert_allclose(acc.jvp(y).numpy(), (f(x + h * t) - f(x - h * t)) / (2 * h),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_empty_inputs():
+    # no channels: empty outputs; no rows: empty y and NaN statistics (NumPy's mean of none)
+    for shape in [(4, 0), (2, 0, 3), (0, 3)]:
+        C = shape[-1]
+        y, mean, _ = norm_ops.fused_batch_norm_train(fe.zeros(shape), fe.ones([C]),
+                                                     fe.zeros([C]))
+        assert y.shape == shape and mean.shape == [C]
+        assert np.isnan(mean.numpy()).all()
+        y = norm_ops.batch_norm_inference(fe.zeros(shape), fe.zeros([C]), fe.ones([C]),
+                                          fe.ones([C]), fe.zeros([C]))
+        assert y.shape == shape
+
+
+def test_compat_v1_float16_keeps_statistics_in_float32():
+    x = np.random.default_rng(12).random((2, 3, 4, 5)).astype(np.float16)
+    y, mean, var = fe.compat.v1.nn.fused_batch_norm(x, np.ones(5, np.float32),
+                                                    np.zeros(5, np.float32))
+    assert (y.dtype, mean.dtype, var.dtype) == (fe.float16, fe.float32, fe.float32)

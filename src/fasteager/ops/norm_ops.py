@@ -20,6 +20,7 @@ NHWC or NCHW, training or inference, ``exponential_avg_factor``).
 import numpy as np
 
 from .. import _core, _norm
+from ..dtypes import float32
 from ..errors import InvalidArgumentError
 from .array_ops import transpose, zeros_like
 from .conv_ops import _kernel_call
@@ -47,7 +48,7 @@ def _check_params(opname, x, named):
 
 def _rows(a):
     """A channels-last array as a C-contiguous (rows, C) view (a copy only if needed)."""
-    return np.ascontiguousarray(a).reshape(-1, a.shape[-1])
+    return np.ascontiguousarray(a).reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
 
 
 def _epsilon(opname, epsilon):
@@ -234,8 +235,7 @@ def fused_batch_norm_v1(x, scale, offset, mean=None, variance=None, epsilon=0.00
                    % ("for inference" if not is_training else "with exponential_avg_factor "
                       "!= 1"))
     # statistics and parameters in the parameters' dtype (float32 for float16 data, as TF)
-    pdt = cast(convert_to_tensor(scale), "float32").dtype if x.dtype.name == "float16" \
-        else x.dtype
+    pdt = float32 if x._value.dtype == np.float16 else x.dtype
     scale, offset = cast(scale, pdt), cast(offset, pdt)
     xc = cast(x, pdt) if x.dtype != pdt else x
     if channels_first:
