@@ -16,13 +16,17 @@ TensorFlow's own ops take ragged tensors too (see the end of this module): eleme
 through the core's dispatch hook, and ``fe.reduce_*``, ``fe.concat``, ``fe.tile`` and the
 elementwise Python-level functions through ``ops.registry.COMPOSITE_TYPES``.
 """
+import builtins
+
 import numpy as np
 
 from . import _core
 from .errors import InvalidArgumentError
 from .tensor_shape import TensorShape
 
-__all__ = ["RaggedTensor", "constant", "embedding_lookup", "map_flat_values", "reduce_max", "reduce_mean",
+_range = builtins.range    # fe.ragged.range below takes the name
+
+__all__ = ["RaggedTensor", "constant", "embedding_lookup", "map_flat_values", "range", "reduce_max", "reduce_mean",
            "reduce_min", "reduce_prod", "reduce_sum", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "stack", "boolean_mask", "RaggedTensorSpec"]
 
@@ -419,7 +423,7 @@ class RaggedTensor:
     def numpy(self):
         """An object array of one NumPy array per row (as TensorFlow's ``numpy()``)."""
         rows = []
-        for i in range(self.nrows_int()):
+        for i in _range(self.nrows_int()):
             row = self[i]
             rows.append(row.numpy() if isinstance(row, RaggedTensor) else
                         np.asarray(_np(row)))
@@ -472,8 +476,8 @@ class RaggedTensor:
         s = _np(self._row_splits)
         keep = np.zeros(int(s[-1]), dtype=bool)
         lengths = np.zeros(s.size - 1, dtype=s.dtype)
-        for i in range(s.size - 1):
-            idx = range(int(s[i]), int(s[i + 1]))[sl]
+        for i in _range(s.size - 1):
+            idx = _range(int(s[i]), int(s[i + 1]))[sl]
             if idx.step != 1:
                 raise InvalidArgumentError("RaggedTensor: slices of a ragged axis need step 1 "
                                            "(got %r)" % (sl,))
@@ -499,7 +503,7 @@ class RaggedTensor:
         return SparseTensor(idx, flat, np.array(box, dtype=np.int64))
 
     def __iter__(self):
-        for i in range(self.nrows_int()):
+        for i in _range(self.nrows_int()):
             yield self[i]
 
     def __len__(self):
@@ -558,7 +562,7 @@ def _printed_array(rt):
     values = rt._values
     arr = _printed_array(values) if isinstance(values, RaggedTensor) else np.asarray(_np(values))
     s = _np(rt._row_splits)
-    rows = [arr[s[i]:s[i + 1]] for i in range(s.size - 1)]
+    rows = [arr[s[i]:s[i + 1]] for i in _range(s.size - 1)]
     if not rows:
         return np.zeros((0, 0) + arr.shape[1:], dtype=arr.dtype)
     if any(len(r) != len(rows[0]) for r in rows):
@@ -692,6 +696,44 @@ def map_flat_values(op, *args, **kwargs):
     return first.with_flat_values(out)
 
 
+def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 - TF's name
+          row_splits_dtype="int64"):
+    """Row ``i`` is ``fe.range(starts[i], limits[i], deltas[i])`` (``tf.ragged.range``);
+    one argument is the limits, starting at 0. Scalars broadcast against vectors. The dtype
+    is that of the tensor arguments; Python numbers alone give int32 (float32 if a float)."""
+    from .dtypes import as_dtype
+    if limits is None:
+        starts, limits = 0, starts
+    args = (starts, limits, deltas)
+    arrays = [np.asarray(_np(a) if isinstance(a, _core.Tensor) else a) for a in args]
+    for argname, a in zip(("starts", "limits", "deltas"), arrays):
+        if a.ndim > 1:
+            raise InvalidArgumentError("ragged.range: %s must be a scalar or a vector (got "
+                                       "shape %s)" % (argname, list(a.shape)))
+        if a.dtype.kind not in "iuf":
+            raise InvalidArgumentError("ragged.range: %s must be numbers (got %s)"
+                                       % (argname, a.dtype))
+    if dtype is not None:
+        out_dtype = as_dtype(dtype)._np
+    else:
+        typed = [a.dtype for x, a in zip(args, arrays) if isinstance(x, _core.Tensor)]
+        out_dtype = typed[0] if typed else (
+            np.dtype(np.float32) if any(a.dtype.kind == "f" for a in arrays)
+            else np.dtype(np.int32))
+    try:
+        st, li, de = np.broadcast_arrays(*(np.atleast_1d(a) for a in arrays))
+    except ValueError:
+        raise InvalidArgumentError("ragged.range: starts, limits and deltas must have the same "
+                                   "length (got %s)" % [list(a.shape) for a in arrays]) from None
+    if np.any(de == 0):
+        raise InvalidArgumentError("ragged.range: deltas must not be zero")
+    rows = [np.arange(a, b, d).astype(out_dtype) for a, b, d in zip(st, li, de)]
+    lengths = np.array([r.size for r in rows], dtype=as_dtype(row_splits_dtype)._np)
+    flat = np.concatenate(rows) if rows else np.zeros(0, out_dtype)
+    return RaggedTensor.from_row_lengths(_core.wrap(flat.astype(out_dtype)),
+                                         _core.wrap(lengths), validate=False)
+
+
 # ---- fe.nn.embedding_lookup -------------------------------------------------------------------
 
 def embedding_lookup(params, ids, max_norm=None, name=None):
@@ -717,7 +759,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
                                    % idx.dtype.name)
     out = gather(table, idx)
     if max_norm is not None:
-        axes = list(range(idx._value.ndim, out._value.ndim))
+        axes = list(_range(idx._value.ndim, out._value.ndim))
         if axes:
             out = clip_by_norm(out, max_norm, axes=axes)
     return out
@@ -766,7 +808,7 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
                                    "nested %d deep (got %d)" % (depth, depth, ragged_rank))
     nested = []
     level = list(pylist)
-    for _ in range(ragged_rank):
+    for _ in _range(ragged_rank):
         lengths = [len(v) for v in level]
         nested.append(np.array(lengths, dtype=np.dtype(row_splits_dtype)))
         level = [x for v in level for x in v]
@@ -861,7 +903,7 @@ def _concat_rows(rts):
     return RaggedTensor.from_nested_row_lengths(
         concat([r.flat_values for r in rts], axis=0),
         [_core.wrap(np.concatenate([np.diff(_np(r.nested_row_splits[k])) for r in rts]))
-         for k in range(rts[0].ragged_rank)])
+         for k in _range(rts[0].ragged_rank)])
 
 
 def boolean_mask(data, mask, name=None):

@@ -21,7 +21,7 @@ from .tensor_shape import TensorShape
 # what fe.function's eager-fallback warning names when sparse code reads traced values
 _WHAT = "the entries of a sparse tensor"
 
-__all__ = ["SparseTensor", "add", "concat", "embedding_lookup_sparse", "from_dense", "map_values", "reduce_max", "reduce_sum", "reorder",
+__all__ = ["SparseTensor", "SparseTensorSpec", "add", "concat", "embedding_lookup_sparse", "from_dense", "map_values", "reduce_max", "reduce_sum", "reorder",
            "slice", "sparse_dense_matmul", "matmul", "to_dense", "transpose"]
 
 
@@ -489,3 +489,33 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
 
 # TensorFlow's ops (fe.abs, fe.cast, fe.divide ...) on sparse tensors
 from . import _sparse_dispatch  # noqa: E402,F401 - registers the handlers
+
+
+class SparseTensorSpec:
+    """The type of a SparseTensor (``tf.SparseTensorSpec``): its dense shape (dimensions
+    may be None) and dtype."""
+
+    def __init__(self, shape=None, dtype="float32"):
+        from .dtypes import as_dtype
+        self.shape = TensorShape(shape)
+        self.dtype = as_dtype(dtype)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, value):
+        return isinstance(value, SparseTensor) and value.dtype == self.dtype and \
+            self.shape.is_compatible_with(value.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, SparseTensorSpec) and (self.shape, self.dtype) == \
+            (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((tuple(self.shape.as_list()) if self.shape.rank is not None else None,
+                     self.dtype))
+
+    def __repr__(self):
+        return "SparseTensorSpec(TensorShape(%s), %r)" % (
+            self.shape.as_list() if self.shape.rank is not None else None, self.dtype)

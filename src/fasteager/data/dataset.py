@@ -96,6 +96,13 @@ class Dataset:
         from .transforms import Batch
         return Batch(self, batch_size, drop_remainder)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
+                     name=None):
+        """Batch ``batch_size`` consecutive elements; components whose shapes differ
+        between elements become RaggedTensors (``tf.data.Dataset.ragged_batch``)."""
+        from .transforms import RaggedBatch
+        return RaggedBatch(self, batch_size, drop_remainder, row_splits_dtype)
+
     def unbatch(self, name=None):
         """Split every element along its first dimension."""
         from .transforms import Unbatch
@@ -474,7 +481,11 @@ class _TensorSlices(Dataset):
         return self.n
 
     def _element_spec(self):
-        return S.pack(self.template, [S.TensorSpec(a.shape[1:], a.dtype) for a in self.arrays])
+        from .composite import LEAVES, row_spec
+        return S.pack(self.template, [
+            (row_spec(a) or S.TensorSpec([None] + list(a.values.shape[1:]), a.dtype))
+            if isinstance(a, LEAVES) else S.TensorSpec(a.shape[1:], a.dtype)
+            for a in self.arrays])
 
 
 class _FromTensors(Dataset):

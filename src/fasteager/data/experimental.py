@@ -10,4 +10,10 @@ def cardinality(dataset):
     return dataset.cardinality()
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype="int64"):
+    """A transformation for ``dataset.apply``: ``dataset.ragged_batch(...)``."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
+           "dense_to_ragged_batch"]

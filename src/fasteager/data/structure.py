@@ -10,6 +10,7 @@ import numpy as np
 from .. import _core
 from ..dtypes import as_dtype
 from ..tensor_shape import TensorShape
+from .composite import LEAVES, RaggedLeaf, SparseLeaf
 
 
 def is_structure(s):
@@ -66,6 +67,13 @@ def to_array(value, dtype=None):
         value = value._tensor
     if isinstance(value, _core.Tensor) and dtype is None:
         return value._value
+    from ..ragged import RaggedTensor
+    from ..sparse import SparseTensor
+    if isinstance(value, RaggedTensor):
+        return RaggedLeaf.from_tensor(value if dtype is None else value.with_flat_values(
+            _core.convert_to_tensor(value.flat_values, dtype)))
+    if isinstance(value, SparseTensor):
+        return SparseLeaf.from_tensor(value)
     from .. import strings
     if strings.is_string_value(value) and (dtype is None or as_dtype(dtype).is_string):
         return strings.bytes_array(value)     # strings: UTF-8 bytes in an object array
@@ -85,6 +93,8 @@ def from_function(value):
 
 
 def _wrap_leaf(a):
+    if isinstance(a, LEAVES):
+        return a.to_tensor()
     return _core.wrap(_string_scalar(a) if type(a) is bytes else a)
 
 
@@ -100,6 +110,8 @@ def to_tensors(element):
 
 
 def _numpy_leaf(a):
+    if isinstance(a, LEAVES):
+        return a.to_tensor()
     if type(a) is bytes:
         return a
     a = np.asarray(a)
@@ -112,6 +124,8 @@ def to_numpy(element):
 
 def readonly(a):
     """A read-only view: slices handed to users cannot write into a dataset's source."""
+    if isinstance(a, LEAVES):
+        return a
     v = a.view()
     v.flags.writeable = False
     return v
@@ -155,6 +169,8 @@ def spec_of(element, batch_dim=False, known=None):
     """TensorSpecs of an element's leaves; ``batch_dim`` makes the first dimension unknown
     (or ``known``)."""
     def leaf(a):
+        if isinstance(a, LEAVES):
+            return a.spec(known, batched=batch_dim)
         shape = list(np.shape(a))
         if batch_dim:
             shape = [known] + shape

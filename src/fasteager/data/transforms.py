@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from . import structure as S
+from .composite import RaggedLeaf, batched_spec, stack_column
 from .dataset import _CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, _Plan, chunked, random_seeds
 
 
@@ -117,6 +118,10 @@ def _stack(elements):
     columns = zip(*(S.flatten(e) for e in elements))
     out = []
     for i, col in enumerate(columns):
+        composite = stack_column(col)
+        if composite is not None:
+            out.append(composite)
+            continue
         try:
             out.append(np.stack(col))
         except ValueError:
@@ -168,8 +173,43 @@ class Batch(Dataset):
         inner = self._input._element_spec()
         lead = self._n if self._drop else None
         return S.map_structure(
-            lambda s: S.TensorSpec(None if s.shape is None else (lead,) + tuple(s.shape),
-                                   s.dtype), inner)
+            lambda s: batched_spec(s, lead) if not isinstance(s, S.TensorSpec) else
+            S.TensorSpec(None if s.shape is None else (lead,) + tuple(s.shape), s.dtype), inner)
+
+
+class RaggedBatch(Batch):
+    """``ragged_batch`` / ``dense_to_ragged_batch``: as ``batch``, but components whose
+    rows may differ in shape are stacked as RaggedTensors (ragged in the first axis of the
+    rows). Slices of one array (a ``from_tensor_slices`` pipeline) have one shape, so
+    they stay dense, as TensorFlow keeps components of a fully known shape dense."""
+
+    def __init__(self, input, batch_size, drop_remainder, row_splits_dtype):
+        super().__init__(input, batch_size, drop_remainder)
+        from ..dtypes import as_dtype
+        self._splits = as_dtype(row_splits_dtype)._np
+        if self._splits not in (np.int32, np.int64):
+            raise InvalidArgumentError("ragged_batch: row_splits_dtype must be int32 or int64 "
+                                       "(got %s)" % self._splits)
+
+    def _generic(self):
+        for elements in chunked(self._input._iter(), self._n):
+            if len(elements) < self._n and self._drop:
+                return
+            yield _stack([S.map_structure(self._as_ragged, e) for e in elements])
+
+    def _as_ragged(self, a):
+        if isinstance(a, RaggedLeaf):
+            return RaggedLeaf(a.values, [s.astype(self._splits) for s in a.splits],
+                              self._splits)
+        if isinstance(a, np.ndarray) and a.ndim >= 1:
+            return RaggedLeaf(a, (), self._splits)
+        return a
+
+    def _element_spec(self):
+        for element in self._iter():
+            return S.spec_of(element)
+        raise InvalidArgumentError("ragged_batch: the dataset is empty, its element structure "
+                                   "cannot be inspected (expected an element)")
 
 
 class Unbatch(Dataset):
