@@ -251,13 +251,13 @@ def test_kernel_statistics_are_accurate_for_float32_with_a_large_mean():
     np.testing.assert_allclose(var, x64.var(0), rtol=1e-6)
 
 
-def test_kernel_results_do_not_depend_on_the_chunking_of_rows():
-    # rows split at different places (a prefix of the data) give the same sums for
-    # each chunk boundary: the result of rows == k * CHUNK_ROWS + r equals the float64 one
+def test_kernel_statistics_across_chunk_boundaries():
+    # row counts below, at and past the chunk size (a partial last chunk included) give
+    # NumPy's float64 statistics
     rng = np.random.default_rng(9)
     for rows in (1, _norm.CHUNK_ROWS - 1, _norm.CHUNK_ROWS, 3 * _norm.CHUNK_ROWS + 5):
         x = rng.standard_normal((rows, 3))
-        y, mean, var = _norm.batch_norm_train(x, np.ones(3), np.zeros(3), EPS)
+        _, mean, var = _norm.batch_norm_train(x, np.ones(3), np.zeros(3), EPS)
         np.testing.assert_allclose(mean, x.mean(0), rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(var, x.var(0), rtol=1e-12, atol=1e-15)
 

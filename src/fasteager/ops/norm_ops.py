@@ -259,4 +259,4 @@ def fused_batch_norm_v1(x, scale, offset, mean=None, variance=None, epsilon=0.00
     return y, batch_mean, batch_var
 
 
-__all__ = ["fused_batch_norm_train", "batch_norm_inference", "fused_batch_norm_v1"]
+__all__ = ["batch_norm_inference", "fused_batch_norm_train", "fused_batch_norm_v1"]

@@ -3,10 +3,10 @@ import numpy as np
 
 import fasteager as fe
 
-from .. import _ops, initializers, regularizers
-from .. import backend as _backend
 from ...distribute import strategy as _distribute
 from ...ops import norm_ops
+from .. import _ops, initializers, regularizers
+from .. import backend as _backend
 from .base import Layer
 
 
