@@ -78,6 +78,17 @@ static inline int fe_conv_direct_fast(void) { return fe_conv_level() >= 1; }
 #define FE_CONV_INLINE static inline
 #endif
 
+/* The bytes of filter rows a tile may walk and still find in L1 (48 KiB on recent x86,
+ * less the input rows and the stack; 32 KiB on older ones) */
+#define FE_CONV_L1_FILTER_BYTES 40960
+
+/* Whether the forward kernel runs tiles of two channel blocks for K filter taps: they
+ * halve the broadcasts per FMA, but only pay while the two blocks' filter rows (2 * K
+ * vectors of 64 bytes, walked by every tile of a row) stay in L1. */
+static inline int fe_conv_fwd_pairs(ptrdiff_t K) {
+    return 2 * K * 64 <= FE_CONV_L1_FILTER_BYTES;
+}
+
 template <typename T> struct fe_cvec;
 template <> struct fe_cvec<float> { typedef float V __attribute__((vector_size(64))); };
 template <> struct fe_cvec<double> { typedef double V __attribute__((vector_size(64))); };
@@ -179,10 +190,12 @@ FE_CONV_INLINE void fe_conv_fwd_rows(const T* x, const T* wp, T* y, const fe_con
         T* yr = y + n * g->yimg + oh * g->yrow;
         ptrdiff_t o0 = 0;
         if constexpr (P >= 2) {
-            for (; o0 + L < O; o0 += 2 * L) {
-                const int lanes = (int)(O - o0 - L < L ? O - o0 - L : L);
-                fe_conv_fwd_row_blocks<T, P / 2, 2>(xr, wp + (o0 / L) * g->K * L, yr + o0,
-                                                    g, lanes);
+            if (fe_conv_fwd_pairs(g->K)) {
+                for (; o0 + L < O; o0 += 2 * L) {
+                    const int lanes = (int)(O - o0 - L < L ? O - o0 - L : L);
+                    fe_conv_fwd_row_blocks<T, P / 2, 2>(xr, wp + (o0 / L) * g->K * L,
+                                                        yr + o0, g, lanes);
+                }
             }
         }
         for (; o0 < O; o0 += L) {

@@ -66,6 +66,7 @@ cdef extern from "_conv_direct.h" nogil:
         int level
     int fe_conv_level()
     int fe_conv_direct_fast()
+    int fe_conv_fwd_pairs(Py_ssize_t K)
     void fe_conv_fwd_f32(const float* x, const float* wp, float* y, const fe_conv_geom* g,
                          Py_ssize_t r0, Py_ssize_t r1)
     void fe_conv_fwd_f64(const double* x, const double* wp, double* y,
@@ -708,13 +709,17 @@ cdef bint _direct_pays(Geom g, int kind, Py_ssize_t L) noexcept:
     # Measured on AVX-512 (figures in docs/conv_kernels.md), float32 and float64, CPU time
     # of A/B rounds in one process: the direct kernels beat im2col + OpenBLAS 2-6x at 16
     # channels in the result (the vector lanes: O, or C for the input gradient) and still
-    # win at 32; at 64 they win for the filter gradient and the stride-1 forward pass,
-    # tie for the strided forward pass and lose slightly for the input gradient; at 128
-    # BLAS is as fast. With under half of their L-lane vectors in use they lose (the
-    # filter gradient already at half). 1x1 stride-1 filters need no im2col at all (one
-    # GEMM of x itself). The input gradient of a strided convolution runs by phases (see
-    # _direct_input_grad_phases), which wins up to 32 channels; with dilation as well it
-    # would need the zero-upsampled gradient (stride_h * stride_w times the work): BLAS.
+    # win at 32; at 64 they win for the filter gradient and tie for the forward pass and
+    # the input gradient (once a tile of two channel blocks keeps to filters that stay in
+    # L1; a strided forward pass with filters too large for that loses); at 128 BLAS is
+    # as fast. Ties go to the direct kernels: they run in our own
+    # OpenMP team, while a multithreaded GEMM left OpenBLAS's threads spinning after it
+    # (perf of the ResNet step: blas_thread_server 17% of all CPU time, for 1.3% spent in
+    # sgemm itself). With under half of their L-lane vectors in use they lose (the filter
+    # gradient already at half). 1x1 stride-1 filters need no im2col at all (one GEMM of
+    # x itself). The input gradient of a strided convolution runs by phases (see
+    # _direct_input_grad_phases); with dilation as well it would need the zero-upsampled
+    # gradient (stride_h * stride_w times the work): BLAS.
     if not _DIRECT_FAST or _pointwise(g):
         return False
     cdef bint strided = g.sh != 1 or g.sw != 1
@@ -722,9 +727,11 @@ cdef bint _direct_pays(Geom g, int kind, Py_ssize_t L) noexcept:
         return False
     cdef Py_ssize_t lanes_used = g.C if kind == _INPUT_GRAD else g.O
     cdef Py_ssize_t lanes = (lanes_used + L - 1) // L * L
-    cdef Py_ssize_t widest = 64 if kind == _FILTER_GRAD or (kind == _FORWARD and not strided) \
-        else 32
-    if lanes_used > widest:
+    if lanes_used > 64:
+        return False
+    # strided, past 32 channels: only with two-block tiles (else 1.5x slower than BLAS)
+    if kind == _FORWARD and strided and lanes_used > 32 and \
+            not fe_conv_fwd_pairs(g.KH * g.KW * g.C):
         return False
     if kind == _FILTER_GRAD:
         return 2 * lanes_used > lanes
