@@ -33,7 +33,29 @@ class BuildExt(build_ext):
                 ext.extra_link_args = [
                     "-L" + package_dir, "-l:" + private_openmp.SONAME, "-pthread",
                     "-Wl,-rpath,$ORIGIN" + "/.." * depth]
+        self._private_libgomp = lib
         super().build_extensions()
+
+    # --inplace and editable installs build in build_lib, then copy the modules into the
+    # source tree: the library they link must go with them
+    def _inplace_libgomp(self):
+        lib = getattr(self, "_private_libgomp", None)
+        if lib is None:
+            return None
+        build_py = self.get_finalized_command("build_py")
+        return lib, os.path.join(build_py.get_package_dir("fasteager"), private_openmp.SONAME)
+
+    def copy_extensions_to_source(self):
+        super().copy_extensions_to_source()
+        pair = self._inplace_libgomp()
+        if pair is not None:
+            self.copy_file(pair[0], pair[1], level=self.verbose)
+
+    def _get_output_mapping(self):
+        yield from super()._get_output_mapping()
+        pair = self._inplace_libgomp()
+        if self.inplace and pair is not None:
+            yield pair
 
 
 def _extensions():
