@@ -489,6 +489,15 @@ class Layer(fe.Module):
                 return type(x)(self._convert_input(v) for v in x)
             if isinstance(x, dict):
                 return {k: self._convert_input(v) for k, v in x.items()}
+            if isinstance(x, (fe.SparseTensor, fe.RaggedTensor)):
+                kind = "sparse" if isinstance(x, fe.SparseTensor) else "ragged"
+                if not getattr(self, "_accepts_" + kind, False):
+                    raise ValueError("%s (layer %r): does not take a %s input (convert it "
+                                     "first: %s)" % (type(self).__name__, self.name,
+                                                     type(x).__name__,
+                                                     "fe.sparse.to_dense(x)" if kind ==
+                                                     "sparse" else "x.to_tensor()"))
+                return x          # Keras's layers that take it: Dense (sparse), Embedding
             x = fe.convert_to_tensor(x)
         # Keras autocasts floating inputs to the layer's dtype (float64 NumPy -> float32)
         if x.dtype.is_floating and self._dtype.is_floating and x.dtype != self._dtype:
@@ -690,6 +699,7 @@ class KerasTensor:
         self.dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
         self.name = name
         self._history = None
+        self.sparse = self.ragged = False   # an Input's value: a SparseTensor/RaggedTensor
 
     @property
     def ndim(self):
@@ -761,8 +771,11 @@ class Node:
 class InputLayer(Layer):
     """The layer behind ``Input``: it declares a model input and passes it through."""
 
+    _accepts_sparse = _accepts_ragged = True
+
     def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None,
-                 input_shape=None, batch_input_shape=None, sparse=None, **kwargs):
+                 input_shape=None, batch_input_shape=None, sparse=None, ragged=None,
+                 **kwargs):
         if shape is None:
             shape = input_shape
         if batch_shape is None:
@@ -773,15 +786,16 @@ class InputLayer(Layer):
                                  "batch_shape")
             batch_shape = (batch_size,) + tuple(_input_dims("InputLayer", "shape", shape))
         batch_shape = tuple(_input_dims("InputLayer", "batch_shape", batch_shape))
-        if sparse:
-            raise fe.errors.UnimplementedError("InputLayer: sparse inputs are not supported "
-                                               "(expected sparse=False, got %r)" % (sparse,))
+        if sparse and ragged:
+            raise ValueError("InputLayer: an input cannot have sparse=True and ragged=True "
+                             "at the same time")
         super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype,
                          **kwargs)
         self._batch_input_shape = batch_shape
         self.built = True
         tensor = KerasTensor(batch_shape, self._dtype, self._name)
         tensor._history = (self, 0, 0)
+        tensor.sparse, tensor.ragged = bool(sparse), bool(ragged)
         self._inbound_nodes.append(Node(self, [], (), {}, [tensor]))
         object.__setattr__(self, "_output_shape", tensor.shape)
 
@@ -795,7 +809,7 @@ class InputLayer(Layer):
 
     def get_config(self):
         return {"batch_shape": list(self._batch_input_shape), "dtype": self.dtype,
-                "sparse": False, "name": self._name}
+                "sparse": self.output.sparse, "ragged": self.output.ragged, "name": self._name}
 
 
 def _input_dims(where, argname, shape):
@@ -816,7 +830,7 @@ def _input_dims(where, argname, shape):
 
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None,
-          tensor=None, optional=False, **kwargs):
+          tensor=None, optional=False, ragged=False, **kwargs):
     """A symbolic model input of ``shape`` (without the batch dimension; ``None`` for an
     unknown size), to call layers on and to give ``fe.keras.Model(inputs, outputs)``.
 
@@ -833,7 +847,7 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
     if batch_shape is None and shape is None:
         raise ValueError("Input: give shape (without the batch dimension) or batch_shape")
     return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
-                      batch_shape=batch_shape, name=name).output
+                      ragged=ragged, batch_shape=batch_shape, name=name).output
 
 
 # attribute values that can hold (or be) tracked variables and layers
