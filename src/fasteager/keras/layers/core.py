@@ -24,6 +24,8 @@ class Dense(Layer):
 
     _input_min_ndim = 2
 
+    _accepts_sparse = True      # sparse inputs multiply the kernel without densifying
+
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -58,13 +60,16 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        shape = list(inputs._value.shape)
+        sparse = isinstance(inputs, fe.SparseTensor)     # Keras's sparse x dense matmul
+        shape = inputs.shape.as_list() if sparse else list(inputs._value.shape)
         want = self.kernel._tensor._value.shape[0]
         if not shape or shape[-1] != want:
             raise _bad_shape(self, "the input's last dimension must be %d, as the kernel was "
                              "built for (kernel shape %s, got input shape %s)"
                              % (want, self.kernel.shape.as_list(), shape))
-        if len(shape) == 2:
+        if sparse:
+            y = fe.sparse.sparse_dense_matmul(fe.cast(inputs, self.kernel.dtype), self.kernel)
+        elif len(shape) == 2:
             y = fe.matmul(inputs, self.kernel)
         else:
             flat = fe.reshape(inputs, [-1, want])
@@ -228,6 +233,8 @@ class Softmax(Layer):
 class Embedding(Layer):
     """Look up rows of an ``(input_dim, output_dim)`` table by integer ids."""
 
+    _accepts_ragged = True      # a RaggedTensor of ids gives a RaggedTensor, as in Keras 3
+
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, mask_zero=False, input_length=None, **kwargs):
         super().__init__(**kwargs)
@@ -251,7 +258,8 @@ class Embedding(Layer):
         self.built = True
 
     def _convert_input(self, x):
-        x = fe.convert_to_tensor(x.read_value() if isinstance(x, fe.Variable) else x)
+        if not isinstance(x, fe.RaggedTensor):
+            x = fe.convert_to_tensor(x.read_value() if isinstance(x, fe.Variable) else x)
         if not x.dtype.is_integer:
             x = fe.cast(x, fe.int32)
         return x
@@ -259,6 +267,8 @@ class Embedding(Layer):
     def call(self, inputs):
         # gather checks the ids' range when it runs (InvalidArgumentError, as TensorFlow's
         # CPU gather), so a traced step replays instead of reading the ids in Python
+        if isinstance(inputs, fe.RaggedTensor):      # ragged ids: ragged embeddings
+            return fe.nn.embedding_lookup(self.embeddings, inputs)
         return fe.gather(self.embeddings, fe.convert_to_tensor(inputs))
 
     def compute_mask(self, inputs, mask=None):
