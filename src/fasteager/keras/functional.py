@@ -174,7 +174,8 @@ class Functional(Model):
         flat = self._flat_inputs(x)
         out = []
         for spec, v in zip(self.inputs, flat):
-            v = fe.convert_to_tensor(v.read_value() if isinstance(v, fe.Variable) else v)
+            if not isinstance(v, (fe.SparseTensor, fe.RaggedTensor)):   # kept, as Keras's
+                v = fe.convert_to_tensor(v.read_value() if isinstance(v, fe.Variable) else v)
             if v.dtype != spec.dtype and v.dtype.is_floating == spec.dtype.is_floating:
                 v = fe.cast(v, spec.dtype)    # Keras casts inputs to the Input's dtype
             out.append(v)
