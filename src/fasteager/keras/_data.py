@@ -22,6 +22,9 @@ def _to_numpy(x):
         return None
     if isinstance(x, (fe.Tensor, fe.Variable)):
         return np.asarray(x.numpy())
+    if isinstance(x, (fe.SparseTensor, fe.RaggedTensor)):     # batched by rows, as arrays
+        from ..data.structure import to_array
+        return to_array(x)
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], (np.ndarray, fe.Tensor)):
         return type(x)(_to_numpy(v) for v in x)
     if isinstance(x, dict):
@@ -44,7 +47,9 @@ def _take(x, idx):
         return type(x)(_take(v, idx) for v in x)
     if isinstance(x, dict):
         return {k: _take(v, idx) for k, v in x.items()}
-    return fe.constant(x[idx])
+    from ..data.composite import LEAVES
+    part = x[idx]
+    return part.to_tensor() if isinstance(part, LEAVES) else fe.constant(part)
 
 
 def _slice(x, start, stop):
