@@ -125,6 +125,8 @@ class Model(Layer):
     _NOT_TRACKED = Layer._NOT_TRACKED | {"optimizer", "compiled_loss", "_loss_tracker",
                                          "_metric_objects", "history", "_compiled_metric_ids",
                                          "_input_spec"}
+    # a model hands sparse and ragged inputs to its layers, which take or refuse them
+    _accepts_sparse = _accepts_ragged = True
 
     def __new__(cls, *args, **kwargs):
         # Model(inputs, outputs) makes a functional model, as in Keras
