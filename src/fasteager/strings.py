@@ -277,6 +277,9 @@ def join(inputs, separator="", name=None):
                                    % type(inputs).__name__)
     if not inputs:
         raise InvalidArgumentError("join: inputs must hold at least one tensor (got [])")
+    from .ragged import RaggedTensor, map_flat_values
+    if any(isinstance(x, RaggedTensor) for x in inputs):   # ragged: joined value by value
+        return map_flat_values(lambda *xs: join(list(xs), separator), *inputs)
     tensors = [_string_input(x, "join", "inputs[%d]" % i) for i, x in enumerate(inputs)]
     try:
         np.broadcast_shapes(*[t._value.shape for t in tensors])
