@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from .. import _core
+from ..distribute import mirrored as _mirrored
 from ..errors import InvalidArgumentError
 from .registry import as_shape
 
@@ -264,6 +265,8 @@ class Generator:
         self._alg = _alg_id(alg, "Generator")
         from ..variables import Variable
         self._state_var = Variable(self._checked_state(state, "Generator"), trainable=False)
+        # made under a MirroredStrategy: each replica of its run draws its own stream
+        self._strategy = _mirrored.creating_strategy()
 
     @staticmethod
     def _checked_state(state, opname):
@@ -348,13 +351,24 @@ class Generator:
         tracer = _core.get_tracer()
         if tracer is not None:     # fe.function must not replay a frozen draw
             tracer.random_draw()   # (it marks the next tensor made: the draw's)
+        stream = _mirrored.replica_stream(self)
         with self._lock:
             lo, hi, key = (int(x) & _U64 for x in self._state_var.numpy().tolist())
+            if stream is not None:
+                lo, hi, key = stream.read((lo, hi, key))
             bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
             result = fn(np.random.Generator(bits))
             c = bits.state["state"]["counter"]
-            self._write(_as_signed([int(c[0]), int(c[1]), key]))
+            if stream is not None:
+                stream.write(int(c[0]), int(c[1]))
+            else:
+                self._write(_as_signed([int(c[0]), int(c[1]), key]))
         return result
+
+    def _write_counter(self, counter):
+        """Set the counter (low, high), keeping the key (a strategy run's end)."""
+        key = int(self._state_var.numpy()[2]) & _U64
+        self._write(_as_signed([counter[0] & _U64, counter[1] & _U64, key]))
 
     def _checkpoint_dependencies(self):
         return [("_state_var", self._state_var)]
