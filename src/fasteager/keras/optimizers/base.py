@@ -329,6 +329,10 @@ class Optimizer:
 
     def _apply_arrays(self, grads, variables, skip_gradients_aggregation=False):
         arrays = [self._grad_array(g, v) for g, v in zip(grads, variables)]
+        if not skip_gradients_aggregation and _distribute.in_replica_thread():
+            # MirroredStrategy replicas: their gradients summed, one update for all
+            return _distribute.merged_apply(
+                arrays, lambda summed: self._apply_arrays(summed, variables, True))
         strategy = _distribute.owner_of(self) or _distribute._active_strategy()
         if strategy is not None and not skip_gradients_aggregation:  # mean over workers
             arrays = strategy._all_reduce_gradients(arrays, variables)
