@@ -1,4 +1,5 @@
-"""Data-parallel training across processes and machines (``fe.distribute``) on MPI.
+"""Data-parallel training (``fe.distribute``): ``MirroredStrategy`` on this machine's
+devices (one thread per replica), ``MultiWorkerMirroredStrategy`` across processes on MPI.
 
 ``MultiWorkerMirroredStrategy`` runs one worker per MPI rank (``mpirun -n N python
 train.py``); without mpirun or mpi4py it is a single replica and everything is plain
@@ -11,9 +12,16 @@ from .strategy import (
     current_strategy,
     get_strategy,
     has_strategy,
-    in_cross_replica_context,
     should_write,
     strategy_for,
+)
+from .mirrored import (
+    DistributedDataset,
+    MirroredStrategy,
+    PerReplica,
+    ReplicaContext,
+    get_replica_context,
+    in_cross_replica_context,
 )
 
 experimental = None  # placeholder namespace filled below
@@ -26,6 +34,7 @@ class _Experimental:
 
 experimental = _Experimental()
 
-__all__ = ["MultiWorkerMirroredStrategy", "ReduceOp", "current_strategy", "experimental",
+__all__ = ["DistributedDataset", "MirroredStrategy", "MultiWorkerMirroredStrategy", "PerReplica",
+           "ReplicaContext", "get_replica_context", "ReduceOp", "current_strategy", "experimental",
            "get_strategy", "has_strategy", "in_cross_replica_context", "should_write",
            "strategy_for"]

@@ -475,10 +475,6 @@ def has_strategy():
     return bool(_stack())
 
 
-def in_cross_replica_context():
-    return True
-
-
 def strategy_for(model):
     """The multi-replica strategy a model belongs to: the one it was made under, the
     active one, or the one in whose scope its variables were created."""
@@ -522,6 +518,19 @@ def should_write():
     ModelCheckpoint files are written by rank 0 only."""
     world = _comm._world
     return world is None or world.rank == 0 or not _strategies
+
+
+def in_replica_thread():
+    """True inside a MirroredStrategy replica's function: optimizers then merge the
+    replicas' updates (``merged_apply``)."""
+    from . import mirrored
+    return mirrored.in_replica_thread()
+
+
+def merged_apply(arrays, apply):
+    """The replicas' gradient ``arrays`` summed and applied once (``apply(summed)``)."""
+    from . import mirrored
+    return mirrored.merged_apply(arrays, apply)
 
 
 def distributed(method):

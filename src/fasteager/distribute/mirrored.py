@@ -1,0 +1,546 @@
+"""``fe.distribute.MirroredStrategy``: synchronous data parallelism on this machine's devices.
+
+``strategy.run(fn)`` calls ``fn`` once per replica, each in its own thread (as TensorFlow
+does), so every replica has its own tape and trace state. Variables are shared by the
+replicas (a mirrored variable has one value, the same on every replica); an optimizer's
+``apply_gradients`` called from the replicas sums their gradients and updates once.
+"""
+import contextlib
+import math
+import threading
+
+import numpy as np
+
+from . import _comm
+from . import strategy as _strategy
+from .strategy import ReduceOp, _InputContext
+
+_replica = threading.local()   # .context: this replica thread's ReplicaContext (None: not one)
+
+
+def _context():
+    return getattr(_replica, "context", None)
+
+
+def _merging():
+    return getattr(_replica, "merging", False)
+
+
+class PerReplica:
+    """One value per replica (what ``strategy.run`` returns when the replicas differ)."""
+
+    def __init__(self, values):
+        self._values = tuple(values)
+
+    @property
+    def values(self):
+        return self._values
+
+    def _show(self, fmt):
+        lines = ["  %d: %s" % (i, fmt(v)) for i, v in enumerate(self._values)]
+        return "PerReplica:{\n" + ",\n".join(lines) + "\n}"
+
+    def __repr__(self):
+        return self._show(repr)
+
+    def __str__(self):
+        return self._show(str)
+
+
+def _component(value, replica_id):
+    """``value`` as replica ``replica_id`` sees it (its part of a PerReplica)."""
+    from .. import nest
+    return nest.map_structure(
+        lambda v: v._values[replica_id] if isinstance(v, PerReplica) else v, value)
+
+
+def _regroup(values):
+    """The replicas' results as one value: itself where every replica returned the same
+    object, else a PerReplica (at the leaves of a common structure)."""
+    from .. import nest
+    first = values[0]
+    if all(v is first for v in values):
+        return first
+    try:
+        flat = [nest.flatten(v) for v in values]
+        if all(len(f) == len(flat[0]) for f in flat) and not (
+                len(flat[0]) == 1 and flat[0][0] is first):
+            leaves = [f[0] if all(x is f[0] for x in f) else PerReplica(f)
+                      for f in zip(*flat)]
+            return nest.pack_sequence_as(first, leaves)
+    except (TypeError, ValueError):
+        pass
+    return PerReplica(values)
+
+
+def _as_array(value):
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+class _Run:
+    """What the replica threads of one ``strategy.run`` call share: the barrier of their
+    collectives and the generators' per-replica states."""
+
+    def __init__(self, strategy):
+        self.strategy = strategy
+        self.n = strategy.num_replicas_in_sync
+        self._barrier = threading.Barrier(self.n)
+        self._slots = [None] * self.n
+        self._result = None
+        self.lock = threading.Lock()
+        self.streams = {}      # id(generator) -> (generator, start counter, {replica: counter})
+
+    def exchange(self, replica_id, value, combine):
+        """Every replica gives ``value``; ``combine(values)`` runs once, in one of the
+        replica threads, and its result comes back to every replica."""
+        self._slots[replica_id] = value
+        if self._barrier.wait() == 0:
+            previous = _replica.merging
+            _replica.merging = True
+            try:
+                self._result = combine(list(self._slots))
+            except BaseException as exc:   # the others must not wait forever
+                self._result = exc
+            finally:
+                _replica.merging = previous
+        self._barrier.wait()
+        result = self._result
+        self._barrier.wait()   # nobody starts the next exchange before all have read
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def abort(self):
+        self._barrier.abort()
+
+    def finish(self):
+        """Write each strategy generator's advanced state back (the first replica's: every
+        replica advanced it the same way)."""
+        for gen, start, per_replica in self.streams.values():
+            counter = per_replica[min(per_replica)] if per_replica else start
+            gen._write_counter(counter)
+
+
+class ReplicaContext:
+    """What ``fe.distribute.get_replica_context()`` returns inside ``strategy.run``."""
+
+    def __init__(self, strategy, replica_id, run):
+        self._strategy = strategy
+        self._replica_id = replica_id
+        self._run = run
+
+    @property
+    def strategy(self):
+        return self._strategy
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._strategy.num_replicas_in_sync
+
+    @property
+    def replica_id_in_sync_group(self):
+        import fasteager as fe
+        return fe.constant(self._replica_id, fe.int32)
+
+    @property
+    def devices(self):
+        return (self._strategy.extended.worker_devices[self._replica_id],)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """Call ``merge_fn(strategy, *args, **kwargs)`` once for all replicas, in
+        cross-replica context; each argument is the replicas' values (a PerReplica where
+        they differ). Every replica gets its result."""
+        kwargs = kwargs or {}
+
+        def combine(parts):
+            merged_args = tuple(_regroup([p[0][i] for p in parts]) for i in range(len(args)))
+            merged_kwargs = {k: _regroup([p[1][k] for p in parts]) for k in kwargs}
+            return merge_fn(self._strategy, *merged_args, **merged_kwargs)
+        return self._run.exchange(self._replica_id, (tuple(args), dict(kwargs)), combine)
+
+    def all_reduce(self, reduce_op, value, options=None):
+        """``value`` (a nest of tensors) summed (``"SUM"``) or averaged (``"MEAN"``) over
+        the replicas; every replica gets its own copy of the result."""
+        import fasteager as fe
+        from .. import nest
+        op = _reduce_op(reduce_op, "ReplicaContext.all_reduce")
+        flat = nest.flatten(value)
+
+        def combine(parts):
+            out = []
+            for leaves in zip(*parts):
+                arrays = [_as_array(x) for x in leaves]
+                total = np.sum(np.stack(arrays), axis=0).astype(arrays[0].dtype)
+                if op is ReduceOp.MEAN:
+                    total = (total / len(arrays)).astype(arrays[0].dtype)
+                out.append(total)
+            return out
+        reduced = self._run.exchange(self._replica_id, flat, combine)
+        return nest.pack_sequence_as(value, [fe.constant(np.array(a, copy=True))
+                                             for a in reduced])
+
+    def __repr__(self):
+        return "<fe.distribute.ReplicaContext replica_id_in_sync_group=%d " \
+               "num_replicas_in_sync=%d>" % (self._replica_id, self.num_replicas_in_sync)
+
+
+class _DefaultReplicaContext:
+    """The replica context outside any strategy: one replica, id 0."""
+    num_replicas_in_sync = 1
+    strategy = property(lambda self: _strategy.get_strategy())
+
+    @property
+    def replica_id_in_sync_group(self):
+        import fasteager as fe
+        return fe.constant(0, fe.int32)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        return merge_fn(self.strategy, *args, **(kwargs or {}))
+
+    def all_reduce(self, reduce_op, value, options=None):
+        _reduce_op(reduce_op, "ReplicaContext.all_reduce")
+        return value
+
+
+_default_replica_context = _DefaultReplicaContext()
+
+
+def get_replica_context():
+    """This replica's context inside ``strategy.run``; None in cross-replica context
+    (inside a scope, or a ``merge_call``); a one-replica context outside any strategy."""
+    ctx = _context()
+    if ctx is not None and not _merging():
+        return ctx
+    if ctx is not None or _strategy.current_strategy() is not None:
+        return None
+    return _default_replica_context
+
+
+def in_cross_replica_context():
+    return get_replica_context() is None
+
+
+def _reduce_op(reduce_op, opname):
+    if isinstance(reduce_op, ReduceOp):
+        return reduce_op
+    try:
+        return ReduceOp(str(reduce_op).upper())
+    except ValueError:
+        raise ValueError("%s: reduce_op must be fe.distribute.ReduceOp.SUM or MEAN (or "
+                         "'SUM'/'MEAN', got %r)" % (opname, reduce_op)) from None
+
+
+class _MirroredExtended:
+    def __init__(self, devices):
+        self.worker_devices = tuple(devices)
+        self.parameter_devices = self.worker_devices
+        self.should_checkpoint = True
+        self.should_save_summary = True
+        self._in_multi_worker_mode = False
+
+
+def _canonical_device(name):
+    from ..placement import parse_device
+    kind, index = parse_device(name)
+    return "/job:localhost/replica:0/task:0/device:%s:%d" % (kind, index)
+
+
+def _default_devices():
+    from .. import config
+    gpus = config.list_logical_devices("GPU")
+    return [d.name for d in gpus] if gpus else ["/device:CPU:0"]
+
+
+class MirroredStrategy:
+    """Synchronous training on several devices of this machine, one replica per device.
+
+    >>> fe.config.set_logical_device_configuration(
+    ...     fe.config.list_physical_devices("CPU")[0],
+    ...     [fe.config.LogicalDeviceConfiguration()] * 2)
+    >>> strategy = fe.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+    >>> strategy.num_replicas_in_sync
+    2
+    """
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        from .. import config
+        config._mark_initialized()
+        if devices is None:
+            devices = _default_devices()
+        if isinstance(devices, str) or not hasattr(devices, "__iter__"):
+            raise TypeError("MirroredStrategy: devices must be a list of device names such "
+                            "as ['/cpu:0', '/cpu:1'] (got %r)" % (devices,))
+        names = [_canonical_device(d) for d in devices]
+        if not names:
+            raise ValueError("MirroredStrategy: devices must not be empty")
+        if len(set(names)) != len(names):
+            raise ValueError("MirroredStrategy: no duplicates allowed in `devices` (got %s)"
+                             % list(devices))
+        self.extended = _MirroredExtended(names)
+        self.cross_device_ops = cross_device_ops
+        self._comm = _comm.LocalComm()   # the MPI hooks see one process
+        self._owned = set()
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self.extended.worker_devices)
+
+    def __repr__(self):
+        return "<fe.distribute.MirroredStrategy devices=%s>" % (list(self.extended.worker_devices),)
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Variables, layers, optimizers and generators made inside belong to the strategy."""
+        stack = _strategy._stack()
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    # -- running --------------------------------------------------------------------------
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """``fn(*args, **kwargs)`` once per replica, each in its own thread, with the
+        replica's part of every PerReplica argument. Returns the replicas' results: the
+        value itself where they all returned the same object, else PerReplica values."""
+        if _context() is not None and not _merging():
+            raise RuntimeError("MirroredStrategy.run: cannot be called inside a replica "
+                               "function (it is already running on every replica)")
+        kwargs = kwargs or {}
+        run = _Run(self)
+        results = [None] * run.n
+        errors = [None] * run.n
+        devices = self.extended.worker_devices
+
+        def replica(rid):
+            from ..placement import device
+            _replica.context = ReplicaContext(self, rid, run)
+            _replica.merging = False
+            try:
+                with self.scope(), device(devices[rid]):
+                    results[rid] = fn(*_component(tuple(args), rid),
+                                      **_component(dict(kwargs), rid))
+            except BaseException as exc:
+                errors[rid] = exc
+                run.abort()
+            finally:
+                _replica.context = None
+
+        threads = [threading.Thread(target=replica, args=(rid,), daemon=True,
+                                    name="replica-%d" % rid) for rid in range(run.n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        run.finish()
+        real = [e for e in errors if e is not None
+                and not isinstance(e, threading.BrokenBarrierError)]
+        if real or any(errors):
+            raise (real or [e for e in errors if e is not None])[0]
+        return _regroup(results)
+
+    def experimental_local_results(self, value):
+        """The replicas' values as a tuple (one entry per replica)."""
+        if isinstance(value, PerReplica):
+            return value.values
+        from .. import nest
+        leaves = nest.flatten(value)
+        if any(isinstance(v, PerReplica) for v in leaves):
+            return tuple(_component(value, r) for r in range(self.num_replicas_in_sync))
+        return (value,)
+
+    def _parts(self, value):
+        if isinstance(value, PerReplica):
+            return list(value.values)
+        return [value] * self.num_replicas_in_sync   # the same on every replica
+
+    def reduce(self, reduce_op, value, axis=None):
+        """``value`` combined over the replicas (``ReduceOp.SUM`` or ``MEAN``); with
+        ``axis``, also over that axis of each replica's value (a mean over all examples)."""
+        import fasteager as fe
+        op = _reduce_op(reduce_op, "MirroredStrategy.reduce")
+        if value is None:
+            return None
+        arrays = [_as_array(v) for v in self._parts(value)]
+        dtype = arrays[0].dtype
+        count = len(arrays)
+        if axis is not None:
+            axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+            count = sum(int(np.prod([a.shape[x] for x in axes])) for a in arrays)
+            arrays = [a.sum(axis=axes) for a in arrays]
+        total = np.sum(np.stack(arrays), axis=0)
+        if op is ReduceOp.MEAN:
+            total = total / count
+        return fe.constant(np.asarray(total).astype(dtype))
+
+    def gather(self, value, axis):
+        """The replicas' values concatenated along ``axis``."""
+        import fasteager as fe
+        return fe.concat([fe.convert_to_tensor(v) for v in self._parts(value)], axis=axis)
+
+    # -- input ----------------------------------------------------------------------------
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """Each global batch of ``dataset`` split between the replicas (consecutive parts
+        of ceil(batch / replicas) examples, as TensorFlow splits it)."""
+        return DistributedDataset(self, dataset, split=True)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """``dataset_fn(input_context)`` makes the input (batched per replica); the
+        replicas take its consecutive elements in turn."""
+        ctx = _InputContext(1, 0, self.num_replicas_in_sync)
+        return DistributedDataset(self, dataset_fn(ctx), split=False)
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        return PerReplica([value_fn(_ValueContext(r, self.num_replicas_in_sync))
+                           for r in range(self.num_replicas_in_sync)])
+
+
+class _ValueContext:
+    def __init__(self, replica_id, num_replicas):
+        self.replica_id_in_sync_group = replica_id
+        self.num_replicas_in_sync = num_replicas
+
+
+class DistributedDataset:
+    """What ``experimental_distribute_dataset`` returns: iterating gives, for each global
+    batch, the same structure with a PerReplica at each leaf."""
+
+    def __init__(self, strategy, dataset, split):
+        self._strategy = strategy
+        self._dataset = dataset
+        self._split = split
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        return _DistributedIterator(self._strategy, iter(self._dataset), self._split)
+
+    def __repr__(self):
+        return "<fe.distribute.DistributedDataset num_replicas=%d>" % (
+            self._strategy.num_replicas_in_sync)
+
+
+class _DistributedIterator:
+    def __init__(self, strategy, iterator, split):
+        self._n = strategy.num_replicas_in_sync
+        self._it = iterator
+        self._split = split
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        from .. import nest
+        if self._split:
+            element = next(self._it)
+            flat = nest.flatten(element)
+            parts = []
+            for t in flat:
+                size = int(t.shape[0])
+                per = int(math.ceil(size / self._n))
+                parts.append(PerReplica([t[min(r * per, size):min((r + 1) * per, size)]
+                                         for r in range(self._n)]))
+            return nest.pack_sequence_as(element, parts)
+        elements = [next(self._it)]
+        for _ in range(self._n - 1):
+            try:
+                elements.append(next(self._it))
+            except StopIteration:   # the last replicas get empty batches
+                elements.append(nest.map_structure(lambda t: t[:0], elements[0]))
+        flat = [nest.flatten(e) for e in elements]
+        return nest.pack_sequence_as(elements[0], [PerReplica(f) for f in zip(*flat)])
+
+    def get_next(self):
+        return next(self)
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of the (weighted) per-example losses divided by the global batch size (by
+    default: this replica's batch times the number of replicas), so that summing the
+    replicas' gradients gives the gradient of the mean loss over the global batch."""
+    import fasteager as fe
+    loss = fe.convert_to_tensor(per_example_loss)
+    if sample_weight is not None:
+        loss = loss * fe.cast(sample_weight, loss.dtype)
+    if global_batch_size is None:
+        replicas = get_replica_context()
+        n = replicas.num_replicas_in_sync if replicas is not None else 1
+        global_batch_size = fe.cast(fe.shape(loss)[0] if loss.shape.rank else 1,
+                                    loss.dtype) * n
+    elif isinstance(global_batch_size, bool) or not isinstance(
+            global_batch_size, (int, np.integer)) and not hasattr(global_batch_size, "dtype"):
+        raise TypeError("compute_average_loss: global_batch_size must be an integer (got %r)"
+                        % (global_batch_size,))
+    return fe.reduce_sum(loss) / fe.cast(global_batch_size, loss.dtype)
+
+
+# -- hooks: the optimizer's update and the random generators ---------------------------------
+def in_replica_thread():
+    """True inside a MirroredStrategy replica's function (outside a merge_call)."""
+    return _context() is not None and not _merging()
+
+
+def merged_apply(arrays, apply):
+    """From every replica: sum the replicas' gradient ``arrays`` (in replica order) and call
+    ``apply(summed)`` once; every replica waits for that update and gets its result."""
+    ctx = _context()
+
+    def combine(parts):
+        summed = [np.sum(np.stack(group), axis=0).astype(group[0].dtype, copy=False)
+                  for group in zip(*parts)]
+        return apply(summed)
+    return ctx._run.exchange(ctx._replica_id, list(arrays), combine)
+
+
+def creating_strategy():
+    """The MirroredStrategy a new generator belongs to (its scope or run is active)."""
+    s = _strategy.current_strategy()
+    return s if isinstance(s, MirroredStrategy) else None
+
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_U64 = (1 << 64) - 1
+
+
+def replica_key(key, replica_id):
+    """The Philox key of replica ``replica_id``'s stream (a fixed function of the
+    generator's key and the replica id, so each replica's stream is independent)."""
+    z = (key + (replica_id + 1) * _GOLDEN) & _U64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _U64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _U64
+    return z ^ (z >> 31)
+
+
+class _ReplicaStream:
+    """A strategy generator as one replica of a ``run`` sees it: every replica starts from
+    the generator's state and advances its own copy of the counter."""
+
+    def __init__(self, run, gen, replica_id):
+        self._run, self._gen, self._rid = run, gen, replica_id
+
+    def read(self, state):
+        """(counter low, counter high, key) for this replica; ``state`` is the
+        generator's stored (low, high, key)."""
+        with self._run.lock:
+            entry = self._run.streams.get(id(self._gen))
+            if entry is None:
+                entry = self._run.streams[id(self._gen)] = (self._gen, state[:2], {})
+            lo, hi = entry[2].get(self._rid, entry[1])
+        return lo, hi, replica_key(state[2], self._rid)
+
+    def write(self, lo, hi):
+        with self._run.lock:
+            self._run.streams[id(self._gen)][2][self._rid] = (lo, hi)
+
+
+def replica_stream(gen):
+    """How generator ``gen`` draws in this thread: None (from its own state) unless it
+    belongs to a MirroredStrategy and this is a replica of a ``run``."""
+    if getattr(gen, "_strategy", None) is None:
+        return None
+    ctx = _context()
+    if ctx is None or _merging():
+        return None
+    return _ReplicaStream(ctx._run, gen, ctx._replica_id)
