@@ -51,6 +51,7 @@ from . import _buffers, _core, _graph, nest
 from .data import structure as _data_structure
 from .data.structure import TensorSpec
 from .errors import InvalidArgumentError, OutOfRangeError
+from .summary import _trace as _summary_trace
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -493,6 +494,12 @@ class ConcreteFunction:
     @property
     def _buffer_specs(self):
         return self._replay.specs
+
+    @property
+    def graph(self):
+        """This trace as TensorFlow's FuncGraph shows it (a view: see graph_view.py)."""
+        from .graph_view import FuncGraph
+        return FuncGraph(self)
 
     @property
     def graph_size(self):
@@ -1248,6 +1255,8 @@ class Function:
             leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else PythonOutput(x))
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
         cf._input_names = input_names
+        if _summary_trace.collecting():       # fe.summary.trace_on: keep its graph
+            _summary_trace.collect(cf)
         if variant_of is not None:
             variant_of._variants.append(cf)
         else:

@@ -17,6 +17,7 @@ state), ``_ops`` (the summary ops).
 
 from . import experimental
 from ._ops import audio, histogram, image, scalar, text, write
+from ._trace import trace_export, trace_off, trace_on
 from .writer import (
     SummaryWriter,
     create_file_writer,
@@ -29,5 +30,6 @@ from .writer import (
 __all__ = [
     "SummaryWriter", "audio", "create_file_writer", "create_noop_writer", "experimental",
     "flush",
-    "histogram", "image", "record_if", "scalar", "should_record_summaries", "text", "write",
+    "histogram", "image", "record_if", "scalar", "should_record_summaries", "text",
+    "trace_export", "trace_off", "trace_on", "write",
 ]

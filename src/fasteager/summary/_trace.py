@@ -1,0 +1,74 @@
+"""``fe.summary.trace_on`` / ``trace_export`` / ``trace_off``: the graphs of the
+``fe.function`` traces made in between, written for TensorBoard's graph dashboard.
+
+As in TensorFlow, a function's graph is collected when it is traced, so a function traced
+before ``trace_on`` is not collected again. ``trace_export`` writes one summary whose tag is
+its ``name``: a RunMetadata holding the GraphDefs (plugin ``graph_run_metadata_graph``,
+TensorFlow's own format, read by TensorBoard), then stops tracing. The state is per thread.
+"""
+import threading
+import warnings
+
+from . import _events
+from ._ops import _record
+
+__all__ = ["trace_export", "trace_off", "trace_on"]
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.on = False
+        self.functions = []
+
+
+_state = _TraceState()
+
+
+def trace_on(graph=True, profiler=False, profiler_outdir=None):
+    """Start collecting the graphs of the functions traced from now on."""
+    if profiler:
+        from ..errors import UnimplementedError
+        raise UnimplementedError("summary.trace_on: fasteager has no profiler (expected "
+                                 "profiler=False, got True); graph=True collects graphs")
+    if _state.on:
+        warnings.warn("summary.trace_on: a trace is already on; collecting into it",
+                      stacklevel=2)
+        return
+    _state.on = bool(graph)
+    _state.functions = []
+
+
+def collecting():
+    return _state.on
+
+
+def collect(concrete_function):
+    """Called by ``fe.function`` with each new trace while a trace is on."""
+    if _state.on:
+        _state.functions.append(concrete_function)
+
+
+def trace_off():
+    """Stop collecting and drop what was collected."""
+    _state.on = False
+    _state.functions = []
+
+
+def trace_export(name, step=None, profiler_outdir=None):
+    """Write the collected graphs as summary ``name`` at ``step``, then stop tracing."""
+    from ..graph_view import FuncGraph, run_metadata
+    from . import _checks
+    name = _checks.string("summary.trace_export", "name", name)
+    if not _state.on and not _state.functions:
+        warnings.warn("summary.trace_export: no trace is on (call fe.summary.trace_on() "
+                      "first); nothing is written", stacklevel=2)
+        return
+    functions, _state.functions = _state.functions, []
+    _state.on = False
+    data = run_metadata([FuncGraph(cf).as_graph_def() for cf in functions])
+    metadata = _events.summary_metadata("graph_run_metadata_graph", 0, content=b"1")
+    if not _record("trace_export", name,
+                   lambda: _events.string_tensor_proto([data], ()), step, metadata):
+        warnings.warn("summary.trace_export: there is no default summary writer (use "
+                      "`with writer.as_default():`); the trace is dropped", stacklevel=2)
