@@ -212,19 +212,144 @@ def _ragged_stack(values, axis=0):
     return stack(values, axis)
 
 
+class RowPartition:
+    """How a ragged axis splits the values below it into rows (``tf.experimental.
+    RowPartition``): ``row_splits``, with ``row_lengths``, ``nrows`` and ``nvals``.
+
+    >>> fe.experimental.RowPartition.from_row_lengths([2, 1])
+    fe.RowPartition(row_splits=[0 2 3])
+    """
+
+    def __init__(self, row_splits, _checked=False):
+        self._splits = row_splits if _checked else self._valid_splits(
+            "RowPartition", np.asarray(row_splits))
+
+    @staticmethod
+    def _valid_splits(opname, splits):
+        if splits.ndim != 1 or splits.size == 0 or splits.dtype.kind not in "iu":
+            raise InvalidArgumentError("%s: row_splits must be a non-empty integer vector (got "
+                                       "shape %s, dtype %s)" % (opname, list(splits.shape),
+                                                                splits.dtype))
+        if splits[0] != 0 or np.any(np.diff(splits) < 0):
+            raise InvalidArgumentError("%s: row_splits must start at 0 and never decrease (got "
+                                       "%s)" % (opname, splits.tolist()))
+        return splits.astype(np.int64)
+
+    @classmethod
+    def from_row_splits(cls, row_splits, validate=True, dtype=None, dtype_hint=None):
+        arr = np.asarray(_np(row_splits) if isinstance(row_splits, _core.Tensor)
+                         else row_splits)
+        return cls(cls._valid_splits("RowPartition.from_row_splits", arr))
+
+    @classmethod
+    def from_row_lengths(cls, row_lengths, validate=True, dtype=None, dtype_hint=None):
+        arr = np.asarray(_np(row_lengths) if isinstance(row_lengths, _core.Tensor)
+                         else row_lengths)
+        if arr.ndim != 1 or (arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0)):
+            raise InvalidArgumentError("RowPartition.from_row_lengths: row_lengths must be a "
+                                       "vector of non-negative integers (got %s)"
+                                       % arr.tolist())
+        return cls(np.concatenate([[0], np.cumsum(arr, dtype=np.int64)]).astype(np.int64), True)
+
+    @classmethod
+    def from_uniform_row_length(cls, uniform_row_length, nvals=None, nrows=None,
+                                validate=True, dtype=None, dtype_hint=None):
+        n = int(uniform_row_length)
+        if nrows is None:
+            if nvals is None or (n and int(nvals) % n):
+                raise InvalidArgumentError("RowPartition.from_uniform_row_length: give nrows, "
+                                           "or nvals divisible by the row length (got nvals=%r, "
+                                           "uniform_row_length=%d)" % (nvals, n))
+            nrows = int(nvals) // n if n else 0
+        return cls(np.arange(int(nrows) + 1, dtype=np.int64) * n, True)
+
+    def row_splits(self):
+        return _core.wrap(self._splits)
+
+    def row_lengths(self):
+        return _core.wrap(np.diff(self._splits))
+
+    def nrows(self):
+        return _core.wrap(np.int64(self._splits.size - 1))
+
+    def nvals(self):
+        return _core.wrap(np.int64(self._splits[-1]))
+
+    def _lengths(self):
+        return tuple(int(n) for n in np.diff(self._splits))
+
+    def __repr__(self):
+        return "fe.RowPartition(row_splits=%s)" % (self._splits,)
+
+
 class DynamicRaggedShape:
     """The shape of a RaggedTensor, as ``fe.shape(rt)`` gives it (TensorFlow's
     ``tf.experimental.DynamicRaggedShape``): the number of rows, the row lengths of each
     ragged axis, then the uniform inner dimensions. ``fe.reshape``, ``fe.zeros``,
     ``fe.ones`` and ``fe.fill`` take it and make ragged tensors of that shape.
 
+    Built as TensorFlow builds it: from ``row_partitions`` (RowPartitions, outermost
+    first) and the ``inner_shape`` of the flat values, or with ``from_lengths``.
+
     >>> print(fe.shape(fe.ragged.constant([[1], [2, 3]])))
     <DynamicRaggedShape lengths=[2, (1, 2)] num_row_partitions=1>
     """
 
-    def __init__(self, lengths, dtype):
+    def __init__(self, row_partitions, inner_shape, dtype=None, validate=True,
+                 static_inner_shape=None):
+        from .dtypes import as_dtype
+        inner = np.asarray(_np(inner_shape) if isinstance(inner_shape, _core.Tensor)
+                           else inner_shape)
+        if inner.ndim != 1 or inner.size == 0 or inner.dtype.kind not in "iu":
+            raise ValueError("DynamicRaggedShape: inner_shape must be a non-empty integer "
+                             "vector (got %s)" % inner.tolist())
+        parts = list(row_partitions)
+        for k, rp in enumerate(parts):
+            if not isinstance(rp, RowPartition):
+                raise TypeError("DynamicRaggedShape: row_partitions must be RowPartitions (got "
+                                "%s at %d)" % (type(rp).__name__, k))
+        for k in range(len(parts)):
+            below = int(parts[k + 1].nrows()._value) if k + 1 < len(parts) else int(inner[0])
+            if int(parts[k]._splits[-1]) != below:
+                raise ValueError("DynamicRaggedShape: row partition %d has %d values, but "
+                                 "what it partitions has %d rows"
+                                 % (k, int(parts[k]._splits[-1]), below))
+        lengths = [int(parts[0]._splits.size - 1) if parts else int(inner[0])]
+        lengths += [rp._lengths() for rp in parts]
+        lengths += [int(d) for d in inner[1:]]
+        self._init(lengths, as_dtype(dtype if dtype is not None else "int64"))
+
+    def _init(self, lengths, dtype):
         self._lengths = list(lengths)        # ints (uniform axes) and tuples (ragged ones)
         self.dtype = dtype
+
+    @classmethod
+    def _from_static(cls, lengths, dtype):
+        out = cls.__new__(cls)
+        out._init(lengths, dtype)
+        return out
+
+    @classmethod
+    def from_lengths(cls, lengths, num_row_partitions=None, dtype="int64"):
+        """The shape with these lengths: an int for a uniform axis, a tuple of row
+        lengths for a ragged one (one per row of the axes above)."""
+        from .dtypes import as_dtype
+        lengths = list(lengths)
+        if not lengths or not isinstance(lengths[0], (int, np.integer)):
+            raise ValueError("DynamicRaggedShape.from_lengths: the first length must be an int "
+                             "(got %r)" % (lengths[:1],))
+        count = int(lengths[0])
+        out = [count]
+        for n in lengths[1:]:
+            if isinstance(n, (tuple, list)):
+                if len(n) != count:
+                    raise ValueError("Shape not consistent.")
+                out.append(tuple(int(v) for v in n))
+                count = sum(out[-1])
+            else:
+                out.append(int(n))
+                count *= int(n)
+        return cls._from_static(out, as_dtype(dtype))
 
     @classmethod
     def from_tensor(cls, rt, dtype):
@@ -232,7 +357,12 @@ class DynamicRaggedShape:
         for splits in rt.nested_row_splits:
             lengths.append(tuple(int(n) for n in np.diff(_np(splits))))
         lengths += [int(d) for d in rt.flat_values._value.shape[1:]]
-        return cls(lengths, dtype)
+        return cls._from_static(lengths, dtype)
+
+    @property
+    def row_partitions(self):
+        return tuple(RowPartition(np.concatenate([[0], np.cumsum(n, dtype=np.int64)]), True)
+                     for n in self._row_lengths())
 
     @property
     def rank(self):
@@ -259,7 +389,7 @@ class DynamicRaggedShape:
             if key.step not in (None, 1) or (key.start or 0) != 0:
                 raise ValueError("DynamicRaggedShape: only slices [:k] are supported (got %r)"
                                  % (key,))
-            return DynamicRaggedShape(lengths, self.dtype)
+            return DynamicRaggedShape._from_static(lengths, self.dtype)
         i = int(key)
         n = self._lengths[i]
         if isinstance(n, tuple):
