@@ -546,7 +546,14 @@ class Layer(fe.Module):
                 _ckpt.restore_deferred(self)
             if self._call_takes_training:
                 kwargs["training"] = training
-            out = self.call(inputs, *args, **kwargs)
+            call = self.call
+            if fe._core_get_tracer() is not None:
+                # inside fe.function (fit's train step included): AutoGraph converts a
+                # user's call as TensorFlow's Keras does, so Python control flow on
+                # tensors in it is traced once per signature
+                from ...autograph.transformer import converted_callable
+                call = converted_callable(call)
+            out = call(inputs, *args, **kwargs)
         finally:
             if scoped:
                 _naming.leave()
