@@ -98,6 +98,54 @@ def _expect(reader, wire, want, what):
         reader.fail("%s has wire type %d (expected %d)" % (what, wire, want))
 
 
+# ---- descriptors: what protobuf's text_format reads ---------------------------------------------
+# ``google.protobuf.text_format.Merge(text, fe.train.Example())`` (the ragged guide builds its
+# records so) walks a message through ``DESCRIPTOR``: field names, types and repetition. These
+# plain objects carry the same attributes with protobuf's enum values, so the text parser
+# fills these messages without fasteager importing protobuf.
+
+_TYPE_FLOAT, _TYPE_INT64, _TYPE_STRING, _TYPE_MESSAGE, _TYPE_BYTES = 2, 3, 9, 11, 12
+_CPP = {_TYPE_FLOAT: 6, _TYPE_INT64: 2, _TYPE_STRING: 9, _TYPE_MESSAGE: 10, _TYPE_BYTES: 9}
+_LABEL_OPTIONAL, _LABEL_REPEATED = 1, 3
+
+
+class _Options:
+    def __init__(self, map_entry):
+        self.map_entry = map_entry
+
+
+class _MessageDescriptor:
+    is_extendable = False
+
+    def __init__(self, name, fields, map_entry=False):
+        self.name, self.full_name = name, "tensorflow." + name
+        self.fields = fields
+        self.fields_by_name = {f.name: f for f in fields}
+        self.fields_by_number = {f.number: f for f in fields}
+        for f in fields:
+            f.full_name = "%s.%s" % (self.full_name, f.name)
+            f.containing_type = self
+        self.has_options = map_entry
+        self._options = _Options(map_entry)
+
+    def GetOptions(self):  # noqa: N802
+        return self._options
+
+
+class _FieldDescriptor:
+    is_extension = False
+    containing_oneof = None       # Feature's oneof: its setters replace the other members
+    default_value = None
+
+    def __init__(self, name, number, type_, repeated=False, message_type=None):
+        self.name, self.number, self.type = name, number, type_
+        self.cpp_type = _CPP[type_]
+        self.is_repeated = repeated
+        self.label = _LABEL_REPEATED if repeated else _LABEL_OPTIONAL
+        self.message_type = message_type
+        self.has_presence = type_ == _TYPE_MESSAGE and not repeated
+
+
 # ---- the messages ----------------------------------------------------------------------------
 
 def _escape(b):
@@ -152,6 +200,12 @@ class _Message:
     def CopyFrom(self, other):  # noqa: N802
         self.ParseFromString(other.SerializeToString())
 
+    def SetInParent(self):  # noqa: N802
+        """Mark this (sub)message as set in its parent, as protobuf's (text_format)."""
+        parent = getattr(self, "_parent", None)
+        if parent is not None:
+            parent[0]._adopt(parent[1], self)
+
     def __eq__(self, other):
         return type(other) is type(self) and self._text(0) == other._text(0)
 
@@ -164,10 +218,11 @@ class _Message:
 
 
 class _List(_Message):
-    __slots__ = ("value",)
+    __slots__ = ("value", "_parent")
     _kind = None
 
     def __init__(self, value=()):
+        self._parent = None
         self.value = []
         self.value.extend(self._check(v) for v in value)
 
@@ -315,8 +370,16 @@ class Feature(_Message):
         return self._kind == name
 
     def _get(self, name, cls):
-        # reading a oneof member that is not set gives an empty one (protobuf's default)
-        return self._list if self._kind == name else cls()
+        # reading a oneof member that is not set gives an empty one (protobuf's default);
+        # SetInParent on it makes it the member set
+        if self._kind == name:
+            return self._list
+        out = cls()
+        out._parent = (self, name)
+        return out
+
+    def _adopt(self, name, value):
+        self._kind, self._list = name, value
 
     bytes_list = property(lambda self: self._get("bytes_list", BytesList))
     float_list = property(lambda self: self._get("float_list", FloatList))
@@ -344,10 +407,50 @@ class Feature(_Message):
         return "%s%s {\n%s%s}\n" % (pad, self._kind, self._list._text(indent + 2), pad)
 
 
+class _FeatureEntry(_Message):
+    """One entry of the ``Features.feature`` map (text_format parses entries into these)."""
+    __slots__ = ("key", "_value")
+
+    def __init__(self):
+        self.key, self._value = "", None
+
+    @property
+    def value(self):
+        if self._value is None:
+            self._value = Feature()
+        return self._value
+
+    def HasField(self, name):  # noqa: N802
+        return self._value is not None if name == "value" else False
+
+
+class _FeatureMap(dict):
+    """``Features.feature``: a dict, and protobuf's message map (a missing key reads as a
+    new Feature stored under it; ``GetEntryClass`` for text_format)."""
+
+    def __missing__(self, key):
+        if not isinstance(key, str):
+            raise TypeError("Features.feature: keys must be str (got %s)" % type(key).__name__)
+        self[key] = value = Feature()
+        return value
+
+    @staticmethod
+    def GetEntryClass():  # noqa: N802
+        return _FeatureEntry
+
+
 class Features(_Message):
     """``feature``: a dict from feature name (str) to Feature."""
 
-    __slots__ = ("feature",)
+    __slots__ = ("_feature",)
+
+    @property
+    def feature(self):
+        return self._feature
+
+    @feature.setter
+    def feature(self, value):
+        self._feature = _FeatureMap(value)
 
     def __init__(self, feature=None):
         self.feature = {}
@@ -424,6 +527,9 @@ class Example(_Message):
             raise ValueError("Example: no field named %r" % (name,))
         return self._features is not None
 
+    def _adopt(self, name, value):
+        self._features = value
+
     def Clear(self):  # noqa: N802
         self._features = None
 
@@ -444,3 +550,24 @@ class Example(_Message):
             return ""
         pad = " " * indent
         return "%sfeatures {\n%s%s}\n" % (pad, self._features._text(indent + 2), pad)
+
+
+# the descriptors of the messages above (see "descriptors" at the top)
+BytesList.DESCRIPTOR = _MessageDescriptor(
+    "BytesList", [_FieldDescriptor("value", 1, _TYPE_BYTES, repeated=True)])
+FloatList.DESCRIPTOR = _MessageDescriptor(
+    "FloatList", [_FieldDescriptor("value", 1, _TYPE_FLOAT, repeated=True)])
+Int64List.DESCRIPTOR = _MessageDescriptor(
+    "Int64List", [_FieldDescriptor("value", 1, _TYPE_INT64, repeated=True)])
+Feature.DESCRIPTOR = _MessageDescriptor("Feature", [
+    _FieldDescriptor(name, number, _TYPE_MESSAGE, message_type=cls.DESCRIPTOR)
+    for name, cls, number in _KINDS])
+_FeatureEntry.DESCRIPTOR = _MessageDescriptor("Features.FeatureEntry", [
+    _FieldDescriptor("key", 1, _TYPE_STRING),
+    _FieldDescriptor("value", 2, _TYPE_MESSAGE, message_type=Feature.DESCRIPTOR)],
+    map_entry=True)
+Features.DESCRIPTOR = _MessageDescriptor("Features", [
+    _FieldDescriptor("feature", 1, _TYPE_MESSAGE, repeated=True,
+                     message_type=_FeatureEntry.DESCRIPTOR)])
+Example.DESCRIPTOR = _MessageDescriptor("Example", [
+    _FieldDescriptor("features", 1, _TYPE_MESSAGE, message_type=Features.DESCRIPTOR)])
