@@ -227,6 +227,10 @@ def serialize_keras_object(obj):
     if hasattr(obj, "tolist"):
         return obj.tolist()
     if isinstance(obj, type) or not hasattr(obj, "get_config"):
+        from .activations import _BY_NAME
+        from .._core import Op
+        if isinstance(obj, Op) and obj.name in _BY_NAME:
+            return obj.name      # an op used as an activation (fe.nn.relu): Keras's name for it
         if callable(obj):
             return get_registered_name(obj)
         if isinstance(getattr(obj, "name", None), str):     # a DType
