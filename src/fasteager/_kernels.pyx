@@ -779,13 +779,56 @@ def _window_grid(src, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t hp, Py_ssize_t wp
     cdef Py_ssize_t h, w
     if pt == 0 and pl == 0 and uh == 1 and uw == 1 and hp <= hs and wp <= ws:
         return src, hs * ws * c, ws * c
-    grid = np.zeros((n, hp, wp, c), dtype=src.dtype)
     # the source rows and columns that land inside the grid
     h = _imin(hs, (hp - pt + uh - 1) // uh) if hp > pt else 0
     w = _imin(ws, (wp - pl + uw - 1) // uw) if wp > pl else 0
+    if uh == 1 and uw == 1 and n * hp * wp * c > 0:
+        # one pass that writes each grid element once (np.zeros and a strided assignment
+        # took 0.63 ms CPU for a (64, 34, 34, 16) grid, this 0.40 ms, most of it the
+        # page faults of fresh memory outside fasteager's array cache)
+        grid = np.empty((n, hp, wp, c), dtype=src.dtype)
+        _pad_copy_run(np.ascontiguousarray(src), grid, pt, pl, h, w)
+        return grid, hp * wp * c, wp * c
+    grid = np.zeros((n, hp, wp, c), dtype=src.dtype)
     if h > 0 and w > 0:
         grid[:, pt:pt + (h - 1) * uh + 1:uh, pl:pl + (w - 1) * uw + 1:uw] = src[:, :h, :w]
     return grid, hp * wp * c, wp * c
+
+
+cdef void _pad_copy(const floating* src, floating* grid, Py_ssize_t rows, Py_ssize_t hs,
+                    Py_ssize_t ws, Py_ssize_t c, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_t pt,
+                    Py_ssize_t pl, Py_ssize_t h, Py_ssize_t w) noexcept nogil:
+    # grid row r = (image, i): source row i - pt at column pl when 0 <= i - pt < h, zero
+    # around it; rows of images run in parallel once the copy is large
+    cdef Py_ssize_t r, i, row = wp * c
+    cdef floating* g
+    for r in prange(rows, schedule="static", use_threads_if=rows * row > _PAR_ELEMS):
+        i = r % hp - pt
+        g = grid + r * row
+        if i < 0 or i >= h:
+            _zero(g, row)
+        else:
+            _zero(g, pl * c)
+            _copy(g + pl * c, src + ((r // hp) * hs + i) * ws * c, w * c)
+            _zero(g + (pl + w) * c, row - (pl + w) * c)
+
+
+cdef _pad_copy_run(src, grid, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t h, Py_ssize_t w):
+    cdef Py_ssize_t n = grid.shape[0], hp = grid.shape[1], wp = grid.shape[2]
+    cdef Py_ssize_t c = grid.shape[3], hs = src.shape[1], ws = src.shape[2]
+    cdef float[::1] sf, gf
+    cdef double[::1] sd, gd
+    if h <= 0 or w <= 0:  # no source pixel lands in the grid
+        grid.fill(0)
+        return
+    if grid.dtype == np.float32:
+        sf, gf = src.reshape(-1), grid.reshape(-1)
+        with nogil:
+            _pad_copy[float](&sf[0], &gf[0], n * hp, hs, ws, c, hp, wp, pt, pl, h, w)
+    else:
+        sd, gd = src.reshape(-1), grid.reshape(-1)
+        with nogil:
+            _pad_copy[double](&sd[0], &gd[0], n * hp, hs, ws, c, hp, wp, pt, pl, h, w)
 
 
 cdef _tap_offsets(Geom g, Py_ssize_t row):
