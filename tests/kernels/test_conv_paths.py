@@ -145,3 +145,20 @@ def test_auto_runs_the_resnet_strided_layers_on_the_new_paths():
         assert K._auto_is_direct(kernel, (64, 32, 32, 16), (1, 1, 16, 32), (2, 2), "VALID")
     # 1x1 stride 1 stays one GEMM of x itself
     assert not K._auto_is_direct("conv2d_forward", (8, 9, 9, 16), (1, 1, 16, 16))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 9), st.integers(1, 9), st.sampled_from([1, 3, 16]),
+       st.integers(0, 3), st.integers(0, 3), st.integers(1, 13), st.integers(1, 13),
+       st.sampled_from([np.float32, np.float64]))
+def test_the_padded_grid_holds_the_source_at_its_offset_and_zeros_around(n, hs, ws, c, pt, pl,
+                                                                        hp, wp, dtype):
+    # grids smaller than the padded source crop it (the windows never read there)
+    src = np.random.default_rng(hs * ws + c).standard_normal((n, hs, ws, c)).astype(dtype)
+    grid, img, row = K._window_grid(src, pt, pl, hp, wp)
+    want = np.zeros((n, max(hp, pt + hs), max(wp, pl + ws), c), dtype)
+    want[:, pt:pt + hs, pl:pl + ws] = src
+    assert (img, row) == (grid.shape[1] * grid.shape[2] * c, grid.shape[2] * c)
+    np.testing.assert_array_equal(grid, want[:, :grid.shape[1], :grid.shape[2]])
+    if not (pt == 0 and pl == 0 and hp <= hs and wp <= ws):
+        assert grid.shape == (n, hp, wp, c)
