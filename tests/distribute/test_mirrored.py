@@ -288,3 +288,25 @@ def test_fit_under_scope_trains_as_without_strategy():
     assert h2.history["loss"][1] < h2.history["loss"][0]
     for a, b in zip(model.get_weights(), plain.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_layers_built_on_the_first_run_are_built_once():
+    s = fe.distribute.MirroredStrategy(devices=["cpu:%d" % i for i in range(4)])
+    with s.scope():
+        model = fe.keras.Sequential([fe.keras.layers.Dense(16), fe.keras.layers.Dense(1)])
+        opt = fe.keras.optimizers.Adam(0.1)
+
+    def step(x):
+        with fe.GradientTape() as tape:
+            loss = fe.nn.compute_average_loss(fe.reduce_sum(model(x) ** 2, axis=1),
+                                              global_batch_size=8)
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                model.trainable_variables))
+        return loss
+
+    x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3)
+    for batch in s.experimental_distribute_dataset(fe.data.Dataset.from_tensor_slices(x).batch(8)):
+        out = s.run(step, args=(batch,))
+    assert len(model.variables) == 4
+    assert int(opt.iterations.numpy()) == 1
+    assert len(out.values) == 4

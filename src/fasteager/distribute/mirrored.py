@@ -89,11 +89,16 @@ class _Run:
         self._result = None
         self.lock = threading.Lock()
         self.streams = {}      # id(generator) -> (generator, start counter, {replica: counter})
+        # set when replica 0 reaches its first collective (or ends): the other replicas
+        # start then, so layers built lazily on the first call are built once, by it
+        self.first_ready = threading.Event()
 
     def exchange(self, replica_id, value, combine):
         """Every replica gives ``value``; ``combine(values)`` runs once, in one of the
         replica threads, and its result comes back to every replica."""
         self._slots[replica_id] = value
+        if replica_id == 0:
+            self.first_ready.set()
         if self._barrier.wait() == 0:
             previous = _replica.merging
             _replica.merging = True
@@ -302,7 +307,11 @@ class MirroredStrategy:
     def run(self, fn, args=(), kwargs=None, options=None):
         """``fn(*args, **kwargs)`` once per replica, each in its own thread, with the
         replica's part of every PerReplica argument. Returns the replicas' results: the
-        value itself where they all returned the same object, else PerReplica values."""
+        value itself where they all returned the same object, else PerReplica values.
+
+        The first replica runs alone until its first collective (an all-reduce, a
+        merge_call, an optimizer update) or its end, so what it creates on a first call
+        (a layer's weights) exists once, shared, when the others reach that code."""
         if _context() is not None and not _merging():
             raise RuntimeError("MirroredStrategy.run: cannot be called inside a replica "
                                "function (it is already running on every replica)")
@@ -325,10 +334,14 @@ class MirroredStrategy:
                 run.abort()
             finally:
                 _replica.context = None
+                if rid == 0:
+                    run.first_ready.set()
 
         threads = [threading.Thread(target=replica, args=(rid,), daemon=True,
                                     name="replica-%d" % rid) for rid in range(run.n)]
-        for t in threads:
+        threads[0].start()
+        run.first_ready.wait()
+        for t in threads[1:]:
             t.start()
         for t in threads:
             t.join()
