@@ -310,3 +310,48 @@ def test_layers_built_on_the_first_run_are_built_once():
     assert len(model.variables) == 4
     assert int(opt.iterations.numpy()) == 1
     assert len(out.values) == 4
+
+
+def test_all_reduce_is_differentiable():
+    s = fe.distribute.MirroredStrategy(devices=["cpu:0", "cpu:1", "cpu:2"])
+
+    def fn():
+        ctx = fe.distribute.get_replica_context()
+        c = fe.cast(ctx.replica_id_in_sync_group, fe.float32) + 1.0
+        x = fe.Variable(c * 0.5)
+        with fe.GradientTape() as tape:
+            total = ctx.all_reduce("SUM", x * x)
+            mean_pair = ctx.all_reduce("MEAN", (x, 2.0 * x))
+            loss = c * total + c * (mean_pair[0] + mean_pair[1])
+        return tape.gradient(loss, x)
+
+    # d/dx_r of the replicas' summed losses: 2 x_r (1 + 2 + 3) + mean(c) * 3
+    grads = [float(g.numpy()) for g in s.run(fn).values]
+    np.testing.assert_allclose(grads, [2 * 0.5 * 6 + 6, 2 * 1.0 * 6 + 6, 2 * 1.5 * 6 + 6])
+
+
+def test_run_inside_a_function_runs_every_step():
+    s = _two()
+    with s.scope():
+        model = _model(2)
+        opt = fe.keras.optimizers.SGD(0.1)
+
+    def step(xb):
+        with fe.GradientTape() as tape:
+            loss = fe.nn.compute_average_loss(fe.reduce_sum(model(xb) ** 2, axis=1),
+                                              global_batch_size=4)
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                model.trainable_variables))
+        return loss
+
+    @fe.function
+    def distributed_step(batch):
+        return s.reduce("SUM", s.run(step, args=(batch,)), axis=None)
+
+    x, _ = _data()
+    dataset = fe.data.Dataset.from_tensor_slices(x[:4]).batch(4).repeat(3)
+    with pytest.warns(UserWarning, match="MirroredStrategy.run"):
+        losses = [float(distributed_step(b).numpy())
+                  for b in s.experimental_distribute_dataset(dataset)]
+    assert int(opt.iterations.numpy()) == 3
+    assert losses[0] > losses[1] > losses[2]

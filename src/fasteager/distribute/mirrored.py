@@ -165,11 +165,29 @@ class ReplicaContext:
 
     def all_reduce(self, reduce_op, value, options=None):
         """``value`` (a nest of tensors) summed (``"SUM"``) or averaged (``"MEAN"``) over
-        the replicas; every replica gets its own copy of the result."""
+        the replicas; every replica gets its own copy of the result. Differentiable: the
+        gradient is the same reduction of the replicas' upstream gradients (so every
+        replica must compute its gradient, as in TensorFlow)."""
         import fasteager as fe
         from .. import nest
         op = _reduce_op(reduce_op, "ReplicaContext.all_reduce")
-        flat = nest.flatten(value)
+        flat = [fe.convert_to_tensor(x) for x in nest.flatten(value)]
+        if any(t.dtype.is_floating for t in flat):
+            @fe.custom_gradient
+            def reduced(*xs):
+                out = self._all_reduce_flat(op, list(xs))
+
+                def grad(*upstream):
+                    return self._all_reduce_flat(op, list(upstream))
+                return out, grad
+            result = reduced(*flat)
+            result = list(result) if isinstance(result, (list, tuple)) else [result]
+        else:
+            result = self._all_reduce_flat(op, flat)
+        return nest.pack_sequence_as(value, result)
+
+    def _all_reduce_flat(self, op, flat):
+        import fasteager as fe
 
         def combine(parts):
             out = []
@@ -181,8 +199,7 @@ class ReplicaContext:
                 out.append(total)
             return out
         reduced = self._run.exchange(self._replica_id, flat, combine)
-        return nest.pack_sequence_as(value, [fe.constant(np.array(a, copy=True))
-                                             for a in reduced])
+        return [fe.constant(np.array(a, copy=True)) for a in reduced]
 
     def __repr__(self):
         return "<fe.distribute.ReplicaContext replica_id_in_sync_group=%d " \
@@ -315,6 +332,12 @@ class MirroredStrategy:
         if _context() is not None and not _merging():
             raise RuntimeError("MirroredStrategy.run: cannot be called inside a replica "
                                "function (it is already running on every replica)")
+        from .. import _core
+        tracer = _core.get_tracer()
+        if tracer is not None and tracer.escaped is None:
+            # the replicas' ops happen in their threads, outside this trace: a replay could
+            # not redo them, so the enclosing fe.function runs eagerly on every call
+            tracer.escaped = "MirroredStrategy.run (its replicas run in their own threads)"
         kwargs = kwargs or {}
         run = _Run(self)
         results = [None] * run.n
