@@ -52,6 +52,11 @@ class TensorShape(tuple):
             return False
         return all(a is None or b is None or a == b for a, b in zip(self, other))
 
+    def assert_is_compatible_with(self, other):
+        """Raise ValueError unless ``other`` is compatible (TensorFlow's message)."""
+        if not self.is_compatible_with(other):
+            raise ValueError("Shapes %s and %s are incompatible" % (self, TensorShape(other)))
+
     def __eq__(self, other):
         if isinstance(other, (tuple, list)):
             return tuple(self) == tuple(other)
