@@ -47,7 +47,7 @@ import weakref
 
 import numpy as np
 
-from . import _buffers, _core, _graph, nest
+from . import _buffers, _core, _function_type, _graph, nest
 from .data import structure as _data_structure
 from .data.structure import TensorSpec
 from .errors import InvalidArgumentError, OutOfRangeError
@@ -422,6 +422,28 @@ def _print_scalar(x, dtype, quote):
 # ----------------------------------------------------------------------------------------
 # Concrete functions: one trace
 # ----------------------------------------------------------------------------------------
+def _dtype_name(np_dtype):
+    from .dtypes import as_dtype
+    return as_dtype(np_dtype).name
+
+
+class AtomicFunction:
+    """A concrete function's graph called with its flat tensor inputs (``inference_fn``)."""
+
+    def __init__(self, concrete):
+        self._concrete = concrete
+        self.name = concrete.name
+
+    def __call__(self, *tensors):
+        tensors = [t if type(t) is Tensor else _core.convert_to_tensor(t) for t in tensors]
+        self._concrete._check_inputs(tensors)
+        outs = self._concrete._call_flat(tensors)
+        return outs[0] if len(outs) == 1 else list(outs)
+
+    def __repr__(self):
+        return "<AtomicFunction %s>" % self.name
+
+
 class PythonOutput:
     """A Python value a traced function returned (kept apart from register numbers: a
     returned int is not a register)."""
@@ -544,10 +566,14 @@ class ConcreteFunction:
             self._record(tensors, var_tensors, outs, saving or None, saved)
         return outs
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = self._by_name(args, kwargs)
         tensors = [a if type(a) is Tensor else _core.convert_to_tensor(a)
                    for a in nest.flatten(args)]
-        if self._pulls is not None:
+        if self._pulls is None:
+            self._check_inputs(tensors)
+        else:
             taken = self._pulls.take()
             if taken is None or not self._pulls.matches(taken):
                 if taken is not None:
@@ -557,7 +583,68 @@ class ConcreteFunction:
                     "trace (expected elements of %s; call the fe.function instead, which "
                     "traces again)" % (self.name, self._pulls.describe()))
             tensors += [_core.wrap(a) for a in self._pulls.arrays(taken)]
+            try:
+                self._check_inputs(tensors)
+            except (TypeError, InvalidArgumentError):
+                self._pulls.give_back(taken)
+                raise
         return self._pack(self._call_flat(tensors))
+
+    def _by_name(self, args, kwargs):
+        """Positional arguments followed by the keyword ones, in the trace's input order
+        (keywords are the inputs' names, as TensorFlow's concrete functions take them)."""
+        names = list(self._input_names)
+        unknown = sorted(set(kwargs) - set(names[len(args):]))
+        if unknown:
+            raise TypeError("ConcreteFunction %s: got unexpected keyword argument(s) %s "
+                            "(expected arguments %s)" % (self.name, unknown, names))
+        flat = list(args)
+        for name in names[len(flat):]:
+            if name not in kwargs:
+                raise TypeError("ConcreteFunction %s: missing required argument %r (expected "
+                                "arguments %s)" % (self.name, name, names))
+            flat.append(kwargs[name])
+        return tuple(flat)
+
+    def _check_inputs(self, tensors):
+        """The dtypes and shapes the graph was traced for (it replays only those)."""
+        if len(tensors) != len(self._inputs):
+            raise TypeError("ConcreteFunction %s: expected %d tensor argument(s), got %d"
+                            % (self.name, len(self._inputs), len(tensors)))
+        for i, (t, r) in enumerate(zip(tensors, self._inputs)):
+            shape, dtype = self._reg_meta[r]
+            got = t._value
+            if got.dtype != dtype:
+                raise InvalidArgumentError(
+                    "cannot compute %s as input #%d(zero-based) was expected to be a %s "
+                    "tensor but is a %s tensor" % (self.name, i, _dtype_name(dtype),
+                                                    _dtype_name(got.dtype)))
+            if got.shape != shape:
+                raise InvalidArgumentError(
+                    "ConcreteFunction %s: input #%d(zero-based) was traced with shape %s and "
+                    "got shape %s (call the fe.function instead, which traces it again)"
+                    % (self.name, i, list(shape), list(got.shape)))
+
+    # -- what TensorFlow shows of a concrete function ------------------------------------
+    @property
+    def function_type(self):
+        """The trace's parameters and output (TensorFlow's FunctionType)."""
+        return self._function_type
+
+    def pretty_printed_signature(self, verbose=True):
+        return self._function_type.pretty()
+
+    def __str__(self):
+        return "ConcreteFunction " + self._function_type.pretty()
+
+    def __repr__(self):
+        return "<ConcreteFunction %r at 0x%X>" % (self._function_type, id(self))
+
+    @property
+    def inference_fn(self):
+        """The graph alone, called with its flat tensor inputs (TensorFlow's
+        AtomicFunction)."""
+        return AtomicFunction(self)
 
     def _pack(self, outs):
         if self._single_output:
@@ -1255,6 +1342,8 @@ class Function:
             leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else PythonOutput(x))
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
         cf._input_names = input_names
+        cf._function_type = _function_type.FunctionType(self._python_function, args, kwargs,
+                                                        result, cf.variables)
         if _summary_trace.collecting():       # fe.summary.trace_on: keep its graph
             _summary_trace.collect(cf)
         if variant_of is not None:
@@ -1301,7 +1390,16 @@ class Function:
             # the specs asked for (None dimensions included): saved_model saves such a
             # concrete function shape-generic by tracing its function at other sizes
             cf._asked_specs = (weakref.ref(self), asked[0], asked[1])
+            cf._function_type = cf._function_type.with_arguments(
+                self._python_function, asked[0], asked[1])
         return cf
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """The signature of every trace so far, as TensorFlow prints them."""
+        traces = []
+        for cf in self._cache.values():
+            traces += [cf] + list(cf._variants)
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in traces)
 
 
 def _input_names(python_function, args, kwargs, tensors, input_signature):

@@ -48,15 +48,33 @@ def _convert_results(result, dtypes, name):
     return out
 
 
-def py_function(func, inp, Tout, name=None):
+def _decorated(func, Tout, name):
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        return py_function(func, list(args), Tout, name)
+    return wrapper
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):
     """Call ``func(*inp)`` eagerly and return its results as tensors of dtypes ``Tout``.
 
     ``Tout`` is a dtype (one tensor comes back), a list of dtypes (a list comes back) or
-    None (None comes back).
+    None (None comes back). Without ``func`` (and ``inp``) it is a decorator, as in
+    TensorFlow: ``@fe.py_function(Tout=fe.float32)`` makes ``f(x, y)`` call
+    ``py_function(f, [x, y], Tout)``.
 
     >>> fe.py_function(lambda x: x * 2, [fe.constant(3.0)], Tout=fe.float32).numpy()
     6.0
     """
+    if func is None:
+        if inp is not None:
+            raise TypeError("py_function: `inp` given without `func` (expected both, or "
+                            "neither to decorate a function)")
+        return lambda f: _decorated(f, Tout, name)
+    if inp is None:
+        return _decorated(func, Tout, name)
     fname = name or getattr(func, "__name__", "func")
     leaves = inp if isinstance(inp, (list, tuple)) else [inp]
     inputs = [x._read() if isinstance(x, _core.VariableBase) else _core.convert_to_tensor(x)

@@ -1,0 +1,96 @@
+"""What TensorFlow shows of a trace: Function.pretty_printed_concrete_signatures(),
+ConcreteFunction.function_type / str / inference_fn, concrete functions called by argument
+name and refusing other dtypes and shapes; py_function as a decorator."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+
+
+def _double():
+    @fe.function
+    def double(a):
+        return a + a
+    return double
+
+
+def test_pretty_printed_concrete_signatures_lists_every_trace():
+    double = _double()
+    double(fe.constant(1))
+    double(fe.constant("a"))
+    text = double.pretty_printed_concrete_signatures()
+    assert text == (
+        "Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=fe.int32, name=None)\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(), dtype=fe.int32, name=None)\n"
+        "Captures:\n"
+        "  None\n"
+        "\n"
+        "Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=fe.string, name=None)\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(), dtype=fe.string, name=None)\n"
+        "Captures:\n"
+        "  None")
+
+
+def test_literals_defaults_keyword_only_and_captures():
+    v = fe.Variable(2.0)
+
+    @fe.function
+    def f(x, y=2, *, z):
+        return x * y * v + z
+
+    f(fe.constant([1.0]), z=fe.constant(2.0))
+    text = f.pretty_printed_concrete_signatures()
+    assert "  y (POSITIONAL_OR_KEYWORD): Literal[2]" in text
+    assert "  z (KEYWORD_ONLY): TensorSpec(shape=(), dtype=fe.float32, name=None)" in text
+    assert "Output Type:\n  TensorSpec(shape=(1,), dtype=fe.float32, name=None)" in text
+    assert "Captures:\n  %d: TensorSpec(shape=(), dtype=fe.resource" % id(v) in text
+
+
+def test_concrete_function_by_name_and_type_checks():
+    double = _double()
+    cf = double.get_concrete_function(fe.constant("a"))
+    assert cf(a=fe.constant("b")).numpy() == b"bb"
+    assert repr(cf.function_type) == ("(a: TensorSpec(shape=(), dtype=fe.string, name=None))"
+                                      " -> TensorSpec(shape=(), dtype=fe.string, name=None)")
+    assert str(cf).startswith("ConcreteFunction Input Parameters:\n")
+    with pytest.raises(fe.errors.InvalidArgumentError,
+                       match=r"input #0\(zero-based\) was expected to be a string tensor but "
+                             r"is a int32 tensor"):
+        cf(fe.constant(1))
+    with pytest.raises(fe.errors.InvalidArgumentError, match="traced with shape"):
+        cf(fe.constant(["a", "b"]))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        cf(b=fe.constant("b"))
+    with pytest.raises(TypeError, match="missing required argument 'a'"):
+        cf()
+    assert cf.inference_fn(fe.constant("c")).numpy() == b"cc"
+
+
+def test_concrete_function_of_specs_describes_the_specs():
+    double = _double()
+    cf = double.get_concrete_function(fe.TensorSpec([None], fe.float32))
+    assert "a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None,), dtype=fe.float32" in str(cf)
+
+
+def test_py_function_as_a_decorator():
+    calls = []
+
+    @fe.py_function(Tout=fe.float32)
+    def py_plus(x, y):
+        calls.append(1)
+        return x + y
+
+    @fe.function
+    def wrapper(x, y):
+        return py_plus(x, y)
+
+    assert float(wrapper(fe.constant(1.0), fe.constant(2.0))) == 3.0
+    assert float(wrapper(fe.constant(2.0), fe.constant(2.0))) == 4.0
+    assert len(calls) == 2                      # runs eagerly at every call
+    np.testing.assert_allclose(py_plus(fe.constant(1.0), fe.constant(1.0)).numpy(), 2.0)
+    with pytest.raises(TypeError, match="inp"):
+        fe.py_function(inp=[1.0], Tout=fe.float32)
