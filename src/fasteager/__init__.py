@@ -76,6 +76,7 @@ from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
 from .ops.functional_ops import map_fn  # noqa: F401
 from .control_flow import cond, while_loop  # noqa: F401
 from . import autograph  # noqa: F401
+from . import types  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
 from . import experimental  # noqa: F401,E402
 

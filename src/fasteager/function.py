@@ -1153,6 +1153,11 @@ class Function:
                 return key_of(_core.wrap(x._value))
             if x is None or tx in (int, float, bool, str, complex):
                 return x, (tx.__name__, x)
+            tracing_type = getattr(tx, "__tf_tracing_type__", None)
+            if tracing_type is not None:
+                # the object's TraceType (fe.types.experimental) decides which calls
+                # share a trace
+                return x, ("trace_type", tracing_type(x, None))
             try:
                 hash(x)
                 return x, ("obj", tx.__name__, x)

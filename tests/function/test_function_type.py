@@ -94,3 +94,48 @@ def test_py_function_as_a_decorator():
     np.testing.assert_allclose(py_plus(fe.constant(1.0), fe.constant(1.0)).numpy(), 2.0)
     with pytest.raises(TypeError, match="inp"):
         fe.py_function(inp=[1.0], Tout=fe.float32)
+
+
+class _KindTraceType(fe.types.experimental.TraceType):
+    def __init__(self, obj):
+        self.kind = type(obj)
+
+    def is_subtype_of(self, other):
+        return type(other) is _KindTraceType and self.kind is other.kind
+
+    def most_specific_common_supertype(self, others):
+        return self if all(self == o for o in others) else None
+
+    def __eq__(self, other):
+        return type(other) is _KindTraceType and self.kind is other.kind
+
+    def __hash__(self):
+        return hash(self.kind)
+
+
+class _Flavoured:
+    def __tf_tracing_type__(self, context):
+        return _KindTraceType(self)
+
+
+class _Apple(_Flavoured):
+    flavor = fe.constant([1, 2])
+
+
+class _Plain:
+    flavor = fe.constant([1, 2])
+
+
+def test_objects_with_a_trace_type_share_traces():
+    @fe.function
+    def flavor(fruit):
+        return fruit.flavor * 2
+
+    flavor(_Apple())
+    flavor(_Apple())
+    assert flavor.experimental_get_tracing_count() == 1
+    flavor(_Plain())
+    flavor(_Plain())               # without one, each new object is traced again
+    assert flavor.experimental_get_tracing_count() == 3
+    with pytest.raises(TypeError):
+        fe.types.experimental.TraceType()          # abstract
