@@ -78,7 +78,7 @@ def _fbn_grad(g, ans, inputs, attrs, needs):
     eps = attrs.get("epsilon", 1e-3)
     if gy is None:
         gy = zeros_like(x)
-    if _core.any_tape_recording():
+    if _core.any_tape_recording():    # a derivative of this gradient may follow
         return _fbn_grad_composite(gy, gmean, gvar, x, scale, mean, var, eps)
     zeros = None
     if gmean is None or gvar is None:
