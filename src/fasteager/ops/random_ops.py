@@ -8,15 +8,17 @@
   counter-based (NumPy's Philox): their whole state is a small int64 array.
 NumPy's PCG64 generates the bits of the seeded ops here.
 """
+import itertools
 import secrets
 import threading
+import weakref
 
 import numpy as np
 
 from .. import _core
 from ..distribute import mirrored as _mirrored
 from ..errors import InvalidArgumentError
-from .registry import as_shape
+from .registry import as_shape, defop
 
 _DEFAULT_GLOBAL_SEED = 87654321
 _lock = threading.Lock()
@@ -267,6 +269,8 @@ class Generator:
         self._state_var = Variable(self._checked_state(state, "Generator"), trainable=False)
         # made under a MirroredStrategy: each replica of its run draws its own stream
         self._strategy = _mirrored.creating_strategy()
+        self._token = next(_generator_tokens)   # how a traced draw finds its generator
+        _generators[self._token] = self
 
     @staticmethod
     def _checked_state(state, opname):
@@ -346,23 +350,24 @@ class Generator:
         finally:
             _core.set_tracer(previous)
 
-    def _draw(self, fn):
-        """Run ``fn(numpy Generator)`` on the current state and advance the state."""
+    def _draw(self, fn, method=None, args=()):
+        """Run ``fn(numpy Generator)`` on the current state and advance the state.
+        Inside fe.function, a draw named by ``method`` (a key of _DRAWS) with plain
+        Python ``args`` is a graph op on the state variable (replayed and saved as such);
+        any other draw makes the function run eagerly."""
         tracer = _core.get_tracer()
-        if tracer is not None:     # fe.function must not replay a frozen draw
-            tracer.random_draw()   # (it marks the next tensor made: the draw's)
-        stream = _mirrored.replica_stream(self)
+        if tracer is not None:
+            if method is not None and all(_is_attr(a) for a in args):
+                sample, new_state = generator_draw(self._state_var, method=method,
+                                                   args=tuple(args), stream=self._token)
+                self._state_var.assign(new_state)   # recorded: a write step of the graph
+                return sample
+            tracer.random_draw()   # fe.function must not replay a frozen draw
         with self._lock:
-            lo, hi, key = (int(x) & _U64 for x in self._state_var.numpy().tolist())
-            if stream is not None:
-                lo, hi, key = stream.read((lo, hi, key))
-            bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
-            result = fn(np.random.Generator(bits))
-            c = bits.state["state"]["counter"]
-            if stream is not None:
-                stream.write(int(c[0]), int(c[1]))
-            else:
-                self._write(_as_signed([int(c[0]), int(c[1]), key]))
+            words = [int(x) & _U64 for x in self._state_var.numpy().tolist()]
+            result, state = _advance(words, _mirrored.replica_stream(self), fn)
+            if state is not None:
+                self._write(state)
         return result
 
     def _write_counter(self, counter):
@@ -376,13 +381,13 @@ class Generator:
     # -- draws ------------------------------------------------------------------------------
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
         """Samples from N(mean, stddev^2)."""
-        return self._draw(lambda r: _normal(r, shape, mean, stddev, dtype,
-                                            "Generator.normal"))
+        args = (_shape_attr(shape), mean, stddev, dtype, "Generator.normal")
+        return self._draw(lambda r: _normal(r, *args), "normal", args)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
         """Normal samples within two standard deviations of the mean."""
-        return self._draw(lambda r: _truncated_normal(r, shape, mean, stddev, dtype,
-                                                      "Generator.truncated_normal"))
+        args = (_shape_attr(shape), mean, stddev, dtype, "Generator.truncated_normal")
+        return self._draw(lambda r: _truncated_normal(r, *args), "truncated_normal", args)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=np.float32, name=None):
         """Samples from U[minval, maxval) (maxval defaults to 1 for floats; integer dtypes
@@ -390,17 +395,19 @@ class Generator:
         from ..dtypes import as_dtype
         if as_dtype(dtype)._np.kind in "iu" and minval is None and maxval is None:
             return self.uniform_full_int(shape, dtype)
-        return self._draw(lambda r: _uniform(r, shape, 0 if minval is None else minval,
-                                             maxval, dtype, "Generator.uniform"))
+        args = (_shape_attr(shape), 0 if minval is None else minval, maxval, dtype,
+                "Generator.uniform")
+        return self._draw(lambda r: _uniform(r, *args), "uniform", args)
 
     def uniform_full_int(self, shape, dtype=np.uint64, name=None):
         """Integers over the whole range of ``dtype``."""
-        return self._draw(lambda r: _full_int(r, shape, dtype, "Generator.uniform_full_int"))
+        args = (_shape_attr(shape), dtype, "Generator.uniform_full_int")
+        return self._draw(lambda r: _full_int(r, *args), "uniform_full_int", args)
 
     def binomial(self, shape, counts, probs, dtype=np.int32, name=None):
         """Samples from Binomial(counts, probs) (broadcast to ``shape``)."""
-        return self._draw(lambda r: _binomial(r, shape, counts, probs, dtype,
-                                              "Generator.binomial"))
+        args = (_shape_attr(shape), counts, probs, dtype, "Generator.binomial")
+        return self._draw(lambda r: _binomial(r, *args), "binomial", args)
 
     def categorical(self, logits, num_samples, dtype=None):
         return self._draw(lambda r: _categorical(r, logits, num_samples, dtype,
@@ -418,6 +425,66 @@ class Generator:
         return [Generator(state=_as_signed([0, 0, _key_of_seed("Generator.split",
                                                               seeds[:, i])]), alg=self._alg)
                 for i in range(int(count))]
+
+
+_generator_tokens = itertools.count(1)
+_generators = weakref.WeakValueDictionary()   # token -> Generator (a traced draw's stream)
+
+
+def _advance(words, stream, fn):
+    """``fn(numpy Generator)`` at state ``words`` (counter lo, counter hi, key): (result,
+    the new int64 state to store, or None when a replica ``stream`` keeps it)."""
+    lo, hi, key = words
+    if stream is not None:
+        lo, hi, key = stream.read((lo, hi, key))
+    bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
+    result = fn(np.random.Generator(bits))
+    c = bits.state["state"]["counter"]
+    if stream is not None:
+        stream.write(int(c[0]), int(c[1]))
+        return result, _as_signed([int(c[0]), int(c[1]), words[2]]) if stream.traced else None
+    return result, _as_signed([int(c[0]), int(c[1]), key])
+
+
+def _shape_attr(shape):
+    """A Python shape as a tuple of ints (a graph attribute); a tensor stays as it is."""
+    if isinstance(shape, (list, tuple)) and all(isinstance(d, (int, np.integer))
+                                                for d in shape):
+        return tuple(int(d) for d in shape)
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return shape
+
+
+def _is_attr(value):
+    if value is None or isinstance(value, (bool, int, float, str, np.generic, np.dtype)):
+        return True
+    if isinstance(value, tuple):
+        return all(isinstance(d, int) for d in value)
+    return (isinstance(value, type) and issubclass(value, np.generic)) or \
+        type(value).__name__ == "DType"
+
+
+def _draw_fwd(state, method, args, stream):
+    words = [int(x) & _U64 for x in np.asarray(state).reshape(-1).tolist()]
+    if len(words) != _STATE_SIZE:
+        raise InvalidArgumentError("generator_draw: state must be %d integers (got %d)"
+                                   % (_STATE_SIZE, len(words)))
+    gen = _generators.get(stream)
+    replica = _mirrored.replica_stream(gen, traced=True) if gen is not None else None
+    draw = _DRAWS[method]
+    previous = _core.set_tracer(None)   # the kernel's own arrays are not graph tensors
+    try:
+        result, new_state = _advance(words, replica, lambda r: draw(r, *args))
+    finally:
+        _core.set_tracer(previous)
+    return np.asarray(result._value), new_state
+
+
+# a Generator draw inside fe.function: the samples and the advanced state, from the state
+generator_draw = defop("generator_draw", _draw_fwd, kinds="iu", same_dtype=False, multi=True,
+                       nin=1, attrs=("method", "args", "stream"),
+                       no_grad="random samples: no gradient with respect to the state")
 
 
 def _full_int(rng, shape, dtype, opname):
@@ -445,6 +512,9 @@ def _binomial(rng, shape, counts, probs, dtype, opname):
                                    % (opname, list(n.shape), list(p.shape), list(dims))) from None
     return _core.wrap(out.astype(d))
 
+
+_DRAWS = {"normal": _normal, "truncated_normal": _truncated_normal, "uniform": _uniform,
+          "uniform_full_int": _full_int, "binomial": _binomial}
 
 _global_generator = None
 _global_generator_lock = threading.Lock()
