@@ -76,14 +76,14 @@ def test_run_one_thread_per_replica_with_its_context():
     def fn(x):
         ctx = fe.distribute.get_replica_context()
         rid = int(ctx.replica_id_in_sync_group.numpy())
-        seen[rid] = (threading.get_ident(), ctx.num_replicas_in_sync,
+        seen[rid] = (threading.current_thread(), ctx.num_replicas_in_sync,
                      fe.distribute.get_strategy() is s, fe.distribute.in_cross_replica_context())
         return x * 2.0 + fe.cast(ctx.replica_id_in_sync_group, fe.float32)
 
     r = s.run(fn, args=(fe.constant(1.0),))
     assert isinstance(r, fe.distribute.PerReplica)
     assert [float(v.numpy()) for v in s.experimental_local_results(r)] == [2.0, 3.0]
-    assert len({seen[0][0], seen[1][0], threading.get_ident()}) == 3
+    assert len({seen[0][0], seen[1][0], threading.current_thread()}) == 3   # own threads
     assert seen[0][1:] == seen[1][1:] == (2, True, False)
     assert str(r) == ("PerReplica:{\n  0: %s,\n  1: %s\n}" % (r.values[0], r.values[1]))
     assert repr(r).startswith("PerReplica:{\n  0: %r," % (r.values[0],))

@@ -553,8 +553,10 @@ class _ReplicaStream:
     """A strategy generator as one replica of a ``run`` sees it: every replica starts from
     the generator's state and advances its own copy of the counter."""
 
-    def __init__(self, run, gen, replica_id):
+    def __init__(self, run, gen, replica_id, traced):
         self._run, self._gen, self._rid = run, gen, replica_id
+        # a traced draw's graph writes the state variable itself (every replica the same)
+        self.traced = traced
 
     def read(self, state):
         """(counter low, counter high, key) for this replica; ``state`` is the
@@ -571,7 +573,7 @@ class _ReplicaStream:
             self._run.streams[id(self._gen)][2][self._rid] = (lo, hi)
 
 
-def replica_stream(gen):
+def replica_stream(gen, traced=False):
     """How generator ``gen`` draws in this thread: None (from its own state) unless it
     belongs to a MirroredStrategy and this is a replica of a ``run``."""
     if getattr(gen, "_strategy", None) is None:
@@ -579,4 +581,4 @@ def replica_stream(gen):
     ctx = _context()
     if ctx is None or _merging():
         return None
-    return _ReplicaStream(ctx._run, gen, ctx._replica_id)
+    return _ReplicaStream(ctx._run, gen, ctx._replica_id, traced)

@@ -1,0 +1,33 @@
+"""Op-table entries of fe.random's graph ops: a Generator draw inside fe.function."""
+import numpy as np
+
+import fasteager as fe
+from fasteager.ops.random_ops import generator_draw
+from tests.ops.op_specs_base import Spec
+
+_U64 = (1 << 64) - 1
+
+
+def _state_of(x):
+    return np.floor(np.abs(np.asarray(x, np.float64)) * 1000).astype(np.int64)
+
+
+def _draw(x):
+    state = fe.cast(fe.floor(fe.abs(fe.cast(x, fe.float64)) * 1000.0), fe.int64)
+    return generator_draw(state, method="normal", args=((2, 3), 0.5, 2.0, np.float32, "t"),
+                          stream=0)
+
+
+def _draw_ref(x):
+    lo, hi, key = (int(w) & _U64 for w in _state_of(x).tolist())
+    bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
+    z = np.random.Generator(bits).standard_normal((2, 3), dtype=np.float64)
+    c = bits.state["state"]["counter"]
+    words = [int(c[0]), int(c[1]), key]
+    return (z * 2.0 + 0.5).astype(np.float32), np.array(
+        [w - (1 << 64) if w >> 63 else w for w in words], np.int64)
+
+
+AREA_SPECS = {
+    "generator_draw": Spec(_draw, _draw_ref, cases=[((3,),)], grad=False),
+}
