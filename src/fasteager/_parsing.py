@@ -155,7 +155,7 @@ def _fixed(opname, examples, key, spec, batched):
         out = np.stack(rows) if rows else np.zeros([0] + spec.shape, dtype=spec.dtype._np)
     else:
         out = rows[0]
-    return _core.wrap(np.ascontiguousarray(out, dtype=spec.dtype._np))
+    return _core.wrap(np.array(out, dtype=spec.dtype._np))    # (ascontiguousarray: >= 1-D)
 
 
 def _lists(opname, examples, key, dtype):

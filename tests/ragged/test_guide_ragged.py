@@ -193,6 +193,8 @@ def test_parse_example_fixed_and_var_len_features():
     one = tf.io.parse_single_example(rec, spec)
     np.testing.assert_array_equal(one["b"].indices.numpy(), [[0], [1], [2]])
     assert one["f"].shape == (1,)
+    scalar = tf.io.parse_single_example(rec, {"f": tf.io.FixedLenFeature([], tf.float32)})
+    assert scalar["f"].shape == () and float(scalar["f"]) == 1.5
     np.testing.assert_array_equal(one["a"].numpy(), [b"red", b"xy"])   # a dense vector
 
 

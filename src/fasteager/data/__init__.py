@@ -8,10 +8,10 @@ from . import experimental
 from . import sources as _sources  # noqa: F401
 from . import transforms as _transforms  # noqa: F401
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, OwnedIterator
-from .sources import TextLineDataset
+from .sources import TextLineDataset, TFRecordDataset
 from .structure import TensorSpec
 
 Iterator = OwnedIterator
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
-           "TensorSpec", "TextLineDataset", "experimental"]
+           "TensorSpec", "TextLineDataset", "TFRecordDataset", "experimental"]

@@ -1,6 +1,7 @@
 """Datasets that read elements from outside: ``Dataset.from_generator`` (a Python
 generator, checked against a declared signature: ``output_signature``, or
-``output_types`` with ``output_shapes``) and ``TextLineDataset`` (lines of text files)."""
+``output_types`` with ``output_shapes``), ``TextLineDataset`` (lines of text files) and
+``TFRecordDataset`` (the records of TFRecord files)."""
 import gzip
 import io
 import os
@@ -120,7 +121,7 @@ class TextLineDataset(Dataset):
         try:
             raw = open(path, "rb")
         except FileNotFoundError:
-            raise NotFoundError("TextLineDataset: %s not found" % path) from None
+            raise NotFoundError("%s: %s not found" % (type(self).__name__, path)) from None
         if self._compression == "GZIP":
             return gzip.GzipFile(fileobj=raw, mode="rb")
         if self._compression == "ZLIB":
@@ -129,8 +130,8 @@ class TextLineDataset(Dataset):
             try:
                 return io.BytesIO(zlib.decompress(data))
             except zlib.error as e:
-                raise DataLossError("TextLineDataset: %s is not ZLIB data (%s)" % (path, e)) \
-                    from None
+                raise DataLossError("%s: %s is not ZLIB data (%s)"
+                                    % (type(self).__name__, path, e)) from None
         return raw
 
     def _iter(self):
@@ -152,3 +153,25 @@ class TextLineDataset(Dataset):
 
     def _element_spec(self):
         return S.TensorSpec([], "string")
+
+
+class TFRecordDataset(TextLineDataset):
+    """The records of one or more TFRecord files (``tf.data.TFRecordDataset``) as scalar
+    ``fe.string`` tensors, file after file; both CRCs of every record are checked.
+    ``compression_type`` as for ``TextLineDataset``. A truncated or corrupted file raises
+    ``DataLossError`` naming it. ``fe.io.TFRecordWriter`` writes such files."""
+
+    def _iter(self):
+        from ..summary._events import iter_records
+        for path in self._filenames:
+            with self._open(path) as f:
+                try:
+                    for record in iter_records(f):
+                        value = np.empty((), dtype=object)
+                        value[()] = record
+                        yield value
+                except DataLossError as e:
+                    raise DataLossError("TFRecordDataset: %s: %s" % (path, e)) from None
+                except (OSError, EOFError, zlib.error) as e:
+                    raise DataLossError("TFRecordDataset: cannot read %s as %s (%s)"
+                                        % (path, self._compression or "TFRecords", e)) from None
