@@ -873,20 +873,22 @@ cdef _direct_rows(grid, Py_ssize_t x0, wp, y, Py_ssize_t y0, fe_conv_geom* cg,
                   Py_ssize_t rows):
     """Runs the direct forward kernel over output rows 0 <= r < rows (r = n * cg.OH + oh)
     reading the flat grid from element x0 and writing y (through cg's output strides)
-    from element y0; in parallel when the work pays for waking the threads."""
-    cdef Py_ssize_t r
+    from element y0; in parallel when the work pays for waking the threads. Rows are
+    handed out in chunks (dynamic): on a shared machine a thread that the scheduler
+    holds back would otherwise keep the whole call waiting for its fixed half."""
+    cdef Py_ssize_t r, chunk = _imax(1, rows // 32)
     cdef bint par = rows > 1 and rows * cg.OW * cg.O * cg.K > _PAR_WORK
     cdef float[::1] xf, wf, yf
     cdef double[::1] xd, wd, yd
     if grid.dtype == np.float32:
         xf, wf, yf = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
         with nogil:
-            for r in prange(rows, schedule="static", use_threads_if=par):
+            for r in prange(rows, schedule="dynamic", chunksize=chunk, use_threads_if=par):
                 fe_conv_fwd_f32(&xf[x0], &wf[0], &yf[y0], cg, r, r + 1)
     else:
         xd, wd, yd = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
         with nogil:
-            for r in prange(rows, schedule="static", use_threads_if=par):
+            for r in prange(rows, schedule="dynamic", chunksize=chunk, use_threads_if=par):
                 fe_conv_fwd_f64(&xd[x0], &wd[0], &yd[y0], cg, r, r + 1)
 
 
@@ -903,15 +905,18 @@ cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
 
 
 cdef _direct_filter_grad(x, dy, Geom g, int level):
-    """dw (KH*KW*C, O) = im2col(x).T @ dy without the im2col buffer: each thread adds the
-    gradient of its share of the images into a packed partial, and the partials are summed."""
+    """dw (KH*KW*C, O) = im2col(x).T @ dy without the im2col buffer: the images are split
+    into fixed blocks (8 when threads run), each block's gradient goes into its own
+    packed partial, and the partials are summed in block order. The threads take blocks
+    dynamically (see _direct_rows), and the sum does not depend on which thread took
+    which block: the same bits on every run."""
     cdef Py_ssize_t L = _lanes(x.dtype), nb = (g.O + L - 1) // L, K = g.KH * g.KW * g.C
     cdef fe_conv_geom cg
     grid, off = _direct_geom(&cg, x, g, level)
-    cdef Py_ssize_t t, T = 1, N = g.N
-    if g.N > 1 and g.N * g.OH * g.OW * g.O * K > _PAR_WORK:
-        T = _imin(openmp.omp_get_max_threads(), g.N)
-    partial = np.zeros((T, nb * K * L), dtype=x.dtype)
+    cdef Py_ssize_t b, B = 1, N = g.N
+    if g.N > 1 and g.N * g.OH * g.OW * g.O * K > _PAR_WORK and openmp.omp_get_max_threads() > 1:
+        B = _imin(8, g.N)
+    partial = np.zeros((B, nb * K * L), dtype=x.dtype)
     cdef float[::1] xf, df
     cdef float[:, ::1] pf
     cdef double[::1] xd, dd
@@ -919,14 +924,14 @@ cdef _direct_filter_grad(x, dy, Geom g, int level):
     if x.dtype == np.float32:
         xf, df, pf = grid.reshape(-1), dy.reshape(-1), partial
         with nogil:
-            for t in prange(T, schedule="static", num_threads=T, use_threads_if=T > 1):
-                fe_conv_bwf_f32(&xf[0], &df[0], &pf[t, 0], &cg, N * t // T, N * (t + 1) // T)
+            for b in prange(B, schedule="dynamic", use_threads_if=B > 1):
+                fe_conv_bwf_f32(&xf[0], &df[0], &pf[b, 0], &cg, N * b // B, N * (b + 1) // B)
     else:
         xd, dd, pd = grid.reshape(-1), dy.reshape(-1), partial
         with nogil:
-            for t in prange(T, schedule="static", num_threads=T, use_threads_if=T > 1):
-                fe_conv_bwf_f64(&xd[0], &dd[0], &pd[t, 0], &cg, N * t // T, N * (t + 1) // T)
-    packed = partial[0] if T == 1 else partial.sum(axis=0)
+            for b in prange(B, schedule="dynamic", use_threads_if=B > 1):
+                fe_conv_bwf_f64(&xd[0], &dd[0], &pd[b, 0], &cg, N * b // B, N * (b + 1) // B)
+    packed = partial[0] if B == 1 else partial.sum(axis=0)
     return packed.reshape(nb, K, L).transpose(1, 0, 2).reshape(K, nb * L)[:, :g.O]
 
 
