@@ -162,3 +162,18 @@ def test_the_padded_grid_holds_the_source_at_its_offset_and_zeros_around(n, hs, 
     np.testing.assert_array_equal(grid, want[:, :grid.shape[1], :grid.shape[2]])
     if not (pt == 0 and pl == 0 and hp <= hs and wp <= ws):
         assert grid.shape == (n, hp, wp, c)
+
+
+def test_the_threaded_filter_gradient_gives_the_same_bits_on_every_call():
+    # the threads take image blocks dynamically; the partials are summed in block order
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((24, 20, 20, 16), dtype=np.float32)
+    dy = rng.standard_normal((24, 20, 20, 32), dtype=np.float32)
+    first = K.conv2d_backward_filter(x, dy, (3, 3, 16, 32), (1, 1), "SAME")
+    for _ in range(10):
+        np.testing.assert_array_equal(
+            K.conv2d_backward_filter(x, dy, (3, 3, 16, 32), (1, 1), "SAME"), first)
+    _, dwr = ref_conv_grads(x[:3], w=np.zeros((3, 3, 16, 32)), dy=dy[:3], s=(1, 1),
+                            padding="SAME", d=(1, 1))
+    np.testing.assert_allclose(K.conv2d_backward_filter(x[:3], dy[:3], (3, 3, 16, 32), (1, 1),
+                                                        "SAME"), dwr, rtol=1e-4, atol=1e-4)
