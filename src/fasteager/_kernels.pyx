@@ -712,10 +712,9 @@ cdef bint _direct_pays(Geom g, int kind, Py_ssize_t L) noexcept:
     # win at 32; at 64 they win for the filter gradient and tie for the forward pass and
     # the input gradient (once a tile of two channel blocks keeps to filters that stay in
     # L1; a strided forward pass with filters too large for that loses); at 128 BLAS is
-    # as fast. Ties go to the direct kernels: they run in our own
-    # OpenMP team, while a multithreaded GEMM left OpenBLAS's threads spinning after it
-    # (perf of the ResNet step: blas_thread_server 17% of all CPU time, for 1.3% spent in
-    # sgemm itself). With under half of their L-lane vectors in use they lose (the filter
+    # as fast. Ties go to the direct kernels: they run in our own OpenMP team, while a
+    # multithreaded GEMM left OpenBLAS's threads spinning after it (perf of the ResNet
+    # step: blas_thread_server 17% of all CPU time, for 1.3% spent in sgemm itself). With under half of their L-lane vectors in use they lose (the filter
     # gradient already at half). 1x1 stride-1 filters need no im2col at all (one GEMM of
     # x itself). The input gradient of a strided convolution runs by phases (see
     # _direct_input_grad_phases); with dilation as well it would need the zero-upsampled
