@@ -26,9 +26,10 @@ from .tensor_shape import TensorShape
 
 _range = builtins.range    # fe.ragged.range below takes the name
 
-__all__ = ["RaggedTensor", "constant", "embedding_lookup", "map_flat_values", "range", "reduce_max", "reduce_mean",
-           "reduce_min", "reduce_prod", "reduce_sum", "row_splits_to_segment_ids",
-           "segment_ids_to_row_splits", "stack", "boolean_mask", "RaggedTensorSpec"]
+__all__ = ["RaggedTensor", "constant", "embedding_lookup", "map_flat_values", "range",
+           "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum",
+           "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "boolean_mask",
+           "RaggedTensorSpec"]
 
 
 def _np(t, what="the row partition of a ragged tensor"):

@@ -21,8 +21,9 @@ from .tensor_shape import TensorShape
 # what fe.function's eager-fallback warning names when sparse code reads traced values
 _WHAT = "the entries of a sparse tensor"
 
-__all__ = ["SparseTensor", "SparseTensorSpec", "add", "concat", "embedding_lookup_sparse", "from_dense", "map_values", "reduce_max", "reduce_sum", "reorder",
-           "slice", "sparse_dense_matmul", "matmul", "to_dense", "transpose"]
+__all__ = ["SparseTensor", "SparseTensorSpec", "add", "concat", "embedding_lookup_sparse",
+           "from_dense", "map_values", "reduce_max", "reduce_sum", "reorder", "slice",
+           "sparse_dense_matmul", "matmul", "to_dense", "transpose"]
 
 
 def _int64(opname, argname, value, ndim):
@@ -368,7 +369,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy=None,
     "sqrtn") of the embeddings of its ids, weighted by ``sp_weights`` (a SparseTensor of the
     same indices, or None for weight 1) (``tf.nn.embedding_lookup_sparse``). Rows without
     ids are zeros. Differentiable in ``params`` and the weights."""
-    from .ops.indexing_ops import gather, unsorted_segment_sum
+    from .ops.indexing_ops import unsorted_segment_sum
     from .ops.math_ops import cast, sqrt
     from .ragged import embedding_lookup
     sp = _check_sparse("embedding_lookup_sparse", sp_ids, "sp_ids")
