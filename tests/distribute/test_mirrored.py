@@ -355,3 +355,20 @@ def test_run_inside_a_function_runs_every_step():
                   for b in s.experimental_distribute_dataset(dataset)]
     assert int(opt.iterations.numpy()) == 3
     assert losses[0] > losses[1] > losses[2]
+
+
+def test_cross_device_ops_choices_give_the_same_sums():
+    for ops in (None, fe.distribute.HierarchicalCopyAllReduce(),
+                fe.distribute.ReductionToOneDevice(), fe.distribute.NcclAllReduce()):
+        s = fe.distribute.MirroredStrategy(["cpu:0", "cpu:1"], cross_device_ops=ops)
+        out = s.run(lambda: fe.distribute.get_replica_context().all_reduce(
+            "SUM", fe.constant([1.0, 2.0])))
+        np.testing.assert_array_equal(out.values[1].numpy(), [2.0, 4.0])
+    with pytest.raises(TypeError, match="cross_device_ops"):
+        fe.distribute.MirroredStrategy(["cpu:0"], cross_device_ops="nccl")
+
+
+def test_distribute_dataset_needs_batches():
+    s = _two()
+    with pytest.raises(ValueError, match="batch"):
+        next(iter(s.experimental_distribute_dataset(fe.data.Dataset.range(3))))

@@ -5,6 +5,18 @@ devices (one thread per replica), ``MultiWorkerMirroredStrategy`` across process
 train.py``); without mpirun or mpi4py it is a single replica and everything is plain
 eager. See README.md, "Training across processes and machines (MPI)".
 """
+from .mirrored import (
+    CrossDeviceOps,
+    DistributedDataset,
+    HierarchicalCopyAllReduce,
+    MirroredStrategy,
+    NcclAllReduce,
+    PerReplica,
+    ReductionToOneDevice,
+    ReplicaContext,
+    get_replica_context,
+    in_cross_replica_context,
+)
 from .strategy import (
     CommunicationOptions,
     MultiWorkerMirroredStrategy,
@@ -14,14 +26,6 @@ from .strategy import (
     has_strategy,
     should_write,
     strategy_for,
-)
-from .mirrored import (
-    DistributedDataset,
-    MirroredStrategy,
-    PerReplica,
-    ReplicaContext,
-    get_replica_context,
-    in_cross_replica_context,
 )
 
 experimental = None  # placeholder namespace filled below
@@ -34,7 +38,8 @@ class _Experimental:
 
 experimental = _Experimental()
 
-__all__ = ["DistributedDataset", "MirroredStrategy", "MultiWorkerMirroredStrategy", "PerReplica",
-           "ReplicaContext", "get_replica_context", "ReduceOp", "current_strategy", "experimental",
-           "get_strategy", "has_strategy", "in_cross_replica_context", "should_write",
-           "strategy_for"]
+__all__ = ["CrossDeviceOps", "DistributedDataset", "HierarchicalCopyAllReduce",
+           "MirroredStrategy", "MultiWorkerMirroredStrategy", "NcclAllReduce", "PerReplica",
+           "ReduceOp", "ReductionToOneDevice", "ReplicaContext", "current_strategy",
+           "experimental", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context", "should_write", "strategy_for"]

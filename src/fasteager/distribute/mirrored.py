@@ -6,7 +6,6 @@ replicas (a mirrored variable has one value, the same on every replica); an opti
 ``apply_gradients`` called from the replicas sums their gradients and updates once.
 """
 import contextlib
-import math
 import threading
 
 import numpy as np
@@ -252,6 +251,31 @@ def _reduce_op(reduce_op, opname):
                          "'SUM'/'MEAN', got %r)" % (opname, reduce_op)) from None
 
 
+class CrossDeviceOps:
+    """How the replicas' values are combined (``cross_device_ops=``). The replicas share
+    this process's memory, so every choice sums the same arrays in replica order; the
+    subclasses exist so that TensorFlow programs naming one run unchanged."""
+
+    def __repr__(self):
+        return "<fe.distribute.%s>" % type(self).__name__
+
+
+class ReductionToOneDevice(CrossDeviceOps):
+    def __init__(self, reduce_to_device=None, accumulation_fn=None):
+        self.reduce_to_device = reduce_to_device
+        self.accumulation_fn = accumulation_fn
+
+
+class HierarchicalCopyAllReduce(CrossDeviceOps):
+    def __init__(self, num_packs=1):
+        self.num_packs = num_packs
+
+
+class NcclAllReduce(CrossDeviceOps):
+    def __init__(self, num_packs=1):
+        self.num_packs = num_packs
+
+
 class _MirroredExtended:
     def __init__(self, devices):
         self.worker_devices = tuple(devices)
@@ -298,6 +322,11 @@ class MirroredStrategy:
         if len(set(names)) != len(names):
             raise ValueError("MirroredStrategy: no duplicates allowed in `devices` (got %s)"
                              % list(devices))
+        if cross_device_ops is not None and not isinstance(cross_device_ops, CrossDeviceOps):
+            raise TypeError("MirroredStrategy: cross_device_ops must be None or a "
+                            "fe.distribute.CrossDeviceOps such as "
+                            "fe.distribute.HierarchicalCopyAllReduce() (got %s)"
+                            % type(cross_device_ops).__name__)
         self.extended = _MirroredExtended(names)
         self.cross_device_ops = cross_device_ops
         self._comm = _comm.LocalComm()   # the MPI hooks see one process
@@ -474,8 +503,13 @@ class _DistributedIterator:
             flat = nest.flatten(element)
             parts = []
             for t in flat:
-                size = int(t.shape[0])
-                per = int(math.ceil(size / self._n))
+                if not t.shape.rank:
+                    raise ValueError("experimental_distribute_dataset: each element must be "
+                                     "a batch (rank >= 1) to split between the replicas "
+                                     "(got a tensor of shape %s; call dataset.batch first)"
+                                     % (list(t.shape),))
+                size = t.shape[0]
+                per = -(-size // self._n)   # ceil
                 parts.append(PerReplica([t[min(r * per, size):min((r + 1) * per, size)]
                                          for r in range(self._n)]))
             return nest.pack_sequence_as(element, parts)
