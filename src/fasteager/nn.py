@@ -15,4 +15,4 @@ from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, gelu,  # n
                          sparse_softmax_cross_entropy_with_logits, swish)
 from .ragged import embedding_lookup  # noqa: F401,E402
 from .sparse import embedding_lookup_sparse  # noqa: F401,E402
-from .distribute.mirrored import compute_average_loss  # noqa: F401,E402
+from .distribute.mirrored import compute_average_loss, scale_regularization_loss  # noqa: F401,E402,E501
