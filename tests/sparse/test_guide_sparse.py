@@ -118,6 +118,17 @@ def test_dataset_shuffled_sparse_batches_hold_every_row_once():
 
 # ---- Keras with sparse inputs -------------------------------------------------------------------
 
+def test_keras_sparse_model_saves_and_loads(tmp_path):
+    x = tf.keras.Input(shape=(4,), sparse=True)
+    model = tf.keras.Model(x, tf.keras.layers.Dense(2)(x))
+    data = tf.sparse.from_dense(tf.eye(4))
+    want = model(data).numpy()
+    model.save(str(tmp_path / "sparse.keras"))
+    loaded = tf.keras.models.load_model(str(tmp_path / "sparse.keras"))
+    assert loaded.inputs[0].sparse
+    np.testing.assert_array_equal(loaded(data).numpy(), want)
+
+
 def test_keras_sparse_input_into_dense():
     x = tf.keras.Input(shape=(4,), sparse=True)
     assert x.sparse and not x.ragged
