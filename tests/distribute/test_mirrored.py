@@ -372,3 +372,10 @@ def test_distribute_dataset_needs_batches():
     s = _two()
     with pytest.raises(ValueError, match="batch"):
         next(iter(s.experimental_distribute_dataset(fe.data.Dataset.range(3))))
+
+
+def test_scale_regularization_loss():
+    assert float(fe.nn.scale_regularization_loss(fe.constant(2.0)).numpy()) == 2.0
+    s = fe.distribute.MirroredStrategy(["cpu:0", "cpu:1", "cpu:2", "cpu:3"])
+    out = s.run(lambda: fe.nn.scale_regularization_loss(fe.constant(2.0)))
+    assert [float(v.numpy()) for v in out.values] == [0.5] * 4

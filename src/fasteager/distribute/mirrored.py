@@ -546,6 +546,16 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     return fe.reduce_sum(loss) / fe.cast(global_batch_size, loss.dtype)
 
 
+def scale_regularization_loss(regularization_loss):
+    """``regularization_loss`` divided by the number of replicas in sync (inside
+    ``strategy.run``), so that summing the replicas' gradients counts it once."""
+    import fasteager as fe
+    loss = fe.convert_to_tensor(regularization_loss)
+    replicas = get_replica_context()
+    n = replicas.num_replicas_in_sync if replicas is not None else 1
+    return loss / fe.cast(n, loss.dtype)
+
+
 # -- hooks: the optimizer's update and the random generators ---------------------------------
 def in_replica_thread():
     """True inside a MirroredStrategy replica's function (outside a merge_call)."""
