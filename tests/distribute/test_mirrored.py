@@ -1,6 +1,7 @@
 """fe.distribute.MirroredStrategy on logical CPUs: replicas in threads, replica contexts,
 PerReplica values, reductions, distributed datasets, and training equal to one replica on
 the global batch. Expected printed forms were taken from TensorFlow 2.21."""
+import os
 import subprocess
 import sys
 import textwrap
@@ -379,3 +380,37 @@ def test_scale_regularization_loss():
     s = fe.distribute.MirroredStrategy(["cpu:0", "cpu:1", "cpu:2", "cpu:3"])
     out = s.run(lambda: fe.nn.scale_regularization_loss(fe.constant(2.0)))
     assert [float(v.numpy()) for v in out.values] == [0.5] * 4
+
+
+def test_tutorial_loop_metrics_and_checkpoint_without_strategy(tmp_path):
+    # the pattern of TensorFlow's "Custom training with tf.distribute.Strategy" tutorial
+    x, y = _data()
+    labels = (y[:, 0] > 0).astype(np.int64)
+    s = _two()
+    with s.scope():
+        model = _model(3)
+        optimizer = fe.keras.optimizers.Adam(0.01)
+        accuracy = fe.keras.metrics.SparseCategoricalAccuracy()
+        loss_object = fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True,
+                                                                    reduction="none")
+        checkpoint = fe.train.Checkpoint(optimizer=optimizer, model=model)
+
+    def train_step(inputs):
+        xb, yb = inputs
+        with fe.GradientTape() as tape:
+            logits = fe.concat([model(xb), -model(xb)], axis=1)
+            loss = fe.nn.compute_average_loss(loss_object(yb, logits))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                      model.trainable_variables))
+        accuracy.update_state(yb, logits)
+        return loss
+
+    dataset = fe.data.Dataset.from_tensor_slices((x, labels)).batch(8)
+    for batch in s.experimental_distribute_dataset(dataset):
+        s.run(train_step, args=(batch,))
+    assert float(accuracy.count.numpy()) == 16.0   # every replica's examples were counted
+    path = checkpoint.save(os.path.join(str(tmp_path), "ckpt"))
+    restored = _model(4)
+    fe.train.Checkpoint(model=restored).restore(path).expect_partial()
+    for a, b in zip(restored.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
