@@ -570,7 +570,7 @@ class ConcreteFunction:
         if kwargs:
             args = self._by_name(args, kwargs)
         tensors = [a if type(a) is Tensor else _core.convert_to_tensor(a)
-                   for a in nest.flatten(args)]
+                   for a in nest.flatten(args, expand_composites=True)]
         if self._pulls is None:
             self._check_inputs(tensors)
         else:
@@ -1051,9 +1051,10 @@ class Function:
         if input_signature is not None:
             input_signature = tuple(input_signature)
             for s in nest.flatten(input_signature):
-                if not isinstance(s, TensorSpec):
+                if not isinstance(s, TensorSpec) and not hasattr(s, "is_compatible_with"):
                     raise TypeError("fe.function %s: input_signature must hold TensorSpecs "
-                                    "(got %s)" % (self._name, type(s).__name__))
+                                    "(or RaggedTensorSpecs, SparseTensorSpecs; got %s)"
+                                    % (self._name, type(s).__name__))
         self._input_signature = input_signature
         self._sig_names = None          # parameter names of its entries (on first call)
         self._jit_compile = jit_compile
@@ -1153,6 +1154,13 @@ class Function:
                 return key_of(_core.wrap(x._value))
             if x is None or tx in (int, float, bool, str, complex):
                 return x, (tx.__name__, x)
+            if hasattr(tx, "_to_components"):
+                # a composite (RaggedTensor, SparseTensor, ExtensionType): its component
+                # tensors are the trace's inputs, so calls with other values of the same
+                # component shapes replay it
+                pairs = [key_of(c) for c in x._to_components()]
+                return (x._from_components([p[0] for p in pairs]),
+                        ("composite", tx.__name__) + tuple(p[1] for p in pairs))
             tracing_type = getattr(tx, "__tf_tracing_type__", None)
             if tracing_type is not None:
                 # the object's TraceType (fe.types.experimental) decides which calls
@@ -1228,6 +1236,18 @@ class Function:
 
     def _cast_to_spec(self, value, spec, name, tensors, shapes):
         """``value`` as a tensor (or structure of tensors) matching ``spec``."""
+        if not isinstance(spec, (TensorSpec, dict, list, tuple)) and \
+                hasattr(spec, "is_compatible_with"):
+            # RaggedTensorSpec / SparseTensorSpec: the value's component tensors are inputs
+            if not hasattr(value, "_to_components") or not spec.is_compatible_with(value):
+                self._cast_failed(value, spec, name)
+            parts = []
+            for c in value._to_components():
+                if isinstance(c, Tensor):
+                    tensors.append(c)
+                    shapes.append(c._value.shape)
+                parts.append(c)
+            return value._from_components(parts)
         if isinstance(spec, TensorSpec):
             if isinstance(value, VariableBase):
                 value = value._read()
@@ -1382,6 +1402,12 @@ class Function:
                 dims = [1 if d is None else d for d in (x.shape.as_list()
                                                       if x.shape is not None else [])]
                 return _core.wrap(np.zeros(dims, x.dtype._np))
+            if type(x).__name__ == "RaggedTensorSpec":
+                # a ragged value of the spec's rank, every unknown dimension 1
+                from .ragged import RaggedTensor
+                dims = [1 if d is None else d for d in x.shape.as_list()]
+                return RaggedTensor.from_tensor(np.zeros(dims, x.dtype._np),
+                                                ragged_rank=x.ragged_rank)
             return x
         asked = (args, dict(kwargs))
         args = nest.map_structure(example, args) if args else args

@@ -139,3 +139,35 @@ def test_objects_with_a_trace_type_share_traces():
     assert flavor.experimental_get_tracing_count() == 3
     with pytest.raises(TypeError):
         fe.types.experimental.TraceType()          # abstract
+
+
+def test_ragged_and_sparse_arguments_are_traced_through_their_components():
+    @fe.function
+    def increment(x):
+        return x + 1
+
+    rt = fe.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    cf = increment.get_concrete_function(rt)
+    assert cf(rt).to_list() == [[2, 3], [4], [5, 6, 7]]
+    # another ragged value with the same component shapes replays the same trace
+    assert increment(fe.ragged.constant([[10, 2], [3], [4, 5, 60]])).to_list() == \
+        [[11, 3], [4], [5, 6, 61]]
+    assert increment.experimental_get_tracing_count() == 1
+
+    @fe.function(input_signature=[fe.RaggedTensorSpec(shape=[None, None], dtype=fe.int32)])
+    def row_max(x):
+        return fe.math.reduce_max(x, axis=-1)
+
+    np.testing.assert_array_equal(row_max(rt).numpy(), [2, 3, 6])
+    np.testing.assert_array_equal(row_max(fe.ragged.constant([[7], [1, 9]])).numpy(), [7, 9])
+    assert row_max.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="binding inputs failed"):
+        row_max(fe.constant([[1, 2]]))
+
+    sp = fe.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+
+    @fe.function
+    def doubled(s):
+        return fe.sparse.to_dense(s) * 2
+
+    assert doubled(sp).numpy()[1, 2] == 4.0
