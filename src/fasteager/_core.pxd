@@ -1,6 +1,14 @@
 # Declarations of the core types, so other Cython modules can use their C fields.
 from libc.stdint cimport int64_t, uint64_t
-from libcpp.unordered_set cimport unordered_set
+
+
+# A set of tensor ids: open addressing with linear probing in one flat array (ids are
+# never 0, which marks a free slot). A tape asks it once per input of every op while it
+# records, and adds each recorded output; a node-based set pays a malloc per add.
+cdef struct IdSet:
+    int64_t *slots
+    Py_ssize_t capacity     # a power of two (0 until the first add)
+    Py_ssize_t used
 
 
 cdef class Tensor:
@@ -20,8 +28,9 @@ cdef class VariableBase:
 cdef class Op:
     cdef readonly str name
     cdef public object forward
-    cdef public tuple grads
-    cdef public object joint_grad
+    cdef tuple _grads
+    cdef object _joint_grad
+    cdef int _reads_ans            # whether a VJP reads the op's output (-1: not known yet)
     cdef readonly str kinds
     cdef uint64_t kind_mask
     cdef public bint same_dtype
@@ -36,7 +45,7 @@ cdef class Op:
 
 
 cdef class Tape:
-    cdef unordered_set[int64_t] _watched
+    cdef IdSet _watched
     cdef list _records
     cdef dict _var_reads
     cdef dict _variables
@@ -47,6 +56,8 @@ cdef class Tape:
     cdef bint _entered
     cdef public bint _used
     cdef _watch_variable_value(self, VariableBase var, Tensor t)
+    cdef int _start(self) except -1
+    cdef int _stop(self) except -1
 
 
 cpdef Tensor convert_to_tensor(object value, object dtype=*)

@@ -23,7 +23,8 @@ cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_REFCNT
 from libc.stdint cimport int64_t, uint64_t
-from libcpp.unordered_set cimport unordered_set
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
 
 import threading
 import warnings
@@ -820,8 +821,9 @@ cdef class Op:
         self.nin = nin
         self.attrs = frozenset(attrs)
         self.forward = forward
-        self.grads = tuple(grads) if grads is not None else None
-        self.joint_grad = joint_grad
+        self._grads = tuple(grads) if grads is not None else None
+        self._joint_grad = joint_grad
+        self._reads_ans = -1
         self.kinds = kinds
         self.kind_mask = _kind_mask(kinds)
         self.same_dtype = same_dtype
@@ -847,6 +849,52 @@ cdef class Op:
 
     def __repr__(self):
         return "<fe op %r>" % self.name
+
+    # the gradient functions; setting one again makes the next record look at it anew
+    @property
+    def grads(self):
+        return self._grads
+
+    @grads.setter
+    def grads(self, value):
+        self._grads = tuple(value) if value is not None else None
+        self._reads_ans = -1
+
+    @property
+    def joint_grad(self):
+        return self._joint_grad
+
+    @joint_grad.setter
+    def joint_grad(self, value):
+        self._joint_grad = value
+        self._reads_ans = -1
+
+
+cdef bint _op_reads_ans(Op op) except -1:
+    """Whether the op's gradient reads its output (``ans``), worked out on its first record."""
+    if op._reads_ans < 0:
+        fns = (op._joint_grad,) if op._joint_grad is not None else (op._grads or ())
+        op._reads_ans = any(f is not None and _reads_argument(f, 1) for f in fns)
+    return op._reads_ans
+
+
+cdef bint _reads_argument(object fn, int index) except -1:
+    """Whether a VJP may read its positional argument ``index``: True unless ``fn`` is a
+    plain Python function whose code never names that argument after binding it (any
+    other callable, ``*args``, a closure over it or a ``locals()`` call count as reads)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_argcount <= index or "locals" in code.co_names \
+            or "vars" in code.co_names:
+        return True
+    name = code.co_varnames[index]
+    if name in code.co_cellvars:
+        return True
+    import dis
+    for ins in dis.get_instructions(code):
+        arg = ins.argval
+        if arg == name or (type(arg) is tuple and name in arg):
+            return True
+    return False
 
 
 cdef str _expected_keywords(Op op):
@@ -1254,17 +1302,132 @@ cdef _check_finite(str name, object arr):
 
 
 # ----------------------------------------------------------------------------------------
+# Id sets (IdSet in _core.pxd): what a tape watches, and the backward sweep's bookkeeping
+# ----------------------------------------------------------------------------------------
+cdef inline size_t _id_slot(int64_t key, Py_ssize_t capacity) noexcept nogil:
+    # Fibonacci hashing: the consecutive ids of a tape's outputs spread over the table
+    cdef uint64_t h = <uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL
+    return <size_t>((h ^ (h >> 32)) & <uint64_t>(capacity - 1))
+
+
+@cython.boundscheck(False)
+cdef inline bint _idset_has(const IdSet *s, int64_t key) noexcept nogil:
+    cdef size_t i, mask
+    cdef int64_t k
+    if s.used == 0:
+        return False
+    mask = <size_t>(s.capacity - 1)
+    i = _id_slot(key, s.capacity)
+    while True:
+        k = s.slots[i]
+        if k == key:
+            return True
+        if k == 0:
+            return False
+        i = (i + 1) & mask
+
+
+@cython.boundscheck(False)
+cdef inline void _idset_put(IdSet *s, int64_t key) noexcept nogil:
+    """Add ``key`` to a set with a free slot."""
+    cdef size_t mask = <size_t>(s.capacity - 1)
+    cdef size_t i = _id_slot(key, s.capacity)
+    while s.slots[i] != 0:
+        if s.slots[i] == key:
+            return
+        i = (i + 1) & mask
+    s.slots[i] = key
+    s.used += 1
+
+
+# The cleared table of the last set freed: a loop that makes one tape per step then
+# reuses it instead of growing a new one from 64 slots (the GIL guards both).
+cdef int64_t *_spare_slots = NULL
+cdef Py_ssize_t _spare_capacity = 0
+cdef Py_ssize_t _SPARE_MAX_CAPACITY = 1 << 16     # 512 KiB
+
+
+cdef int _idset_grow(IdSet *s) except -1:
+    global _spare_slots, _spare_capacity
+    cdef Py_ssize_t old_capacity = s.capacity, j
+    cdef int64_t *old = s.slots
+    cdef Py_ssize_t capacity = 2 * old_capacity if old_capacity else 64
+    cdef int64_t *slots
+    if old_capacity == 0 and _spare_slots != NULL:
+        s.slots = _spare_slots
+        s.capacity = _spare_capacity
+        _spare_slots = NULL
+        _spare_capacity = 0
+        return 0
+    slots = <int64_t *>calloc(capacity, sizeof(int64_t))
+    if slots == NULL:
+        raise MemoryError()
+    s.slots = slots
+    s.capacity = capacity
+    s.used = 0
+    for j in range(old_capacity):
+        if old[j] != 0:
+            _idset_put(s, old[j])
+    free(old)
+    return 0
+
+
+cdef inline int _idset_add(IdSet *s, int64_t key) except -1:
+    if 2 * (s.used + 1) > s.capacity:       # at most half full: probes stay short
+        _idset_grow(s)
+    _idset_put(s, key)
+    return 0
+
+
+cdef void _idset_free(IdSet *s) noexcept:
+    global _spare_slots, _spare_capacity
+    if s.slots != NULL and _spare_capacity < s.capacity <= _SPARE_MAX_CAPACITY:
+        memset(s.slots, 0, s.capacity * sizeof(int64_t))
+        free(_spare_slots)
+        _spare_slots = s.slots
+        _spare_capacity = s.capacity
+    else:
+        free(s.slots)
+    s.slots = NULL
+    s.capacity = 0
+    s.used = 0
+
+
+# ----------------------------------------------------------------------------------------
 # Tapes
 # ----------------------------------------------------------------------------------------
 @cython.freelist(1024)
 cdef class Record:
-    """One recorded op: what its VJP needs (inputs, outputs, attrs) and the ids it links."""
+    """One recorded op: what its VJP needs (inputs, outputs, attrs) and the ids it links.
+
+    A single-output op whose VJPs never read the output (``ans``) keeps only the output's
+    id: an output that nobody else holds is then freed at once instead of living as long
+    as the tape. No record on the tape consumes such an output (records hold their
+    inputs) and it cannot be a target, so it never receives a gradient.
+    """
     cdef Op op
     cdef tuple inputs
-    cdef object outputs        # Tensor, or tuple for multi-output ops
+    cdef object outputs        # what the VJP gets as ``ans``: Tensor, tuple or None
+    cdef tuple outs            # the outputs of a multi-output op or custom node; else None
+    cdef int64_t out_id        # the output's id (when ``outs`` is None)
     cdef dict attrs
     cdef object custom         # custom_gradient: a callable gs -> input gradients
-    cdef tuple out_tensors
+
+
+cdef Record _new_record(Op op, tuple inputs, object outputs, dict attrs, object custom):
+    cdef Record rec = Record.__new__(Record)
+    rec.op = op
+    rec.inputs = inputs
+    rec.attrs = attrs
+    rec.custom = custom
+    if type(outputs) is tuple:
+        rec.outs = <tuple>outputs
+        rec.outputs = outputs
+    else:
+        rec.out_id = (<Tensor>outputs)._id
+        if custom is not None or _op_reads_ans(op):
+            rec.outputs = outputs
+    return rec
 
 
 cdef extern from "Python.h":
@@ -1290,37 +1453,31 @@ cdef inline list _tape_stack():
     return _stack_cached
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef _record(Op op, tuple inputs, object outputs, dict attrs, object custom):
-    cdef list stack = _tape_stack()
     cdef Tape tape
-    cdef Tensor t
     cdef Record rec = None
-    cdef bint hit
-    for tape_obj in stack:
+    cdef Py_ssize_t k, n_in = len(inputs)
+    for tape_obj in _tape_stack():
         tape = <Tape>tape_obj
         if not tape._recording:
             continue
-        hit = False
-        for x in inputs:
-            if tape._watched.count((<Tensor>x)._id):
-                hit = True
+        for k in range(n_in):
+            if _idset_has(&tape._watched, (<Tensor>inputs[k])._id):
                 break
-        if not hit:
+        else:
             continue
         if rec is None:
-            rec = Record.__new__(Record)
-            rec.op = op
-            rec.inputs = inputs
-            rec.outputs = outputs
-            rec.attrs = attrs
-            rec.custom = custom
-            rec.out_tensors = outputs if type(outputs) is tuple else (outputs,)
+            rec = _new_record(op, inputs, outputs, attrs, custom)
         tape._records.append(rec)
-        for x in rec.out_tensors:
-            tape._watched.insert((<Tensor>x)._id)
+        if rec.outs is None:
+            _idset_add(&tape._watched, rec.out_id)
+        else:
+            for x in rec.outs:
+                _idset_add(&tape._watched, (<Tensor>x)._id)
     if _n_forward:
         _forward_op_hook(op, inputs, outputs, attrs, custom)
-
 
 def record_custom(tuple inputs, tuple outputs, backward):
     """Record a custom-gradient node: ``backward(list_of_output_grads) -> input grads``."""
@@ -1358,8 +1515,27 @@ cdef class Tape:
         self._used = False
         self._entered = False
 
+    def __dealloc__(self):
+        _idset_free(&self._watched)
+
     # -- recording state ----------------------------------------------------------------
+    # The context methods live here, in C, rather than in GradientTape: a tape per
+    # training step (or per 100 tiny ops) would pay two Python frames for them.
+    def __enter__(self):
+        self._start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._stop()
+        return False
+
     def _push(self):
+        self._start()
+
+    def _pop(self):
+        self._stop()
+
+    cdef int _start(self) except -1:
         global _n_recording
         if self._entered:
             raise ValueError("GradientTape: this tape is already recording (a tape's "
@@ -1368,10 +1544,12 @@ cdef class Tape:
         self._entered = True
         self._recording = True
         _n_recording += 1
+        return 0
 
-    def _pop(self):
+    cdef int _stop(self) except -1:
         global _n_recording
-        stack = _tape_stack()
+        cdef list stack = _tape_stack()
+        cdef Py_ssize_t i
         for i in range(len(stack) - 1, -1, -1):
             if stack[i] is self:
                 del stack[i]
@@ -1380,6 +1558,7 @@ cdef class Tape:
             _n_recording -= 1
         self._recording = False
         self._entered = False
+        return 0
 
     def _pause(self):
         global _n_recording
@@ -1401,10 +1580,10 @@ cdef class Tape:
 
     # -- watching -----------------------------------------------------------------------
     def _watch_tensor(self, Tensor t):
-        self._watched.insert(t._id)
+        _idset_add(&self._watched, t._id)
 
     cdef _watch_variable_value(self, VariableBase var, Tensor t):
-        self._watched.insert(t._id)
+        _idset_add(&self._watched, t._id)
         reads = self._var_reads.get(var._vid)
         if reads is None:
             self._var_reads[var._vid] = [t]
@@ -1417,7 +1596,7 @@ cdef class Tape:
         self._watch_variable_value(var, var._tensor)
 
     def _is_watched(self, Tensor t):
-        return self._watched.count(t._id) > 0
+        return _idset_has(&self._watched, t._id)
 
     def _variable_reads(self, VariableBase var):
         return self._var_reads.get(var._vid, [])
@@ -1427,7 +1606,7 @@ cdef class Tape:
 
     def _reset(self):
         self._records = []
-        self._watched.clear()
+        _idset_free(&self._watched)
         self._var_reads = {}
         self._variables = {}
         self._explicit_vars = set()
@@ -1453,24 +1632,44 @@ cdef class Tape:
 
 
 cdef dict _backward(list records, list targets, list seeds, list source_ids):
-    cdef Py_ssize_t n = len(records), i, j, k
+    cdef IdSet reach, keep
+    reach.slots = keep.slots = NULL
+    reach.capacity = keep.capacity = 0
+    reach.used = keep.used = 0
+    try:
+        return _sweep(records, targets, seeds, source_ids, &reach, &keep)
+    finally:
+        _idset_free(&reach)
+        _idset_free(&keep)
+
+
+cdef dict _sweep(list records, list targets, list seeds, list source_ids, IdSet *reach,
+                 IdSet *keep):
+    """The backward pass over ``records``: ``reach`` collects the ids that depend on a
+    source, ``keep`` holds the sources' ids (their gradients stay in ``grads``)."""
+    cdef Py_ssize_t n = len(records), i, j
     cdef Record rec
     cdef Tensor t, ot
-    cdef set reach = set(source_ids)
-    cdef set keep = set(source_ids)
     cdef bytearray relevant = bytearray(n)
     cdef dict grads = {}
     cdef bint any_g
+    cdef int64_t oid
     cdef list gs
     cdef object g, prev, ig, needs, in_grads
+    for sid in source_ids:
+        _idset_add(reach, sid)
+        _idset_add(keep, sid)
     # forward sweep: which records lie on a path from a source
     for i in range(n):
         rec = <Record>records[i]
         for x in rec.inputs:
-            if (<Tensor>x)._id in reach:
+            if _idset_has(reach, (<Tensor>x)._id):
                 relevant[i] = 1
-                for y in rec.out_tensors:
-                    reach.add((<Tensor>y)._id)
+                if rec.outs is None:
+                    _idset_add(reach, rec.out_id)
+                else:
+                    for y in rec.outs:
+                        _idset_add(reach, (<Tensor>y)._id)
                 break
     for i in range(len(targets)):
         t = <Tensor>targets[i]
@@ -1482,20 +1681,24 @@ cdef dict _backward(list records, list targets, list seeds, list source_ids):
         if not relevant[i]:
             continue
         rec = <Record>records[i]
-        any_g = False
-        gs = []
-        for y in rec.out_tensors:
-            ot = <Tensor>y
-            if ot._id in keep:
-                g = grads.get(ot._id)
-            else:
-                g = grads.pop(ot._id, None)
-            if g is not None:
-                any_g = True
-            gs.append(g)
-        if not any_g:
-            continue
-        needs = [(<Tensor>x)._id in reach for x in rec.inputs]
+        if rec.outs is None:
+            oid = rec.out_id
+            g = grads.get(oid) if _idset_has(keep, oid) else grads.pop(oid, None)
+            if g is None:
+                continue
+            gs = [g]
+        else:
+            any_g = False
+            gs = []
+            for y in rec.outs:
+                oid = (<Tensor>y)._id
+                g = grads.get(oid) if _idset_has(keep, oid) else grads.pop(oid, None)
+                if g is not None:
+                    any_g = True
+                gs.append(g)
+            if not any_g:
+                continue
+        needs = [_idset_has(reach, (<Tensor>x)._id) for x in rec.inputs]
         try:
             # outputs without a gradient get zeros, unless the op's gradient takes None
             # (the fused RNN ops: zeros of every step's gates would cost more than the rest)
@@ -1503,7 +1706,7 @@ cdef dict _backward(list records, list targets, list seeds, list source_ids):
                 if gs[j] is None:
                     if rec.op is not None and getattr(rec.op, "none_output_grads", False):
                         break
-                    ot = <Tensor>rec.out_tensors[j]
+                    ot = <Tensor>rec.outs[j]
                     gs[j] = _wrap(_zeros_like_array(ot._value))
             if rec.custom is not None:
                 in_grads = rec.custom(gs)
@@ -1538,15 +1741,15 @@ cdef object _op_vjp(Record rec, list gs, list needs):
     cdef object g = tuple(gs) if op.multi else gs[0]
     cdef dict attrs = rec.attrs
     cdef list result
-    if op.joint_grad is not None:
-        return op.joint_grad(g, rec.outputs, rec.inputs, attrs or {}, needs)
+    if op._joint_grad is not None:
+        return op._joint_grad(g, rec.outputs, rec.inputs, attrs or {}, needs)
     result = [None] * len(rec.inputs)
     for j in range(len(rec.inputs)):
-        if needs[j] and j < len(op.grads) and op.grads[j] is not None:
+        if needs[j] and j < len(op._grads) and op._grads[j] is not None:
             if attrs:
-                result[j] = op.grads[j](g, rec.outputs, *rec.inputs, **attrs)
+                result[j] = op._grads[j](g, rec.outputs, *rec.inputs, **attrs)
             else:
-                result[j] = op.grads[j](g, rec.outputs, *rec.inputs)
+                result[j] = op._grads[j](g, rec.outputs, *rec.inputs)
     return result
 
 

@@ -38,23 +38,18 @@ class GradientTape(_core.Tape):
     watched with ``tape.watch``. A non-persistent tape computes one set of gradients.
     """
 
-    def __init__(self, persistent=False, watch_accessed_variables=True):
-        super().__init__(bool(persistent), bool(watch_accessed_variables))
+    # __init__(persistent=False, watch_accessed_variables=True), __enter__ and __exit__
+    # are _core.Tape's
 
     @property
     def persistent(self):
         return self._persistent
 
-    def __enter__(self):
-        self._push()
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self._pop()
-        return False
-
     def watch(self, tensor):
         """Watch a tensor, a variable, or a nested structure of them."""
+        if type(tensor) is Tensor and tensor._value.dtype.kind in "fc":
+            self._watch_tensor(tensor)      # the common call, without the walk below
+            return
         for t in nest.flatten(tensor):
             if isinstance(t, VariableBase):
                 self._watch_variable(t)
