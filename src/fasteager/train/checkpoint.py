@@ -326,7 +326,9 @@ def _read(path, opname="Checkpoint.restore", with_metadata=False):
     The file is read once into memory the arrays own (never memory-mapped: a value parked
     for a variable created later must survive the file being replaced or truncated)."""
     file = os.fspath(path)
-    if not os.path.exists(file) and os.path.exists(file + SUFFIX):
+    # the argument is a prefix, as in TensorFlow: "<prefix>.safetensors" first, even when a
+    # file named like the prefix exists (a directory's "checkpoint" state file, for one)
+    if not file.endswith(SUFFIX) and os.path.exists(file + SUFFIX):
         file = file + SUFFIX
     if not os.path.exists(file):
         raise NotFoundError("%s: no checkpoint at %r (expected the file %r)"
