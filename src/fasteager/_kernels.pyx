@@ -815,8 +815,10 @@ cdef void _pad_copy(const floating* src, floating* grid, Py_ssize_t rows, Py_ssi
 cdef _pad_copy_run(src, grid, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t h, Py_ssize_t w):
     cdef Py_ssize_t n = grid.shape[0], hp = grid.shape[1], wp = grid.shape[2]
     cdef Py_ssize_t c = grid.shape[3], hs = src.shape[1], ws = src.shape[2]
-    cdef float[::1] sf, gf
-    cdef double[::1] sd, gd
+    cdef const float[::1] sf
+    cdef float[::1] gf
+    cdef const double[::1] sd
+    cdef double[::1] gd
     if h <= 0 or w <= 0:  # no source pixel lands in the grid
         grid.fill(0)
         return
@@ -877,8 +879,10 @@ cdef _direct_rows(grid, Py_ssize_t x0, wp, y, Py_ssize_t y0, fe_conv_geom* cg,
     holds back would otherwise keep the whole call waiting for its fixed half."""
     cdef Py_ssize_t r, chunk = _imax(1, rows // 32)
     cdef bint par = rows > 1 and rows * cg.OW * cg.O * cg.K > _PAR_WORK
-    cdef float[::1] xf, wf, yf
-    cdef double[::1] xd, wd, yd
+    cdef const float[::1] xf, wf
+    cdef float[::1] yf
+    cdef const double[::1] xd, wd
+    cdef double[::1] yd
     if grid.dtype == np.float32:
         xf, wf, yf = grid.reshape(-1), wp.reshape(-1), y.reshape(-1)
         with nogil:
@@ -916,9 +920,9 @@ cdef _direct_filter_grad(x, dy, Geom g, int level):
     if g.N > 1 and g.N * g.OH * g.OW * g.O * K > _PAR_WORK and openmp.omp_get_max_threads() > 1:
         B = _imin(8, g.N)
     partial = np.zeros((B, nb * K * L), dtype=x.dtype)
-    cdef float[::1] xf, df
+    cdef const float[::1] xf, df
     cdef float[:, ::1] pf
-    cdef double[::1] xd, dd
+    cdef const double[::1] xd, dd
     cdef double[:, ::1] pd
     if x.dtype == np.float32:
         xf, df, pf = grid.reshape(-1), dy.reshape(-1), partial
@@ -1291,8 +1295,10 @@ def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
     for k in range(a1, x.ndim):
         inner *= shape[k]
     out = np.empty(shape[:a0] + shape[a1:], dtype=x.dtype)
-    cdef float[::1] xf, of
-    cdef double[::1] xd, od
+    cdef const float[::1] xf
+    cdef float[::1] of
+    cdef const double[::1] xd
+    cdef double[::1] od
     if x.dtype == np.float32:
         xf = x.reshape(-1)
         of = out.reshape(-1)
@@ -1314,8 +1320,10 @@ def relu_backward(g, x):
     g = g if g.flags.c_contiguous else g.copy()     # (ascontiguousarray makes 0-d 1-d)
     x = x if x.flags.c_contiguous else x.copy()
     out = np.empty(g.shape, dtype=g.dtype)
-    cdef float[::1] gf, xf, of
-    cdef double[::1] gd, xd, od
+    cdef const float[::1] gf, xf
+    cdef float[::1] of
+    cdef const double[::1] gd, xd
+    cdef double[::1] od
     if g.dtype == np.float32:
         gf, xf, of = g.reshape(-1), x.reshape(-1), out.reshape(-1)
         with nogil:

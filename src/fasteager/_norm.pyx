@@ -84,9 +84,10 @@ cdef _chunk_sums(x, mean, int which, dy=None):
     if rows == 0 or C == 0:
         return p1.sum(axis=0), p2.sum(axis=0)
     cdef double[:, ::1] a1 = p1, a2 = p2
-    cdef double[::1] m
-    cdef float[:, ::1] xf, gf
-    cdef double[:, ::1] xd, gd
+    # inputs may be read-only (dataset batches, NumPy views): const views
+    cdef const double[::1] m
+    cdef const float[:, ::1] xf, gf
+    cdef const double[:, ::1] xd, gd
     if which:
         m = np.ascontiguousarray(mean, dtype=np.float64)
     if x.dtype == np.float32:
@@ -126,10 +127,12 @@ def _affine_into(x, mean, scale, shift, out):
     cdef bint par = rows * C > _PAR_ELEMS and nchunk > 1
     if rows == 0 or C == 0:
         return out
-    cdef float[:, ::1] xf, yf
-    cdef float[::1] mf, sf, hf
-    cdef double[:, ::1] xd, yd
-    cdef double[::1] md, sd, hd
+    cdef const float[:, ::1] xf
+    cdef float[:, ::1] yf
+    cdef const float[::1] mf, sf, hf
+    cdef const double[:, ::1] xd
+    cdef double[:, ::1] yd
+    cdef const double[::1] md, sd, hd
     if x.dtype == np.float32:
         xf, yf, mf, sf, hf = x, out, mean, scale, shift
         for k in prange(nchunk, nogil=True, schedule="static", use_threads_if=par):
@@ -152,10 +155,12 @@ def _dx_into(dy, x, mean, k1, k2, k3, out):
     cdef bint par = rows * C > _PAR_ELEMS and nchunk > 1
     if rows == 0 or C == 0:
         return out
-    cdef float[:, ::1] gf, xf, of
-    cdef float[::1] mf, af, bf, cf
-    cdef double[:, ::1] gd, xd, od
-    cdef double[::1] md, ad, bd, cd
+    cdef const float[:, ::1] gf, xf
+    cdef float[:, ::1] of
+    cdef const float[::1] mf, af, bf, cf
+    cdef const double[:, ::1] gd, xd
+    cdef double[:, ::1] od
+    cdef const double[::1] md, ad, bd, cd
     if x.dtype == np.float32:
         gf, xf, of, mf, af, bf, cf = dy, x, out, mean, k1, k2, k3
         for k in prange(nchunk, nogil=True, schedule="static", use_threads_if=par):
