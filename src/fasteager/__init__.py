@@ -68,6 +68,8 @@ from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
 from . import data, summary, train  # noqa: F401
 from . import keras, layers  # noqa: F401
+# TensorFlow 2's short names for Keras's namespaces (tf.losses is tf.keras.losses)
+from .keras import initializers, losses, metrics, optimizers  # noqa: F401,E402
 from . import distribute  # noqa: F401
 from . import saved_model  # noqa: F401,E402
 from . import image, io, ragged, sparse, strings  # noqa: F401

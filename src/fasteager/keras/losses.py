@@ -18,6 +18,24 @@ from . import _ops, backend
 _REDUCTIONS = ("sum_over_batch_size", "sum", "none", "auto")
 
 
+class Reduction:
+    """The names of the loss reductions (``tf.keras.losses.Reduction``)."""
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError("Invalid Reduction Key: %s. Expected keys are \"%s\""
+                             % (key, cls.all()))
+
+
 def _t(x, dtype=None):
     if isinstance(x, fe.Variable):
         x = x.read_value()
