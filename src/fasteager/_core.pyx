@@ -1157,7 +1157,7 @@ cdef object _binary(Op op, object a, object b):
                 tracer.record(op, (ta, tb), None, out)
             if _n_recording and op.differentiable \
                     and cnp.PyArray_TYPE(ta._value) != cnp.NPY_OBJECT:
-                _record(op, (ta, tb), out, None, None)
+                _record_binary(op, ta, tb, out)
             return out
     elif (type(a) is Tensor and (<Tensor>a)._np_rules) or \
             (type(b) is Tensor and (<Tensor>b)._np_rules):
@@ -1406,7 +1406,8 @@ cdef class Record:
     inputs) and it cannot be a target, so it never receives a gradient.
     """
     cdef Op op
-    cdef tuple inputs
+    cdef tuple inputs          # None for a Tensor operator's record until a sweep needs it
+    cdef Tensor in0, in1       # a Tensor operator's two inputs (no tuple built per op)
     cdef object outputs        # what the VJP gets as ``ans``: Tensor, tuple or None
     cdef tuple outs            # the outputs of a multi-output op or custom node; else None
     cdef int64_t out_id        # the output's id (when ``outs`` is None)
@@ -1478,6 +1479,41 @@ cdef _record(Op op, tuple inputs, object outputs, dict attrs, object custom):
                 _idset_add(&tape._watched, (<Tensor>x)._id)
     if _n_forward:
         _forward_op_hook(op, inputs, outputs, attrs, custom)
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef _record_binary(Op op, Tensor a, Tensor b, Tensor out):
+    """``_record`` for a Tensor operator's call (two inputs, one output, no attrs)."""
+    cdef Tape tape
+    cdef Record rec = None
+    for tape_obj in _tape_stack():
+        tape = <Tape>tape_obj
+        if not tape._recording or not (_idset_has(&tape._watched, a._id)
+                                        or _idset_has(&tape._watched, b._id)):
+            continue
+        if rec is None:
+            rec = Record.__new__(Record)
+            rec.op = op
+            rec.in0 = a
+            rec.in1 = b
+            rec.out_id = out._id
+            if _op_reads_ans(op):
+                rec.outputs = out
+        tape._records.append(rec)
+        _idset_add(&tape._watched, out._id)
+    if _n_forward:
+        _forward_op_hook(op, (a, b), out, None, None)
+
+
+cdef inline bint _reads_any(Record rec, const IdSet *ids):
+    """Whether an input of ``rec`` is in ``ids``."""
+    if rec.inputs is None:
+        return _idset_has(ids, rec.in0._id) or _idset_has(ids, rec.in1._id)
+    for x in rec.inputs:
+        if _idset_has(ids, (<Tensor>x)._id):
+            return True
+    return False
+
 
 def record_custom(tuple inputs, tuple outputs, backward):
     """Record a custom-gradient node: ``backward(list_of_output_grads) -> input grads``."""
@@ -1662,15 +1698,13 @@ cdef dict _sweep(list records, list targets, list seeds, list source_ids, IdSet 
     # forward sweep: which records lie on a path from a source
     for i in range(n):
         rec = <Record>records[i]
-        for x in rec.inputs:
-            if _idset_has(reach, (<Tensor>x)._id):
-                relevant[i] = 1
-                if rec.outs is None:
-                    _idset_add(reach, rec.out_id)
-                else:
-                    for y in rec.outs:
-                        _idset_add(reach, (<Tensor>y)._id)
-                break
+        if _reads_any(rec, reach):
+            relevant[i] = 1
+            if rec.outs is None:
+                _idset_add(reach, rec.out_id)
+            else:
+                for y in rec.outs:
+                    _idset_add(reach, (<Tensor>y)._id)
     for i in range(len(targets)):
         t = <Tensor>targets[i]
         g = seeds[i]
@@ -1698,6 +1732,8 @@ cdef dict _sweep(list records, list targets, list seeds, list source_ids, IdSet 
                 gs.append(g)
             if not any_g:
                 continue
+        if rec.inputs is None:
+            rec.inputs = (rec.in0, rec.in1)
         needs = [_idset_has(reach, (<Tensor>x)._id) for x in rec.inputs]
         try:
             # outputs without a gradient get zeros, unless the op's gradient takes None
