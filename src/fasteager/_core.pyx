@@ -878,13 +878,20 @@ cdef bint _op_reads_ans(Op op) except -1:
     return op._reads_ans
 
 
+import types as _types
+cdef object _python_function = _types.FunctionType   # (a lambda here would be a Cython one)
+
+
 cdef bint _reads_argument(object fn, int index) except -1:
     """Whether a VJP may read its positional argument ``index``: True unless ``fn`` is a
     plain Python function whose code never names that argument after binding it (any
-    other callable, ``*args``, a closure over it or a ``locals()`` call count as reads)."""
-    code = getattr(fn, "__code__", None)
-    if code is None or code.co_argcount <= index or "locals" in code.co_names \
-            or "vars" in code.co_names:
+    other callable, ``*args``, a closure over it or a ``locals()`` call count as reads;
+    so does a Cython function, whose ``__code__`` has no bytecode to look at, and a bound
+    method, whose arguments are shifted by ``self``)."""
+    if type(fn) is not _python_function:
+        return True
+    code = fn.__code__
+    if code.co_argcount <= index or "locals" in code.co_names or "vars" in code.co_names:
         return True
     name = code.co_varnames[index]
     if name in code.co_cellvars:

@@ -78,11 +78,16 @@ def test_which_gradients_count_as_reading_the_output():
         def __call__(self, g, ans, x):
             return -g
 
+    class Holder:
+        def vjp(self, g, ans, x):     # arguments shifted by self: not looked into
+            return -g
+
     assert _op_freed(lambda g, ans, x: -g)[1]
     assert not _op_freed(lambda g, ans, x: -g + ans * 0.0)[1]
     assert not _op_freed(closure_over_ans)[1]
     assert not _op_freed(by_args)[1]
     assert not _op_freed(Callable())[1]
+    assert not _op_freed(Holder().vjp)[1]
 
 
 def test_setting_the_gradient_again_is_looked_at_anew():
