@@ -3,32 +3,18 @@ control flow (fe.cond / fe.while_loop), so a function is traced once per signatu
 each call takes the branch, or runs the loop, its values ask for. The programs of
 TensorFlow's tf.function guide ("AutoGraph transformations", "Conditionals", "Loops")
 run with the output TensorFlow 2.21 prints."""
-import contextlib
 import traceback
-import warnings
 
 import numpy as np
 import pytest
 
 import fasteager as fe
 import fasteager as tf
-from fasteager.function import KIND_CONTROL
+from tests.function._control_support import control_steps as _control_steps
+from tests.function._control_support import no_fallback as _no_fallback
 from tests.gradcheck import check_grads
 
 SCALE = 3.0          # a global the converted code reads
-
-
-@contextlib.contextmanager
-def _no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")   # an eager fallback warns: make it fail the test
-        yield
-
-
-def _control_steps(f, *args):
-    cf = f.get_concrete_function(*args)
-    assert cf._eager_only is None
-    return [s for s in cf._all_steps if s.kind == KIND_CONTROL]
 
 
 # -- the guide's programs ---------------------------------------------------------------------

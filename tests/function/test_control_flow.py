@@ -1,28 +1,16 @@
 """fe.cond and fe.while_loop: eager semantics and errors as TensorFlow 2.21, gradients
 against finite differences, and inside fe.function one trace whose replay picks the
 branch / runs the loop on every call (no eager fallback)."""
-import contextlib
 import warnings
 
 import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager.function import KIND_CONTROL
+from tests.function._control_support import control_steps as _control_steps
+from tests.function._control_support import no_fallback as _no_fallback
 from tests.gradcheck import check_grads
 
-
-@contextlib.contextmanager
-def _no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")   # an eager fallback warns: make it fail the test
-        yield
-
-
-def _control_steps(f, *args):
-    cf = f.get_concrete_function(*args)
-    assert cf._eager_only is None
-    return [s for s in cf._all_steps if s.kind == KIND_CONTROL]
 
 
 # -- eager --------------------------------------------------------------------------------
