@@ -143,6 +143,99 @@ cdef inline object _host(object v):
     return v.get()
 
 
+# ----------------------------------------------------------------------------------------
+# Values that cannot be used (fe.function's graph semantics, see function.py)
+# ----------------------------------------------------------------------------------------
+class _Unusable(np.ndarray):
+    """The value of a tensor that no code may use: a graph tensor that leaked out of the
+    ``fe.function`` trace that made it (TensorFlow's out-of-scope ``SymbolicTensor``), or
+    the output of an op whose error was deferred while tracing (it is raised only when
+    something uses the tensor: TensorFlow prunes ops nothing needs).
+
+    It is an ndarray of void elements with zero strides, so the core's C-level dtype
+    tests refuse it (an op taking it reaches ``_dtype_error``) and no kernel ever runs
+    on it; ``get`` (what ``_host`` calls for a value that is not a plain ndarray) and
+    NumPy's protocols raise the tensor's error."""
+
+    @property
+    def dtype(self):
+        if self._fe_error is not None:
+            raise self._fe_error
+        return self._fe_dtype
+
+    @property
+    def shape(self):
+        if self._fe_error is not None:
+            raise self._fe_error
+        return np.ndarray.shape.__get__(self)
+
+    def _describe(self):
+        return (self._fe_name, str(tuple(np.ndarray.shape.__get__(self))),
+                _dtypes.from_numpy(self._fe_dtype).name)
+
+    def symbolic_repr(self):
+        return "<fe.Tensor '%s' shape=%s dtype=%s>" % self._describe()
+
+    def symbolic_str(self):
+        return 'Tensor("%s", shape=%s, dtype=%s)' % self._describe()
+
+    def use_error(self):
+        """The error a use of the tensor raises."""
+        if self._fe_error is not None:
+            return self._fe_error
+        tracer = _tracing()
+        here = "FuncGraph(name=%s)" % tracer.name if tracer is not None else \
+            "eager execution"
+        text = self.symbolic_repr()
+        return TypeError(
+            "%s is out of scope and cannot be used here. Use return values, explicit Python "
+            "locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow"
+            ".org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for more "
+            "information.\n\nThe tensor %s cannot be accessed from %s, because it was "
+            "defined in FuncGraph(name=%s), which is out of scope."
+            % (text, text, here, self._fe_graph))
+
+    def numpy_error(self):
+        if self._fe_error is not None:
+            return self._fe_error
+        return AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
+
+    def get(self):
+        raise self.use_error()
+
+    def __array_ufunc__(self, *args, **kwargs):
+        raise self.use_error()
+
+    def __array_function__(self, *args, **kwargs):
+        raise self.use_error()
+
+
+cdef object _unusable_type = _Unusable
+
+
+def unusable_value(shape, dtype, name=None, graph=None, error=None):
+    """An ``_Unusable`` value: a leaked graph tensor of ``shape``/``dtype`` named ``name``
+    in function ``graph``, or (``error`` given) a tensor whose use raises ``error``."""
+    arr = np.broadcast_to(np.zeros((), "V1"), tuple(shape)).view(_Unusable)
+    arr._fe_dtype = np.dtype(dtype) if dtype is not None else None
+    arr._fe_name = name
+    arr._fe_graph = graph
+    arr._fe_error = error
+    return arr
+
+
+cpdef check_usable(object t):
+    """Raise the error of tensor ``t`` when it cannot be used (see ``_Unusable``)."""
+    if type(t) is Tensor and type((<Tensor>t)._value) is _unusable_type:
+        raise (<Tensor>t)._value.use_error()
+
+
+cdef inline void _refuse_unusable(list arrays) except *:
+    for a in arrays:
+        if type(a) is _unusable_type:
+            raise a.use_error()
+
+
 def set_gpu_backend(int state, hook=None, device_type=None):
     """fasteager.cuda registers itself: state 0 (no GPU) or 1 (route ops through hook)."""
     global _gpu_state, _gpu_hook, _device_type
@@ -328,6 +421,13 @@ def wrap(value):
     return t
 
 
+def wrap_like(Tensor t):
+    """A new Tensor holding ``t``'s value (and its NumPy-rules flag)."""
+    cdef Tensor out = _wrap(t._value)
+    out._np_rules = t._np_rules
+    return out
+
+
 def _format_numpy(arr):
     return np.array2string(arr, separator=" ") if arr.ndim else str(arr)
 
@@ -379,7 +479,10 @@ cdef class Tensor:
     # -- value and metadata -------------------------------------------------------------
     def numpy(self):
         """The value as NumPy: a read-only view of the tensor's memory (a scalar for rank 0)."""
-        cdef cnp.ndarray arr = _host(self._value)
+        cdef cnp.ndarray arr
+        if type(self._value) is _unusable_type:
+            raise self._value.numpy_error()
+        arr = _host(self._value)
         if _n_tracers and (tracer := _tracing()) is not None:
             tracer.escape(self, "numpy()")
         if arr.ndim == 0:
@@ -522,6 +625,10 @@ cdef class Tensor:
 
     # -- printing -----------------------------------------------------------------------
     def __str__(self):
+        if type(self._value) is _unusable_type:
+            if self._value._fe_error is not None:
+                raise self._value._fe_error
+            return self._value.symbolic_str()
         arr = _host(self._value)
         body = _format_numpy(arr)
         sep = "\n" if "\n" in body else ""   # TensorFlow breaks the line only when the value spans lines
@@ -529,6 +636,10 @@ cdef class Tensor:
                                                         self.dtype.name)
 
     def __repr__(self):
+        if type(self._value) is _unusable_type:
+            if self._value._fe_error is not None:
+                raise self._value._fe_error
+            return self._value.symbolic_repr()
         arr = _host(self._value)
         return "<fe.Tensor: shape=%s, dtype=%s, numpy=%s>" % (TensorShape(arr.shape),
                                                               self.dtype.name, _repr_numpy(arr))
@@ -1039,6 +1150,7 @@ cpdef Tensor convert_to_tensor(object value, object dtype=None):
     if type(value) is Tensor:
         t = <Tensor>value
         if np_dtype is not None and (<cnp.ndarray>t._value).dtype != np_dtype:
+            check_usable(t)
             raise InvalidArgumentError(
                 "convert_to_tensor: tensor of dtype %s cannot be used as %s (use fe.cast)"
                 % ((<cnp.ndarray>t._value).dtype, np_dtype))
@@ -1085,6 +1197,7 @@ cdef str _describe(object arr):
 
 
 cdef object _dtype_error(Op op, list arrays):
+    _refuse_unusable(arrays)
     kinds = {"f": "floating", "i": "signed integer", "u": "unsigned integer", "b": "bool",
              "c": "complex", "O": "string"}
     return InvalidArgumentError(

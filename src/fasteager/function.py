@@ -108,6 +108,7 @@ class _Tracer:
         self.parent = None
         self.captures = []       # parent register of each such input, in input order
         self.capture_tensors = []    # and the parent's tensor it holds
+        self.made = {}           # tensor id -> each op output tensor (see _out_of_scope)
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -186,6 +187,7 @@ class _Tracer:
     def _out(self, t, dep):
         r = self._new(t._value, dep)
         self.slots[t._id] = r
+        self.made[t._id] = t
         return r
 
     def variable_read(self, var):
@@ -285,6 +287,8 @@ class _Tracer:
 
         ``fn`` reads its input arrays during the call only, unless ``retains_inputs``
         says it keeps references to them (then they never live in reused buffers)."""
+        for t in tensors:
+            _core.check_usable(t)      # an effect always runs: its inputs are needed
         ins = tuple([self.reg_of(t) for t in tensors])
         for v in mutates:
             self.assigned.add(v._vid)
@@ -341,6 +345,8 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
     leaves = [nest.flatten(a) if nest.is_nested(a) else [a] for a in args]
     flat = [x._read() if isinstance(x, VariableBase) else x for xs in leaves for x in xs]
     positions = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
+    for i in positions:
+        _core.check_usable(flat[i])
 
     def show(*arrays):
         now = _core.get_tracer()
@@ -1342,9 +1348,18 @@ class Function:
                                    self._input_signature)
         tracer.input_names = input_names      # (graph names: print while tracing)
         python_function = self._traced_python_function()
+        # A tape (or forward accumulator) recording around the first call records the
+        # trace's ops one by one and its records hold their tensors, so tensors leaked
+        # from such a trace stay ordinary (see _out_of_scope).
+        scoped = not (_core.any_tape_recording() or _core.forward_watching())
         previous = _core.set_tracer(tracer)
         try:
             result = python_function(*args, **kwargs)
+            flat = nest.flatten(result, expand_composites=True)
+            for x in flat:
+                # a returned tensor whose op error was deferred (the call needs it now),
+                # or a tensor leaked out of another trace
+                _core.check_usable(x)
         except Exception as e:
             if hasattr(e, "add_note"):
                 where = _user_line(e.__traceback__)
@@ -1358,17 +1373,26 @@ class Function:
                     v._tensor = t
                 # a trace for a concrete function alone leaves the iterators where they were
                 _give_back([(src, element) for src, element, _ in tracer.pulls])
-        flat = nest.flatten(result, expand_composites=True)
         leaves = []
         for x in flat:
             if isinstance(x, VariableBase):
                 tracer.variable_read(x)
                 x = x._tensor
             leaves.append(tracer.reg_of(x) if isinstance(x, Tensor) else PythonOutput(x))
+        x = None
+        if scoped:
+            # the caller gets new tensors for the returned ones: the trace's own are graph
+            # tensors, out of scope once it ends
+            made = tracer.made
+            flat = [_core.wrap_like(x) if type(x) is Tensor and x._id in made else x
+                    for x in flat]
+            result = nest.pack_sequence_as(result, flat, expand_composites=True)
         cf = ConcreteFunction(self._name, tracer, result, leaves, self._reuse_buffers)
         cf._input_names = input_names
         cf._function_type = _function_type.FunctionType(self._python_function, args, kwargs,
                                                         result, cf.variables)
+        if scoped:
+            _out_of_scope(tracer)
         if _summary_trace.collecting():       # fe.summary.trace_on: keep its graph
             _summary_trace.collect(cf)
         if variant_of is not None:
@@ -1431,6 +1455,37 @@ class Function:
         for cf in self._cache.values():
             traces += [cf] + list(cf._variants)
         return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in traces)
+
+
+def _out_of_scope(tracer):
+    """Make the op outputs of a finished trace that outlive it (a global, a list, an
+    attribute set inside the function) graph tensors, as in TensorFlow: their value
+    cannot be read (``numpy()`` raises AttributeError) nor used by an op, eager or in
+    another function (TypeError: out of scope), and they print as TensorFlow's symbolic
+    tensors. A tensor is alive when something besides the recorder refers to it; the
+    returned tensors were replaced by copies for the caller (see Function._trace), and
+    the tensors of the variables the trace created or read are the variables' own."""
+    import sys
+    from .autograph.symbolic import graph_name
+    made = tracer.made
+    tracer.made = None
+    if not made:
+        return
+    for v in tracer.created:
+        made.pop(v._tensor._id, None)
+    for v, _ in tracer.var_inputs:
+        made.pop(v._tensor._id, None)
+    probe = {0: _core.wrap(np.zeros(()))}
+    for t in probe.values():
+        alone = sys.getrefcount(t)        # a tensor only the dict refers to
+    leaked = []
+    for t in made.values():
+        if sys.getrefcount(t) > alone:
+            leaked.append(t)
+    for t in leaked:
+        arr = t._value
+        name = graph_name(tracer, t)[0] if tracer.find(t) is not None else "Placeholder:0"
+        t._value = _core.unusable_value(arr.shape, arr.dtype, name, tracer.name)
 
 
 def _input_names(python_function, args, kwargs, tensors, input_signature):

@@ -1,0 +1,147 @@
+"""fe.function's graph semantics where traces on real values used to differ from
+TensorFlow: leaked tensors are out of scope after the trace (TF's guide, "leaky_function")."""
+import numpy as np
+import pytest
+
+import fasteager as tf
+
+_leaked = None
+
+
+def test_guide_leaky_function():
+    @tf.function
+    def leaky_function(a):
+        global _leaked
+        _leaked = a + 1
+        return _leaked
+
+    correct_a = leaky_function(tf.constant(1))
+    assert correct_a.numpy() == 2
+    with pytest.raises(AttributeError, match="'SymbolicTensor' object has no attribute "
+                                             "'numpy'"):
+        _leaked.numpy()
+
+    @tf.function
+    def captures_leaked_tensor(b):
+        b += _leaked
+        return b
+
+    with pytest.raises(TypeError, match=r"is out of scope and cannot be used here(.|\n)*"
+                                        r"FuncGraph\(name=captures_leaked_tensor\)(.|\n)*"
+                                        r"defined in FuncGraph\(name=leaky_function\)"):
+        captures_leaked_tensor(tf.constant(2))
+    # the function itself keeps working, and its results are ordinary tensors
+    assert leaky_function(tf.constant(5)).numpy() == 6
+    assert correct_a.numpy() == 2
+
+
+def test_leaked_tensor_prints_as_a_graph_tensor():
+    box = []
+
+    @tf.function
+    def f(x):
+        y = tf.reduce_sum(x * 2.0)
+        box.append(y)
+        return x + 1.0
+
+    out = f(tf.constant([1.0, 2.0]))
+    np.testing.assert_allclose(out.numpy(), [2.0, 3.0])
+    (y,) = box
+    assert str(y) == 'Tensor("Sum:0", shape=(), dtype=float32)'
+    assert repr(y) == "<fe.Tensor 'Sum:0' shape=() dtype=float32>"
+    assert y.shape == () and y.dtype == tf.float32
+
+
+def test_leaked_tensor_in_eager_code_raises():
+    class Holder:
+        pass
+    holder = Holder()
+
+    @tf.function
+    def f(x):
+        holder.t = tf.square(x)
+        return x
+
+    f(tf.constant([3.0]))
+    with pytest.raises(TypeError, match="out of scope(.|\n)*eager execution"):
+        holder.t + 1.0
+    with pytest.raises(TypeError, match="out of scope"):
+        tf.reduce_sum(holder.t)
+    with pytest.raises(TypeError, match="out of scope"):
+        bool(holder.t)
+    with pytest.raises(TypeError, match="out of scope"):
+        np.asarray(holder.t)
+    with pytest.raises(TypeError, match="out of scope"):
+        tf.print(holder.t)
+    v = tf.Variable([0.0])
+    with pytest.raises(TypeError, match="out of scope"):
+        v.assign(holder.t)
+
+
+def test_returned_and_leaked_tensor_are_different_objects():
+    keep = {}
+
+    @tf.function
+    def f(x):
+        y = x * 3
+        keep["y"] = y
+        return y, {"z": y + 1}
+
+    y, d = f(tf.constant(2))
+    assert y.numpy() == 6 and d["z"].numpy() == 7
+    assert y is not keep["y"]
+    with pytest.raises(AttributeError):
+        keep["y"].numpy()
+    y2, d2 = f(tf.constant(4))       # a replay
+    assert y2.numpy() == 12 and d2["z"].numpy() == 13
+
+
+def test_concrete_function_trace_leaks_too():
+    keep = []
+
+    @tf.function
+    def f(x):
+        keep.append(x + 1.0)
+        return x
+
+    cf = f.get_concrete_function(tf.TensorSpec([2], tf.float32))
+    np.testing.assert_allclose(cf(tf.constant([1.0, 2.0])).numpy(), [1.0, 2.0])
+    with pytest.raises(AttributeError):
+        keep[0].numpy()
+
+
+def test_variables_made_from_traced_tensors_stay_usable():
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tf.Variable(x * 2.0)
+            return self.v + x
+
+    m = M()
+    np.testing.assert_allclose(m(tf.constant([1.0])).numpy(), [3.0])
+    np.testing.assert_allclose(m.v.numpy(), [2.0])
+    np.testing.assert_allclose(m(tf.constant([2.0])).numpy(), [4.0])
+
+
+def test_a_first_call_under_a_tape_keeps_gradients():
+    keep = []
+
+    @tf.function
+    def f(x):
+        y = x * x
+        keep.append(y)
+        return y * 2.0
+
+    x = tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        out = f(x)
+    assert tape.gradient(out, x).numpy() == 12.0
+    # the tape's records hold the trace's tensors: they stay ordinary (a known
+    # difference from TensorFlow, see docs/function.md)
+    assert keep[0].numpy() == 9.0
