@@ -1,0 +1,192 @@
+# cython: language_level=3
+"""float32 matrix products for the thin shapes of small models (see _gemm.h, docs/gemm.md).
+
+``sgemm(a, b, transpose_a, transpose_b, out)`` computes ``op(a) @ op(b)`` with the
+register-blocked kernels of ``_gemm.h``; ``sgemm_pays`` says for which shapes that beats
+``np.matmul`` (NumPy's OpenBLAS), so callers pick per call.
+"""
+cimport numpy as cnp
+cimport openmp
+
+import numpy as np
+
+cnp.import_array()
+
+cdef extern from "_gemm.h" nogil:
+    ctypedef struct fe_gemm_args:
+        Py_ssize_t M, N, K
+        const float* a
+        Py_ssize_t sam, sak
+        const float* b
+        Py_ssize_t ldb
+        float* c
+        Py_ssize_t ldc
+    int fe_gemm_level()
+    void fe_sgemm(const fe_gemm_args* g, int level, int nthreads)
+    void fe_gemm_pack_bt(const float* bs, Py_ssize_t ldbs, Py_ssize_t K, Py_ssize_t N,
+                         float* out)
+
+cdef int _CPU_LEVEL = fe_gemm_level()
+cdef int _level = _CPU_LEVEL      # tests lower it (_set_level) to run the other variants
+cdef int _threads = 0             # 0: decided per call; tests force 1 or 2 (_set_threads)
+
+# 2 threads from this many multiply-adds (M*N*K) on. Waking the second thread of the
+# (passive) OpenMP team costs several microseconds, and on the shared 2-vCPU VM the
+# second thread often finds its core busy: measured (interleaved medians), 2 threads were
+# slower than 1 for every product up to 32x512x128 (3-8 us more) and 2-3x faster from
+# 256x128x784 (26 M) on. Those large products go to OpenBLAS anyway (sgemm_pays); the
+# threads serve callers that call sgemm directly.
+cdef Py_ssize_t _PAR_MACS = 1 << 23
+
+cpu_level = _CPU_LEVEL
+"""The kernel variant this CPU runs: 2 AVX-512F, 1 AVX2 + FMA, 0 the baseline."""
+
+
+def _set_level(int level):
+    """Test hook: run the kernels of ``level`` (at most the CPU's); returns the old one."""
+    global _level
+    old = _level
+    _level = max(0, min(level, _CPU_LEVEL))
+    return old
+
+
+def _set_threads(int threads):
+    """Test hook: force the thread count (0: decided by size); returns the old value."""
+    global _threads
+    old = _threads
+    _threads = max(0, threads)
+    return old
+
+
+def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
+               bint transpose_b=False):
+    """Whether ``sgemm`` beats ``np.matmul`` for op(a) (m x k) @ op(b) (k x n).
+
+    Decided from interleaved medians on the 2-vCPU Sapphire Rapids VM (docs/gemm.md has
+    the table): with the AVX-512 kernels, sgemm is faster for every product measured up
+    to 64x512x128 (4 M multiply-adds): 1.2-2x on the small Dense shapes (OpenBLAS's call
+    and packing overhead), 1.4x on 32x784 @ 784x128. It loses
+    - from 256x784 @ 784x128 (26 M) on, where OpenBLAS's packed, threaded kernels win:
+      the cut is at 16 M;
+    - with a transposed B holding more than 16 Ki elements (packed here on every call:
+      64x512 @ (128x512)^T took 127 us against 94), and
+    - for a transposed A with N <= 16 and K > 128 (128x256^T @ 256x10: 15.6 against
+      12.5 us; each k then feeds one masked vector per row).
+    Without AVX-512 the kernels are correct (the tests run them) but not measured
+    against OpenBLAS, so they are not picked.
+    """
+    if _level < 2 or m <= 0 or n <= 0 or k <= 0:
+        return False
+    if m * n * k > (1 << 24):
+        return False
+    if transpose_b and n * k > (1 << 14):
+        return False
+    if transpose_a and n <= 16 and k > 128:
+        return False
+    return True
+
+
+cdef inline Py_ssize_t _elem_stride(cnp.ndarray x, int axis):
+    # in elements; only called for aligned float32 arrays (strides are multiples of 4)
+    return cnp.PyArray_STRIDE(x, axis) // 4
+
+
+cdef _check(str name, x):
+    if type(x) is not np.ndarray and not isinstance(x, np.ndarray):
+        raise ValueError("sgemm: %s must be a NumPy array (expected a 2-D float32 ndarray, "
+                         "got %s)" % (name, type(x).__name__))
+    cdef cnp.ndarray arr = <cnp.ndarray>x
+    if cnp.PyArray_TYPE(arr) != cnp.NPY_FLOAT32:
+        raise ValueError("sgemm: %s must be float32 (expected dtype float32, got %s)"
+                         % (name, arr.dtype))
+    if cnp.PyArray_NDIM(arr) != 2:
+        raise ValueError("sgemm: %s must be 2-D (expected a matrix, got shape %s)"
+                         % (name, list((<object>arr).shape)))
+    if not cnp.PyArray_ISALIGNED(arr):
+        arr = np.ascontiguousarray(arr)
+    return arr
+
+
+def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
+    """``op(a) @ op(b)`` for 2-D float32 arrays, op transposing where asked.
+
+    Inputs may be any views (transposed, strided, read-only); a B whose unit stride is
+    along K is packed first, an input with no unit-stride axis is copied. Returns a new
+    C-contiguous (M, N) array, or writes ``out`` (float32, shape (M, N)) and returns it.
+    The same inputs give the same bits on every call and at every thread count.
+    """
+    cdef cnp.ndarray A = _check("a", a)
+    cdef cnp.ndarray B = _check("b", b)
+    cdef bint ta = bool(transpose_a), tb = bool(transpose_b)
+    cdef int ia_m = 1 if ta else 0, ib_k = 1 if tb else 0
+    cdef Py_ssize_t M = cnp.PyArray_DIM(A, ia_m), K = cnp.PyArray_DIM(A, 1 - ia_m)
+    cdef Py_ssize_t KB = cnp.PyArray_DIM(B, ib_k), N = cnp.PyArray_DIM(B, 1 - ib_k)
+    if K != KB:
+        raise ValueError(
+            "sgemm: inner dimensions differ (a is %s%s, b is %s%s: expected %d == %d)"
+            % (list((<object>A).shape), " transposed" if ta else "", list((<object>B).shape),
+               " transposed" if tb else "", K, KB))
+    cdef cnp.ndarray C
+    cdef bint direct = True
+    if out is None:
+        C = np.zeros((M, N), np.float32) if K == 0 else np.empty((M, N), np.float32)
+    else:
+        if not isinstance(out, np.ndarray):
+            raise ValueError("sgemm: out must be a NumPy array (expected a float32 ndarray "
+                             "of shape %s, got %s)" % ([M, N], type(out).__name__))
+        C = <cnp.ndarray>out
+        if (cnp.PyArray_TYPE(C) != cnp.NPY_FLOAT32 or cnp.PyArray_NDIM(C) != 2
+                or cnp.PyArray_DIM(C, 0) != M or cnp.PyArray_DIM(C, 1) != N):
+            raise ValueError("sgemm: out must be float32 of shape %s (expected float32 %s, "
+                             "got %s %s)" % ([M, N], [M, N], out.dtype, list(out.shape)))
+        if not cnp.PyArray_ISWRITEABLE(C):
+            raise ValueError("sgemm: out must be writeable (expected a writeable array, "
+                             "got a read-only one)")
+        if K == 0:
+            C[...] = 0
+            return C
+        # the kernels write rows with unit stride, and must not overwrite their inputs
+        direct = (cnp.PyArray_ISALIGNED(C) and (N == 1 or cnp.PyArray_STRIDE(C, 1) == 4)
+                  and not np.may_share_memory(C, A) and not np.may_share_memory(C, B))
+        if not direct:
+            C = np.empty((M, N), np.float32)
+    if M == 0 or N == 0 or K == 0:
+        if not direct:
+            out[...] = C
+        return out if out is not None else C
+
+    cdef fe_gemm_args g
+    g.M = M; g.N = N; g.K = K
+    # A: any strides (broadcast reads); copied only when neither axis is contiguous
+    cdef Py_ssize_t s_m = _elem_stride(A, ia_m), s_k = _elem_stride(A, 1 - ia_m)
+    if M > 1 and K > 1 and s_m != 1 and s_k != 1:
+        A = np.ascontiguousarray(A)
+        s_m = _elem_stride(A, ia_m); s_k = _elem_stride(A, 1 - ia_m)
+    g.a = <const float*>cnp.PyArray_DATA(A); g.sam = s_m; g.sak = s_k
+    # B: unit stride along N as it is; unit stride along K packed; else copied
+    cdef Py_ssize_t t_k = _elem_stride(B, ib_k), t_n = _elem_stride(B, 1 - ib_k)
+    cdef cnp.ndarray packed
+    if N == 1 or t_n == 1:
+        g.b = <const float*>cnp.PyArray_DATA(B); g.ldb = t_k
+    else:
+        packed = np.empty((K, N), np.float32)
+        if K == 1 or t_k == 1:
+            fe_gemm_pack_bt(<const float*>cnp.PyArray_DATA(B), t_n, K, N,
+                            <float*>cnp.PyArray_DATA(packed))
+        else:
+            packed[...] = B.T if tb else B
+        g.b = <const float*>cnp.PyArray_DATA(packed); g.ldb = N
+    g.c = <float*>cnp.PyArray_DATA(C)
+    g.ldc = _elem_stride(C, 0) if M > 1 else N
+    cdef int threads = _threads
+    if threads == 0:
+        threads = 1
+        if M * N * K >= _PAR_MACS:
+            threads = openmp.omp_get_max_threads()
+    cdef int level = _level
+    with nogil:
+        fe_sgemm(&g, level, threads)
+    if not direct:
+        out[...] = C
+        return out
+    return C
