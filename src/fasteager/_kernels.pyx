@@ -423,44 +423,65 @@ cdef void _dense_xent(const floating[::1] x, const floating[::1] y, floating[::1
 # bias-corrected lr, weight_decay*lr, 1-beta) are formed once in double precision and
 # then rounded to the variable's dtype, where Keras forms them in the variable's dtype.
 
+cdef extern from "_opt_kernels.h" nogil:
+    void fe_sgd_f32(float* var, const float* g, float* vel, float lr, float mom,
+                    int use_mom, int nesterov, Py_ssize_t n)
+    void fe_sgd_f64(double* var, const double* g, double* vel, double lr, double mom,
+                    int use_mom, int nesterov, Py_ssize_t n)
+    void fe_adam_f32(float* var, float* m, float* v, const float* g, float* vhat,
+                     float alpha, float one_m_b1, float one_m_b2, float eps, float decay,
+                     int use_decay, int amsgrad, Py_ssize_t n)
+    void fe_adam_f64(double* var, double* m, double* v, const double* g, double* vhat,
+                     double alpha, double one_m_b1, double one_m_b2, double eps,
+                     double decay, int use_decay, int amsgrad, Py_ssize_t n)
+
+# The SGD and Adam loops are _opt_kernels.h's (vectorised, one per case); long updates
+# run as chunks on the OpenMP team.
+cdef Py_ssize_t _OPT_CHUNK = 1 << 16
+
+
 cdef void _sgd_loop(floating[::1] var, const floating[::1] g, floating[::1] vel,
                     floating lr, floating mom, bint use_mom, bint nesterov) noexcept:
-    cdef Py_ssize_t i, n = var.shape[0]
-    cdef floating v
+    cdef Py_ssize_t c, lo, n = var.shape[0]
+    cdef Py_ssize_t chunks = (n + _OPT_CHUNK - 1) // _OPT_CHUNK
+    cdef floating* vp = NULL
+    if n == 0:
+        return
+    if use_mom:
+        vp = &vel[0]
     with nogil:
-        for i in prange(n, schedule="static", use_threads_if=n > _PAR_ELEMS):
-            if not use_mom:
-                var[i] = var[i] - g[i] * lr
+        for c in prange(chunks, schedule="static", use_threads_if=n > _PAR_ELEMS):
+            lo = c * _OPT_CHUNK
+            if floating is float:
+                fe_sgd_f32(&var[lo], &g[lo], vp + lo if use_mom else NULL, lr, mom,
+                           use_mom, nesterov, min(n - lo, _OPT_CHUNK))
             else:
-                v = vel[i] * mom - g[i] * lr
-                vel[i] = v
-                if nesterov:
-                    var[i] = var[i] + (v * mom - g[i] * lr)
-                else:
-                    var[i] = var[i] + v
+                fe_sgd_f64(&var[lo], &g[lo], vp + lo if use_mom else NULL, lr, mom,
+                           use_mom, nesterov, min(n - lo, _OPT_CHUNK))
 
 
 cdef void _adam_loop(floating[::1] var, floating[::1] m, floating[::1] v,
                      const floating[::1] g, floating[::1] vhat, floating alpha,
                      floating one_m_b1, floating one_m_b2, floating eps, floating decay,
                      bint use_decay, bint amsgrad) noexcept:
-    cdef Py_ssize_t i, n = var.shape[0]
-    cdef floating gi, mi, vi, p
+    cdef Py_ssize_t c, lo, n = var.shape[0]
+    cdef Py_ssize_t chunks = (n + _OPT_CHUNK - 1) // _OPT_CHUNK
+    cdef floating* hp = NULL
+    if n == 0:
+        return
+    if amsgrad:
+        hp = &vhat[0]
     with nogil:
-        for i in prange(n, schedule="static", use_threads_if=n > _PAR_ELEMS):
-            p = var[i]
-            if use_decay:
-                p = p - p * decay
-            gi = g[i]
-            mi = m[i] + (gi - m[i]) * one_m_b1
-            vi = v[i] + (gi * gi - v[i]) * one_m_b2
-            m[i] = mi
-            v[i] = vi
-            if amsgrad:
-                if vhat[i] > vi:
-                    vi = vhat[i]
-                vhat[i] = vi
-            var[i] = p - (mi * alpha) / (_sqrt(vi) + eps)
+        for c in prange(chunks, schedule="static", use_threads_if=n > _PAR_ELEMS):
+            lo = c * _OPT_CHUNK
+            if floating is float:
+                fe_adam_f32(&var[lo], &m[lo], &v[lo], &g[lo], hp + lo if amsgrad else NULL,
+                            alpha, one_m_b1, one_m_b2, eps, decay, use_decay, amsgrad,
+                            min(n - lo, _OPT_CHUNK))
+            else:
+                fe_adam_f64(&var[lo], &m[lo], &v[lo], &g[lo], hp + lo if amsgrad else NULL,
+                            alpha, one_m_b1, one_m_b2, eps, decay, use_decay, amsgrad,
+                            min(n - lo, _OPT_CHUNK))
 
 
 cdef void _rmsprop_loop(floating[::1] var, floating[::1] rms, const floating[::1] g,

@@ -14,8 +14,9 @@ import numpy as np
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose, zeros_like
-from .math_ops import (cast, convert_same, exp, greater, maximum, multiply, reduce_mean,
-                       reduce_sum, rsqrt, sigmoid, square, squared_difference, tanh, where)
+from .math_ops import (_matmul, _matmul_fwd, _matmul_into, cast, convert_same, exp, greater,
+                       maximum, multiply, reduce_mean, reduce_sum, rsqrt, sigmoid, square,
+                       squared_difference, tanh, where)
 from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
                        single_axis)
 from .special_ops import _erf_kernel, erf
@@ -510,6 +511,66 @@ def _bias_add_dbias(g, ans, value, bias, nc=False):
 bias_add_op = defop("bias_add", _bias_add_fwd, kinds=NUMERIC, check=_check_bias_add,
                     into=_bias_add_into,
                     grads=[lambda g, ans, value, bias, nc=False: g, _bias_add_dbias])
+
+
+# ---- fused_matmul: a Dense layer's matmul + bias_add (+ relu) as one op ------------------
+# (TensorFlow's grappler makes the same fusion, _FusedMatMul.) One tape record and one
+# gradient call instead of three; the bias and relu run in place on the product.
+
+_FUSED_ACTIVATIONS = ("linear", "relu")
+
+
+def _check_fused_matmul(x, kernel, bias, activation="linear"):
+    if x.ndim != 2 or kernel.ndim != 2 or bias.ndim != 1:
+        raise InvalidArgumentError(
+            "fused_matmul: expected x [M, K], kernel [K, N] and bias [N] (got shapes %s, "
+            "%s and %s)" % (list(x.shape), list(kernel.shape), list(bias.shape)))
+    if x.shape[1] != kernel.shape[0] or kernel.shape[1] != bias.shape[0]:
+        raise InvalidArgumentError(
+            "fused_matmul: shapes do not chain (expected x [M, K], kernel [K, N], bias [N]; "
+            "got %s, %s and %s)" % (list(x.shape), list(kernel.shape), list(bias.shape)))
+    if activation not in _FUSED_ACTIVATIONS:
+        raise InvalidArgumentError("fused_matmul: activation must be one of %s (got %r)"
+                                   % (list(_FUSED_ACTIVATIONS), activation))
+
+
+def _fused_matmul_into(x, kernel, bias, out, activation="linear"):
+    _matmul_into(x, kernel, out)
+    np.add(out, bias, out)
+    if activation == "relu":
+        np.maximum(out, 0, out=out)
+    return out
+
+
+def _fused_matmul_fwd(x, kernel, bias, activation="linear"):
+    y = _matmul_fwd(x, kernel)
+    np.add(y, bias, y)
+    if activation == "relu":
+        np.maximum(y, 0, out=y)
+    return y
+
+
+def _fused_matmul_grad(g, ans, inputs, attrs, needs):
+    # y = act(x W + b): dz = g * act'(z), where relu'(z) = (y > 0); then dx = dz W^T,
+    # dW = x^T dz, db = the column sums of dz
+    x, kernel, bias = inputs
+    if attrs.get("activation") == "relu":
+        g = _relu_grad(g, ans)
+    dx = execute(_matmul, g, kernel, transpose_b=True) if needs[0] else None
+    dw = execute(_matmul, x, g, transpose_a=True) if needs[1] else None
+    db = reduce_sum(g, 0) if needs[2] else None
+    return [dx, dw, db]
+
+
+fused_matmul_op = defop("fused_matmul", _fused_matmul_fwd, kinds=FLOAT,
+                        check=_check_fused_matmul, into=_fused_matmul_into, nin=3,
+                        attrs=("activation",), joint_grad=_fused_matmul_grad)
+
+
+def fused_matmul(x, kernel, bias, activation="linear"):
+    """``act(x @ kernel + bias)`` for 2-D ``x``, with ``act`` "linear" or "relu", as one
+    op (what ``keras.layers.Dense`` runs on the CPU)."""
+    return execute(fused_matmul_op, x, kernel, bias, activation=activation)
 
 
 def bias_add(value, bias, data_format=None, name=None):

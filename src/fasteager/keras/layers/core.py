@@ -6,6 +6,8 @@ import numpy as np
 
 import fasteager as fe
 
+from ... import _core
+from ...ops.nn_ops import fused_matmul
 from .. import _ops, activations, initializers, regularizers
 from .base import Layer
 
@@ -69,6 +71,11 @@ class Dense(Layer):
                              % (want, self.kernel.shape.as_list(), shape))
         if sparse:
             y = fe.sparse.sparse_dense_matmul(fe.cast(inputs, self.kernel.dtype), self.kernel)
+        elif self._fusable(inputs):
+            flat = inputs if len(shape) == 2 else fe.reshape(inputs, [-1, want])
+            y = fused_matmul(flat, self.kernel, self.bias,
+                                  "relu" if self.activation is activations.relu else "linear")
+            return y if len(shape) == 2 else fe.reshape(y, shape[:-1] + [self.units])
         elif len(shape) == 2:
             y = fe.matmul(inputs, self.kernel)
         else:
@@ -77,6 +84,14 @@ class Dense(Layer):
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
+
+    def _fusable(self, inputs):
+        # matmul, bias and relu as one op (nn_ops.fused_matmul) on the CPU; a GPU runs
+        # the three ops it has kernels for
+        return (self.use_bias and _core.gpu_backend_state() == 0
+                and (self.activation is activations.relu or self.activation is activations.linear)
+                and inputs._value.dtype == self.kernel._tensor._value.dtype
+                and inputs._value.dtype.kind == "f")
 
     def get_config(self):
         config = super().get_config()
