@@ -109,6 +109,7 @@ class _Tracer:
         self.captures = []       # parent register of each such input, in input order
         self.capture_tensors = []    # and the parent's tensor it holds
         self.made = {}           # tensor id -> each op output tensor (see _out_of_scope)
+        self.dry = False         # the second trace of a first call (see _trace_again)
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -207,10 +208,10 @@ class _Tracer:
     def variable_created(self, var):
         if not self.allow_variables:
             raise ValueError(
-                "fe.function %s: a variable was created on a call that is not the first "
-                "trace (variables may be created only on the first call of an fe.function; "
-                "create them outside it or on its first call, e.g. in a layer's build)"
-                % self.name)
+                "tf.function only supports singleton tf.Variables created on the first "
+                "call. Make sure the tf.Variable is only created once or created outside "
+                "tf.function. See https://www.tensorflow.org/guide/function#creating_"
+                "tfvariables for more information. (fe.function %s)" % self.name)
         self.created.append(var)
 
     def custom_call(self, fn, inputs, kwargs, outputs, start):
@@ -368,6 +369,11 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
     tracer = _core.get_tracer()
     if tracer is not None:
         tracer.effect(show, [flat[i] for i in positions], (), "print")
+        root = tracer
+        while root.parent is not None:
+            root = root.parent
+        if root.dry:        # the check trace of a first call prints nothing: the call did
+            return
     show(*[flat[i]._value for i in positions])
 
 
@@ -1373,6 +1379,8 @@ class Function:
                     v._tensor = t
                 # a trace for a concrete function alone leaves the iterators where they were
                 _give_back([(src, element) for src, element, _ in tracer.pulls])
+        if tracer.created and tracer.allow_variables:
+            self._trace_again(args, kwargs, tensors, tracer, run, scoped)
         leaves = []
         for x in flat:
             if isinstance(x, VariableBase):
@@ -1413,6 +1421,43 @@ class Function:
                 x._read() if isinstance(x, VariableBase) else x for x in flat],
                 expand_composites=True)
         return cf
+
+    def _trace_again(self, args, kwargs, tensors, first, run, scoped):
+        """TensorFlow's rule for a first trace that created variables: trace once more,
+        with variable creation refused, so a function that makes a new ``tf.Variable`` on
+        every call raises ValueError on its first call. The second trace runs on the same
+        arguments and leaves no trace of its own: its variable writes are undone, the
+        iterator elements it takes are given back, the random streams are restored and
+        ``fe.print`` prints nothing (Python side effects do run twice, as in TensorFlow)."""
+        tracer = _Tracer(self._name, allow_variables=False)
+        tracer.dry = True
+        for t in tensors:
+            tracer.add_input(t)
+        tracer.input_names = first.input_names
+        taken = [(src, element) for src, element, _ in first.pulls] if run else []
+        _give_back(taken)                 # the second trace takes the same elements
+        streams = _random_streams()
+        previous = _core.set_tracer(tracer)
+        try:
+            self._traced_python_function()(*args, **kwargs)
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                where = _user_line(e.__traceback__)
+                e.add_note("(raised while tracing fe.function %s a second time, as "
+                           "TensorFlow does when the first trace creates variables%s)"
+                           % (self._name, ", at %s:%d" % where if where else ""))
+            raise
+        finally:
+            _core.set_tracer(previous)
+            for v, t in tracer.snapshots.values():
+                v._tensor = t
+            _give_back([(src, element) for src, element, _ in tracer.pulls])
+            for src, _ in taken:
+                if type(src) is not int:
+                    src._next_element()   # the first trace's elements, taken again
+            _random_streams(streams)
+        if scoped:
+            _out_of_scope(tracer)
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (tensors, or TensorSpecs), tracing it
@@ -1455,6 +1500,27 @@ class Function:
         for cf in self._cache.values():
             traces += [cf] + list(cf._variants)
         return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in traces)
+
+
+def _random_streams(state=None):
+    """The state of the random ops' generators (``ops/random_ops.py``), or, given one,
+    restore it: a trace that must leave no effect draws from them too."""
+    from .ops import random_ops
+    with random_ops._lock:
+        if state is None:
+            return (random_ops._global_rng, random_ops._global_rng.bit_generator.state,
+                    {k: (g, g.bit_generator.state) for k, g in random_ops._op_streams.items()},
+                    random_ops._op_counter)
+        rng, rng_state, streams, counter = state
+        if random_ops._global_rng is rng:       # (unless set_seed replaced it meanwhile)
+            rng.bit_generator.state = rng_state
+        for k in list(random_ops._op_streams):
+            if k not in streams:
+                del random_ops._op_streams[k]
+        for k, (g, g_state) in streams.items():
+            g.bit_generator.state = g_state
+            random_ops._op_streams[k] = g
+        random_ops._op_counter = counter
 
 
 def _out_of_scope(tracer):

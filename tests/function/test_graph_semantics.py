@@ -145,3 +145,106 @@ def test_a_first_call_under_a_tape_keeps_gradients():
     # the tape's records hold the trace's tensors: they stay ordinary (a known
     # difference from TensorFlow, see docs/function.md)
     assert keep[0].numpy() == 9.0
+
+
+# -- a variable created on every call (TF's guide, "Creating tf.Variables") ----------------
+def test_guide_variable_created_on_every_call_raises_on_the_first():
+    @tf.function
+    def f(x):
+        v = tf.Variable(1.0)
+        return v
+
+    with pytest.raises(ValueError, match="tf.function only supports singleton "
+                                         "tf.Variables created on the first call"):
+        f(1.0)
+
+
+def test_variable_made_once_traces_twice_with_one_set_of_effects(capsys):
+    import sys
+    traced = []
+
+    class Counter(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = None
+
+        @tf.function
+        def __call__(self, x):
+            traced.append(1)                       # a Python side effect
+            tf.print("call", x, output_stream=sys.stdout)
+            if self.v is None:
+                self.v = tf.Variable(10.0)
+            self.v.assign_add(1.0)
+            return self.v * x
+
+    m = Counter()
+    assert m(tf.constant(2.0)).numpy() == 22.0
+    assert len(traced) == 2                        # traced twice, as TensorFlow does
+    assert m.v.numpy() == 11.0                     # but the write happened once
+    assert m(tf.constant(2.0)).numpy() == 24.0     # a replay
+    assert len(traced) == 2 and m.v.numpy() == 12.0
+    assert capsys.readouterr().out == "call 2\ncall 2\n"   # fe.print once per call
+    assert len(m.variables) == 1
+
+
+def test_second_trace_takes_the_same_iterator_elements():
+    it = iter(tf.data.Dataset.range(5))
+    box = []
+
+    @tf.function
+    def f():
+        if not box:
+            box.append(tf.Variable(0, dtype=tf.int64))
+        x = next(it)
+        box[0].assign_add(x)
+        return x
+
+    assert [int(f()) for _ in range(3)] == [0, 1, 2]
+    assert box[0].numpy() == 3
+    assert int(next(it)) == 3
+
+
+def test_second_trace_leaves_the_random_streams_as_they_were():
+    tf.random.set_seed(7)
+    box = []
+
+    @tf.function
+    def f(x):
+        if not box:
+            box.append(tf.Variable(1.0))
+        return x + tf.random.uniform([]) * box[0]
+
+    first = f(tf.constant(0.0)).numpy()
+    after = tf.random.uniform([]).numpy()
+    tf.random.set_seed(7)
+    expected = tf.random.uniform([]).numpy()
+    assert first == expected
+    assert after == tf.random.uniform([]).numpy()
+
+
+def test_lazy_keras_model_and_optimizer_slots_inside_a_function():
+    def run(traced):
+        tf.random.set_seed(3)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="tanh"),
+                                     tf.keras.layers.Dense(1)])
+        opt = tf.keras.optimizers.Adam(0.05)
+        x = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(6, 2))
+        y = tf.reduce_sum(x, axis=1, keepdims=True)
+
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+        if traced:
+            step = tf.function(step)
+        losses = [float(step()) for _ in range(3)]
+        return losses, [w.numpy() for w in model.weights], int(opt.iterations.numpy())
+
+    eager_losses, eager_weights, eager_steps = run(False)
+    losses, weights, steps = run(True)
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-5)
+    assert steps == eager_steps == 3
+    for a, b in zip(weights, eager_weights):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
