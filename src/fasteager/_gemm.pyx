@@ -75,15 +75,49 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
     Without AVX-512 the kernels are correct (the tests run them) but not measured
     against OpenBLAS, so they are not picked.
     """
+    return _pays(m, n, k, transpose_a, transpose_b)
+
+
+cdef inline bint _pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint ta, bint tb) noexcept:
     if _level < 2 or m <= 0 or n <= 0 or k <= 0:
         return False
     if m * n * k > (1 << 24):
         return False
-    if transpose_b and n * k > (1 << 14):
+    if tb and n * k > (1 << 14):
         return False
-    if transpose_a and n <= 16 and k > 128:
+    if ta and n <= 16 and k > 128:
         return False
     return True
+
+
+def sgemm_if_pays(a, b, bint transpose_a=False, bint transpose_b=False, out=None):
+    """``sgemm(a, b, transpose_a, transpose_b, out)`` when a, b (and out) are 2-D float32
+    arrays of matching shapes for which ``sgemm_pays``; else None (nothing computed), so
+    the caller runs ``np.matmul``. One call: the checks cost well under a microsecond."""
+    cdef cnp.ndarray A, B, C
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        return None
+    A = <cnp.ndarray>a
+    B = <cnp.ndarray>b
+    if (cnp.PyArray_NDIM(A) != 2 or cnp.PyArray_NDIM(B) != 2
+            or cnp.PyArray_TYPE(A) != cnp.NPY_FLOAT32 or cnp.PyArray_TYPE(B) != cnp.NPY_FLOAT32):
+        return None
+    cdef Py_ssize_t k = cnp.PyArray_DIM(A, 0 if transpose_a else 1)
+    if k != cnp.PyArray_DIM(B, 1 if transpose_b else 0):
+        return None
+    cdef Py_ssize_t m = cnp.PyArray_DIM(A, 1 if transpose_a else 0)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(B, 0 if transpose_b else 1)
+    if not _pays(m, n, k, transpose_a, transpose_b):
+        return None
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            return None
+        C = <cnp.ndarray>out
+        if (cnp.PyArray_NDIM(C) != 2 or cnp.PyArray_TYPE(C) != cnp.NPY_FLOAT32
+                or cnp.PyArray_DIM(C, 0) != m or cnp.PyArray_DIM(C, 1) != n
+                or not cnp.PyArray_ISWRITEABLE(C)):
+            return None
+    return sgemm(a, b, transpose_a, transpose_b, out)
 
 
 cdef inline Py_ssize_t _elem_stride(cnp.ndarray x, int axis):

@@ -273,3 +273,23 @@ def test_matmul_other_dtypes_and_batches_stay_on_numpy():
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
     assert fe.matmul(a32, b32).numpy().tobytes() == np.matmul(a32, b32).tobytes()
     assert fe.matmul(a[0], b[0]).numpy().tobytes() == np.matmul(a[0], b[0]).tobytes()
+
+
+@pytest.mark.skipif(_gemm.cpu_level < 2, reason="sgemm_pays is False without AVX-512")
+def test_sgemm_if_pays_computes_only_what_pays():
+    rng = np.random.default_rng(10)
+    a, b = _operands(rng, 32, 10, 128, False, False)
+    got = _gemm.sgemm_if_pays(a, b)
+    assert got is not None and got.tobytes() == _gemm.sgemm(a, b).tobytes()
+    out = np.empty((32, 10), np.float32)
+    assert _gemm.sgemm_if_pays(a, b, out=out) is out
+    assert out.tobytes() == got.tobytes()
+    # not handled: the caller's np.matmul runs (and reports any error)
+    assert _gemm.sgemm_if_pays(a.astype(np.float64), b) is None
+    assert _gemm.sgemm_if_pays(a[None], b) is None
+    assert _gemm.sgemm_if_pays(a, b[:64]) is None                   # inner sizes differ
+    assert _gemm.sgemm_if_pays(a, b, out=np.empty((10, 32), np.float32)) is None
+    assert _gemm.sgemm_if_pays(a, b, out=np.empty((32, 10))) is None
+    big_a, big_b = _operands(rng, 256, 128, 784, False, False)
+    assert _gemm.sgemm_if_pays(big_a, big_b) is None                 # OpenBLAS's size
+    assert _gemm.sgemm_if_pays(a.tolist(), b) is None

@@ -569,24 +569,11 @@ reduce_all = _reduction(_reduce_all)
 
 # ---- matmul -------------------------------------------------------------------------------
 
-_F32 = np.dtype(np.float32)
-
-
-def _sgemm_pays(a, b, ta, tb):
-    """Whether op(a) @ op(b) goes to fasteager's own float32 kernel (_gemm.sgemm): 2-D
-    float32 operands of the thin shapes where it beats OpenBLAS (see _gemm.sgemm_pays)."""
-    if a.ndim != 2 or b.ndim != 2 or a.dtype != _F32 or b.dtype != _F32:
-        return False
-    sa, sb = a.shape, b.shape
-    k = sa[0] if ta else sa[1]
-    if k != (sb[1] if tb else sb[0]):
-        return False            # np.matmul raises, _check_matmul explains
-    return _gemm.sgemm_pays(sa[1] if ta else sa[0], sb[0] if tb else sb[1], k, ta, tb)
-
-
 def _matmul_fwd(a, b, transpose_a=False, transpose_b=False):
-    if _sgemm_pays(a, b, transpose_a, transpose_b):
-        return _gemm.sgemm(a, b, transpose_a, transpose_b)
+    # 2-D float32 products of the thin shapes where fasteager's kernel beats OpenBLAS
+    c = _gemm.sgemm_if_pays(a, b, transpose_a, transpose_b)
+    if c is not None:
+        return c
     if a.ndim < 2 or b.ndim < 2:
         _check_matmul(a, b, transpose_a, transpose_b)
     x = np.swapaxes(a, -1, -2) if transpose_a else a
@@ -640,8 +627,8 @@ def _mm(a, b, ta, tb):
 
 # (shapes are checked in the kernel, and explained by _check_matmul only on failure)
 def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
-    if out.dtype == _F32 and _sgemm_pays(a, b, transpose_a, transpose_b):
-        return _gemm.sgemm(a, b, transpose_a, transpose_b, out=out)
+    if _gemm.sgemm_if_pays(a, b, transpose_a, transpose_b, out) is not None:
+        return out
     x = np.swapaxes(a, -1, -2) if transpose_a else a
     y = np.swapaxes(b, -1, -2) if transpose_b else b
     return np.matmul(x, y, out)
