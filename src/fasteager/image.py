@@ -311,14 +311,38 @@ def adjust_brightness(image, delta):
     return out if orig is None else convert_image_dtype(out, orig, saturate=True)
 
 
+def _adjust_contrast_fwd(images, contrast_factor):
+    from .ops.math_ops import _mean_fwd
+    h = images.ndim - 3
+    mean = _mean_fwd(images, (h, h + 1), True)
+    return (images - mean) * contrast_factor + mean
+
+
+def _check_adjust_contrast(images, contrast_factor):
+    if contrast_factor.ndim != 0:
+        raise InvalidArgumentError("adjust_contrast: contrast_factor must be a scalar (got "
+                                   "shape %s)" % list(contrast_factor.shape))
+
+
+def _adjust_contrast_op():
+    from .ops.registry import FLOAT, defop, unregistered_gradient
+    # TensorFlow's AdjustContrastv2 has no gradient: a tape through it raises LookupError
+    return defop("adjust_contrast", _adjust_contrast_fwd, kinds=FLOAT, nin=2,
+                 check=_check_adjust_contrast,
+                 joint_grad=unregistered_gradient("adjust_contrast", "AdjustContrastv2"))
+
+
+adjust_contrast_op = _adjust_contrast_op()
+
+
 def adjust_contrast(images, contrast_factor):
     """``(x - mean) * contrast_factor + mean``, the mean of each image's channel over its
-    height and width."""
-    from .ops.math_ops import reduce_mean
+    height and width. No gradient, as in TensorFlow (LookupError from a tape)."""
+    from .ops.math_ops import convert_same
+    from .ops.registry import execute
     x, orig = _as_float("adjust_contrast", images)
-    h = _spatial_axis(x, "h")
-    mean = reduce_mean(x, axis=[h, h + 1], keepdims=True)
-    out = (x - mean) * contrast_factor + mean
+    x, factor = convert_same(x, contrast_factor)
+    out = execute(adjust_contrast_op, x, factor)
     return out if orig is None else convert_image_dtype(out, orig, saturate=True)
 
 

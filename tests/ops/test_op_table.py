@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager.ops.registry import NO_GRADIENT, OPS
+from fasteager.ops.registry import NO_GRADIENT, OPS, UNREGISTERED_GRADIENT
 from tests.gradcheck import _numeric_grad as numeric_grad
 from tests.gradcheck import check_grads
 from tests.ops.op_specs import SPECS
@@ -17,13 +17,17 @@ def test_every_op_has_a_spec():
     assert not unknown, "specs for ops that do not exist: %s" % unknown
 
 
-def gradient_table_problems(specs, ops, no_gradient):
+def gradient_table_problems(specs, ops, no_gradient, unregistered=()):
     """What is wrong between the gradient cases and the op table: every differentiable op
     needs a gradient case on a non-empty input; every other op must be in ``no_gradient``
-    with a reason, and have no gradient case."""
+    with a reason, and have no gradient case. An op TensorFlow has no gradient for
+    (``unregistered``: its tape raises LookupError) has no gradient case either."""
     problems = []
     for name, spec in sorted(specs.items()):
-        if ops[name].differentiable:
+        if name in unregistered:
+            if spec.grad:
+                problems.append("%s has no registered gradient but its spec checks one" % name)
+        elif ops[name].differentiable:
             if not spec.grad:
                 problems.append("%s is differentiable but its spec checks no gradient" % name)
             elif all(any(0 in s for s in case) for case in spec.cases):
@@ -39,7 +43,19 @@ def gradient_table_problems(specs, ops, no_gradient):
 
 
 def test_gradient_cases_match_the_op_table():
-    assert gradient_table_problems(SPECS, OPS, NO_GRADIENT) == []
+    assert gradient_table_problems(SPECS, OPS, NO_GRADIENT, UNREGISTERED_GRADIENT) == []
+
+
+@pytest.mark.parametrize("name", sorted(UNREGISTERED_GRADIENT))
+def test_unregistered_gradient_raises_lookup_error(name):
+    # recorded on the tape, as in TensorFlow, and the gradient through it raises
+    spec = SPECS[name]
+    ts = [fe.constant(a) for a in _inputs(spec, spec.cases[0], np.float32)]
+    with fe.GradientTape() as tape:
+        tape.watch(ts)
+        y = spec.fn(*ts)
+    with pytest.raises(LookupError, match=UNREGISTERED_GRADIENT[name]):
+        tape.gradient(y, ts)
 
 
 def test_gradient_table_check_refuses_a_differentiable_op_without_a_case():

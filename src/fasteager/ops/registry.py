@@ -56,6 +56,7 @@ MULTILINEAR = "multilinear"     # linear in each input: sum of the op with one t
 
 OPS = {}
 NO_GRADIENT = {}
+UNREGISTERED_GRADIENT = {}   # op name -> TensorFlow's op name (see unregistered_gradient)
 INTO = {}          # op name -> kernel writing into a given output array
 
 
@@ -83,6 +84,17 @@ def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=
     if no_grad is not None:
         NO_GRADIENT[name] = no_grad
     return op
+
+
+def unregistered_gradient(name, tf_name):
+    """The ``joint_grad`` of op ``name`` that TensorFlow records but has no gradient for:
+    a tape's gradient through it raises TensorFlow's LookupError (a non-differentiable op,
+    ``no_grad=``, gives None instead). Kept where TF's own guides rely on the error."""
+    UNREGISTERED_GRADIENT[name] = tf_name
+
+    def raise_lookup(g, ans, inputs, attrs, needs):
+        raise LookupError("gradient registry has no entry for: %s" % tf_name)
+    return raise_lookup
 
 
 def _signature(name, forward, grads, nin, attrs):
