@@ -398,7 +398,8 @@ cdef inline Tensor _wrap(object value):
     """Wrap a backend array as a new Tensor (the one place ids are handed out)."""
     global _next_id
     cdef Tensor t = Tensor.__new__(Tensor)
-    if not cnp.PyArray_CheckExact(value) and type(value) is not _device_type:
+    if not cnp.PyArray_CheckExact(value) and type(value) is not _device_type and \
+            type(value) is not _unusable_type:
         # NumPy gives a 0-d object result (a string op's) as the bytes element itself
         value = _string_scalar(value) if type(value) is bytes else np.asarray(value)
     t._value = value

@@ -1368,7 +1368,8 @@ class Function:
                 _core.check_usable(x)
         except Exception as e:
             if hasattr(e, "add_note"):
-                where = _user_line(e.__traceback__)
+                # (a deferred op error: where the op was called)
+                where = getattr(e, "_fe_raised_at", None) or _user_line(e.__traceback__)
                 e.add_note("(raised while tracing fe.function %s%s)"
                            % (self._name, ", at %s:%d" % where if where else ""))
             raise

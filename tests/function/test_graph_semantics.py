@@ -248,3 +248,109 @@ def test_lazy_keras_model_and_optimizer_slots_inside_a_function():
     assert steps == eager_steps == 3
     for a, b in zip(weights, eager_weights):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# -- an op error while tracing is deferred; unused ops are pruned (intro_to_graphs) --------
+_GATHER_ERROR = r"gather: index 1 is out of range for axis 0 of params"
+
+
+def test_guide_unused_op_error_is_pruned():
+    @tf.function
+    def unused_return_graph(x):
+        tf.gather(x, [1])  # unused
+        return x
+
+    out = unused_return_graph(tf.constant([0.0]))
+    assert str(out) == "fe.Tensor([0.], shape=(1,), dtype=float32)"
+    assert str(unused_return_graph(tf.constant([5.0]))) == \
+        "fe.Tensor([5.], shape=(1,), dtype=float32)"      # the replay
+    cf = unused_return_graph.get_concrete_function(tf.constant([0.0]))
+    assert cf.graph_size == 0 and cf.graph.get_operations() == [] or \
+        all(op.type != "GatherV2" for op in cf.graph.get_operations())
+
+
+def test_a_needed_op_error_is_raised_as_before():
+    @tf.function
+    def returned(x):
+        return tf.gather(x, [1]) * 1.0
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=_GATHER_ERROR) as info:
+        returned(tf.constant([0.0]))
+    notes = "".join(getattr(info.value, "__notes__", []))
+    assert "returned" in notes and "test_graph_semantics.py" in notes
+
+
+@pytest.mark.parametrize("use", ["return", "op", "numpy", "bool", "if", "print", "fe.print",
+                                 "assign", "gradient"])
+def test_any_use_of_a_deferred_tensor_raises_the_original_error(use):
+    v = tf.Variable([0.0])
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.gather(x, [1])
+        if use == "return":
+            return y
+        if use == "op":
+            y * 2.0
+        elif use == "numpy":
+            y.numpy()
+        elif use == "bool":
+            bool(y)
+        elif use == "if":
+            if y > 0:
+                x = x + 1.0
+        elif use == "print":
+            print(y)
+        elif use == "fe.print":
+            tf.print(y)
+        elif use == "assign":
+            v.assign(y)
+        elif use == "gradient":
+            tape.gradient(y, x)
+        return x
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=_GATHER_ERROR):
+        f(tf.constant([0.0]))
+    assert v.numpy() == 0.0
+
+
+def test_eager_code_and_unconverted_functions_raise_at_once():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=_GATHER_ERROR):
+        tf.gather(tf.constant([0.0]), [1])
+
+    @tf.function(autograph=False)
+    def f(x):
+        tf.gather(x, [1])
+        return x
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=_GATHER_ERROR):
+        f(tf.constant([0.0]))
+
+
+def test_assertions_are_not_deferred():
+    @tf.function
+    def f(x):
+        tf.debugging.assert_equal(x, tf.constant([1.0]))
+        return x
+
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        f(tf.constant([0.0]))
+
+
+def test_ops_of_a_deferred_tensor_are_deferred_with_its_error():
+    @tf.function
+    def unused_chain(x):
+        y = tf.gather(x, [1])
+        tf.reduce_sum(tf.square(y))      # unused too: pruned with it
+        return x + 1.0
+
+    np.testing.assert_allclose(unused_chain(tf.constant([0.0])).numpy(), [1.0])
+
+    @tf.function
+    def used_chain(x):
+        return tf.reduce_sum(tf.square(tf.gather(x, [1])))
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=_GATHER_ERROR):
+        used_chain(tf.constant([0.0]))

@@ -9,10 +9,12 @@ going in and coming out. State values are checked as TensorFlow's AutoGraph chec
 with its messages. Outside a trace every operator is the plain Python statement.
 """
 import builtins
+import types
 
 import numpy as np
 
 from .. import _core, control_flow, nest
+from ..errors import OpError
 from ..control_flow import _EAGER
 
 Tensor = _core.Tensor
@@ -569,14 +571,61 @@ def _tf_range_for(rng, extra_test, body, values, names, iterate_names):
 
 # -- calls ----------------------------------------------------------------------------------
 def converted_call(f, args, kwargs=None):
-    """``f(*args, **kwargs)`` with ``f`` converted first when it is user code."""
+    """``f(*args, **kwargs)`` with ``f`` converted first when it is user code. While
+    tracing, an fasteager op that raises an op error is deferred (see ``_deferred``)."""
     if f is builtins.print:
         return print_(*args, **(kwargs or {}))
     from . import transformer
     target = transformer.converted_callable(f)
+    tracer = _core.get_tracer()
+    if tracer is not None and target is f and _deferrable(f):
+        return _deferred(tracer, f, args, kwargs)
     if kwargs:
         return target(*args, **kwargs)
     return target(*args)
+
+
+# fasteager modules whose functions have effects or run user code: never deferred
+_NOT_DEFERRED = ("fasteager.keras", "fasteager.function", "fasteager.autograph",
+                 "fasteager.control_flow", "fasteager.py_function", "fasteager.data",
+                 "fasteager.debugging", "fasteager.summary", "fasteager.saved_model",
+                 "fasteager.train", "fasteager.distribute", "fasteager.variables")
+
+
+def _deferrable(f):
+    """Whether ``f`` is one of fasteager's op functions (not a method, a class, an
+    assertion or a function with effects)."""
+    if type(f) is _core.Op:               # fe.add, fe.square ...: a kernel
+        return True
+    if isinstance(f, type) or isinstance(f, types.MethodType):
+        return False
+    owner = getattr(f, "__self__", None)
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        return False                       # a bound method of a fasteager object
+    module = getattr(f, "__module__", None) or ""
+    if not module.startswith("fasteager.") or module.startswith(_NOT_DEFERRED):
+        return False
+    return "assert" not in (getattr(f, "__name__", "") or "").lower()
+
+
+def _deferred(tracer, f, args, kwargs):
+    """Call op function ``f`` inside a trace; if it raises an op error
+    (``fe.errors.OpError``) before any effect, return a tensor that raises that error
+    when something uses it (an op input, a return value, ``numpy()``, ``bool()``,
+    printing, a gradient) instead: TensorFlow's graphs prune an op nothing needs, so
+    its run-time error never happens. Eager code raises at once."""
+    steps, created, pulls = len(tracer.steps), len(tracer.created), len(tracer.pulls)
+    try:
+        return f(*args, **kwargs) if kwargs else f(*args)
+    except OpError as e:
+        from ..function import KIND_CONTROL, KIND_EFFECT
+        if len(tracer.created) != created or len(tracer.pulls) != pulls or any(
+                s.kind in (KIND_EFFECT, KIND_CONTROL) for s in tracer.steps[steps:]):
+            raise
+        import sys
+        user = sys._getframe(2)           # the converted code calling converted_call
+        e._fe_raised_at = (user.f_code.co_filename, user.f_lineno)   # (for the note)
+        return _core.wrap(_core.unusable_value((), None, error=e))
 
 
 # -- print ----------------------------------------------------------------------------------
