@@ -24,7 +24,7 @@ cdef extern from "_gemm.h" nogil:
     int fe_gemm_level()
     void fe_sgemm(const fe_gemm_args* g, int level, int nthreads)
     void fe_gemm_pack_bt(const float* bs, Py_ssize_t ldbs, Py_ssize_t K, Py_ssize_t N,
-                         float* out)
+                         float* out, int level)
 
 cdef int _CPU_LEVEL = fe_gemm_level()
 cdef int _level = _CPU_LEVEL      # tests lower it (_set_level) to run the other variants
@@ -68,8 +68,10 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
     and packing overhead), 1.4x on 32x784 @ 784x128. It loses
     - from 256x784 @ 784x128 (26 M) on, where OpenBLAS's packed, threaded kernels win:
       the cut is at 16 M;
-    - with a transposed B holding more than 16 Ki elements (packed here on every call:
-      64x512 @ (128x512)^T took 127 us against 94), and
+    - with a transposed B that is large for the rows it serves (B is packed on every
+      call, ~0.4 ns an element): past 128 Ki elements, or past 16 Ki with M < 32
+      (1-thread CPU times: 32x128 @ (784x128)^T 88 us against 112, 64x256 @
+      (256x256)^T 105 against 105), and
     - for a transposed A with N <= 16 and K > 128 (128x256^T @ 256x10: 15.6 against
       12.5 us; each k then feeds one masked vector per row).
     Without AVX-512 the kernels are correct (the tests run them) but not measured
@@ -83,7 +85,7 @@ cdef inline bint _pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint ta, bint t
         return False
     if m * n * k > (1 << 24):
         return False
-    if tb and n * k > (1 << 14):
+    if tb and (n * k > (1 << 17) or (n * k > (1 << 14) and m < 32)):
         return False
     if ta and n <= 16 and k > 128:
         return False
@@ -206,7 +208,7 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
         packed = np.empty((K, N), np.float32)
         if K == 1 or t_k == 1:
             fe_gemm_pack_bt(<const float*>cnp.PyArray_DATA(B), t_n, K, N,
-                            <float*>cnp.PyArray_DATA(packed))
+                            <float*>cnp.PyArray_DATA(packed), _level)
         else:
             packed[...] = B.T if tb else B
         g.b = <const float*>cnp.PyArray_DATA(packed); g.ldb = N

@@ -230,7 +230,8 @@ def test_sgemm_pays():
             assert _gemm.sgemm_pays(32, 128, 784)              # the MLP's forward product
             assert _gemm.sgemm_pays(784, 128, 32, True, False)  # its kernel gradient
             assert not _gemm.sgemm_pays(256, 128, 784)          # large: OpenBLAS
-            assert not _gemm.sgemm_pays(64, 128, 512, False, True)  # big B to pack
+            assert not _gemm.sgemm_pays(8, 128, 512, False, True)  # B to pack for 8 rows
+            assert not _gemm.sgemm_pays(64, 512, 512, False, True)  # a large B to pack
         assert not _gemm.sgemm_pays(0, 4, 4) and not _gemm.sgemm_pays(4, 4, 0)
         _gemm._set_level(1)
         assert not _gemm.sgemm_pays(32, 128, 784)   # only the AVX-512 kernels are picked
