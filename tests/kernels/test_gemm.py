@@ -294,3 +294,17 @@ def test_sgemm_if_pays_computes_only_what_pays():
     big_a, big_b = _operands(rng, 256, 128, 784, False, False)
     assert _gemm.sgemm_if_pays(big_a, big_b) is None                 # OpenBLAS's size
     assert _gemm.sgemm_if_pays(a.tolist(), b) is None
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 10, 32), (128, 10, 256), (16, 15, 40), (300, 2, 7)])
+def test_narrow_kernel_gradient_route_gives_the_direct_bits(level, m, n, k):
+    # A^T with N < 16 is computed as C^T = B^T A into a contiguous C; an out whose rows
+    # are further apart than N takes the direct route: the same FMA chains, same bits
+    a, b = _operands(np.random.default_rng(11), m, n, k, True, False)
+    routed = _gemm.sgemm(a, b, transpose_a=True)
+    wide = np.zeros((m, n + 3), np.float32)
+    _gemm.sgemm(a, b, transpose_a=True, out=wide[:, :n])
+    assert routed.tobytes() == np.ascontiguousarray(wide[:, :n]).tobytes()
+    _check_close(routed, a, b, True, False)
+    bt = np.ascontiguousarray(b.T)          # a transposed B is read in place on this route
+    assert _gemm.sgemm(a, bt, True, True).tobytes() == routed.tobytes()
