@@ -1170,9 +1170,13 @@ class Function:
                 # a composite (RaggedTensor, SparseTensor, ExtensionType): its component
                 # tensors are the trace's inputs, so calls with other values of the same
                 # component shapes replay it
+                # (rebuilt from its parts first: a constructor may wrap them anew, and
+                # the trace's inputs must be the tensors the function receives)
+                x = x._from_components(list(x._to_components()))
                 pairs = [key_of(c) for c in x._to_components()]
-                return (x._from_components([p[0] for p in pairs]),
-                        ("composite", tx.__name__) + tuple(p[1] for p in pairs))
+                if any(p[0] is not c for p, c in zip(pairs, x._to_components())):
+                    x = x._from_components([p[0] for p in pairs])
+                return x, ("composite", tx.__name__) + tuple(p[1] for p in pairs)
             tracing_type = getattr(tx, "__tf_tracing_type__", None)
             if tracing_type is not None:
                 # the object's TraceType (fe.types.experimental) decides which calls
@@ -1251,15 +1255,18 @@ class Function:
         if not isinstance(spec, (TensorSpec, dict, list, tuple)) and \
                 hasattr(spec, "is_compatible_with"):
             # RaggedTensorSpec / SparseTensorSpec: the value's component tensors are inputs
-            if not hasattr(value, "_to_components") or not spec.is_compatible_with(value):
+            if not hasattr(value, "_to_components") or not spec.is_compatible_with(value) \
+                    or getattr(spec, "ragged_rank", None) != getattr(value, "ragged_rank",
+                                                                      None):
                 self._cast_failed(value, spec, name)
-            parts = []
+            # the inputs are the parts of the value the function receives (a constructor
+            # may wrap the parts anew)
+            value = value._from_components(list(value._to_components()))
             for c in value._to_components():
                 if isinstance(c, Tensor):
                     tensors.append(c)
                     shapes.append(c._value.shape)
-                parts.append(c)
-            return value._from_components(parts)
+            return value
         if isinstance(spec, TensorSpec):
             if isinstance(value, VariableBase):
                 value = value._read()
@@ -1478,6 +1485,12 @@ class Function:
                 dims = [1 if d is None else d for d in x.shape.as_list()]
                 return RaggedTensor.from_tensor(np.zeros(dims, x.dtype._np),
                                                 ragged_rank=x.ragged_rank)
+            if type(x).__name__ == "SparseTensorSpec":
+                # one zero entry, every unknown dimension 1
+                from .sparse import SparseTensor
+                dims = [1 if d is None else d for d in x.shape.as_list()]
+                return SparseTensor(np.zeros((1, len(dims)), np.int64),
+                                    np.zeros(1, x.dtype._np), dims)
             return x
         asked = (args, dict(kwargs))
         args = nest.map_structure(example, args) if args else args
@@ -1487,7 +1500,8 @@ class Function:
             cf = self._cache.get(key)
             if cf is None:
                 cf = self._trace(args, kwargs, sig, key, tensors, run=False)
-        if any(isinstance(x, TensorSpec) for x in nest.flatten(asked)):
+        if any(isinstance(x, TensorSpec) or type(x).__name__ in (
+                "RaggedTensorSpec", "SparseTensorSpec") for x in nest.flatten(asked)):
             # the specs asked for (None dimensions included): saved_model saves such a
             # concrete function shape-generic by tracing its function at other sizes
             cf._asked_specs = (weakref.ref(self), asked[0], asked[1])

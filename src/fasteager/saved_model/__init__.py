@@ -126,6 +126,19 @@ class _Plan:
         self.exact = []          # (key, ConcreteFunction)
         self.symbols = self.specs = None
         self.corners = self.verify = None
+        self.input_signature = fn.input_signature if fn is not None else None
+        if template is None and fn is not None and fn.input_signature is None:
+            # traced only by get_concrete_function(specs), the same specs each time: saved
+            # as if they were its input_signature (shape-generic over their None
+            # dimensions, ragged and sparse ones included), as TensorFlow serves them
+            asked = {_asked_key(cf) for cf in fn._cache.values()}
+            cf = next(iter(fn._cache.values()), None)
+            if len(asked) == 1 and None not in asked and not cf._asked_specs[2]:
+                template = _generic.Template(fn, tuple(cf._asked_specs[1]), {})
+                if template.symbols:
+                    self.input_signature = tuple(cf._asked_specs[1])
+                else:
+                    template = None      # fully defined: its exact trace is saved
         if template is None and fn is not None and fn.input_signature is not None:
             template = _generic.Template(fn, fn.input_signature, {})
         if template is not None and template.symbols:
@@ -183,6 +196,15 @@ class _Plan:
         return {"traces": [], "generic": {
             "graph": graph, "sym_constants": symbolic,
             "symbols": [[list(p) for p in sym] for sym in self.symbols]}}
+
+
+def _asked_key(cf):
+    """The specs ``cf`` was asked for by get_concrete_function, as text (None: traced by a
+    call, or asked with tensors only)."""
+    asked = cf._asked_specs
+    if asked is None or asked[0]() is None:
+        return None
+    return repr((asked[1], sorted(asked[2].items())))
 
 
 def _signature_spec(sig, name):
@@ -339,7 +361,7 @@ def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
     functions = {}
     for attr, plan in plans.items():
         spec = plan.describe(var_paths, constants, attr, custom_gradients)
-        spec["input_signature"] = _signature_spec(plan.fn.input_signature, attr)
+        spec["input_signature"] = _signature_spec(plan.input_signature, attr)
         functions[attr] = spec
     sigs = {name: p.describe(var_paths, constants, custom_gradients)
             for name, p in sig_plans.items()}

@@ -106,9 +106,17 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
     leaves = [{"reg": x} if type(x) is int else
               {"py": encode(x.value, "an output of " + fname)} for x in cf._out_leaves]
     it = iter(range(len(cf._out_leaves)))
-    template = nest.pack_sequence_as(cf._structure, [{"leaf": next(it)}
-                                                     for _ in cf._out_leaves]) \
-        if nest.is_nested(cf._structure) else {"leaf": 0}
+
+    def leaf(x):
+        # a RaggedTensor or SparseTensor output is its component outputs, rebuilt on load
+        kind = {"RaggedTensor": "ragged", "SparseTensor": "sparse"}.get(type(x).__name__)
+        if kind is None:
+            return {"leaf": next(it)}
+        return {"composite": kind,
+                "parts": [{"leaf": next(it)} for _ in x._to_components()]}
+    template = nest.pack_sequence_as(cf._structure, [
+        leaf(x) for x in nest.flatten(cf._structure)]) \
+        if nest.is_nested(cf._structure) else leaf(cf._structure)
     graph = {"inputs": list(cf._inputs), "input_names": list(cf._input_names),
              "variables": variables, "consts": consts, "steps": steps, "custom": custom,
              "outputs": leaves, "structure": encode(template, "the outputs of " + fname)}

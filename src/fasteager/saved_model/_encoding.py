@@ -41,6 +41,13 @@ def encode(value, what):
     if type(value).__name__ == "TensorSpec" and hasattr(value, "dtype"):
         return {"__spec__": [None if value.shape is None else list(value.shape.as_list()),
                              value.dtype.name, value.name]}
+    if type(value).__name__ == "RaggedTensorSpec" and hasattr(value, "ragged_rank"):
+        return {"__ragged_spec__": [None if value.shape.rank is None else
+                                    list(value.shape.as_list()), value.dtype.name,
+                                    value.ragged_rank, value.row_splits_dtype.name]}
+    if type(value).__name__ == "SparseTensorSpec" and hasattr(value, "dtype"):
+        return {"__sparse_spec__": [None if value.shape.rank is None else
+                                    list(value.shape.as_list()), value.dtype.name]}
     if isinstance(value, slice):
         return {"__slice__": [encode(value.start, what), encode(value.stop, what),
                               encode(value.step, what)]}
@@ -123,6 +130,19 @@ def _decode_tagged(value, dims, depth):
         if name is not None and not isinstance(name, str):
             raise DataLossError("saved_model.load: bad TensorSpec name %.80r" % (name,))
         return TensorSpec(shape, dtype, name)
+    if "__ragged_spec__" in value:
+        from ..ragged import RaggedTensorSpec
+        shape, dtype, ragged_rank, splits_dtype = value["__ragged_spec__"]
+        _check_shape(shape, "RaggedTensorSpec")
+        if type(ragged_rank) is not int or ragged_rank < 1 or shape is not None and \
+                ragged_rank >= len(shape) or splits_dtype not in ("int32", "int64"):
+            raise DataLossError("saved_model.load: bad RaggedTensorSpec %.80r" % (value,))
+        return RaggedTensorSpec(shape, dtype, ragged_rank, splits_dtype)
+    if "__sparse_spec__" in value:
+        from ..sparse import SparseTensorSpec
+        shape, dtype = value["__sparse_spec__"]
+        _check_shape(shape, "SparseTensorSpec")
+        return SparseTensorSpec(shape, dtype)
     if "__slice__" in value:
         return slice(*[decode(v, dims, depth) for v in value["__slice__"]])
     if "__ellipsis__" in value:
@@ -133,6 +153,12 @@ def _decode_tagged(value, dims, depth):
             raise DataLossError("saved_model.load: an array attribute of dtype %s" % dtype)
         return np.asarray(decode(value["__array__"], dims, depth), dtype=dtype)
     raise DataLossError("saved_model.load: unknown encoded value %.80r" % (value,))
+
+
+def _check_shape(shape, what):
+    if shape is not None and not (isinstance(shape, list) and all(
+            d is None or type(d) is int and d >= 0 for d in shape)):
+        raise DataLossError("saved_model.load: bad %s shape %.80r" % (what, shape))
 
 
 def _hashable(key):

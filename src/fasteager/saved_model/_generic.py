@@ -57,28 +57,109 @@ def symbols_of(specs):
     return ([batch] if batch else []) + others
 
 
+def component_specs(spec):
+    """The TensorSpecs of the component tensors a spec's value passes to a function (in
+    the order ``_to_components`` gives them), or None for a leaf that is not a spec: a
+    TensorSpec is itself; a RaggedTensorSpec, its flat values and the row splits of each
+    ragged axis; a SparseTensorSpec, its indices, values and dense shape."""
+    from ..dtypes import as_dtype
+    if isinstance(spec, TensorSpec):
+        return [spec]
+    kind = type(spec).__name__
+    if kind == "RaggedTensorSpec":
+        dims = spec.shape.as_list() if spec.shape.rank is not None else None
+        if dims is None:
+            return None
+        rr = spec.ragged_rank
+        splits = [TensorSpec([None if dims[0] is None else dims[0] + 1],
+                             spec.row_splits_dtype)]
+        splits += [TensorSpec([None], spec.row_splits_dtype) for _ in range(rr - 1)]
+        return [TensorSpec([None] + dims[rr + 1:], spec.dtype)] + splits
+    if kind == "SparseTensorSpec":
+        if spec.shape.rank is None:
+            return None
+        rank = spec.shape.rank
+        return [TensorSpec([None, rank], as_dtype("int64")), TensorSpec([None], spec.dtype),
+                TensorSpec([rank], as_dtype("int64"))]
+    return None
+
+
+def _example(spec, shapes):
+    """A value of ``spec`` whose component tensors have ``shapes`` (zeros; valid row
+    splits and sparse indices)."""
+    if isinstance(spec, TensorSpec):
+        return _core.wrap(np.zeros(shapes[0], spec.dtype._np))
+    if type(spec).__name__ == "RaggedTensorSpec":
+        from ..ragged import RaggedTensor
+        flat = np.zeros(shapes[0], spec.dtype._np)
+        rows_below = shapes[0][0]         # what the innermost splits partition
+        splits = []
+        for shape in reversed(shapes[1:]):
+            rows = max(shape[0] - 1, 0)
+            cuts = [0] * (rows + 1) if rows == 0 else \
+                [i * rows_below // rows for i in range(rows + 1)]
+            splits.insert(0, np.asarray(cuts, spec.row_splits_dtype._np))
+            rows_below = rows
+        return RaggedTensor.from_nested_row_splits(
+            _core.wrap(flat), [_core.wrap(a) for a in splits], validate=False)
+    from ..sparse import SparseTensor
+    n = shapes[0][0]
+    dense = [max(n, 1) if d is None else d for d in spec.shape.as_list()]
+    indices = np.zeros((n, len(dense)), np.int64)
+    if dense:
+        indices[:, 0] = np.arange(n) % max(dense[0], 1)
+    return SparseTensor(indices, np.zeros(n, spec.dtype._np), np.asarray(dense, np.int64))
+
+
 class Template:
-    """A function's arguments as a structure holding TensorSpecs (its input_signature, or
-    what ``get_concrete_function`` was given), traced at chosen sizes of their None
-    dimensions. ``specs``: one TensorSpec per tensor input, in the trace's input order."""
+    """A function's arguments as a structure holding TensorSpecs, RaggedTensorSpecs or
+    SparseTensorSpecs (its input_signature, or what ``get_concrete_function`` was given),
+    traced at chosen sizes of their None dimensions. ``specs``: one TensorSpec per tensor
+    input, in the trace's input order (a composite spec gives one per component)."""
 
     def __init__(self, fn, args, kwargs):
         self.fn = fn
         self.structure = (tuple(args), dict(kwargs))
         self.leaves = nest.flatten(self.structure)
+        self.components = [component_specs(leaf) for leaf in self.leaves]
         tensors, self.order = self._tensors()
         self.specs = []
-        for t, pos in zip(tensors, self.order):
-            leaf = self.leaves[pos]
-            self.specs.append(leaf if isinstance(leaf, TensorSpec) else
+        for t, (pos, k) in zip(tensors, self.order):
+            parts = self.components[pos]
+            self.specs.append(parts[k] if parts is not None else
                               TensorSpec(t._value.shape, t._value.dtype))
-        self.symbols = symbols_of(self.specs)
+        self.symbols = self._symbols()
+
+    def _symbols(self):
+        """``symbols_of`` the TensorSpec inputs (their leading None dimensions are the
+        batch); each None dimension of a composite's components is a symbol of its own,
+        but the number of a sparse tensor's entries, shared by its indices and values."""
+        plain = [i for i, (pos, _) in enumerate(self.order)
+                 if isinstance(self.leaves[pos], TensorSpec)]
+        symbols = symbols_of([self.specs[i] for i in plain])
+        if symbols is None:
+            return None
+        symbols = [[(plain[leaf], axis) for leaf, axis in sym] for sym in symbols]
+        first = {}
+        for i, (pos, k) in enumerate(self.order):
+            if self.components[pos] is None or isinstance(self.leaves[pos], TensorSpec):
+                continue
+            sparse = type(self.leaves[pos]).__name__ == "SparseTensorSpec"
+            for axis, d in enumerate(self.specs[i].shape.as_list()):
+                if d is None:
+                    if sparse and axis == 0 and pos in first:
+                        symbols[first[pos]].append((i, 0))
+                        continue
+                    if sparse and axis == 0:
+                        first[pos] = len(symbols)
+                    symbols.append([(i, axis)])
+        return symbols
 
     def _arrays(self, shapes_by_pos):
         out = list(self.leaves)
         for pos, leaf in enumerate(self.leaves):
-            if isinstance(leaf, TensorSpec):
-                out[pos] = _core.wrap(np.zeros(shapes_by_pos[pos], leaf.dtype._np))
+            if self.components[pos] is not None:
+                out[pos] = _example(leaf, shapes_by_pos[pos])
         return out
 
     def _canonical(self, shapes_by_pos):
@@ -86,25 +167,32 @@ class Template:
         return self.fn._canonicalize(tuple(args), kwargs)
 
     def _tensors(self):
-        """The trace's input tensors at the base sizes, and the leaf each comes from."""
+        """The trace's input tensors at the base sizes, and the (leaf, component) each
+        comes from."""
         shapes = {}
-        for pos, leaf in enumerate(self.leaves):
-            if isinstance(leaf, TensorSpec):
-                dims = leaf.shape.as_list() if leaf.shape is not None else []
-                shapes[pos] = tuple(BASE if d is None else d for d in dims)
+        for pos, parts in enumerate(self.components):
+            if parts is not None:
+                shapes[pos] = [tuple(BASE if d is None else d for d in
+                                     (p.shape.as_list() if p.shape is not None else []))
+                               for p in parts]
         args, kwargs, _, _, tensors = self._canonical(shapes)
         where = {}
         for pos, x in enumerate(nest.flatten((tuple(args), kwargs))):
             if isinstance(x, _core.Tensor):
-                where.setdefault(x._id, pos)
-        return tensors, [where.get(t._id, i) for i, t in enumerate(tensors)]
+                where.setdefault(x._id, (pos, 0))
+            elif hasattr(x, "_to_components"):
+                for k, c in enumerate(x._to_components()):
+                    if isinstance(c, _core.Tensor):
+                        where.setdefault(c._id, (pos, k))
+        return tensors, [where.get(t._id, (i, 0)) for i, t in enumerate(tensors)]
 
     def trace(self, sizes):
         """The ConcreteFunction at ``sizes`` of the symbols (inputs are zeros), leaving
         the function's own cache and trace count as they were."""
-        shapes = {pos: shape for pos, shape in zip(
-            self.order, shapes_at(self.specs, self.symbols, sizes))
-            if isinstance(self.leaves[pos], TensorSpec)}
+        shapes = {}
+        for (pos, k), shape in zip(self.order, shapes_at(self.specs, self.symbols, sizes)):
+            if self.components[pos] is not None:
+                shapes.setdefault(pos, [None] * len(self.components[pos]))[k] = shape
         args, kwargs, sig_key, key, tensors = self._canonical(shapes)
         fn = self.fn
         with fn._lock:

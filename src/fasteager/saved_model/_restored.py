@@ -380,6 +380,19 @@ def _fill(template, leaves):
         if type(i) is not int or not 0 <= i < len(leaves):
             raise DataLossError("saved_model.load: bad output index %.40r" % (i,))
         return leaves[i]
+    if isinstance(template, dict) and set(template) == {"composite", "parts"}:
+        parts = template["parts"]
+        if not isinstance(parts, list) or not all(
+                isinstance(p, dict) and set(p) == {"leaf"} for p in parts):
+            raise DataLossError("saved_model.load: bad composite output %.80r" % (template,))
+        parts = [_fill(p, leaves) for p in parts]
+        if template["composite"] == "ragged" and len(parts) >= 2:
+            from ..ragged import RaggedTensor
+            return RaggedTensor.from_nested_row_splits(parts[0], parts[1:], validate=False)
+        if template["composite"] == "sparse" and len(parts) == 3:
+            from ..sparse import SparseTensor
+            return SparseTensor(*parts)
+        raise DataLossError("saved_model.load: bad composite output %.80r" % (template,))
     if isinstance(template, (list, tuple)):
         return type(template)(_fill(t, leaves) for t in template)
     if isinstance(template, dict):
@@ -400,10 +413,13 @@ class RestoredFunction:
         if sig is not None:
             sig = decode(sig)
             from ..data.structure import TensorSpec
+            from ._generic import component_specs
             if not isinstance(sig, (list, tuple)) or not all(
-                    isinstance(s, TensorSpec) for s in nest.flatten(sig)):
+                    isinstance(s, TensorSpec) or component_specs(s) is not None
+                    for s in nest.flatten(sig)):
                 raise DataLossError("saved_model.load: the input_signature of %s is not a "
-                                    "list of TensorSpecs" % name)
+                                    "list of TensorSpecs (or RaggedTensorSpecs, "
+                                    "SparseTensorSpecs)" % name)
             self.input_signature = tuple(sig)
         self._keyer = Function(lambda *a, **k: None, input_signature=self.input_signature,
                                name=name)
@@ -430,7 +446,9 @@ class RestoredFunction:
                 check_controls(g, name, env.controls)
 
     def _check_symbols(self, symbols):
-        n = len(nest.flatten(self.input_signature)) if self.input_signature else 0
+        from ._generic import component_specs
+        n = sum(len(component_specs(s)) for s in nest.flatten(self.input_signature)) \
+            if self.input_signature else 0     # (the input tensors: a composite's parts)
         ok = isinstance(symbols, list) and all(
             isinstance(sym, list) and all(
                 isinstance(p, list) and len(p) == 2 and type(p[0]) is int and
