@@ -137,8 +137,8 @@ cdef _check(str name, x):
     if cnp.PyArray_NDIM(arr) != 2:
         raise ValueError("sgemm: %s must be 2-D (expected a matrix, got shape %s)"
                          % (name, list((<object>arr).shape)))
-    if not cnp.PyArray_ISALIGNED(arr):
-        arr = np.ascontiguousarray(arr)
+    if not (cnp.PyArray_ISALIGNED(arr) and cnp.PyArray_ISNOTSWAPPED(arr)):
+        arr = np.ascontiguousarray(arr, dtype=np.float32)   # aligned, native byte order
     return arr
 
 
@@ -181,7 +181,8 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
             C[...] = 0
             return C
         # the kernels write rows with unit stride, and must not overwrite their inputs
-        direct = (cnp.PyArray_ISALIGNED(C) and (N == 1 or cnp.PyArray_STRIDE(C, 1) == 4)
+        direct = (cnp.PyArray_ISALIGNED(C) and cnp.PyArray_ISNOTSWAPPED(C)
+                  and (N == 1 or cnp.PyArray_STRIDE(C, 1) == 4)
                   and not np.may_share_memory(C, A) and not np.may_share_memory(C, B))
         if not direct:
             C = np.empty((M, N), np.float32)

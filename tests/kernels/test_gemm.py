@@ -120,6 +120,16 @@ def test_unaligned_input():
     _check_close(_gemm.sgemm(raw, b), raw, b)
 
 
+def test_byte_swapped_arrays():
+    rng = np.random.default_rng(12)
+    a, b = _operands(rng, 9, 20, 11, False, False)
+    want = _gemm.sgemm(a, b)
+    np.testing.assert_array_equal(_gemm.sgemm(a.astype(">f4"), b.astype(">f4")), want)
+    out = np.zeros((9, 20), ">f4")
+    _gemm.sgemm(a, b, out=out)
+    np.testing.assert_array_equal(out, want)
+
+
 @pytest.mark.parametrize("ta,tb", list(itertools.product([False, True], repeat=2)))
 def test_read_only_inputs(ta, tb):
     a, b = _operands(np.random.default_rng(3), 17, 33, 20, ta, tb)
