@@ -356,6 +356,15 @@ cdef void _softmax_rows(const floating[::1] x, floating[::1] out, Py_ssize_t B,
                     o[k] = o[k] * e
 
 
+cdef Py_ssize_t _first_out_of_range(const int64_t[::1] labels, Py_ssize_t K) noexcept:
+    """The first row whose label is not in [0, K), or -1 (one pass, no temporaries)."""
+    cdef Py_ssize_t b
+    for b in range(labels.shape[0]):
+        if labels[b] < 0 or labels[b] >= K:
+            return b
+    return -1
+
+
 cdef void _sparse_xent(const floating[::1] x, const int64_t[::1] labels, floating[::1] loss,
                        floating[::1] d, Py_ssize_t B, Py_ssize_t K) noexcept:
     # loss = logsumexp(x) - x[label] = log(sum exp(x - m)) - (x[label] - m)
@@ -1443,11 +1452,11 @@ def sparse_softmax_xent(logits, labels):
     d = np.empty((B, K), dtype=x.dtype)
     if B == 0:
         return loss, d
-    bad = np.flatnonzero((lab < 0) | (lab >= K))
-    if bad.size:
-        raise ValueError(f"{k}: label out of range at row {bad[0]} "
-                         f"(expected 0 <= label < {K}, got {lab[bad[0]]})")
     lab = np.ascontiguousarray(lab, dtype=np.int64)
+    cdef Py_ssize_t bad = _first_out_of_range(lab, K)
+    if bad >= 0:
+        raise ValueError(f"{k}: label out of range at row {bad} "
+                         f"(expected 0 <= label < {K}, got {lab[bad]})")
     if x.dtype == np.float32:
         _sparse_xent[float](x.reshape(-1), lab, loss, d.reshape(-1), B, K)
     else:

@@ -168,8 +168,9 @@ def _check_jacobians(name, case):
 
 def test_every_differentiable_op_with_a_spec_is_walked():
     # (an op without a spec fails tests/ops/test_op_table.py)
-    from fasteager.ops.registry import OPS
+    # (ops TensorFlow has no gradient for raise LookupError, tested in test_op_table.py)
+    from fasteager.ops.registry import OPS, UNREGISTERED_GRADIENT
     walked = {n for n, _ in CASES}
     missing = sorted(n for n, op in OPS.items() if op.differentiable and n in SPECS
-                     and n not in walked)
+                     and n not in walked and n not in UNREGISTERED_GRADIENT)
     assert not missing, missing

@@ -425,7 +425,7 @@ def _kept_shape(x, axis):
 
 def _expand_to_input(g, x, axis, keepdims):
     from .array_ops import broadcast_to, reshape
-    if not keepdims:
+    if not keepdims and g._value.ndim:      # (a scalar broadcasts as it is)
         g = reshape(g, _kept_shape(x, axis))
     return broadcast_to(g, x._value.shape)
 
@@ -531,9 +531,10 @@ def _extreme_grad(g, ans, x, axis=None, keepdims=False):
 _reduce_sum = defop("reduce_sum", _sum_fwd, kinds=NUMERIC_C, jvp=LINEAR,
                     grads=[lambda g, ans, x, axis=None, keepdims=False:
                            _expand_to_input(g, x, axis, keepdims)])
+# (the division comes first: on the reduced shape it is fewer divisions, same values)
 _reduce_mean = defop("reduce_mean", _mean_fwd, kinds=NUMERIC_C, jvp=LINEAR,
                      grads=[lambda g, ans, x, axis=None, keepdims=False:
-                            _expand_to_input(g, x, axis, keepdims) / _count(x, axis)])
+                            _expand_to_input(g / _count(x, axis), x, axis, keepdims)])
 _reduce_max = defop("reduce_max", _extreme_fwd(np.max, _lowest), grads=[_extreme_grad])
 _reduce_min = defop("reduce_min", _extreme_fwd(np.min, _highest), grads=[_extreme_grad])
 _reduce_any = defop("reduce_any", lambda x, axis=None, keepdims=False:

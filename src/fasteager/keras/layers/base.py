@@ -448,7 +448,7 @@ class Layer(fe.Module):
         if isinstance(shape, list) or (self._input_ndim is None and
                                        self._input_min_ndim is None):
             return                        # several inputs (checked by the layer), or no rule
-        rank = fe.TensorShape(shape).rank
+        rank = len(shape) if type(shape) is tuple else fe.TensorShape(shape).rank
         if rank is None:
             return
         if self._input_ndim is not None and rank != self._input_ndim:

@@ -32,7 +32,8 @@ class SGD(Optimizer):
         return self._slot_names if self.momentum else ()
 
     def _update(self, var, grad, lr, slots, step, decay):
-        self._decay_in_place(var, decay)
+        if decay:
+            self._decay_in_place(var, decay)
         _kernels.sgd_update(var, grad, lr, self.momentum, self.nesterov,
                             slots[0] if slots else None)
 
