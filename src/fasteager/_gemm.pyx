@@ -75,16 +75,19 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
     A transposed A with N < 16 (a kernel gradient h^T g of a 10-unit layer) runs as
     C^T = B^T A (see sgemm): (256x128)^T @ 256x10 takes 7.2 us against OpenBLAS's 8.2
     (12.6 the direct way).
-    Without AVX-512 the kernels are correct (the tests run them) but not measured
-    against OpenBLAS, so they are not picked.
+    With AVX2 only (level 1, 8 lanes, a 6x2 tile) sgemm is picked up to 64 Ki
+    multiply-adds: forced to level 1 on the same VM it still beat OpenBLAS's AVX-512
+    kernels there (32x128 @ 128x10: 3.5 against 4.1 us; 64x64 @ 64x10: 3.6 against 4.2)
+    and lost above (256x128 @ 128x10: 13.5 against 11.9), so this is the conservative
+    side for a machine whose OpenBLAS has only AVX2 too. The baseline is never picked.
     """
     return _pays(m, n, k, transpose_a, transpose_b)
 
 
 cdef inline bint _pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint ta, bint tb) noexcept:
-    if _level < 2 or m <= 0 or n <= 0 or k <= 0:
+    if _level < 1 or m <= 0 or n <= 0 or k <= 0:
         return False
-    if m * n * k > (1 << 24):
+    if m * n * k > ((1 << 24) if _level == 2 else (1 << 16)):
         return False
     if tb and (n * k > (1 << 17) or (n * k > (1 << 14) and m < 32)):
         return False

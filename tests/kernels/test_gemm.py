@@ -243,15 +243,18 @@ def test_sgemm_pays():
             assert not _gemm.sgemm_pays(8, 128, 512, False, True)  # B to pack for 8 rows
             assert not _gemm.sgemm_pays(64, 512, 512, False, True)  # a large B to pack
         assert not _gemm.sgemm_pays(0, 4, 4) and not _gemm.sgemm_pays(4, 4, 0)
-        _gemm._set_level(1)
-        assert not _gemm.sgemm_pays(32, 128, 784)   # only the AVX-512 kernels are picked
+        if _gemm.cpu_level >= 1:
+            _gemm._set_level(1)       # AVX2: only the small products
+            assert _gemm.sgemm_pays(32, 10, 128) and not _gemm.sgemm_pays(32, 128, 784)
+        _gemm._set_level(0)
+        assert not _gemm.sgemm_pays(32, 10, 128)    # the baseline is never picked
     finally:
         _gemm._set_level(old)
 
 
 # ---- matmul uses the kernel -------------------------------------------------------------
 
-@pytest.mark.skipif(_gemm.cpu_level < 2, reason="matmul picks sgemm only with AVX-512")
+@pytest.mark.skipif(_gemm.cpu_level < 1, reason="matmul picks sgemm only with AVX2 or AVX-512")
 @pytest.mark.parametrize("ta,tb", list(itertools.product([False, True], repeat=2)))
 def test_matmul_uses_sgemm_for_float32_matrices(ta, tb):
     a, b = _operands(np.random.default_rng(7), 32, 10, 128, ta, tb)
@@ -286,7 +289,7 @@ def test_matmul_other_dtypes_and_batches_stay_on_numpy():
     assert fe.matmul(a[0], b[0]).numpy().tobytes() == np.matmul(a[0], b[0]).tobytes()
 
 
-@pytest.mark.skipif(_gemm.cpu_level < 2, reason="sgemm_pays is False without AVX-512")
+@pytest.mark.skipif(_gemm.cpu_level < 1, reason="sgemm_pays is False without AVX2")
 def test_sgemm_if_pays_computes_only_what_pays():
     rng = np.random.default_rng(10)
     a, b = _operands(rng, 32, 10, 128, False, False)
