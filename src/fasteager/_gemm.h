@@ -143,48 +143,47 @@ static void fe_sgemm(const fe_gemm_args* g, int level, int nthreads) {
 }
 
 #if FE_GEMM_X86
-/* dst[i * ldd + j] = src[j * lds + i] for an 8x8 block, in AVX registers (unpack,
- * shuffle, swap halves) */
+/* dst[i * ldd + j] = src[j * lds + i] for an 8x8 block, in AVX registers: rows j and
+ * j + 4 are loaded into the two halves of one register (the load ports do that part),
+ * then each half is a 4x4 transpose (unpack, shuffle): 16 shuffles for 64 floats */
 static inline __attribute__((always_inline, target("arch=x86-64-v3")))
 void fe_gemm_t8x8(const float* src, ptrdiff_t lds, float* dst, ptrdiff_t ldd) {
-    __m256 r0 = _mm256_loadu_ps(src + 0 * lds), r1 = _mm256_loadu_ps(src + 1 * lds);
-    __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
-    __m256 r4 = _mm256_loadu_ps(src + 4 * lds), r5 = _mm256_loadu_ps(src + 5 * lds);
-    __m256 r6 = _mm256_loadu_ps(src + 6 * lds), r7 = _mm256_loadu_ps(src + 7 * lds);
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
-    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(dst + 0 * ldd, _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(dst + 1 * ldd, _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));
+#define FE_GEMM_ROWS(j, c) _mm256_insertf128_ps(_mm256_castps128_ps256( \
+        _mm_loadu_ps(src + (j) * lds + (c))), _mm_loadu_ps(src + ((j) + 4) * lds + (c)), 1)
+    for (int c = 0; c < 8; c += 4) {   /* columns c..c+3 of the block: rows c..c+3 of dst */
+        __m256 r0 = FE_GEMM_ROWS(0, c), r1 = FE_GEMM_ROWS(1, c);
+        __m256 r2 = FE_GEMM_ROWS(2, c), r3 = FE_GEMM_ROWS(3, c);
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        _mm256_storeu_ps(dst + (c + 0) * ldd, _mm256_shuffle_ps(t0, t2, 0x44));
+        _mm256_storeu_ps(dst + (c + 1) * ldd, _mm256_shuffle_ps(t0, t2, 0xEE));
+        _mm256_storeu_ps(dst + (c + 2) * ldd, _mm256_shuffle_ps(t1, t3, 0x44));
+        _mm256_storeu_ps(dst + (c + 3) * ldd, _mm256_shuffle_ps(t1, t3, 0xEE));
+    }
+#undef FE_GEMM_ROWS
 }
 
-/* In 16x16 tiles of four 8x8 blocks, so every cache line read or written is used whole */
+/* In 16x16 tiles of four 8x8 blocks, so every cache line read or written is used whole,
+ * walked in strips of 64 rows of bs so the pages both sides touch stay few (a strip of
+ * 16 rows of out may span 13 pages: across all of K, the TLB thrashed) */
 __attribute__((target("arch=x86-64-v3")))
 static void fe_gemm_pack_bt_avx2(const float* bs, ptrdiff_t ldbs, ptrdiff_t K, ptrdiff_t N,
                                  float* out) {
     ptrdiff_t j8 = N / 8 * 8, k8 = K / 8 * 8;
-    for (ptrdiff_t j0 = 0; j0 < j8; j0 += 16) {
-        ptrdiff_t jn = j0 + 16 <= j8 ? 16 : 8;
+    for (ptrdiff_t js = 0; js < j8; js += 64) {
+        ptrdiff_t je = js + 64 < j8 ? js + 64 : j8;
         for (ptrdiff_t k0 = 0; k0 < k8; k0 += 16) {
             ptrdiff_t kn = k0 + 16 <= k8 ? 16 : 8;
-            for (ptrdiff_t jj = 0; jj < jn; jj += 8)
-                for (ptrdiff_t kk = 0; kk < kn; kk += 8)
-                    fe_gemm_t8x8(bs + (j0 + jj) * ldbs + k0 + kk, ldbs,
-                                 out + (k0 + kk) * N + j0 + jj, N);
+            for (ptrdiff_t j0 = js; j0 < je; j0 += 16) {
+                ptrdiff_t jn = j0 + 16 <= je ? 16 : 8;
+                for (ptrdiff_t jj = 0; jj < jn; jj += 8)
+                    for (ptrdiff_t kk = 0; kk < kn; kk += 8)
+                        fe_gemm_t8x8(bs + (j0 + jj) * ldbs + k0 + kk, ldbs,
+                                     out + (k0 + kk) * N + j0 + jj, N);
+            }
         }
         for (ptrdiff_t k = k8; k < K; k++)
-            for (ptrdiff_t j = j0; j < j0 + jn; j++) out[k * N + j] = bs[j * ldbs + k];
+            for (ptrdiff_t j = js; j < je; j++) out[k * N + j] = bs[j * ldbs + k];
     }
     for (ptrdiff_t j = j8; j < N; j++)
         for (ptrdiff_t k = 0; k < K; k++) out[k * N + j] = bs[j * ldbs + k];
@@ -234,7 +233,10 @@ FE_GEMM_FN void vstorem(float* p, V v, Mask m) { _mm512_mask_storeu_ps(p, m, v);
 FE_GEMM_FN V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 /* rows per tile for NV vectors: MR * NV accumulators + NV B vectors + 1 broadcast
  * within 32 registers */
-template <int NV> struct Tile { enum { MR = NV == 4 ? 6 : NV == 3 ? 8 : 12 }; };
+#ifndef FE_GEMM_MR4
+#define FE_GEMM_MR4 6
+#endif
+template <int NV> struct Tile { enum { MR = NV == 4 ? FE_GEMM_MR4 : NV == 3 ? 8 : 12 }; };
 #elif FE_GEMM_LEVEL == 1
 typedef __m256 V;
 typedef __m256i Mask;

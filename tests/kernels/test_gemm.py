@@ -67,7 +67,8 @@ def test_matches_float64_reference_for_drawn_shapes(m, n, k, ta, tb, seed):
 # the tile heights (4, 6, 8, 12) and K across a K block
 EDGE_SHAPES = [(1, 1, 1), (1, 10, 1), (7, 1, 5), (32, 10, 128), (128, 10, 32),
                (32, 128, 10), (13, 17, 19), (31, 33, 257), (5, 47, 64), (29, 49, 3),
-               (12, 64, 65), (25, 65, 97), (97, 15, 31), (2, 129, 1), (300, 7, 2)]
+               (12, 64, 65), (25, 65, 97), (97, 15, 31), (2, 129, 1), (300, 7, 2),
+               (9, 139, 45)]
 
 
 @pytest.mark.parametrize("m,n,k", EDGE_SHAPES)
