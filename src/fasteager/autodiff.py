@@ -93,7 +93,11 @@ class GradientTape(_core.Tape):
 
     def _seeds(self, targets, output_gradients):
         if output_gradients is None:
-            return [array_ops.ones_like(t) for t in targets]
+            # ones of each target's shape and dtype: constants, so no op is dispatched
+            return [_core.wrap(np.ones(t._value.shape, t._value.dtype))
+                    if type(t._value) is np.ndarray and t._value.dtype.kind != "O"
+                    else array_ops.ones_like(t)
+                    for t in targets]
         flat = nest.flatten(output_gradients)
         if len(flat) != len(targets):
             raise ValueError("GradientTape.gradient: output_gradients has %d entries "
@@ -116,13 +120,17 @@ class GradientTape(_core.Tape):
         has the same structure.
         """
         self._check_usable("gradient")
-        targets = [_as_target(t) for t in nest.flatten(target)]
+        targets = [target] if type(target) is Tensor else nest.flatten(target)
+        targets = [_as_target(t) for t in targets]
         seeds = self._seeds(targets, output_gradients)
-        flat_sources = nest.flatten(sources)
+        # the common call, a flat list of variables and tensors, skips the nest walks
+        flat = type(sources) is list and all(
+            isinstance(s, (VariableBase, Tensor)) for s in sources)
+        flat_sources = sources if flat else nest.flatten(sources)
         result = self._gradients(targets, seeds, flat_sources, unconnected_gradients)
         if not self._persistent:
             self._release()
-        return nest.pack_sequence_as(sources, result)
+        return result if flat else nest.pack_sequence_as(sources, result)
 
     def _gradients(self, targets, seeds, flat_sources, unconnected):
         unconnected = UnconnectedGradients(unconnected)
