@@ -232,7 +232,8 @@ FE_GEMM_FN void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
 FE_GEMM_FN void vstorem(float* p, V v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
 FE_GEMM_FN V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 /* rows per tile for NV vectors: MR * NV accumulators + NV B vectors + 1 broadcast
- * within 32 registers */
+ * within 32 registers (FE_GEMM_MR4: for timing other heights; 4 and 5 were slower
+ * than 6 on 32x784 @ 784x128) */
 #ifndef FE_GEMM_MR4
 #define FE_GEMM_MR4 6
 #endif
@@ -360,7 +361,7 @@ FE_GEMM_TARGET static void panel(const fe_gemm_args* g, ptrdiff_t m0, ptrdiff_t 
 FE_GEMM_TARGET static void run(const fe_gemm_args* g, ptrdiff_t m0, ptrdiff_t m1,
                                ptrdiff_t n0, ptrdiff_t n1) {
     for (ptrdiff_t n = n0; n < n1; n += P) {
-        ptrdiff_t cols = n1 - n < P ? n1 - n : P;
+        ptrdiff_t cols = n1 - n < (ptrdiff_t)P ? n1 - n : (ptrdiff_t)P;
         int nv = (int)((cols + L - 1) / L);
         switch (nv) {
             case 1: panel<1>(g, m0, m1, n, cols); break;
