@@ -1245,6 +1245,12 @@ cdef object _kernel_error(Op op, list arrays, object attrs, BaseException e):
 
 
 cdef object _binary(Op op, object a, object b):
+    if _n_profilers:
+        return _profiled(op, (a, b), None, True)
+    return _binary_body(op, a, b)
+
+
+cdef object _binary_body(Op op, object a, object b):
     """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope)."""
     cdef Tensor ta, tb, out
     cdef object r
@@ -1268,7 +1274,7 @@ cdef object _binary(Op op, object a, object b):
             try:
                 r = op.forward(ta._value, tb._value)
             except Exception:
-                return execute(op, (a, b), None)   # the slow path builds the error message
+                return _execute(op, (a, b), None)   # the slow path builds the error message
             finally:
                 if prev_alloc is not None:
                     cnp.PyDataMem_SetHandler(prev_alloc)
@@ -1284,7 +1290,7 @@ cdef object _binary(Op op, object a, object b):
             (type(b) is Tensor and (<Tensor>b)._np_rules):
         if _numpy_operator_hook is not None:
             return _numpy_operator_hook(op, a, b)
-    return execute(op, (a, b), None)
+    return _execute(op, (a, b), None)
 
 
 # Composite tensors (fe.RaggedTensor, fe.SparseTensor) are not Tensors, but TensorFlow's
@@ -1299,8 +1305,42 @@ def register_dispatch(type cls, handler):
     _dispatch_types[cls] = handler
 
 
+# fe.profiler: while a profiler runs, every op executed eagerly is an event reported to
+# ``_profile_hook(name, start_ns, end_ns)``; otherwise an op pays one C integer test.
+cdef int _n_profilers = 0
+cdef object _profile_hook = None
+cdef object _perf_ns = None
+
+
+def set_profile_hook(hook):
+    """Install the profiler's op hook (None removes it)."""
+    global _n_profilers, _profile_hook, _perf_ns
+    import time
+    _perf_ns = time.perf_counter_ns
+    _profile_hook = hook
+    _n_profilers = hook is not None
+
+
+cdef object _profiled(Op op, tuple args, dict attrs, bint binary):
+    cdef object start = _perf_ns()
+    try:
+        if binary:
+            return _binary_body(op, args[0], args[1])
+        return _execute(op, args, attrs)
+    finally:
+        hook = _profile_hook
+        if hook is not None:
+            hook(op.name, start, _perf_ns())
+
+
 cpdef object execute(Op op, tuple args, dict attrs):
     """Run one op: convert, check, compute, wrap, record. Returns a Tensor (or a tuple)."""
+    if _n_profilers:
+        return _profiled(op, args, attrs, False)
+    return _execute(op, args, attrs)
+
+
+cdef object _execute(Op op, tuple args, dict attrs):
     cdef Py_ssize_t n = len(args), i
     cdef list tensors = [None] * n
     cdef list arrays = [None] * n

@@ -84,13 +84,41 @@ def _set_array_cache(handler):
     _array_cache = handler
 
 
+# fe.profiler: while a profiler runs, each replayed step is an event reported to
+# ``_profile_hook(name, start_ns, end_ns)`` (one C test per replay otherwise)
+cdef object _profile_hook = None
+cdef object _perf_ns = None
+
+
+def set_profile_hook(hook):
+    global _profile_hook, _perf_ns
+    import time
+    _perf_ns = time.perf_counter_ns
+    _profile_hook = hook
+
+
+cdef _run_profiled(list steps, list regs, list bufs):
+    cdef Step s
+    for s in steps:
+        start = _perf_ns()
+        try:
+            _run([s], regs, bufs)
+        finally:
+            hook = _profile_hook
+            if hook is not None:
+                hook(s.name or "step", start, _perf_ns())
+
+
 def run(list steps, list regs, list bufs=None):
     """Replay ``steps`` over ``regs`` (filled with inputs and constants) in place.
 
     ``bufs``: the reused output buffers (None: every step allocates its result)."""
     prev_alloc = cnp.PyDataMem_SetHandler(_array_cache) if _array_cache is not None else None
     try:
-        _run(steps, regs, bufs)
+        if _profile_hook is None:
+            _run(steps, regs, bufs)
+        else:
+            _run_profiled(steps, regs, bufs)
     finally:
         if prev_alloc is not None:
             cnp.PyDataMem_SetHandler(prev_alloc)

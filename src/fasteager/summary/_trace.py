@@ -5,6 +5,10 @@ As in TensorFlow, a function's graph is collected when it is traced, so a functi
 before ``trace_on`` is not collected again. ``trace_export`` writes one summary whose tag is
 its ``name``: a RunMetadata holding the GraphDefs (plugin ``graph_run_metadata_graph``,
 TensorFlow's own format, read by TensorBoard), then stops tracing. The state is per thread.
+
+``trace_on(profiler=True, profiler_outdir=d)`` also starts ``fe.profiler`` (process-wide,
+as TensorFlow's); ``trace_export`` then stops it and writes the profile into
+``profiler_outdir`` (its own argument, else trace_on's).
 """
 import threading
 import warnings
@@ -20,21 +24,23 @@ class _TraceState(threading.local):
         super().__init__()
         self.on = False
         self.functions = []
+        self.profiler = None        # (outdir,) while trace_on's profiler runs
 
 
 _state = _TraceState()
 
 
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
-    """Start collecting the graphs of the functions traced from now on."""
-    if profiler:
-        from ..errors import UnimplementedError
-        raise UnimplementedError("summary.trace_on: fasteager has no profiler (expected "
-                                 "profiler=False, got True); graph=True collects graphs")
-    if _state.on:
+    """Start collecting the graphs of the functions traced from now on (and, with
+    ``profiler=True``, profiling: see ``fe.profiler.experimental``)."""
+    if _state.on or _state.profiler is not None:
         warnings.warn("summary.trace_on: a trace is already on; collecting into it",
                       stacklevel=2)
         return
+    if profiler:
+        from ..profiler import experimental
+        experimental.start(profiler_outdir)       # AlreadyExistsError if one runs
+        _state.profiler = (profiler_outdir,)
     _state.on = bool(graph)
     _state.functions = []
 
@@ -50,9 +56,14 @@ def collect(concrete_function):
 
 
 def trace_off():
-    """Stop collecting and drop what was collected."""
+    """Stop collecting and drop what was collected (a profile included)."""
     _state.on = False
     _state.functions = []
+    if _state.profiler is not None:
+        _state.profiler = None
+        from ..profiler import experimental
+        if experimental.running():
+            experimental.stop(save=False)
 
 
 def trace_export(name, step=None, profiler_outdir=None):
@@ -60,6 +71,12 @@ def trace_export(name, step=None, profiler_outdir=None):
     from ..graph_view import FuncGraph, run_metadata
     from . import _checks
     name = _checks.string("summary.trace_export", "name", name)
+    if _state.profiler is not None:
+        (outdir,), _state.profiler = _state.profiler, None
+        from ..profiler import experimental
+        if experimental.running():
+            experimental._stop(True, profiler_outdir if profiler_outdir is not None
+                               else outdir)
     if not _state.on and not _state.functions:
         warnings.warn("summary.trace_export: no trace is on (call fe.summary.trace_on() "
                       "first); nothing is written", stacklevel=2)
