@@ -66,7 +66,7 @@ from .py_function import init_scope, py_function  # noqa: F401
 from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
 from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
-from . import data, summary, train  # noqa: F401
+from . import data, profiler, summary, train  # noqa: F401
 from . import keras, layers  # noqa: F401
 # TensorFlow 2's short names for Keras's namespaces (tf.losses is tf.keras.losses)
 from .keras import initializers, losses, metrics, optimizers  # noqa: F401,E402
