@@ -74,9 +74,12 @@ def test_trace_export_without_writer_warns_and_off_drops(tmp_path):
     assert any("no trace is on" in str(w.message) for w in caught)
 
 
-def test_profiler_is_refused_with_a_typed_error():
-    with pytest.raises(fe.errors.UnimplementedError, match="profiler"):
-        fe.summary.trace_on(graph=True, profiler=True)
+def test_profiler_without_an_outdir_is_refused_at_export():
+    fe.summary.trace_on(graph=True, profiler=True)      # (tests/function/test_profiler.py)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="profiler_outdir"):
+        fe.summary.trace_export("t", step=0)
+    fe.summary.trace_off()
+    assert not fe.profiler.experimental.running()
 
 
 def test_concrete_function_graph_view():
