@@ -114,8 +114,10 @@ static inline void fe_gemm_run_level(const fe_gemm_args* g, int level, ptrdiff_t
 }
 
 /* C = A B (M, N, K >= 1) with the kernels of `level` (<= fe_gemm_level()) on up to
- * `nthreads` threads, each writing disjoint tiles: whole panels of columns when they
- * split evenly, else bands of rows (multiples of 16, so tiles stay whole). */
+ * `nthreads` threads, each writing disjoint tiles: bands of rows (multiples of 16, so
+ * tiles stay whole) when C has at least as many rows as columns or the panels do not
+ * split evenly, else whole panels of columns (a wide C of few rows: the Dense forward).
+ * Bands keep each thread's rows of C whole (no cache line written by both). */
 static void fe_sgemm(const fe_gemm_args* g, int level, int nthreads) {
     ptrdiff_t P = fe_gemm_panel_cols(level);
     ptrdiff_t panels = (g->N + P - 1) / P;
@@ -127,7 +129,7 @@ static void fe_sgemm(const fe_gemm_args* g, int level, int nthreads) {
     #pragma omp parallel num_threads(nthreads)
     {
         ptrdiff_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (panels % nt == 0) {
+        if (g->M < g->N && panels % nt == 0) {
             ptrdiff_t p0 = panels * t / nt, p1 = panels * (t + 1) / nt;
             ptrdiff_t n1 = p1 * P < g->N ? p1 * P : g->N;
             if (p0 < p1) fe_gemm_run_level(g, level, 0, g->M, p0 * P, n1);

@@ -30,13 +30,95 @@ cdef int _CPU_LEVEL = fe_gemm_level()
 cdef int _level = _CPU_LEVEL      # tests lower it (_set_level) to run the other variants
 cdef int _threads = 0             # 0: decided per call; tests force 1 or 2 (_set_threads)
 
-# 2 threads from this many multiply-adds (M*N*K) on. Waking the second thread of the
-# (passive) OpenMP team costs several microseconds, and on the shared 2-vCPU VM the
-# second thread often finds its core busy: measured (interleaved medians), 2 threads were
-# slower than 1 for every product up to 32x512x128 (3-8 us more) and 2-3x faster from
-# 256x128x784 (26 M) on. Those large products go to OpenBLAS anyway (sgemm_pays); the
-# threads serve callers that call sgemm directly.
-cdef Py_ssize_t _PAR_MACS = 1 << 23
+# Threads, chosen per shape at run time. Waking the second thread of the (passive)
+# OpenMP team costs several microseconds, and on a shared 2-vCPU VM the second thread
+# often finds its core busy: there, 2 threads were 3-8 us slower than 1 on every product
+# up to 32x512x128, while on a free core splitting 32x784 @ 784x128 in two panels halves
+# ~47 us. So from _TUNE_MACS multiply-adds on, each shape keeps the wall times of its
+# last _WINDOW calls on one thread and on all, runs with the lower median, and re-probes
+# the other count every _PROBE_EVERY calls (the bits do not depend on the thread count,
+# so switching changes nothing but the time). Below _TUNE_MACS (~8 us on one thread)
+# one thread always.
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef Py_ssize_t _TUNE_MACS = 1 << 20
+cdef enum:
+    _WINDOW = 8
+    _PROBE_EVERY = 64
+    _MAX_SHAPES = 256
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+cdef double _median(double* t) noexcept:
+    cdef double v[_WINDOW]
+    cdef double x
+    cdef int i, j
+    for i in range(_WINDOW):       # insertion sort of a copy
+        x = t[i]
+        j = i - 1
+        while j >= 0 and v[j] > x:
+            v[j + 1] = v[j]
+            j -= 1
+        v[j + 1] = x
+    return 0.5 * (v[_WINDOW // 2 - 1] + v[_WINDOW // 2])
+
+
+cdef class _ThreadChoice:
+    """The thread count for one shape: one thread (0) or all (1), by the lower median
+    wall time of the last _WINDOW calls with each."""
+    cdef double times[2][_WINDOW]
+    cdef int counts[2]
+    cdef long calls
+    cdef int choice
+
+    cdef int pick(self):
+        cdef long c = self.calls
+        self.calls += 1
+        if c < 2 * _WINDOW:
+            return c & 1                    # alternate until both windows are full
+        if c % _PROBE_EVERY == 0:
+            return 1 - self.choice
+        return self.choice
+
+    cdef void record(self, int option, double seconds):
+        self.times[option][self.counts[option] % _WINDOW] = seconds
+        self.counts[option] += 1
+        if self.counts[0] >= _WINDOW and self.counts[1] >= _WINDOW:
+            self.choice = _median(self.times[1]) < _median(self.times[0])
+
+
+cdef dict _choices = {}
+
+
+cdef _ThreadChoice _choice_for(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint ta, bint tb):
+    key = (m, n, k, ta, tb)
+    cdef _ThreadChoice tc = _choices.get(key)
+    if tc is None:
+        if len(_choices) >= _MAX_SHAPES:
+            _choices.clear()
+        tc = _ThreadChoice()
+        _choices[key] = tc
+    return tc
+
+
+def _max_threads():
+    """The OpenMP team size sgemm may use (1: it never times the thread counts)."""
+    return openmp.omp_get_max_threads()
+
+
+def _thread_choice(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
+                   bint transpose_b=False):
+    """Test hook: (calls so far, threads in use: 1 or 'all') for a shape, or None."""
+    cdef _ThreadChoice tc = _choices.get((m, n, k, transpose_a, transpose_b))
+    if tc is None:
+        return None
+    return tc.calls, ("all" if tc.choice else 1)
+
 
 cpu_level = _CPU_LEVEL
 """The kernel variant this CPU runs: 2 AVX-512F, 1 AVX2 + FMA, 0 the baseline."""
@@ -203,11 +285,17 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
         s_m = _elem_stride(A, ia_m); s_k = _elem_stride(A, 1 - ia_m)
     g.a = <const float*>cnp.PyArray_DATA(A); g.sam = s_m; g.sak = s_k
     cdef Py_ssize_t t_k = _elem_stride(B, ib_k), t_n = _elem_stride(B, 1 - ib_k)
-    cdef int threads = _threads
+    cdef int threads = _threads, option = 0
+    cdef _ThreadChoice tc = None
+    cdef double t0 = 0
     if threads == 0:
         threads = 1
-        if M * N * K >= _PAR_MACS:
-            threads = openmp.omp_get_max_threads()
+        if M * N * K >= _TUNE_MACS and openmp.omp_get_max_threads() > 1:
+            tc = _choice_for(M, N, K, ta, tb)
+            option = tc.pick()
+            if option:
+                threads = openmp.omp_get_max_threads()
+            t0 = _now()
     cdef int level = _level
     cdef cnp.ndarray packed, ct
     if s_m == 1 and 1 < N < 16 and M >= 16 and _elem_stride(C, 0) == N:
@@ -224,6 +312,8 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
             fe_sgemm(&g, level, threads)
             fe_gemm_pack_bt(<const float*>cnp.PyArray_DATA(ct), M, M, N,
                             <float*>cnp.PyArray_DATA(C), level)
+        if tc is not None:
+            tc.record(option, _now() - t0)
         if not direct:
             out[...] = C
             return out
@@ -243,6 +333,8 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
     g.ldc = _elem_stride(C, 0) if M > 1 else N
     with nogil:
         fe_sgemm(&g, level, threads)
+    if tc is not None:
+        tc.record(option, _now() - t0)
     if not direct:
         out[...] = C
         return out

@@ -322,3 +322,21 @@ def test_narrow_kernel_gradient_route_gives_the_direct_bits(level, m, n, k):
     _check_close(routed, a, b, True, False)
     bt = np.ascontiguousarray(b.T)          # a transposed B is read in place on this route
     assert _gemm.sgemm(a, bt, True, True).tobytes() == routed.tobytes()
+
+
+def test_thread_count_chosen_at_run_time_keeps_the_bits(threads):
+    # from 1 M multiply-adds on, each shape alternates one thread and all for its first
+    # calls, then keeps the faster (timed, so either may win): the bits never change
+    threads(0)
+    a, b = _operands(np.random.default_rng(13), 64, 130, 127, True, False)
+    first = _gemm.sgemm(a, b, True, False)
+    for _ in range(40):
+        assert _gemm.sgemm(a, b, True, False).tobytes() == first.tobytes()
+    if _gemm._max_threads() == 1:
+        assert _gemm._thread_choice(64, 130, 127, True, False) is None
+    else:
+        calls, chosen = _gemm._thread_choice(64, 130, 127, True, False)
+        assert calls == 41 and chosen in (1, "all")
+    small_a, small_b = _operands(np.random.default_rng(14), 32, 10, 128, False, False)
+    _gemm.sgemm(small_a, small_b)
+    assert _gemm._thread_choice(32, 10, 128) is None     # one thread, never timed
