@@ -304,8 +304,12 @@ class Layer(fe.Module):
                                                if isinstance(v, Layer) and v is not self])
 
     def _flatten_layers(self, include_self=True):
-        return list(self._cached(("flat", include_self),
-                                 lambda: self._flatten_layers_uncached(include_self)))
+        return list(self._flat_layers_cached(include_self))
+
+    def _flat_layers_cached(self, include_self=True):
+        """The cached list behind ``_flatten_layers`` (not to be modified)."""
+        return self._cached(("flat", include_self),
+                            lambda: self._flatten_layers_uncached(include_self))
 
     def _flatten_layers_uncached(self, include_self):
         seen = set()
@@ -482,6 +486,11 @@ class Layer(fe.Module):
         return fe.nest.map_structure(lambda t: t.shape, packed)
 
     def _convert_input(self, x):
+        if type(x) is fe.Tensor:     # the common call: only the autocast below applies
+            dtype = x.dtype
+            if dtype is self._dtype or not (dtype.is_floating and self._dtype.is_floating):
+                return x
+            return fe.cast(x, self._dtype)
         if isinstance(x, fe.Variable):
             x = x.read_value()
         if not isinstance(x, fe.Tensor):
@@ -529,7 +538,7 @@ class Layer(fe.Module):
         ctx = _CONTEXT
         outer = ctx.depth == 0
         if outer:
-            for layer in self._flatten_layers():
+            for layer in self._flat_layers_cached():
                 del layer._call_losses[:]
         if training is None:
             training = ctx.training
@@ -539,8 +548,8 @@ class Layer(fe.Module):
         was_built = self.built
         scoped = _naming.enter(self, self._name)    # weights built inside take its path
         try:
-            self._maybe_build(inputs)
             if not was_built:
+                self._maybe_build(inputs)
                 # weights made by build() take values a restore left pending, before use
                 from ...train import checkpoint as _ckpt
                 _ckpt.restore_deferred(self)
