@@ -9,8 +9,9 @@
  * k: per k, NV loads of B's row and MR broadcasts of A(i, k) feed MR * NV FMAs. B's
  * panel (NV vectors wide) is walked KC rows at a time so it stays in L1 across all
  * row tiles; the last vector of a panel is masked (N = 10 is one masked vector, not a
- * scalar tail). A is read through strides, so A^T (a transposed view) needs no copy:
- * only a B with unit stride along K is packed (by the caller, fe_gemm_pack_bt).
+ * scalar tail). A is read through strides, so A^T (a transposed view) needs no copy;
+ * a B with unit stride along K (g @ W^T) is packed one L1 block at a time (8x8 AVX
+ * transposes) right before the row tiles read it.
  *
  * Bits: every output element is one FMA chain over k = 0..K-1 in order, started from
  * zero; K blocks reload the partial sums into the same chain. So the result is the same
@@ -42,7 +43,9 @@
 typedef struct {
     ptrdiff_t M, N, K;
     const float* a; ptrdiff_t sam, sak;  /* A(i, k) = a[i * sam + k * sak] */
-    const float* b; ptrdiff_t ldb;       /* B(k, j) = b[k * ldb + j] */
+    const float* b; ptrdiff_t ldb;       /* B(k, j) = b[k * ldb + j], or with bt
+                                          * b[j * ldb + k] (packed per block) */
+    int bt;
     float* c; ptrdiff_t ldc;             /* C(i, j) = c[i * ldc + j] */
 } fe_gemm_args;
 
@@ -68,6 +71,29 @@ static inline int fe_gemm_level(void) {
 #endif
 
 #define FE_GEMM_FN static inline __attribute__((always_inline)) FE_GEMM_TARGET
+
+#if FE_GEMM_X86
+/* dst[i * ldd + j] = src[j * lds + i] for an 8x8 block, in AVX registers: rows j and
+ * j + 4 are loaded into the two halves of one register (the load ports do that part),
+ * then each half is a 4x4 transpose (unpack, shuffle): 16 shuffles for 64 floats */
+static inline __attribute__((always_inline, target("arch=x86-64-v3")))
+void fe_gemm_t8x8(const float* src, ptrdiff_t lds, float* dst, ptrdiff_t ldd) {
+#define FE_GEMM_ROWS(j, c) _mm256_insertf128_ps(_mm256_castps128_ps256( \
+        _mm_loadu_ps(src + (j) * lds + (c))), _mm_loadu_ps(src + ((j) + 4) * lds + (c)), 1)
+    for (int c = 0; c < 8; c += 4) {   /* columns c..c+3 of the block: rows c..c+3 of dst */
+        __m256 r0 = FE_GEMM_ROWS(0, c), r1 = FE_GEMM_ROWS(1, c);
+        __m256 r2 = FE_GEMM_ROWS(2, c), r3 = FE_GEMM_ROWS(3, c);
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        _mm256_storeu_ps(dst + (c + 0) * ldd, _mm256_shuffle_ps(t0, t2, 0x44));
+        _mm256_storeu_ps(dst + (c + 1) * ldd, _mm256_shuffle_ps(t0, t2, 0xEE));
+        _mm256_storeu_ps(dst + (c + 2) * ldd, _mm256_shuffle_ps(t1, t3, 0x44));
+        _mm256_storeu_ps(dst + (c + 3) * ldd, _mm256_shuffle_ps(t1, t3, 0xEE));
+    }
+#undef FE_GEMM_ROWS
+}
+
+#endif
 
 #define FE_GEMM_BODY 1
 #if FE_GEMM_X86
@@ -145,26 +171,6 @@ static void fe_sgemm(const fe_gemm_args* g, int level, int nthreads) {
 }
 
 #if FE_GEMM_X86
-/* dst[i * ldd + j] = src[j * lds + i] for an 8x8 block, in AVX registers: rows j and
- * j + 4 are loaded into the two halves of one register (the load ports do that part),
- * then each half is a 4x4 transpose (unpack, shuffle): 16 shuffles for 64 floats */
-static inline __attribute__((always_inline, target("arch=x86-64-v3")))
-void fe_gemm_t8x8(const float* src, ptrdiff_t lds, float* dst, ptrdiff_t ldd) {
-#define FE_GEMM_ROWS(j, c) _mm256_insertf128_ps(_mm256_castps128_ps256( \
-        _mm_loadu_ps(src + (j) * lds + (c))), _mm_loadu_ps(src + ((j) + 4) * lds + (c)), 1)
-    for (int c = 0; c < 8; c += 4) {   /* columns c..c+3 of the block: rows c..c+3 of dst */
-        __m256 r0 = FE_GEMM_ROWS(0, c), r1 = FE_GEMM_ROWS(1, c);
-        __m256 r2 = FE_GEMM_ROWS(2, c), r3 = FE_GEMM_ROWS(3, c);
-        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-        __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-        _mm256_storeu_ps(dst + (c + 0) * ldd, _mm256_shuffle_ps(t0, t2, 0x44));
-        _mm256_storeu_ps(dst + (c + 1) * ldd, _mm256_shuffle_ps(t0, t2, 0xEE));
-        _mm256_storeu_ps(dst + (c + 2) * ldd, _mm256_shuffle_ps(t1, t3, 0x44));
-        _mm256_storeu_ps(dst + (c + 3) * ldd, _mm256_shuffle_ps(t1, t3, 0xEE));
-    }
-#undef FE_GEMM_ROWS
-}
-
 /* In 16x16 tiles of four 8x8 blocks, so every cache line read or written is used whole,
  * walked in strips of 64 rows of bs so the pages both sides touch stay few (a strip of
  * 16 rows of out may span 13 pages: across all of K, the TLB thrashed) */
@@ -333,6 +339,24 @@ template <int NV> struct Rows<0, NV> {
                                    const float*, ptrdiff_t, float*, ptrdiff_t, Mask, bool) {}
 };
 
+/* dst[k * ldd + j] = src[j * lds + k] for k < kc, j < cols: a block of a B stored
+ * transposed, packed into the L1 buffer the tiles then read */
+FE_GEMM_TARGET static void pack_block(const float* src, ptrdiff_t lds, ptrdiff_t kc,
+                                      ptrdiff_t cols, float* dst, ptrdiff_t ldd) {
+    ptrdiff_t j8 = 0, k8 = 0;
+#if FE_GEMM_LEVEL >= 1
+    j8 = cols / 8 * 8;
+    k8 = kc / 8 * 8;
+    for (ptrdiff_t j = 0; j < j8; j += 8)
+        for (ptrdiff_t k = 0; k < k8; k += 8)
+            fe_gemm_t8x8(src + j * lds + k, lds, dst + k * ldd + j, ldd);
+    for (ptrdiff_t j = 0; j < j8; j++)
+        for (ptrdiff_t k = k8; k < kc; k++) dst[k * ldd + j] = src[j * lds + k];
+#endif
+    for (ptrdiff_t j = j8; j < cols; j++)
+        for (ptrdiff_t k = 0; k < kc; k++) dst[k * ldd + j] = src[j * lds + k];
+}
+
 /* Rows m0..m1 of the panel of columns n0 .. n0 + cols (cols in ((NV - 1) L, NV L]) */
 template <int NV>
 FE_GEMM_TARGET static void panel(const fe_gemm_args* g, ptrdiff_t m0, ptrdiff_t m1,
@@ -340,9 +364,19 @@ FE_GEMM_TARGET static void panel(const fe_gemm_args* g, ptrdiff_t m0, ptrdiff_t 
     const int MR = Tile<NV>::MR;
     const ptrdiff_t KC = FE_GEMM_L1_PANEL_BYTES / (NV * L * (ptrdiff_t)sizeof(float));
     Mask last = vmask((int)(cols - (NV - 1) * L));
+    /* a transposed B: each K block of the panel packed once, then read by every tile */
+    float packed[FE_GEMM_L1_PANEL_BYTES / sizeof(float)] __attribute__((aligned(64)));
     for (ptrdiff_t k0 = 0; k0 < g->K; k0 += KC) {
         ptrdiff_t kc = g->K - k0 < KC ? g->K - k0 : KC;
-        const float* b = g->b + k0 * g->ldb + n0;
+        const float* b;
+        ptrdiff_t ldb = g->ldb;
+        if (!g->bt) {
+            b = g->b + k0 * g->ldb + n0;
+        } else {
+            pack_block(g->b + n0 * g->ldb + k0, g->ldb, kc, cols, packed, NV * L);
+            b = packed;
+            ldb = NV * L;
+        }
         for (ptrdiff_t i = m0, rows; i < m1; i += rows) {
             /* the last MR + r rows as two tiles of about (MR + r) / 2, not MR and r:
              * a tile of few rows does few FMAs per load of B */
@@ -351,9 +385,9 @@ FE_GEMM_TARGET static void panel(const fe_gemm_args* g, ptrdiff_t m0, ptrdiff_t 
             const float* a = g->a + i * g->sam + k0 * g->sak;
             float* c = g->c + i * g->ldc + n0;
             if (rows == MR)
-                tile<MR, NV>(kc, a, g->sam, g->sak, b, g->ldb, c, g->ldc, last, k0 > 0);
+                tile<MR, NV>(kc, a, g->sam, g->sak, b, ldb, c, g->ldc, last, k0 > 0);
             else
-                Rows<MR - 1, NV>::run((int)rows, kc, a, g->sam, g->sak, b, g->ldb, c,
+                Rows<MR - 1, NV>::run((int)rows, kc, a, g->sam, g->sak, b, ldb, c,
                                       g->ldc, last, k0 > 0);
         }
     }

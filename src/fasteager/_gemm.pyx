@@ -19,6 +19,7 @@ cdef extern from "_gemm.h" nogil:
         Py_ssize_t sam, sak
         const float* b
         Py_ssize_t ldb
+        int bt
         float* c
         Py_ssize_t ldc
     int fe_gemm_level()
@@ -147,13 +148,15 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
     Decided from interleaved medians on the 2-vCPU Sapphire Rapids VM (docs/gemm.md has
     the table): with the AVX-512 kernels, sgemm is faster for every product measured up
     to 64x512x128 (4 M multiply-adds): 1.2-2x on the small Dense shapes (OpenBLAS's call
-    and packing overhead), 1.4x on 32x784 @ 784x128. It loses
-    - from 256x784 @ 784x128 (26 M) on, where OpenBLAS's packed, threaded kernels win:
-      the cut is at 16 M;
-    - with a transposed B that is large for the rows it serves (B is packed on every
-      call, ~0.4 ns an element): past 128 Ki elements, or past 16 Ki with M < 32
-      (1-thread CPU times: 32x128 @ (784x128)^T 88 us against 112, 64x256 @
-      (256x256)^T 105 against 105).
+    and packing overhead), 1.4x on 32x784 @ 784x128. Not picked:
+    - above 16 M multiply-adds: at 256x784 @ 784x128 (26 M) one thread of each ran at
+      parity (381 against 420 us), and OpenBLAS's blocking for large sizes and its
+      threads are the safer choice there;
+    - a transposed B of more than 16 Ki elements serving fewer than 12 rows: B is
+      packed block by block inside the kernel, which pays once several row tiles reuse
+      each block (1-thread CPU times: 8x512 @ (128x512)^T 20.8 us against 14.9, 1x128 @
+      (784x128)^T 17.2 against 11.9; 12x256 @ (256x256)^T 22.0 against 52.3, 32x128 @
+      (784x128)^T 70 against 142).
     A transposed A with N < 16 (a kernel gradient h^T g of a 10-unit layer) runs as
     C^T = B^T A (see sgemm): (256x128)^T @ 256x10 takes 7.2 us against OpenBLAS's 8.2
     (12.6 the direct way).
@@ -171,7 +174,7 @@ cdef inline bint _pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint ta, bint t
         return False
     if m * n * k > ((1 << 24) if _level == 2 else (1 << 16)):
         return False
-    if tb and (n * k > (1 << 17) or (n * k > (1 << 14) and m < 32)):
+    if tb and m < 12 and n * k > (1 << 14):
         return False
     return True
 
@@ -306,7 +309,7 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
         ct = np.empty((N, M), np.float32)
         g.M = N; g.N = M
         g.a = <const float*>cnp.PyArray_DATA(B); g.sam = t_n; g.sak = t_k
-        g.b = <const float*>cnp.PyArray_DATA(A); g.ldb = s_k
+        g.b = <const float*>cnp.PyArray_DATA(A); g.ldb = s_k; g.bt = 0
         g.c = <float*>cnp.PyArray_DATA(ct); g.ldc = M
         with nogil:
             fe_sgemm(&g, level, threads)
@@ -318,16 +321,15 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
             out[...] = C
             return out
         return C
-    # B: unit stride along N as it is; unit stride along K packed; else copied
+    # B: unit stride along N read as it is; unit stride along K packed block by block
+    # in the kernel; neither: copied
+    g.bt = 0
     if N == 1 or t_n == 1:
         g.b = <const float*>cnp.PyArray_DATA(B); g.ldb = t_k
+    elif K == 1 or t_k == 1:
+        g.b = <const float*>cnp.PyArray_DATA(B); g.ldb = t_n; g.bt = 1
     else:
-        packed = np.empty((K, N), np.float32)
-        if K == 1 or t_k == 1:
-            fe_gemm_pack_bt(<const float*>cnp.PyArray_DATA(B), t_n, K, N,
-                            <float*>cnp.PyArray_DATA(packed), _level)
-        else:
-            packed[...] = B.T if tb else B
+        packed = np.ascontiguousarray(B.T if tb else B)
         g.b = <const float*>cnp.PyArray_DATA(packed); g.ldb = N
     g.c = <float*>cnp.PyArray_DATA(C)
     g.ldc = _elem_stride(C, 0) if M > 1 else N

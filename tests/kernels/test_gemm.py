@@ -68,7 +68,7 @@ def test_matches_float64_reference_for_drawn_shapes(m, n, k, ta, tb, seed):
 EDGE_SHAPES = [(1, 1, 1), (1, 10, 1), (7, 1, 5), (32, 10, 128), (128, 10, 32),
                (32, 128, 10), (13, 17, 19), (31, 33, 257), (5, 47, 64), (29, 49, 3),
                (12, 64, 65), (25, 65, 97), (97, 15, 31), (2, 129, 1), (300, 7, 2),
-               (9, 139, 45)]
+               (9, 139, 45), (3, 9, 600)]
 
 
 @pytest.mark.parametrize("m,n,k", EDGE_SHAPES)
@@ -242,7 +242,8 @@ def test_sgemm_pays():
             assert _gemm.sgemm_pays(784, 128, 32, True, False)  # its kernel gradient
             assert not _gemm.sgemm_pays(256, 128, 784)          # large: OpenBLAS
             assert not _gemm.sgemm_pays(8, 128, 512, False, True)  # B to pack for 8 rows
-            assert not _gemm.sgemm_pays(64, 512, 512, False, True)  # a large B to pack
+            assert _gemm.sgemm_pays(32, 784, 128, False, True)      # g @ W^T
+            assert not _gemm.sgemm_pays(128, 512, 512, False, True)  # 32 M: OpenBLAS
         assert not _gemm.sgemm_pays(0, 4, 4) and not _gemm.sgemm_pays(4, 4, 0)
         if _gemm.cpu_level >= 1:
             _gemm._set_level(1)       # AVX2: only the small products
@@ -340,3 +341,15 @@ def test_thread_count_chosen_at_run_time_keeps_the_bits(threads):
     small_a, small_b = _operands(np.random.default_rng(14), 32, 10, 128, False, False)
     _gemm.sgemm(small_a, small_b)
     assert _gemm._thread_choice(32, 10, 128) is None     # one thread, never timed
+
+
+@pytest.mark.parametrize("m,n,k", [(33, 70, 130), (128, 10, 32), (5, 200, 600)])
+def test_every_layout_gives_the_same_bits(level, m, n, k):
+    # B read in place, B^T packed per block, A^T read through strides, the C^T route:
+    # the same FMA chain per element each time
+    a, b = _operands(np.random.default_rng(15), m, n, k, False, False)
+    want = _gemm.sgemm(a, b).tobytes()
+    at, bt = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)
+    for x, y, ta, tb in [(at, b, True, False), (a, bt, False, True), (at, bt, True, True),
+                         (np.asfortranarray(a), np.asfortranarray(b), False, False)]:
+        assert _gemm.sgemm(x, y, ta, tb).tobytes() == want
