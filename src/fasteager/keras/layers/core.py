@@ -87,8 +87,14 @@ class Dense(Layer):
 
     def _fusable(self, inputs):
         # matmul, bias and relu as one op (nn_ops.fused_matmul) on the CPU; a GPU runs
-        # the three ops it has kernels for
-        return (self.use_bias and _core.gpu_backend_state() == 0
+        # the three ops it has kernels for. (The same choice on every call, the first
+        # op of the process included: traces of one function must not differ.)
+        gpu = _core.gpu_backend_state()
+        if gpu < 0:
+            from ... import cuda
+            cuda._probe()
+            gpu = _core.gpu_backend_state()
+        return (self.use_bias and gpu == 0
                 and (self.activation is activations.relu or self.activation is activations.linear)
                 and inputs._value.dtype == self.kernel._tensor._value.dtype
                 and inputs._value.dtype.kind == "f")
