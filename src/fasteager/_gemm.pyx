@@ -234,9 +234,10 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
     """``op(a) @ op(b)`` for 2-D float32 arrays, op transposing where asked.
 
     Inputs may be any views (transposed, strided, read-only); a B whose unit stride is
-    along K is packed first, an input with no unit-stride axis is copied. Returns a new
-    C-contiguous (M, N) array, or writes ``out`` (float32, shape (M, N)) and returns it.
-    The same inputs give the same bits on every call and at every thread count.
+    along K is packed block by block in the kernel, an input with no unit-stride axis is
+    copied. Returns a new C-contiguous (M, N) array, or writes ``out`` (float32, shape
+    (M, N)) and returns it. The same inputs give the same bits on every call, at every
+    thread count and in every layout (each element is one FMA chain over k in order).
     """
     cdef cnp.ndarray A = _check("a", a)
     cdef cnp.ndarray B = _check("b", b)
