@@ -149,9 +149,12 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
     the table): with the AVX-512 kernels, sgemm is faster for every product measured up
     to 64x512x128 (4 M multiply-adds): 1.2-2x on the small Dense shapes (OpenBLAS's call
     and packing overhead), 1.4x on 32x784 @ 784x128. Not picked:
-    - above 16 M multiply-adds: at 256x784 @ 784x128 (26 M) one thread of each ran at
-      parity (381 against 420 us), and OpenBLAS's blocking for large sizes and its
-      threads are the safer choice there;
+    - above 32 M multiply-adds, or above 16 M with M or K under 128: one thread of each
+      (CPU time, loaded VM) ran 256x784 @ 784x128 in 604 us against 641, (256x784)^T @
+      256x128 610 against 657, 128x1024 @ 1024x256 888 against 875, but 1792x28 @
+      28x512 (the LSTM's input projection: C far beyond L2, K too short to hide the
+      stores) 605 against 556 and 28x1792 @ 1792x512 721 against 701; beyond these
+      sizes OpenBLAS's blocking for large sizes is the safer choice;
     - a transposed B of more than 16 Ki elements serving fewer than 12 rows: B is
       packed block by block inside the kernel, which pays once several row tiles reuse
       each block (1-thread CPU times: 8x512 @ (128x512)^T 20.8 us against 14.9, 1x128 @
@@ -164,7 +167,8 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
     multiply-adds: forced to level 1 on the same VM it still beat OpenBLAS's AVX-512
     kernels there (32x128 @ 128x10: 3.5 against 4.1 us; 64x64 @ 64x10: 3.6 against 4.2)
     and lost above (256x128 @ 128x10: 13.5 against 11.9), so this is the conservative
-    side for a machine whose OpenBLAS has only AVX2 too. The baseline is never picked.
+    side for a machine whose OpenBLAS has only AVX2 too (the transposed-B rule above
+    applies as well). The baseline is never picked.
     """
     return _pays(m, n, k, transpose_a, transpose_b)
 
@@ -172,7 +176,10 @@ def sgemm_pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint transpose_a=False,
 cdef inline bint _pays(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, bint ta, bint tb) noexcept:
     if _level < 1 or m <= 0 or n <= 0 or k <= 0:
         return False
-    if m * n * k > ((1 << 24) if _level == 2 else (1 << 16)):
+    cdef Py_ssize_t macs = m * n * k
+    if _level == 1 and macs > (1 << 16):
+        return False
+    if macs > (1 << 24) and (macs > (1 << 25) or m < 128 or k < 128):
         return False
     if tb and m < 12 and n * k > (1 << 14):
         return False

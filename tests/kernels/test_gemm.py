@@ -240,10 +240,12 @@ def test_sgemm_pays():
         if _gemm.cpu_level == 2:
             assert _gemm.sgemm_pays(32, 128, 784)              # the MLP's forward product
             assert _gemm.sgemm_pays(784, 128, 32, True, False)  # its kernel gradient
-            assert not _gemm.sgemm_pays(256, 128, 784)          # large: OpenBLAS
+            assert _gemm.sgemm_pays(256, 128, 784)              # batch 256, 26 M
+            assert not _gemm.sgemm_pays(1792, 512, 28)          # 26 M with a short K
+            assert not _gemm.sgemm_pays(512, 512, 512)          # 134 M: OpenBLAS
             assert not _gemm.sgemm_pays(8, 128, 512, False, True)  # B to pack for 8 rows
             assert _gemm.sgemm_pays(32, 784, 128, False, True)      # g @ W^T
-            assert not _gemm.sgemm_pays(128, 512, 512, False, True)  # 32 M: OpenBLAS
+            assert not _gemm.sgemm_pays(256, 512, 512, False, True)  # 64 M: OpenBLAS
         assert not _gemm.sgemm_pays(0, 4, 4) and not _gemm.sgemm_pays(4, 4, 0)
         if _gemm.cpu_level >= 1:
             _gemm._set_level(1)       # AVX2: only the small products
@@ -306,7 +308,7 @@ def test_sgemm_if_pays_computes_only_what_pays():
     assert _gemm.sgemm_if_pays(a, b[:64]) is None                   # inner sizes differ
     assert _gemm.sgemm_if_pays(a, b, out=np.empty((10, 32), np.float32)) is None
     assert _gemm.sgemm_if_pays(a, b, out=np.empty((32, 10))) is None
-    big_a, big_b = _operands(rng, 256, 128, 784, False, False)
+    big_a, big_b = _operands(rng, 1792, 512, 28, False, False)
     assert _gemm.sgemm_if_pays(big_a, big_b) is None                 # OpenBLAS's size
     assert _gemm.sgemm_if_pays(a.tolist(), b) is None
 
