@@ -14,9 +14,9 @@ import numpy as np
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose, zeros_like
-from .math_ops import (_matmul, _matmul_fwd, _matmul_into, cast, convert_same, exp, greater,
-                       maximum, multiply, reduce_mean, reduce_sum, rsqrt, sigmoid, square,
-                       squared_difference, tanh, where)
+from .math_ops import (_matmul, _matmul_fwd, _matmul_into, _reduce_sum, cast, convert_same,
+                       exp, greater, maximum, multiply, reduce_mean, reduce_sum, rsqrt,
+                       sigmoid, square, squared_difference, tanh, where)
 from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
                        single_axis)
 from .special_ops import _erf_kernel, erf
@@ -553,13 +553,19 @@ def _fused_matmul_fwd(x, kernel, bias, activation="linear"):
 def _fused_matmul_grad(g, ans, inputs, attrs, needs):
     # y = act(x W + b): dz = g * act'(z), where relu'(z) = (y > 0); then dx = dz W^T,
     # dW = x^T dz, db = the column sums of dz
+    # (the core's execute directly: this runs for every Dense layer of every step)
     x, kernel, bias = inputs
     if attrs.get("activation") == "relu":
-        g = _relu_grad(g, ans)
-    dx = execute(_matmul, g, kernel, transpose_b=True) if needs[0] else None
-    dw = execute(_matmul, x, g, transpose_a=True) if needs[1] else None
-    db = reduce_sum(g, 0) if needs[2] else None
+        g = _core.execute(relu_backprop, (g, ans), None)
+    dx = _core.execute(_matmul, (g, kernel), _TRANSPOSE_B) if needs[0] else None
+    dw = _core.execute(_matmul, (x, g), _TRANSPOSE_A) if needs[1] else None
+    db = _core.execute(_reduce_sum, (g,), _COLUMN_SUM) if needs[2] else None
     return [dx, dw, db]
+
+
+_TRANSPOSE_A = {"transpose_a": True}
+_TRANSPOSE_B = {"transpose_b": True}
+_COLUMN_SUM = {"axis": (0,), "keepdims": False}
 
 
 fused_matmul_op = defop("fused_matmul", _fused_matmul_fwd, kinds=FLOAT,
