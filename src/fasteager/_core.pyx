@@ -94,6 +94,7 @@ class _ThreadState(threading.local):
         self.tapes = []
         self.var_watchers = []
         self.tracer = None
+        self.profiling_op = None   # the op fe.profiler is timing (see _profiled_execute)
 
 
 _tls = _ThreadState()
@@ -1245,13 +1246,8 @@ cdef object _kernel_error(Op op, list arrays, object attrs, BaseException e):
 
 
 cdef object _binary(Op op, object a, object b):
-    if _n_profilers:
-        return _profiled(op, (a, b), None, True)
-    return _binary_body(op, a, b)
-
-
-cdef object _binary_body(Op op, object a, object b):
-    """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope)."""
+    """The fast path for the Tensor operators (two tensors of one dtype, CPU, no scope,
+    no profiler: ``execute`` times the op then)."""
     cdef Tensor ta, tb, out
     cdef object r
     cdef bint np_rules
@@ -1265,6 +1261,7 @@ cdef object _binary_body(Op op, object a, object b):
                 op is _op_matmul or cnp.PyArray_TYPE(ta._value) != cnp.PyArray_TYPE(tb._value)):
             return _numpy_operator_hook(op, a, b)
         if not _check_numerics and _n_device_scopes == 0 and _gpu_state == 0 \
+                and not _n_profilers \
                 and cnp.PyArray_TYPE(ta._value) == cnp.PyArray_TYPE(tb._value) \
                 and (op.kind_mask >> cnp.PyArray_TYPE(ta._value)) & 1 and not op.quiet:
             prev_alloc = None
@@ -1274,7 +1271,7 @@ cdef object _binary_body(Op op, object a, object b):
             try:
                 r = op.forward(ta._value, tb._value)
             except Exception:
-                return _execute(op, (a, b), None)   # the slow path builds the error message
+                return execute(op, (a, b), None)   # the slow path builds the error message
             finally:
                 if prev_alloc is not None:
                     cnp.PyDataMem_SetHandler(prev_alloc)
@@ -1290,7 +1287,7 @@ cdef object _binary_body(Op op, object a, object b):
             (type(b) is Tensor and (<Tensor>b)._np_rules):
         if _numpy_operator_hook is not None:
             return _numpy_operator_hook(op, a, b)
-    return _execute(op, (a, b), None)
+    return execute(op, (a, b), None)
 
 
 # Composite tensors (fe.RaggedTensor, fe.SparseTensor) are not Tensors, but TensorFlow's
@@ -1321,13 +1318,22 @@ def set_profile_hook(hook):
     _n_profilers = hook is not None
 
 
-cdef object _profiled(Op op, tuple args, dict attrs, bint binary):
-    cdef object start = _perf_ns()
+cdef object _NOT_PROFILED = object()
+
+
+cdef object _profiled_execute(Op op, tuple args, dict attrs):
+    """``execute`` while a profiler runs: times the op by calling ``execute`` again,
+    which (seeing this thread's ``profiling_op``) runs it; _NOT_PROFILED to that call."""
+    state = _tls
+    if state.profiling_op is op:
+        state.profiling_op = None
+        return _NOT_PROFILED
+    start = _perf_ns()
+    state.profiling_op = op
     try:
-        if binary:
-            return _binary_body(op, args[0], args[1])
-        return _execute(op, args, attrs)
+        return execute(op, args, attrs)
     finally:
+        state.profiling_op = None
         hook = _profile_hook
         if hook is not None:
             hook(op.name, start, _perf_ns())
@@ -1336,11 +1342,9 @@ cdef object _profiled(Op op, tuple args, dict attrs, bint binary):
 cpdef object execute(Op op, tuple args, dict attrs):
     """Run one op: convert, check, compute, wrap, record. Returns a Tensor (or a tuple)."""
     if _n_profilers:
-        return _profiled(op, args, attrs, False)
-    return _execute(op, args, attrs)
-
-
-cdef object _execute(Op op, tuple args, dict attrs):
+        profiled = _profiled_execute(op, args, attrs)
+        if profiled is not _NOT_PROFILED:
+            return profiled
     cdef Py_ssize_t n = len(args), i
     cdef list tensors = [None] * n
     cdef list arrays = [None] * n
