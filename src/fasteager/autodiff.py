@@ -133,11 +133,12 @@ class GradientTape(_core.Tape):
         return result if flat else nest.pack_sequence_as(sources, result)
 
     def _gradients(self, targets, seeds, flat_sources, unconnected):
-        unconnected = UnconnectedGradients(unconnected)
+        if type(unconnected) is not UnconnectedGradients:
+            unconnected = UnconnectedGradients(unconnected)
         ids = []
         for s in flat_sources:
             if isinstance(s, VariableBase):
-                ids.extend(t._id for t in self._variable_reads(s))
+                ids.extend([t._id for t in self._variable_reads(s)])
             elif isinstance(s, Tensor):
                 ids.append(s._id)
             else:
@@ -155,10 +156,14 @@ class GradientTape(_core.Tape):
         for s in flat_sources:
             if isinstance(s, VariableBase):
                 value = s._tensor
-                parts = [grads[t._id] for t in self._variable_reads(s) if t._id in grads]
-                g = parts[0] if parts else None
-                for p in parts[1:]:
-                    g = math_ops.add(g, p)
+                reads = self._variable_reads(s)
+                if len(reads) == 1:         # the common case: read once
+                    g = grads.get(reads[0]._id)
+                else:
+                    parts = [grads[t._id] for t in reads if t._id in grads]
+                    g = parts[0] if parts else None
+                    for p in parts[1:]:
+                        g = math_ops.add(g, p)
             else:
                 value = s
                 g = grads.get(s._id)

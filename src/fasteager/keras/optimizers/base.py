@@ -340,14 +340,17 @@ class Optimizer:
         lr = self._current_learning_rate()
         step = int(self._iterations._tensor._value) + 1
         names = self._slots_used()
+        update, track = self._update, self._track
+        decays = self.weight_decay and lr
         for g, v in zip(arrays, variables):
-            slots = self._track(v)
-            slot_arrays = [slots[n]._mutable_array() for n in names]
+            slots = track(v)
+            slot_arrays = [slots[n]._mutable_array() for n in names] if names else []
             var = v._mutable_array()
             if var.ndim == 0:   # the kernels work on flat buffers
                 var, g = var.reshape(1), g.reshape(1)
                 slot_arrays = [a.reshape(1) for a in slot_arrays]
-            self._update(var, g, lr, slot_arrays, step, self._weight_decay_for(v) * lr)
+            update(var, g, lr, slot_arrays, step,
+                   self._weight_decay_for(v) * lr if decays else 0.0)
         it = self._iterations._mutable_array()
         it += 1   # in place on the 0-d buffer (copy-on-write like any assignment)
         return self._iterations
