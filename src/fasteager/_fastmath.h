@@ -35,10 +35,11 @@
 /* GCC turns the selects into vector blends only when FP compares may not trap (and sqrt
  * into a vector instruction only under -fno-math-errno, which setup.py passes); nothing
  * here enables traps or reads errno, and NumPy clears the FP status flags before each of
- * its loops. */
+ * its loops. GCC also contracts a * b + c into an FMA in the AVX2 and AVX-512 clones
+ * unless told not to; fp-contract=off keeps every clone's operations the same. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
-#pragma GCC optimize("no-trapping-math")
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
 #endif
 
 static inline float fe_bits_to_float(int32_t b) { float f; memcpy(&f, &b, 4); return f; }
