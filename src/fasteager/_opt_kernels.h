@@ -47,7 +47,8 @@ FE_SGD(fe_sgd_f32, float)
 FE_SGD(fe_sgd_f64, double)
 
 /* AMSGrad's running maximum keeps the Cython loop's comparison (vhat > v picks vhat), so
- * a NaN in v stays NaN as before. */
+ * a NaN in v stays NaN as before. The amsgrad test is invariant: -O3 unswitches it into
+ * two vectorised loops. */
 #define FE_ADAM(NAME, T, SQRT)                                                             \
     FE_CLONES static void NAME(T* __restrict__ var, T* __restrict__ m, T* __restrict__ v,  \
                                const T* __restrict__ g, T* __restrict__ vhat, T alpha,     \
@@ -55,26 +56,17 @@ FE_SGD(fe_sgd_f64, double)
                                int amsgrad, ptrdiff_t n) {                                 \
         if (use_decay)                                                                     \
             for (ptrdiff_t i = 0; i < n; ++i) var[i] = var[i] - var[i] * decay;            \
-        if (!amsgrad) {                                                                    \
-            for (ptrdiff_t i = 0; i < n; ++i) {                                            \
-                T gi = g[i];                                                               \
-                T mi = m[i] + (gi - m[i]) * one_m_b1;                                      \
-                T vi = v[i] + (gi * gi - v[i]) * one_m_b2;                                 \
-                m[i] = mi;                                                                 \
-                v[i] = vi;                                                                 \
-                var[i] = var[i] - (mi * alpha) / (SQRT(vi) + eps);                         \
-            }                                                                              \
-        } else {                                                                           \
-            for (ptrdiff_t i = 0; i < n; ++i) {                                            \
-                T gi = g[i];                                                               \
-                T mi = m[i] + (gi - m[i]) * one_m_b1;                                      \
-                T vi = v[i] + (gi * gi - v[i]) * one_m_b2;                                 \
-                m[i] = mi;                                                                 \
-                v[i] = vi;                                                                 \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                                \
+            T gi = g[i];                                                                   \
+            T mi = m[i] + (gi - m[i]) * one_m_b1;                                          \
+            T vi = v[i] + (gi * gi - v[i]) * one_m_b2;                                     \
+            m[i] = mi;                                                                     \
+            v[i] = vi;                                                                     \
+            if (amsgrad) {                                                                 \
                 vi = vhat[i] > vi ? vhat[i] : vi;                                          \
                 vhat[i] = vi;                                                              \
-                var[i] = var[i] - (mi * alpha) / (SQRT(vi) + eps);                         \
             }                                                                              \
+            var[i] = var[i] - (mi * alpha) / (SQRT(vi) + eps);                             \
         }                                                                                  \
     }
 FE_ADAM(fe_adam_f32, float, sqrtf)
