@@ -31,13 +31,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#if defined(__GNUC__) && __GNUC__ >= 12 && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__linux__)
-/* (GCC 12 names the x86-64 levels both in target() and in __builtin_cpu_supports) */
-#define FE_CONV_X86 1
-#else
-#define FE_CONV_X86 0
-#endif
+#include "_cpu_level.h"
+#define FE_CONV_X86 FE_X86_LEVELS
 
 typedef struct {
     ptrdiff_t OH, OW, O;   /* output rows, columns, channels */
@@ -54,19 +49,7 @@ typedef struct {
 
 /* The instruction set the kernels run with, found once: 2 = AVX-512F (x86-64-v4),
  * 1 = AVX2 + FMA (x86-64-v3), 0 = the baseline (any other CPU or architecture). */
-static inline int fe_conv_level(void) {
-#if FE_CONV_X86
-    static int level = -1;  /* idempotent: a race only computes it twice */
-    if (level < 0) {
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("x86-64-v4") ? 2
-              : __builtin_cpu_supports("x86-64-v3") ? 1 : 0;
-    }
-    return level;
-#else
-    return 0;
-#endif
-}
+static inline int fe_conv_level(void) { return fe_cpu_level(); }
 
 /* 1 when the vector kernels run (AVX2 + FMA or AVX-512): only there are they faster
  * than im2col + OpenBLAS; elsewhere they stay correct but callers keep im2col. */

@@ -32,12 +32,10 @@
 #include <omp.h>
 #endif
 
-#if defined(__GNUC__) && __GNUC__ >= 12 && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__linux__)
-#define FE_GEMM_X86 1
+#include "_cpu_level.h"
+#define FE_GEMM_X86 FE_X86_LEVELS
+#if FE_GEMM_X86
 #include <immintrin.h>
-#else
-#define FE_GEMM_X86 0
 #endif
 
 typedef struct {
@@ -50,19 +48,7 @@ typedef struct {
 } fe_gemm_args;
 
 /* 2 = AVX-512F (x86-64-v4), 1 = AVX2 + FMA (x86-64-v3), 0 = the baseline */
-static inline int fe_gemm_level(void) {
-#if FE_GEMM_X86
-    static int level = -1;  /* idempotent: a race only computes it twice */
-    if (level < 0) {
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("x86-64-v4") ? 2
-              : __builtin_cpu_supports("x86-64-v3") ? 1 : 0;
-    }
-    return level;
-#else
-    return 0;
-#endif
-}
+static inline int fe_gemm_level(void) { return fe_cpu_level(); }
 
 /* The bytes of B's panel a K block walks: kept within L1 (48 KiB on recent x86, with
  * room for A's rows and C's tile) */
