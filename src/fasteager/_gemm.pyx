@@ -216,6 +216,17 @@ def sgemm_if_pays(a, b, bint transpose_a=False, bint transpose_b=False, out=None
     return sgemm(a, b, transpose_a, transpose_b, out)
 
 
+cdef object _finish(_ThreadChoice tc, int option, double t0, bint direct, out, C):
+    """After a product: time it for the thread choice, and copy C into ``out`` when the
+    kernel could not write there directly."""
+    if tc is not None:
+        tc.record(option, _now() - t0)
+    if not direct:
+        out[...] = C
+        return out
+    return C
+
+
 cdef inline Py_ssize_t _elem_stride(cnp.ndarray x, int axis):
     # in elements; only called for aligned float32 arrays (strides are multiples of 4)
     return cnp.PyArray_STRIDE(x, axis) // 4
@@ -323,12 +334,7 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
             fe_sgemm(&g, level, threads)
             fe_gemm_pack_bt(<const float*>cnp.PyArray_DATA(ct), M, M, N,
                             <float*>cnp.PyArray_DATA(C), level)
-        if tc is not None:
-            tc.record(option, _now() - t0)
-        if not direct:
-            out[...] = C
-            return out
-        return C
+        return _finish(tc, option, t0, direct, out, C)
     # B: unit stride along N read as it is; unit stride along K packed block by block
     # in the kernel; neither: copied
     g.bt = 0
@@ -343,9 +349,4 @@ def sgemm(a, b, transpose_a=False, transpose_b=False, out=None):
     g.ldc = _elem_stride(C, 0) if M > 1 else N
     with nogil:
         fe_sgemm(&g, level, threads)
-    if tc is not None:
-        tc.record(option, _now() - t0)
-    if not direct:
-        out[...] = C
-        return out
-    return C
+    return _finish(tc, option, t0, direct, out, C)
