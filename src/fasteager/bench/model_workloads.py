@@ -837,6 +837,15 @@ for _peer, _make in (("numpy", _numpy_mlp_step), ("torch", _torch_mlp_step)):
     _co.entry("%s_after_fasteager" % _peer)(
         lambda quick, _make=_make: _after_fasteager_work(_make))
     _co.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())
+    # the literal question (does importing fasteager change the peer?), no fasteager work
+    _imp = workload("coexist_%s_mlp_import" % _peer,
+                    "%s's MLP step in a process that only imported fasteager, vs a process "
+                    "without fasteager (ratio: with / without; target <= 1.05)" % _peer,
+                    base="%s_after_import" % _peer,
+                    with_fasteager=("%s_after_import" % _peer,))
+    _imp.entry("%s_after_import" % _peer)(
+        lambda quick, _make=_make: (_fasteager(), _make())[1])
+    _imp.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())
 
 # the NumPy floor for the MLP step: the same math by hand, no framework
 mlp.entry("numpy_by_hand")(lambda quick: _numpy_mlp_step())
