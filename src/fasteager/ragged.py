@@ -982,6 +982,11 @@ class RaggedTensorSpec:
     def from_value(cls, value):
         return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
 
+    @property
+    def value_type(self):
+        """The class of the values this spec describes."""
+        return RaggedTensor
+
     def is_compatible_with(self, value):
         return isinstance(value, RaggedTensor) and value.dtype == self.dtype and \
             self.shape.is_compatible_with(value.shape)

@@ -505,6 +505,11 @@ class SparseTensorSpec:
     def from_value(cls, value):
         return cls(value.shape, value.dtype)
 
+    @property
+    def value_type(self):
+        """The class of the values this spec describes."""
+        return SparseTensor
+
     def is_compatible_with(self, value):
         return isinstance(value, SparseTensor) and value.dtype == self.dtype and \
             self.shape.is_compatible_with(value.shape)
