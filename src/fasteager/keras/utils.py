@@ -1,12 +1,15 @@
 """Keras utilities: ``Progbar`` (the training progress bar), ``to_categorical``,
-``get_file`` (download into Keras's cache, ``_files.py``), and the serialization
-registry (``register_keras_serializable`` ..., also in ``fe.keras.saving``)."""
+``get_file`` (download into Keras's cache, ``_files.py``), the image helpers
+``load_img``, ``img_to_array``, ``array_to_img``, ``save_img`` (``_image_utils.py``), and
+the serialization registry (``register_keras_serializable`` ..., also in
+``fe.keras.saving``)."""
 import sys
 import time
 
 import numpy as np
 
 from ._files import extract_archive, get_file, validate_file  # noqa: F401
+from ._image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
 from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F401
                              deserialize_keras_object, get_custom_objects, get_registered_name,
                              get_registered_object, register_keras_serializable,
