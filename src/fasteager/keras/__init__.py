@@ -7,4 +7,4 @@ from . import (activations, backend, callbacks, initializers, layers, losses,  #
                metrics, models, regularizers, utils)
 from .layers import Input  # noqa: F401
 from .training import Model, Sequential  # noqa: F401
-from . import datasets, optimizers  # noqa: F401
+from . import applications, datasets, optimizers, preprocessing  # noqa: F401
