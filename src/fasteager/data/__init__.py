@@ -9,9 +9,9 @@ from . import sources as _sources  # noqa: F401
 from . import transforms as _transforms  # noqa: F401
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, OwnedIterator
 from .sources import TextLineDataset, TFRecordDataset
-from .structure import TensorSpec
+from .structure import DatasetSpec, TensorSpec
 
 Iterator = OwnedIterator
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
-           "TensorSpec", "TextLineDataset", "TFRecordDataset", "experimental"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "DatasetSpec",
+           "Iterator", "TensorSpec", "TextLineDataset", "TFRecordDataset", "experimental"]

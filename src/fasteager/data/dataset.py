@@ -16,6 +16,7 @@ import dis
 import itertools
 import secrets
 import sys
+import threading
 
 import numpy as np
 
@@ -77,6 +78,37 @@ class Dataset:
         return FromGenerator(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
+    def counter(start=0, step=1, dtype="int64", name=None):
+        """``start, start + step, ...`` forever (``tf.data.Dataset.counter``)."""
+        return _Counter(start, step, dtype)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The names of the files matching ``file_pattern`` (a glob pattern or a list of
+        them), as string scalars; shuffled (``shuffle=None`` means True), with the file
+        names matched when this is called. No match raises ``InvalidArgumentError``."""
+        from .sources import list_files
+        return list_files(file_pattern, shuffle, seed)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Each element from one of ``datasets``, drawn at random with probabilities
+        ``weights`` (uniform by default; a list, a tensor or a dataset of weight vectors).
+        An exhausted dataset is no longer drawn (the others' weights are renormalised),
+        unless ``stop_on_empty_dataset``, which ends the dataset then."""
+        from .sampling import SampleFromDatasets
+        return SampleFromDatasets(datasets, weights, seed, stop_on_empty_dataset,
+                                  rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """The next element of ``datasets[i]`` for each int64 scalar ``i`` of
+        ``choice_dataset``."""
+        from .sampling import ChooseFromDatasets
+        return ChooseFromDatasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
     def zip(*datasets, name=None):
         """Elements are tuples (or the given structure) of the datasets' elements."""
         if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
@@ -95,6 +127,43 @@ class Dataset:
         """Stack ``batch_size`` consecutive elements (the last batch may be smaller)."""
         from .transforms import Batch
         return Batch(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        """Batch ``batch_size`` consecutive elements, padding every component to a common
+        shape: ``padded_shapes`` (per component; ``None``/-1 dimensions, or all of them by
+        default, become the largest in the batch), padded with ``padding_values`` (0, or
+        ``b''`` for strings, by default; one scalar pads every component)."""
+        from .transforms import PaddedBatch
+        return PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """A dataset of windows: each window is a dataset (a structure of datasets, one
+        per component) of ``size`` elements taken every ``stride``-th, windows starting
+        every ``shift`` (``size`` by default) elements. The last windows may be smaller
+        unless ``drop_remainder``."""
+        from .windowing import Window
+        return Window(self, size, shift, stride, drop_remainder)
+
+    def flat_map(self, map_func, name=None):
+        """The elements of the datasets ``map_func(element)`` returns, one after another."""
+        from .windowing import FlatMap
+        return FlatMap(self, map_func)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """The elements of the datasets ``map_func`` makes from ``cycle_length`` input
+        elements at a time, ``block_length`` from each in turn (in tf.data's order)."""
+        from .windowing import Interleave
+        return Interleave(self, map_func, cycle_length, block_length)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                           name=None):
+        """Elements ``(class_func(element), element)`` resampled (by rejection) so that
+        the classes follow ``target_dist``; ``initial_dist`` is the classes' distribution
+        in this dataset, estimated while iterating when not given."""
+        from .sampling import RejectionResample
+        return RejectionResample(self, class_func, target_dist, initial_dist, seed)
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
                      name=None):
@@ -356,11 +425,10 @@ def _nodes(dataset, out=None, seen=None):
 
 
 def _shuffle_states(dataset):
-    """(shuffle, seed, epoch) of every shuffle in the pipeline."""
-    from .transforms import Shuffle
+    """(node, seed, epoch) of every random node (shuffle, sampling) in the pipeline."""
     out = []
     for node in _nodes(dataset):
-        if isinstance(node, Shuffle):
+        if isinstance(node, RandomDataset):
             with node._lock:
                 out.append((node, list(node._seed), node._epoch))
     return out
@@ -394,6 +462,8 @@ def _advanced(dataset, n):
                                          lambda: _drop_indices(inner.stream(), n * size),
                                          inner.runs, inner.random))
         return _batched(dataset, _advanced(dataset._input, n * size))
+    if kind is T.PaddedBatch:       # every batch before the position was full
+        return dataset._batches(_advanced(dataset._input, n * dataset._n))
     if kind is T.Map:
         return map(dataset._apply, _advanced(dataset._input, n))
     if kind is T.Take:
@@ -497,6 +567,43 @@ class _FromTensors(Dataset):
 
     def _cardinality(self):
         return 1
+
+
+class RandomDataset(Dataset):
+    """A dataset drawing random numbers (shuffle, sampling): its generator is seeded by
+    ``_seed`` (see ``random_seeds``) and the iteration count ``_epoch``, which iterator
+    checkpoints save and restore."""
+
+    def _init_random(self, seed, reshuffle_each_iteration):
+        self._seed, _ = random_seeds(seed)
+        self._reshuffle = bool(reshuffle_each_iteration)
+        self._epoch = 0
+        self._lock = threading.Lock()
+
+    def _rng(self):
+        """The generator of a new iteration."""
+        with self._lock:
+            epoch = self._epoch
+            if self._reshuffle:
+                self._epoch += 1
+        return np.random.default_rng(self._seed + [epoch])
+
+
+class _Counter(Dataset):
+    def __init__(self, start, step, dtype):
+        from ..dtypes import as_dtype
+        self._dtype = as_dtype(dtype)._np
+        self._start, self._step = S.to_array(start).item(), S.to_array(step).item()
+
+    def _iter(self):
+        t = self._dtype.type
+        return (np.asarray(t(i)) for i in itertools.count(self._start, self._step))
+
+    def _cardinality(self):
+        return INFINITE
+
+    def _element_spec(self):
+        return S.TensorSpec((), self._dtype)
 
 
 class _Range(Dataset):

@@ -91,6 +91,43 @@ class FromGenerator(Dataset):
         return self._spec
 
 
+def filenames_list(filenames, opname):
+    """``filenames`` (a string, path, list or string tensor) as a list of str."""
+    from ..strings import bytes_array
+    names = bytes_array(os.fsencode(filenames) if isinstance(filenames, os.PathLike)
+                        else filenames, opname)
+    if names.ndim > 1:
+        raise InvalidArgumentError("%s: filenames must be a string or a list of strings "
+                                   "(got rank %d)" % (opname, names.ndim))
+    return [os.fsdecode(n) for n in names.reshape(-1)]
+
+
+def compression_kind(compression_type, opname):
+    kind = "" if compression_type is None else compression_type
+    if kind not in ("", "GZIP", "ZLIB"):
+        raise InvalidArgumentError("%s: compression_type must be None, '', 'GZIP' or 'ZLIB' "
+                                   "(got %r)" % (opname, compression_type))
+    return kind
+
+
+def open_file(path, compression, opname):
+    """A binary file object of ``path``'s (decompressed) bytes."""
+    try:
+        raw = open(path, "rb")
+    except FileNotFoundError:
+        raise NotFoundError("%s: %s not found" % (opname, path)) from None
+    if compression == "GZIP":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if compression == "ZLIB":
+        with raw:
+            data = raw.read()
+        try:
+            return io.BytesIO(zlib.decompress(data))
+        except zlib.error as e:
+            raise DataLossError("%s: %s is not ZLIB data (%s)" % (opname, path, e)) from None
+    return raw
+
+
 class TextLineDataset(Dataset):
     """The lines of one or more text files, as scalar ``fe.string`` tensors without their
     line ending (``\\n`` or ``\\r\\n``), file after file (``tf.data.TextLineDataset``).
@@ -104,35 +141,11 @@ class TextLineDataset(Dataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
-        from ..strings import bytes_array
-        names = bytes_array(os.fsencode(filenames) if isinstance(filenames, os.PathLike)
-                            else filenames, "TextLineDataset")
-        if names.ndim > 1:
-            raise InvalidArgumentError("TextLineDataset: filenames must be a string or a list "
-                                       "of strings (got rank %d)" % names.ndim)
-        kind = "" if compression_type is None else compression_type
-        if kind not in ("", "GZIP", "ZLIB"):
-            raise InvalidArgumentError("TextLineDataset: compression_type must be None, '', "
-                                       "'GZIP' or 'ZLIB' (got %r)" % (compression_type,))
-        self._filenames = [os.fsdecode(n) for n in names.reshape(-1)]
-        self._compression = kind
+        self._filenames = filenames_list(filenames, "TextLineDataset")
+        self._compression = compression_kind(compression_type, "TextLineDataset")
 
     def _open(self, path):
-        try:
-            raw = open(path, "rb")
-        except FileNotFoundError:
-            raise NotFoundError("%s: %s not found" % (type(self).__name__, path)) from None
-        if self._compression == "GZIP":
-            return gzip.GzipFile(fileobj=raw, mode="rb")
-        if self._compression == "ZLIB":
-            with raw:
-                data = raw.read()
-            try:
-                return io.BytesIO(zlib.decompress(data))
-            except zlib.error as e:
-                raise DataLossError("%s: %s is not ZLIB data (%s)"
-                                    % (type(self).__name__, path, e)) from None
-        return raw
+        return open_file(path, self._compression, type(self).__name__)
 
     def _iter(self):
         for path in self._filenames:
@@ -175,3 +188,25 @@ class TFRecordDataset(TextLineDataset):
                 except (OSError, EOFError, zlib.error) as e:
                     raise DataLossError("TFRecordDataset: cannot read %s as %s (%s)"
                                         % (path, self._compression or "TFRecords", e)) from None
+
+
+def matching_files(file_pattern, opname):
+    """The files matching each glob pattern (sorted per pattern), as ``tf.io.gfile.glob``."""
+    import glob
+    out = []
+    for pattern in filenames_list(file_pattern, opname):
+        out.extend(sorted(glob.glob(pattern)))
+    return out
+
+
+def list_files(file_pattern, shuffle, seed):
+    names = matching_files(file_pattern, "Dataset.list_files")
+    if not names:
+        raise InvalidArgumentError("Dataset.list_files: no files matched pattern: %s"
+                                   % ", ".join(filenames_list(file_pattern,
+                                                              "Dataset.list_files")))
+    from ..strings import bytes_array
+    dataset = Dataset.from_tensor_slices(bytes_array([os.fsencode(n) for n in names]))
+    if shuffle is None or shuffle:
+        dataset = dataset.shuffle(len(names), seed=seed)
+    return dataset

@@ -61,8 +61,21 @@ def map_structure(fn, s):
     return fn(s)
 
 
+def _is_dataset(value):
+    from .dataset import Dataset
+    return isinstance(value, Dataset)
+
+
+def dtype_name(np_dtype):
+    """The fe name of a NumPy dtype (``string`` for object arrays)."""
+    return as_dtype(np_dtype).name
+
+
 def to_array(value, dtype=None):
-    """A leaf as an ndarray, with TensorFlow's conversions (Python float -> float32)."""
+    """A leaf as an ndarray, with TensorFlow's conversions (Python float -> float32). A
+    dataset stays a dataset: elements may hold datasets (``window``)."""
+    if _is_dataset(value):
+        return value
     if isinstance(value, _core.VariableBase):
         value = value._tensor
     if isinstance(value, _core.Tensor) and dtype is None:
@@ -93,6 +106,8 @@ def from_function(value):
 
 
 def _wrap_leaf(a):
+    if _is_dataset(a):
+        return a
     if isinstance(a, LEAVES):
         return a.to_tensor()
     return _core.wrap(_string_scalar(a) if type(a) is bytes else a)
@@ -110,6 +125,8 @@ def to_tensors(element):
 
 
 def _numpy_leaf(a):
+    if _is_dataset(a):
+        return a.as_numpy_iterator()
     if isinstance(a, LEAVES):
         return a.to_tensor()
     if type(a) is bytes:
@@ -124,7 +141,7 @@ def to_numpy(element):
 
 def readonly(a):
     """A read-only view: slices handed to users cannot write into a dataset's source."""
-    if isinstance(a, LEAVES):
+    if isinstance(a, LEAVES) or _is_dataset(a):
         return a
     v = a.view()
     v.flags.writeable = False
@@ -153,6 +170,11 @@ class TensorSpec:
         arr = to_array(value)
         return cls(arr.shape, arr.dtype, name)
 
+    @property
+    def value_type(self):
+        """The class of the values this spec describes."""
+        return _core.Tensor
+
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and self.dtype == other.dtype
                 and self.shape == other.shape)
@@ -169,6 +191,8 @@ def spec_of(element, batch_dim=False, known=None):
     """TensorSpecs of an element's leaves; ``batch_dim`` makes the first dimension unknown
     (or ``known``)."""
     def leaf(a):
+        if _is_dataset(a):
+            return DatasetSpec(a.element_spec)
         if isinstance(a, LEAVES):
             return a.spec(known, batched=batch_dim)
         shape = list(np.shape(a))
@@ -176,3 +200,34 @@ def spec_of(element, batch_dim=False, known=None):
             shape = [known] + shape
         return TensorSpec(shape, object if type(a) is bytes else np.asarray(a).dtype)
     return map_structure(leaf, element)
+
+
+class DatasetSpec:
+    """The type of a dataset that is an element (or component) of another dataset, as
+    ``window`` makes them (``tf.data.DatasetSpec``)."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.shape = TensorShape(dataset_shape)
+
+    @property
+    def value_type(self):
+        from .dataset import Dataset
+        return Dataset
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.element_spec)
+
+    def is_compatible_with(self, value):
+        return _is_dataset(value) and value.element_spec == self.element_spec
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and self.element_spec == other.element_spec \
+            and self.shape == other.shape
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return "DatasetSpec(%r, TensorShape(%s))" % (self.element_spec, self.shape.as_list())

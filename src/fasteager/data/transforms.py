@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from . import structure as S
 from .composite import RaggedLeaf, batched_spec, stack_column
-from .dataset import _CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, _Plan, chunked, random_seeds
+from .dataset import _CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, RandomDataset, _Plan, chunked
 
 
 def _count(name, value):
@@ -50,24 +50,14 @@ def shuffle_lists(chunks, size, rng):
         yield [buf[i] for i in order]
 
 
-class Shuffle(Dataset):
+class Shuffle(RandomDataset):
     def __init__(self, input, buffer_size, seed, reshuffle_each_iteration):
         size = _count("shuffle: buffer_size", buffer_size)
         if size == AUTOTUNE or size <= 0:
             raise InvalidArgumentError("shuffle: buffer_size must be positive (expected > 0, "
                                        "got %d)" % size)
         self._input, self._size = input, size
-        self._seed, _ = random_seeds(seed)
-        self._reshuffle = bool(reshuffle_each_iteration)
-        self._epoch = 0
-        self._lock = threading.Lock()
-
-    def _rng(self):
-        with self._lock:
-            epoch = self._epoch
-            if self._reshuffle:
-                self._epoch += 1
-        return np.random.default_rng(self._seed + [epoch])
+        self._init_random(seed, reshuffle_each_iteration)
 
     def _plan(self):
         plan = self._input._plan()
@@ -177,6 +167,162 @@ class Batch(Dataset):
             S.TensorSpec(None if s.shape is None else (lead,) + tuple(s.shape), s.dtype), inner)
 
 
+def _leaves_up_to(template, value, what, broadcast, out=None):
+    """The parts of ``value`` for the components of ``template``, in ``S.flatten`` order:
+    ``value`` follows ``template``'s structure down to its components (whatever a
+    component's part is, e.g. a shape tuple); a non-structure ``value`` is given to every
+    component when ``broadcast``."""
+    out = [] if out is None else out
+    if isinstance(template, dict):
+        if broadcast and not isinstance(value, dict):
+            value = dict.fromkeys(template, value)
+        if not isinstance(value, dict) or set(value) != set(template):
+            raise ValueError("padded_batch: %s must match the element structure (expected a "
+                             "dict with keys %s, got %r)" % (what, sorted(template), value))
+        for k in sorted(template, key=S._key):
+            _leaves_up_to(template[k], value[k], what, broadcast, out)
+    elif isinstance(template, tuple):
+        if broadcast and not isinstance(value, (tuple, list)):
+            value = [value] * len(template)
+        if not isinstance(value, (tuple, list)) or len(value) != len(template):
+            raise ValueError("padded_batch: %s must match the element structure (expected %d "
+                             "components, got %r)" % (what, len(template), value))
+        for t, v in zip(template, value):
+            _leaves_up_to(t, v, what, broadcast, out)
+    else:
+        out.append(value)
+    return out
+
+
+def _padded_shape(value):
+    """A padded shape as a list of int-or-None (None: the batch's largest), or None for
+    an unknown rank."""
+    from ..tensor_shape import TensorShape
+    if value is None:
+        return None
+    if isinstance(value, TensorShape):
+        return value.as_list() if value.rank is not None else None
+    if isinstance(value, (list, tuple)):
+        dims = list(value)
+    else:
+        arr = np.asarray(S.to_array(value))
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise ValueError("padded_batch: a padded shape must be a TensorShape or an integer "
+                             "vector (got %r)" % (value,))
+        dims = arr.tolist()
+    out = []
+    for d in dims:
+        d = getattr(d, "value", d)      # a Dimension
+        d = None if d is None else int(d)
+        out.append(None if d is None or d == -1 else d)
+        if out[-1] is not None and out[-1] < 0:
+            raise ValueError("padded_batch: padded shape dimensions must be >= 0 or -1 (got "
+                             "%r)" % (value,))
+    return out
+
+
+class PaddedBatch(Batch):
+    """``padded_batch``: batches whose components are padded to one shape per batch."""
+
+    def __init__(self, input, batch_size, padded_shapes, padding_values, drop_remainder):
+        Batch.__init__(self, input, batch_size, drop_remainder)
+        self._shapes_arg, self._values_arg = padded_shapes, padding_values
+
+    def _iter(self):
+        return self._batches(self._input._iter())
+
+    def _batches(self, elements):
+        for group in chunked(elements, self._n):
+            if len(group) < self._n and self._drop:
+                return
+            yield self._pad(group)
+
+    def _per_component(self, template):
+        """(padded shapes, padding values) as flat lists, one per component."""
+        n = len(S.flatten(template))
+        if self._shapes_arg is None:
+            shapes = [None] * n
+        else:
+            shapes = [_padded_shape(v) for v in _leaves_up_to(
+                template, self._shapes_arg, "padded_shapes", False)]
+        if self._values_arg is None:
+            values = [None] * n
+        else:
+            values = _leaves_up_to(template, self._values_arg, "padding_values", True)
+        return shapes, values
+
+    def _pad(self, elements):
+        first = elements[0]
+        shapes, values = self._per_component(first)
+        columns = list(zip(*(S.flatten(e) for e in elements)))
+        return S.pack(first, [_pad_column(i, col, shape, value) for i, (col, shape, value)
+                              in enumerate(zip(columns, shapes, values))])
+
+    def _element_spec(self):
+        inner = self._input._element_spec()
+        shapes, _ = self._per_component(inner)
+        lead = self._n if self._drop else None
+        specs = []
+        for spec, shape in zip(S.flatten(inner), shapes):
+            if not isinstance(spec, S.TensorSpec):
+                raise TypeError("padded_batch: only tensor components can be padded (got %r)"
+                                % (spec,))
+            if shape is None:
+                shape = None if spec.shape is None else spec.shape.as_list()
+            specs.append(S.TensorSpec(None if shape is None else [lead] + shape, spec.dtype))
+        return S.pack(inner, specs)
+
+
+def _padding_value(value, dtype, i):
+    if value is None:
+        return b"" if dtype == object else dtype.type(0)
+    arr = S.to_array(value)
+    if arr.shape != ():
+        raise ValueError("padded_batch: padding values must be scalars (expected shape (), "
+                         "got %s for component %d)" % (list(arr.shape), i))
+    if arr.dtype != dtype:
+        raise TypeError("padded_batch: the padding value of component %d has dtype %s (expected "
+                        "%s, the component's dtype)" % (i, S.dtype_name(arr.dtype),
+                                                       S.dtype_name(dtype)))
+    return arr[()]
+
+
+def _pad_column(i, col, shape, value):
+    from .composite import LEAVES
+    if any(isinstance(a, LEAVES) or isinstance(a, Dataset) for a in col):
+        raise TypeError("padded_batch: only tensor components can be padded (component %d "
+                        "holds %s)" % (i, type(next(a for a in col if not isinstance(
+                            a, np.ndarray))).__name__))
+    arrays = [np.asarray(a) for a in col]
+    rank = arrays[0].ndim
+    for k, a in enumerate(arrays):
+        if a.ndim != rank:
+            raise InvalidArgumentError("padded_batch: component %d has different ranks in one "
+                                       "batch (expected rank %d like element 0, got %d in "
+                                       "element %d)" % (i, rank, a.ndim, k))
+    if shape is not None and len(shape) != rank:
+        raise ValueError("padded_batch: the padded shape %s of component %d is not compatible "
+                         "with its shape (expected rank %d, got rank %d)"
+                         % (shape, i, rank, len(shape)))
+    largest = np.max(np.array([a.shape for a in arrays], np.int64).reshape(len(arrays), rank),
+                     axis=0).tolist() if rank else []
+    target = list(largest)
+    for d, want in enumerate(shape or ()):
+        if want is None:
+            continue
+        if largest[d] > want:
+            raise InvalidArgumentError(
+                "padded_batch: attempted to pad to a smaller size than the input element "
+                "(component %d, dimension %d: expected at most %d, got %d)"
+                % (i, d, want, largest[d]))
+        target[d] = want
+    dtype = arrays[0].dtype
+    out = np.full([len(arrays)] + target, _padding_value(value, dtype, i), dtype=dtype)
+    for k, a in enumerate(arrays):
+        out[(k,) + tuple(slice(0, n) for n in a.shape)] = a
+    return out
+
+
 class RaggedBatch(Batch):
     """``ragged_batch`` / ``dense_to_ragged_batch``: as ``batch``, but components whose
     rows may differ in shape are stacked as RaggedTensors (ragged in the first axis of the
@@ -233,6 +379,14 @@ class Unbatch(Dataset):
     def _cardinality(self):
         c = self._input._cardinality()
         return INFINITE if c == INFINITE else UNKNOWN
+
+    def _element_spec(self):
+        inner = self._input._element_spec()
+        if all(isinstance(s, S.TensorSpec) and s.shape is not None and s.shape.rank
+               for s in S.flatten(inner)):
+            return S.map_structure(lambda s: S.TensorSpec(s.shape.as_list()[1:], s.dtype),
+                                   inner)
+        return Dataset._element_spec(self)
 
 
 # -- element functions --------------------------------------------------------------------
