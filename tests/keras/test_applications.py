@@ -41,6 +41,7 @@ def offline(monkeypatch, tmp_path):
 
 
 def test_default_architecture_matches_keras():
+    fe.keras.backend.clear_session()          # automatic names count from zero again
     model = applications.MobileNet(weights=None)
     assert model.name == "mobilenet_1.00_224"
     assert model.count_params() == 4253864
@@ -178,7 +179,7 @@ def test_cached_imagenet_weights_load_in_keras_layout(offline, tmp_path, monkeyp
         v.assign(np.random.default_rng(len(v.name)).uniform(0.5, 1.0, v.shape.as_list())
                  .astype(np.float32))
     cache = tmp_path / "keras" / "models"
-    cache.mkdir(parents=True)
+    cache.mkdir(parents=True, exist_ok=True)
     _write_keras_h5(source, cache / "mobilenet_2_5_128_tf.h5")
     model = _small(weights="imagenet")
     assert offline == []                                  # found in the cache
@@ -315,3 +316,93 @@ def test_whole_model_save_and_load(tmp_path):
     assert [layer.name for layer in again.layers] == [layer.name for layer in model.layers]
     x = _image()
     np.testing.assert_allclose(again(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+# ---- MobileNetV2 ------------------------------------------------------------------------
+
+def _small_v2(**kwargs):
+    kwargs.setdefault("weights", None)
+    return applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3), **kwargs)
+
+
+def test_mobilenet_v2_architecture_matches_keras():
+    fe.keras.backend.clear_session()
+    model = applications.MobileNetV2(weights=None)
+    assert model.name == "mobilenetv2_1.00_224"
+    assert model.count_params() == 3538984
+    assert len(model.trainable_variables) == 158 and len(model.variables) == 262
+    names = [layer.name for layer in model.layers]
+    assert names[:9] == ["input_layer", "Conv1", "bn_Conv1", "Conv1_relu",
+                         "expanded_conv_depthwise", "expanded_conv_depthwise_BN",
+                         "expanded_conv_depthwise_relu", "expanded_conv_project",
+                         "expanded_conv_project_BN"]
+    assert names[-6:] == ["block_16_project_BN", "Conv_1", "Conv_1_bn", "out_relu",
+                          "global_average_pooling2d", "predictions"]
+    # residual adds where a block keeps its shape; padding before the strided blocks
+    assert [n for n in names if n.endswith("_add")] == [
+        "block_%d_add" % i for i in (2, 4, 5, 7, 8, 9, 11, 12, 14, 15)]
+    assert [n for n in names if n.endswith("_pad")] == [
+        "block_%d_pad" % i for i in (1, 3, 6, 13)]
+    assert model.get_layer("block_1_pad").padding == ((0, 1), (0, 1))   # even input: correct_pad
+    bn = model.get_layer("block_3_expand_BN")
+    assert bn.epsilon == 1e-3 and bn.momentum == 0.999
+    assert isinstance(model.get_layer("predictions"), fe.keras.layers.Dense)
+    base = applications.MobileNetV2(weights=None, include_top=False)
+    assert len(base.layers) == 154 and base.output_shape == (None, None, None, 1280)
+
+
+def test_mobilenet_v2_small_runs_and_widens_with_alpha():
+    model = _small_v2()
+    assert model.name == "mobilenetv2_0.35_96"
+    assert model.get_layer("Conv1").filters == 16 and model.get_layer("Conv_1").filters == 1280
+    y = model(applications.mobilenet_v2.preprocess_input(_image(size=96)))
+    assert y.shape == (1, 1000)
+    np.testing.assert_allclose(fe.reduce_sum(y, axis=-1).numpy(), [1.0], rtol=1e-5)
+    wide = applications.MobileNetV2(weights=None, alpha=1.4, include_top=False,
+                                    input_shape=(32, 32, 3))
+    assert wide.get_layer("Conv_1").filters == 1792       # grows above alpha 1
+    assert wide(_image(size=32)).shape == (1, 1, 1, 1792)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(weights="imagenet", classes=10), "`classes` should be 1000. Received `classes=10`"),
+    (dict(weights="imagenet", alpha=0.25), r"alpha must be one of `0.35`, `0.50`, `0.75`, "
+                                           r"`1.0`, `1.3` or `1.4` only; Received `alpha=0.25`"),
+    (dict(weights="nothing.h5"), "Received `weights=nothing.h5`"),
+    (dict(weights=None, input_shape=(64, 64, 3), input_tensor=np.zeros((1, 64, 64, 3))),
+     "input_tensor is not a Keras tensor"),
+    (dict(weights=None, input_shape=(64, 64, 3), input_tensor=fe.keras.Input((64, 32, 3))),
+     r"input_tensor.shape\[2\] must equal input_shape\[1\]"),
+])
+def test_mobilenet_v2_bad_arguments(kwargs, message, offline):
+    with pytest.raises(ValueError, match=message):
+        applications.MobileNetV2(**kwargs)
+    assert offline == []
+
+
+def test_mobilenet_v2_imagenet_weights_offline_and_cached(offline, tmp_path):
+    with pytest.raises(Exception, match=r"URL fetch failure on https://storage.googleapis.com/"
+                                         r"tensorflow/keras-applications/mobilenet_v2/"
+                                         r"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_"
+                                         r"0.35_96.h5"):
+        _small_v2(weights="imagenet")
+    # without the top and without input_shape the rows are unknown: Keras warns and takes
+    # the 224 weights, even for a 128x128 input tensor
+    with pytest.warns(UserWarning, match="Weights for input shape \\(224, 224\\)"), \
+            pytest.raises(Exception, match="kernels_0.35_224_no_top.h5"):
+        applications.MobileNetV2(alpha=0.35, include_top=False,
+                                 input_tensor=fe.keras.Input((128, 128, 3)))
+    with pytest.raises(Exception, match="kernels_1.0_128_no_top.h5"):
+        applications.MobileNetV2(include_top=False, input_shape=(128, 128, 3))
+    source = _small_v2()
+    for v in source.variables:
+        v.assign(np.random.default_rng(len(v.path)).uniform(0.5, 1.0, v.shape.as_list())
+                 .astype(np.float32))
+    cache = tmp_path / "keras" / "models"
+    cache.mkdir(parents=True, exist_ok=True)
+    _write_keras_h5(source, cache / "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_96.h5")
+    model = _small_v2(weights="imagenet")
+    for a, b in zip(source.variables, model.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    x = _image(size=96)
+    np.testing.assert_allclose(model(x).numpy(), source(x).numpy(), rtol=1e-5, atol=1e-7)
