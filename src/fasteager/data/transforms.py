@@ -772,6 +772,9 @@ class Zip(Dataset):
             return min(finite)
         return UNKNOWN if UNKNOWN in cs else INFINITE
 
+    def _element_spec(self):
+        return S.pack(self._template, [d._element_spec() for d in self._datasets])
+
 
 class Concatenate(Dataset):
     def __init__(self, first, second):
@@ -816,3 +819,6 @@ class Enumerate(Dataset):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+    def _element_spec(self):
+        return (S.TensorSpec([], "int64"), self._input._element_spec())
