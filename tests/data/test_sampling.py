@@ -92,7 +92,7 @@ def _labelled(n_neg, n_pos):
 
 @pytest.mark.parametrize("initial", [[0.95, 0.05], None], ids=["known", "estimated"])
 def test_rejection_resample_balances_classes(initial):
-    ds, features, labels = _labelled(9500, 500)
+    ds, _, labels = _labelled(9500, 500)
     resampled = ds.rejection_resample(lambda f, label: label, target_dist=[0.5, 0.5],
                                       initial_dist=initial, seed=7)
     seen = []
@@ -103,7 +103,7 @@ def test_rejection_resample_balances_classes(initial):
     assert sum(seen) > 400      # most of the rare class is kept
     batched = tf.data.experimental.rejection_resample(
         lambda f, label: label, [0.5, 0.5], [0.95, 0.05], seed=7)(ds).batch(10)
-    extra, (f, label) = next(iter(batched))
+    extra, (_, label) = next(iter(batched))
     assert extra.shape == label.shape == (10,)
 
 
@@ -130,7 +130,8 @@ def test_checkpoint_restores_position(tmp_path, make):
     [next(it) for _ in range(3)]
     ckpt = tf.train.Checkpoint(iterator=it)
     path = ckpt.save(str(tmp_path / "ckpt"))
-    values = lambda e: [t.numpy().tolist() for t in tf.nest.flatten(e)]  # noqa: E731
+    def values(e):
+        return [t.numpy().tolist() for t in tf.nest.flatten(e)]
     after = [values(next(it)) for _ in range(4)]
     next(it)
     ckpt.restore(path).assert_consumed()

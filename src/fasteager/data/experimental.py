@@ -17,7 +17,7 @@ def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype="in
     return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
-def Counter(start=0, step=1, dtype="int64", name=None):  # noqa: N802 - TensorFlow's name
+def Counter(start=0, step=1, dtype="int64", name=None):
     """``Dataset.counter(start, step, dtype)``: ``start, start + step, ...`` forever."""
     return Dataset.counter(start, step, dtype)
 

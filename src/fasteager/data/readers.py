@@ -127,8 +127,7 @@ class CsvDataset(Dataset):
             try:
                 if self._header:
                     next(rows, None)
-                for number, row in enumerate(rows):
-                    yield number, row
+                yield from enumerate(rows)
             except csv.Error as e:
                 raise InvalidArgumentError("CsvDataset: %s is not valid CSV (%s)"
                                            % (path, e)) from None

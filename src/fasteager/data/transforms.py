@@ -289,7 +289,7 @@ def _padding_value(value, dtype, i):
 
 def _pad_column(i, col, shape, value):
     from .composite import LEAVES
-    if any(isinstance(a, LEAVES) or isinstance(a, Dataset) for a in col):
+    if any(isinstance(a, (*LEAVES, Dataset)) for a in col):
         raise TypeError("padded_batch: only tensor components can be padded (component %d "
                         "holds %s)" % (i, type(next(a for a in col if not isinstance(
                             a, np.ndarray))).__name__))
