@@ -107,6 +107,10 @@ def test_window_elements_are_datasets():
         [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]
     dropped = Dataset.range(7).window(3, shift=2, drop_remainder=True)
     assert int(dropped.cardinality()) == 3 and len(list(dropped)) == 3
+    with pytest.raises(TypeError, match="as_numpy_iterator"):
+        next(windows.as_numpy_iterator())
+    with pytest.raises(TypeError, match="cannot be batched"):
+        next(iter(windows.batch(2)))
 
 
 @pytest.mark.parametrize("size,shift,stride,drop", [

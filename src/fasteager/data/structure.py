@@ -126,7 +126,9 @@ def to_tensors(element):
 
 def _numpy_leaf(a):
     if _is_dataset(a):
-        return a.as_numpy_iterator()
+        raise TypeError("Dataset.as_numpy_iterator: not supported for datasets whose "
+                        "elements hold datasets (expected tensor components, got a %s)"
+                        % type(a).__name__)
     if isinstance(a, LEAVES):
         return a.to_tensor()
     if type(a) is bytes:

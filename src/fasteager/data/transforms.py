@@ -108,6 +108,10 @@ def _stack(elements):
     columns = zip(*(S.flatten(e) for e in elements))
     out = []
     for i, col in enumerate(columns):
+        if isinstance(col[0], Dataset):
+            raise TypeError("batch: component %d is a dataset (a window?), which cannot be "
+                            "batched (expected tensors; flat_map(lambda w: w.batch(n)) "
+                            "batches a window)" % i)
         composite = stack_column(col)
         if composite is not None:
             out.append(composite)
