@@ -194,3 +194,18 @@ def test_make_csv_dataset_inference_widens_types(tmp_path):
         [tf.int32, tf.int64, tf.float32, tf.string, tf.string]
     assert out["big"].numpy().tolist() == [1, 9000000000]
     assert out["empty"].numpy().tolist() == [b"", b""]     # inferred columns are optional
+
+
+def test_checkpointed_csv_iterators_restore_position(titanic, missing, tmp_path):
+    def values(e):
+        return [t.numpy().tolist() for t in tf.nest.flatten(e)]
+    for ds in (tf.data.experimental.make_csv_dataset(titanic, batch_size=3,
+                                                     label_name="survived"),
+               tf.data.experimental.CsvDataset(missing, [0, 0, 0, 0]).repeat()):
+        it = iter(ds)
+        next(it)
+        ckpt = tf.train.Checkpoint(iterator=it)
+        path = ckpt.save(str(tmp_path / "ckpt"))
+        after = [values(next(it)) for _ in range(4)]
+        ckpt.restore(path).assert_consumed()
+        assert [values(next(it)) for _ in range(4)] == after

@@ -39,13 +39,7 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
                                                       seed)
 
 
-def padded_batch_and_drop_remainder(batch_size, padded_shapes, padding_values=None):
-    """A transformation for ``dataset.apply``: ``padded_batch(..., drop_remainder=True)``."""
-    return lambda dataset: dataset.padded_batch(batch_size, padded_shapes, padding_values,
-                                                drop_remainder=True)
-
-
 __all__ = ["AUTOTUNE", "INFINITE", "INFINITE_CARDINALITY", "UNKNOWN", "UNKNOWN_CARDINALITY",
            "Counter", "CsvDataset", "cardinality", "choose_from_datasets",
-           "dense_to_ragged_batch", "make_csv_dataset", "padded_batch_and_drop_remainder",
-           "rejection_resample", "sample_from_datasets"]
+           "dense_to_ragged_batch", "make_csv_dataset", "rejection_resample",
+           "sample_from_datasets"]
