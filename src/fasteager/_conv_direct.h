@@ -45,6 +45,11 @@ typedef struct {
     ptrdiff_t span;        /* taps of a kernel row consecutive in x (KW * C; C if dilated) */
     const ptrdiff_t* off;  /* K offsets of the taps from a window origin */
     int level;             /* the variant to run (<= fe_conv_level()): see below */
+    /* forward epilogue (fused_conv2d): bias (NULL or O values, T) added to each output
+     * pixel, then max(y, 0) when relu; done on the registers before the store, so the
+     * output is written once */
+    const void* bias;
+    int relu;
 } fe_conv_geom;
 
 /* The instruction set the kernels run with, found once: 2 = AVX-512F (x86-64-v4),
@@ -106,7 +111,8 @@ FE_CONV_INLINE void fe_conv_store(T* p, const V& v, int lanes) {
  * chains, enough to hide the FMA latency; each broadcast of x feeds B of them. */
 template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_tile(const T* x, ptrdiff_t pstep, const ptrdiff_t* off,
-                                     ptrdiff_t K, const T* wp, T* y, ptrdiff_t ypix, int lanes) {
+                                     ptrdiff_t K, const T* wp, T* y, ptrdiff_t ypix, int lanes,
+                                     const T* bias, int relu) {
     typedef typename fe_cvec<T>::V V;
     const int L = (int)(sizeof(V) / sizeof(T));
     V acc[P][B];
@@ -121,6 +127,18 @@ FE_CONV_INLINE void fe_conv_fwd_tile(const T* x, ptrdiff_t pstep, const ptrdiff_
             for (int b = 0; b < B; b++) acc[p][b] += xs * wv[b];
         }
     }
+    if (bias != NULL) {
+        for (int b = 0; b < B; b++) {
+            V bv;
+            fe_conv_load<T, V>(&bv, bias + b * L, b == B - 1 ? lanes : L);
+            for (int p = 0; p < P; p++) acc[p][b] += bv;
+        }
+    }
+    if (relu) {
+        /* (acc < 0) ? 0 : acc, as np.maximum(acc, 0): NaN stays NaN */
+        for (int p = 0; p < P; p++)
+            for (int b = 0; b < B; b++) acc[p][b] = acc[p][b] < 0 ? V{} : acc[p][b];
+    }
     for (int p = 0; p < P; p++)
         for (int b = 0; b < B; b++)
             fe_conv_store<T, V>(y + p * ypix + b * L, acc[p][b], b == B - 1 ? lanes : L);
@@ -130,11 +148,11 @@ FE_CONV_INLINE void fe_conv_fwd_tile(const T* x, ptrdiff_t pstep, const ptrdiff_
 template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_tile_n(int n, const T* x, ptrdiff_t pstep,
                                        const ptrdiff_t* off, ptrdiff_t K, const T* wp, T* y,
-                                       ptrdiff_t ypix, int lanes) {
+                                       ptrdiff_t ypix, int lanes, const T* bias, int relu) {
     if (n == P) {
-        fe_conv_fwd_tile<T, P, B>(x, pstep, off, K, wp, y, ypix, lanes);
+        fe_conv_fwd_tile<T, P, B>(x, pstep, off, K, wp, y, ypix, lanes, bias, relu);
     } else if constexpr (P > 1) {
-        fe_conv_fwd_tile_n<T, P - 1, B>(n, x, pstep, off, K, wp, y, ypix, lanes);
+        fe_conv_fwd_tile_n<T, P - 1, B>(n, x, pstep, off, K, wp, y, ypix, lanes, bias, relu);
     }
 }
 
@@ -145,16 +163,17 @@ static inline int fe_conv_tile_size(ptrdiff_t count, int P) {
     return (int)((count + tiles - 1) / tiles);
 }
 
-/* One output row's channel blocks o0 / L ... o0 / L + B - 1, in tiles of pixels. */
+/* One output row's channel blocks o0 / L ... o0 / L + B - 1 (bias: the epilogue's
+ * values from channel o0, or NULL), in tiles of pixels. */
 template <typename T, int P, int B>
 FE_CONV_INLINE void fe_conv_fwd_row_blocks(const T* xr, const T* wb, T* yr,
-                                           const fe_conv_geom* g, int lanes) {
+                                           const fe_conv_geom* g, int lanes, const T* bias) {
     const ptrdiff_t pstep = g->sw * g->C, ypix = g->ypix, OW = g->OW;
     const int tile = fe_conv_tile_size(OW, P);
     for (ptrdiff_t ow = 0; ow < OW; ow += tile) {
         const int n_px = (int)(OW - ow < tile ? OW - ow : tile);
         fe_conv_fwd_tile_n<T, P, B>(n_px, xr + ow * pstep, pstep, g->off, g->K, wb,
-                                    yr + ow * ypix, ypix, lanes);
+                                    yr + ow * ypix, ypix, lanes, bias, g->relu);
     }
 }
 
@@ -167,6 +186,7 @@ FE_CONV_INLINE void fe_conv_fwd_rows(const T* x, const T* wp, T* y, const fe_con
     typedef typename fe_cvec<T>::V V;
     const ptrdiff_t L = (ptrdiff_t)(sizeof(V) / sizeof(T));
     const ptrdiff_t O = g->O;
+    const T* bias = (const T*)g->bias;
     for (ptrdiff_t r = r0; r < r1; r++) {
         const ptrdiff_t n = r / g->OH, oh = r % g->OH;
         const T* xr = x + n * g->img + oh * g->sh * g->row;
@@ -177,13 +197,15 @@ FE_CONV_INLINE void fe_conv_fwd_rows(const T* x, const T* wp, T* y, const fe_con
                 for (; o0 + L < O; o0 += 2 * L) {
                     const int lanes = (int)(O - o0 - L < L ? O - o0 - L : L);
                     fe_conv_fwd_row_blocks<T, P / 2, 2>(xr, wp + (o0 / L) * g->K * L,
-                                                        yr + o0, g, lanes);
+                                                        yr + o0, g, lanes,
+                                                        bias ? bias + o0 : NULL);
                 }
             }
         }
         for (; o0 < O; o0 += L) {
             const int lanes = (int)(O - o0 < L ? O - o0 : L);
-            fe_conv_fwd_row_blocks<T, P, 1>(xr, wp + (o0 / L) * g->K * L, yr + o0, g, lanes);
+            fe_conv_fwd_row_blocks<T, P, 1>(xr, wp + (o0 / L) * g->K * L, yr + o0, g, lanes,
+                                            bias ? bias + o0 : NULL);
         }
     }
 }

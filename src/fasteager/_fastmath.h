@@ -195,6 +195,27 @@ FE_SUM_ROWS(fe_sum_rows_f64, double)
 FE_RELU_GRAD(fe_relu_grad_f32, float)
 FE_RELU_GRAD(fe_relu_grad_f64, double)
 
+/* dz = g * (x > 0 ? 1 : 0) over (rows, inner) and sum[c] = dz[0, c] + dz[1, c] + ... in
+ * that order: relu's gradient and the bias gradient under it in one pass (the same bits
+ * as FE_RELU_GRAD then FE_SUM_ROWS) */
+#define FE_RELU_GRAD_SUM(name, T)                                                         \
+    FE_CLONES static void name(const T* __restrict__ g, const T* __restrict__ x,          \
+                               T* __restrict__ dz, ptrdiff_t rows, ptrdiff_t inner,       \
+                               T* __restrict__ sum) {                                     \
+        for (ptrdiff_t c = 0; c < inner; ++c)                                             \
+            sum[c] = dz[c] = g[c] * (x[c] > 0 ? (T)1 : (T)0);                             \
+        for (ptrdiff_t i = 1; i < rows; ++i) {                                            \
+            const ptrdiff_t o = i * inner;                                                \
+            for (ptrdiff_t c = 0; c < inner; ++c) {                                       \
+                const T d = g[o + c] * (x[o + c] > 0 ? (T)1 : (T)0);                      \
+                dz[o + c] = d;                                                            \
+                sum[c] += d;                                                              \
+            }                                                                             \
+        }                                                                                 \
+    }
+FE_RELU_GRAD_SUM(fe_relu_grad_sum_f32, float)
+FE_RELU_GRAD_SUM(fe_relu_grad_sum_f64, double)
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif

@@ -56,6 +56,10 @@ cdef extern from "_fastmath.h" nogil:
     void fe_sum_rows_f64(const double* x, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner,
                          double* out)
     void fe_relu_grad_f32(const float* g, const float* x, float* out, Py_ssize_t n)
+    void fe_relu_grad_sum_f32(const float* g, const float* x, float* dz, Py_ssize_t rows,
+                              Py_ssize_t inner, float* total)
+    void fe_relu_grad_sum_f64(const double* g, const double* x, double* dz, Py_ssize_t rows,
+                              Py_ssize_t inner, double* total)
     void fe_relu_grad_f64(const double* g, const double* x, double* out, Py_ssize_t n)
 
 
@@ -64,6 +68,8 @@ cdef extern from "_conv_direct.h" nogil:
         Py_ssize_t OH, OW, O, yimg, yrow, ypix, img, row, C, sh, sw, K, span
         const Py_ssize_t* off
         int level
+        const void* bias
+        int relu
     int fe_conv_level()
     int fe_conv_direct_fast()
     int fe_conv_fwd_pairs(Py_ssize_t K)
@@ -897,6 +903,8 @@ cdef _direct_geom(fe_conv_geom* cg, x, Geom g, int level, Py_ssize_t uh=1,
     cg.sh, cg.sw = g.sh, g.sw
     cg.K = g.KH * g.KW * g.C
     cg.span = g.KW * g.C if g.dw == 1 else g.C
+    cg.bias = NULL
+    cg.relu = 0
     return grid, off
 
 
@@ -925,14 +933,21 @@ cdef _direct_rows(grid, Py_ssize_t x0, wp, y, Py_ssize_t y0, fe_conv_geom* cg,
                 fe_conv_fwd_f64(&xd[x0], &wd[0], &yd[y0], cg, r, r + 1)
 
 
-cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1):
+cdef _direct_conv(x, w2, Geom g, int level, Py_ssize_t uh=1, Py_ssize_t uw=1,
+                  bias=None, bint relu=False):
     """y (N, OH, OW, O) = the convolution of x (N, H, W, C) with w2 (KH*KW*C, O) by the
     direct kernel (x zero-upsampled by (uh, uw) first when > 1: then H, W of g are the
-    upsampled sizes)."""
+    upsampled sizes); then + bias (O values of x's dtype, contiguous) and max(y, 0) when
+    relu, in the kernel's registers."""
     cdef fe_conv_geom cg
     grid, off = _direct_geom(&cg, x, g, level, uh, uw)
     wp = _pack_filter(w2, _lanes(x.dtype))
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
+    cdef const unsigned char[::1] bias_bytes
+    if bias is not None:
+        bias_bytes = bias.view(np.uint8)
+        cg.bias = &bias_bytes[0]
+    cg.relu = relu
     _direct_rows(grid, 0, wp, y, 0, &cg, g.N * g.OH)
     return y
 
@@ -1026,6 +1041,7 @@ cdef _direct_input_grad_phases(dy, w, Geom g, int level):
     cdef fe_conv_geom cg
     cdef Geom gp
     cg.level = level
+    cg.bias, cg.relu = NULL, 0
     cg.C, cg.O = g.O, g.C
     cg.img, cg.row = img, row
     cg.sh = cg.sw = 1
@@ -1053,7 +1069,7 @@ cdef _direct_input_grad_phases(dy, w, Geom g, int level):
 
 
 def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
-                   algorithm="auto"):
+                   algorithm="auto", bias=None, relu=False):
     """2-D convolution (cross-correlation, as in TF) of NHWC `x` with HWIO `w`.
 
     x: (N, H, W, C), w: (KH, KW, C, O), both float32 or both float64 (any layout; a
@@ -1063,7 +1079,9 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
     images, and for each block of nb images fills it and multiplies it into the output
     with np.matmul(out=...). Small-channel shapes (see _direct_pays) run the direct kernel
     of _conv_direct.h instead, with no im2col buffer; ``algorithm`` ('auto', 'direct',
-    'im2col') forces one path.
+    'im2col') forces one path. ``bias`` (O values) is added to every output pixel and
+    ``relu`` then clamps at 0 (the epilogue of fused_conv2d): in the direct kernel's
+    registers, else in place on the product.
 
     >>> conv2d_forward(np.ones((1, 3, 3, 1)), np.ones((2, 2, 1, 1))).shape
     (1, 2, 2, 1)
@@ -1073,15 +1091,21 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
     w = _float_array(k, "w", w, 4)
     _same_dtype(k, "w", w, "x", x)
     cdef Geom g = _conv_args(k, x.shape, w.shape, strides, padding, dilations)
+    if bias is not None:
+        bias = _float_array(k, "bias", bias, 1)
+        _same_dtype(k, "bias", bias, "x", x)
+        if bias.shape[0] != g.O:
+            raise ValueError("%s: bias must have one value per output channel (expected "
+                             "shape [%d], got %s)" % (k, g.O, list(bias.shape)))
     w2 = w.reshape(g.KH * g.KW * g.C, g.O)
     cdef int level = _direct_level(k, algorithm, g, _FORWARD, x.dtype,
                                    x.size == 0 or w.size == 0 or g.OH * g.OW == 0)
     if level >= 0:
-        return _direct_conv(x, w2, g, level)
+        return _direct_conv(x, w2, g, level, 1, 1, bias, relu)
     y = np.empty((g.N, g.OH, g.OW, g.O), dtype=x.dtype)
     if _one_by_one(g):
         np.matmul(_one_by_one_pixels(x, g), w2, out=y.reshape(g.N * g.OH * g.OW, g.O))
-        return y
+        return _conv_epilogue(y, bias, relu)
     cdef Py_ssize_t nb = _images_per_block(g, x.itemsize), rows = g.OH * g.OW, n0, n1
     cdef Geom gb = g
     buf = np.empty((nb * rows, g.KH * g.KW * g.C), dtype=x.dtype)
@@ -1093,6 +1117,16 @@ def conv2d_forward(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1),
         cb = buf[:gb.N * rows]
         _im2col_run(x3[n0:n1], cb, gb)
         np.matmul(cb, w2, out=y2[n0 * rows:n1 * rows])
+    return _conv_epilogue(y, bias, relu)
+
+
+cdef _conv_epilogue(y, bias, bint relu):
+    """y + bias, then max(y, 0) when relu, in place (the paths without the direct
+    kernel's register epilogue)."""
+    if bias is not None:
+        np.add(y, bias, out=y)
+    if relu:
+        np.maximum(y, 0, out=y)
     return y
 
 
@@ -1363,6 +1397,36 @@ def relu_backward(g, x):
         with nogil:
             fe_relu_grad_f64(&gd[0], &xd[0], &od[0], gd.shape[0])
     return out
+
+
+def relu_backward_sum(g, x):
+    """(g * (x > 0), its sum over every axis but the last) in one pass, for float32/float64
+    arrays of one shape and rank >= 1: relu's gradient and the bias gradient of a fused
+    Dense or Conv2D. The sums run in NumPy's order (bitwise np.add.reduce's results)."""
+    if g.dtype != x.dtype or g.shape != x.shape or g.dtype.char not in "fd" or g.ndim < 1:
+        raise ValueError("relu_backward_sum: g and x must be float32 or float64 arrays of "
+                         "one shape and rank >= 1 (got %s %s and %s %s)"
+                         % (g.dtype, g.shape, x.dtype, x.shape))
+    g = g if g.flags.c_contiguous else g.copy()
+    x = x if x.flags.c_contiguous else x.copy()
+    cdef Py_ssize_t inner = g.shape[g.ndim - 1], rows = g.size // inner if inner else 0
+    dz = np.empty(g.shape, dtype=g.dtype)
+    total = np.zeros(inner, dtype=g.dtype)
+    if rows == 0:
+        return dz, total
+    cdef const float[::1] gf, xf
+    cdef float[::1] of, tf
+    cdef const double[::1] gd, xd
+    cdef double[::1] od, td
+    if g.dtype == np.float32:
+        gf, xf, of, tf = g.reshape(-1), x.reshape(-1), dz.reshape(-1), total
+        with nogil:
+            fe_relu_grad_sum_f32(&gf[0], &xf[0], &of[0], rows, inner, &tf[0])
+    else:
+        gd, xd, od, td = g.reshape(-1), x.reshape(-1), dz.reshape(-1), total
+        with nogil:
+            fe_relu_grad_sum_f64(&gd[0], &xd[0], &od[0], rows, inner, &td[0])
+    return dz, total
 
 
 def sigmoid_f32(x, out=None):

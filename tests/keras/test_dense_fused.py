@@ -10,6 +10,7 @@ import pytest
 
 import fasteager as fe
 from fasteager.ops import nn_ops
+from fasteager.keras.layers.core import cpu_fusable
 from tests.child_process import child_env
 
 
@@ -33,7 +34,7 @@ def _separate(layer, x):
 def test_values_and_gradients_match_the_separate_ops(activation):
     layer = _dense(activation)
     x = fe.constant(np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32))
-    assert layer._fusable(x)
+    assert cpu_fusable(layer, x)
     results = []
     for run in (layer, lambda v: _separate(layer, v)):
         with fe.GradientTape() as tape:
@@ -65,7 +66,7 @@ def test_rank_3_input_is_flattened_and_restored():
 def test_other_activations_and_no_bias_use_the_separate_ops(kwargs):
     layer = _dense(**kwargs)
     x = fe.constant(np.ones((2, 4), np.float32))
-    assert not layer._fusable(x)
+    assert not cpu_fusable(layer, x)
     with fe.GradientTape() as tape:
         layer(x)
     assert tape._num_records > 1

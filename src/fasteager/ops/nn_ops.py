@@ -20,6 +20,7 @@ from .math_ops import (_matmul, _matmul_fwd, _matmul_into, _reduce_sum, cast, co
 from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
                        single_axis)
 from .special_ops import _erf_kernel, erf
+from . import conv_ops
 
 convert_to_tensor = _core.convert_to_tensor
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -88,6 +89,27 @@ relu_backprop = defop("relu_backprop", lambda g, x: _kernels.relu_backward(g, x)
                       kinds=FLOAT, jvp=ELEMENTWISE,
                       grads=[lambda gg, ans, g, x: execute(relu_backprop, gg, x),
                              lambda gg, ans, g, x: zeros_like(x)])
+
+
+def _relu_backprop_sum_fwd(g, x):
+    if g.dtype != x.dtype or g.shape != x.shape or g.ndim < 1:
+        raise InvalidArgumentError(
+            "relu_backprop_sum: g and x must have one dtype and one shape of rank >= 1 "
+            "(got %s %s and %s %s)" % (g.dtype, list(g.shape), x.dtype, list(x.shape)))
+    return _kernels.relu_backward_sum(g, x)
+
+
+def _relu_backprop_sum_dg(gs, ans, g, x):
+    # dz = g * m and s = sum over rows of dz, m = (x > 0): both linear in g through m
+    gdz, gs_ = gs
+    return execute(relu_backprop, gdz + gs_, x)
+
+
+# (g * (x > 0), its sum over all axes but the last) in one pass: relu's gradient and the
+# bias gradient of a fused Dense / Conv2D with relu
+relu_backprop_sum = defop("relu_backprop_sum", _relu_backprop_sum_fwd, kinds=FLOAT,
+                          multi=True,
+                          grads=[_relu_backprop_sum_dg, lambda gs, ans, g, x: zeros_like(x)])
 
 
 def _relu6_fwd(x):
@@ -555,12 +577,21 @@ def _fused_matmul_grad(g, ans, inputs, attrs, needs):
     # dW = x^T dz, db = the column sums of dz
     # (the core's execute directly: this runs for every Dense layer of every step)
     x, kernel, bias = inputs
-    if attrs.get("activation") == "relu":
-        g = _core.execute(relu_backprop, (g, ans), None)
+    g, db = _activation_and_bias_grads(g, ans, attrs, needs[2], _COLUMN_SUM)
     dx = _core.execute(_matmul, (g, kernel), _TRANSPOSE_B) if needs[0] else None
     dw = _core.execute(_matmul, (x, g), _TRANSPOSE_A) if needs[1] else None
-    db = _core.execute(_reduce_sum, (g,), _COLUMN_SUM) if needs[2] else None
     return [dx, dw, db]
+
+
+def _activation_and_bias_grads(g, ans, attrs, need_bias, bias_axes):
+    """(dz, db) of a fused y = act(z), z = product + bias: dz = g * act'(z), with relu'(z)
+    = (y > 0); db = dz summed over ``bias_axes`` (None unless ``need_bias``). With relu
+    and a bias gradient, both come from one pass (relu_backprop_sum)."""
+    if attrs.get("activation") == "relu":
+        if need_bias:
+            return _core.execute(relu_backprop_sum, (g, ans), None)
+        return _core.execute(relu_backprop, (g, ans), None), None
+    return g, _core.execute(_reduce_sum, (g,), bias_axes) if need_bias else None
 
 
 _TRANSPOSE_A = {"transpose_a": True}
@@ -577,6 +608,59 @@ def fused_matmul(x, kernel, bias, activation="linear"):
     """``act(x @ kernel + bias)`` for 2-D ``x``, with ``act`` "linear" or "relu", as one
     op (what ``keras.layers.Dense`` runs on the CPU)."""
     return execute(fused_matmul_op, x, kernel, bias, activation=activation)
+
+
+# ---- fused_conv2d: a Conv2D layer's conv2d + bias_add (+ relu) as one op ----------------
+# (TensorFlow's grappler makes the same fusion, _FusedConv2D.) The direct conv kernel adds
+# the bias and clamps in its registers, so the output is written once; one tape record.
+
+def _check_fused_conv2d(x, filters, bias, strides, padding, dilations, activation="linear"):
+    conv_ops._check_conv2d(x, filters, strides, padding, dilations)
+    if bias.ndim != 1 or bias.shape[0] != filters.shape[3]:
+        raise InvalidArgumentError(
+            "fused_conv2d: bias must have one value per output channel (expected shape "
+            "[%d], got %s)" % (filters.shape[3], list(bias.shape)))
+    if activation not in _FUSED_ACTIVATIONS:
+        raise InvalidArgumentError("fused_conv2d: activation must be one of %s (got %r)"
+                                   % (list(_FUSED_ACTIVATIONS), activation))
+
+
+def _fused_conv2d_fwd(x, filters, bias, strides, padding, dilations, activation="linear"):
+    relu = activation == "relu"
+    if x.size == 0 or filters.size == 0:
+        y = conv_ops._conv2d_fwd(x, filters, strides, padding, dilations) + bias
+        return np.maximum(y, 0, out=y) if relu else y
+    return conv_ops._kernel_call("fused_conv2d", _kernels.conv2d_forward, x, filters, strides,
+                                 padding, dilations, "auto", bias, relu)
+
+
+def _fused_conv2d_grad(g, ans, inputs, attrs, needs):
+    # y = act(conv(x, w) + b): dz = g * act'(z), relu'(z) = (y > 0); then dx and dw are
+    # conv2d's two adjoint ops of dz, db the sum of dz over batch, rows and columns
+    x, filters, bias = inputs
+    g, db = _activation_and_bias_grads(g, ans, attrs, needs[2], _PIXEL_SUM)
+    conv = {"strides": attrs["strides"], "padding": attrs["padding"],
+            "dilations": attrs["dilations"]}
+    dx, dw = conv_ops._conv2d_grad(g, None, (x, filters), conv, needs[:2])
+    return [dx, dw, db]
+
+
+_PIXEL_SUM = {"axis": (0, 1, 2), "keepdims": False}
+
+
+fused_conv2d_op = defop("fused_conv2d", _fused_conv2d_fwd, kinds=FLOAT,
+                        check=_check_fused_conv2d, nin=3,
+                        attrs=("strides", "padding", "dilations", "activation"),
+                        joint_grad=_fused_conv2d_grad)
+
+
+def fused_conv2d(x, filters, bias, strides=(1, 1), padding="VALID", dilations=(1, 1),
+                 activation="linear"):
+    """``act(conv2d(x, filters) + bias)`` for NHWC ``x`` and HWIO ``filters``, with ``act``
+    "linear" or "relu", as one op (what ``keras.layers.Conv2D`` runs on the CPU).
+    ``strides`` and ``dilations`` are (h, w) pairs; ``padding`` 'SAME' or 'VALID'."""
+    return execute(fused_conv2d_op, x, filters, bias, strides=tuple(strides),
+                   padding=padding, dilations=tuple(dilations), activation=activation)
 
 
 def bias_add(value, bias, data_format=None, name=None):

@@ -2,7 +2,9 @@
 import fasteager as fe
 
 from .. import _ops, activations, initializers, regularizers
+from ...ops.nn_ops import fused_conv2d
 from .base import Layer
+from .core import cpu_fusable
 
 
 def _tuple(value, n, what, layer):
@@ -112,10 +114,16 @@ class Conv2D(_Conv):
         x = inputs
         if self.data_format == "channels_first":
             x = fe.transpose(x, [0, 2, 3, 1])
-        y = _ops.conv2d(x, self.kernel, self.strides, self.padding.upper(), self.dilation_rate)
-        if self.use_bias:
-            y = y + self.bias
-        y = self.activation(y)
+        if cpu_fusable(self, x):
+            y = fused_conv2d(x, self.kernel, self.bias, self.strides, self.padding.upper(),
+                             self.dilation_rate,
+                             "relu" if self.activation is activations.relu else "linear")
+        else:
+            y = _ops.conv2d(x, self.kernel, self.strides, self.padding.upper(),
+                            self.dilation_rate)
+            if self.use_bias:
+                y = y + self.bias
+            y = self.activation(y)
         if self.data_format == "channels_first":
             y = fe.transpose(y, [0, 3, 1, 2])
         return y

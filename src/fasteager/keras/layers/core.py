@@ -17,6 +17,23 @@ def _bad_shape(layer, msg):
                                                                  layer.name, msg))
 
 
+def cpu_fusable(layer, inputs):
+    """Whether ``layer`` (Dense, Conv2D) runs its product, bias and activation as one
+    fused op (nn_ops.fused_matmul / fused_conv2d): on the CPU, with a bias, a relu or
+    linear activation and floating inputs of the kernel's dtype. A GPU runs the three ops
+    it has kernels for. (The same choice on every call, the first op of the process
+    included: traces of one function must not differ.)"""
+    gpu = _core.gpu_backend_state()
+    if gpu < 0:
+        from ... import cuda
+        cuda._probe()
+        gpu = _core.gpu_backend_state()
+    return (layer.use_bias and gpu == 0
+            and (layer.activation is activations.relu or layer.activation is activations.linear)
+            and inputs._value.dtype == layer.kernel._tensor._value.dtype
+            and inputs._value.dtype.kind == "f")
+
+
 class Dense(Layer):
     """``activation(inputs @ kernel + bias)`` on the last axis of any-rank input.
 
@@ -71,7 +88,7 @@ class Dense(Layer):
                              % (want, self.kernel.shape.as_list(), shape))
         if sparse:
             y = fe.sparse.sparse_dense_matmul(fe.cast(inputs, self.kernel.dtype), self.kernel)
-        elif self._fusable(inputs):
+        elif cpu_fusable(self, inputs):
             flat = inputs if len(shape) == 2 else fe.reshape(inputs, [-1, want])
             y = fused_matmul(flat, self.kernel, self.bias,
                                   "relu" if self.activation is activations.relu else "linear")
@@ -84,20 +101,6 @@ class Dense(Layer):
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
-
-    def _fusable(self, inputs):
-        # matmul, bias and relu as one op (nn_ops.fused_matmul) on the CPU; a GPU runs
-        # the three ops it has kernels for. (The same choice on every call, the first
-        # op of the process included: traces of one function must not differ.)
-        gpu = _core.gpu_backend_state()
-        if gpu < 0:
-            from ... import cuda
-            cuda._probe()
-            gpu = _core.gpu_backend_state()
-        return (self.use_bias and gpu == 0
-                and (self.activation is activations.relu or self.activation is activations.linear)
-                and inputs._value.dtype == self.kernel._tensor._value.dtype
-                and inputs._value.dtype.kind == "f")
 
     def get_config(self):
         config = super().get_config()
