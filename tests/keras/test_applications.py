@@ -1,8 +1,10 @@
 """keras.applications.MobileNet and imagenet_utils: Keras 3's architecture, names and
 weight count, argument checks, the ImageNet weight download (offline: get_file's error;
 cached: Keras's legacy HDF5 layout loaded layer by layer), local weight files,
-preprocess_input / decode_predictions, and the saved_model guide's flow (a generated image
-and weights=None, kept small: alpha=0.25 at 128x128, batch 1)."""
+preprocess_input / decode_predictions, the saved_model guide's flow (a generated image
+and weights=None, kept small: alpha=0.25 at 128x128, batch 1), MobileNetV2, and (slow, when
+TensorFlow and Keras 3 are installed) the outputs of both against Keras's own on the same
+Keras weight files."""
 import urllib.error
 import urllib.request
 
@@ -406,3 +408,79 @@ def test_mobilenet_v2_imagenet_weights_offline_and_cached(offline, tmp_path):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     x = _image(size=96)
     np.testing.assert_allclose(model(x).numpy(), source(x).numpy(), rtol=1e-5, atol=1e-7)
+
+
+# ---- against Keras 3 itself (when TensorFlow and Keras 3 are installed) -----------------
+
+_KERAS_SIDE = r'''
+import json, os, sys
+import numpy as np
+import keras
+import tensorflow as tf
+from keras.src.legacy.saving import legacy_h5_format
+import h5py
+tf.config.threading.set_intra_op_parallelism_threads(1)
+tf.config.threading.set_inter_op_parallelism_threads(1)
+out = {}
+rng = np.random.default_rng(0)
+for key, ctor, kw in [("v1", keras.applications.MobileNet, dict(alpha=0.25, size=128)),
+                      ("v2", keras.applications.MobileNetV2, dict(alpha=0.35, size=96))]:
+    keras.backend.clear_session()
+    size = kw.pop("size")
+    model = ctor(weights=None, input_shape=(size, size, 3), **kw)
+    for v in model.weights:      # weights that keep the activations alive through the net
+        scale = 0.2 if "kernel" in v.path else 1.0
+        v.assign(rng.uniform(0.5, 1.0, v.shape).astype("float32") * scale)
+    with h5py.File(os.path.join(sys.argv[1], key + ".h5"), "w") as f:
+        legacy_h5_format.save_weights_to_hdf5_group(f, model)
+    x = rng.uniform(0, 255, (2, size, size, 3)).astype("float32")
+    x = keras.applications.mobilenet.preprocess_input(x)
+    np.save(os.path.join(sys.argv[1], key + "_x.npy"), x)
+    np.save(os.path.join(sys.argv[1], key + "_y.npy"), np.asarray(model(x)))
+    out[key] = dict(name=model.name, params=model.count_params(),
+                    layers=[layer.name for layer in model.layers],
+                    trainable=len(model.trainable_variables))
+    if key == "v1":              # the saved_model guide's flow: the signature's output keys
+        tf.saved_model.save(model, os.path.join(sys.argv[1], "saved"))
+        loaded = tf.saved_model.load(os.path.join(sys.argv[1], "saved"))
+        out["serving_outputs"] = list(loaded.signatures["serving_default"].structured_outputs)
+json.dump(out, open(os.path.join(sys.argv[1], "keras.json"), "w"))
+'''
+
+
+@pytest.mark.slow
+def test_outputs_match_keras_3_on_keras_weight_files(tmp_path):
+    import importlib.util
+    import json
+    import os
+    import subprocess
+    import sys
+    if importlib.util.find_spec("tensorflow") is None or importlib.util.find_spec("keras") is None:
+        pytest.skip("needs TensorFlow and Keras 3 (the bench extra) to compare against")
+    pytest.importorskip("h5py")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", KERAS_BACKEND="tensorflow")
+    done = subprocess.run([sys.executable, "-c", _KERAS_SIDE, str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 and "No module named 'keras.src" in done.stderr:
+        pytest.skip("the installed keras is not Keras 3")
+    assert done.returncode == 0, done.stderr[-2000:]
+    reference = json.load(open(tmp_path / "keras.json"))
+    for key, ctor, kwargs in [("v1", applications.MobileNet, dict(alpha=0.25, size=128)),
+                              ("v2", applications.MobileNetV2, dict(alpha=0.35, size=96))]:
+        fe.keras.backend.clear_session()
+        size = kwargs.pop("size")
+        model = ctor(weights=str(tmp_path / (key + ".h5")), input_shape=(size, size, 3),
+                     **kwargs)
+        ref = reference[key]
+        assert model.name == ref["name"] and model.count_params() == ref["params"]
+        assert [layer.name for layer in model.layers] == ref["layers"]
+        assert len(model.trainable_variables) == ref["trainable"]
+        x = np.load(tmp_path / (key + "_x.npy"))
+        want = np.load(tmp_path / (key + "_y.npy"))
+        got = model(x).numpy()
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max())
+        np.testing.assert_array_equal(got.argmax(axis=1), want.argmax(axis=1))
+        if key == "v1":
+            fe.saved_model.save(model, str(tmp_path / "fe_saved"))
+            infer = fe.saved_model.load(str(tmp_path / "fe_saved")).signatures["serving_default"]
+            assert list(infer.structured_outputs) == reference["serving_outputs"]  # output_0
