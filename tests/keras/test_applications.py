@@ -219,6 +219,11 @@ def test_weights_from_a_fasteager_weights_file(tmp_path):
     model = _small(classes=5, weights=str(path))
     x = _image()
     np.testing.assert_allclose(model(x).numpy(), source(x).numpy(), rtol=1e-6)
+    pytest.importorskip("h5py")       # fasteager's own HDF5 layout goes to load_weights too
+    h5 = tmp_path / "mobilenet.weights.h5"
+    source.save_weights(h5)
+    np.testing.assert_allclose(_small(classes=5, weights=str(h5))(x).numpy(),
+                               source(x).numpy(), rtol=1e-6)
 
 
 def test_preprocess_input_modes():
