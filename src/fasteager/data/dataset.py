@@ -359,6 +359,10 @@ class OwnedIterator:
 
     def _restore_state(self, state):
         values = [int(v) for v in np.asarray(state).tolist()]
+        # end the current iteration first: a prefetch thread of it that runs ahead would
+        # otherwise start new epochs of the shuffles whose epochs are reset below
+        _end_iteration(self._it)
+        self._it = iter(())
         for k, (shuffle, _, _) in enumerate(self._start):
             with shuffle._lock:
                 shuffle._seed = values[1 + 3 * k:3 + 3 * k]
@@ -385,6 +389,14 @@ class OwnedIterator:
     @property
     def element_spec(self):
         return self._dataset.element_spec
+
+
+def _end_iteration(it):
+    """Close an element iterator; dropping the last reference to it (on return) stops the
+    prefetch threads inside it."""
+    close = getattr(it, "close", None)
+    if close is not None:
+        close()
 
 
 def _called_by_for_statement():
