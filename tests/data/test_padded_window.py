@@ -29,9 +29,14 @@ def test_padded_batch_pads_to_the_batch_maximum():
             np.testing.assert_array_equal(row, [x] * x + [0] * (b.shape[1] - x))
     assert ds.element_spec == TensorSpec([None, None], tf.int64)
     assert int(ds.cardinality()) == 3
-    # padded_shapes defaults to padding every dimension to the batch maximum
-    for a, b in zip(_np(_filled(7).padded_batch(3)), out):
-        np.testing.assert_array_equal(a, b)
+    # padded_shapes defaults to padding every dimension to the batch maximum; a
+    # TensorShape or an int64 vector with -1 says the same
+    for shapes in (None, tf.TensorShape([None]), tf.constant([-1], tf.int64)):
+        for a, b in zip(_np(_filled(7).padded_batch(3, padded_shapes=shapes)), out):
+            np.testing.assert_array_equal(a, b)
+    flags = Dataset.range(4).map(lambda x: tf.fill([tf.cast(x, tf.int32)], True))
+    padded = next(iter(flags.padded_batch(4))).numpy()
+    assert padded.dtype == np.bool_ and padded.sum(axis=1).tolist() == [0, 1, 2, 3]
 
 
 def test_padded_batch_fixed_shape_values_and_drop_remainder():
