@@ -50,6 +50,7 @@ import numpy as np
 from . import _buffers, _core, _function_type, _graph, nest
 from .data import structure as _data_structure
 from .data.structure import TensorSpec
+from ._summarize import summarize_value
 from .errors import InvalidArgumentError, OutOfRangeError
 from .summary import _trace as _summary_trace
 
@@ -342,12 +343,27 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
     loss: 1.5
     """
     import sys
+    from .ragged import RaggedTensor
+    from .sparse import SparseTensor
     edge = 3 if summarize is None else int(summarize)
     leaves = [nest.flatten(a) if nest.is_nested(a) else [a] for a in args]
     flat = [x._read() if isinstance(x, VariableBase) else x for xs in leaves for x in xs]
-    positions = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
-    for i in positions:
-        _core.check_usable(flat[i])
+    # every tensor leaf, ragged and sparse ones as their component tensors (so a trace
+    # prints their values at run time): (flat index, kind, number of components)
+    shown, tensors = [], []
+    for i, x in enumerate(flat):
+        if isinstance(x, Tensor):
+            parts = [x]
+        elif isinstance(x, RaggedTensor):
+            parts = [x.flat_values] + list(x.nested_row_splits)
+        elif isinstance(x, SparseTensor):
+            parts = [x.indices, x.values, x.dense_shape]
+        else:
+            continue
+        shown.append((i, type(x), len(parts)))
+        tensors += parts
+    for t in tensors:
+        _core.check_usable(t)
 
     def show(*arrays):
         now = _core.get_tracer()
@@ -356,8 +372,18 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
             # prints happen when the enclosing step runs, once, for the branch it takes
             return
         parts = list(flat)
-        for i, arr in zip(positions, arrays):
-            parts[i] = _Printed(_format_for_print(np.asarray(arr), edge))
+        k = 0
+        for i, kind, n in shown:
+            comps = [np.asarray(a) for a in arrays[k:k + n]]
+            k += n
+            if kind is RaggedTensor:
+                parts[i] = _Printed(_ragged_text(comps[0], comps[1:], edge))
+            elif kind is SparseTensor:
+                # TF prints it as a quoted Python string
+                parts[i] = _Printed("'SparseTensor(indices=%s, values=%s, shape=%s)'"
+                                    % tuple(summarize_value(c, edge) for c in comps))
+            else:
+                parts[i] = _Printed(summarize_value(comps[0], edge))
         it = iter(parts)
         texts = []
         for a, xs in zip(args, leaves):
@@ -368,13 +394,41 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
         print(*texts, sep=sep, end=end, file=stream)
     tracer = _core.get_tracer()
     if tracer is not None:
-        tracer.effect(show, [flat[i] for i in positions], (), "print")
+        tracer.effect(show, tensors, (), "print")
         root = tracer
         while root.parent is not None:
             root = root.parent
         if root.dry:        # the check trace of a first call prints nothing: the call did
             return
-    show(*[flat[i]._value for i in positions])
+    show(*[t._value for t in tensors])
+
+
+def _ragged_text(values, splits, edge):
+    """A ragged tensor as ``tf.print`` writes it (through tf.strings.as_string): nested
+    lists joined by ', ', floats as %f, bools true/false, strings in single quotes; lists
+    longer than ``2 * edge`` elided."""
+    def item(v):
+        if np.ndim(v):
+            return elided([item(u) for u in v])
+        if values.dtype.kind == "b":
+            return "true" if v else "false"
+        if values.dtype.kind == "f":
+            return "%f" % v
+        if values.dtype.kind in "OSU":
+            return "'%s'" % (v.decode("utf-8", "replace") if isinstance(v, bytes) else v)
+        return str(v)
+
+    def elided(items):
+        if 0 <= edge and len(items) > 2 * edge:
+            items = items[:edge] + ["..."] + items[-edge:]
+        return "[" + ", ".join(items) + "]"
+
+    def rows(level, lo, hi):
+        if level == len(splits):
+            return [item(v) for v in values[lo:hi]]
+        s = splits[level]
+        return [elided(rows(level + 1, s[r], s[r + 1])) for r in range(lo, hi)]
+    return elided(rows(0, 0, len(splits[0]) - 1))
 
 
 class _Printed:
@@ -389,46 +443,6 @@ class _Printed:
         return self.text
 
     __repr__ = __str__
-
-
-def _format_for_print(arr, edge):
-    """A tensor's value as ``tf.print`` writes it: numbers in their shortest round-trip
-    form at 6 (float32) or 15 (float64) digits, else 9 or 17; bools as 1/0; strings bare
-    as scalars and quoted in arrays; dimensions longer than ``2 * edge`` elided."""
-    if arr.ndim == 0:
-        return _print_scalar(arr[()], arr.dtype, quote=False)
-
-    def rows(a, depth):
-        n = a.shape[0]
-        cut = edge >= 0 and n > 2 * edge
-        index = list(range(edge)) + [None] + list(range(n - edge, n)) if cut else range(n)
-        if a.ndim == 1:
-            items = ["..." if i is None else _print_scalar(a[i], a.dtype, quote=True)
-                     for i in index]
-            return "[" + " ".join(items) + "]"
-        sep = "\n" * (a.ndim - 1) + " " * (depth + 1)
-        return "[" + sep.join("..." if i is None else rows(a[i], depth + 1)
-                              for i in index) + "]"
-    if arr.size == 0:
-        return "[]"
-    return rows(arr, 0)
-
-
-def _print_scalar(x, dtype, quote):
-    kind = dtype.kind
-    if kind == "b":
-        return "1" if x else "0"
-    if kind == "f":
-        short, full, cast = (15, 17, np.float64) if dtype.itemsize == 8 else \
-            (6, 9, np.float32)
-        text = "%.*g" % (short, x)
-        if not np.isfinite(x) or cast(text) == x:
-            return text
-        return "%.*g" % (full, x)
-    if kind in "OSU":
-        text = x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
-        return '"%s"' % text if quote else text
-    return str(x)
 
 
 # ----------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import re
 import numpy as np
 
 from . import _core
+from ._summarize import summarize_value
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 
@@ -461,43 +462,11 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 
 # ---- format -----------------------------------------------------------------------------------
 
-def _summarize(arr, summarize):
-    """A tensor as TensorFlow's formatter shows it: strings quoted inside arrays, at most
-    ``summarize`` entries at each end of each axis (``...`` between)."""
-    if arr.ndim == 0:
-        v = arr[()]
-        return v.decode("utf-8", "replace") if isinstance(v, bytes) else _scalar_text(v)
-
-    def show(a):
-        if a.ndim == 1:
-            items = [_item_text(v) for v in a.tolist()]
-            if 0 <= summarize < len(items) / 2:
-                items = items[:summarize] + ["..."] + items[-summarize:]
-            return "[" + " ".join(items) + "]"
-        rows = [show(r) for r in a]
-        if 0 <= summarize < len(rows) / 2:
-            rows = rows[:summarize] + ["..."] + rows[-summarize:]
-        return "[" + "\n ".join(rows) + "]"
-    return show(arr)
-
-
-def _item_text(v):
-    if isinstance(v, bytes):
-        return '"%s"' % v.decode("utf-8", "replace")
-    return _scalar_text(v)
-
-
-def _scalar_text(v):
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
-    return str(v)
-
-
 def _format_fwd(*arrays, template, placeholder, summarize):
     pieces = template.split(placeholder)
     out = pieces[0]
     for arr, piece in zip(arrays, pieces[1:]):
-        out += _summarize(arr, summarize) + piece
+        out += summarize_value(arr, summarize, quote_scalar=True) + piece
     return _object_array(out.encode("utf-8"))
 
 

@@ -50,3 +50,31 @@ def test_default_stream_is_stderr_and_runs_on_every_call(capsys):
         f(fe.constant(v))
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == "x: 1.5\nx: 2.5\n"
+
+
+def test_ragged_and_sparse_as_tensorflow_prints_them():
+    # TensorFlow 2.21's output for the same calls
+    assert _printed(fe.ragged.constant([[1, 2], [3]])) == "[[1, 2], [3]]\n"
+    assert _printed(fe.ragged.constant([[[1.5]], [[2.25, 3]], []])) == \
+        "[[[1.500000]], [[2.250000, 3.000000]], []]\n"
+    assert _printed(fe.ragged.constant([["a"], ["b", "c"]])) == "[['a'], ['b', 'c']]\n"
+    assert _printed("x", fe.ragged.constant([[True], [False]])) == "x [[true], [false]]\n"
+    assert _printed(fe.ragged.constant([list(range(10)), [1]])) == \
+        "[[0, 1, 2, ..., 7, 8, 9], [1]]\n"
+    assert _printed(fe.sparse.SparseTensor([[0, 1], [1, 0]], [1.5, 0.1], [2, 2])) == \
+        "'SparseTensor(indices=[[0 1]\n [1 0]], values=[1.5 0.1], shape=[2 2])'\n"
+    assert _printed("s", [fe.sparse.SparseTensor([[0]], [7], [3])]) == \
+        "s ['SparseTensor(indices=[[0]], values=[7], shape=[3])']\n"
+
+
+def test_ragged_printed_inside_a_function_shows_each_calls_values():
+    out = io.StringIO()
+
+    @fe.function
+    def f(r):
+        fe.print(r, output_stream=out)
+        return r.flat_values
+
+    f(fe.ragged.constant([[1.5], [2.0]]))
+    f(fe.ragged.constant([[3.5, 1.0], [2.0]]))
+    assert out.getvalue() == "[[1.500000], [2.000000]]\n[[3.500000, 1.000000], [2.000000]]\n"

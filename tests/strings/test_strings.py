@@ -132,7 +132,7 @@ def test_as_string_and_format():
     assert tf.strings.as_string([7], width=3).numpy().tolist() == [b"  7"]
     assert tf.strings.as_string([True, False]).numpy().tolist() == [b"true", b"false"]
     got = tf.strings.format("x = {} and {}", [tf.constant([1, 2]), tf.constant("hi")])
-    assert got.numpy() == b"x = [1 2] and hi"
+    assert got.numpy() == b'x = [1 2] and "hi"'   # TF 2.21 quotes a scalar string here
     # TensorFlow's doc example: summarize=3 keeps three entries at each end
     got = tf.strings.format("tensor: {}, suffix", tf.range(10))
     assert got.numpy() == b"tensor: [0 1 2 ... 7 8 9], suffix"
@@ -276,3 +276,17 @@ def test_function_with_strings_is_differentiable_in_its_numeric_inputs():
         g = inner.gradient(y, x)
     assert g.numpy().tolist() == [4., 4.]
     assert outer.gradient(g, x).numpy().tolist() == [4., 2.]
+
+
+@pytest.mark.parametrize("value, dtype, text", [
+    # TensorFlow 2.21's own output for these (absl's shortest %g that reads back)
+    ([0.1, 1e-7, 123456789.0, 2.0 / 3, -0.0, float("nan"), float("inf")], "float32",
+     b"[0.1 1e-07 123456792 ... -0 nan inf]"),
+    ([0.1, 2.0 / 3, 1e20], "float64", b"[0.1 0.66666666666666663 1e+20]"),
+    (2.0, "float32", b"2"),
+    ([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]], "float64", b"[[0 1 2 3]\n [4 5 6 7]]"),
+    ([1e-5, 1e5, 1e6, 1e7, 1e16, 1e17], "float32", b"[1e-05 100000 1e+06 1e+07 1e+16 1e+17]"),
+    (0.1, "float16", b"0.0999755859"),
+])
+def test_format_writes_floats_as_tensorflow(value, dtype, text):
+    assert tf.strings.format("{}", tf.constant(value, dtype)).numpy() == text
