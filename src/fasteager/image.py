@@ -43,12 +43,16 @@ _METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "g
             "mitchellcubic")
 
 
-def _image(opname, image):
+def _image(opname, image, ranks=(3, 4)):
+    """``image`` as a tensor whose rank is in ``ranks`` (None: any rank >= 3). A wrong
+    rank is TF's static shape check: ValueError."""
     x = convert_to_tensor(image)
-    if x._value.ndim not in (3, 4):
-        raise InvalidArgumentError("%s: image must have rank 3 [height, width, channels] or 4 "
-                                   "[batch, height, width, channels] (got shape %s)"
-                                   % (opname, list(x._value.shape)))
+    ndim = x._value.ndim
+    if ndim not in ranks if ranks is not None else ndim < 3:
+        want = ("rank 3 [height, width, channels] or 4 [batch, height, width, channels]"
+                if ranks is not None else "rank >= 3 [..., height, width, channels]")
+        raise ValueError("%s: image must have %s (got shape %s)"
+                         % (opname, want, list(x._value.shape)))
     return x
 
 
@@ -297,8 +301,8 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     return saturate_cast(scaled, dst) if saturate else cast(scaled, dst)
 
 
-def _as_float(opname, image):
-    x = _image(opname, image)
+def _as_float(opname, image, ranks=(3, 4)):
+    x = convert_to_tensor(image) if ranks == "any" else _image(opname, image, ranks)
     if x.dtype.is_floating:
         return x, None
     return convert_image_dtype(x, "float32"), x.dtype
@@ -306,7 +310,7 @@ def _as_float(opname, image):
 
 def adjust_brightness(image, delta):
     """``image + delta`` (integer images: in float, then back with saturation)."""
-    x, orig = _as_float("adjust_brightness", image)
+    x, orig = _as_float("adjust_brightness", image, "any")
     out = x + delta
     return out if orig is None else convert_image_dtype(out, orig, saturate=True)
 
@@ -340,7 +344,11 @@ def adjust_contrast(images, contrast_factor):
     height and width. No gradient, as in TensorFlow (LookupError from a tape)."""
     from .ops.math_ops import convert_same
     from .ops.registry import execute
-    x, orig = _as_float("adjust_contrast", images)
+    x = convert_to_tensor(images)
+    if x._value.ndim < 3:   # TF checks this in the kernel: InvalidArgumentError
+        raise InvalidArgumentError("adjust_contrast: images must have rank >= 3 [..., height, "
+                                   "width, channels] (got shape %s)" % list(x._value.shape))
+    x, orig = _as_float("adjust_contrast", x, None)
     x, factor = convert_same(x, contrast_factor)
     out = execute(adjust_contrast_op, x, factor)
     return out if orig is None else convert_image_dtype(out, orig, saturate=True)
@@ -375,7 +383,7 @@ def per_image_standardization(image):
     """Each image scaled to mean 0 and variance 1: ``(x - mean) / max(stddev,
     1 / sqrt(N))`` with N the number of its values (integer images become float32)."""
     from .ops.math_ops import cast, maximum, reduce_mean, reduce_std
-    x = _image("per_image_standardization", image)
+    x = _image("per_image_standardization", image, None)
     if not x.dtype.is_floating:
         x = cast(x, "float32")
     axes = [-1, -2, -3]

@@ -155,7 +155,7 @@ def test_resize_dtypes_and_methods():
         (2, 4, 1)
     with pytest.raises(InvalidArgumentError, match="resize: unknown method 'cubic'"):
         tf.image.resize(img, [2, 2], method="cubic")
-    with pytest.raises(InvalidArgumentError, match="resize: image must have rank 3"):
+    with pytest.raises(ValueError, match="resize: image must have rank 3"):
         tf.image.resize(tf.ones([2, 2]), [2, 2])
     with pytest.raises(InvalidArgumentError, match="size must be"):
         tf.image.resize(img, [0, 2])
@@ -248,3 +248,21 @@ def test_colour_and_geometry():
         tf.image.crop_to_bounding_box(img, 1, 0, 2, 2)
     with pytest.raises(InvalidArgumentError, match="last dimension must be 3"):
         tf.image.rgb_to_grayscale(tf.ones([2, 2, 4]))
+
+
+def test_rank_rules_and_error_classes_follow_tensorflow():
+    # what TF 2.21 accepts and raises for a 2-D and a 5-D input
+    x2, x5 = tf.fill([2, 3], 0.5), tf.ones([1, 1, 2, 2, 3])
+    assert tf.image.adjust_brightness(x2, 0.5).shape == (2, 3)
+    assert tf.image.adjust_brightness(x5, 0.5).shape == (1, 1, 2, 2, 3)
+    assert tf.image.adjust_contrast(x5, 2.0).shape == (1, 1, 2, 2, 3)
+    assert tf.image.per_image_standardization(x5).shape == (1, 1, 2, 2, 3)
+    with pytest.raises(InvalidArgumentError, match="adjust_contrast: images must have rank"):
+        tf.image.adjust_contrast(x2, 2.0)
+    for fn in (tf.image.flip_left_right, tf.image.flip_up_down,
+               lambda x: tf.image.resize(x, [1, 1]), lambda x: tf.image.central_crop(x, 0.5)):
+        for x in (x2, x5):
+            with pytest.raises(ValueError, match="image must have rank 3"):
+                fn(x)
+    with pytest.raises(ValueError, match="per_image_standardization: image must have rank >= 3"):
+        tf.image.per_image_standardization(x2)
