@@ -403,6 +403,20 @@ def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=No
     show(*[t._value for t in tensors])
 
 
+_PYTHON_VALUES = (bool, int, float, complex, str, bytes, np.generic, np.ndarray)
+
+
+def _python_outputs_as_tensors(result):
+    """TensorFlow's rule for what a function returns: Python and NumPy values become
+    constant tensors (``return 1 + foo`` gives an int32 tensor on every call); tensors,
+    None and other objects are returned as they are."""
+    flat = nest.flatten(result, expand_composites=True)
+    if not any(isinstance(x, _PYTHON_VALUES) for x in flat):
+        return result
+    flat = [_core.convert_to_tensor(x) if isinstance(x, _PYTHON_VALUES) else x for x in flat]
+    return nest.pack_sequence_as(result, flat, expand_composites=True)
+
+
 def _ragged_text(values, splits, edge):
     """A ragged tensor as ``tf.print`` writes it (through tf.strings.as_string): nested
     lists joined by ', ', floats as %f, bools true/false, strings in single quotes; lists
@@ -1381,7 +1395,7 @@ class Function:
         scoped = not (_core.any_tape_recording() or _core.forward_watching())
         previous = _core.set_tracer(tracer)
         try:
-            result = python_function(*args, **kwargs)
+            result = _python_outputs_as_tensors(python_function(*args, **kwargs))
             flat = nest.flatten(result, expand_composites=True)
             for x in flat:
                 # a returned tensor whose op error was deferred (the call needs it now),

@@ -313,3 +313,27 @@ def test_the_same_tensor_twice_is_its_own_signature():
     # keywords, Python values and nested arguments take the general path
     np.testing.assert_allclose(f(a=x, b=y).numpy(), [12.0, 24.0])
     np.testing.assert_allclose(f(x, 1.0).numpy(), [3.0, 5.0])
+
+
+def test_python_return_values_become_tensors_as_in_tensorflow():
+    # the tf.function guide's "buggy_add": the trace captured foo = 1, and the result
+    # is an int32 tensor on every call (TF 2.21 converts Python outputs to constants)
+    state = {"foo": 1}
+
+    @fe.function
+    def buggy_add():
+        return 1 + state["foo"]
+
+    first = buggy_add()
+    state["foo"] = 100
+    for out in (first, buggy_add()):
+        assert isinstance(out, fe.Tensor) and out.dtype == fe.int32 and int(out) == 2
+    out = fe.function(lambda x: [1, 2.0, None, "s", {"k": True}, x])(fe.constant(3.0))
+    assert [o.dtype for o in out[:2]] == [fe.int32, fe.float32]
+    assert out[2] is None and out[3].numpy() == b"s" and out[4]["k"].dtype == fe.bool
+    assert float(out[5]) == 3.0
+
+
+def test_unknown_rank_spec_prints_as_tensorflow():
+    assert repr(fe.TensorSpec(None, fe.float32)) == \
+        "TensorSpec(shape=<unknown>, dtype=fe.float32, name=None)"

@@ -185,7 +185,7 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
     def __repr__(self):
-        dims = None if self.shape is None else tuple(self.shape)
+        dims = "<unknown>" if self.shape is None else tuple(self.shape)   # unknown rank: TF's
         return "TensorSpec(shape=%s, dtype=fe.%s, name=%r)" % (dims, self.dtype.name, self.name)
 
 
