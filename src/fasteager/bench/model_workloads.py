@@ -828,24 +828,26 @@ def _torch_mlp_step():
     return run
 
 
+def _after_import(make_step):
+    """Import fasteager (and do nothing with it), then build the peer's step: the
+    literal question, does importing fasteager change its neighbours?"""
+    _fasteager()
+    return make_step()
+
+
 for _peer, _make in (("numpy", _numpy_mlp_step), ("torch", _torch_mlp_step)):
-    _co = workload("coexist_%s_mlp" % _peer,
-                   "%s's MLP step after fasteager ran in the same process, vs a process "
-                   "without fasteager (ratio: with / without; target <= 1.05)" % _peer,
-                   base="%s_after_fasteager" % _peer,
-                   with_fasteager=("%s_after_fasteager" % _peer,))
-    _co.entry("%s_after_fasteager" % _peer)(
-        lambda quick, _make=_make: _after_fasteager_work(_make))
-    _co.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())
-    # the literal question (does importing fasteager change the peer?), no fasteager work
-    _imp = workload("coexist_%s_mlp_import" % _peer,
-                    "%s's MLP step in a process that only imported fasteager, vs a process "
-                    "without fasteager (ratio: with / without; target <= 1.05)" % _peer,
-                    base="%s_after_import" % _peer,
-                    with_fasteager=("%s_after_import" % _peer,))
-    _imp.entry("%s_after_import" % _peer)(
-        lambda quick, _make=_make: (_fasteager(), _make())[1])
-    _imp.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())
+    for _suffix, _with, _what, _prepare in (
+            ("", "after_fasteager", "after fasteager ran in the same process",
+             _after_fasteager_work),
+            ("_import", "after_import", "in a process that only imported fasteager",
+             _after_import)):
+        _with = "%s_%s" % (_peer, _with)
+        _co = workload("coexist_%s_mlp%s" % (_peer, _suffix),
+                       "%s's MLP step %s, vs a process without fasteager (ratio: with / "
+                       "without; target <= 1.05)" % (_peer, _what),
+                       base=_with, with_fasteager=(_with,))
+        _co.entry(_with)(lambda quick, _make=_make, _prepare=_prepare: _prepare(_make))
+        _co.entry("%s_alone" % _peer)(lambda quick, _make=_make: _make())
 
 # the NumPy floor for the MLP step: the same math by hand, no framework
 mlp.entry("numpy_by_hand")(lambda quick: _numpy_mlp_step())

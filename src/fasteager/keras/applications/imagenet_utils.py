@@ -189,3 +189,18 @@ def validate_activation(classifier_activation, weights):
                          "`classifier_activation` argument when using pretrained weights, "
                          "with `include_top=True`; Received: classifier_activation=%s"
                          % (classifier_activation,))
+
+
+def pooled_model(x, pooling, input_tensor, img_input, name):
+    """The headless tail both MobileNets share: ``x`` pooled as ``pooling`` asks ('avg',
+    'max' or None), then a Functional model from the network's inputs (``input_tensor``'s
+    source inputs when one was given)."""
+    from ..functional import Functional
+    from ..layers import GlobalAveragePooling2D, GlobalMaxPooling2D
+    from ._weights import source_inputs
+    if pooling == "avg":
+        x = GlobalAveragePooling2D()(x)
+    elif pooling == "max":
+        x = GlobalMaxPooling2D()(x)
+    inputs = source_inputs(input_tensor) if input_tensor is not None else img_input
+    return Functional(inputs, x, name=name)

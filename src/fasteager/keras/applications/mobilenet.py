@@ -11,9 +11,8 @@ import os
 import warnings
 
 from .. import layers
-from ..functional import Functional
 from . import imagenet_utils
-from ._weights import load_application_weights, source_inputs
+from ._weights import load_application_weights
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/"
 _IMAGENET_ALPHAS = (0.25, 0.50, 0.75, 1.0)
@@ -84,15 +83,10 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,
         x = layers.Reshape((classes,), name="reshape_2")(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Activation(activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
-
-    inputs = source_inputs(input_tensor) if input_tensor is not None else img_input
     if name is None:
         name = "mobilenet_%0.2f_%s" % (alpha, rows)
-    model = Functional(inputs, x, name=name)
+    model = imagenet_utils.pooled_model(x, None if include_top else pooling, input_tensor,
+                                        img_input, name)
 
     if weights == "imagenet":
         suffix = "" if include_top else "_no_top"

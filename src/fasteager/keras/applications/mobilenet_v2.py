@@ -11,9 +11,8 @@ import os
 import warnings
 
 from .. import layers
-from ..functional import Functional
 from . import imagenet_utils
-from ._weights import load_application_weights, source_inputs
+from ._weights import load_application_weights
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
 _IMAGENET_ALPHAS = (0.35, 0.50, 0.75, 1.0, 1.3, 1.4)
@@ -115,15 +114,10 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
         x = layers.GlobalAveragePooling2D()(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
-
-    inputs = source_inputs(input_tensor) if input_tensor is not None else img_input
     if name is None:
         name = "mobilenetv2_%0.2f_%s" % (alpha, rows)
-    model = Functional(inputs, x, name=name)
+    model = imagenet_utils.pooled_model(x, None if include_top else pooling, input_tensor,
+                                        img_input, name)
 
     if weights == "imagenet":
         file_name = "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_%s_%d%s.h5" % (
