@@ -75,3 +75,16 @@ def test_isolation_problems_are_named():
     assert _worker.isolation_problem(wl, "fasteager", with_fe) is None
     assert _worker.isolation_problem(wl, "fasteager_eager", with_fe + ["torch.nn", "jax"]) \
         == "fasteager's process imported jax, torch"
+
+
+def test_processes_pool_samples_from_fresh_processes(monkeypatch):
+    from fasteager.bench import workloads
+    wl = [w for w in workloads.all_workloads() if w.name == "dispatch_add"][0]
+    monkeypatch.setattr(wl, "entries", {k: wl.entries[k] for k in ("fasteager", "numpy")})
+    monkeypatch.setattr(wl, "processes", 2)
+    res = runner.run_workload(wl, 2, True, False)
+    assert res["processes"] == 2
+    assert res["entries"]["fasteager"]["samples"] == 4      # 2 rounds in each of 2 processes
+    assert res["entries"]["numpy"]["samples"] == 4
+    coexist = [w for w in workloads.all_workloads() if w.name.startswith("coexist_")]
+    assert coexist and all(w.processes == 5 for w in coexist)

@@ -51,7 +51,8 @@ def _time_entry(fn, inner):
 
 def _summary(wl, samples, mode):
     result = {"workload": wl.name, "description": wl.description, "unit": "s/call",
-              "mode": mode, "base": wl.base, "entries": {}}
+              "mode": mode, "base": wl.base, "processes": getattr(wl, "processes", 1),
+              "entries": {}}
     base = statistics.median(samples[wl.base]) if wl.base in samples else None
     for name, s in samples.items():
         med = statistics.median(s)
@@ -148,33 +149,39 @@ def run_workload(wl, rounds, quick, progress):
 
     The processes start one after another (each warms up and calibrates while the others
     are frozen), then take turns: only one runs at a time, the others stopped (SIGSTOP)
-    so that no thread of theirs competes for the cores."""
-    workers = []
-    try:
-        for name in wl.entries:
-            w = _Worker(wl, name, quick)
-            if "missing" in w.ready:
-                w.close()
-                continue
-            if w.ready.get("isolation_problem"):
-                w.close()
-                raise RuntimeError("%s / %s: %s" % (wl.name, name,
-                                                    w.ready["isolation_problem"]))
-            w.stop()
-            workers.append(w)
-        if not workers:
-            return None
-        samples = {w.entry: [] for w in workers}
-        for r in range(rounds):
-            for w in workers:
-                w.cont()
-                time.sleep(_TURN_PAUSE)
-                samples[w.entry].append(w.sample())
+    so that no thread of theirs competes for the cores. A workload with
+    ``processes`` > 1 does this that many times, each time with fresh processes, and
+    pools the samples: a process's own luck (where its arrays landed, which core it got)
+    then counts once per process, not in every sample."""
+    samples = {}
+    for _ in range(wl.processes):
+        workers = []
+        try:
+            for name in wl.entries:
+                w = _Worker(wl, name, quick)
+                if "missing" in w.ready:
+                    w.close()
+                    continue
+                if w.ready.get("isolation_problem"):
+                    w.close()
+                    raise RuntimeError("%s / %s: %s" % (wl.name, name,
+                                                        w.ready["isolation_problem"]))
                 w.stop()
-            _progress(wl, r, rounds, progress)
-    finally:
-        for w in workers:
-            w.close()
+                workers.append(w)
+            if not workers:
+                return None
+            for w in workers:
+                samples.setdefault(w.entry, [])
+            for r in range(rounds):
+                for w in workers:
+                    w.cont()
+                    time.sleep(_TURN_PAUSE)
+                    samples[w.entry].append(w.sample())
+                    w.stop()
+                _progress(wl, r, rounds, progress)
+        finally:
+            for w in workers:
+                w.close()
     return _summary(wl, samples, MODE_ISOLATED)
 
 

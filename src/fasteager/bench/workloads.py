@@ -9,14 +9,17 @@ import numpy as np
 class Workload:
     """``base``: the entry the others are compared with (ratio base / entry).
     ``with_fasteager``: entries other than fasteager's own that import fasteager on
-    purpose (the coexistence workloads); every other peer's process must not."""
+    purpose (the coexistence workloads); every other peer's process must not.
+    ``processes``: how many fresh processes each entry is measured in (the rounds run
+    in each; the samples are pooled)."""
 
-    def __init__(self, name, description, base="fasteager", with_fasteager=()):
+    def __init__(self, name, description, base="fasteager", with_fasteager=(), processes=1):
         self.name = name
         self.description = description
         self.entries = {}
         self.base = base
         self.with_fasteager = frozenset(with_fasteager)
+        self.processes = int(processes)
 
     def entry(self, framework):
         def register(factory):
