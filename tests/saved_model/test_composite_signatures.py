@@ -126,3 +126,30 @@ def test_a_function_receives_the_parts_it_was_traced_with():
     idx, vals = parts(b)
     assert idx.numpy().tolist() == [[1, 0], [2, 2]]
     np.testing.assert_allclose(vals.numpy(), [10.0, 12.0])
+
+
+def test_a_module_with_one_signed_function_gets_serving_default(tmp_path):
+    # TF 2.21's rule when signatures= is omitted: the root's one fe.function with an
+    # input_signature becomes "serving_default" (outputs keyed output_0, as TF)
+    class Scale(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def __call__(self, x):
+            return x * self.w
+
+    tf.saved_model.save(Scale(), str(tmp_path / "one"))
+    loaded = tf.saved_model.load(str(tmp_path / "one"))
+    assert list(loaded.signatures) == ["serving_default"]
+    out = loaded.signatures["serving_default"](tf.constant([1.0, 3.0]))
+    np.testing.assert_allclose(out["output_0"].numpy(), [2.0, 6.0])
+
+    class Two(Scale):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def other(self, x):
+            return x
+
+    tf.saved_model.save(Two(), str(tmp_path / "two"))     # two candidates: none chosen
+    assert list(tf.saved_model.load(str(tmp_path / "two")).signatures) == []

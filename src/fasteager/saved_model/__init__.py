@@ -33,6 +33,8 @@ multilinear polynomial of the sizes does not express.
 import json
 import os
 
+from .. import _core, nest
+from ..data.structure import TensorSpec
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
 from ..function import ConcreteFunction, Function
 from ..module import Module
@@ -100,6 +102,27 @@ def _functions_of(obj):
         if isinstance(value, Function):
             found[name] = value
     return sorted(found.items())
+
+
+def _default_signature(obj):
+    """TensorFlow's choice of a default ``serving_default`` for an object saved without
+    ``signatures``: its ``_default_save_signature`` function, else its one function with
+    an ``input_signature`` that returns tensors (methods and attributes of the root
+    only; a function returning nothing cannot be a signature), else none."""
+    with_signature = []
+    for name, fn in _functions_of(obj):
+        if name == "_default_save_signature":
+            return fn
+        if fn.input_signature is not None and all(
+                type(spec) is TensorSpec for spec in nest.flatten(fn.input_signature)):
+            # TF's test: plain tensors in, plain tensors out (no composite, no Python
+            # value, not nothing)
+            cf = fn.get_concrete_function()
+            outputs = nest.flatten(cf._structure)
+            if outputs and all(isinstance(o, _core.Tensor) for o in outputs) and \
+                    all(type(x) is int for x in cf._out_leaves):
+                with_signature.append(fn)
+    return with_signature[0] if len(with_signature) == 1 else None
 
 
 def _module_tree(root):
@@ -343,6 +366,8 @@ def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
         root_functions["__call__"] = call
         if signatures is None:
             signatures = call
+    elif signatures is None:
+        signatures = _default_signature(obj)
     plans = {}
     for mpath, module in _module_tree(obj).items():
         for name, fn in _functions_of(module):
