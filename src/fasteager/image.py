@@ -20,10 +20,21 @@ import numpy as np
 from . import _core
 from .errors import InvalidArgumentError
 
-__all__ = ["ResizeMethod", "adjust_brightness", "adjust_contrast", "central_crop",
-           "convert_image_dtype", "crop_to_bounding_box", "flip_left_right", "flip_up_down",
-           "grayscale_to_rgb", "pad_to_bounding_box", "per_image_standardization", "resize",
-           "resize_with_pad", "rgb_to_grayscale"]
+__all__ = ["ResizeMethod", "adjust_brightness", "adjust_contrast", "adjust_gamma",
+           "adjust_hue", "adjust_jpeg_quality", "adjust_saturation", "central_crop",
+           "convert_image_dtype", "crop_to_bounding_box", "decode_and_crop_jpeg", "decode_bmp",
+           "decode_gif", "decode_image", "decode_jpeg", "decode_png", "encode_jpeg",
+           "encode_png", "extract_jpeg_shape", "flip_left_right", "flip_up_down",
+           "grayscale_to_rgb", "hsv_to_rgb", "image_gradients", "is_jpeg",
+           "pad_to_bounding_box", "per_image_standardization", "random_brightness",
+           "random_contrast", "random_crop", "random_flip_left_right", "random_flip_up_down",
+           "random_hue", "random_jpeg_quality", "random_saturation", "resize",
+           "resize_with_crop_or_pad", "resize_with_pad", "rgb_to_grayscale", "rgb_to_hsv",
+           "rgb_to_yiq", "rgb_to_yuv", "sobel_edges", "stateless_random_brightness",
+           "stateless_random_contrast", "stateless_random_crop",
+           "stateless_random_flip_left_right", "stateless_random_flip_up_down",
+           "stateless_random_hue", "stateless_random_jpeg_quality",
+           "stateless_random_saturation", "total_variation", "yiq_to_rgb", "yuv_to_rgb"]
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -461,3 +472,469 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     ph = max(0, int(math.floor((th - rh) / 2)))
     pw = max(0, int(math.floor((tw - rw) / 2)))
     return pad_to_bounding_box(resized, ph, pw, th, tw)
+
+
+# ---- colour spaces ---------------------------------------------------------------------------
+
+def _rgb_channels(opname, images, error=InvalidArgumentError):
+    x = convert_to_tensor(images)
+    if x._value.ndim < 1 or x._value.shape[-1] != 3:
+        raise error("%s: input must have 3 channels but input only has %s channels (shape %s)"
+                    % (opname, x._value.shape[-1] if x._value.ndim else 0,
+                       list(x._value.shape)))
+    return x
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB in [0, 1] to HSV (hue, saturation, value each in [0, 1]), float32 as
+    TensorFlow returns it (integer inputs are cast, not rescaled). Differentiable (TF has
+    a gradient for RGBToHSV)."""
+    from .errors import FailedPreconditionError
+    from .ops.array_ops import stack
+    from .ops.math_ops import cast, maximum, minimum, where
+    x = _rgb_channels("rgb_to_hsv", images, FailedPreconditionError)
+    if x.dtype.name != "float32":
+        x = cast(x, "float32")
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    v = maximum(maximum(r, g), b)
+    spread = v - minimum(minimum(r, g), b)
+    s = where(v > 0, spread / where(v > 0, v, 1.0), 0.0)
+    norm = 1.0 / (6.0 * where(spread > 0, spread, 1.0))
+    h = where(r == v, norm * (g - b),
+              where(g == v, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    h = where(spread > 0, h, 0.0)
+    h = where(h < 0, h + 1.0, h)
+    return stack([h, s, v], axis=-1)
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV (each in [0, 1]) to RGB, float32, by TensorFlow's kernel: hue sector
+    ``floor(6 h)`` 0-5 (a hue outside [0, 1) is TF's default sector, pure red
+    ``(v, v - v s, v - v s)``). Its gradient is None, as TensorFlow 2.21's registered
+    HSVToRGB gradient gives."""
+    from .errors import FailedPreconditionError
+    from .ops.array_ops import stack
+    from .ops.array_ops import stop_gradient
+    from .ops.math_ops import abs as abs_, cast, floor, where
+    x = stop_gradient(_rgb_channels("hsv_to_rgb", images, FailedPreconditionError))
+    if x.dtype.name != "float32":
+        x = cast(x, "float32")
+    h, s, v = x[..., 0], x[..., 1], x[..., 2]
+    dh = h * 6.0
+    sector = floor(dh)
+    fmod2 = dh - 2.0 * floor(dh / 2.0)
+    c = v * s
+    m = v - c
+    mid = c * (1.0 - abs_(fmod2 - 1.0))
+    zero = 0.0 * c
+
+    def pick(full, partial, default):
+        out = default
+        for k in range(6):
+            value = c if k in full else (mid if k in partial else zero)
+            out = where(sector == float(k), value, out)
+        return out + m
+    return stack([pick((0, 5), (1, 4), c), pick((1, 2), (0, 3), zero),
+                  pick((3, 4), (2, 5), zero)], axis=-1)
+
+
+def _linear_colour(opname, images, kernel):
+    from .ops.linalg_ops import tensordot
+    x = _rgb_channels(opname, images)
+    if not x.dtype.is_floating:
+        raise TypeError("%s: images must be a float tensor (got %s)" % (opname, x.dtype.name))
+    return tensordot(x, _core.wrap(np.array(kernel, dtype=x._value.dtype)), [[-1], [0]])
+
+
+_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512],
+               [0.114, 0.43601035, -0.10001026]]
+_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617],
+               [0.114, -0.32134392, 0.31119955]]
+_YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
+               [0.6208248, -0.64720424, 1.70423049]]
+
+
+def rgb_to_yuv(images):
+    """RGB in [0, 1] to YUV (float images only, as TensorFlow)."""
+    return _linear_colour("rgb_to_yuv", images, _RGB_TO_YUV)
+
+
+def yuv_to_rgb(images):
+    """YUV to RGB (float images only)."""
+    return _linear_colour("yuv_to_rgb", images, _YUV_TO_RGB)
+
+
+def rgb_to_yiq(images):
+    """RGB in [0, 1] to YIQ (float images only)."""
+    return _linear_colour("rgb_to_yiq", images, _RGB_TO_YIQ)
+
+
+def yiq_to_rgb(images):
+    """YIQ to RGB (float images only)."""
+    return _linear_colour("yiq_to_rgb", images, _YIQ_TO_RGB)
+
+
+# ---- saturation and hue: TensorFlow kernels without gradients --------------------------------
+
+def _np_rgb_to_hsv(x):
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    v = np.maximum(np.maximum(r, g), b)
+    spread = v - np.minimum(np.minimum(r, g), b)
+    s = np.where(v > 0, spread / np.where(v > 0, v, 1), 0).astype(x.dtype)
+    safe = np.where(spread > 0, spread, 1)
+    h = np.where(r == v, (g - b) / safe,
+                 np.where(g == v, (b - r) / safe + 2, (r - g) / safe + 4)) / 6
+    h = np.where(spread > 0, h, 0)
+    return np.mod(h, 1).astype(x.dtype), s, v
+
+
+def _np_hsv_to_rgb(h, s, v):
+    dh = h * 6
+    sector = np.minimum(np.floor(dh), 5)
+    frac = dh - sector
+    p, q, t = v * (1 - s), v * (1 - s * frac), v * (1 - s * (1 - frac))
+    table = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
+    out = [np.select([sector == k for k in range(6)], [row[ch] for row in table])
+           for ch in range(3)]
+    return np.stack(out, axis=-1)
+
+
+def _adjust_saturation_fwd(images, factor):
+    x = images.astype(np.float32)
+    h, s, v = _np_rgb_to_hsv(x)
+    s = np.clip(s * np.float32(factor), 0, 1)
+    return _np_hsv_to_rgb(h, s, v).astype(images.dtype)
+
+
+def _adjust_hue_fwd(images, delta):
+    x = images.astype(np.float32)
+    h, s, v = _np_rgb_to_hsv(x)
+    h = np.mod(h + np.float32(delta), np.float32(1))
+    return _np_hsv_to_rgb(h, s, v).astype(images.dtype)
+
+
+def _check_colour_op(name, factor_name):
+    def check(images, factor):
+        if images.ndim < 3:
+            raise InvalidArgumentError("%s: input must be at least 3-D, got shape%s"
+                                       % (name, list(images.shape)))
+        if images.shape[-1] != 3:
+            raise InvalidArgumentError("%s: input must have 3 channels but instead has %d "
+                                       "channels." % (name, images.shape[-1]))
+        if np.ndim(factor) != 0:
+            raise InvalidArgumentError("%s: %s must be scalar: %s"
+                                       % (name, factor_name, list(np.shape(factor))))
+    return check
+
+
+def _colour_ops():
+    from .ops.registry import FLOAT, defop, unregistered_gradient
+    # TensorFlow registers no gradient for AdjustSaturation / AdjustHue
+    sat = defop("adjust_saturation", _adjust_saturation_fwd, kinds=FLOAT, nin=2,
+                check=_check_colour_op("adjust_saturation", "scale"),
+                joint_grad=unregistered_gradient("adjust_saturation", "AdjustSaturation"))
+    hue = defop("adjust_hue", _adjust_hue_fwd, kinds=FLOAT, nin=2,
+                check=_check_colour_op("adjust_hue", "delta"),
+                joint_grad=unregistered_gradient("adjust_hue", "AdjustHue"))
+    return sat, hue
+
+
+adjust_saturation_op, adjust_hue_op = _colour_ops()
+
+
+def _run_colour_op(op, image, factor):
+    from .ops.math_ops import convert_same
+    from .ops.registry import execute
+    x = convert_to_tensor(image)
+    orig = x.dtype
+    if orig.name not in ("float16", "float32"):
+        x = convert_image_dtype(x, "float32")
+    x, f = convert_same(x, factor)
+    out = execute(op, x, f)
+    return out if orig == out.dtype else convert_image_dtype(out, orig, saturate=True)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """The saturation (HSV's S) of RGB images multiplied by ``saturation_factor`` and
+    clipped to [0, 1]. No gradient, as in TensorFlow (LookupError from a tape)."""
+    return _run_colour_op(adjust_saturation_op, image, saturation_factor)
+
+
+def adjust_hue(image, delta, name=None):
+    """The hue of RGB images rotated by ``delta`` (in [-1, 1], a full turn is 1). No
+    gradient, as in TensorFlow."""
+    d = float(convert_to_tensor(delta)._value)
+    if not -1.0 <= d <= 1.0:
+        raise InvalidArgumentError("adjust_hue: delta must be in the interval [-1, 1] (got %r)"
+                                   % d)
+    return _run_colour_op(adjust_hue_op, image, delta)
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """``gain * image ** gamma`` on the image in [0, 1] (integer images are converted and
+    converted back with saturation); ``gamma`` must be >= 0 (ValueError)."""
+    x = convert_to_tensor(image)
+    orig = x.dtype
+    flt = x if orig.name in ("float16", "float32") else convert_image_dtype(x, "float32")
+    if np.any(np.asarray(convert_to_tensor(gamma)._value) < 0):
+        raise ValueError("Gamma should be a non-negative real number.")
+    out = gain * flt ** gamma
+    return convert_image_dtype(out, orig, saturate=True)
+
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+    """The image after a JPEG round trip at quality ``jpeg_quality`` (0-100), in its own
+    dtype. Needs Pillow. Not differentiable (TF has no gradient for it either)."""
+    from . import _image_codecs as codecs
+    x = _image("adjust_jpeg_quality", image)
+    orig = x.dtype
+    u8 = convert_image_dtype(x, "uint8", saturate=True)._value
+    quality = int(convert_to_tensor(jpeg_quality)._value)
+    channels = u8.shape[-1]
+    flat = u8.reshape((-1,) + u8.shape[-3:])
+    out = np.stack([codecs.decode_jpeg(codecs.encode_jpeg(img, quality=quality),
+                                       channels=channels)._value for img in flat])
+    return convert_image_dtype(_core.wrap(out.reshape(u8.shape)), orig, saturate=True)
+
+
+# ---- random augmentation: seed=int (the global seed's stream) or, stateless, a seed pair -----
+
+def _uniform(seed, stateless, shape=(), minval=0.0, maxval=1.0, dtype="float32"):
+    from . import random
+    if stateless:
+        return random.stateless_uniform(shape, seed, minval, maxval, dtype=dtype)
+    return random.uniform(shape, minval, maxval, dtype=dtype, seed=seed)
+
+
+def _rank3(opname, image):
+    x = convert_to_tensor(image)
+    if x._value.ndim < 3:
+        raise ValueError("%s: 'image' (shape %s) must be at least three-dimensional."
+                         % (opname, tuple(x._value.shape)))
+    return x
+
+
+def _random_flip(opname, image, seed, stateless, flip):
+    from .ops.array_ops import reshape
+    from .ops.math_ops import where
+    x = _rank3(opname, image)
+    if x._value.ndim == 3:
+        return flip(x) if bool(_uniform(seed, stateless)._value < 0.5) else x
+    batch = x._value.shape[0]
+    mask = _uniform(seed, stateless, (batch,))._value < 0.5
+    return where(reshape(_core.wrap(mask), (batch,) + (1,) * (x._value.ndim - 1)), flip(x), x)
+
+
+def random_flip_left_right(image, seed=None):
+    """Each image mirrored left-right with probability 1/2."""
+    return _random_flip("random_flip_left_right", image, seed, False, flip_left_right)
+
+
+def random_flip_up_down(image, seed=None):
+    """Each image mirrored upside down with probability 1/2."""
+    return _random_flip("random_flip_up_down", image, seed, False, flip_up_down)
+
+
+def stateless_random_flip_left_right(image, seed):
+    """``random_flip_left_right`` decided by the seed pair ``seed`` (deterministic)."""
+    return _random_flip("stateless_random_flip_left_right", image, seed, True,
+                        flip_left_right)
+
+
+def stateless_random_flip_up_down(image, seed):
+    """``random_flip_up_down`` decided by the seed pair ``seed`` (deterministic)."""
+    return _random_flip("stateless_random_flip_up_down", image, seed, True, flip_up_down)
+
+
+def _check_delta(max_delta, limit=None):
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    if limit is not None and max_delta > limit:
+        raise ValueError("max_delta must be <= %s." % limit)
+
+
+def _check_range(lower, upper):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+def random_brightness(image, max_delta, seed=None):
+    """``adjust_brightness`` by a delta uniform in [-max_delta, max_delta)."""
+    _check_delta(max_delta)
+    return adjust_brightness(image, _uniform(seed, False, (), -max_delta, max_delta))
+
+
+def stateless_random_brightness(image, max_delta, seed):
+    _check_delta(max_delta)
+    return adjust_brightness(image, _uniform(seed, True, (), -max_delta, max_delta))
+
+
+def random_contrast(image, lower, upper, seed=None):
+    """``adjust_contrast`` by a factor uniform in [lower, upper)."""
+    _check_range(lower, upper)
+    return adjust_contrast(image, _uniform(seed, False, (), lower, upper))
+
+
+def stateless_random_contrast(image, lower, upper, seed):
+    _check_range(lower, upper)
+    return adjust_contrast(image, _uniform(seed, True, (), lower, upper))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    """``adjust_saturation`` by a factor uniform in [lower, upper)."""
+    _check_range(lower, upper)
+    return adjust_saturation(image, _uniform(seed, False, (), lower, upper))
+
+
+def stateless_random_saturation(image, lower, upper, seed):
+    _check_range(lower, upper)
+    return adjust_saturation(image, _uniform(seed, True, (), lower, upper))
+
+
+def random_hue(image, max_delta, seed=None):
+    """``adjust_hue`` by a delta uniform in [-max_delta, max_delta), max_delta <= 0.5."""
+    _check_delta(max_delta, 0.5)
+    return adjust_hue(image, _uniform(seed, False, (), -max_delta, max_delta))
+
+
+def stateless_random_hue(image, max_delta, seed):
+    _check_delta(max_delta, 0.5)
+    return adjust_hue(image, _uniform(seed, True, (), -max_delta, max_delta))
+
+
+def _check_jpeg_range(lo, hi):
+    if lo < 0 or hi < 0 or lo > 100 or hi > 100:
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if lo >= hi:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """``adjust_jpeg_quality`` at a quality uniform in [min, max). Needs Pillow."""
+    _check_jpeg_range(min_jpeg_quality, max_jpeg_quality)
+    q = _uniform(seed, False, (), min_jpeg_quality, max_jpeg_quality, "int32")
+    return adjust_jpeg_quality(image, q)
+
+
+def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed):
+    _check_jpeg_range(min_jpeg_quality, max_jpeg_quality)
+    q = _uniform(seed, True, (), min_jpeg_quality, max_jpeg_quality, "int32")
+    return adjust_jpeg_quality(image, q)
+
+
+def _random_crop(value, size, seed, stateless):
+    from .ops.array_ops import getitem
+    from .ops.registry import as_shape, execute
+    x = convert_to_tensor(value)
+    shape = x._value.shape
+    size = as_shape("random_crop", size, "size")
+    if len(size) != len(shape):
+        raise InvalidArgumentError("random_crop: Incompatible shapes: value has rank %d, size "
+                                   "%s" % (len(shape), list(size)))
+    if any(s < c for s, c in zip(shape, size)):
+        raise InvalidArgumentError("random_crop: Need value.shape >= size, got %s %s"
+                                   % (list(shape), list(size)))
+    limit = np.array(shape, np.int64) - np.array(size, np.int64) + 1
+    draws = _uniform(seed, stateless, (len(shape),), 0, np.iinfo(np.int32).max, "int32")
+    offset = draws._value.astype(np.int64) % limit
+    key = tuple(slice(int(o), int(o) + s) for o, s in zip(offset, size))
+    return execute(getitem, x, key=key)
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` window of ``value`` at a uniformly random offset (any rank)."""
+    return _random_crop(value, size, seed, False)
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """``random_crop`` placed by the seed pair ``seed`` (deterministic)."""
+    return _random_crop(value, size, seed, True)
+
+
+# ---- geometry and gradients ------------------------------------------------------------------
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """Centre-cropped and/or zero-padded to ``target_height x target_width``."""
+    x = convert_to_tensor(image)
+    if x._value.ndim not in (3, 4):
+        raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions."
+                         % (tuple(x._value.shape),))
+    th, tw = int(target_height), int(target_width)
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    h_ax = _spatial_axis(x, "h")
+    h, w = x._value.shape[h_ax:h_ax + 2]
+    dh, dw = th - h, tw - w
+    cropped = crop_to_bounding_box(x, max(-dh // 2, 0), max(-dw // 2, 0), min(th, h),
+                                   min(tw, w))
+    return pad_to_bounding_box(cropped, max(dh // 2, 0), max(dw // 2, 0), th, tw)
+
+
+def total_variation(images, name=None):
+    """The sum of absolute differences of neighbouring pixels: a scalar for one image,
+    [batch] for a batch. Differentiable."""
+    from .ops.math_ops import abs as abs_, reduce_sum
+    x = convert_to_tensor(images)
+    if x._value.ndim not in (3, 4):
+        raise ValueError("'images' must be either 3 or 4-dimensional.")
+    if x._value.dtype.kind not in "fi":     # TF's Abs has no unsigned kernels
+        raise InvalidArgumentError("total_variation: images must be float or signed integer "
+                                   "(got %s)" % x.dtype.name)
+    h = x._value.ndim - 3
+    rows = (slice(None),) * h
+    dy = x[rows + (slice(1, None),)] - x[rows + (slice(None, -1),)]
+    dx = x[rows + (slice(None), slice(1, None))] - x[rows + (slice(None), slice(None, -1))]
+    axes = [-3, -2, -1]
+    return reduce_sum(abs_(dy), axis=axes) + reduce_sum(abs_(dx), axis=axes)
+
+
+def image_gradients(image):
+    """(dy, dx): forward differences along height and width of a [batch, h, w, d] image,
+    zero in the last row / column."""
+    from .ops.array_ops import pad
+    x = convert_to_tensor(image)
+    if x._value.ndim != 4:
+        raise ValueError("image_gradients expects a 4D tensor [batch_size, h, w, d], not %s."
+                         % (list(x._value.shape),))
+    dy = x[:, 1:] - x[:, :-1]
+    dx = x[:, :, 1:] - x[:, :, :-1]
+    return (pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]]),
+            pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]]))
+
+
+_SOBEL = (((-1, -2, -1), (0, 0, 0), (1, 2, 1)), ((-1, 0, 1), (-2, 0, 2), (-1, 0, 1)))
+
+
+def sobel_edges(image):
+    """[batch, h, w, d, 2]: the Sobel responses along height ([..., 0]) and width
+    ([..., 1]) of a [batch, h, w, d] image, edges reflected. Differentiable."""
+    from .ops.array_ops import pad, stack
+    x = convert_to_tensor(image)
+    if x._value.ndim != 4:
+        raise ValueError("sobel_edges: image must be 4-D [batch, h, w, d] (got shape %s)"
+                         % list(x._value.shape))
+    if not x.dtype.is_floating:     # TF's depthwise convolution takes floats only
+        raise InvalidArgumentError("sobel_edges: image must be a float tensor (got %s)"
+                                   % x.dtype.name)
+    _, h, w, _ = x._value.shape
+    padded = pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    outs = []
+    for kernel in _SOBEL:
+        acc = None
+        for i in range(3):
+            for j in range(3):
+                if kernel[i][j]:
+                    term = padded[:, i:i + h, j:j + w] * float(kernel[i][j])
+                    acc = term if acc is None else acc + term
+        outs.append(acc)
+    return stack(outs, axis=-1)
+
+
+from ._image_codecs import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: E402,F401
+                            decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
+                            extract_jpeg_shape, is_jpeg)
