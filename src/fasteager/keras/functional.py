@@ -26,8 +26,7 @@ import fasteager as fe
 
 from . import metrics as metrics_module
 from .layers.base import InputLayer, KerasTensor, Layer, ListInput
-from .training import (Model, _CompiledLoss, _next_mask, _resolve_metric, _shape_text,
-                       _takes_mask)
+from .training import Model, _CompiledLoss, _next_mask, _resolve_metric, _takes_mask
 
 _TENSOR_TAG = "__keras_tensor__"
 
@@ -218,26 +217,6 @@ class Functional(Model):
                 if m is not None:
                     masks[id(t)] = m
         return fe.nest.map_structure(value, self._outputs_struct)
-
-    # ---- summary --------------------------------------------------------------------------
-    def _summary_table(self):
-        """Keras's functional summary: input layers too, and what each layer reads."""
-        table = [["Layer (type)", "Output Shape", "Param #", "Connected to"]]
-        for layer in self._layers:
-            nodes = [n for n in layer._inbound_nodes if id(n) in self._node_index]
-            shape = None
-            if len(nodes) == 1 and len(nodes[0].outputs) == 1:
-                shape = nodes[0].outputs[0].shape
-            reads = []
-            for n in nodes:
-                for t in n.input_tensors:
-                    src, node_index, tensor_index = t._history
-                    reads.append("%s[%d][%d]" % (src.name, self._node_index.get(
-                        id(src._inbound_nodes[node_index]), 0), tensor_index))
-            table.append(["%s (%s)" % (layer.name, type(layer).__name__), _shape_text(shape),
-                          "{:,}".format(layer.count_params() if layer.built else 0),
-                          ", ".join(reads) if reads else "-"])
-        return table
 
     # ---- config ---------------------------------------------------------------------------
     def _history_config(self, tensor):
