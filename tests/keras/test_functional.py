@@ -158,18 +158,21 @@ def test_fit_evaluate_predict_with_several_inputs_and_outputs():
         model.compile("sgd", loss=["mse"])
 
 
-def test_summary_lists_connections_shapes_and_params():
+def test_summary_lists_connections_shapes_and_params(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
     model, _ = _two_in_two_out()
-    lines = []
-    model.summary(print_fn=lines.append)
-    text = "\n".join(lines)
-    assert 'Model: "two_two"' in text and "Connected to" in text
+    calls = []
+    model.summary(print_fn=calls.append, line_length=108)
+    lines = calls[0].splitlines()          # Keras 3 hands print_fn the whole text at once
+    assert lines[0] == 'Model: "two_two"' and "Connected to" in lines[2]
+    text = calls[0]
     assert "a (InputLayer)" in text and "(None, 4)" in text
-    row = [line for line in lines if line.startswith(" shared (Dense)")][0]
-    assert "multiple" in row and "a[0][0], lift[0][0]" in row and "25" in row
-    cat = [line for line in lines if line.startswith(" cat (Concatenate)")][0]
+    # a shared layer: Keras 3 shows its last call's shape and every call's inputs
+    row = [line for line in lines if line.startswith("│ shared (Dense)")][0]
+    assert "a[0][0], lift[0][0]" in row and "25" in row
+    cat = [line for line in lines if line.startswith("│ cat (Concatenate)")][0]
     assert "(None, 10)" in cat and "shared[0][0], shared[1][0]" in cat
-    assert "Total params: %s" % "{:,}".format(model.count_params()) in text
+    assert " Total params: %s (" % "{:,}".format(model.count_params()) in text
 
 
 def test_config_round_trip_rebuilds_the_same_graph():

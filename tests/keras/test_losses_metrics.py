@@ -1,6 +1,7 @@
 """Losses against NumPy formulas for each reduction; metrics against hand-computed values."""
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -151,7 +152,10 @@ def test_train_mnist_example_quick(tmp_path):
              "--epochs", "1", "--loop", loop, "--logdir", str(tmp_path / loop)],
             env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr[-2000:]
-        assert "test accuracy" in out.stdout and "Epoch 1/1" in out.stdout
+        assert "test accuracy" in out.stdout
+        # the tape loop prints its own epoch lines; fit prints none for one epoch (Keras 3)
+        assert ("Epoch 1/1" in out.stdout) == (loop == "tape")
+        assert re.search(r"/step - (accuracy|loss): \d\.\d{4}", out.stdout)
         acc = float(out.stdout.split("test accuracy: ")[1].split()[0])
         assert acc > 0.6
         assert list((tmp_path / loop / "train").glob("events.out.tfevents.*"))

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..distribute import strategy as _distribute
-from .utils import Progbar
+from .utils import Progbar, _write
 
 
 class Callback:
@@ -91,23 +91,82 @@ class History(Callback):
 
 
 class ProgbarLogger(Callback):
-    """Prints ``Epoch i/n`` and a progress bar per epoch (fit's ``verbose``)."""
+    """The progress bar of ``fit``, ``evaluate`` and ``predict`` (added by them when
+    ``verbose`` is not 0), as Keras 3's: ``Epoch i/n`` before each epoch when there are
+    several, a bar per epoch (``verbose=1``) or one line at its end (``verbose=2``), values
+    shown as the logs give them (they are running averages already); the validation run
+    inside ``fit`` prints nothing."""
 
-    def __init__(self, verbose=1):
+    def __init__(self):
         super().__init__()
-        self.verbose = verbose
-        self._bar = None
+        self.seen = 0
+        self.progbar = None
+        self.target = None
+        self.verbose = 1
+        self.epochs = 1
+        self._called_in_fit = False
+
+    def set_params(self, params):
+        super().set_params(params)
+        verbose = params.get("verbose", 1)
+        self.verbose = 1 if verbose == "auto" else verbose
+        self.epochs = params.get("epochs", 1)
+        self.target = params.get("steps")
+
+    def on_train_begin(self, logs=None):
+        self._called_in_fit = True
+
+    def on_test_begin(self, logs=None):
+        if not self._called_in_fit:
+            self._reset()
+
+    def on_predict_begin(self, logs=None):
+        self._reset()
 
     def on_epoch_begin(self, epoch, logs=None):
-        if self.verbose:
-            print("Epoch %d/%d" % (epoch + 1, self.params.get("epochs", 1)), flush=True)
-        self._bar = Progbar(self.params.get("steps"), verbose=self.verbose)
+        self._reset()
+        if self.verbose and self.epochs > 1:
+            _write("Epoch %d/%d\n" % (epoch + 1, self.epochs))
 
     def on_train_batch_end(self, batch, logs=None):
-        self._bar.update(batch + 1, list((logs or {}).items()), finalize=False)
+        self._update(batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._called_in_fit:
+            self._update(batch, logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._update(batch, None)       # the bar shows no predictions
 
     def on_epoch_end(self, epoch, logs=None):
-        self._bar.update(self._bar._seen, list((logs or {}).items()), finalize=True)
+        self._finalize(logs)
+
+    def on_test_end(self, logs=None):
+        if not self._called_in_fit:
+            self._finalize(logs)
+
+    def on_predict_end(self, logs=None):
+        self._finalize(None)
+
+    def _reset(self):
+        self.seen = 0
+        self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step",
+                               stateless_metrics=set())
+
+    def _update(self, batch, logs):
+        if self.progbar is None:
+            self._reset()
+        self.seen = batch + 1
+        if self.verbose == 1:
+            self.progbar.update(self.seen, list((logs or {}).items()), finalize=False)
+
+    def _finalize(self, logs):
+        if self.progbar is None:
+            self._reset()
+        if self.target is None:
+            # steps unknown until the first epoch ends: later epochs draw a full bar
+            self.target = self.progbar.target = self.seen
+        self.progbar.update(self.target, list((logs or {}).items()), finalize=True)
 
 
 def _monitor_mode(monitor, mode, cls):

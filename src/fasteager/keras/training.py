@@ -52,16 +52,6 @@ def _no_data(where):
                       % (where, where))
 
 
-def _memory(n_bytes):
-    units = ["Byte", "KB", "MB", "GB", "TB"]
-    i = 0
-    size = float(n_bytes)
-    while size >= 1024 and i < len(units) - 1:
-        size /= 1024
-        i += 1
-    return "%.2f %s" % (size, units[i])
-
-
 class _CompiledLoss:
     """The compiled loss: the user's loss (wrapped to reduce) plus the model's losses."""
 
@@ -209,55 +199,14 @@ class Model(Layer):
 
     # ---- summary --------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
-                show_trainable=False):
-        """Print a table of the layers, their output shapes and parameter counts."""
-        if not self.built or not self.weights and not self.layers:
-            raise ValueError(
-                "This model has not yet been built. Build the model first by calling "
-                "`build()` or by calling the model on a batch of data.")
-        table = self._summary_table()
-        # Keras's column split of line_length (65 by default; 98 with a "Connected to"
-        # column), each column widened to its longest cell plus a gap, so cells never run
-        # together or wrap
-        wide = len(table[0]) == 4
-        width = line_length or (98 if wide else 65)
-        positions = positions or ([0.33, 0.55, 0.67, 1.0] if wide else [0.45, 0.85, 1.0])
-        ends = [int(width * p) if p <= 1 else int(p) for p in positions]
-        widths = [max(end - start, max(len(r[j]) for r in table) + 2)
-                  for j, (start, end) in enumerate(zip([0] + ends[:-1], ends))]
-        width = sum(widths)
-        emit = print_fn or (lambda s: print(s))
-
-        def row(fields):
-            return " " + "".join(f.ljust(w) for f, w in zip(fields, widths)).rstrip()
-
-        lines = ['Model: "%s"' % self.name, "_" * width, row(table[0]), "=" * width]
-        for i, fields in enumerate(table[1:]):
-            lines.append(row(fields))
-            lines.append("=" * width if i == len(table) - 2 else "_" * width)
-        if len(table) == 1:
-            lines.append("=" * width)
-        trainable = sum(int(np.prod(v.shape.as_list())) for v in self.trainable_weights)
-        frozen = sum(int(np.prod(v.shape.as_list())) for v in self.non_trainable_weights)
-        tb = sum(int(np.prod(v.shape.as_list())) * v.dtype.as_numpy_dtype().itemsize
-                 for v in self.trainable_weights)
-        fb = sum(int(np.prod(v.shape.as_list())) * v.dtype.as_numpy_dtype().itemsize
-                 for v in self.non_trainable_weights)
-        lines.append("Total params: {:,} ({})".format(trainable + frozen, _memory(tb + fb)))
-        lines.append("Trainable params: {:,} ({})".format(trainable, _memory(tb)))
-        lines.append("Non-trainable params: {:,} ({})".format(frozen, _memory(fb)))
-        lines.append("_" * width)
-        for line in lines:
-            emit(line)
-
-    def _summary_table(self):
-        """The summary's rows: a header, then one row per layer."""
-        table = [["Layer (type)", "Output Shape", "Param #"]]
-        for layer in self.layers:
-            table.append(["%s (%s)" % (layer.name, type(layer).__name__),
-                          _shape_text(layer._output_shape),
-                          "{:,}".format(layer.count_params() if layer.built else 0)])
-        return table
+                show_trainable=False, layer_range=None):
+        """Print Keras 3's table of the layers, their output shapes and parameter counts
+        (and what each reads, for a functional model that is not a plain chain), then the
+        parameter totals; ``print_fn`` receives the whole text as one string."""
+        from ._summary import print_summary
+        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
+                      expand_nested=expand_nested, show_trainable=show_trainable,
+                      layer_range=layer_range)
 
     # ---- compile --------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
@@ -408,9 +357,7 @@ class Model(Layer):
         if handler.steps == 0:
             raise _no_data("fit")
         history = callbacks_module.History()
-        cbs = list(callbacks or [])
-        if verbose:
-            cbs.insert(0, callbacks_module.ProgbarLogger(verbose))
+        cbs = _with_progbar(callbacks, verbose)
         cbs.append(history)
         cb = callbacks_module.CallbackList(cbs, model=self, epochs=epochs, steps=handler.steps,
                                            verbose=verbose)
@@ -425,7 +372,7 @@ class Model(Layer):
             step = -1
             for step, data in enumerate(handler.epoch()):
                 cb.on_train_batch_begin(step)
-                logs = {k: _float(v) for k, v in self.train_step(data).items()}
+                logs = _sorted_logs(self.train_step(data))
                 if strategy is not None:
                     logs = strategy._reduce_logs(self, logs)
                 cb.on_train_batch_end(step, logs)
@@ -444,7 +391,7 @@ class Model(Layer):
                                     batch_size=validation_batch_size or batch_size,
                                     steps=validation_steps, verbose=0, return_dict=True,
                                     _reset=True)
-                epoch_logs.update({"val_" + k: v for k, v in val.items()})
+                epoch_logs.update({"val_" + k: v for k, v in _sorted_logs(val).items()})
             cb.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
@@ -465,28 +412,20 @@ class Model(Layer):
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps, False, "evaluate")
         if handler.steps == 0:
             raise _no_data("evaluate")
-        cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
-                                           verbose=verbose)
-        bar = None
-        if verbose:
-            from .utils import Progbar
-            bar = Progbar(handler.steps, verbose=verbose)
+        cb = callbacks_module.CallbackList(_with_progbar(callbacks, verbose), model=self,
+                                           steps=handler.steps, verbose=verbose)
         self.reset_metrics()
         cb.on_test_begin()
         logs = {}
         step = -1
         for step, data in enumerate(handler.epoch()):
             cb.on_test_batch_begin(step)
-            logs = {k: _float(v) for k, v in self.test_step(data).items()}
+            logs = _sorted_logs(self.test_step(data))
             if strategy is not None:
                 logs = strategy._reduce_logs(self, logs)
             cb.on_test_batch_end(step, logs)
-            if bar is not None:
-                bar.update(step + 1, list(logs.items()))
         if step < 0:
             raise _no_data("evaluate")
-        if bar is not None:
-            bar.update(bar._seen, list(logs.items()), finalize=True)
         cb.on_test_end(logs)
         if return_dict:
             return logs
@@ -501,12 +440,8 @@ class Model(Layer):
         handler = _data.DataHandler(x, None, None, batch_size, steps, False, "predict")
         if handler.steps == 0:
             raise _no_data("predict")
-        cb = callbacks_module.CallbackList(callbacks, model=self, steps=handler.steps,
-                                           verbose=verbose)
-        bar = None
-        if verbose:
-            from .utils import Progbar
-            bar = Progbar(handler.steps, verbose=verbose)
+        cb = callbacks_module.CallbackList(_with_progbar(callbacks, verbose), model=self,
+                                           steps=handler.steps, verbose=verbose)
         outs = []
         cb.on_predict_begin()
         for step, data in enumerate(handler.epoch()):
@@ -514,10 +449,6 @@ class Model(Layer):
             out = self.predict_step(data)
             outs.append(out)
             cb.on_predict_batch_end(step, {"outputs": out})
-            if bar is not None:
-                bar.update(step + 1)
-        if bar is not None:
-            bar.update(bar._seen, finalize=True)
         if not outs:
             raise _no_data("predict")
         cb.on_predict_end()
@@ -564,12 +495,19 @@ class Model(Layer):
                                     by_name=by_name)
 
 
-def _shape_text(shape):
-    """A layer's output shape as the summary prints it: ``(None, 10)``, or ``multiple``."""
-    if shape is None:
-        return "multiple"
-    text = str(tuple(fe.TensorShape(shape).as_list()))
-    return text.replace(",)", ")") if text.count(",") == 1 else text
+def _with_progbar(callbacks, verbose):
+    """The callbacks with Keras's ProgbarLogger first when ``verbose`` asks for a bar and
+    the user passed none of their own."""
+    cbs = list(callbacks or [])
+    if verbose and not any(isinstance(c, callbacks_module.ProgbarLogger) for c in cbs):
+        cbs.insert(0, callbacks_module.ProgbarLogger())
+    return cbs
+
+
+def _sorted_logs(logs):
+    """A step's logs as floats, by name: Keras 3's step function hands them out of a traced
+    function, which orders a dict's keys, so its bar and History list them sorted."""
+    return {k: _float(logs[k]) for k in sorted(logs)}
 
 
 def _batch_size(y_pred):

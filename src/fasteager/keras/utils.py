@@ -3,6 +3,8 @@
 ``load_img``, ``img_to_array``, ``array_to_img``, ``save_img`` (``_image_utils.py``), and
 the serialization registry (``register_keras_serializable`` ..., also in
 ``fe.keras.saving``)."""
+import math
+import os
 import sys
 import time
 
@@ -33,103 +35,169 @@ def to_categorical(y, num_classes=None, dtype="float32"):
     return out.reshape(shape + (num_classes,))
 
 
-def _format_time(seconds):
-    if seconds >= 3600:
-        return "%d:%02d:%02d" % (seconds // 3600, (seconds % 3600) // 60, seconds % 60)
-    if seconds >= 60:
-        return "%d:%02d" % (seconds // 60, seconds % 60)
-    return "%ds" % seconds
+# Keras 3's progress bar draws in place ("\b" + "\r") wherever this holds: note that
+# "posix" is in sys.modules on every POSIX Python, so on Linux and macOS it always does,
+# a pipe or a StringIO included; elsewhere only a terminal, IPython or PyCharm
+def _dynamic_display():
+    return bool((hasattr(sys.stdout, "isatty") and sys.stdout.isatty())
+                or "ipykernel" in sys.modules or "posix" in sys.modules
+                or "PYCHARM_HOSTED" in os.environ)
 
 
-def _format_value(v):
-    return " %.4f" % v if abs(v) > 1e-3 or v == 0 else " %.4e" % v
+def _write(message):
+    """Write to the current ``sys.stdout`` as Keras's ``print_msg``: a stream that cannot
+    encode the bar's '━' gets '=' instead."""
+    try:
+        sys.stdout.write(message)
+    except UnicodeEncodeError:
+        encoding = sys.stdout.encoding or "utf-8"
+        sys.stdout.write(message.replace("━", "=").encode(encoding, errors="ignore")
+                         .decode(encoding))
+    sys.stdout.flush()
+
+
+def _format_eta(eta):
+    if eta > 3600:
+        return "%d:%02d:%02d" % (eta // 3600, (eta % 3600) // 60, eta % 60)
+    if eta > 60:
+        return "%d:%02d" % (eta // 60, eta % 60)
+    return "%ds" % eta
+
+
+def _format_step_time(seconds, unit_name):
+    if seconds >= 1 or seconds == 0:
+        return " %.0fs/%s" % (seconds, unit_name)
+    if seconds >= 1e-3:
+        return " %.0fms/%s" % (seconds * 1e3, unit_name)
+    return " %.0fus/%s" % (seconds * 1e6, unit_name)
+
+
+_BOLD, _GREEN, _GREY, _RESET = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"
 
 
 class Progbar:
-    """Keras's progress bar: ``  32/1875 [>.....] - ETA: 1:02 - loss: 0.5012``.
+    """Keras 3's progress bar, written to ``sys.stdout``:
+    `` 32/1875 ━━━━━━━━━━━━━━━━━━━━ 1:02 33ms/step - loss: 0.5012`` with ANSI styles
+    (bold count and time, the done part green and the rest grey, 20 wide).
 
-    With ``verbose=1`` on a terminal the line is redrawn in place ('\\r'); elsewhere
-    (a pipe, a log file) only the final line of each epoch is written. ``verbose=2``
-    writes one summary line at the end. Values are shown as given (metrics are already
-    running averages).
+    ``verbose=1`` redraws the line in place ("\\b"s and "\\r") where Keras 3 does (always on
+    POSIX, see ``_dynamic_display``; elsewhere a newline per update), at most once per
+    ``interval`` seconds, and ends it at ``finalize``; ``verbose=2`` writes one line at
+    ``finalize`` only. A value named in ``stateful_metrics`` is shown as given, any other is
+    averaged over the steps it covered (with ``stateless_metrics``, only the named ones
+    are averaged), as Keras does.
     """
 
-    def __init__(self, target, width=30, verbose=1, interval=0.05, stateful_metrics=None,
-                 unit_name="step", stream=None):
+    def __init__(self, target, width=20, verbose=1, interval=0.05, stateful_metrics=None,
+                 stateless_metrics=None, unit_name="step"):
+        if stateful_metrics is not None and stateless_metrics is not None:
+            raise ValueError("Progbar: pass only one of stateful_metrics or "
+                             "stateless_metrics (got both)")
         self.target = target
         self.width = width
         self.verbose = verbose
         self.interval = interval
         self.unit_name = unit_name
-        self.stream = stream if stream is not None else sys.stdout
-        isatty = getattr(self.stream, "isatty", None)
-        self._dynamic = bool(isatty and isatty())
-        self._values = {}
-        self._start = time.time()
-        self._last_update = 0.0
-        self._seen = 0
-        self._prev_len = 0
-        self._done = False
+        if stateless_metrics is not None:
+            self.stateful_metrics, self.stateless_metrics = None, set(stateless_metrics)
+        else:
+            self.stateful_metrics, self.stateless_metrics = set(stateful_metrics or ()), None
+        self._dynamic_display = _dynamic_display()
+        self._seen_so_far = 0
+        self._values = {}          # name -> [sum of value * steps, steps]
+        self._values_order = []
+        self._start = _now()
+        self._last_update = 0
+        self._time_after_first_step = None
+        self._prev_total_width = 0
 
     def update(self, current, values=None, finalize=None):
-        if values:
-            for k, v in values:
-                self._values[k] = float(v)
-        self._seen = current
+        """Show step ``current``; ``values`` is a list of ``(name, value)``."""
         if finalize is None:
             finalize = self.target is not None and current >= self.target
-        if self.verbose == 0 or self._done:
-            return
-        now = time.time()
-        if self.verbose == 1 and not finalize:
-            if not self._dynamic or now - self._last_update < self.interval:
+        for k, v in values or ():
+            if k not in self._values_order:
+                self._values_order.append(k)
+            averaged = (k not in self.stateful_metrics if self.stateful_metrics is not None
+                        else k in self.stateless_metrics)
+            if averaged and not finalize:
+                steps = max(current - self._seen_so_far, 1)
+                total = self._values.setdefault(k, [0.0, 0])
+                total[0] += v * steps
+                total[1] += steps
+            else:
+                self._values[k] = [v, 1]
+        self._seen_so_far = current
+        now = _now()
+        per_step = self._step_duration(current, now)
+        if self.verbose == 1:
+            if now - self._last_update < self.interval and not finalize:
                 return
-        if self.verbose == 2 and not finalize:
-            return
+            self._draw(current, now, per_step, finalize)
+        elif self.verbose == 2 and finalize and self.target:
+            digits = int(math.log10(self.target)) + 1
+            info = "%*d/%d - %.0fs -%s" % (digits, current, self.target, now - self._start,
+                                           _format_step_time(per_step, self.unit_name))
+            # Keras 3 tests avg > 1e-3 here (not abs): negative values print as 1.0e-01
+            info += "".join(" - %s: %s" % (k, _format_average(self._values[k], abs_test=False))
+                            for k in self._values_order)
+            _write(info + "\n")
         self._last_update = now
-        line = self._line(current, now, finalize)
-        if self.verbose == 1 and self._dynamic:
-            pad = max(self._prev_len - len(line), 0)
-            self.stream.write("\r" + line + " " * pad)
-            self._prev_len = len(line)
-            if finalize:
-                self.stream.write("\n")
-        elif finalize:
-            self.stream.write(line + "\n")
+
+    def _draw(self, current, now, per_step, finalize):
+        message = ("\b" * self._prev_total_width + "\r") if self._dynamic_display else "\n"
+        if self.target:
+            digits = int(math.log10(self.target)) + 1
+            count = "%*d/%d" % (digits, current, self.target)
+            done = int(self.width * float(current) / self.target)
+            bar = _BOLD + count + _RESET + " "
+            if done > 0:
+                bar += _GREEN + "━" * done + _RESET
+            bar += _GREY + "━" * (self.width - done) + _RESET
+            visible = len(count) + 1 + self.width
+        else:
+            bar = "%7d/Unknown" % current
+            visible = len(bar)
+        if self.target and not finalize:
+            clock = _format_eta(per_step * (self.target - current))
+        else:
+            clock = "%.0fs" % (now - self._start)
+        info = " " + _BOLD + clock + _RESET + _format_step_time(per_step, self.unit_name)
+        info += "".join(" - %s: %s" % (k, _format_average(self._values[k]))
+                        for k in self._values_order)
+        visible += len(info) - len(_BOLD) - len(_RESET)
+        message += bar + info
+        if self._prev_total_width > visible:
+            message += " " * (self._prev_total_width - visible)
         if finalize:
-            self._done = True
-        self.stream.flush()
+            message += "\n"
+        _write(message)
+        self._prev_total_width = visible
 
     def add(self, n, values=None):
-        self.update(self._seen + n, values)
+        self.update(self._seen_so_far + n, values)
 
-    def _line(self, current, now, finalize):
-        elapsed = now - self._start
-        if self.verbose == 2:
-            parts = ["%d/%d" % (current, self.target) if self.target else "%d" % current,
-                     " - %s" % _format_time(round(elapsed))]
+    def _step_duration(self, current, now):
+        """Seconds per step; the first step (compilation, warm-up) is left out of the
+        estimate once there are later ones, as Keras does."""
+        if not current:
+            return 0
+        if self._time_after_first_step is not None and current > 1:
+            per_step = (now - self._time_after_first_step) / (current - 1)
         else:
-            if self.target is not None:
-                digits = len(str(self.target))
-                bar = ("%" + str(digits) + "d/%d [") % (current, self.target)
-                filled = int(self.width * min(current / max(self.target, 1), 1.0))
-                if filled > 0:
-                    bar += "=" * (filled - 1) + (">" if current < self.target else "=")
-                bar += "." * (self.width - filled) + "]"
-            else:
-                bar = "%7d/Unknown" % current
-            parts = [bar]
-            per_unit = elapsed / max(current, 1)
-            if finalize or self.target is None:
-                parts.append(" - %s" % _format_time(round(elapsed)))
-                if per_unit >= 1:
-                    parts.append(" %.0fs/%s" % (per_unit, self.unit_name))
-                elif per_unit >= 1e-3:
-                    parts.append(" %.0fms/%s" % (per_unit * 1e3, self.unit_name))
-                else:
-                    parts.append(" %.0fus/%s" % (per_unit * 1e6, self.unit_name))
-            else:
-                parts.append(" - ETA: %s" % _format_time(per_unit * (self.target - current)))
-        for k, v in self._values.items():
-            parts.append(" - %s:%s" % (k, _format_value(v)))
-        return "".join(parts)
+            per_step = (now - self._start) / current
+        if current == 1:
+            self._time_after_first_step = now
+        return per_step
+
+
+def _format_average(total, abs_test=True):
+    value, count = total
+    if not isinstance(value, float):
+        value = np.mean(value)
+    avg = value / max(1, count)
+    return ("%.4f" if (abs(avg) if abs_test else avg) > 1e-3 else "%.4e") % avg
+
+
+# the progress bar's clock (tests replace it)
+_now = time.time
