@@ -111,7 +111,9 @@ def train_with_tape(model, optimizer, x, y, args, writer, manager):
     for epoch in range(args.epochs):
         print("Epoch %d/%d" % (epoch + 1, args.epochs))
         t0 = time.time()
-        bar = keras.utils.Progbar(steps)
+        # the values given are running means already (stateful); in a log, one line an epoch
+        bar = keras.utils.Progbar(steps, verbose=1 if interactive else 2,
+                                  stateful_metrics=["loss", "accuracy"])
         order = np.asarray(fe.random.shuffle(np.arange(n)).numpy())
         train_loss.reset_state()
         train_acc.reset_state()
