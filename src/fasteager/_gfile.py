@@ -7,8 +7,7 @@ import shutil
 import numpy as np
 
 from . import _core
-from .errors import AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, \
-    NotFoundError
+from .errors import AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 
 
 def _path(opname, value, argname="filename"):

@@ -280,10 +280,11 @@ def encode_png(image, compression=-1, name=None):
         raise InvalidArgumentError("encode_png: compression should be in [-1,9], got %d"
                                    % int(compression))
     batch = x.shape[:-3]
-    flat = x.reshape((-1,) + x.shape[-3:])
+    count = int(np.prod(batch))
     if 0 in x.shape[-3:-1]:
         raise InternalError("encode_png: PNG encoding failed at the following flattened batch "
-                            "indices: %s" % ", ".join(map(str, range(flat.shape[0]))))
+                            "indices: %s" % ", ".join(map(str, range(count))))
+    flat = x.reshape((count,) + x.shape[-3:])
     out = np.empty(flat.shape[0], dtype=object)
     for i, img in enumerate(flat):
         out[i] = _png.encode(img, int(compression))

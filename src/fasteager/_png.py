@@ -202,9 +202,13 @@ def read(data):
     if header is None or not idat:
         raise PngError("Invalid PNG data, size %d" % len(data))
     expected = _stream_size(header)
+    compressed = b"".join(idat)
+    if expected > 1032 * len(compressed) + 64:     # deflate expands at most ~1032:1
+        raise PngError("Invalid PNG data, size %d (image data too short for %d x %d)"
+                       % (len(data), header.width, header.height))
     inflater = zlib.decompressobj()
     try:
-        stream = inflater.decompress(b"".join(idat), expected)
+        stream = inflater.decompress(compressed, expected)
     except zlib.error as e:
         raise PngError("Invalid PNG data, size %d (%s)" % (len(data), e)) from None
     if len(stream) < expected:

@@ -18,6 +18,18 @@ import math
 import numpy as np
 
 from . import _core
+from ._image_codecs import (  # noqa: F401
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from .errors import InvalidArgumentError
 
 __all__ = ["ResizeMethod", "adjust_brightness", "adjust_contrast", "adjust_gamma",
@@ -513,9 +525,9 @@ def hsv_to_rgb(images, name=None):
     ``(v, v - v s, v - v s)``). Its gradient is None, as TensorFlow 2.21's registered
     HSVToRGB gradient gives."""
     from .errors import FailedPreconditionError
-    from .ops.array_ops import stack
-    from .ops.array_ops import stop_gradient
-    from .ops.math_ops import abs as abs_, cast, floor, where
+    from .ops.array_ops import stack, stop_gradient
+    from .ops.math_ops import abs as abs_
+    from .ops.math_ops import cast, floor, where
     x = stop_gradient(_rgb_channels("hsv_to_rgb", images, FailedPreconditionError))
     if x.dtype.name != "float32":
         x = cast(x, "float32")
@@ -878,7 +890,8 @@ def resize_with_crop_or_pad(image, target_height, target_width):
 def total_variation(images, name=None):
     """The sum of absolute differences of neighbouring pixels: a scalar for one image,
     [batch] for a batch. Differentiable."""
-    from .ops.math_ops import abs as abs_, reduce_sum
+    from .ops.math_ops import abs as abs_
+    from .ops.math_ops import reduce_sum
     x = convert_to_tensor(images)
     if x._value.ndim not in (3, 4):
         raise ValueError("'images' must be either 3 or 4-dimensional.")
@@ -933,8 +946,3 @@ def sobel_edges(image):
                     acc = term if acc is None else acc + term
         outs.append(acc)
     return stack(outs, axis=-1)
-
-
-from ._image_codecs import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: E402,F401
-                            decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
-                            extract_jpeg_shape, is_jpeg)

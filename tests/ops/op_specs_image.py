@@ -8,7 +8,6 @@ import colorsys
 
 import numpy as np
 
-import fasteager as fe
 from fasteager import image
 from fasteager.ops.registry import execute
 from tests.ops.op_specs_base import Spec
