@@ -268,3 +268,11 @@ def test_numpy_scalars_adopt_the_tensor_dtype():
         fe.constant([1, 2]) + float("nan")
     with pytest.raises(fe.errors.InvalidArgumentError, match="same dtype"):
         fe.constant([1.0]) + np.array([1.0])                  # arrays keep their dtype
+
+
+def test_argmax_and_argmin_take_bool_as_tensorflow():
+    # TF 2.21's ArgMax allows bool (tf.argmax(parts[-2] == class_names) in its images
+    # tutorial)
+    assert int(fe.argmax(fe.constant([False, True, True]))) == 1
+    assert fe.argmin(fe.constant([[True, False]]), axis=1).numpy().tolist() == [1]
+    assert fe.argmax(fe.constant([False, True])).dtype == fe.int64

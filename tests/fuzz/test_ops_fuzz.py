@@ -48,7 +48,9 @@ POLES_BY_CONVENTION = {"lgamma", "digamma", "polygamma"}
 UNDEFINED_ON_NONFINITE = {"argsort", "conv2d", "conv2d_backprop_input",
                           "conv2d_backprop_filter", "depthwise_conv2d",
                           "depthwise_conv2d_backprop_input",
-                          "depthwise_conv2d_backprop_filter"} | REF_HANGS_ON_NONFINITE | \
+                          "depthwise_conv2d_backprop_filter",
+                          # the colorsys reference has no HSV for a NaN or inf pixel
+                          "adjust_hue", "adjust_saturation"} | REF_HANGS_ON_NONFINITE | \
     POLES_BY_CONVENTION
 # float16 is not yet aligned with NumPy for these (eig/eigh refuse it where the reference
 # upcasts; rfft/irfft compute it in float32 and return float32): fuzzed in float32/64 only

@@ -665,8 +665,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 # ---- argmax / argmin (integer outputs) ------------------------------------------------------
 
 def _arg_reduce(fn, opname):
+    # TF's ArgMax/ArgMin take bool too (the images tutorial's tf.argmax(parts == names))
     op = defop(opname, lambda x, axis=0, output_type=np.int64:
-               fn(x, axis=axis).astype(output_type), no_grad="returns integer indices")
+               fn(x, axis=axis).astype(output_type), kinds=ALL,
+               no_grad="returns integer indices")
 
     def arg(input, axis=None, output_type=np.int64, name=None):
         from ..dtypes import as_dtype
