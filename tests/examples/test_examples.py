@@ -134,7 +134,8 @@ def test_train_mnist_short(tmp_path):
 
 def test_transformer_mnist_quick(tmp_path):
     out = run_example("transformer_mnist.py", "--quick", "--logdir", str(tmp_path / "logs"))
-    assert "MultiHeadAttention" in out and "Connected to" in out
+    # Keras 3's summary table crops long cells with an ellipsis ("(MultiHeadAttentio…")
+    assert "(MultiHeadAttentio" in out and "Connected to" in out
     m = re.search(r"test accuracy: ([\d.]+)", out)
     assert m, out
     assert 0.2 < float(m.group(1)) <= 1.0   # 20 steps: well above chance (0.1)
