@@ -198,24 +198,24 @@ class gfile:   # noqa: N801 -- TensorFlow's name
         shutil.rmtree(p)
 
     @staticmethod
-    def rename(src, dst, overwrite=False):
-        s, d = _path("gfile.rename", src, "src"), _path("gfile.rename", dst, "dst")
+    def _transfer(opname, action, src, dst, overwrite):
+        """rename / copy: ``action(src, dst)``, refusing an existing ``dst`` unless
+        ``overwrite``, with TF's errors."""
+        s, d = _path(opname, src, "src"), _path(opname, dst, "dst")
         if os.path.exists(d) and not overwrite:
             raise AlreadyExistsError("file already exists: %s" % d)
         try:
-            os.replace(s, d)
+            action(s, d)
         except FileNotFoundError:
             raise NotFoundError("%s; No such file or directory" % s) from None
 
     @staticmethod
+    def rename(src, dst, overwrite=False):
+        gfile._transfer("gfile.rename", os.replace, src, dst, overwrite)
+
+    @staticmethod
     def copy(src, dst, overwrite=False):
-        s, d = _path("gfile.copy", src, "src"), _path("gfile.copy", dst, "dst")
-        if os.path.exists(d) and not overwrite:
-            raise AlreadyExistsError("file already exists: %s" % d)
-        try:
-            shutil.copyfile(s, d)
-        except FileNotFoundError:
-            raise NotFoundError("%s; No such file or directory" % s) from None
+        gfile._transfer("gfile.copy", shutil.copyfile, src, dst, overwrite)
 
     @staticmethod
     def join(path, *paths):
