@@ -9,6 +9,7 @@ import fasteager as fe
 from fasteager import _kernels
 from fasteager.keras.layers.core import cpu_fusable
 from fasteager.ops import nn_ops
+from tests.keras.test_dense_fused import assert_fused_matches_separate
 
 
 def _conv(activation, use_bias=True, data_format=None, **kwargs):
@@ -41,15 +42,7 @@ def test_values_and_gradients_match_the_separate_ops(activation, kwargs):
     layer = _conv(activation, **kwargs)
     shape = (2, 3, 7, 7) if kwargs.get("data_format") == "channels_first" else (2, 7, 7, 3)
     x = fe.constant(np.random.default_rng(2).standard_normal(shape).astype(np.float32))
-    results = []
-    for run in (layer, lambda v: _separate(layer, v)):
-        with fe.GradientTape() as tape:
-            tape.watch(x)
-            y = run(x)
-            loss = fe.reduce_sum(y * y)
-        results.append([y] + tape.gradient(loss, [x, layer.kernel, layer.bias]))
-    for fused, separate in zip(*results):
-        np.testing.assert_allclose(fused.numpy(), separate.numpy(), rtol=2e-5, atol=2e-5)
+    assert_fused_matches_separate(layer, lambda v: _separate(layer, v), x, tol=2e-5)
 
 
 def test_one_tape_record_per_layer():

@@ -35,15 +35,21 @@ def test_values_and_gradients_match_the_separate_ops(activation):
     layer = _dense(activation)
     x = fe.constant(np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32))
     assert cpu_fusable(layer, x)
+    assert_fused_matches_separate(layer, lambda v: _separate(layer, v), x, tol=1e-6)
+
+
+def assert_fused_matches_separate(layer, separate, x, tol):
+    """The layer (fused op) and ``separate`` (the separate ops) give the same output and
+    the same gradients of sum(y * y) in x, the kernel and the bias."""
     results = []
-    for run in (layer, lambda v: _separate(layer, v)):
+    for run in (layer, separate):
         with fe.GradientTape() as tape:
             tape.watch(x)
             y = run(x)
             loss = fe.reduce_sum(y * y)
         results.append([y] + tape.gradient(loss, [x, layer.kernel, layer.bias]))
-    for fused, separate in zip(*results):
-        np.testing.assert_allclose(fused.numpy(), separate.numpy(), rtol=1e-6, atol=1e-6)
+    for fused, apart in zip(*results):
+        np.testing.assert_allclose(fused.numpy(), apart.numpy(), rtol=tol, atol=tol)
 
 
 def test_one_tape_record_per_layer():
