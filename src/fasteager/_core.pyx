@@ -495,6 +495,15 @@ cdef class Tensor:
 
     @property
     def shape(self):
+        cdef object tracer
+        if _n_tracers:
+            tracer = _tracing()
+            if tracer is not None and tracer.relaxed:
+                # an input of a relaxed trace, read by user code: its None dimensions
+                # (function.py, _Tracer.shown_shape)
+                shown = tracer.shown_shape(self)
+                if shown is not None:
+                    return shown
         # ndarray shapes are tuples of ints already: skip TensorShape's conversion
         return tuple.__new__(TensorShape, self._value.shape)
 

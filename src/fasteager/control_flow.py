@@ -158,7 +158,7 @@ class _SubGraph(ConcreteFunction):
     a trace would bake this call's branch into the enclosing graph: that trace is marked
     eager-only instead."""
 
-    def _record(self, tensors, var_tensors, outs, saving=None, saved=None):
+    def _record(self, tensors, var_tensors, outs, saving=None, saved=None, seeds=None):
         if getattr(_unrecorded, "on", False):
             return                 # the enclosing control flow records one node for all
         inputs = tuple(tensors) + tuple(var_tensors)
@@ -167,7 +167,7 @@ class _SubGraph(ConcreteFunction):
             tracer = _core.get_tracer()
             if tracer is not None and tracer.escaped is None:
                 tracer.escaped = "a gradient through fe.cond or fe.while_loop inside it"
-            return self._backward(inputs, outs, gs, saving, saved)
+            return self._backward(inputs, outs, gs, saving, saved, seeds)
         _core.record_custom(inputs, tuple(outs), backward)
 
 

@@ -39,17 +39,20 @@ for that trace and replay it (so, as in TensorFlow, a traced body must not wait 
 another thread's first call of the same function). ``fe.config.run_functions_eagerly(True)``
 (process-wide, as in TensorFlow) makes every call run the Python function eagerly instead.
 """
+import copy
 import functools
 import inspect
+import sys
 import threading
 import warnings
 import weakref
 
 import numpy as np
 
-from . import _buffers, _core, _function_type, _graph, nest
+from . import _buffers, _core, _function_type, _graph, _relax, nest
 from .data import structure as _data_structure
 from .data.structure import TensorSpec
+from .tensor_shape import TensorShape
 from ._summarize import summarize_value
 from .errors import InvalidArgumentError, OutOfRangeError
 from .summary import _trace as _summary_trace
@@ -58,6 +61,7 @@ Tensor = _core.Tensor
 VariableBase = _core.VariableBase
 KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED, KIND_COPY = 0, 1, 2, 3, 4
 KIND_CONTROL = 6     # fe.cond / fe.while_loop: fn(*arrays) -> tuple; attrs["eager"] re-runs it
+RANDOM_SEED = "random_seed"     # the name of the effect step drawing a seed (random_seed)
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
 
@@ -111,6 +115,7 @@ class _Tracer:
         self.capture_tensors = []    # and the parent's tensor it holds
         self.made = {}           # tensor id -> each op output tensor (see _out_of_scope)
         self.dry = False         # the second trace of a first call (see _trace_again)
+        self.relaxed = {}        # input register -> its shape with None dimensions
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -161,6 +166,23 @@ class _Tracer:
         return r
 
     # -- hooks called by _core --------------------------------------------------------
+    def shown_shape(self, t):
+        """``t.shape`` for an input of a relaxed trace read by user code: the signature's
+        shape, None dimensions included, as TensorFlow's symbolic tensors show it
+        (fasteager's own code reads the concrete shape; see _relax). None otherwise."""
+        r = self.slots.get(t._id)
+        pattern = self.relaxed.get(r) if r is not None else None
+        if pattern is None:
+            return None
+        frame = sys._getframe(1)
+        module = frame.f_globals.get("__name__", "")
+        while module == "fasteager.autograph.operators" and frame.f_back is not None:
+            frame = frame.f_back          # (AutoGraph's converted_call of x.get_shape())
+            module = frame.f_globals.get("__name__", "")
+        if module == "fasteager" or module.startswith("fasteager."):
+            return None
+        return TensorShape(pattern)
+
     def record(self, op, tensors, attrs, out):
         ins = tuple([self.reg_of(t) for t in tensors])
         dep = any(r in self.dep for r in ins)
@@ -263,6 +285,16 @@ class _Tracer:
                                                     len(self.pulls) - 1),
                                           (), None, regs, True, "iterator_next"))
         return tensors
+
+    def random_seed(self, draw):
+        """The seed of a random op replayed with fresh numbers on every call (dropout):
+        ``draw()`` returns a new seed (a tuple of one int64 array); it is a step of the
+        graph, run on every call, and the op takes its output as an input, so eager
+        re-runs of the graph (for gradients) reuse the seed the call drew."""
+        t = _core.wrap(draw()[0])
+        r = self._out(t, True)
+        self.steps.append(_graph.Step(KIND_EFFECT, draw, (), None, (r,), True, RANDOM_SEED))
+        return t
 
     def random_draw(self):
         """A random op drew numbers: the next wrapped array holds them."""
@@ -519,6 +551,9 @@ class ConcreteFunction:
         self._consts = tracer.consts
         self._reuse_buffers = reuse_buffers
         self._quiet = any(s.kind == KIND_OP and s.op.quiet for s in tracer.steps)
+        # the seeds the replay draws (Tracer.random_seed): kept, for the gradient's re-runs
+        self._seed_regs = [s.out[0] for s in tracer.steps
+                           if s.kind == KIND_EFFECT and s.name == RANDOM_SEED]
         self._replay = self._planned(self._out_regs, tracer.values)
         if tracer.random_regs and not self._eager_only and (
                 tracer.random_regs & set(self._out_regs) or
@@ -534,16 +569,20 @@ class ConcreteFunction:
         self._input_names = []       # TensorFlow's names of the tensor inputs (Function sets)
         self._asked_specs = None     # (function, args, kwargs) of get_concrete_function(specs)
         self._saving = None
-        if self._custom or any(s.kind != KIND_OP for s in tracer.steps):
+        if self._custom or any(s.kind != KIND_OP and s.name != RANDOM_SEED
+                               for s in tracer.steps):
             # custom gradients, effects, variable re-reads, copies
             self._saving = False
         self.variables = tuple(v for v, _ in self._var_inputs)
         self.trainable_variables = tuple(v for v in self.variables if v.trainable)
         self._pulls = _Pulls(tracer) if tracer.pulls else None
         self._variants = []     # traces of this signature for other element shapes
+        self._relaxed_pattern = None    # input shapes with None, for a relaxed trace
 
     def _planned(self, keep_regs, values):
-        """The replay of this graph computing (and keeping) registers ``keep_regs``."""
+        """The replay of this graph computing (and keeping) registers ``keep_regs`` (and
+        the random seeds it draws)."""
+        keep_regs = list(keep_regs) + self._seed_regs
         steps = _plan(self._all_steps, keep_regs, self._consts, self._n_regs, values)
         protected = set(keep_regs) | set(self._consts) | set(self._inputs) | {
             r for _, r in self._var_inputs}
@@ -603,8 +642,36 @@ class ConcreteFunction:
             saved = [regs[r] for r in saving.saved] if saving else None
             if self._pulls is not None and self._pulls.in_place:
                 tensors = self._pulls.pulled(tensors)
-            self._record(tensors, var_tensors, outs, saving or None, saved)
+            self._record(tensors, var_tensors, outs, saving or None, saved,
+                         self._seeds(regs))
         return outs
+
+    def _seeds(self, regs):
+        """register -> the seed this call drew, for each random_seed step (or None)."""
+        return {r: regs[r] for r in self._seed_regs} if self._seed_regs else None
+
+    def _call_unplanned(self, tensors):
+        """Run every recorded step on ``tensors`` (of any size of a relaxed trace's None
+        dimensions), keeping every register: (outputs, registers, the variables' tensors
+        when a tape records, else None)."""
+        recording = _core.any_tape_recording()
+        var_tensors = [v._read() if recording else v._tensor for v, _ in self._var_inputs]
+        regs = self._fill(tensors, var_tensors)
+        _Replay(self._all_steps, None, (), False, self._quiet).run(regs)
+        outs = [_core.wrap(regs[r]) for r in self._out_regs]
+        return outs, regs, (var_tensors if recording else None)
+
+    def _specialised(self, values):
+        """This relaxed trace planned for the shapes of register ``values`` (fusion and
+        kept buffers depend on shapes), with its own gradient paths."""
+        other = copy.copy(self)
+        other._reg_meta = [m if v is None else (np.shape(v), np.asarray(v).dtype)
+                           for v, m in zip(values, self._reg_meta)]
+        other._replay = other._planned(other._out_regs, values)
+        other._saving = False if self._saving is False else None
+        other._grad_function = None
+        other._variants = []
+        return other
 
     def __call__(self, *args, **kwargs):
         if kwargs:
@@ -694,16 +761,17 @@ class ConcreteFunction:
         return nest.pack_sequence_as(self._structure, leaves, expand_composites=True)
 
     # -- gradients ----------------------------------------------------------------------
-    def _record(self, tensors, var_tensors, outs, saving=None, saved=None):
+    def _record(self, tensors, var_tensors, outs, saving=None, saved=None, seeds=None):
         inputs = tuple(tensors) + tuple(var_tensors)
 
         def backward(gs):
-            return self._backward(inputs, outs, gs, saving, saved)
+            return self._backward(inputs, outs, gs, saving, saved, seeds)
         _core.record_custom(inputs, tuple(outs), backward)
 
-    def _backward(self, inputs, outs, gs, saving=None, saved=None):
+    def _backward(self, inputs, outs, gs, saving=None, saved=None, seeds=None):
         """``saving``/``saved``: the _Saving the forward replayed and the intermediates it
-        kept (another thread may have built a newer _Saving since)."""
+        kept (another thread may have built a newer _Saving since); ``seeds``: the random
+        seeds the call drew (``_seeds``), which re-runs of the forward use again."""
         flat = [g if g is not None else _core.wrap(np.zeros_like(o._value))
                 for g, o in zip(gs, outs)]
         if not _core.any_tape_recording():
@@ -712,7 +780,10 @@ class ConcreteFunction:
             if saving is not None:
                 return saving.backward(flat, saved)
             if self._saving is None:
-                return self._build_saving(list(inputs), flat)
+                return self._build_saving(list(inputs), flat, seeds)
+        if seeds is not None:
+            # (the call's seeds are not inputs of a traced gradient: differentiate eagerly)
+            return self._eager_gradient(list(inputs), flat, seeds)
         grad_function = self._grad_function
         if grad_function is None:   # two threads may both make one: either is right
             # (with fe.cond/while_loop steps its trace may have to run eagerly, for a
@@ -722,7 +793,7 @@ class ConcreteFunction:
                 quiet_fallback=any(s.kind == KIND_CONTROL for s in self._all_steps))
         return grad_function(list(inputs), flat)
 
-    def _build_saving(self, inputs, gs):
+    def _build_saving(self, inputs, gs, seeds=None):
         """Trace the backward alone, reading the forward's intermediates as inputs, and
         plan a forward replay that keeps those intermediates; returns this call's
         gradients (computed while tracing)."""
@@ -731,7 +802,7 @@ class ConcreteFunction:
         with GradientTape(watch_accessed_variables=False) as tape:
             for t in floats:
                 tape.watch(t)
-            outs, vals = self._run_eagerly(inputs, with_values=True)
+            outs, vals = self._run_eagerly(inputs, with_values=True, seeds=seeds)
         pairs = [(o, g) for o, g in zip(outs, gs) if o._value.dtype.kind in "fc"]
         if not pairs or not floats:
             self._saving = False
@@ -766,7 +837,7 @@ class ConcreteFunction:
                                [t._value.dtype.kind in "fc" for t in inputs])
         return result
 
-    def _eager_gradient(self, inputs, gs):
+    def _eager_gradient(self, inputs, gs, seeds=None):
         """Gradients of the outputs w.r.t. every input, by running the graph's ops
         eagerly under a tape (traced itself: the backward of a function is a function)."""
         from .autodiff import GradientTape
@@ -774,7 +845,7 @@ class ConcreteFunction:
         with GradientTape(watch_accessed_variables=False) as tape:
             for t in floats:
                 tape.watch(t)
-            outs = self._run_eagerly(inputs)
+            outs = self._run_eagerly(inputs, seeds=seeds)
         pairs = [(o, g) for o, g in zip(outs, gs) if o._value.dtype.kind in "fc"]
         if not pairs or not floats:
             return [None] * len(inputs)
@@ -784,9 +855,10 @@ class ConcreteFunction:
         it = iter(grads)
         return [next(it) if t._value.dtype.kind in "fc" else None for t in inputs]
 
-    def _run_eagerly(self, inputs, with_values=False):
+    def _run_eagerly(self, inputs, with_values=False, seeds=None):
         """Run the recorded ops through ``execute`` (so tapes see them); no effects.
-        ``with_values``: also return every register's tensor."""
+        ``with_values``: also return every register's tensor; ``seeds``: the random seeds
+        of the call being differentiated (a new one is drawn for any other)."""
         vals = {r: _core.wrap(a) for r, a in enumerate(self._template) if a is not None}
         n = len(self._inputs)
         for r, t in zip(self._inputs, inputs[:n]):
@@ -823,6 +895,9 @@ class ConcreteFunction:
                     vals[s.out] = out
             elif s.kind == KIND_READ:
                 vals[s.out] = s.fn._tensor
+            elif s.kind == KIND_EFFECT and s.name == RANDOM_SEED:
+                seed = seeds.get(s.out[0]) if seeds else None
+                vals[s.out[0]] = _core.wrap(s.fn()[0] if seed is None else seed)
             elif s.kind == KIND_COPY:
                 vals[s.out] = s.attrs["eager"](vals[s.ins[0]])
             elif s.kind == KIND_CONTROL:      # the branch or loop runs again under the tape
@@ -1099,6 +1174,13 @@ class Function:
         self._sig_names = None          # parameter names of its entries (on first call)
         self._jit_compile = jit_compile
         self._cache = {}
+        self._reduce_retracing = reduce_retracing
+        # relaxed traces (see _relax): shapeless key -> [(input shapes with None, trace)];
+        # their plans for the shapes they served: exact key -> ConcreteFunction
+        self._relaxed = {}
+        self._special = {}
+        self._last_shapes = {}          # shapeless key -> shapes of its last trace
+        self._sig_pattern = _Skip       # (computed on the first call)
         self._signatures = set()
         self._tracing_count = 0
         self._traced_once = False
@@ -1344,18 +1426,19 @@ class Function:
                     break
                 key.append((a._value.dtype.num, a._value.shape))
             else:
-                cf = self._cache.get((tuple(key), None))
+                cf = self._cache.get((tuple(key), None)) or \
+                    self._special.get((tuple(key), None))
                 if cf is not None and not cf._eager_only and cf._pulls is None and \
                         len({id(a) for a in args}) == len(args):
                     return cf._pack(cf._call_flat(args))
         args, kwargs, sig, key, tensors = self._canonicalize(args, kwargs)
-        cf = self._cache.get(key)
+        cf = self._cache.get(key) or self._special.get(key)
         if cf is None:
             # one thread traces; a concurrent first call waits here, then replays it
             with self._lock:
-                cf = self._cache.get(key)
+                cf = self._cache.get(key) or self._special.get(key)
                 if cf is None:
-                    return self._trace(args, kwargs, sig, key, tensors, run=True)
+                    return self._first_call(args, kwargs, sig, key, tensors)
         if cf._eager_only:
             return self._python_function(*args, **kwargs)
         if cf._pulls is not None:
@@ -1363,6 +1446,42 @@ class Function:
         return cf._pack(cf._call_flat(tensors))
 
     _MAX_VARIANTS = 8      # traces of one signature for new element shapes, then eager
+    _MAX_SPECIAL = 32      # shapes a relaxed trace keeps plans for (then the oldest goes)
+
+    def _first_call(self, args, kwargs, sig, key, tensors):
+        """A call with a key not seen before: served by a relaxed trace whose None
+        dimensions it fits, else traced (relaxed, when its signature or
+        ``reduce_retracing`` asks for None dimensions; see _relax)."""
+        shapes = tuple(t._value.shape for t in tensors)
+        skeleton = sig if self._input_signature is not None else _relax.shapeless(key)
+        for pattern, base in self._relaxed.get(skeleton, ()):
+            if _relax.matches(pattern, shapes):
+                return self._serve(base, key, tensors)
+        pattern = None
+        if self._input_signature is not None:
+            if self._sig_pattern is _Skip:
+                self._sig_pattern = _relax.signature_pattern(self._input_signature)
+            pattern = self._sig_pattern
+        elif self._reduce_retracing:
+            previous = self._last_shapes.get(skeleton)
+            self._last_shapes[skeleton] = shapes
+            if previous is not None:
+                pattern = _relax.generalize(previous, shapes)
+        relaxed = (skeleton, pattern) if _relax.usable(pattern, shapes) else None
+        return self._trace(args, kwargs, sig, key, tensors, run=True, relaxed=relaxed)
+
+    def _serve(self, base, key, tensors):
+        """The first call of relaxed trace ``base`` at these shapes: every recorded step
+        runs once (effects included), and its values plan the replay of later calls at
+        the same shapes."""
+        outs, regs, var_tensors = base._call_unplanned(tensors)
+        cf = base._specialised(regs)
+        if len(self._special) >= self._MAX_SPECIAL:
+            self._special.pop(next(iter(self._special)))
+        self._special[key] = cf
+        if var_tensors is not None and outs:
+            cf._record(tensors, var_tensors, outs, seeds=cf._seeds(regs))
+        return cf._pack(outs)
 
     def _call_pulling(self, cf, args, kwargs, sig, key, tensors):
         """A call of a graph that takes iterator elements: the variant traced for this
@@ -1381,10 +1500,12 @@ class Function:
         with self._lock:
             return self._trace(args, kwargs, sig, key, tensors, run=True, variant_of=cf)
 
-    def _trace(self, args, kwargs, sig, key, tensors, run, variant_of=None):
+    def _trace(self, args, kwargs, sig, key, tensors, run, variant_of=None, relaxed=None):
         tracer = _Tracer(self._name, allow_variables=not self._traced_once)
         for t in tensors:
             tracer.add_input(t)
+        if relaxed is not None:
+            tracer.relaxed = dict(zip(tracer.inputs, relaxed[1]))
         input_names = _input_names(self._python_function, args, kwargs, tensors,
                                    self._input_signature)
         tracer.input_names = input_names      # (graph names: print while tracing)
@@ -1437,6 +1558,8 @@ class Function:
                                                         result, cf.variables)
         if scoped:
             _out_of_scope(tracer)
+        if relaxed is not None and variant_of is None:
+            self._relax(cf, tracer, relaxed, args, kwargs, tensors, result, leaves)
         if _summary_trace.collecting():       # fe.summary.trace_on: keep its graph
             _summary_trace.collect(cf)
         if variant_of is not None:
@@ -1457,6 +1580,34 @@ class Function:
                 x._read() if isinstance(x, VariableBase) else x for x in flat],
                 expand_composites=True)
         return cf
+
+    def _relax(self, cf, tracer, relaxed, args, kwargs, tensors, result, leaves):
+        """Let trace ``cf`` serve every size of its None dimensions when the shadow
+        check passes (see _relax), and describe it with them, as TensorFlow does."""
+        skeleton, pattern = relaxed
+        streams = _random_streams()     # (the check's random draws leave no trace)
+        try:
+            shapes = _relax.shadow_check(cf, tracer.values, pattern)
+        finally:
+            _random_streams(streams)
+        if shapes is None:
+            return
+        cf._relaxed_pattern = pattern
+        self._relaxed.setdefault(skeleton, []).append((pattern, cf))
+        specs = {t._id: TensorSpec(p, t.dtype) for t, p in zip(tensors, pattern)}
+
+        def spec_of(x):
+            return specs.get(x._id, x) if isinstance(x, Tensor) else x
+        ft = cf._function_type.with_arguments(
+            self._python_function, nest.map_structure(spec_of, tuple(args)),
+            {k: nest.map_structure(spec_of, v) for k, v in (kwargs or {}).items()})
+        flat = nest.flatten(result)
+        if len(flat) == len(leaves):            # (no composites among the outputs)
+            out = [TensorSpec(shapes.get(r, cf._reg_meta[r][0]), x.dtype)
+                   if type(r) is int and isinstance(x, Tensor) else x
+                   for x, r in zip(flat, leaves)]
+            ft._output = _function_type.describe(nest.pack_sequence_as(result, out))
+        cf._function_type = ft
 
     def _trace_again(self, args, kwargs, tensors, first, run, scoped):
         """TensorFlow's rule for a first trace that created variables: trace once more,

@@ -9,7 +9,7 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, e
                            reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
                            reduce_sum, round, rsqrt, sigmoid, sign, sin, sqrt, square,
                            squared_difference, subtract, tan, tanh, truediv)
-from .ops.math_ops import floor_div, neg  # noqa: F401
+from .ops.math_ops import divide_no_nan, floor_div, multiply_no_nan, neg  # noqa: F401
 from .ops.math_ops import (cumprod, cumsum, log_sigmoid, reduce_logsumexp,  # noqa: F401
                            reduce_prod, reduce_std, reduce_variance)
 from .ops.math_ops import angle, conj, imag, real  # noqa: F401

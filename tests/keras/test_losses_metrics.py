@@ -159,3 +159,53 @@ def test_train_mnist_example_quick(tmp_path):
         acc = float(out.stdout.split("test accuracy: ")[1].split()[0])
         assert acc > 0.6
         assert list((tmp_path / loop / "train").glob("events.out.tfevents.*"))
+
+
+# -- metrics updated inside fe.function: fasteager ops, so the function stays a graph ----
+@pytest.mark.parametrize("make, data", [
+    (lambda: fe.keras.metrics.Mean(), lambda r: (r.rand(6).astype(np.float32),)),
+    (lambda: fe.keras.metrics.Sum(), lambda r: (r.rand(6).astype(np.float32),)),
+    (lambda: fe.keras.metrics.SparseCategoricalAccuracy(),
+     lambda r: (r.randint(0, 3, 8), r.rand(8, 3).astype(np.float32))),
+    (lambda: fe.keras.metrics.Accuracy(), lambda r: (r.randint(0, 2, 8), r.randint(0, 2, 8))),
+    (lambda: fe.keras.metrics.CategoricalAccuracy(),
+     lambda r: (np.eye(3, dtype=np.float32)[r.randint(0, 3, 8)], r.rand(8, 3).astype(np.float32))),
+    (lambda: fe.keras.metrics.BinaryAccuracy(),
+     lambda r: (r.randint(0, 2, (8, 1)).astype(np.float32), r.rand(8, 1).astype(np.float32))),
+    (lambda: fe.keras.metrics.MeanSquaredError(),
+     lambda r: (r.rand(4, 3).astype(np.float32), r.rand(4, 3).astype(np.float32))),
+])
+def test_metric_updates_inside_a_function_match_eager_ones(make, data):
+    import warnings
+    rng = np.random.RandomState(0)
+    batches = [data(rng) for _ in range(3)]
+    eager, traced = make(), make()
+    for b in batches:
+        eager.update_state(*b)
+    f = fe.function(lambda *args: (traced.update_state(*args), traced.result())[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")     # no "runs eagerly on every call"
+        for b in batches:
+            last = f(*[fe.constant(a) for a in b])
+    assert float(traced.result()) == pytest.approx(float(eager.result()), rel=1e-6)
+    assert float(last) == pytest.approx(float(eager.result()), rel=1e-6)
+
+
+def test_weighted_mean_inside_a_function():
+    m = fe.keras.metrics.Mean()
+    f = fe.function(lambda v, w: m.update_state(v, sample_weight=w))
+    f(fe.constant([1.0, 2.0, 3.0]), fe.constant([1.0, 0.0, 3.0]))
+    assert float(m.result()) == pytest.approx(10.0 / 4.0)
+
+
+def test_divide_no_nan():
+    x, y = fe.constant([1.0, 2.0, 3.0]), fe.constant([0.0, 2.0, 4.0])
+    assert fe.math.divide_no_nan(x, y).numpy().tolist() == [0.0, 1.0, 0.75]
+    with fe.GradientTape() as tape:
+        tape.watch([x, y])
+        z = fe.reduce_sum(fe.math.divide_no_nan(x, y))
+    gx, gy = tape.gradient(z, [x, y])
+    assert gx.numpy().tolist() == [0.0, 0.5, 0.25]
+    assert gy.numpy().tolist() == [0.0, -0.5, -0.1875]
+    assert fe.math.multiply_no_nan(fe.constant([np.inf, 2.0]), fe.constant([0.0, 3.0])
+                                   ).numpy().tolist() == [0.0, 6.0]

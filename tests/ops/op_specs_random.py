@@ -1,7 +1,9 @@
-"""Op-table entries of fe.random's graph ops: a Generator draw inside fe.function."""
+"""Op-table entries of fe.random's graph ops: a Generator draw and dropout's mask inside
+fe.function."""
 import numpy as np
 
 import fasteager as fe
+from fasteager.ops.nn_ops import dropout_mask
 from fasteager.ops.random_ops import generator_draw
 from tests.ops.op_specs_base import Spec
 
@@ -28,6 +30,21 @@ def _draw_ref(x):
         [w - (1 << 64) if w >> 63 else w for w in words], np.int64)
 
 
+_KEY = np.array([12345, -678], np.int64)
+
+
+def _mask(x):
+    return dropout_mask(x, fe.constant(_KEY), rate=0.3)
+
+
+def _mask_ref(x):
+    x = np.asarray(x)
+    rng = np.random.default_rng([int(w) & _U64 for w in _KEY])
+    keep = rng.random(x.shape) >= 0.3
+    return keep.astype(x.dtype) * np.asarray(1 / 0.7, x.dtype)
+
+
 AREA_SPECS = {
+    "dropout_mask": Spec(_mask, _mask_ref, cases=[((4, 5),), ((3,),)], grad=False),
     "generator_draw": Spec(_draw, _draw_ref, cases=[((3,),)], grad=False),
 }

@@ -126,7 +126,7 @@ def test_shape_generic_reshape_and_integer_constants(tmp_path):
     class Shapes(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec([None, None, 2], tf.float32)])
         def flat(self, x):
-            return tf.reshape(x, [x.shape[0], x.shape[1] * 2]), tf.shape(x) + 1
+            return tf.reshape(x, [tf.shape(x)[0], tf.shape(x)[1] * 2]), tf.shape(x) + 1
     m = Shapes()
     tf.saved_model.save(m, str(tmp_path / "s"))
     loaded = tf.saved_model.load(str(tmp_path / "s"))
@@ -160,7 +160,7 @@ def test_batch_size_shared_by_inputs(tmp_path):
         @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32),
                                       tf.TensorSpec([None, 3], tf.float32)])
         def f(self, x, y):
-            return tf.reshape(x + y, [x.shape[0] * 3])
+            return tf.reshape(x + y, [tf.shape(x)[0] * 3])
     m = Two()
     tf.saved_model.save(m, str(tmp_path / "t"))
     loaded = tf.saved_model.load(str(tmp_path / "t"))
@@ -176,7 +176,7 @@ def test_shape_generic_product_of_sizes(tmp_path):
     class Flatten(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec([None, None, None], tf.float32)])
         def f(self, x):
-            return tf.reshape(x, [x.shape[0], x.shape[1] * x.shape[2]]) * 2.0
+            return tf.reshape(x, [tf.shape(x)[0], tf.shape(x)[1] * tf.shape(x)[2]]) * 2.0
     m = Flatten()
     tf.saved_model.save(m, str(tmp_path / "p"))
     loaded = tf.saved_model.load(str(tmp_path / "p"))

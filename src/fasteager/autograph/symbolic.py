@@ -69,9 +69,11 @@ def _unique(base, counts):
 
 def graph_name(tracer, t):
     """(name, shape text) of tensor ``t`` in ``tracer``'s graph."""
-    shape = tuple(t._value.shape)
-    text = "(%s,)" % shape[0] if len(shape) == 1 else "(%s)" % ", ".join(map(str, shape))
     r = tracer.find(t)
+    # (an input of a relaxed trace shows its None dimensions, as TensorFlow's symbolic
+    # shapes do; see _relax)
+    shape = getattr(tracer, "relaxed", {}).get(r) or tuple(t._value.shape)
+    text = "(%s,)" % shape[0] if len(shape) == 1 else "(%s)" % ", ".join(map(str, shape))
     name = _names(tracer).get(r) if r is not None else None
     if name is None and r is not None and tracer.parent is not None and \
             r in tracer.inputs and tracer.captures:

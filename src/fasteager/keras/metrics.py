@@ -25,6 +25,32 @@ def _np(x):
     return np.asarray(x)
 
 
+# Metrics update in NumPy eagerly (fast for one call); inside fe.function they update
+# with fasteager ops instead, so a training step that updates them stays a graph (NumPy
+# would read the tensors' values and make the function run eagerly).
+def _tracing():
+    from ..function import current_tracer
+    return current_tracer() is not None
+
+
+def _weights_like_t(v, sample_weight):
+    sw = fe.cast(sample_weight, fe.float64)
+    if sw.shape.rank == v.shape.rank + 1 and sw.shape[-1] == 1:
+        sw = fe.squeeze(sw, -1)
+    while sw.shape.rank < v.shape.rank:
+        sw = fe.expand_dims(sw, -1)
+    return sw * fe.ones_like(v)
+
+
+def _mean_state_t(values, sample_weight):
+    """(total, count) of ``values`` as float64 tensors, by fasteager ops."""
+    v = fe.cast(values, fe.float64)
+    if sample_weight is None:
+        return fe.reduce_sum(v), fe.cast(fe.size(v), fe.float64)
+    w = _weights_like_t(v, sample_weight)
+    return fe.reduce_sum(v * w), fe.reduce_sum(w)
+
+
 def _result_over_workers(result):
     """Wrap a metric class's ``result``: a metric made under a multi-worker strategy and
     read outside any strategy scope reports what every worker's updates add up to, as
@@ -129,6 +155,10 @@ class Sum(Metric):
         self.total = self.add_weight("total")
 
     def update_state(self, values, sample_weight=None):
+        if _tracing():
+            total, _ = _mean_state_t(values, sample_weight)
+            self.total.assign_add(fe.cast(total, self._dtype))
+            return
         v = _np(values).astype(np.float64)
         if sample_weight is not None:
             v = v * _weights_like(v, sample_weight)
@@ -147,6 +177,11 @@ class Mean(Metric):
         self.count = self.add_weight("count")
 
     def update_state(self, values, sample_weight=None):
+        if _tracing():
+            total, count = _mean_state_t(values, sample_weight)
+            self.total.assign_add(fe.cast(total, self._dtype))
+            self.count.assign_add(fe.cast(count, self._dtype))
+            return
         v = _np(values).astype(np.float64)
         if sample_weight is None:
             total, count = v.sum(), v.size
@@ -158,6 +193,8 @@ class Mean(Metric):
         self.count.assign_add(np.asarray(count, d))
 
     def result(self):
+        if _tracing():
+            return fe.math.divide_no_nan(self.total.read_value(), self.count.read_value())
         t = float(self.total.numpy())
         c = float(self.count.numpy())
         return fe.constant(np.asarray(t / c if c else 0.0, self._dtype.as_numpy_dtype))
@@ -172,7 +209,10 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        fn = self._fn
+        if _tracing():
+            fn = getattr(fn, "traced", fn)    # the fasteager-ops form, where there is one
+        values = fn(y_true, y_pred, **self._fn_kwargs)
         super().update_state(values, sample_weight)
 
     def get_config(self):
@@ -226,7 +266,49 @@ def _np_loss(fn):
     def metric_fn(y_true, y_pred, **kw):
         return _np(fn(y_true, y_pred, **kw))
     metric_fn.__name__ = fn.__name__
+    metric_fn.traced = fn
     return metric_fn
+
+
+# the accuracies by fasteager ops (``fn.traced``: used inside fe.function)
+def _traced(numpy_fn):
+    def attach(fn):
+        numpy_fn.traced = fn
+        return fn
+    return attach
+
+
+@_traced(accuracy)
+def _accuracy_t(y_true, y_pred):
+    t, p = fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred)
+    if t.shape.rank == p.shape.rank + 1 and t.shape[-1] == 1:
+        t = fe.squeeze(t, -1)
+    if t.dtype != p.dtype:
+        p = fe.cast(p, t.dtype)
+    return fe.cast(fe.equal(t, p), fe.float32)
+
+
+@_traced(sparse_categorical_accuracy)
+def _sparse_categorical_accuracy_t(y_true, y_pred):
+    t, p = fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred)
+    if t.shape.rank == p.shape.rank and t.shape.rank > 0 and t.shape[-1] == 1:
+        t = fe.squeeze(t, -1)
+    return fe.cast(fe.equal(fe.cast(fe.argmax(p, -1), fe.float64), fe.cast(t, fe.float64)),
+                   fe.float32)
+
+
+@_traced(categorical_accuracy)
+def _categorical_accuracy_t(y_true, y_pred):
+    return fe.cast(fe.equal(fe.argmax(y_true, -1), fe.argmax(y_pred, -1)), fe.float32)
+
+
+@_traced(binary_accuracy)
+def _binary_accuracy_t(y_true, y_pred, threshold=0.5):
+    t, p = fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred)
+    if t.shape.rank == p.shape.rank - 1 and p.shape[-1] == 1:
+        t = fe.expand_dims(t, -1)
+    hit = fe.equal(fe.cast(p > threshold, fe.float64), fe.cast(t, fe.float64))
+    return fe.cast(fe.reduce_mean(fe.cast(hit, fe.float64), axis=-1), fe.float32)
 
 
 class Accuracy(MeanMetricWrapper):

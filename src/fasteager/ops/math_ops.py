@@ -323,6 +323,23 @@ select = defop("select", np.where, kinds=ALL + _C + STRING, same_dtype=False,
                check=_check_where, grads=[None, _where_dx, _where_dy])
 
 
+def divide_no_nan(x, y, name=None):
+    """``x / y``, with 0 wherever ``y`` is 0 (its gradient too: the division runs on a
+    safe denominator there)."""
+    x, y = convert_same(x, y)
+    zero = equal(y, _core.wrap(np.zeros((), y._value.dtype)))
+    safe = where(zero, _core.wrap(np.ones((), y._value.dtype)), y)
+    return where(zero, _core.wrap(np.zeros((), x._value.dtype)), truediv(x, safe))
+
+
+def multiply_no_nan(x, y, name=None):
+    """``x * y``, with 0 wherever ``y`` is 0 even when ``x`` is infinite or NaN."""
+    x, y = convert_same(x, y)
+    zero = equal(y, _core.wrap(np.zeros((), y._value.dtype)))
+    return where(zero, _core.wrap(np.zeros((), x._value.dtype)),
+                 multiply(where(zero, _core.wrap(np.zeros((), x._value.dtype)), x), y))
+
+
 def where(condition, x=None, y=None, name=None):
     """Elementwise ``x if condition else y`` (NumPy broadcasting); with only ``condition``,
     the int64 indices of its True entries, shape ``(n, rank)``."""

@@ -719,9 +719,39 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
         raise InvalidArgumentError("dropout: noise_shape must broadcast to x's shape (expected "
                                    "one compatible with %s, got %s)"
                                    % (list(x._value.shape), list(shape))) from None
+    tracer = _core.get_tracer()
+    if tracer is not None and tracer.parent is None:
+        # inside fe.function: the mask is an op on a seed drawn by a step of the graph, so
+        # every call draws a new mask (a frozen draw would make the function run eagerly)
+        from .random_ops import draw_seed
+        key = tracer.random_seed(draw_seed(seed))
+        mask = execute(dropout_mask, x, key, rate=rate,
+                       noise_shape=None if noise_shape is None else shape)
+        return multiply(x, mask)
     keep = _rng_for(seed).random(shape) >= rate
     scale = np.asarray(1.0 / (1.0 - rate), dtype=x._value.dtype)
     return multiply(x, _core.wrap(keep.astype(x._value.dtype) * scale))
+
+
+def _dropout_mask_fwd(x, key, rate, noise_shape=None):
+    """The scaled keep-mask of ``dropout`` for ``x``, drawn from seed ``key`` (two int64
+    words): 0 with probability ``rate``, else ``1 / (1 - rate)``."""
+    words = np.asarray(key).reshape(-1)
+    if x.dtype.kind != "f" or words.dtype.kind not in "iu":
+        raise InvalidArgumentError("dropout_mask: expected a floating x and an integer key "
+                                   "(got %s and %s)" % (x.dtype, words.dtype))
+    if words.size != 2:
+        raise InvalidArgumentError("dropout_mask: key must hold 2 integers (got %d)"
+                                   % words.size)
+    rng = np.random.default_rng([int(w) & 0xFFFFFFFFFFFFFFFF for w in words])
+    keep = rng.random(x.shape if noise_shape is None else noise_shape) >= rate
+    return keep.astype(x.dtype) * np.asarray(1.0 / (1.0 - rate), dtype=x.dtype)
+
+
+# the mask of dropout inside fe.function (see dropout): deterministic in its key
+dropout_mask = defop("dropout_mask", _dropout_mask_fwd, kinds="fiu", same_dtype=False,
+                     nin=2, attrs=("rate", "noise_shape"),
+                     no_grad="a random mask: no gradient with respect to x or the key")
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):

@@ -42,12 +42,13 @@ def get_global_seed():
     return _global_seed
 
 
-def _rng_for(seed):
-    """The generator an op with op-level ``seed`` draws from."""
+def _rng_for(seed, replayed=False):
+    """The generator an op with op-level ``seed`` draws from (``replayed``: by a step
+    fe.function runs on every call, see ``draw_seed``)."""
     global _op_counter
     tracer = _core.get_tracer()
-    if tracer is not None:   # fe.function cannot replay a fresh draw: it runs eagerly
-        tracer.random_draw()
+    if tracer is not None and not replayed:
+        tracer.random_draw()     # fe.function cannot replay a fresh draw: it runs eagerly
     if seed is None:
         return _global_rng
     with _lock:
@@ -57,6 +58,16 @@ def _rng_for(seed):
         if rng is None:
             rng = _op_streams[key] = np.random.default_rng([g & 0xFFFFFFFF, int(seed) & 0xFFFFFFFF])
         return rng
+
+
+def draw_seed(seed):
+    """A step for ``fe.function`` traces (``_Tracer.random_seed``): each call draws a new
+    seed from the generator an op with op-level ``seed`` draws from (taken anew at each
+    call, so ``set_seed`` applies to later calls)."""
+    def draw():
+        return (_rng_for(seed, replayed=True).integers(0, 2 ** 63 - 1, size=2,
+                                                       dtype=np.int64),)
+    return draw
 
 
 def _float_dtype(opname, dtype):
