@@ -23,10 +23,12 @@ their grad_fn is used (such graphs always take the second form).
 
 Signatures: the cache key holds dtype and shape of each tensor argument, the value of
 Python arguments and the identity of variables and other objects. With
-``input_signature``, ``None`` dimensions make one polymorphic signature: the count of
-traces (``experimental_get_tracing_count``) grows once for it, and a new concrete shape
-is traced again internally (recorded attributes such as reshape targets may depend on
-the shape, so a graph is only replayed on the shapes it was traced with).
+``input_signature``, ``None`` dimensions make one polymorphic signature (so does
+``reduce_retracing`` after a second shape): the count of traces
+(``experimental_get_tracing_count``) grows once for it, and the trace serves every size of
+those dimensions when a shadow replay at doubled sizes shows it does not depend on the
+traced size (``_relax``); otherwise a new concrete shape is traced again internally
+(recorded attributes such as reshape targets may depend on the shape).
 
 A trace that turns a computed tensor into a Python value (``bool(x)``, ``x.numpy()``,
 ``float(x)``) cannot be replayed: such a function runs eagerly on each call (with a
