@@ -9,7 +9,8 @@ graphs (the guides print ``graph.get_operations()`` and ``graph.as_graph_def()``
   read a ``ReadVariableOp``, each captured constant a ``Const``, each step a node whose op
   type is TensorFlow's name for it where fasteager's op has one (``AddV2``, ``MatMul``...,
   otherwise fasteager's op name in CamelCase), and the outputs ``Identity`` nodes;
-* node names follow TensorFlow's rule (the op type, then ``_1``, ``_2``... when taken);
+* node names follow TensorFlow's rule (the name TensorFlow gives the node a Python
+  operator or ``tf.*`` call makes, ``add`` for ``a + b``, then ``_1``, ``_2``... when taken);
 * ``GraphDef.SerializeToString()`` is the real protobuf encoding of GraphDef (what
   TensorBoard parses), and ``str()`` its text format.
 
@@ -17,6 +18,7 @@ It is a view: built from a trace when asked for, never used to run anything.
 """
 import numpy as np
 
+from .autograph.symbolic import _op_name
 from .summary import _events
 
 __all__ = ["FuncGraph", "GraphDef", "NodeDef", "Operation", "GraphTensor"]
@@ -307,7 +309,9 @@ class FuncGraph:
                 kind = "StatelessIf" if "cond" in (step.name or "") else "StatelessWhile"
             else:
                 kind = _camel(step.name or "op")
-            node = NodeDef(unique(kind), kind)
+            # (named as TensorFlow names the node a Python operator or tf.* call makes:
+            # ``add`` for ``a + b``, ``Sum``, ``MatMul``; the same names print shows)
+            node = NodeDef(unique(_op_name(step.name) if step.kind == KIND_OP else kind), kind)
             if outs:
                 node.attr["T"] = AttrValue("type", _dtype_enum(meta[outs[0]][1]))
             add(node, outs, step.ins)

@@ -50,7 +50,7 @@ def test_trace_export_writes_the_graph_of_functions_traced_meanwhile(tmp_path):
     assert [n.op for n in graphs[0].node] == ["Placeholder", "Placeholder", "ReadVariableOp",
                                               "Const", "MatMul", "AddV2", "Relu", "Identity"]
     assert list(nodes["MatMul"].input) == ["x", "ReadVariableOp"]
-    assert list(nodes["Relu"].input) == ["AddV2"]
+    assert list(nodes["Relu"].input) == ["add"]          # TensorFlow's node name for "+"
     assert nodes["x"].attr["dtype"].type == 1                      # DT_FLOAT
     assert [d.size for d in nodes["x"].attr["shape"].shape.dim] == [1, 3]
     # export stops the trace: a later trace is not collected
@@ -92,9 +92,9 @@ def test_concrete_function_graph_view():
     ops = graph.get_operations()
     assert [op.type for op in ops] == ["Placeholder", "Placeholder", "Const", "Mul", "Sum",
                                        "AddV2", "Identity"]
-    mul = graph.get_operation_by_name("Mul")
+    mul = graph.get_operation_by_name("mul")              # (TensorFlow's name for a * b)
     assert [t.name for t in mul.inputs] == ["a:0", "b:0"]
-    assert repr(mul.outputs[0]) == "<tf.Tensor 'Mul:0' shape=(2,) dtype=float32>"
+    assert repr(mul.outputs[0]) == "<tf.Tensor 'mul:0' shape=(2,) dtype=float32>"
     text = str(graph.as_graph_def())
     assert 'name: "a"' in text and 'op: "Placeholder"' in text and "type: DT_FLOAT" in text
     with pytest.raises(KeyError):
