@@ -297,6 +297,8 @@ class FuncGraph:
                 not in "OSU" else AttrValue("s", b"")})
             add(node, [r])
         for step in concrete._all_steps:
+            if step.kind == KIND_EFFECT and (step.name or "").endswith("_keep"):
+                continue      # (keeps a control step's outputs live: no TensorFlow node)
             outs = list(step.out) if step.multi else ([] if step.out == -1 else [step.out])
             outs = [r for r in outs if isinstance(r, int) and r >= 0]
             if step.kind == KIND_OP:
@@ -311,9 +313,12 @@ class FuncGraph:
                 kind = _camel(step.name or "op")
             # (named as TensorFlow names the node a Python operator or tf.* call makes:
             # ``add`` for ``a + b``, ``Sum``, ``MatMul``; the same names print shows)
-            node = NodeDef(unique(_op_name(step.name) if step.kind == KIND_OP else kind), kind)
+            named = step.kind == KIND_OP or step.kind == KIND_CONTROL
+            node = NodeDef(unique(_op_name(step.name) if named else kind), kind)
             if outs:
-                node.attr["T"] = AttrValue("type", _dtype_enum(meta[outs[0]][1]))
+                # TensorFlow's "T" is the type of the inputs (Greater's is int32, not bool)
+                typed = step.ins[0] if step.ins and step.kind == KIND_OP else outs[0]
+                node.attr["T"] = AttrValue("type", _dtype_enum(meta[typed][1]))
             add(node, outs, step.ins)
         self.outputs = []
         for r in concrete._out_regs:
