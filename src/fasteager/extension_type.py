@@ -35,7 +35,8 @@ from . import _core
 from .dtypes import DType, as_dtype
 from .tensor_shape import TensorShape
 
-__all__ = ["ExtensionType"]
+__all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec",
+           "type_spec_from_value"]
 
 _NO_DEFAULT = object()
 
@@ -87,7 +88,7 @@ def _convert(where, annotation, value):
             _convert("%s key" % where, key_t, k): _convert("%s[%r]" % (where, k), value_t, v)
             for k, v in value.items()})
     if annotation is _core.Tensor:
-        if isinstance(value, _tensor_classes()):
+        if value is None or isinstance(value, _tensor_classes()):
             raise TypeError("%s: expected a Tensor, got %r" % (where, type(value).__name__))
         if isinstance(value, _core.VariableBase):
             return value
@@ -188,45 +189,299 @@ def _generated_init(cls):
     return __init__
 
 
-class _SpecBase:
-    """The type of an extension value: the class and each field's spec (TensorSpec for a
-    tensor field, the value itself for the others)."""
+# -- components: the tensors a value is made of ---------------------------------------------
+_STATIC = (str, bytes, int, float, bool, complex, type(None), TensorShape, DType, type)
+
+
+def _components(value, out):
+    """Append the components of a field value (tensors, or what stands for them in a
+    pipeline or a spec: arrays, specs, composites) to ``out``; static values are skipped."""
+    if isinstance(value, _STATIC):
+        return
+    if isinstance(value, tuple):
+        for v in value:
+            _components(v, out)
+    elif isinstance(value, collections.abc.Mapping):
+        for k in sorted(value, key=_key_order):
+            _components(value[k], out)
+    else:
+        out.append(value)
+
+
+def _rebuild(value, it):
+    """``value`` with its components replaced, in ``_components`` order, from ``it``."""
+    if isinstance(value, _STATIC):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_rebuild(v, it) for v in value)
+    if isinstance(value, collections.abc.Mapping):
+        new = {k: _rebuild(value[k], it) for k in sorted(value, key=_key_order)}
+        return _ImmutableDict((k, new[k]) for k in value)
+    return next(it)
+
+
+def _static(value):
+    """A hashable description of everything but the components of a field value."""
+    if isinstance(value, _STATIC):
+        try:
+            hash(value)
+            return ("value", type(value).__name__, value)
+        except TypeError:
+            return ("id", id(value))
+    if isinstance(value, tuple):
+        return ("tuple",) + tuple(_static(v) for v in value)
+    if isinstance(value, collections.abc.Mapping):
+        return ("mapping",) + tuple((repr(k), _static(value[k]))
+                                    for k in sorted(value, key=_key_order))
+    return ("component",)
+
+
+def _key_order(k):
+    return (type(k).__name__, k)
+
+
+def _rank(component):
+    """The rank of a component (tensor, array, pipeline leaf or spec), or None."""
+    shape = getattr(component, "shape", None)
+    if shape is None:
+        return None
+    rank = getattr(shape, "rank", None) if not isinstance(shape, tuple) else len(shape)
+    return rank if rank is not None else (len(shape) if isinstance(shape, (list, tuple))
+                                          else None)
+
+
+# -- specs ----------------------------------------------------------------------------------
+def _spec_of(value):
+    """The TypeSpec of a field value: TensorSpec for a tensor, the nested Spec of an
+    extension value, containers of specs for tuples and mappings, static values as they
+    are."""
+    if isinstance(value, _STATIC):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_spec_of(v) for v in value)
+    if isinstance(value, collections.abc.Mapping):
+        return _ImmutableDict((k, _spec_of(v)) for k, v in value.items())
+    return type_spec_from_value(value)
+
+
+def type_spec_from_value(value):
+    """The TypeSpec of ``value`` (``tf.type_spec_from_value``): ``TensorSpec`` for a tensor
+    (or a value that converts to one), ``RaggedTensorSpec``, ``SparseTensorSpec``, the
+    ``Spec`` of an extension type.
+
+    >>> fe.type_spec_from_value(fe.constant([1, 2]))
+    TensorSpec(shape=(2,), dtype=fe.int32, name=None)
+    """
+    from .data.structure import DatasetSpec, TensorSpec, _is_dataset
+    if isinstance(value, ExtensionType):
+        return type(value).Spec.from_value(value)
+    ragged, sparse = _tensor_classes()
+    if isinstance(value, ragged):
+        from .ragged import RaggedTensorSpec
+        return RaggedTensorSpec.from_value(value)
+    if isinstance(value, sparse):
+        from .sparse import SparseTensorSpec
+        return SparseTensorSpec.from_value(value)
+    if _is_dataset(value):
+        return DatasetSpec.from_value(value)
+    if isinstance(value, (_core.Tensor, _core.VariableBase)):
+        t = _core.convert_to_tensor(value)
+        return TensorSpec(t.shape, t.dtype)
+    try:
+        t = _string_tensor(value) if _is_string(value) else _core.convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError("Could not build a TypeSpec for %r of unsupported type %s."
+                        % (value, type(value))) from None
+    return TensorSpec(t.shape, t.dtype)
+
+
+def _is_type_spec(x):
+    return hasattr(x, "is_compatible_with") and not isinstance(x, (ExtensionType, type))
+
+
+def _convert_spec(where, annotation, value):
+    """A spec field: a TypeSpec where the value has a tensor (or extension value), the
+    field's type where it is static."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        for option in args:
+            try:
+                return _convert_spec(where, option, value)
+            except (TypeError, ValueError):
+                pass
+        raise TypeError("%s: expected a spec of one of %s, got %r"
+                        % (where, [_type_name(a) for a in args], value))
+    if origin is tuple and isinstance(value, (tuple, list)):
+        if len(args) == 2 and args[1] is Ellipsis:
+            args = (args[0],) * len(value)
+        return tuple(_convert_spec("%s[%d]" % (where, i), a, v)
+                     for i, (a, v) in enumerate(zip(args, value)))
+    if origin in (collections.abc.Mapping, dict) and isinstance(value, collections.abc.Mapping):
+        value_t = args[1] if args else typing.Any
+        return _ImmutableDict((k, _convert_spec("%s[%r]" % (where, k), value_t, v))
+                              for k, v in value.items())
+    tensorish = annotation is _core.Tensor or annotation in _tensor_classes() or (
+        isinstance(annotation, type) and issubclass(annotation, ExtensionType))
+    if tensorish:
+        if not _is_type_spec(value):
+            raise TypeError("%s: expected a TypeSpec (such as fe.TensorSpec), got %r"
+                            % (where, type(value).__name__))
+        return value
+    return _convert(where, annotation, value)
+
+
+def _spec_compatible(spec, value):
+    if isinstance(spec, tuple):
+        return isinstance(value, tuple) and len(spec) == len(value) and all(
+            _spec_compatible(s, v) for s, v in zip(spec, value))
+    if isinstance(spec, collections.abc.Mapping):
+        return isinstance(value, collections.abc.Mapping) and set(spec) == set(value) and all(
+            _spec_compatible(spec[k], value[k]) for k in spec)
+    if _is_type_spec(spec) and not isinstance(spec, _STATIC):
+        if _is_type_spec(value):
+            return spec == value
+        try:
+            return bool(spec.is_compatible_with(value))
+        except (TypeError, ValueError):
+            return False
+    return _field_equal(spec, value)
+
+
+def _spec_repr(v):
+    if isinstance(v, collections.abc.Mapping):       # (TensorFlow prints a dict here)
+        return "{%s}" % ", ".join("%r: %s" % (k, _spec_repr(x)) for k, x in v.items())
+    if isinstance(v, tuple):
+        inner = ", ".join(_spec_repr(x) for x in v)
+        return "(%s,)" % inner if len(v) == 1 else "(%s)" % inner
+    return repr(v)
+
+
+class ExtensionTypeSpec:
+    """The type of an extension value (``tf.experimental.ExtensionTypeSpec``): the class and
+    each field's spec (a ``TensorSpec`` for a tensor field, the value for a static one).
+
+    ``Cls.Spec(...)`` takes the fields as ``Cls(...)`` does, each as a spec;
+    ``Cls.Spec.from_value(v)`` is ``fe.type_spec_from_value(v)``. A class may define its
+    own nested ``class Spec`` (a constructor, properties, methods): it becomes a subclass of
+    this one.
+    """
 
     value_type = None
 
-    def __init__(self, **field_specs):
-        self._specs = field_specs
+    def __init__(self, *args, **kwargs):
+        fields = self.value_type._fields
+        if len(args) > len(fields):
+            raise TypeError("%s.Spec: takes %d field(s), got %d positional arguments"
+                            % (self.value_type.__name__, len(fields), len(args)))
+        values = dict(zip(fields, args))
+        for name, v in kwargs.items():
+            if name not in fields:
+                raise TypeError("%s.Spec: got an unexpected keyword argument %r"
+                                % (self.value_type.__name__, name))
+            values[name] = v
+        for name in fields:
+            if name not in values:
+                default = self.value_type._defaults.get(name, _NO_DEFAULT)
+                if default is _NO_DEFAULT:
+                    raise TypeError("missing a required argument: %r" % name)
+                values[name] = _spec_of(default)
+            setattr(self, name, values[name])
+
+    def __setattr__(self, name, value):
+        if not self.__dict__.get("_constructing", False):
+            raise AttributeError("Cannot mutate attribute `%s` outside the custom constructor "
+                                 "of ExtensionTypeSpec." % name)
+        if name in self.value_type._fields:
+            value = _convert_spec(name, self.value_type._annotations[name], value)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        raise AttributeError("Cannot mutate attribute `%s` outside the custom constructor of "
+                             "ExtensionTypeSpec." % name)
 
     @classmethod
     def from_value(cls, value):
-        from .data.structure import TensorSpec
-        specs = {}
+        """The spec of ``value`` (an instance of ``value_type``)."""
+        out = object.__new__(cls)
+        object.__setattr__(out, "_constructing", True)
         for name in cls.value_type._fields:
-            v = getattr(value, name)
-            if isinstance(v, (_core.Tensor, _core.VariableBase)):
-                t = _core.convert_to_tensor(v)
-                specs[name] = TensorSpec(t.shape, t.dtype)
-            elif isinstance(v, ExtensionType):
-                specs[name] = type(v).Spec.from_value(v)
-            else:
-                specs[name] = v
-        return cls(**specs)
+            object.__setattr__(out, name, _spec_of(getattr(value, name)))
+        object.__setattr__(out, "_constructing", False)
+        return out
 
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["_specs"][name]
-        except KeyError:
-            raise AttributeError(name) from None
+    def is_compatible_with(self, spec_or_value):
+        """Whether ``spec_or_value`` (a value or a spec) has this type: the same class, each
+        tensor of a shape and dtype its TensorSpec accepts, equal static fields."""
+        other = spec_or_value
+        if isinstance(other, ExtensionTypeSpec):
+            return self == other
+        if not isinstance(other, self.value_type):
+            return False
+        return all(_spec_compatible(getattr(self, n), getattr(other, n))
+                   for n in self.value_type._fields)
+
+    def _field_items(self):
+        return tuple((n, self.__dict__.get(n)) for n in self.value_type._fields)
 
     def __eq__(self, other):
-        return type(other) is type(self) and self._specs == other._specs
+        return type(other) is type(self) and all(
+            _spec_equal(a, b) for (_, a), (_, b) in zip(self._field_items(),
+                                                        other._field_items()))
 
     def __hash__(self):
-        return hash((type(self), tuple(sorted(map(repr, self._specs.items())))))
+        return hash((type(self), repr(self)))
 
     def __repr__(self):
-        inner = ", ".join("%s=%r" % (k, v) for k, v in self._specs.items())
+        inner = ", ".join("%s=%s" % (k, _spec_repr(v)) for k, v in self._field_items())
         return "%s.Spec(%s)" % (self.value_type.__name__, inner)
+
+
+def _spec_equal(a, b):
+    if isinstance(a, collections.abc.Mapping) and isinstance(b, collections.abc.Mapping):
+        return set(a) == set(b) and all(_spec_equal(a[k], b[k]) for k in a)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_spec_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _make_spec_class(cls):
+    """``cls.Spec``: the generated spec class, under the class's own nested ``Spec`` when
+    it defines one (TensorFlow's rule)."""
+    user = cls.__dict__.get("Spec")
+    bases = (ExtensionTypeSpec,)
+    namespace = {"value_type": cls, "__module__": cls.__module__,
+                 "__qualname__": cls.__qualname__ + ".Spec"}
+    if isinstance(user, type) and not issubclass(user, ExtensionTypeSpec):
+        namespace.update({k: v for k, v in vars(user).items()
+                          if k not in ("__dict__", "__weakref__", "__module__",
+                                       "__qualname__")})
+    else:
+        inherited = [b.Spec for b in cls.__bases__ if issubclass(b, ExtensionType)
+                     and isinstance(getattr(b, "Spec", None), type)
+                     and b.Spec is not ExtensionTypeSpec]
+        bases = tuple(inherited) or bases
+    namespace["__init__"] = _constructing_spec(namespace.get("__init__",
+                                                             ExtensionTypeSpec.__init__))
+    return type("Spec", bases, namespace)
+
+
+def _constructing_spec(init):
+    def __init__(self, *args, **kwargs):
+        outer = not self.__dict__.get("_constructing", False)
+        object.__setattr__(self, "_constructing", True)
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            if outer:
+                object.__setattr__(self, "_constructing", False)
+        missing = [n for n in self.value_type._fields if n not in self.__dict__]
+        if outer and missing:
+            raise ValueError("%s.Spec: the constructor did not set the field(s) %s"
+                             % (self.value_type.__name__, missing))
+    __init__.__qualname__ = init.__qualname__
+    __init__.__wrapped__ = init
+    return __init__
 
 
 class ExtensionType:
@@ -234,12 +489,15 @@ class ExtensionType:
 
     _fields = ()
     _defaults = {}
+    _fe_base = True       # (a base class: its annotations are no fields)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "_fe_base" in cls.__dict__:          # BatchableExtensionType itself
+            return
         fields, defaults = [], {}
         for klass in reversed(cls.__mro__):
-            if klass is ExtensionType or not issubclass(klass, ExtensionType):
+            if not issubclass(klass, ExtensionType) or "_fe_base" in klass.__dict__:
                 continue
             for name, annotation in klass.__dict__.get("__annotations__", {}).items():
                 if name.startswith("_") or typing.get_origin(annotation) is typing.ClassVar:
@@ -251,7 +509,8 @@ class ExtensionType:
         cls._fields = tuple(fields)
         cls._defaults = defaults
         try:
-            hints = typing.get_type_hints(cls)
+            # (the class itself in scope: a field may refer to it, ``Tuple['Node', ...]``)
+            hints = typing.get_type_hints(cls, localns={cls.__name__: cls})
         except (NameError, TypeError):      # unresolvable forward references: as written
             hints = {}
             for klass in reversed(cls.__mro__):
@@ -266,9 +525,7 @@ class ExtensionType:
             user_init = cls.__init__
         cls._user_init = user_init
         cls.__init__ = _constructing(cls, user_init)
-        spec = type("Spec", (_SpecBase,), {"value_type": cls, "__module__": cls.__module__,
-                                           "__qualname__": cls.__qualname__ + ".Spec"})
-        cls.Spec = spec
+        cls.Spec = _make_spec_class(cls)
 
     def __setattr__(self, name, value):
         if not self.__dict__.get("_constructing", False):
@@ -296,20 +553,86 @@ class ExtensionType:
 
     __hash__ = None
 
-    # composite protocol of fasteager.nest (expand_composites): the tensor fields
+    # composite protocol of fasteager.nest (expand_composites), fe.function and fe.data:
+    # the components are the tensors in the fields (inside tuples and mappings too; a
+    # nested extension value, RaggedTensor or SparseTensor is one component); everything
+    # else is static and copied from the value the components are put back into
     def _to_components(self):
-        return tuple(getattr(self, n) for n in type(self)._fields
-                     if isinstance(getattr(self, n), _core.Tensor))
+        out = []
+        for n in type(self)._fields:
+            _components(self.__dict__[n], out)
+        return tuple(out)
 
     def _from_components(self, parts):
         out = object.__new__(type(self))
         object.__setattr__(out, "_constructing", True)
         it = iter(parts)
         for n in type(self)._fields:
-            v = getattr(self, n)
-            object.__setattr__(out, n, next(it) if isinstance(v, _core.Tensor) else v)
+            object.__setattr__(out, n, _rebuild(self.__dict__[n], it))
         object.__setattr__(out, "_constructing", False)
         return out
+
+    def _static_key(self):
+        """What two values of one trace must share besides their components' shapes and
+        dtypes: the class and the static fields (strings, mapping keys, ...)."""
+        return (type(self),) + tuple(_static(self.__dict__[n]) for n in type(self)._fields)
+
+
+class BatchableExtensionType(ExtensionType):
+    """An ExtensionType whose values batch and unbatch (``tf.experimental.
+    BatchableExtensionType``): ``fe.data`` slices, batches and unbatches them and
+    ``fe.map_fn`` maps over them, each tensor field gaining or losing its leading
+    dimension. A ``fe.TensorShape`` field is the batch shape: it gains or loses the same
+    dimensions (unknown, ``None``, for a dataset's batches, as in TensorFlow)."""
+
+    _fe_base = True
+
+    def _from_components(self, parts):
+        parts = list(parts)
+        out = ExtensionType._from_components(self, parts)
+        old, new = _rank(next(iter(self._to_components()), None)), _rank(next(iter(parts),
+                                                                            None))
+        if old is None or new is None or old == new:
+            return out
+        for n in type(self)._fields:
+            shape = out.__dict__[n]
+            if isinstance(shape, TensorShape) and shape.rank is not None:
+                dims = shape.as_list()
+                dims = dims[old - new:] if new < old else [None] * (new - old) + dims
+                object.__setattr__(out, n, TensorShape(dims))
+        return out
+
+
+def batch_values(values, opname):
+    """The values (all of one BatchableExtensionType, and one spec) as one batched value,
+    each component stacked along a new axis 0, a TensorShape field gaining that axis."""
+    from .ops.array_ops import stack
+    first = values[0]
+    if not isinstance(first, BatchableExtensionType):
+        raise TypeError("%s: %s is not a BatchableExtensionType (only those batch)"
+                        % (opname, type(first).__name__))
+    columns = [v._to_components() for v in values]
+    stacked = [stack(list(col)) for col in zip(*columns)]
+    out = first._from_components(stacked)
+    for n in type(first)._fields:
+        shape = out.__dict__[n]
+        if isinstance(shape, TensorShape) and shape.rank is not None:
+            object.__setattr__(out, n, TensorShape([len(values)] + shape.as_list()[1:]))
+    return out
+
+
+def unbatch_value(value, opname):
+    """The rows (along axis 0) of a batched BatchableExtensionType value."""
+    from .ops.array_ops import unstack
+    if not isinstance(value, BatchableExtensionType):
+        raise TypeError("%s: %s is not a BatchableExtensionType (only those unbatch)"
+                        % (opname, type(value).__name__))
+    parts = value._to_components()
+    if not parts:
+        raise ValueError("%s: %s has no tensor fields to unbatch" % (opname,
+                                                                     type(value).__name__))
+    rows = [unstack(p) for p in parts]
+    return [value._from_components(list(r)) for r in zip(*rows)]
 
 
 def _constructing(cls, init):
@@ -335,3 +658,6 @@ def _constructing(cls, init):
     __init__.__doc__ = init.__doc__
     __init__.__wrapped__ = init
     return __init__
+
+
+_SpecBase = ExtensionTypeSpec      # (the name other modules know the spec base by)
