@@ -57,6 +57,16 @@ class TensorShape(tuple):
         if not self.is_compatible_with(other):
             raise ValueError("Shapes %s and %s are incompatible" % (self, TensorShape(other)))
 
+    def merge_with(self, other):
+        """The shape with every dimension either shape knows (TensorFlow's ``merge_with``);
+        ValueError when they disagree."""
+        if other is None:                          # (an unknown rank tells nothing)
+            return self
+        other = TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError("Shapes %s and %s are not compatible" % (self, other))
+        return TensorShape([b if a is None else a for a, b in zip(self, other)])
+
     def __eq__(self, other):
         if isinstance(other, (tuple, list)):
             return tuple(self) == tuple(other)
