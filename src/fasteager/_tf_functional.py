@@ -1,0 +1,407 @@
+"""TensorFlow 2's functional control flow and gradient helpers beyond ``fe.cond``,
+``fe.while_loop`` and ``fe.map_fn``: ``foldl``, ``foldr``, ``scan``, ``case``,
+``switch_case``, ``vectorized_map``, ``recompute_grad``, ``grad_pass_through``, and the
+Keras-independent initializer objects (``tf.constant_initializer`` ...).
+
+The loops run in Python over the rows of ``elems`` (``fe.unstack``) with fasteager ops,
+so tapes record them and ``fe.function`` traces them unrolled, one trace per length.
+``case`` and ``switch_case`` are chains of ``fe.cond``, so inside ``fe.function`` a
+predicate computed from the inputs picks its branch at every call.
+"""
+import numpy as np
+
+from . import _core, nest
+from .dtypes import as_dtype
+from .errors import InvalidArgumentError
+
+Tensor = _core.Tensor
+VariableBase = _core.VariableBase
+
+__all__ = ["case", "constant_initializer", "foldl", "foldr", "grad_pass_through",
+           "ones_initializer", "random_normal_initializer", "random_uniform_initializer",
+           "recompute_grad", "scan", "switch_case", "vectorized_map", "zeros_initializer"]
+
+
+# ---- folds and scans --------------------------------------------------------------------------
+
+def _rows(elems, opname):
+    """The structure of ``elems`` and, for each row along axis 0, its structure of slices."""
+    from .ops.array_ops import unstack
+    leaves = [x._read() if isinstance(x, VariableBase) else _core.convert_to_tensor(x)
+              for x in nest.flatten(elems)]
+    if not leaves:
+        raise InvalidArgumentError("%s: elems must hold at least one tensor" % opname)
+    for x in leaves:
+        if x._value.ndim == 0:
+            raise InvalidArgumentError("%s: elems must have rank >= 1 to be unstacked along "
+                                       "axis 0 (got a scalar)" % opname)
+    sizes = [x._value.shape[0] for x in leaves]
+    if any(s != sizes[0] for s in sizes):
+        raise InvalidArgumentError("%s: all elems must have the same size along axis 0 (got "
+                                   "%s)" % (opname, sizes))
+    columns = [unstack(x) if sizes[0] else [] for x in leaves]
+    return [nest.pack_sequence_as(elems, [c[i] for c in columns]) for i in range(sizes[0])]
+
+
+def _fold(fn, elems, initializer, reverse, opname):
+    if not callable(fn):
+        raise TypeError("%s: fn must be callable (got %s)" % (opname, type(fn).__name__))
+    rows = _rows(elems, opname)
+    if reverse:
+        rows = rows[::-1]
+    if initializer is None:
+        if not rows:
+            raise InvalidArgumentError("%s: elems is empty and there is no initializer (expected "
+                                       "at least one row)" % opname)
+        acc, rows = rows[0], rows[1:]
+    else:
+        acc = initializer
+    return acc, rows
+
+
+def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
+          swap_memory=False, name=None):
+    """``fn(...fn(fn(initializer, elems[0]), elems[1])..., elems[n-1])``; without an
+    initializer, ``elems[0]`` starts the fold. ``elems`` may be a nested structure of
+    tensors unstacked together.
+
+    >>> fe.foldl(lambda a, x: a * 10 + x, fe.constant([1, 2, 3])).numpy()
+    123
+    """
+    acc, rows = _fold(fn, elems, initializer, False, "foldl")
+    for row in rows:
+        acc = fn(acc, row)
+    return acc
+
+
+def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
+          swap_memory=False, name=None):
+    """``foldl`` from the last row to the first.
+
+    >>> fe.foldr(lambda a, x: a * 10 + x, fe.constant([1, 2, 3])).numpy()
+    321
+    """
+    acc, rows = _fold(fn, elems, initializer, True, "foldr")
+    for row in rows:
+        acc = fn(acc, row)
+    return acc
+
+
+def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
+         swap_memory=False, infer_shape=True, reverse=False, name=None):
+    """Every accumulator of ``foldl`` (``foldr`` with ``reverse``), stacked along axis 0 in
+    the order of ``elems``; without an initializer the first row is the first output.
+
+    >>> fe.scan(lambda a, x: a + x, fe.constant([1, 2, 3, 4])).numpy()
+    array([ 1,  3,  6, 10], dtype=int32)
+    """
+    from .ops.array_ops import stack, zeros
+    acc, rows = _fold(fn, elems, initializer, reverse, "scan")
+    outputs = [] if initializer is not None else [acc]
+    for row in rows:
+        acc = fn(acc, row)
+        outputs.append(acc)
+    if reverse:
+        outputs = outputs[::-1]
+    template = acc
+    if not outputs:       # no rows: empty stacks of the accumulator's shapes
+        return nest.map_structure(
+            lambda a: zeros((0,) + tuple(_core.convert_to_tensor(a)._value.shape),
+                            dtype=_core.convert_to_tensor(a).dtype), template)
+    flat = [[_core.convert_to_tensor(x) for x in nest.flatten(o)] for o in outputs]
+    return nest.pack_sequence_as(template, [stack(list(col)) for col in zip(*flat)])
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """``fn`` on each row of ``elems`` (a tensor or nested structure), results stacked:
+    TensorFlow vectorizes ``fn``; fasteager runs ``fe.map_fn``, with the same results."""
+    from .ops.functional_ops import map_fn
+    return map_fn(fn, elems)
+
+
+# ---- case and switch_case -------------------------------------------------------------------
+
+def _as_pairs(pred_fn_pairs):
+    if isinstance(pred_fn_pairs, dict):
+        return list(pred_fn_pairs.items())
+    if not isinstance(pred_fn_pairs, (list, tuple)):
+        raise TypeError("case: pred_fn_pairs must be a list of (pred, fn) pairs (got %s)"
+                        % type(pred_fn_pairs).__name__)
+    return list(pred_fn_pairs)
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The result of the ``fn`` of the first ``pred`` that holds in ``pred_fn_pairs``, or of
+    ``default()``; with no default and no true ``pred``, an InvalidArgumentError. Each
+    ``pred`` is a scalar bool tensor. As TensorFlow 2.21 does (eagerly and in functions),
+    ``exclusive=True`` still takes the first true ``pred`` when several hold.
+
+    >>> x = fe.constant(3)
+    >>> fe.case([(x < 2, lambda: fe.constant(1)), (x < 5, lambda: fe.constant(2))],
+    ...         default=lambda: fe.constant(3)).numpy()
+    2
+    """
+    pairs = _as_pairs(pred_fn_pairs)
+    preds = []
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TypeError("case: each entry of pred_fn_pairs must be a (pred, fn) pair (got "
+                            "%r)" % (pair,))
+        pred, fn = pair
+        if isinstance(pred, VariableBase):
+            pred = pred._read()
+        if not isinstance(pred, Tensor):
+            raise TypeError("case: pred must be a Tensor, got: %r" % (pred,))
+        if pred.dtype.name != "bool" or pred._value.size != 1 or pred._value.ndim > 1:
+            raise TypeError("case: pred must be a scalar bool tensor (got shape %s, dtype %s)"
+                            % (list(pred._value.shape), pred.dtype.name))
+        if not callable(fn):
+            raise TypeError("case: fn for pred %s must be callable (got %s)"
+                            % (pred, type(fn).__name__))
+        preds.append(pred)
+    if default is not None and not callable(default):
+        raise TypeError("case: default must be callable (got %s)" % type(default).__name__)
+    if not pairs:
+        if default is None:
+            raise ValueError("case: pred_fn_pairs is empty and there is no default")
+        return default()
+
+    if default is None:
+        if not any(bool(_core.data_of(p, "case")) for p in preds):
+            from .ops.array_ops import stack
+            raise InvalidArgumentError("case: Input error: None of conditions evaluated as "
+                                       "True: %s" % stack(preds).numpy().tolist())
+        # the last branch is the default, as in TensorFlow's graph (never a failing branch
+        # that fe.cond would trace inside a function)
+        *pairs, (_, default) = pairs
+    fn = default
+    for p, (_, f) in reversed(list(zip(preds, pairs))):
+        fn = _bind_cond(p, f, fn)
+    return fn()
+
+
+def _bind_cond(pred, true_fn, false_fn):
+    from .control_flow import cond
+    return lambda: cond(pred, true_fn, false_fn)
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """``branch_fns[branch_index]()``; ``branch_fns`` is a list of callables, a list of
+    ``(int, callable)`` pairs or a dict of them. An index out of range runs ``default`` or,
+    without one, the last branch. ``branch_index`` is an integer scalar tensor.
+
+    >>> fe.switch_case(fe.constant(1), [lambda: fe.constant(10), lambda: fe.constant(20)])
+    <fe.Tensor: shape=(), dtype=int32, numpy=20>
+    """
+    from .ops.math_ops import equal
+    if isinstance(branch_index, VariableBase):
+        branch_index = branch_index._read()
+    if not isinstance(branch_index, Tensor):
+        raise TypeError("switch_case: 'branch_index' must be a Tensor, got %s"
+                        % type(branch_index))
+    if not branch_index.dtype.is_integer:
+        raise TypeError("switch_case: 'branch_index' must be an integer Tensor, got %s"
+                        % branch_index.dtype.name)
+    if branch_index._value.ndim != 0:
+        raise InvalidArgumentError("switch_case: branch_index must be a scalar (got shape %s)"
+                                   % list(branch_index._value.shape))
+    if isinstance(branch_fns, dict):
+        keyed = sorted(branch_fns.items())
+    elif isinstance(branch_fns, (list, tuple)) and branch_fns and all(
+            isinstance(b, (list, tuple)) for b in branch_fns):
+        keyed = sorted((int(k), f) for k, f in branch_fns)
+    elif isinstance(branch_fns, (list, tuple)):
+        keyed = list(enumerate(branch_fns))
+    else:
+        raise TypeError("switch_case: branch_fns must be a list, tuple or dict (got %s)"
+                        % type(branch_fns).__name__)
+    if not keyed:
+        raise ValueError("switch_case: branch_fns must not be empty")
+    keys = [k for k, _ in keyed]
+    if keys != list(range(len(keys))):
+        raise ValueError("switch_case: branch_fns keys must be 0..%d (got %s)"
+                         % (len(keys) - 1, keys))
+    for k, f in keyed:
+        if not callable(f):
+            raise TypeError("switch_case: branch_fns[%d] must be callable (got %s)"
+                            % (k, type(f).__name__))
+    if default is not None and not callable(default):
+        raise TypeError("switch_case: default must be callable (got %s)" % type(default).__name__)
+    fn = default if default is not None else keyed[-1][1]
+    last = len(keyed) if default is not None else len(keyed) - 1
+    for k, f in reversed(keyed[:last]):
+        fn = _bind_cond(equal(branch_index, k), f, fn)
+    return fn()
+
+
+# ---- gradient helpers ---------------------------------------------------------------------
+
+def recompute_grad(f):
+    """``f`` with the same values and gradients, whose backward pass runs ``f`` again under
+    a tape instead of keeping what its forward pass recorded (TensorFlow's memory saving:
+    only ``f``'s inputs are kept). ``f`` may read trainable variables.
+
+    >>> g = fe.recompute_grad(lambda x: fe.sin(x) * x)
+    """
+    import functools
+
+    from .autodiff import GradientTape, custom_gradient
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        @custom_gradient
+        def inner(*xs):
+            result = f(*xs, **kwargs)
+
+            def grad_fn(*dys, variables=None):
+                sources = list(xs) + list(variables or [])
+                with GradientTape(watch_accessed_variables=True) as tape:
+                    tape.watch(list(xs))
+                    again = f(*xs, **kwargs)
+                grads = tape.gradient(nest.flatten(again), sources,
+                                      output_gradients=list(dys))
+                n = len(xs)
+                if variables is None:
+                    return grads[:n] if n != 1 else grads[0]
+                return grads[:n], grads[n:]
+            return result, grad_fn
+        return inner(*args)
+    return wrapper
+
+
+def grad_pass_through(f):
+    """``f`` whose gradient is the identity: the incoming gradient goes to its inputs
+    unchanged (``fe.grad_pass_through(fe.round)(x)`` rounds, with gradient 1 in ``x``;
+    ``fe.grad_pass_through(v.assign)(y)`` assigns and passes the gradient to ``y``)."""
+    import functools
+
+    from .autodiff import custom_gradient
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        @custom_gradient
+        def inner(*xs):
+            def grad_fn(*dys, variables=None):
+                grads = dys[0] if len(dys) == 1 else list(dys)
+                if variables is not None:
+                    return grads, [None] * len(variables)
+                return grads
+            result = f(*xs, **kwargs)
+            if isinstance(result, VariableBase):
+                result = result._read()
+            return result, grad_fn
+        return inner(*args)
+    return wrapper
+
+
+# ---- initializers (TensorFlow 2's tf.*_initializer objects) -----------------------------------
+
+class Initializer:
+    """Base of TensorFlow 2's initializer objects: ``init(shape, dtype=fe.float32)`` returns
+    a new tensor; ``get_config()`` / ``from_config(config)`` round-trip the arguments."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        raise NotImplementedError("%s must define __call__" % type(self).__name__)
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config.pop("dtype", None)
+        return cls(**config)
+
+
+def _shape(shape, what):
+    from .ops.registry import as_shape
+    return as_shape(what, shape)
+
+
+class zeros_initializer(Initializer):
+    """Tensors of zeros (``tf.zeros_initializer``)."""
+
+    def __call__(self, shape, dtype=np.float32, **kwargs):
+        from .ops.array_ops import zeros
+        return zeros(_shape(shape, "zeros_initializer"), dtype=as_dtype(dtype))
+
+
+class ones_initializer(Initializer):
+    """Tensors of ones (``tf.ones_initializer``)."""
+
+    def __call__(self, shape, dtype=np.float32, **kwargs):
+        from .ops.array_ops import ones
+        return ones(_shape(shape, "ones_initializer"), dtype=as_dtype(dtype))
+
+
+class constant_initializer(Initializer):
+    """Tensors filled with ``value``: a scalar (broadcast), or a list/array with as many
+    entries as the shape asks (reshaped), as ``tf.constant_initializer``."""
+
+    def __init__(self, value=0):
+        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
+            raise TypeError("constant_initializer: invalid type for initial value: %s "
+                            "(expected a Python scalar, list or tuple of values, or "
+                            "numpy.ndarray)" % type(value).__name__)
+        self.value = value
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        from .ops.array_ops import constant
+        dims = _shape(shape, "constant_initializer")
+        arr = np.asarray(self.value)
+        if arr.ndim and arr.size != int(np.prod(dims)):
+            raise TypeError("constant_initializer: the value has %d elements, but the shape %s "
+                            "has %d" % (arr.size, dims, int(np.prod(dims))))
+        return constant(self.value, dtype=None if dtype is None else as_dtype(dtype),
+                        shape=dims)
+
+    def get_config(self):
+        return {"value": self.value}
+
+
+def _float_dtype(dtype, what):
+    d = as_dtype(dtype)
+    if not d.is_floating:
+        raise ValueError("%s: argument `dtype` is expected to be floating point (got %s)"
+                         % (what, d.name))
+    return d
+
+
+class random_normal_initializer(Initializer):
+    """Normally distributed tensors (``tf.random_normal_initializer``); with a ``seed``
+    every call gives the same values (a stateless draw from ``[seed, 0]``)."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=np.float32, **kwargs):
+        from . import random
+        d = _float_dtype(dtype, "random_normal_initializer")
+        dims = _shape(shape, "random_normal_initializer")
+        if self.seed is None:
+            return random.normal(dims, self.mean, self.stddev, dtype=d)
+        return random.stateless_normal(dims, [self.seed, 0], self.mean, self.stddev, dtype=d)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class random_uniform_initializer(Initializer):
+    """Uniformly distributed tensors in ``[minval, maxval)``
+    (``tf.random_uniform_initializer``); a ``seed`` makes every call give the same values."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=np.float32, **kwargs):
+        from . import random
+        d = as_dtype(dtype)
+        if not (d.is_floating or d.is_integer):
+            raise ValueError("random_uniform_initializer: invalid dtype %s" % d.name)
+        dims = _shape(shape, "random_uniform_initializer")
+        if self.seed is None:
+            return random.uniform(dims, self.minval, self.maxval, dtype=d)
+        return random.stateless_uniform(dims, [self.seed, 0], self.minval, self.maxval, dtype=d)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
