@@ -81,6 +81,20 @@ from . import autograph  # noqa: F401
 from . import types  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
 from . import experimental  # noqa: F401,E402
+from ._tf_more import (AggregationMethod, IndexedSlices, TypeSpec,  # noqa: F401,A004,E402
+                       VariableAggregation, VariableSynchronization, as_string,
+                       batch_to_space, broadcast_dynamic_shape, broadcast_static_shape, case,
+                       clip_by_global_norm, constant_initializer, control_dependencies,
+                       dynamic_partition, dynamic_stitch, ensure_shape, fingerprint, foldl, foldr,
+                       get_current_name_scope, get_static_value, grad_pass_through, gradients,
+                       group, hessians, histogram_fixed_width, histogram_fixed_width_bins,
+                       identity_n, inside_function, is_symbolic_tensor, is_tensor, no_op,
+                       numpy_function, ones_initializer, parallel_stack,
+                       random_normal_initializer, random_uniform_initializer, realdiv,
+                       recompute_grad, reverse_sequence, roll, saturate_cast, scan,
+                       searchsorted, sequence_mask, shape_n, space_to_batch, space_to_batch_nd,
+                       switch_case, timestamp, truncatediv, truncatemod, tuple, unique,
+                       unique_with_counts, unravel_index, vectorized_map, zeros_initializer)
 
 newaxis = None
 
