@@ -1122,6 +1122,9 @@ cdef object _python_to_array(object value, object dtype):
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:
+        if "inhomogeneous" in str(e):           # TensorFlow's error and text
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") \
+                from None
         raise InvalidArgumentError("convert_to_tensor: cannot convert %s to a tensor (%s)"
                                    % (type(value).__name__, e)) from None
     if arr.dtype.kind == "f" and arr.dtype.itemsize == 8 and not _has_numpy_leaf(value):
@@ -1130,11 +1133,16 @@ cdef object _python_to_array(object value, object dtype):
         if arr.size == 0 or (arr.min() >= -2147483648 and arr.max() <= 2147483647):
             arr = arr.astype(_np_int32)
     elif arr.dtype.kind in "OSU":
-        return string_array(value)     # from the value itself: ["a", 1] is mixed, not "1"
+        # from the value itself: ["a", 1] is mixed, not "1" (TensorFlow's ValueError)
+        return string_array(value, "convert_to_tensor", _mixed_types)
     elif arr.dtype.kind == "V":
         raise InvalidArgumentError("convert_to_tensor: cannot convert %s of %s to a tensor"
                                    % (type(value).__name__, arr.dtype))
     return arr
+
+
+def _mixed_types(message):
+    return ValueError("Can't convert Python sequence with mixed types to Tensor.")
 
 
 cdef bint _has_numpy_leaf(object value):

@@ -779,8 +779,7 @@ def _depth(x):
 def _max_depth(xs):
     ds = [d for d in (_depth(v) for v in xs) if d is not None]
     if len(set(ds)) > 1:
-        raise InvalidArgumentError("ragged.constant: all scalar values must have the same "
-                                   "nesting depth (got depths %s)" % sorted(set(ds)))
+        raise ValueError("all scalar values must have the same nesting depth")   # (TF's text)
     if ds:
         return ds[0]
     # only empty lists below: they still count as one level (TensorFlow's [[], []] is 2-D)
@@ -816,6 +815,8 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
     from .strings import is_string_value
     if is_string_value(level):
         from .strings import bytes_array
+        if not all(isinstance(v, (str, bytes, np.str_, np.bytes_)) for v in level):
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         values = _core.wrap(bytes_array(level, "ragged.constant"))
     else:
         from .ops.array_ops import constant as dense_constant

@@ -127,9 +127,10 @@ class Variable(_core.VariableBase):
         # TensorFlow checks assign's shape in Python (ValueError) and leaves assign_add and
         # assign_sub to the kernel (InvalidArgumentError); each keeps its class here
         if what == "assign":
-            raise ValueError("assign: cannot assign value to variable %r: shape mismatch. The "
+            # (TensorFlow's text, its missing space after "mismatch." included)
+            raise ValueError("Cannot assign value to variable ' %s': Shape mismatch.The "
                              "variable shape %s, and the assigned value shape %s are "
-                             "incompatible" % (self._name, want, tuple(shape)))
+                             "incompatible." % (self._name, want, tuple(shape)))
         raise InvalidArgumentError(
             "%s: cannot update variable %r with shape %s using a tensor with shape %s, shapes "
             "must be equal" % (what, self._name, list(want), list(shape)))

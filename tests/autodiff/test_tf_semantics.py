@@ -108,9 +108,9 @@ def test_assign_shape_mismatch_is_value_error_with_tensorflows_message():
     with pytest.raises(ValueError) as info:
         v.assign([1.0, 2.0, 3.0])
     assert type(info.value) is ValueError
-    assert "Shape mismatch" in str(info.value) or "shape mismatch" in str(info.value)
-    assert "'k:0'" in str(info.value) and "(2,)" in str(info.value) and "(3,)" in str(
-        info.value)
+    assert str(info.value) == ("Cannot assign value to variable ' k:0': Shape mismatch.The "
+                               "variable shape (2,), and the assigned value shape (3,) are "
+                               "incompatible.")          # TensorFlow 2.21's text
     with pytest.raises(ValueError) as info:
         v.assign(np.zeros(3, np.float32))          # the ndarray fast path checks the same
     assert type(info.value) is ValueError
