@@ -11,6 +11,7 @@ import numpy as np
 
 from ..dtypes import as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..extension_type import ExtensionTypeSpec
 from . import structure as S
 from .dataset import UNKNOWN, Dataset
 
@@ -36,8 +37,9 @@ class FromGenerator(Dataset):
             if output_types is not None or output_shapes is not None:
                 raise TypeError("from_generator: give output_signature or output_types/"
                                 "output_shapes, not both")
-            spec = S.map_structure(lambda s: S.TensorSpec(
-                getattr(s, "shape", None), s.dtype), output_signature)
+            spec = S.map_structure(lambda s: s if isinstance(s, ExtensionTypeSpec) else
+                                   S.TensorSpec(getattr(s, "shape", None), s.dtype),
+                                   output_signature)
         elif output_types is not None:
             types = output_types
             if output_shapes is None:
@@ -70,6 +72,11 @@ class FromGenerator(Dataset):
                                 "of %d components)" % (value, len(spec)))
             items = [self._convert(v, s) for v, s in zip(value, spec)]
             return type(spec)(*items) if hasattr(spec, "_fields") else tuple(items)
+        if isinstance(spec, ExtensionTypeSpec):
+            if not spec.is_compatible_with(value):
+                raise TypeError("from_generator: the generator yielded %r (expected a value "
+                                "of %r)" % (value, spec))
+            return S.to_arrays(value)
         want = spec.dtype._np
         arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
         if arr.dtype != want:

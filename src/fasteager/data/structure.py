@@ -1,6 +1,7 @@
 """Element structures of ``fe.data`` datasets, as ``tf.data`` defines them.
 
-An element is a tensor, or a tuple (namedtuples included) or dict of elements. Lists are
+An element is a tensor, or a tuple (namedtuples included) or dict of elements, or an
+extension value (``fe.experimental.ExtensionType``, through its components). Lists are
 *values*, not structures: ``from_tensor_slices([1, 2, 3])`` slices one tensor, as in
 TensorFlow. Inside the pipeline elements hold NumPy arrays; iteration wraps them as
 tensors at the end.
@@ -9,6 +10,7 @@ import numpy as np
 
 from .. import _core
 from ..dtypes import as_dtype
+from ..extension_type import ExtensionType
 from ..tensor_shape import TensorShape
 from .composite import LEAVES, RaggedLeaf, SparseLeaf
 
@@ -18,7 +20,10 @@ def is_structure(s):
 
 
 def flatten(s):
-    """The leaves of ``s``: tuples in order, dicts in sorted-key order."""
+    """The leaves of ``s``: tuples in order, dicts in sorted-key order, an extension value's
+    components."""
+    if isinstance(s, ExtensionType):
+        return [leaf for x in s._to_components() for leaf in flatten(x)]
     if isinstance(s, dict):
         out = []
         for k in sorted(s, key=_key):
@@ -43,6 +48,8 @@ def pack(template, flat):
 
 
 def _pack(s, it):
+    if isinstance(s, ExtensionType):
+        return s._from_components([_pack(x, it) for x in s._to_components()])
     if isinstance(s, dict):
         packed = {k: _pack(s[k], it) for k in sorted(s, key=_key)}
         return {k: packed[k] for k in s}
@@ -53,6 +60,8 @@ def _pack(s, it):
 
 
 def map_structure(fn, s):
+    if isinstance(s, ExtensionType):
+        return s._from_components([map_structure(fn, x) for x in s._to_components()])
     if isinstance(s, dict):
         return {k: map_structure(fn, v) for k, v in s.items()}
     if isinstance(s, tuple):
