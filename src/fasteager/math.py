@@ -15,3 +15,13 @@ from .ops.math_ops import (cumprod, cumsum, log_sigmoid, reduce_logsumexp,  # no
 from .ops.math_ops import angle, conj, imag, real  # noqa: F401
 from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
                               cosh, digamma, erf, erfc, lgamma, polygamma, sinh, sort, top_k)
+from .ops.nn_ops import l2_normalize, log_softmax, softmax, softplus, softsign  # noqa: F401
+from .ops.more_math_ops import (accumulate_n, bincount, confusion_matrix,  # noqa: F401
+                                count_nonzero, cumulative_logsumexp, in_top_k,
+                                invert_permutation, is_non_decreasing, is_strictly_increasing,
+                                lbeta, nextafter, polyval, reciprocal_no_nan,
+                                reduce_euclidean_norm, rint, scalar_mul, segment_max,
+                                segment_mean, segment_min, segment_prod, unsorted_segment_max,
+                                unsorted_segment_mean, unsorted_segment_min,
+                                unsorted_segment_prod, unsorted_segment_sqrt_n, xdivy, xlog1py,
+                                xlogy, zero_fraction)
