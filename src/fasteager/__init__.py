@@ -73,6 +73,7 @@ from .keras import initializers, losses, metrics, optimizers  # noqa: F401,E402
 from . import distribute  # noqa: F401
 from . import saved_model  # noqa: F401,E402
 from . import image, io, ragged, sparse, strings  # noqa: F401
+from . import bitwise, signal  # noqa: F401
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
 from .ops.functional_ops import map_fn  # noqa: F401
