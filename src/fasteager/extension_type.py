@@ -621,6 +621,20 @@ def batch_values(values, opname):
     return out
 
 
+def map_extension_rows(fn, value, opname):
+    """``fn`` on each row of a batched extension value, the results batched again (extension
+    values with ``batch_values``, tensors and structures of them stacked)."""
+    from . import nest
+    from .ops.array_ops import stack
+    outs = [fn(row) for row in unbatch_value(value, opname)]
+    if not outs:
+        raise ValueError("%s: %s has no rows to map over" % (opname, type(value).__name__))
+    if isinstance(outs[0], ExtensionType):
+        return batch_values(outs, opname)
+    flats = [nest.flatten(o) for o in outs]
+    return nest.pack_sequence_as(outs[0], [stack(list(col)) for col in zip(*flats)])
+
+
 def unbatch_value(value, opname):
     """The rows (along axis 0) of a batched BatchableExtensionType value."""
     from .ops.array_ops import unstack
