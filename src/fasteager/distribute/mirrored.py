@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 
+from ..ops import _philox
 from . import _comm
 from . import strategy as _strategy
 from .strategy import ReduceOp, _InputContext
@@ -580,17 +581,12 @@ def creating_strategy():
     return s if isinstance(s, MirroredStrategy) else None
 
 
-_GOLDEN = 0x9E3779B97F4A7C15
-_U64 = (1 << 64) - 1
-
-
 def replica_key(key, replica_id):
-    """The Philox key of replica ``replica_id``'s stream (a fixed function of the
-    generator's key and the replica id, so each replica's stream is independent)."""
-    z = (key + (replica_id + 1) * _GOLDEN) & _U64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _U64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _U64
-    return z ^ (z >> 31)
+    """The Philox key of replica ``replica_id``'s stream, as TensorFlow derives it: one
+    64-bit draw of the generator's ``key`` at counter ``replica_id``."""
+    key &= (1 << 64) - 1
+    return int(_philox.full_int((key & 0xFFFFFFFF, key >> 32), (replica_id, 0, 0, 0), 1,
+                                np.uint64)[0])
 
 
 class _ReplicaStream:
