@@ -148,7 +148,7 @@ def _tf_if(cond, body, orelse, values, names):
                 continue
             ta, fb = _convertible(a), _convertible(b)
             _check_same_structure(name, ta, fb)
-            t_flat, f_flat = nest.flatten(ta), nest.flatten(fb)
+            t_flat, f_flat = _flat(ta), _flat(fb)
             for x, y in zip(t_flat, f_flat):
                 if x.dtype != y.dtype:
                     raise TypeError("'%s' has dtype %s in the main branch, but dtype %s in "
@@ -163,8 +163,7 @@ def _tf_if(cond, body, orelse, values, names):
             for entry in plan:
                 if type(entry) is tuple:
                     structure, n = entry
-                    new.append(nest.pack_sequence_as(structure, [next(it) for _ in range(n)])
-                               if nest.is_nested(structure) else next(it))
+                    new.append(_pack(structure, [next(it) for _ in range(n)]))
                 else:
                     new.append(entry.value)
             return tuple(new)
@@ -214,7 +213,7 @@ def _merge_branch_value(name, a, b):
 
 def _is_tensor_structure(x):
     return all(isinstance(v, (Tensor, VariableBase, bool, int, float, np.ndarray, np.generic))
-               for v in nest.flatten(x))
+               for v in _flat(x))
 
 
 def _convertible(x):
@@ -225,7 +224,26 @@ def _convertible(x):
         if isinstance(v, Tensor):
             return v
         return _core.convert_to_tensor(v)
-    return nest.map_structure(one, x) if nest.is_nested(x) else one(x)
+    if hasattr(x, "_to_components") and not isinstance(x, (Tensor, VariableBase)):
+        # an extension value, ragged or sparse tensor: its components
+        return x._from_components([_convertible(c) for c in x._to_components()])
+    return nest.map_structure(_convertible, x) if nest.is_nested(x) else one(x)
+
+
+def _flat(x):
+    # (the components of extension values, ragged and sparse tensors are state too)
+    return nest.flatten(x, expand_composites=True)
+
+
+def _static_of(x):
+    # what an extension value's type holds besides its components (strings, keys, ...)
+    return x._static_key() if hasattr(x, "_static_key") else None
+
+
+def _pack(structure, leaves):
+    if nest.is_nested(structure) or hasattr(structure, "_to_components"):
+        return nest.pack_sequence_as(structure, leaves, expand_composites=True)
+    return leaves[0]
 
 
 def _check_same_structure(name, a, b):
@@ -237,7 +255,8 @@ def _check_same_structure(name, a, b):
 
 def _structure_difference(a, b):
     """Why ``a`` and ``b`` are not the same nested structure (None when they are)."""
-    if control_flow._same_structure(a, b) and len(nest.flatten(a)) == len(nest.flatten(b)):
+    if control_flow._same_structure(a, b) and len(_flat(a)) == len(_flat(b)) and \
+            _static_of(a) == _static_of(b):
         return None
     return ("The two structures don't have the same nested structure.\n\nFirst structure: "
             "%s\n\nSecond structure: %s" % (control_flow._shape_of(a),
@@ -349,8 +368,7 @@ def _tf_while(test, body, values, names):
                 after = after.like       # returned on some path of the body: its type
             if not _undefined(after) and after is not None and _is_tensor_structure(after):
                 after = _convertible(after)
-                values[i] = nest.map_structure(_zeros_like_value, after) \
-                    if nest.is_nested(after) else _zeros_like_value(after)
+                values[i] = _pack(after, [_zeros_like_value(t) for t in _flat(after)])
     plan = []          # per entry: (structure, count) for loop variables, else _Passed
     flat = []
     for v in values:
@@ -358,7 +376,7 @@ def _tf_while(test, body, values, names):
             plan.append(_Passed(v))
             continue
         tv = _convertible(v)
-        leaves = nest.flatten(tv)
+        leaves = _flat(tv)
         plan.append((tv, len(leaves)))
         flat += leaves
     dummy = not flat       # a loop for its effects alone: one unused loop variable
@@ -373,8 +391,7 @@ def _tf_while(test, body, values, names):
                 out.append(entry.value)
             else:
                 structure, n = entry
-                out.append(nest.pack_sequence_as(structure, [next(it) for _ in range(n)])
-                           if nest.is_nested(structure) else next(it))
+                out.append(_pack(structure, [next(it) for _ in range(n)]))
         return out
 
     def cond_flat(*tensors):
@@ -395,7 +412,7 @@ def _tf_while(test, body, values, names):
                     raise _NotStageable(name)
                 continue
             _check_loop_value(name, entry_v, new_v)
-            out += nest.flatten(_convertible(new_v))
+            out += _flat(_convertible(new_v))
         return out + ([tensors[-1]] if dummy else [])
     try:
         done = control_flow._traced_while(tracer, cond_flat, body_flat, flat, flat, None,
@@ -451,7 +468,7 @@ def _check_loop_value(name, before, after):
     if why:
         raise TypeError("'%s' does not have the same nested structure after one "
                         "iteration.\n\n%s" % (name, why))
-    for x, y in zip(nest.flatten(b), nest.flatten(a)):
+    for x, y in zip(_flat(b), _flat(a)):
         if x.dtype != y.dtype:
             raise TypeError("'%s' has dtype %s before the loop, but dtype %s after one "
                             "iteration" % (name, x.dtype.name, y.dtype.name))
