@@ -82,6 +82,7 @@ from . import autograph  # noqa: F401
 from . import types  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
 from . import experimental  # noqa: F401,E402
+from .extension_type import type_spec_from_value  # noqa: F401,E402
 from ._tf_more import (AggregationMethod, IndexedSlices, TypeSpec,  # noqa: F401,A004,E402
                        VariableAggregation, VariableSynchronization, as_string,
                        batch_to_space, broadcast_dynamic_shape, broadcast_static_shape, case,
