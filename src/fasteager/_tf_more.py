@@ -38,6 +38,7 @@ from ._tf_functional import (  # noqa: F401
 )
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
+from .ops.more_math_ops import scalar_mul  # noqa: F401  (tf.scalar_mul is tf.math's)
 from .ops.sequence_ops import (  # noqa: F401
     batch_to_space,
     dynamic_partition,
@@ -496,7 +497,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     if _core.get_tracer() is None:
         return on_arrays(*flat)
     # a trace's step has Tout's dtypes: py_function checks them
-    return py_function(on_arrays, flat, Tout, name)
+    return py_function(on_arrays, flat, Tout, name or getattr(func, "__name__", "func"))
 
 
 # ---- enums and types --------------------------------------------------------------------------

@@ -51,9 +51,8 @@ def test_ensure_shape():
 
 def test_name_scope_group_no_op_tuple_identity_n():
     assert fe.get_current_name_scope() == ""
-    with fe.name_scope("a"):
-        with fe.name_scope("b"):
-            assert fe.get_current_name_scope() == "a/b"
+    with fe.name_scope("a"), fe.name_scope("b"):
+        assert fe.get_current_name_scope() == "a/b"
     assert fe.group(fe.constant(1)) is None and fe.no_op() is None
     out = fe.tuple([fe.constant(1), None, fe.constant(2.0)])
     assert out[1] is None and _np(out[0]) == 1 and out[2].dtype == fe.float32
@@ -66,9 +65,8 @@ def test_control_dependencies_runs_callables():
     with fe.control_dependencies([lambda: calls.append(1), fe.constant(1)]):
         y = fe.constant(2) + 1
     assert calls == [1] and _np(y) == 3
-    with pytest.raises(TypeError):
-        with fe.control_dependencies(fe.constant(1)):
-            pass
+    with pytest.raises(TypeError), fe.control_dependencies(fe.constant(1)):
+        pass
 
 
 def test_gradients_and_hessians_raise_as_in_eager_tensorflow():
@@ -111,6 +109,12 @@ def test_truncating_division():
     with pytest.raises(InvalidArgumentError, match="realdiv"):
         fe.realdiv(fe.constant([7]), fe.constant([2]))
     check_grads(lambda x, y: fe.truncatemod(x, y), [[7.5, -7.3, 2.2], [2.0, 2.5, -1.5]])
+
+
+def test_scalar_mul():
+    assert _np(fe.scalar_mul(2, fe.constant([1.0, 2.0]))) == [2.0, 4.0]
+    with pytest.raises(ValueError, match="0-D"):
+        fe.scalar_mul(fe.constant([2.0, 3.0]), fe.constant([1.0, 2.0]))
 
 
 def test_saturate_cast():
@@ -183,6 +187,12 @@ def test_numpy_function():
         return fe.numpy_function(np.sort, [v], fe.float32)
     assert _np(f(fe.constant([3.0, 1.0, 2.0]))) == [1.0, 2.0, 3.0]
     assert _np(f(fe.constant([9.0, 7.0, 8.0]))) == [7.0, 8.0, 9.0]
+
+    @fe.function
+    def wrong(v):
+        return fe.numpy_function(lambda a: a.astype(np.float64), [v], fe.float32)
+    with pytest.raises(InvalidArgumentError, match="float64, but expects float32"):
+        wrong(fe.constant([1.0]))
 
 
 # ---- enums and types ------------------------------------------------------------------------
