@@ -93,7 +93,7 @@ from ._tf_more import (AggregationMethod, IndexedSlices, TypeSpec,  # noqa: F401
                        identity_n, inside_function, is_symbolic_tensor, is_tensor, no_op,
                        numpy_function, ones_initializer, parallel_stack,
                        random_normal_initializer, random_uniform_initializer, realdiv,
-                       recompute_grad, reverse_sequence, roll, saturate_cast, scan,
+                       recompute_grad, reverse_sequence, roll, saturate_cast, scalar_mul, scan,
                        searchsorted, sequence_mask, shape_n, space_to_batch, space_to_batch_nd,
                        switch_case, timestamp, truncatediv, truncatemod, tuple, unique,
                        unique_with_counts, unravel_index, vectorized_map, zeros_initializer)
