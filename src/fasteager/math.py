@@ -25,3 +25,5 @@ from .ops.more_math_ops import (accumulate_n, bincount, confusion_matrix,  # noq
                                 unsorted_segment_mean, unsorted_segment_min,
                                 unsorted_segment_prod, unsorted_segment_sqrt_n, xdivy, xlog1py,
                                 xlogy, zero_fraction)
+from .ops.more_special_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: F401
+                                   betainc, erfcinv, erfinv, igamma, igammac, ndtri, zeta)
