@@ -9,7 +9,9 @@ import numpy as np
 
 import fasteager as fe
 from fasteager import bitwise
-from tests.ops.op_specs_base import BINARY, Spec, away_from_zero
+from fasteager.ops.more_special_ops import igamma_grad_a_op
+from fasteager.ops.registry import execute
+from tests.ops.op_specs_base import BINARY, UNARY, Spec, away_from_zero, in_open_unit, positive
 
 # products get an empty segment (4 segments, ids 0..2); the extremes fill theirs with
 # -FLT_MAX / FLT_MAX, too large for finite differences: they are checked in test_more_math
@@ -79,8 +81,36 @@ def _lu(a):
     return [out.lu, fe.cast(out.p, fe.float32)]
 
 
+def _dp_da_ref(a, x, h=1e-6):
+    # a central difference of SciPy's P(a, x) in float64
+    import scipy.special
+    a64, x64 = a.astype(np.float64), x.astype(np.float64)
+    d = (scipy.special.gammainc(a64 + h, x64) - scipy.special.gammainc(a64 - h, x64)) / (2 * h)
+    return d.astype(np.result_type(a, x))
+
+
 def _small_ints(x):
     return np.round(np.abs(x) * 4)
+
+
+def _scipy(name):
+    # SciPy (a test dependency through scikit-learn) as the independent reference
+    def ref(*xs):
+        import scipy.special
+        return np.asarray(getattr(scipy.special, name)(*xs)).astype(xs[-1].dtype)
+    return ref
+
+
+def _probability(x):
+    return 0.05 + 0.9 / (1 + np.exp(-x))
+
+
+def _in_0_2(x):
+    return 1 + np.tanh(x) * 0.9
+
+
+def _above_one(x):
+    return 1.5 + np.abs(x)
 
 
 AREA_SPECS = {
@@ -109,4 +139,25 @@ AREA_SPECS = {
                         BINARY, domain=_small_ints, grad=False),
     # TensorFlow records no gradient for Lu: the table checks the LookupError instead
     "lu": Spec(_lu, _lu_ref, [((3, 3),), ((4, 4),), ((1, 1),)], grad=False),
+    # ---- special functions (more_special_ops)
+    "erfinv": Spec(fe.math.erfinv, _scipy("erfinv"), UNARY, domain=in_open_unit),
+    "erfcinv": Spec(fe.math.erfcinv, _scipy("erfcinv"), UNARY, domain=_in_0_2),
+    "ndtri": Spec(fe.math.ndtri, _scipy("ndtri"), UNARY, domain=_probability),
+    # TensorFlow's zeta has no gradient in x: the table varies q only
+    "zeta": Spec(lambda q: fe.math.zeta(fe.constant(2.5, q.dtype), q),
+                 lambda q: _scipy("zeta")(np.asarray(2.5, q.dtype), q), UNARY, domain=positive),
+    "igamma": Spec(fe.math.igamma, _scipy("gammainc"), BINARY, domain=positive, order=1),
+    "igammac": Spec(fe.math.igammac, _scipy("gammaincc"), BINARY, domain=positive, order=1),
+    # dP/da, the a-gradient of igamma; as TensorFlow's IgammaGradA, it has no gradient
+    "igamma_grad_a": Spec(lambda a, x: execute(igamma_grad_a_op, a, x), _dp_da_ref, BINARY,
+                          domain=positive, grad=False, rtol=1e-6),   # a difference quotient
+    # TensorFlow's betainc has a gradient in x only: the table varies x
+    "betainc": Spec(lambda x: fe.math.betainc(fe.constant(1.5, x.dtype),
+                                              fe.constant(2.5, x.dtype), x),
+                    lambda x: _scipy("betainc")(np.asarray(1.5), np.asarray(2.5), x),
+                    UNARY, domain=_probability),
+    "bessel_i0": Spec(fe.math.bessel_i0, _scipy("i0"), UNARY),
+    "bessel_i0e": Spec(fe.math.bessel_i0e, _scipy("i0e"), UNARY, domain=away_from_zero),
+    "bessel_i1": Spec(fe.math.bessel_i1, _scipy("i1"), UNARY),
+    "bessel_i1e": Spec(fe.math.bessel_i1e, _scipy("i1e"), UNARY, domain=away_from_zero),
 }
