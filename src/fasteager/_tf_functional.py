@@ -165,12 +165,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if default is None:
             raise ValueError("case: pred_fn_pairs is empty and there is no default")
         return default()
-
     if default is None:
-        if not any(bool(_core.data_of(p, "case")) for p in preds):
-            from .ops.array_ops import stack
-            raise InvalidArgumentError("case: Input error: None of conditions evaluated as "
-                                       "True: %s" % stack(preds).numpy().tolist())
+        _check_some_pred_holds(preds)
         # the last branch is the default, as in TensorFlow's graph (never a failing branch
         # that fe.cond would trace inside a function)
         *pairs, (_, default) = pairs
@@ -178,6 +174,29 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     for p, (_, f) in reversed(list(zip(preds, pairs))):
         fn = _bind_cond(p, f, fn)
     return fn()
+
+
+def _check_some_pred_holds(preds):
+    """TensorFlow's assertion of a ``case`` without default: now, and inside ``fe.function``
+    at every later call (a step of the graph), without reading the values as data."""
+    from .ops.array_ops import stack
+    stacked = stack(preds)
+    tracer = _core.get_tracer()
+    if tracer is None or tracer.parent is None:
+        _raise_unless_any(_host(stacked._value))
+    # (a branch of fe.cond is traced whether it runs or not: its check is the step's alone)
+    if tracer is not None:
+        tracer.effect(lambda arr: _raise_unless_any(_host(arr)), [stacked], (), "case_assert")
+
+
+def _host(value):
+    return value if isinstance(value, np.ndarray) else value.get()
+
+
+def _raise_unless_any(flags):
+    if not flags.any():
+        raise InvalidArgumentError("case: Input error: None of conditions evaluated as True: %s"
+                                   % flags.reshape(-1).tolist())
 
 
 def _bind_cond(pred, true_fn, false_fn):

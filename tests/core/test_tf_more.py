@@ -1,5 +1,7 @@
 """TensorFlow's smaller top-level names (fasteager/_tf_more.py, _tf_functional.py,
 ops/sequence_ops.py). Expected values were read from TensorFlow 2.21 itself."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -331,6 +333,28 @@ def test_case_and_switch_case_inside_function():
            for v, i in [(1.0, 0), (3.0, 1), (7.0, 2), (3.0, 9)]]
     assert got == [[10.0, 2.0], [300.0, 5.0], [-7.0, 10.0], [300.0, 6.0]]
     assert len(traces) == 1
+
+
+def test_case_without_default_inside_function_checks_every_call():
+    traces = []
+
+    @fe.function
+    def f(x):
+        traces.append(1)
+        return fe.case([(x < 2, lambda: x * 10), (x < 5, lambda: x * 100)])
+
+    @fe.function
+    def g(x):       # the check of a branch not taken does not fire
+        return fe.cond(x > 0, lambda: fe.case([(x < 2, lambda: x * 10)]), lambda: -x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # no eager fallback
+        assert float(f(fe.constant(1.0))) == 10.0 and float(f(fe.constant(3.0))) == 300.0
+        with pytest.raises(InvalidArgumentError, match="None of conditions"):
+            f(fe.constant(9.0))
+        assert float(f(fe.constant(4.0))) == 400.0 and len(traces) == 1
+        assert float(g(fe.constant(-9.0))) == 9.0 and float(g(fe.constant(1.0))) == 10.0
+        with pytest.raises(InvalidArgumentError, match="None of conditions"):
+            g(fe.constant(9.0))
 
 
 def test_vectorized_map():
