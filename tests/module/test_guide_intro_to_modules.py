@@ -94,7 +94,12 @@ def test_keras_layers_are_modules():
             return tf.nn.relu(y)
     simple_layer = MyDense(name="simple", in_features=3, out_features=3)
     assert isinstance(simple_layer, tf.Module)
-    assert simple_layer([[2.0, 2.0, 2.0]]).shape == (1, 3)
+    # Keras 3 takes only tensors (and arrays) positionally, as the guide's TF 2.21 run shows
+    with pytest.raises(ValueError, match="Only input tensors may be passed as positional "
+                                         r"arguments.*: 2.0 \(of type <class 'float'>\)"):
+        simple_layer([[2.0, 2.0, 2.0]])
+    assert simple_layer(tf.constant([[2.0, 2.0, 2.0]])).shape == (1, 3)
+    assert simple_layer(np.array([[2.0, 2.0, 2.0]])).shape == (1, 3)
     assert simple_layer.name == "simple"
 
     class FlexibleDense(tf.keras.layers.Layer):

@@ -531,6 +531,8 @@ class Layer(fe.Module):
                 (args or kwargs or isinstance(inputs, (list, tuple, dict)))
                 and _any_symbolic(inputs, args, kwargs)):
             return self._call_symbolic(inputs, args, kwargs)
+        if type(inputs) is not fe.Tensor or args:
+            _check_positional(inputs, args)
         inputs = self._convert_input(inputs)
         if isinstance(inputs, fe.Tensor):
             self._check_rank(inputs._value.shape)
@@ -672,6 +674,22 @@ class ListInput:
         if isinstance(x, (list, tuple)):
             return [Layer._convert_input(self, v) for v in x]
         return Layer._convert_input(self, x)
+
+
+def _is_input_value(v):
+    return v is None or isinstance(v, (fe.Tensor, fe.Variable, np.ndarray, KerasTensor,
+                                       fe.SparseTensor, fe.RaggedTensor)) or \
+        hasattr(type(v), "_to_components")          # (extension types)
+
+
+def _check_positional(inputs, args):
+    """Keras 3's rule: positional arguments of a layer call are tensors (or arrays, or
+    structures of them); a Python number, string or bool goes by keyword."""
+    for v in fe.nest.flatten((inputs, args)):
+        if not _is_input_value(v):
+            raise ValueError("Only input tensors may be passed as positional arguments. The "
+                             "following argument value should be passed as a keyword "
+                             "argument: %s (of type %s)" % (v, type(v)))
 
 
 def _any_symbolic(inputs, args, kwargs):
