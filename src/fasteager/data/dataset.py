@@ -551,7 +551,8 @@ class _TensorSlices(Dataset):
                 raise ValueError("from_tensor_slices: all components must have the same size "
                                  "in the 0th dimension (expected %d, got %d in component %d)"
                                  % (n, a.shape[0], i))
-        self.template = value
+        # the structure of one row (an extension value's batch shape is then a row's)
+        self.template = S.pack(value, [a[0] for a in flat]) if n else value
         self.arrays = [S.readonly(a) for a in flat]
         self.n = n
 
