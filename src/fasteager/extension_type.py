@@ -321,12 +321,13 @@ def _convert_spec(where, annotation, value):
         value_t = args[1] if args else typing.Any
         return _ImmutableDict((k, _convert_spec("%s[%r]" % (where, k), value_t, v))
                               for k, v in value.items())
+    if annotation is TensorShape and value is None:     # (a batch shape of unknown rank)
+        return None
     tensorish = annotation is _core.Tensor or annotation in _tensor_classes() or (
         isinstance(annotation, type) and issubclass(annotation, ExtensionType))
     if tensorish:
         if not _is_type_spec(value):
-            raise TypeError("%s: expected a TypeSpec (such as fe.TensorSpec), got %r"
-                            % (where, type(value).__name__))
+            raise TypeError("%s: expected a TensorSpec, got %r" % (where, type(value).__name__))
         return value
     return _convert(where, annotation, value)
 
