@@ -1,6 +1,8 @@
 """tf.roll, searchsorted, sequence_mask, unique, unravel_index, reverse_sequence,
 dynamic_partition/stitch, histograms and space_to_batch/batch_to_space
 (fasteager/ops/sequence_ops.py). Expected values were read from TensorFlow 2.21."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -141,6 +143,28 @@ def test_space_to_batch_and_back():
 
 def test_parallel_stack():
     assert _np(fe.parallel_stack([fe.constant([1, 2]), fe.constant([3, 4])])) == [[1, 2], [3, 4]]
+
+
+def test_searchsorted_reverse_sequence_and_sequence_mask_replay_inside_function():
+    traces = []
+
+    @fe.function
+    def f(x, lens, edges):
+        traces.append(1)
+        return (fe.reverse_sequence(x, lens, seq_axis=1), fe.sequence_mask(lens, 3),
+                fe.searchsorted(edges, x), fe.roll(x, 1, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no eager fallback
+        for xs, ls in [([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [2, 3]),
+                       ([[6.0, 6.0, 1.0], [4.0, 5.0, 8.0]], [1, 0])]:
+            rev, mask, pos, rolled = f(fe.constant(xs), fe.constant(ls),
+                                       fe.constant([[0.0, 5.0], [2.0, 6.0]]))
+            assert _np(rev) == [list(r[:n][::-1]) + list(r[n:]) for r, n in zip(xs, ls)]
+            assert _np(mask) == (np.arange(3)[None] < np.array(ls)[:, None]).tolist()
+            assert _np(pos) == [np.searchsorted(e, r).tolist()
+                                for e, r in zip([[0.0, 5.0], [2.0, 6.0]], xs)]
+            assert _np(rolled) == np.roll(np.array(xs), 1, 1).tolist()
+    assert len(traces) == 1
 
 
 @pytest.mark.filterwarnings("ignore:.*runs eagerly:UserWarning")

@@ -3,10 +3,12 @@
 ``searchsorted``, ``sequence_mask``, ``unravel_index``, the fixed-width histograms and the
 block rearrangements ``space_to_batch_nd`` / ``batch_to_space``.
 
-None of them is a new op: the positions are computed in NumPy from the index arguments
+Two are ops of their own, so that ``fe.function`` replays them with new index values:
+``searchsorted`` (integer positions, no gradient) and ``reverse_sequence`` (its own
+adjoint). The others compute positions in NumPy from the index arguments
 (``_core.data_of``, which tells a tracing ``fe.function`` that the graph depends on those
-values, so it runs such a function eagerly), and the entries move through ``getitem``,
-``reshape``, ``transpose`` and ``pad``, whose gradients already exist; the outputs that are
+values, so it runs such a function eagerly) and move the entries through ``getitem``,
+``reshape``, ``transpose`` and ``pad``, whose gradients already exist; outputs that are
 positions or counts are integer constants, as in TensorFlow (no gradient).
 """
 import builtins
@@ -20,7 +22,7 @@ from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from .array_ops import concat, getitem, ones_like, pad, reshape, stack, transpose, zeros
 from .math_ops import cast, clip_by_value, floor, less, multiply, subtract, truediv
-from .registry import as_int, execute, normalize_axis
+from .registry import ANY_DTYPE, NUMERIC, as_int, defop, execute, normalize_axis
 
 __all__ = ["batch_to_space", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width",
            "histogram_fixed_width_bins", "parallel_stack", "reverse_sequence", "roll",
@@ -69,6 +71,20 @@ def roll(input, shift, axis, name=None):
     return numpy_roll(x, shifts.tolist(), axes.tolist()) if shifts.size else x
 
 
+def _searchsorted_fwd(seq, vals, side, out_type):
+    rows = int(np.prod(seq.shape[:-1]))      # (reshape(-1, 0) cannot tell the rows)
+    s2 = seq.reshape(rows, seq.shape[-1])
+    v2 = vals.reshape(rows, vals.shape[-1])
+    out = np.empty(v2.shape, out_type)
+    for i in builtins.range(s2.shape[0]):
+        out[i] = np.searchsorted(s2[i], v2[i], side=side)
+    return out.reshape(vals.shape)
+
+
+searchsorted_op = defop("searchsorted", _searchsorted_fwd, kinds=NUMERIC, same_dtype=True,
+                        nin=2, attrs=("side", "out_type"), no_grad="returns integer positions")
+
+
 def searchsorted(sorted_sequence, values, side="left", out_type=np.int32, name=None):
     """Where each of ``values`` would go in ``sorted_sequence`` to keep it sorted, row by
     row along the innermost axis (``side='left'``: before equal entries, ``'right'``:
@@ -77,25 +93,24 @@ def searchsorted(sorted_sequence, values, side="left", out_type=np.int32, name=N
     >>> fe.searchsorted([0, 3, 9, 10], [2, 9]).numpy()
     array([1, 2], dtype=int32)
     """
+    from .math_ops import convert_same
     if side not in ("left", "right"):
         raise ValueError("searchsorted: side must be either 'right' or 'left' (got %r)"
                          % (side,))
-    seq = _core.data_of(convert_to_tensor(sorted_sequence), "searchsorted")
-    vals = _core.data_of(convert_to_tensor(values, seq.dtype), "searchsorted")
-    if seq.ndim == 0 or vals.ndim == 0:
+    seq, vals = convert_same(sorted_sequence, values)
+    sshape, vshape = seq._value.shape, vals._value.shape
+    if not sshape or not vshape:
         raise InvalidArgumentError("searchsorted: sorted_sequence and values must have rank "
-                                   ">= 1 (got shapes %s and %s)" % (list(seq.shape),
-                                                                    list(vals.shape)))
-    if seq.shape[:-1] != vals.shape[:-1]:
+                                   ">= 1 (got shapes %s and %s)" % (list(sshape), list(vshape)))
+    if sshape[:-1] != vshape[:-1]:
         raise InvalidArgumentError("searchsorted: the leading dimensions of sorted_sequence "
                                    "and values must match (got shapes %s and %s)"
-                                   % (list(seq.shape), list(vals.shape)))
-    s2 = seq.reshape(-1, seq.shape[-1])
-    v2 = vals.reshape(-1, vals.shape[-1])
-    out = np.empty(v2.shape, np.int64)
-    for i in builtins.range(s2.shape[0]):
-        out[i] = np.searchsorted(s2[i], v2[i], side=side)
-    return _int_out(out.reshape(vals.shape), out_type, "searchsorted")
+                                   % (list(sshape), list(vshape)))
+    d = as_dtype(out_type)
+    if d.name not in ("int32", "int64"):
+        raise InvalidArgumentError("searchsorted: out_type must be int32 or int64 (got %s)"
+                                   % d.name)
+    return execute(searchsorted_op, seq, vals, side=side, out_type=d.as_numpy_dtype)
 
 
 def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
@@ -186,6 +201,29 @@ def unravel_index(indices, dims, name=None):
     return _core.wrap(coords.astype(idx.dtype))
 
 
+def _reverse_sequence_fwd(x, lens, seq_axis, batch_axis):
+    lens = lens.astype(np.int64).reshape(-1)
+    ns = x.shape[seq_axis]
+    bad = np.nonzero((lens < 0) | (lens > ns))[0]
+    if bad.size:
+        raise InvalidArgumentError("reverse_sequence: seq_lengths[%d] = %d is not in [0, %d] "
+                                   "(the size of seq_axis)" % (bad[0], lens[bad[0]], ns))
+    t = np.arange(ns)[None, :]
+    src = np.where(t < lens[:, None], lens[:, None] - 1 - t, t)      # (batch, seq)
+    shape = [1] * x.ndim
+    shape[batch_axis], shape[seq_axis] = lens.size, ns
+    idx = (src if batch_axis < seq_axis else src.T).reshape(shape)
+    return np.take_along_axis(x, np.broadcast_to(idx, x.shape), axis=seq_axis)
+
+
+# reversing the same prefixes again undoes it: the op is its own adjoint
+reverse_sequence_op = defop(
+    "reverse_sequence", _reverse_sequence_fwd, kinds=ANY_DTYPE, same_dtype=False, nin=2,
+    attrs=("seq_axis", "batch_axis"),
+    grads=[lambda g, ans, x, lens, seq_axis, batch_axis: execute(
+        reverse_sequence_op, g, lens, seq_axis=seq_axis, batch_axis=batch_axis), None])
+
+
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):
     """Reverse the first ``seq_lengths[b]`` entries along ``seq_axis`` of each slice ``b``
     along ``batch_axis`` (default 0); the rest stay in place.
@@ -204,28 +242,17 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     if sa == ba:
         raise InvalidArgumentError("reverse_sequence: seq_axis and batch_axis must differ "
                                    "(both are %d)" % sa)
-    lens = _ints(seq_lengths, "reverse_sequence", "seq_lengths").reshape(-1)
-    nb, ns = x._value.shape[ba], x._value.shape[sa]
-    if lens.size != nb:
-        raise InvalidArgumentError("reverse_sequence: seq_lengths must have one entry per "
-                                   "batch (expected %d, got %d)" % (nb, lens.size))
-    bad = np.nonzero((lens < 0) | (lens > ns))[0]
-    if bad.size:
-        raise InvalidArgumentError("reverse_sequence: seq_lengths[%d] = %d is not in [0, %d] "
-                                   "(the size of seq_axis)" % (bad[0], lens[bad[0]], ns))
-    t = np.arange(ns)[None, :]
-    L = lens[:, None]
-    src = np.where(t < L, L - 1 - t, t)          # (batch, seq)
-    key = []
-    for a in builtins.range(rank):
-        shape = [1] * rank
-        if a == sa:
-            shape[ba], shape[sa] = nb, ns
-            key.append(src.reshape(shape) if ba < sa else src.T.reshape(shape))
-        else:
-            shape[a] = x._value.shape[a]
-            key.append(np.arange(x._value.shape[a]).reshape(shape))
-    return _take(x, tuple(key))
+    given = isinstance(seq_lengths, (_core.Tensor, _core.VariableBase))
+    lens = convert_to_tensor(seq_lengths, None if given or np.size(seq_lengths) else np.int32)
+    if not lens.dtype.is_integer:
+        raise InvalidArgumentError("reverse_sequence: seq_lengths must be integers (got %s)"
+                                   % lens.dtype.name)
+    nb = x._value.shape[ba]
+    if lens._value.shape != (nb,):
+        raise InvalidArgumentError("reverse_sequence: seq_lengths must be a vector with one "
+                                   "entry per batch (expected shape [%d], got %s)"
+                                   % (nb, list(lens._value.shape)))
+    return execute(reverse_sequence_op, x, lens, seq_axis=sa, batch_axis=ba)
 
 
 def dynamic_partition(data, partitions, num_partitions, name=None):
