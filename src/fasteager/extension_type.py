@@ -254,8 +254,8 @@ def _rank(component):
 def _spec_of(value):
     """The TypeSpec of a field value: TensorSpec for a tensor, the nested Spec of an
     extension value, containers of specs for tuples and mappings, static values as they
-    are."""
-    if isinstance(value, _STATIC):
+    are (and specs: the spec of a value holding specs for components is its spec)."""
+    if isinstance(value, _STATIC) or _is_type_spec(value):
         return value
     if isinstance(value, tuple):
         return tuple(_spec_of(v) for v in value)

@@ -133,6 +133,17 @@ def test_from_tensor_slices_batch_unbatch_keep_the_batch_shape():
     assert again[0].shape == [] and again[0].bandwidth.shape == (3, 3)
 
 
+def test_element_spec_is_the_class_spec():
+    ds = tf.data.Dataset.from_tensor_slices(MaskedTensor([[1, 2], [3, 4]],
+                                                         [[True, False], [True, True]]))
+    assert isinstance(ds.element_spec, MaskedTensor.Spec)
+    assert repr(ds.element_spec) == (
+        "MaskedTensor.Spec(values=TensorSpec(shape=(2,), dtype=fe.int32, name=None), "
+        "mask=TensorSpec(shape=(2,), dtype=fe.bool, name=None))")
+    assert repr(ds.batch(2).element_spec.values) == \
+        "TensorSpec(shape=(None, 2), dtype=fe.int32, name=None)"
+
+
 def test_map_fn_over_a_batchable_value():
     def balance_work_greedy(network):
         delta = (tf.expand_dims(network.work, -1) - tf.expand_dims(network.work, -2))

@@ -258,8 +258,8 @@ class Dataset:
 
     @property
     def element_spec(self):
-        """The structure of ``TensorSpec`` of one element."""
-        return self._element_spec()
+        """The structure of ``TensorSpec`` of one element (an extension value's ``Spec``)."""
+        return S.public_spec(self._element_spec())
 
     def _element_spec(self):
         for element in self._iter():

@@ -70,6 +70,19 @@ def map_structure(fn, s):
     return fn(s)
 
 
+def public_spec(spec):
+    """An element spec as users see it: inside the pipeline an extension value's spec is
+    the value holding specs for components; outside it is the class's ``Spec``."""
+    if isinstance(spec, ExtensionType):
+        return type(spec).Spec.from_value(spec)
+    if isinstance(spec, dict):
+        return {k: public_spec(v) for k, v in spec.items()}
+    if isinstance(spec, tuple):
+        items = [public_spec(x) for x in spec]
+        return type(spec)(*items) if hasattr(spec, "_fields") else tuple(items)
+    return spec
+
+
 def _is_dataset(value):
     from .dataset import Dataset
     return isinstance(value, Dataset)
