@@ -62,6 +62,34 @@ def test_unique_and_counts():
         fe.unique([[1, 2]])
 
 
+def test_unique_has_no_gradient_as_in_tensorflow():
+    x = fe.constant([1.0, 2.0, 1.0])
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        y = fe.reduce_sum(fe.unique(x).y ** 2)
+    with pytest.raises(LookupError, match="Unique"):
+        tape.gradient(y, x)
+
+
+def test_unique_and_unravel_index_replay_inside_function():
+    traces = []
+
+    @fe.function
+    def f(x):
+        traces.append(1)
+        u = fe.unique_with_counts(x)
+        return u.y, u.idx, u.count, fe.unravel_index(x, [3, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no eager fallback
+        for xs in ([1, 1, 5], [8, 0, 2], [4, 4, 4]):       # y's length changes
+            y, idx, count, coords = f(fe.constant(xs))
+            values = list(dict.fromkeys(xs))
+            assert _np(y) == values and _np(idx) == [values.index(v) for v in xs]
+            assert _np(count) == [xs.count(v) for v in values]
+            assert _np(coords) == np.stack(np.unravel_index(xs, (3, 3))).tolist()
+    assert len(traces) == 1
+
+
 def test_unravel_index():
     got = fe.unravel_index([2, 5, 7], [3, 3])
     assert got.dtype == fe.int32 and _np(got) == [[0, 1, 2], [2, 2, 1]]

@@ -24,10 +24,41 @@ def _searchsorted_ref(s, v):
         .astype(np.int32)
 
 
+def _codes(x):
+    """Integer codes with repeats (unique's interesting case) from random floats."""
+    return np.floor(np.abs(x) * 2)
+
+
+def _unique_ref(x, counts=False):
+    c = _codes(x).reshape(-1)
+    values = list(dict.fromkeys(c.tolist()))
+    idx = np.array([values.index(v) for v in c.tolist()], np.int32)
+    y = np.array(values, x.dtype)
+    if not counts:
+        return y, idx
+    return y, idx, np.array([int((c == v).sum()) for v in values], np.int32)
+
+
+def _flat_index(x):
+    n = x.size
+    return (np.arange(n) * 7) % max(n, 1), np.array(x.shape if x.ndim else (1,))
+
+
 AREA_SPECS = {
     "reverse_sequence": Spec(
         lambda x: fe.reverse_sequence(x, _lens(x.shape), seq_axis=1, batch_axis=0),
         _reverse_ref, cases=[((3, 4),), ((4, 3, 2),), ((0, 3),)]),
     "searchsorted": Spec(lambda s, v: fe.searchsorted(fe.sort(s), v), _searchsorted_ref,
                          cases=[((5,), (3,)), ((2, 4), (2, 3)), ((3, 0), (3, 2))], grad=False),
+    "unique": Spec(lambda x: tuple(fe.unique(fe.floor(fe.abs(x) * 2))), _unique_ref,
+                   cases=[((7,),), ((0,),)], grad=False),
+    "unique_with_counts": Spec(lambda x: tuple(fe.unique_with_counts(fe.floor(fe.abs(x) * 2))),
+                               lambda x: _unique_ref(x, True), cases=[((7,),), ((0,),)],
+                               grad=False),
+    "unravel_index": Spec(
+        lambda x: fe.unravel_index(fe.constant(_flat_index(x.numpy())[0]),
+                                   fe.constant(_flat_index(x.numpy())[1])),
+        lambda x: np.stack(np.unravel_index(*_flat_index(x))), cases=[((2, 3),), ((4,),),
+                                                                       ((2, 2, 2),)],
+        grad=False),
 }

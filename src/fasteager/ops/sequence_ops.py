@@ -3,9 +3,10 @@
 ``searchsorted``, ``sequence_mask``, ``unravel_index``, the fixed-width histograms and the
 block rearrangements ``space_to_batch_nd`` / ``batch_to_space``.
 
-Two are ops of their own, so that ``fe.function`` replays them with new index values:
-``searchsorted`` (integer positions, no gradient) and ``reverse_sequence`` (its own
-adjoint). The others compute positions in NumPy from the index arguments
+Some are ops of their own, so that ``fe.function`` replays them with new values:
+``searchsorted`` and ``unravel_index`` (integer results, no gradient), ``unique`` and
+``unique_with_counts`` (TensorFlow registers no gradient: a tape raises its LookupError)
+and ``reverse_sequence`` (its own adjoint). The others compute positions in NumPy from the index arguments
 (``_core.data_of``, which tells a tracing ``fe.function`` that the graph depends on those
 values, so it runs such a function eagerly) and move the entries through ``getitem``,
 ``reshape``, ``transpose`` and ``pad``, whose gradients already exist; outputs that are
@@ -22,7 +23,8 @@ from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from .array_ops import concat, getitem, ones_like, pad, reshape, stack, transpose, zeros
 from .math_ops import cast, clip_by_value, floor, less, multiply, subtract, truediv
-from .registry import ANY_DTYPE, NUMERIC, as_int, defop, execute, normalize_axis
+from .registry import (ANY_DTYPE, INT, NUMERIC, as_int, defop, execute, normalize_axis,
+                       unregistered_gradient)
 
 __all__ = ["batch_to_space", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width",
            "histogram_fixed_width_bins", "parallel_stack", "reverse_sequence", "roll",
@@ -44,14 +46,6 @@ def _ints(value, opname, argname):
 
 def _take(x, key):
     return execute(getitem, x, key=key)
-
-
-def _int_out(arr, dtype, opname, argname="out_type"):
-    d = as_dtype(dtype)
-    if d.name not in ("int32", "int64"):
-        raise InvalidArgumentError("%s: %s must be int32 or int64 (got %s)"
-                                   % (opname, argname, d.name))
-    return _core.wrap(np.asarray(arr).astype(d.as_numpy_dtype))
 
 
 def roll(input, shift, axis, name=None):
@@ -139,19 +133,35 @@ def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
     return mask if d.name == "bool" else cast(mask, d)
 
 
-def _unique(x, out_idx, opname):
-    t = convert_to_tensor(x)
-    arr = _core.data_of(t, opname)
-    if arr.ndim != 1:
-        raise InvalidArgumentError("%s: x must be a 1-D vector (got shape %s)"
-                                   % (opname, list(arr.shape)))
-    _, first, inverse, counts = np.unique(arr, return_index=True, return_inverse=True,
+def _unique_arrays(x, out_idx):
+    """(y, idx, count) of 1-D ``x``, in TensorFlow's order: that of first occurrence."""
+    if x.ndim != 1:
+        raise InvalidArgumentError("unique: x must be a 1-D vector (got shape %s)"
+                                   % list(x.shape))
+    _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
                                           return_counts=True)
-    order = np.argsort(first, kind="stable")     # TensorFlow's order: first occurrence
+    order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    y = _take(t, (first[order],))
-    return y, _int_out(rank[inverse.reshape(-1)], out_idx, opname, "out_idx"), counts[order]
+    return (x[first[order]], rank[inverse.reshape(-1)].astype(out_idx),
+            counts[order].astype(out_idx))
+
+
+# TensorFlow registers no gradient for either: a tape through them raises its LookupError
+unique_op = defop("unique", lambda x, out_idx: _unique_arrays(x, out_idx)[:2], kinds=ANY_DTYPE,
+                  same_dtype=False, multi=True, nin=1, attrs=("out_idx",),
+                  joint_grad=unregistered_gradient("unique", "Unique"))
+unique_with_counts_op = defop(
+    "unique_with_counts", _unique_arrays, kinds=ANY_DTYPE, same_dtype=False, multi=True, nin=1,
+    attrs=("out_idx",), joint_grad=unregistered_gradient("unique_with_counts", "UniqueWithCounts"))
+
+
+def _out_idx(out_idx, opname):
+    d = as_dtype(out_idx)
+    if d.name not in ("int32", "int64"):
+        raise InvalidArgumentError("%s: out_idx must be int32 or int64 (got %s)"
+                                   % (opname, d.name))
+    return d.as_numpy_dtype
 
 
 def unique(x, out_idx=np.int32, name=None):
@@ -161,15 +171,36 @@ def unique(x, out_idx=np.int32, name=None):
     >>> fe.unique([1, 1, 2, 4, 4]).y.numpy()
     array([1, 2, 4], dtype=int32)
     """
-    y, idx, _ = _unique(x, out_idx, "unique")
+    y, idx = execute(unique_op, convert_to_tensor(x), out_idx=_out_idx(out_idx, "unique"))
     return Unique(y, idx)
 
 
 def unique_with_counts(x, out_idx=np.int32, name=None):
     """``unique`` plus how many times each distinct value occurs:
     ``UniqueWithCounts(y, idx, count)``."""
-    y, idx, counts = _unique(x, out_idx, "unique_with_counts")
-    return UniqueWithCounts(y, idx, _int_out(counts, out_idx, "unique_with_counts", "out_idx"))
+    return UniqueWithCounts(*execute(unique_with_counts_op, convert_to_tensor(x),
+                                     out_idx=_out_idx(out_idx, "unique_with_counts")))
+
+
+def _unravel_fwd(idx, shape):
+    if shape.ndim != 1 or idx.ndim > 1:
+        raise InvalidArgumentError("unravel_index: indices must be a scalar or a vector and "
+                                   "dims a vector (got shapes %s and %s)"
+                                   % (list(idx.shape), list(shape.shape)))
+    if np.any(shape < 0):
+        raise InvalidArgumentError("unravel_index: dims must be non-negative (got %s)"
+                                   % shape.tolist())
+    total = int(np.prod(shape))
+    if idx.size and (idx.min() < 0 or idx.max() >= total):
+        raise InvalidArgumentError("unravel_index: index is out of bound as with dims "
+                                   "(expected 0 <= index < %d, got %s)" % (total, idx.tolist()))
+    if not shape.size:
+        return np.zeros((0,) + idx.shape, idx.dtype)
+    return np.stack(np.unravel_index(idx, tuple(shape.tolist()))).astype(idx.dtype)
+
+
+unravel_index_op = defop("unravel_index", _unravel_fwd, kinds=INT, nin=2,
+                         no_grad="returns integer coordinates")
 
 
 def unravel_index(indices, dims, name=None):
@@ -180,25 +211,11 @@ def unravel_index(indices, dims, name=None):
     array([[0, 1],
            [2, 2]], dtype=int32)
     """
-    idx_t = convert_to_tensor(indices)
-    if idx_t.dtype.name not in ("int32", "int64"):
+    idx = convert_to_tensor(indices)
+    if idx.dtype.name not in ("int32", "int64"):
         raise InvalidArgumentError("unravel_index: indices must be int32 or int64 (got %s)"
-                                   % idx_t.dtype.name)
-    idx = _core.data_of(idx_t, "unravel_index")
-    shape = _ints(dims, "unravel_index", "dims").reshape(-1)
-    if np.any(shape < 0):
-        raise InvalidArgumentError("unravel_index: dims must be non-negative (got %s)"
-                                   % shape.tolist())
-    total = int(np.prod(shape)) if shape.size else 1
-    if idx.ndim > 1:
-        raise InvalidArgumentError("unravel_index: indices must be a scalar or a vector "
-                                   "(got shape %s)" % list(idx.shape))
-    if idx.size and (idx.min() < 0 or idx.max() >= total):
-        raise InvalidArgumentError("unravel_index: index is out of bound as with dims "
-                                   "(expected 0 <= index < %d, got %s)" % (total, idx.tolist()))
-    coords = np.stack(np.unravel_index(idx, tuple(shape.tolist()))) if shape.size else \
-        np.zeros((0,) + idx.shape, np.int64)
-    return _core.wrap(coords.astype(idx.dtype))
+                                   % idx.dtype.name)
+    return execute(unravel_index_op, idx, convert_to_tensor(dims, idx.dtype))
 
 
 def _reverse_sequence_fwd(x, lens, seq_axis, batch_axis):
