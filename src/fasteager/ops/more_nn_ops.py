@@ -275,7 +275,8 @@ def _taps_pool(x, window, strides, padding, dilations, pooling_type):
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
          dilations=None, name=None):
     """Max or average pooling over N-D windows (N = 1, 2 or 3), with strides or dilations
-    (not both), as ``tf.nn.pool``; SAME average pooling divides by the cells inside.
+    (not both; dilations with VALID padding only), as ``tf.nn.pool``; SAME average pooling
+    divides by the cells inside the input.
 
     >>> fe.nn.pool(fe.reshape(fe.range(16.), [1, 4, 4, 1]), [2, 2], "AVG",
     ...            strides=[2, 2])[0, :, :, 0].numpy()
@@ -297,6 +298,9 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
     if max(strides) > 1 and max(dilations) > 1:
         raise ValueError("pool: strides > 1 not supported in conjunction with dilations > 1 "
                          "(got strides %s and dilations %s)" % (strides, dilations))
+    if padding == "SAME" and max(dilations) > 1:
+        raise ValueError("pool: pooling with 'SAME' padding is not implemented for "
+                         "dilations > 1 (got dilations %s)" % (dilations,))
     channels_first = data_format is not None and data_format.startswith("NC")
     if channels_first:
         x = transpose(x, (0,) + tuple(range(2, rank + 2)) + (1,))

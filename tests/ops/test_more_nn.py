@@ -1,0 +1,134 @@
+"""The rest of tf.nn: values and errors as TensorFlow 2.21 gives them (literal values
+below were printed by TensorFlow), gradients of the composites against finite
+differences."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+from tests.gradcheck import check_grads
+
+nn = fe.nn
+
+
+def close(t, want, dtype=None, rtol=1e-6, atol=1e-6):
+    assert isinstance(t, fe.Tensor)
+    if dtype is not None:
+        assert t.dtype == dtype, (t.dtype, dtype)
+    np.testing.assert_allclose(t.numpy(), np.asarray(want), rtol=rtol, atol=atol)
+
+
+BLOCKS = [[0., 1., 4., 5.], [2., 3., 6., 7.], [8., 9., 12., 13.], [10., 11., 14., 15.]]
+
+
+def test_depth_to_space_and_back():
+    x = fe.reshape(fe.range(16, dtype=fe.float32), [1, 2, 2, 4])
+    close(nn.depth_to_space(x, 2)[0, :, :, 0], BLOCKS)
+    image = fe.reshape(fe.range(16.), [1, 4, 4, 1])
+    close(nn.space_to_depth(image, 2)[0], np.reshape(BLOCKS, (2, 2, 4)))
+    close(nn.depth_to_space(nn.space_to_depth(image, 2), 2), image)
+    nchw = fe.transpose(x, [0, 3, 1, 2])
+    close(nn.depth_to_space(nchw, 2, data_format="NCHW")[0, 0], BLOCKS)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="divisible by: 4"):
+        nn.depth_to_space(fe.zeros([1, 2, 2, 3]), 2)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="divisible by block_size: 2"):
+        nn.space_to_depth(fe.zeros([1, 3, 3, 1]), 2)
+
+
+def test_crelu_and_losses():
+    close(nn.crelu([[-1., 2.]]), [[0., 2., 1., 0.]])
+    close(nn.log_poisson_loss([0., 1., 3.], [0.5, -1., 2.]), [1.6487212, 1.3678794, 1.3890562])
+    close(nn.log_poisson_loss([0., 1., 3.], [0.5, -1., 2.], compute_full_loss=True),
+          [1.6487212, 1.3678794, 3.1531377])
+    close(nn.weighted_cross_entropy_with_logits([0., 1., 1.], [0.5, -1., 2.], 3.),
+          [0.974077, 3.9397852, 0.380784])
+    check_grads(lambda z, x: nn.weighted_cross_entropy_with_logits(z, x, 2.5),
+                [[0.2, 0.9, 0.5], [0.5, -1.0, 2.0]])
+    check_grads(lambda t, x: nn.log_poisson_loss(t, x, compute_full_loss=True),
+                [[0.5, 2.0, 3.0], [0.5, -1.0, 2.0]])
+
+
+def test_moment_statistics():
+    x = fe.constant([[1., 2.], [3., 5.]])
+    count, m_ss, v_ss, shift = nn.sufficient_statistics(x, [0])
+    close(count, 2.)
+    close(m_ss, [4., 7.])
+    close(v_ss, [10., 29.])
+    assert shift is None
+    count, m_ss, v_ss, shift = nn.sufficient_statistics(x, [0], shift=[1., 1.], keepdims=True)
+    close(m_ss, [[2., 5.]])
+    close(v_ss, [[4., 17.]])
+    close(shift, [1., 1.])
+    mean, var = nn.normalize_moments(2., fe.constant([2., 5.]), fe.constant([4., 17.]),
+                                     fe.constant([1., 1.]))
+    close(mean, [2., 3.5])
+    close(var, [1., 2.25])
+    mean0, var0 = nn.moments(x, [0])
+    close(mean, mean0)
+    close(var, var0)
+
+
+def test_local_response_normalization():
+    x = fe.reshape(fe.range(1., 9.), [1, 1, 2, 4])
+    close(nn.local_response_normalization(x, depth_radius=1, bias=1., alpha=0.5, beta=0.75),
+          [[[[0.39079496, 0.4204482, 0.38403648, 0.5679494],
+             [0.37604257, 0.29309627, 0.27329895, 0.38312373]]]])
+    close(nn.lrn(fe.reshape(fe.range(1., 9.), [1, 1, 1, 8])),
+          [[[[0.1042572, 0.16843037, 0.2095291, 0.27937213, 0.34921515, 0.4190582,
+              0.490098, 0.5656854]]]])
+    check_grads(lambda t: nn.lrn(t, depth_radius=1, alpha=0.3),
+                [np.linspace(-1, 1, 10).reshape(1, 1, 2, 5)])
+
+
+def test_separable_and_transposed_convolutions():
+    sep = nn.separable_conv2d(fe.ones([1, 4, 4, 2]), fe.ones([3, 3, 2, 2]), fe.ones([1, 1, 4, 3]),
+                              [1, 1, 1, 1], "SAME")
+    close(sep[0, :, :, 0], [[16., 24., 24., 16.], [24., 36., 36., 24.],
+                            [24., 36., 36., 24.], [16., 24., 24., 16.]])
+    y = nn.conv1d_transpose(fe.ones([1, 3, 2]), fe.ones([2, 4, 2]), [1, 6, 4], 2, "SAME")
+    close(y[0, :, 0],
+          [2.] * 6)
+    rng = np.random.default_rng(0)
+    check_grads(lambda x, w: nn.conv1d_transpose(x, w, [1, 5, 2], 2, "VALID"),
+                [rng.standard_normal((1, 2, 3)), rng.standard_normal((3, 2, 3))])
+
+
+def test_pool():
+    image = fe.reshape(fe.range(16.), [1, 4, 4, 1])
+    close(nn.pool(image, [2, 2], "AVG", strides=[2, 2], padding="SAME")[0, :, :, 0],
+          [[2.5, 4.5], [10.5, 12.5]])
+    close(nn.pool(image, [2, 2], "MAX", dilations=[2, 2], padding="VALID")[0, :, :, 0],
+          [[10., 11.], [14., 15.]])
+    close(nn.pool(fe.reshape(fe.range(8.), [1, 8, 1]), [3], "MAX", strides=[2],
+                  padding="SAME")[0, :, 0], [2., 4., 6., 7.])
+    with pytest.raises(ValueError, match="dilations"):
+        nn.pool(image, [2, 2], "MAX", strides=[2, 2], dilations=[2, 2])
+    with pytest.raises(ValueError, match="SAME"):
+        nn.pool(image, [2, 2], "AVG", padding="SAME", dilations=[2, 2])
+    # dilated VALID pooling: windows of taps two apart
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 5, 5, 2))
+    got = nn.pool(x, [2, 2], "AVG", padding="VALID", dilations=[2, 2]).numpy()
+    want = np.mean([x[:, i:i + 3, j:j + 3] for i in (0, 2) for j in (0, 2)], axis=0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    check_grads(lambda t: nn.pool(t, [2, 2], "MAX", padding="VALID", dilations=[2, 1]), [x])
+
+
+def test_pool3d():
+    x = np.random.default_rng(2).standard_normal((1, 4, 4, 4, 2))
+    got = nn.max_pool3d(x, 2, 2, "VALID").numpy()
+    want = x.reshape(1, 2, 2, 2, 2, 2, 2, 2).max(axis=(2, 4, 6))
+    np.testing.assert_allclose(got, want)
+    got = nn.avg_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID").numpy()
+    np.testing.assert_allclose(got, x.reshape(1, 2, 2, 2, 2, 2, 2, 2).mean(axis=(2, 4, 6)))
+    check_grads(lambda t: nn.avg_pool3d(t, 2, 1, "SAME"), [x[:, :2, :2, :3, :1]])
+
+
+def test_max_pool_with_argmax():
+    x = fe.reshape(fe.constant([1., 5, 3, 4, 2, 2, 8, 1, 0, 9, 1, 1, 3, 3, 3, 3] * 2),
+                   [2, 4, 2, 2])
+    out, argmax = nn.max_pool_with_argmax(x, 2, 2, "SAME")
+    close(out, [[[[8., 5.]], [[3., 9.]]]] * 2)
+    close(argmax, [[[[6, 1]], [[12, 9]]]] * 2, fe.int64)
+    res = nn.max_pool_with_argmax(x, [3, 3], 2, "SAME", include_batch_in_index=True)
+    close(res.argmax, [[[[6, 9]], [[12, 9]]], [[[22, 25]], [[28, 25]]]])
+    close(res.output, nn.max_pool2d(x, 3, 2, "SAME"))
