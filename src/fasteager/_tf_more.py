@@ -531,10 +531,10 @@ class AggregationMethod:
 
 def _spec_classes():
     from .data.structure import TensorSpec
-    from .extension_type import _SpecBase
+    from .extension_type import ExtensionTypeSpec
     from .ragged import RaggedTensorSpec
     from .sparse import SparseTensorSpec
-    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec, _SpecBase)
+    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec, ExtensionTypeSpec)
 
 
 class _TypeSpecMeta(type):

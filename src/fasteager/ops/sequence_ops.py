@@ -23,8 +23,8 @@ from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from .array_ops import concat, getitem, ones_like, pad, reshape, stack, transpose, zeros
 from .math_ops import cast, clip_by_value, floor, less, multiply, subtract, truediv
-from .registry import (ANY_DTYPE, INT, NUMERIC, as_int, defop, execute, normalize_axis,
-                       unregistered_gradient)
+from .registry import ANY_DTYPE, INT, NUMERIC, as_int, defop, execute, normalize_axis
+from .registry import unregistered_gradient
 
 __all__ = ["batch_to_space", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width",
            "histogram_fixed_width_bins", "parallel_stack", "reverse_sequence", "roll",
