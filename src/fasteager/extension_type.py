@@ -422,6 +422,17 @@ class ExtensionTypeSpec:
         return all(_spec_compatible(getattr(self, n), getattr(other, n))
                    for n in self.value_type._fields)
 
+    def _placeholder_value(self):
+        """A value of this spec for tracing: zeros for each TensorSpec (an unknown
+        dimension as 1), nested specs likewise, static fields as they are; built without
+        the class's constructor, as TensorFlow builds its placeholders."""
+        out = object.__new__(self.value_type)
+        object.__setattr__(out, "_constructing", True)
+        for name, spec in self._field_items():
+            object.__setattr__(out, name, _placeholder(spec))
+        object.__setattr__(out, "_constructing", False)
+        return out
+
     def _field_items(self):
         return tuple((n, self.__dict__.get(n)) for n in self.value_type._fields)
 
@@ -436,6 +447,23 @@ class ExtensionTypeSpec:
     def __repr__(self):
         inner = ", ".join("%s=%s" % (k, _spec_repr(v)) for k, v in self._field_items())
         return "%s.Spec(%s)" % (self.value_type.__name__, inner)
+
+
+def _placeholder(spec):
+    from .data.structure import TensorSpec
+    if isinstance(spec, tuple):
+        return tuple(_placeholder(s) for s in spec)
+    if isinstance(spec, collections.abc.Mapping):
+        return _ImmutableDict((k, _placeholder(s)) for k, s in spec.items())
+    if isinstance(spec, ExtensionTypeSpec):
+        return spec._placeholder_value()
+    if isinstance(spec, TensorSpec):
+        dims = [] if spec.shape is None else [1 if d is None else d for d in spec.shape]
+        return _core.wrap(np.zeros(dims, spec.dtype._np))
+    if _is_type_spec(spec) and not isinstance(spec, _STATIC):
+        raise TypeError("%r: no placeholder value for a field spec %r" % (type(spec).__name__,
+                                                                         spec))
+    return spec
 
 
 def _spec_equal(a, b):
@@ -576,7 +604,10 @@ class ExtensionType:
     def _static_key(self):
         """What two values of one trace must share besides their components' shapes and
         dtypes: the class and the static fields (strings, mapping keys, ...)."""
-        return (type(self),) + tuple(_static(self.__dict__[n]) for n in type(self)._fields)
+        # (of plain values: a saved model keeps the keys of its traces)
+        cls = type(self)
+        return ("%s.%s" % (cls.__module__, cls.__qualname__),) + tuple(
+            _static(self.__dict__[n]) for n in cls._fields)
 
 
 class BatchableExtensionType(ExtensionType):

@@ -236,3 +236,16 @@ def test_components_and_static_key():
     rebuilt = p1._from_components([tf.constant("X"), tf.constant(5.), tf.constant(6.)])
     assert list(rebuilt.attributes) == ["speed", "height"]
     assert float(rebuilt.attributes["height"]) == 5.
+
+
+def test_spec_placeholder_value_for_tracing():
+    class Tagged(tf.experimental.ExtensionType):
+        values: tf.Tensor
+        parts: Tuple[tf.Tensor, ...]
+        tag: str = "t"
+    spec = Tagged.Spec(tf.TensorSpec([None, 2]), (tf.TensorSpec([], tf.int32),), "x")
+    value = spec._placeholder_value()
+    assert isinstance(value, Tagged) and value.tag == "x"
+    assert value.values.shape == (1, 2) and value.values.dtype == tf.float32
+    assert value.parts[0].dtype == tf.int32 and int(value.parts[0]) == 0
+    assert spec.is_compatible_with(value)
