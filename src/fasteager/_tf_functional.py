@@ -65,7 +65,7 @@ def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
     initializer, ``elems[0]`` starts the fold. ``elems`` may be a nested structure of
     tensors unstacked together.
 
-    >>> fe.foldl(lambda a, x: a * 10 + x, fe.constant([1, 2, 3])).numpy()
+    >>> int(fe.foldl(lambda a, x: a * 10 + x, fe.constant([1, 2, 3])))
     123
     """
     acc, rows = _fold(fn, elems, initializer, False, "foldl")
@@ -78,7 +78,7 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
     """``foldl`` from the last row to the first.
 
-    >>> fe.foldr(lambda a, x: a * 10 + x, fe.constant([1, 2, 3])).numpy()
+    >>> int(fe.foldr(lambda a, x: a * 10 + x, fe.constant([1, 2, 3])))
     321
     """
     acc, rows = _fold(fn, elems, initializer, True, "foldr")
@@ -137,8 +137,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     ``exclusive=True`` still takes the first true ``pred`` when several hold.
 
     >>> x = fe.constant(3)
-    >>> fe.case([(x < 2, lambda: fe.constant(1)), (x < 5, lambda: fe.constant(2))],
-    ...         default=lambda: fe.constant(3)).numpy()
+    >>> int(fe.case([(x < 2, lambda: fe.constant(1)), (x < 5, lambda: fe.constant(2))],
+    ...             default=lambda: fe.constant(3)))
     2
     """
     pairs = _as_pairs(pred_fn_pairs)
