@@ -1,0 +1,101 @@
+"""fe.signal: FFTs, shifts, framing, windows and the STFT against NumPy and values printed
+by TensorFlow 2.21; gradients of the composites against finite differences."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+from tests.gradcheck import check_grads
+
+sig = fe.signal
+
+
+def close(t, want, dtype=None, rtol=1e-6, atol=1e-6):
+    assert isinstance(t, fe.Tensor)
+    if dtype is not None:
+        assert t.dtype == dtype, (t.dtype, dtype)
+    np.testing.assert_allclose(t.numpy(), np.asarray(want), rtol=rtol, atol=atol)
+
+
+def test_complex_ffts():
+    x = fe.constant([1 + 0j, 2, 3, 4], fe.complex64)
+    close(sig.fft(x), [10, -2 + 2j, -2, -2 - 2j], fe.complex64)
+    close(sig.ifft(x), [2.5, -0.5 - 0.5j, -0.5, -0.5 + 0.5j], fe.complex64)
+    close(sig.fft2d(fe.constant([[1 + 0j, 2], [3, 4]], fe.complex64)), [[10, -2], [-4, 0]])
+    z = np.random.default_rng(0).standard_normal((2, 3, 4, 5)) * (1 + 0.5j)
+    close(sig.fft3d(z), np.fft.fftn(z, axes=(1, 2, 3)), fe.complex128, rtol=1e-12)
+    close(sig.ifft2d(sig.fft2d(z)), z, rtol=1e-12, atol=1e-12)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="complex64 or complex128"):
+        sig.fft(fe.constant([1., 2.]))
+
+
+def test_real_ffts():
+    close(sig.rfft([1., 2., 3., 4.]), [10, -2 + 2j, -2], fe.complex64)
+    close(sig.rfft([1., 2., 3., 4.], fft_length=[6]),
+          [10, -3.5 - 4.330127j, 2.5 + 0.866025j, -2])
+    close(sig.rfft([1., 2., 3., 4.], fft_length=[2]), [3, -1])
+    close(sig.rfft(fe.constant([1., 2.], fe.float64)), [3, -1], fe.complex128)
+    spec = fe.constant([10 + 0j, -2 + 2j, -2], fe.complex64)
+    close(sig.irfft(spec), [1., 2., 3., 4.], fe.float32)
+    close(sig.irfft(spec, fft_length=[5]), [0.4, 1.639155, 1.929772, 2.870228, 3.160845])
+    x = fe.constant([[1., 2, 3], [3, 4, 5]])
+    close(sig.rfft2d(x), [[18, -3 + 1.732051j], [-6, 0]])
+    close(sig.irfft2d(sig.rfft2d(x), fft_length=[2, 3]), x)
+    check_grads(lambda t: fe.math.real(sig.rfft(t, [6])) + fe.math.imag(sig.rfft(t, [6])),
+                [[0.5, -1.0, 2.0, 0.3]])
+
+
+def test_shifts():
+    close(sig.fftshift(fe.range(5)), [3, 4, 0, 1, 2], fe.int32)
+    close(sig.fftshift(fe.reshape(fe.range(6), [2, 3]), axes=1), [[2, 0, 1], [5, 3, 4]])
+    close(sig.ifftshift(fe.range(5)), [2, 3, 4, 0, 1])
+    x = np.arange(24.).reshape(2, 3, 4)
+    close(sig.fftshift(x), np.fft.fftshift(x))
+    close(sig.ifftshift(sig.fftshift(x)), x)
+
+
+def test_frame_and_overlap_and_add():
+    close(sig.frame(fe.range(10), 4, 3), [[0, 1, 2, 3], [3, 4, 5, 6], [6, 7, 8, 9]])
+    close(sig.frame(fe.range(10), 4, 3, pad_end=True, pad_value=-1)[-1], [9, -1, -1, -1])
+    close(sig.frame(fe.reshape(fe.range(12), [6, 2]), 3, 2, axis=0),
+          [[[0, 1], [2, 3], [4, 5]], [[4, 5], [6, 7], [8, 9]]])
+    assert sig.frame(fe.range(3), 4, 3).shape == (0, 4)
+    close(sig.overlap_and_add(fe.reshape(fe.range(12.), [3, 4]), 2),
+          [0., 1., 6., 8., 14., 16., 10., 11.])
+    # steps that do not divide the frame length, and batches
+    frames = np.random.default_rng(1).standard_normal((2, 4, 5))
+    want = np.zeros((2, 3 * 3 + 5))
+    for f in range(4):
+        want[:, f * 3:f * 3 + 5] += frames[:, f]
+    close(sig.overlap_and_add(frames, 3), want, rtol=1e-12)
+    check_grads(lambda t: sig.overlap_and_add(sig.frame(t, 4, 3), 3), [np.linspace(-1, 1, 11)])
+
+
+def test_windows():
+    close(sig.hann_window(5), [0., 0.5, 1., 0.5, 0.], fe.float32)
+    close(sig.hann_window(5, periodic=False), [0., 0.5, 1., 0.5, 0.])   # odd: TF's rule
+    close(sig.hann_window(4), [0., 0.5, 1., 0.5])
+    close(sig.hann_window(4, periodic=False), [0., 0.75, 0.75, 0.])
+    close(sig.hann_window(1), [1.])
+    close(sig.hamming_window(4, dtype=fe.float64), [0.08, 0.54, 1., 0.54], fe.float64)
+
+
+def test_stft_and_inverse():
+    x = fe.constant(np.arange(16.) / 16, fe.float32)
+    s = sig.stft(x, 8, 4)
+    assert s.shape == (3, 5) and s.dtype == fe.complex64
+    close(s[:, 0], [1., 2., 3.], rtol=1e-5)
+    close(s[:, 1], [-0.5 + 0.239277j, -1. + 0.239277j, -1.5 + 0.239277j], rtol=1e-5)
+    close(s[:, 2], [-0.051777j] * 3, atol=2e-6)
+    assert sig.stft(x, 6, 4, fft_length=8, pad_end=True).shape == (4, 5)
+    wave = fe.constant(np.sin(np.arange(64.)), fe.float32)
+    s = sig.stft(wave, 16, 4)
+    close(sig.inverse_stft(s, 16, 4, window_fn=sig.inverse_stft_window_fn(4))[20:26],
+          [0.912945, 0.836656, -0.008851, -0.84622, -0.905578, -0.132352], atol=2e-6)
+    close(sig.inverse_stft(s, 16, 4)[20:26],
+          [1.369418, 1.254983, -0.013277, -1.269331, -1.358368, -0.198528], atol=2e-6)
+    # the inverse window makes inverse_stft undo stft away from the edges
+    back = sig.inverse_stft(s, 16, 4, window_fn=sig.inverse_stft_window_fn(4))
+    close(back[12:48], wave[12:48], atol=1e-5)
+    # (a ramp would put the Nyquist bin at 0, where abs has no derivative)
+    check_grads(lambda t: fe.math.abs(sig.stft(t, 4, 2)),
+                [np.random.default_rng(2).standard_normal(8)])
