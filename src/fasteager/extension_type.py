@@ -243,11 +243,7 @@ def _key_order(k):
 def _rank(component):
     """The rank of a component (tensor, array, pipeline leaf or spec), or None."""
     shape = getattr(component, "shape", None)
-    if shape is None:
-        return None
-    rank = getattr(shape, "rank", None) if not isinstance(shape, tuple) else len(shape)
-    return rank if rank is not None else (len(shape) if isinstance(shape, (list, tuple))
-                                          else None)
+    return len(shape) if isinstance(shape, (tuple, list)) else getattr(shape, "rank", None)
 
 
 # -- specs ----------------------------------------------------------------------------------
