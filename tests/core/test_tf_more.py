@@ -209,6 +209,14 @@ def test_enums_and_type_spec():
     assert issubclass(fe.RaggedTensorSpec, fe.TypeSpec)
     assert not isinstance(fe.constant(1), fe.TypeSpec)
 
+    class Point(fe.experimental.ExtensionType):
+        x: fe.Tensor
+    assert isinstance(fe.type_spec_from_value(Point(fe.constant(1.0))), fe.TypeSpec)
+
+    class MySpec(fe.TypeSpec):
+        pass
+    assert isinstance(MySpec(), fe.TypeSpec) and issubclass(MySpec, fe.TypeSpec)
+
 
 def test_indexed_slices():
     s = fe.IndexedSlices(fe.constant([[1.0, 2.0]]), fe.constant([1]), fe.constant([3, 2]))
