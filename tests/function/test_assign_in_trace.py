@@ -98,7 +98,7 @@ def test_keras_weights_and_optimizer_state_return_tensors_traced_and_eager():
 def test_wrong_shape_in_a_trace_is_the_eager_error():
     v = fe.Variable([1.0, 2.0])
     f = fe.function(lambda: v.assign([1.0, 2.0, 3.0]))
-    with pytest.raises(ValueError, match="shape mismatch"):
+    with pytest.raises(ValueError, match="Shape mismatch"):
         f()
 
 

@@ -26,7 +26,7 @@ def test_mixed_tensor_and_python_results():
 
 def test_traced_assign_shape_errors_match_eager_ones():
     v = fe.Variable([1.0, 2.0])
-    with pytest.raises(ValueError, match="shape mismatch"):
+    with pytest.raises(ValueError, match="Shape mismatch"):
         fe.function(lambda: v.assign([1.0, 2.0, 3.0]))()
     with pytest.raises(fe.errors.InvalidArgumentError, match="shapes must be equal"):
         fe.function(lambda: v.assign_add([1.0]))()
