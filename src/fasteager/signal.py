@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _core
 from .errors import InvalidArgumentError
+from .numpy.fft import _resize
 from .ops import fft_ops as _f
 from .ops.array_ops import getitem as _getitem
 from .ops.array_ops import pad as _pad
@@ -78,15 +79,8 @@ def ifft3d(input, name=None):
 
 
 def _fit(x, axis, n):
-    """``x`` cropped or zero-padded to length ``n`` along ``axis``."""
-    size = x._value.shape[axis]
-    if n < size:
-        return _execute(_getitem, x, key=(slice(None),) * axis + (slice(0, n),))
-    if n > size:
-        widths = [[0, 0]] * x._value.ndim
-        widths[axis] = [0, n - size]
-        return _pad(x, widths)
-    return x
+    """``x`` cropped or zero-padded to length ``n >= 1`` along ``axis``."""
+    return _resize(x, axis, n, "signal")
 
 
 def _lengths(fname, fft_length, rank, default):
@@ -95,8 +89,8 @@ def _lengths(fname, fft_length, rank, default):
     lengths = [int(v) for v in np.asarray(
         fft_length._value if isinstance(fft_length, _core.Tensor) else fft_length
     ).reshape(-1)]
-    if len(lengths) != rank or min(lengths) < 0:
-        raise InvalidArgumentError("%s: fft_length must be %d non-negative ints (got %r)"
+    if len(lengths) != rank or min(lengths) < 1:
+        raise InvalidArgumentError("%s: fft_length must be %d positive ints (got %r)"
                                    % (fname, rank, fft_length))
     return lengths
 

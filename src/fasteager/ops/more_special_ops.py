@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from .. import _core
-from .math_ops import convert_same, exp, log, sign, where
-from .registry import FLOAT, defop, execute, unregistered_gradient
+from .math_ops import convert_same, exp, log, log1p, sign, where
+from .registry import FLOAT, defop, execute, unbroadcast, unregistered_gradient
 from .special_ops import _digamma_np, _hurwitz_zeta_np, _in_float64, _lgamma_np, lgamma
 
 convert_to_tensor = _core.convert_to_tensor
@@ -161,13 +161,8 @@ def _zeta_fwd(x, q):
 
 # d zeta(x, q) / dq = -x zeta(x + 1, q); TensorFlow has no derivative in x
 zeta_op = defop("zeta", _zeta_fwd, kinds=FLOAT,
-                grads=[None, lambda g, ans, x, q: _unbroadcast_to(
+                grads=[None, lambda g, ans, x, q: unbroadcast(
                     g * -x * execute(zeta_op, x + 1, q), q)])
-
-
-def _unbroadcast_to(g, x):
-    from .registry import unbroadcast
-    return unbroadcast(g, x)
 
 
 def zeta(x, q, name=None):
@@ -283,11 +278,9 @@ def _dp_dx(a, x):
 
 def _gamma_grads(sign_):
     def d_a(g, ans, a, x):
-        from .registry import unbroadcast
         return unbroadcast(g * sign_ * execute(igamma_grad_a_op, a, x), a)
 
     def d_x(g, ans, a, x):
-        from .registry import unbroadcast
         return unbroadcast(g * sign_ * _dp_dx(a, x), x)
     return [d_a, d_x]
 
@@ -364,8 +357,6 @@ def _betainc_np(a, b, x):
 
 def _betainc_dx(g, ans, a, b, x):
     # d I_x(a, b) / dx = x^(a-1) (1 - x)^(b-1) / B(a, b); TensorFlow has none for a and b
-    from .math_ops import log1p
-    from .registry import unbroadcast
     log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
     return unbroadcast(g * exp((a - 1) * log(x) + (b - 1) * log1p(-x) - log_beta), x)
 
