@@ -123,6 +123,38 @@ def test_pool3d():
     check_grads(lambda t: nn.avg_pool3d(t, 2, 1, "SAME"), [x[:, :2, :2, :3, :1]])
 
 
+def _conv3d_ref(x, w, stride, pads, dilation):
+    # direct loops over output positions and filter taps
+    x = np.pad(x, [(0, 0)] + list(pads) + [(0, 0)])
+    kd, kh, kw = w.shape[:3]
+    outs = [(x.shape[1 + i] - (k - 1) * dilation - 1) // stride + 1
+            for i, k in enumerate((kd, kh, kw))]
+    y = np.zeros([x.shape[0]] + outs + [w.shape[-1]])
+    for i, j, k in np.ndindex(*outs):
+        for a, b, c in np.ndindex(kd, kh, kw):
+            y[:, i, j, k] += x[:, i * stride + a * dilation, j * stride + b * dilation,
+                               k * stride + c * dilation] @ w[a, b, c]
+    return y
+
+
+def test_conv3d():
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 5, 6, 4, 3)), rng.standard_normal((2, 3, 2, 3, 2))
+    close(nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID"), _conv3d_ref(x, w, 1, [(0, 0)] * 3, 1),
+          rtol=1e-12)
+    # SAME: the odd cell of padding goes after (TensorFlow's rule)
+    close(nn.conv3d(x, w, 2, "SAME"), _conv3d_ref(x, w, 2, [(0, 1), (0, 1), (0, 0)], 1),
+          rtol=1e-12)
+    close(nn.conv3d(x, w, 1, "VALID", dilations=2), _conv3d_ref(x, w, 1, [(0, 0)] * 3, 2),
+          rtol=1e-12)
+    ncdhw = nn.conv3d(np.moveaxis(x, -1, 1), w, 1, "VALID", data_format="NCDHW")
+    close(ncdhw, np.moveaxis(_conv3d_ref(x, w, 1, [(0, 0)] * 3, 1), -1, 1), rtol=1e-12)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="input depth 3"):
+        nn.conv3d(x, w[:, :, :, :2], 1, "SAME")
+    check_grads(lambda a, b: nn.conv3d(a, b, 1, "SAME"),
+                [x[:1, :2, :3, :2, :2], w[:2, :1, :2, :2, :1]])
+
+
 def test_max_pool_with_argmax():
     x = fe.reshape(fe.constant([1., 5, 3, 4, 2, 2, 8, 1, 0, 9, 1, 1, 3, 3, 3, 3] * 2),
                    [2, 4, 2, 2])

@@ -5,7 +5,8 @@ Everything here composes existing ops (reshape/transpose, slices, pad, conv2d,
 depthwise_conv2d, max_pool2d), so gradients of every order come from those ops' own.
 ``pool`` with dilations, or with a window rank the 2-D kernels do not cover (3-D
 ``avg_pool3d``/``max_pool3d``), runs as one strided slice per window tap combined with
-``maximum`` or a sum: exact, and slow only for large windows.
+``maximum`` or a sum, and ``conv3d`` as one matmul per filter tap: exact, and slow only
+for large windows.
 """
 import collections
 import itertools
@@ -19,7 +20,7 @@ from .array_ops import concat, getitem, pad, reshape, transpose, zeros_like
 from .conv_ops import (avg_pool1d, avg_pool2d, conv2d, conv2d_transpose, depthwise_conv2d,
                        max_pool1d, max_pool2d)
 from .math_ops import (convert_same, exp, greater_equal, less_equal, log, log1p, logical_and,
-                       maximum, reduce_sum, square, where)
+                       matmul, maximum, reduce_sum, square, where)
 from .nn_ops import relu
 from .registry import as_int, execute, normalize_axis
 
@@ -237,9 +238,9 @@ def _per_dim(opname, argname, v, rank):
     return vals
 
 
-def _taps_pool(x, window, strides, padding, dilations, pooling_type):
-    """Pooling of channels-last ``x`` as one strided slice per window tap."""
-    spatial = x._value.shape[1:-1]
+def _tap_geometry(spatial, window, strides, padding, dilations):
+    """(pads, output sizes) of a windowed op over channels-last spatial dims (TF's rule:
+    SAME puts the odd cell of padding after)."""
     pads, outs = [], []
     for size, k, s, d in zip(spatial, window, strides, dilations):
         span = (k - 1) * d + 1
@@ -251,15 +252,27 @@ def _taps_pool(x, window, strides, padding, dilations, pooling_type):
             total = max((out - 1) * s + span - size, 0)
             pads.append((total // 2, total - total // 2))
         outs.append(out)
+    return pads, outs
+
+
+def _taps(window, strides, dilations, outs):
+    """For each window tap: (tap, the strided spatial slices it reads of the padded input)."""
+    for tap in itertools.product(*[range(k) for k in window]):
+        yield tap, tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
+                         for t, d, o, s in zip(tap, dilations, outs, strides))
+
+
+def _taps_pool(x, window, strides, padding, dilations, pooling_type):
+    """Pooling of channels-last ``x`` as one strided slice per window tap."""
+    spatial = x._value.shape[1:-1]
+    pads, outs = _tap_geometry(spatial, window, strides, padding, dilations)
     widths = [[0, 0]] + [list(p) for p in pads] + [[0, 0]]
     is_max = pooling_type == "MAX"
     fill = np.finfo(x._value.dtype).min if is_max else 0
     padded = pad(x, widths, constant_values=fill) if any(map(any, pads)) else x
     inside = np.pad(np.ones(spatial, np.float64), pads)     # cells of the input, for AVG
     total, count = None, 0
-    for tap in itertools.product(*[range(k) for k in window]):
-        key = tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
-                    for t, d, o, s in zip(tap, dilations, outs, strides))
+    for _, key in _taps(window, strides, dilations, outs):
         part = execute(getitem, padded, key=(slice(None),) + key + (slice(None),))
         if total is None:
             total = part
@@ -270,6 +283,49 @@ def _taps_pool(x, window, strides, padding, dilations, pooling_type):
         return total
     count = count.reshape((1,) + count.shape + (1,)).astype(x._value.dtype)
     return total / _core.wrap(count)
+
+
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):
+    """3-D convolution of NDHWC ``input`` with [d, h, w, in, out] ``filters``: one matmul
+    per filter tap over a strided slice of the (padded) input, summed."""
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise InvalidArgumentError("conv3d: data_format must be 'NDHWC' or 'NCDHW' (got %r)"
+                                   % (data_format,))
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError("conv3d: padding must be 'SAME' or 'VALID' (got %r)"
+                                   % (padding,))
+    x = _float("conv3d", input)
+    w = convert_same(x, filters)[1]
+    if x._value.ndim != 5 or w._value.ndim != 5:
+        raise InvalidArgumentError("conv3d: input and filters must be 5-D (got %s and %s)"
+                                   % (list(x._value.shape), list(w._value.shape)))
+    if data_format == "NCDHW":
+        x = transpose(x, (0, 2, 3, 4, 1))
+    c_in, c_out = w._value.shape[3:]
+    if x._value.shape[-1] != c_in:
+        raise InvalidArgumentError("conv3d: input depth %d does not match the filters' %d "
+                                   "input channels" % (x._value.shape[-1], c_in))
+    strides = _spatial3("strides", "conv3d", strides, data_format)
+    dilations = _spatial3("dilations", "conv3d", 1 if dilations is None else dilations,
+                          data_format)
+    if max(strides) > 1 and max(dilations) > 1:
+        raise InvalidArgumentError("conv3d: strides > 1 together with dilations > 1 is not "
+                                   "supported (got %s and %s)" % (strides, dilations))
+    window = list(w._value.shape[:3])
+    pads, outs = _tap_geometry(x._value.shape[1:4], window, strides, padding, dilations)
+    if min(outs) <= 0:
+        raise InvalidArgumentError("conv3d: the filter window is larger than the input "
+                                   "(filters %s, input %s)"
+                                   % (window, list(x._value.shape[1:4])))
+    padded = pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]])
+    n = x._value.shape[0]
+    total = None
+    for tap, key in _taps(window, strides, dilations, outs):
+        part = execute(getitem, padded, key=(slice(None),) + key + (slice(None),))
+        term = matmul(reshape(part, (-1, c_in)), execute(getitem, w, key=tap))
+        total = term if total is None else total + term
+    y = reshape(total, [n] + outs + [c_out])
+    return transpose(y, (0, 4, 1, 2, 3)) if data_format == "NCDHW" else y
 
 
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
