@@ -80,12 +80,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     structure = loop_vars
     flat = _as_tensors(nest.flatten(loop_vars))
     tracer = _core.get_tracer()
-    if tracer is not None and all(isinstance(t, Tensor) for t in flat):
-        # (other loop variables, such as TensorArrays, run as a Python loop in the trace)
-        done = _traced_while(tracer, cond, body, structure, flat, shape_invariants,
+    # (in a trace, extension values and other composites are loop variables through their
+    # components; other loop variables, such as TensorArrays, run as a Python loop)
+    parts = _as_tensors(nest.flatten(loop_vars, expand_composites=True)) \
+        if tracer is not None else ()
+    if tracer is not None and all(isinstance(t, Tensor) for t in parts):
+        done = _traced_while(tracer, cond, body, structure, parts, shape_invariants,
                              maximum_iterations)
         if done is not _EAGER:
-            return nest.pack_sequence_as(structure, done)
+            return nest.pack_sequence_as(structure, done, expand_composites=True)
     iterations = 0
     while maximum_iterations is None or iterations < maximum_iterations:
         if not _truth("while_loop", cond(*nest.pack_sequence_as(structure, flat))):
@@ -126,15 +129,16 @@ def _as_tensors(flat):
     return out
 
 
-def _body_step(body, structure, flat):
-    """One call of ``body``: its result, flattened and checked against ``structure``."""
-    result = body(*nest.pack_sequence_as(structure, flat))
+def _body_step(body, structure, flat, composites=False):
+    """One call of ``body``: its result, flattened and checked against ``structure``
+    (``composites``: ``flat`` holds the components of composite values)."""
+    result = body(*nest.pack_sequence_as(structure, flat, expand_composites=composites))
     if len(flat) == 1 and not nest.is_nested(result) and len(structure) == 1:
         result = type(structure)([result])     # one loop variable returned bare
     if not _same_structure(structure, result):
         raise ValueError("while_loop: the body must return the structure of loop_vars "
                          "(expected %s, got %s)" % (_shape_of(structure), _shape_of(result)))
-    return _as_tensors(nest.flatten(result))
+    return _as_tensors(nest.flatten(result, expand_composites=composites))
 
 
 def _same_structure(a, b):
@@ -441,8 +445,9 @@ def _traced_cond(tracer, pred, true_fn, false_fn, merge=None):
 
 def _merge_results(t_result, f_result):
     """``fe.cond``'s branches: the same structure, every leaf an output."""
-    t_flat = [] if t_result is None else nest.flatten(t_result)
-    f_flat = [] if f_result is None else nest.flatten(f_result)
+    # (the components of extension values, ragged and sparse tensors are outputs)
+    t_flat = [] if t_result is None else nest.flatten(t_result, expand_composites=True)
+    f_flat = [] if f_result is None else nest.flatten(f_result, expand_composites=True)
     if not _same_structure(t_result, f_result) or len(t_flat) != len(f_flat):
         raise ValueError("cond(): true_fn and false_fn must return the same structure "
                          "(got %s and %s)" % (_shape_of(t_result), _shape_of(f_result)))
@@ -451,17 +456,18 @@ def _merge_results(t_result, f_result):
         structure = t_result if pred_true else f_result
         if not outs:
             return structure
-        return nest.pack_sequence_as(structure, list(outs))
+        return nest.pack_sequence_as(structure, list(outs), expand_composites=True)
     return t_flat, f_flat, pack
 
 
 def _traced_while(tracer, cond_fn, body_fn, structure, flat, shape_invariants,
                   maximum_iterations):
     def cond_flat(*tensors):
-        return cond_fn(*nest.pack_sequence_as(structure, list(tensors)))
+        return cond_fn(*nest.pack_sequence_as(structure, list(tensors),
+                                              expand_composites=True))
 
     def body_flat(*tensors):
-        return _body_step(body_fn, structure, list(tensors))
+        return _body_step(body_fn, structure, list(tensors), composites=True)
     c = _trace_sub(tracer, "while_cond", cond_flat, flat)
     if isinstance(c, str):
         return _fallback(tracer, c)
