@@ -249,3 +249,40 @@ def test_spec_placeholder_value_for_tracing():
     assert value.values.shape == (1, 2) and value.values.dtype == tf.float32
     assert value.parts[0].dtype == tf.int32 and int(value.parts[0]) == 0
     assert spec.is_compatible_with(value)
+
+
+def test_cond_and_while_loop_in_a_trace_stage_extension_values():
+    @tf.function
+    def pick(p, x):
+        a = MaskedTensor(x, x > 0)
+        b = MaskedTensor(x * 2, x < 0)
+        return tf.cond(p, lambda: a, lambda: b)
+    x = tf.constant([1., -1.])
+    out = pick(tf.constant(False), x)
+    np.testing.assert_array_equal(out.values.numpy(), [2., -2.])
+    np.testing.assert_array_equal(out.mask.numpy(), [False, True])
+    out = pick(tf.constant(True), x)
+    np.testing.assert_array_equal(out.mask.numpy(), [True, False])
+
+    @tf.function
+    def loop(x, n):
+        def body(i, mt):
+            return i + 1, mt.with_values(mt.values + 0.5)
+        return tf.while_loop(lambda i, _: i < n, body, [0, MaskedTensor(x, x > 0)])[1]
+    with _no_warning():
+        np.testing.assert_allclose(loop(x, tf.constant(2)).values.numpy(), [2., 0.])
+    np.testing.assert_allclose(loop(x, tf.constant(4)).values.numpy(), [3., 1.])
+    assert loop.experimental_get_tracing_count() == 1
+
+
+class _no_warning:
+    """The loop is staged: no eager fallback warning."""
+
+    def __enter__(self):
+        import warnings
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        self._catch.__exit__(*exc)
