@@ -27,3 +27,10 @@ from .ops.more_math_ops import (accumulate_n, bincount, confusion_matrix,  # noq
                                 xlogy, zero_fraction)
 from .ops.more_special_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: F401
                                    betainc, erfcinv, erfinv, igamma, igammac, ndtri, zeta)
+
+import types as _types  # noqa: E402
+
+# tf.math.special: the functions of it fasteager has (TF's also holds Bessel J/K/Y,
+# dawsn, expint, fresnel_cos/sin, spence)
+special = _types.SimpleNamespace(bessel_i0=bessel_i0, bessel_i0e=bessel_i0e,
+                                 bessel_i1=bessel_i1, bessel_i1e=bessel_i1e)
