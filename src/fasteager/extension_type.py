@@ -20,10 +20,14 @@ and gets, as in TensorFlow:
 - immutability: assigning a field outside the constructor raises ``AttributeError``.
 - ``__repr__`` listing the fields, and ``==`` / ``!=`` returning a scalar bool tensor
   (same type and every field equal).
-- a ``Spec`` nested class (``fe.type_spec_from_value``-style ``MaskedTensor.Spec.from_value``),
-  printed with each tensor field's ``TensorSpec``.
-- the composite protocol of ``fasteager.nest``: ``fe.function`` returns extension types
-  through their tensor fields.
+- a ``Spec`` nested class, a subclass of ``ExtensionTypeSpec`` (under the class's own
+  nested ``class Spec`` when it writes one): ``Cls.Spec(...)`` takes a spec per field,
+  ``Cls.Spec.from_value(v)`` / ``fe.type_spec_from_value(v)`` describe a value.
+- the composite protocol (``_to_components`` / ``_from_components``) of ``fasteager.nest``,
+  ``fe.function``, ``fe.data``, AutoGraph and ``fe.cond``/``fe.while_loop``: the tensors
+  in the fields are the components, everything else is static (``_static_key``).
+
+``BatchableExtensionType`` values also batch and unbatch (``fe.data``, ``fe.map_fn``).
 """
 import collections.abc
 import types
