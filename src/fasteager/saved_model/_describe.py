@@ -110,6 +110,13 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
     def leaf(x):
         # a RaggedTensor or SparseTensor output is its component outputs, rebuilt on load
         kind = {"RaggedTensor": "ragged", "SparseTensor": "sparse"}.get(type(x).__name__)
+        if kind is None and hasattr(x, "_static_key"):
+            # (an extension value: its components would be saved as one output, and the
+            # outputs after it misread)
+            raise UnimplementedError(
+                "saved_model.save: fe.function %s returns a %s (an extension type), which "
+                "cannot be saved yet (expected tensors, RaggedTensors or SparseTensors as "
+                "outputs; return its tensor fields instead)" % (fname, type(x).__name__))
         if kind is None:
             return {"leaf": next(it)}
         return {"composite": kind,
