@@ -286,3 +286,16 @@ class _no_warning:
 
     def __exit__(self, *exc):
         self._catch.__exit__(*exc)
+
+
+def test_saved_model_refuses_extension_outputs(tmp_path):
+    class Grower(tf.Module):
+        @tf.function
+        def grow(self, x):
+            return MaskedTensor(x.values * 2, x.mask), tf.constant(7.)
+    module = Grower()
+    module.grow(MaskedTensor([1., 2.], [False, True]))
+    # (saving only its first component, and misreading the outputs after it, would be a
+    # silent wrong answer)
+    with pytest.raises(tf.errors.UnimplementedError, match="returns a MaskedTensor"):
+        tf.saved_model.save(module, str(tmp_path / "m"))
