@@ -299,3 +299,15 @@ def test_saved_model_refuses_extension_outputs(tmp_path):
     # silent wrong answer)
     with pytest.raises(tf.errors.UnimplementedError, match="returns a MaskedTensor"):
         tf.saved_model.save(module, str(tmp_path / "m"))
+
+
+def test_saved_model_function_taking_an_extension_value(tmp_path):
+    class Summer(tf.Module):
+        @tf.function
+        def masked_sum(self, x):
+            return tf.reduce_sum(tf.where(x.mask, x.values, 0.))
+    module = Summer()
+    module.masked_sum(MaskedTensor([1., 2., 3.], [False, True, False]))
+    tf.saved_model.save(module, str(tmp_path / "m"))
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    assert float(loaded.masked_sum(MaskedTensor([1., 2., 5.], [False, True, True]))) == 7.
