@@ -164,3 +164,41 @@ def test_max_pool_with_argmax():
     res = nn.max_pool_with_argmax(x, [3, 3], 2, "SAME", include_batch_in_index=True)
     close(res.argmax, [[[[6, 9]], [[12, 9]]], [[[22, 25]], [[28, 25]]]])
     close(res.output, nn.max_pool2d(x, 3, 2, "SAME"))
+
+
+def test_conv3d_transpose_is_the_adjoint_of_conv3d():
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((2, 3, 2, 3, 4))
+    for padding, stride, shape in [("SAME", 2, (2, 6, 4, 4, 3)), ("SAME", 2, (2, 5, 3, 4, 3)),
+                                   ("VALID", 2, (2, 6, 5, 4, 3)), ("VALID", 1, (2, 4, 4, 3, 3))]:
+        y = rng.standard_normal(shape)
+        fwd = nn.conv3d(y, w, stride, padding)
+        x = rng.standard_normal(fwd.shape)
+        back = nn.conv3d_transpose(x, w, shape, stride, padding)
+        assert back.shape == shape
+        # <conv3d(y), x> == <y, conv3d_transpose(x)>
+        np.testing.assert_allclose(np.sum(fwd.numpy() * x), np.sum(y * back.numpy()),
+                                   rtol=1e-10)
+    ones = nn.conv3d_transpose(fe.ones([1, 2, 2, 2, 1]), fe.ones([2, 2, 2, 3, 1]),
+                               [1, 4, 4, 4, 3], 2, "SAME")
+    close(ones, np.ones((1, 4, 4, 4, 3)))
+    with pytest.raises(fe.errors.InvalidArgumentError, match="output_shape"):
+        nn.conv3d_transpose(fe.ones([1, 2, 2, 2, 1]), fe.ones([2, 2, 2, 3, 1]),
+                            [1, 7, 4, 4, 3], 2, "SAME")
+    check_grads(lambda a, b: nn.conv3d_transpose(a, b, [1, 3, 2, 2, 1], 2, "SAME"),
+                [rng.standard_normal((1, 2, 1, 1, 2)), rng.standard_normal((2, 1, 2, 1, 2))])
+
+
+def test_conv_transpose_atrous_weighted_moments():
+    x, w = fe.ones([1, 3, 2]), fe.ones([2, 4, 2])
+    close(nn.conv_transpose(x, w, [1, 6, 4], 2), nn.conv1d_transpose(x, w, [1, 6, 4], 2))
+    image = fe.reshape(fe.range(25.), [1, 5, 5, 1])
+    close(nn.atrous_conv2d(image, fe.ones([2, 2, 1, 1]), 2, "VALID")[0, :, :, 0],
+          [[24., 28., 32.], [44., 48., 52.], [64., 68., 72.]])
+    v = fe.constant([[1., 2., 4., 7.], [0., 1., -1., 3.]])
+    mean, var = nn.weighted_moments(v, [1], fe.constant([[1., 2., 1., 0.]] * 2))
+    close(mean, [2.25, 0.25])
+    close(var, [1.1875, 0.6875])
+    mean, var = nn.weighted_moments(v, [0, 1], 2., keepdims=True)
+    close(mean, [[2.125]])
+    close(var, [[5.609375]])

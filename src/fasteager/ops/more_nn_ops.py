@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .array_ops import concat, getitem, pad, reshape, transpose, zeros_like
+from .array_ops import _index_backward, concat, getitem, pad, reshape, transpose, zeros_like
 from .conv_ops import (avg_pool1d, avg_pool2d, conv2d, conv2d_transpose, depthwise_conv2d,
                        max_pool1d, max_pool2d)
 from .math_ops import (convert_same, exp, greater_equal, less_equal, log, log1p, logical_and,
@@ -326,6 +326,94 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
         total = term if total is None else total + term
     y = reshape(total, [n] + outs + [c_out])
     return transpose(y, (0, 4, 1, 2, 3)) if data_format == "NCDHW" else y
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",
+                     data_format="NDHWC", dilations=None, name=None):
+    """The transpose (adjoint) of ``conv3d``: ``filters`` is [d, h, w, out, in]; each filter
+    tap's matmul is scatter-added at its strided slice of the (padded) output."""
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise InvalidArgumentError("conv3d_transpose: data_format must be 'NDHWC' or "
+                                   "'NCDHW' (got %r)" % (data_format,))
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError("conv3d_transpose: padding must be 'SAME' or 'VALID' "
+                                   "(got %r)" % (padding,))
+    x = _float("conv3d_transpose", input)
+    w = convert_same(x, filters)[1]
+    if x._value.ndim != 5 or w._value.ndim != 5:
+        raise InvalidArgumentError("conv3d_transpose: input and filters must be 5-D (got %s "
+                                   "and %s)" % (list(x._value.shape), list(w._value.shape)))
+    shape = [int(d) for d in np.asarray(output_shape).reshape(-1).tolist()]
+    if len(shape) != 5:
+        raise InvalidArgumentError("conv3d_transpose: output_shape must have 5 entries (got "
+                                   "%r)" % (output_shape,))
+    if data_format == "NCDHW":
+        x = transpose(x, (0, 2, 3, 4, 1))
+        shape = [shape[0]] + shape[2:] + [shape[1]]
+    c_out, c_in = w._value.shape[3:]
+    if x._value.shape[-1] != c_in or shape[-1] != c_out:
+        raise InvalidArgumentError("conv3d_transpose: filters [.., %d, %d] do not match the "
+                                   "input's %d channels and output_shape's %d"
+                                   % (c_out, c_in, x._value.shape[-1], shape[-1]))
+    strides = _spatial3("strides", "conv3d_transpose", strides, data_format)
+    dilations = _spatial3("dilations", "conv3d_transpose", 1 if dilations is None
+                          else dilations, data_format)
+    window = list(w._value.shape[:3])
+    pads, outs = _tap_geometry(shape[1:4], window, strides, padding, dilations)
+    if outs != list(x._value.shape[1:4]) or shape[0] != x._value.shape[0]:
+        raise InvalidArgumentError("conv3d_transpose: output_shape %s does not give the "
+                                   "input's shape %s under conv3d (it gives %s)"
+                                   % (shape, list(x._value.shape), [shape[0]] + outs + [c_in]))
+    padded_shape = tuple([shape[0]] + [n + a + b for n, (a, b) in zip(shape[1:4], pads)]
+                         + [c_out])
+    flat = reshape(x, (-1, c_in))
+    total = None
+    for tap, key in _taps(window, strides, dilations, outs):
+        part = reshape(matmul(flat, execute(getitem, w, key=tap), transpose_b=True),
+                       [shape[0]] + outs + [c_out])
+        placed = execute(_index_backward, part, key=(slice(None),) + key + (slice(None),),
+                         shape=padded_shape)
+        total = placed if total is None else total + placed
+    y = execute(getitem, total, key=(slice(None),) + tuple(
+        slice(a, a + n) for n, (a, _) in zip(shape[1:4], pads)) + (slice(None),))
+    return transpose(y, (0, 4, 1, 2, 3)) if data_format == "NCDHW" else y
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,
+                   dilations=None, name=None):
+    """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the rank of ``input``."""
+    x = convert_to_tensor(input)
+    rank = x._value.ndim
+    if rank not in (3, 4, 5):
+        raise InvalidArgumentError("conv_transpose: input must be 3-D, 4-D or 5-D (got shape "
+                                   "%s)" % list(x._value.shape))
+    fn, default = {3: (conv1d_transpose, "NWC"), 4: (conv2d_transpose, "NHWC"),
+                   5: (conv3d_transpose, "NDHWC")}[rank]
+    return fn(x, filters, output_shape, strides, padding, data_format or default, dilations)
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with the filter taps ``rate`` apart (dilations = rate)."""
+    return conv2d(value, filters, 1, padding, dilations=as_int("atrous_conv2d", rate, "rate"))
+
+
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+    """``(mean, variance)`` of ``x`` over ``axes`` with each entry counted
+    ``frequency_weights`` times (broadcast against ``x``); the variance's gradient treats the
+    mean as a constant, as TensorFlow's."""
+    from .array_ops import squeeze, stop_gradient
+    from .math_ops import divide_no_nan, squared_difference
+    x = _float("weighted_moments", x)
+    w = convert_same(x, frequency_weights)[1]
+    axes = normalize_axis("weighted_moments", axes, x._value.ndim) or ()
+    total = reduce_sum(w * x, axes, keepdims=True)
+    weight_sum = reduce_sum(w + zeros_like(x), axes, keepdims=True)
+    mean = divide_no_nan(total, weight_sum)
+    spread = reduce_sum(w * squared_difference(x, stop_gradient(mean)), axes, keepdims=True)
+    variance = divide_no_nan(spread, weight_sum)
+    if keepdims:
+        return mean, variance
+    return squeeze(mean, list(axes)), squeeze(variance, list(axes))
 
 
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
