@@ -3,6 +3,7 @@ fe.function."""
 import numpy as np
 
 import fasteager as fe
+from fasteager.ops import _philox
 from fasteager.ops.nn_ops import dropout_mask
 from fasteager.ops.random_ops import generator_draw
 from tests.ops.op_specs_base import Spec
@@ -21,12 +22,15 @@ def _draw(x):
 
 
 def _draw_ref(x):
+    # TensorFlow's draw at the state's key and counter; the counter then moves 256 steps
+    # per value (the values themselves are checked against TensorFlow in
+    # tests/random/test_tf_exact.py)
     lo, hi, key = (int(w) & _U64 for w in _state_of(x).tolist())
-    bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
-    z = np.random.Generator(bits).standard_normal((2, 3), dtype=np.float64)
-    c = bits.state["state"]["counter"]
-    words = [int(c[0]), int(c[1]), key]
-    return (z * 2.0 + 0.5).astype(np.float32), np.array(
+    z = _philox.normal((key & 0xFFFFFFFF, key >> 32),
+                       (lo & 0xFFFFFFFF, lo >> 32, hi & 0xFFFFFFFF, hi >> 32), 6, np.float32)
+    c = (hi << 64 | lo) + 6 * 256
+    words = [c & _U64, (c >> 64) & _U64, key]
+    return z.reshape(2, 3) * np.float32(2.0) + np.float32(0.5), np.array(
         [w - (1 << 64) if w >> 63 else w for w in words], np.int64)
 
 

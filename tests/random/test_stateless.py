@@ -47,13 +47,17 @@ def test_statistics():
 
 def test_seed_helpers():
     seeds = tf.random.experimental.stateless_split([1, 2], num=3)
-    assert seeds.shape == (3, 2) and seeds.dtype == tf.int64
+    # the seed's dtype, as TensorFlow: int32 for a Python list
+    assert seeds.shape == (3, 2) and seeds.dtype == tf.int32
+    wide = tf.random.experimental.stateless_split(tf.constant([1, 2], tf.int64), num=3)
+    assert wide.dtype == tf.int64
     np.testing.assert_array_equal(seeds.numpy(),
                                   tf.random.experimental.stateless_split([1, 2], 3).numpy())
     assert len({tuple(r) for r in seeds.numpy().tolist()}) == 3
     f1 = tf.random.experimental.stateless_fold_in([1, 2], 7)
     f2 = tf.random.experimental.stateless_fold_in([1, 2], 8)
     assert f1.shape == (2,) and not np.array_equal(f1.numpy(), f2.numpy())
+    assert f1.numpy()[1] == 7 and f1.dtype == tf.int32   # [a draw, data] in data's dtype
     np.testing.assert_array_equal(f1.numpy(),
                                   tf.random.experimental.stateless_fold_in([1, 2], 7).numpy())
 

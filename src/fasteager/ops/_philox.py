@@ -302,8 +302,9 @@ def normal(key, counter, n, dtype):
 
 
 def truncated_normal(key, counter, n, dtype):
-    """``n`` standard normals within (-2, 2) (TruncatedNormalDistribution): each group
-    takes Box-Muller pairs from its own reserved counter range until it has its values."""
+    """``n`` standard normals within (-2, 2) (TruncatedNormalDistribution): group g takes
+    Box-Muller pairs from its own counter range (steps g * stride, g * stride + 1, ...),
+    keeping those within the bounds in order, until it has its values."""
     d = np.dtype(dtype)
     if d not in (np.float16, np.float32, np.float64):
         raise TypeError("truncated_normal: unsupported dtype %s" % d)
@@ -311,30 +312,32 @@ def truncated_normal(key, counter, n, dtype):
     groups = -(-n // group)
     stride = group * RESERVED_SAMPLES_PER_OUTPUT // 4
     out = np.empty((groups, group), np.float64 if d == np.float64 else np.float32)
-    todo = np.arange(groups)
-    steps = 4       # 16 candidates for 4 values (8 for 2): too few about once in 10^8
-    base = counters(counter, groups, stride)
-    while todo.size:
-        starts = [b[todo] for b in base]
-        w = np.empty((todo.size, steps, 4), np.uint32)
-        for s in range(steps):
-            for j, word in enumerate(philox(key, _offset(starts, s))):
-                w[:, s, j] = word
-        if d == np.float64:
-            a, b = _box_muller64(w[..., 0], w[..., 1], w[..., 2], w[..., 3])
-        else:
-            a, b = _box_muller32(w[..., 0::2].reshape(todo.size, -1),
-                                 w[..., 1::2].reshape(todo.size, -1))
-        cand = np.stack([a, b], axis=-1).reshape(todo.size, -1)
-        ok = np.abs(cand) < 2.0
-        enough = ok.sum(axis=1) >= group
-        # the first ``group`` accepted candidates of each row, in order
-        take = ok & (np.cumsum(ok, axis=1) <= group)
-        rows = np.nonzero(enough)[0]
-        out[todo[rows]] = cand[rows][take[rows]].reshape(-1, group)
-        todo = todo[~enough]
-        steps *= 4
+    for start in range(0, groups, _CHUNK):
+        m = min(_CHUNK, groups - start)
+        _truncated_block(key, counters(counter, m, stride, start), out[start:start + m], d)
     return out.reshape(-1)[:n].astype(d)
+
+
+def _truncated_block(key, base, out, d):
+    """Fill ``out`` [m, group] for the groups whose first counters are ``base``: one Philox
+    step at a time for the groups not yet full (after one step, about 5 in 6 are)."""
+    m, group = out.shape
+    filled = np.zeros(m, np.int64)
+    todo = np.arange(m)
+    step = 0
+    while todo.size:
+        w = np.empty((todo.size, 4), np.uint32)
+        for j, word in enumerate(philox(key, _offset([b[todo] for b in base], step))):
+            w[:, j] = word
+        cand = _normals64(w) if d == np.float64 else _normals32(w)
+        ok = np.abs(cand) < 2.0
+        slot = filled[todo, None] + np.cumsum(ok, axis=1) - 1
+        keep = ok & (slot < group)
+        rows = np.broadcast_to(todo[:, None], keep.shape)[keep]
+        out[rows, slot[keep]] = cand[keep]
+        filled[todo] = np.minimum(filled[todo] + ok.sum(axis=1), group)
+        todo = todo[filled[todo] < group]
+        step += 1
 
 
 def _offset(words4, s):

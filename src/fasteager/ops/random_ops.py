@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _core
 from ..distribute import mirrored as _mirrored
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnimplementedError
+from . import _philox
 from .registry import as_shape, defop
 
 _DEFAULT_GLOBAL_SEED = 87654321
@@ -88,59 +89,134 @@ def _is_tensor(v):
 
 def _affine(opname, z, scale, shift, d):
     """``z * scale + shift`` in dtype ``d``: through fasteager ops (so gradients reach
-    them, as in TensorFlow) when ``scale`` or ``shift`` is a tensor, else in NumPy."""
+    them, as in TensorFlow) when ``scale`` or ``shift`` is a tensor, else in NumPy, in
+    the precision of ``z`` (``d`` for Philox draws, as TensorFlow's ops compute it)."""
     if _is_tensor(scale) or _is_tensor(shift):
         from . import math_ops
         t = _core.wrap(z.astype(d, copy=False))
         return math_ops.add(math_ops.multiply(t, _core.convert_to_tensor(scale, d)),
                             _core.convert_to_tensor(shift, d))
-    out = z * _scalar(scale) + _scalar(shift)
+    out = z * np.asarray(_scalar(scale), z.dtype) + np.asarray(_scalar(shift), z.dtype)
     return _core.wrap(np.asarray(out).astype(d, copy=False))
 
 
-def _normal(rng, shape, mean, stddev, dtype, opname="random.normal"):
+class _NumpySource:
+    """Samples from a NumPy Generator (the global and op-seeded ops), in float64."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def normal(self, dims, d):
+        return self.rng.standard_normal(dims, dtype=np.float64)
+
+    def uniform(self, dims, d):
+        return self.rng.random(dims, dtype=np.float64)
+
+    def truncated_normal(self, dims, d):
+        # redraw values beyond two standard deviations, as TensorFlow does
+        out = self.rng.standard_normal(dims)
+        bad = np.abs(out) > 2
+        while bad.any():
+            out[bad] = self.rng.standard_normal(int(bad.sum()))
+            bad = np.abs(out) > 2
+        return np.asarray(out)
+
+    def uniform_int(self, dims, d, lo, hi):
+        return self.rng.integers(lo, hi, size=dims, dtype=d)
+
+    def full_int(self, dims, d):
+        info = np.iinfo(d)
+        return self.rng.integers(info.min, info.max, size=dims, dtype=d, endpoint=True)
+
+    def numpy_rng(self):
+        return self.rng
+
+
+class _PhiloxSource:
+    """Samples at a Philox key and counter, as TensorFlow's kernels draw them
+    (``_philox``), in the output dtype."""
+
+    def __init__(self, key, counter):
+        self.key, self.counter = key, counter
+
+    def _draw(self, fn, dims, d, *args):
+        return fn(self.key, self.counter, int(np.prod(dims, dtype=np.int64)), d,
+                  *args).reshape(dims)
+
+    def normal(self, dims, d):
+        return self._draw(_philox.normal, dims, d)
+
+    def uniform(self, dims, d):
+        return self._draw(_philox.uniform, dims, d)
+
+    def truncated_normal(self, dims, d):
+        return self._draw(_philox.truncated_normal, dims, d)
+
+    def uniform_int(self, dims, d, lo, hi):
+        return self._draw(_philox.uniform_int, dims, d, lo, hi)
+
+    def full_int(self, dims, d):
+        return self._draw(_philox.full_int, dims, d)
+
+    def numpy_rng(self):
+        """A NumPy generator at this key and counter, for the distributions TensorFlow's
+        way of sampling is not reproduced for (binomial, categorical, poisson)."""
+        key = self.key[0] | self.key[1] << 32
+        c = self.counter
+        return np.random.Generator(np.random.Philox(
+            key=[key, 0], counter=[c[0] | c[1] << 32, c[2] | c[3] << 32, 0, 0]))
+
+
+def _source(rng):
+    return rng if isinstance(rng, (_NumpySource, _PhiloxSource)) else _NumpySource(rng)
+
+
+def _normal(src, shape, mean, stddev, dtype, opname="random.normal"):
     d = _float_dtype(opname, dtype)
-    z = rng.standard_normal(as_shape(opname, shape), dtype=np.float64)
+    z = _source(src).normal(as_shape(opname, shape), d)
     return _affine(opname, z, stddev, mean, d)
 
 
-def _uniform(rng, shape, minval, maxval, dtype, opname="random.uniform"):
+_INT_DTYPES = (np.int32, np.int64, np.uint32, np.uint64)
+
+
+def _uniform(src, shape, minval, maxval, dtype, opname="random.uniform"):
     from ..dtypes import as_dtype
+    src = _source(src)
     d = as_dtype(np.float32 if dtype is None else dtype)._np
     dims = as_shape(opname, shape)
     if d.kind in "iu":
         if maxval is None:
             raise InvalidArgumentError("%s: maxval must be specified for integer dtype %s"
                                        % (opname, d))
+        if d not in _INT_DTYPES:
+            raise InvalidArgumentError("%s: integer dtype must be int32, int64, uint32 or "
+                                       "uint64 (got %s)" % (opname, d))
         lo, hi = int(_scalar(minval)), int(_scalar(maxval))
         if lo >= hi:
             raise InvalidArgumentError("%s: need minval < maxval (got %d >= %d)"
                                        % (opname, lo, hi))
-        return _core.wrap(rng.integers(lo, hi, size=dims, dtype=d))
+        return _core.wrap(src.uniform_int(dims, d, lo, hi))
     if d.kind != "f":
         raise InvalidArgumentError("%s: dtype must be float or int (got %s)" % (opname, d))
     hi = 1.0 if maxval is None else maxval
-    u = rng.random(dims, dtype=np.float64)
+    u = src.uniform(dims, d)
     if _is_tensor(hi) or _is_tensor(minval):
         from . import math_ops
         lo_t, hi_t = _core.convert_to_tensor(minval, d), _core.convert_to_tensor(hi, d)
         return _affine(opname, u, math_ops.subtract(hi_t, lo_t), lo_t, d)
-    return _affine(opname, u, np.asarray(_scalar(hi)) - _scalar(minval), minval, d)
+    span = np.asarray(_scalar(hi), u.dtype) - np.asarray(_scalar(minval), u.dtype)
+    return _affine(opname, u, span, minval, d)
 
 
-def _truncated_normal(rng, shape, mean, stddev, dtype, opname="random.truncated_normal"):
-    # redraw values beyond two standard deviations, as TensorFlow does
+def _truncated_normal(src, shape, mean, stddev, dtype, opname="random.truncated_normal"):
     d = _float_dtype(opname, dtype)
-    dims = as_shape(opname, shape)
-    out = rng.standard_normal(dims)
-    bad = np.abs(out) > 2
-    while bad.any():
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2
-    return _affine(opname, np.asarray(out), stddev, mean, d)
+    z = _source(src).truncated_normal(as_shape(opname, shape), d)
+    return _affine(opname, z, stddev, mean, d)
 
 
-def _categorical(rng, logits, num_samples, dtype, opname="random.categorical"):
+def _categorical(src, logits, num_samples, dtype, opname="random.categorical"):
+    rng = _source(src).numpy_rng()
     lg = np.asarray(_core.data_of(_core.convert_to_tensor(logits), opname + " logits"),
                     dtype=np.float64)
     if lg.ndim != 2:
@@ -185,12 +261,13 @@ def shuffle(value, seed=None, name=None):
 # ---- counter-based generators: fe.random.Generator and the stateless ops -------------------
 # A Philox stream is fully described by (key, counter): the Generator's state is an int64
 # Variable [counter_lo, counter_hi, key] (TensorFlow's layout for Philox), read before and
-# written after every draw, so checkpointing that variable makes later draws repeat. Each
-# draw starts at a fresh counter block (values NumPy buffered but did not hand out are
-# dropped), so the state alone decides what comes next.
+# written after every draw, so checkpointing that variable makes later draws repeat. A draw
+# of n values samples at the state's key and counter exactly as TensorFlow's kernels do
+# (``_philox``) and advances the counter by 256 * n Philox steps, as TensorFlow does.
 
 class Algorithm:
-    """RNG algorithm ids, as ``tf.random.Algorithm`` (the bits always come from Philox)."""
+    """RNG algorithm ids, as ``tf.random.Algorithm``. As in TensorFlow outside XLA, only
+    Philox draws: a ThreeFry generator or stateless op raises at its first draw."""
     PHILOX = 1
     THREEFRY = 2
     AUTO_SELECT = 3
@@ -199,12 +276,13 @@ class Algorithm:
 _ALG_NAMES = {"philox": Algorithm.PHILOX, "threefry": Algorithm.THREEFRY,
               "auto_select": Algorithm.AUTO_SELECT}
 _STATE_SIZE = 3
+_U32 = 0xFFFFFFFF
 _U64 = (1 << 64) - 1
 
 
-def _alg_id(alg, opname):
+def _alg_id(alg, opname, default=Algorithm.AUTO_SELECT):
     if alg is None:
-        return Algorithm.AUTO_SELECT
+        return default
     if isinstance(alg, str):
         key = alg.lower()
         if key in _ALG_NAMES:
@@ -218,7 +296,7 @@ def _alg_id(alg, opname):
 
 
 def _seed_words(opname, seed):
-    """An int (or 1-D ints) seed -> unsigned 64-bit words."""
+    """An int (or 1-D ints) seed -> unsigned 64-bit words (two's complement)."""
     arr = np.asarray(_core.data_of(seed, opname + " seed") if _is_tensor(seed) else seed)
     if arr.dtype.kind not in "iu" or arr.ndim > 1:
         raise InvalidArgumentError("%s: seed must be an integer or a 1-D array of integers "
@@ -226,36 +304,51 @@ def _seed_words(opname, seed):
     return [int(x) & _U64 for x in arr.reshape(-1).tolist()]
 
 
-def _key_of_seed(opname, seed):
-    return int(np.random.SeedSequence(_seed_words(opname, seed)).generate_state(
-        1, np.uint64)[0])
-
-
 def _as_signed(words):
     return np.array([w - (1 << 64) if w >> 63 else w for w in words], np.int64)
 
 
+def _rng_state(seed, alg, opname="create_rng_state"):
+    """TensorFlow's state for ``seed``: a Python int cut into 64-bit words (lowest first);
+    integers arrays keep their first words, padded with zeros on the left (the zeros are
+    the counter, the seed the key)."""
+    _alg_id(alg, opname)
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seed = int(seed)
+        return _as_signed([(seed >> (64 * i)) & _U64 for i in range(_STATE_SIZE)])
+    words = _seed_words(opname, seed)[:_STATE_SIZE]
+    return _as_signed([0] * (_STATE_SIZE - len(words)) + words)
+
+
 def create_rng_state(seed, alg):
-    """The int64 state array a Generator of ``alg`` seeded with ``seed`` starts from."""
-    _alg_id(alg, "create_rng_state")
-    return _as_signed([0, 0, _key_of_seed("create_rng_state", seed)])
+    """The int64 state (shape [3]) a Generator of ``alg`` seeded with ``seed`` starts
+    from: ``create_rng_state(1, "philox")`` is ``[1, 0, 0]``."""
+    return _core.wrap(_rng_state(seed, alg))
 
 
-def _philox(key, counter_lo=0, counter_hi=0):
-    return np.random.Generator(np.random.Philox(key=[key & _U64, 0],
-                                                counter=[counter_lo & _U64, counter_hi & _U64,
-                                                         0, 0]))
+def _split_words(words):
+    """State words (counter low, counter high, key) -> (key, counter) in 32-bit words."""
+    lo, hi, key = words
+    return (key & _U32, key >> 32), (lo & _U32, lo >> 32, hi & _U32, hi >> 32)
 
 
-def _stateless_rng(opname, seed):
-    """The stream of a stateless op: a function of the seed pair alone (shape [2] ints)."""
+def _check_philox(alg, opname, error=InvalidArgumentError):
+    if alg == Algorithm.THREEFRY:
+        raise error("%s: the ThreeFry algorithm is not supported outside XLA (as in "
+                    "TensorFlow); use 'philox' or 'auto_select'" % opname)
+
+
+def _stateless_source(opname, seed, alg):
+    """The Philox key and counter of a stateless op: TensorFlow's scrambling of the seed
+    pair (shape [2] ints), the same for 'philox' and 'auto_select'."""
+    _check_philox(_alg_id(alg, opname), opname)
     words = _seed_words(opname, seed)
     if len(words) != 2:
         raise InvalidArgumentError("%s: seed must have shape [2] (got %d values)"
                                    % (opname, len(words)))
     # (a traced fe.function may capture the values as a constant: they depend only on the
     # seed, and a seed computed from the function's inputs was reported by data_of)
-    return np.random.Generator(np.random.Philox(key=words, counter=[0, 0, 0, 0]))
+    return _PhiloxSource(*_philox.scramble_seed(*words))
 
 
 class Generator:
@@ -275,7 +368,7 @@ class Generator:
         if state is None:
             raise ValueError("Generator: give a state (or use Generator.from_seed, "
                              "from_non_deterministic_state, from_state or from_key_counter)")
-        self._alg = _alg_id(alg, "Generator")
+        self._alg = _alg_id(alg, "Generator", Algorithm.PHILOX)
         from ..variables import Variable
         self._state_var = Variable(self._checked_state(state, "Generator"), trainable=False)
         # made under a MirroredStrategy: each replica of its run draws its own stream
@@ -294,13 +387,15 @@ class Generator:
     # -- construction -----------------------------------------------------------------------
     @classmethod
     def from_seed(cls, seed, alg=None):
-        """A generator whose stream is a function of ``seed`` (an int)."""
-        return cls(state=create_rng_state(seed, alg), alg=alg)
+        """A generator whose stream is a function of ``seed`` (an int, or integers): its
+        state is ``create_rng_state(seed, alg)``, as in TensorFlow."""
+        return cls(state=_rng_state(seed, alg, "Generator.from_seed"), alg=alg)
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None):
-        """A generator seeded from the operating system's entropy."""
-        return cls(state=_as_signed([0, 0, secrets.randbits(64)]), alg=alg)
+        """A generator whose whole state comes from the operating system's entropy."""
+        return cls(state=_as_signed([secrets.randbits(64) for _ in range(_STATE_SIZE)]),
+                   alg=alg)
 
     @classmethod
     def from_state(cls, state, alg):
@@ -333,7 +428,8 @@ class Generator:
 
     @property
     def key(self):
-        return _core.wrap(np.asarray(self._state_var.numpy()[2:], np.int64))
+        """The key part of the state (an int64 scalar)."""
+        return _core.wrap(np.asarray(self._state_var.numpy()[2], np.int64))
 
     def reset(self, state):
         """Set the state (shape [3] integers)."""
@@ -341,17 +437,21 @@ class Generator:
 
     def reset_from_seed(self, seed):
         """Start over from the state ``from_seed(seed)`` would have."""
-        self._write(create_rng_state(seed, self._alg))
+        self._write(_rng_state(seed, self._alg, "Generator.reset_from_seed"))
 
     def reset_from_key_counter(self, key, counter):
         self._write(self._key_counter_state(key, counter))
 
     def skip(self, delta):
-        """Advance the counter by ``delta`` blocks, as if that many draws had happened."""
+        """Advance the state as ``delta`` values drawn would (256 Philox steps each, as in
+        TensorFlow); returns the state before."""
         with self._lock:
-            lo, hi, key = (int(x) & _U64 for x in self._state_var.numpy().tolist())
-            c = ((hi << 64) | lo) + int(delta)
-            self._write(_as_signed([c & _U64, (c >> 64) & _U64, key]))
+            before = self._state_var.numpy().copy()
+            key, counter = _split_words([int(x) & _U64 for x in before.tolist()])
+            c = _philox.skip(counter, int(delta) * _philox.RESERVED_SAMPLES_PER_OUTPUT)
+            self._write(_as_signed([c[0] | c[1] << 32, c[2] | c[3] << 32,
+                                    key[0] | key[1] << 32]))
+        return _core.wrap(before)
 
     def _write(self, arr):
         # the state is bookkeeping, never part of a traced graph or a gradient
@@ -361,11 +461,13 @@ class Generator:
         finally:
             _core.set_tracer(previous)
 
-    def _draw(self, fn, method=None, args=()):
-        """Run ``fn(numpy Generator)`` on the current state and advance the state.
+    def _draw(self, fn, count, method=None, args=()):
+        """Run ``fn(source)`` at the current state (a ``_PhiloxSource``) and advance the
+        state past ``count`` values.
         Inside fe.function, a draw named by ``method`` (a key of _DRAWS) with plain
         Python ``args`` is a graph op on the state variable (replayed and saved as such);
         any other draw makes the function run eagerly."""
+        _check_philox(self._alg, "Generator", UnimplementedError)
         tracer = _core.get_tracer()
         if tracer is not None:
             if method is not None and all(_is_attr(a) for a in args):
@@ -376,7 +478,7 @@ class Generator:
             tracer.random_draw()   # fe.function must not replay a frozen draw
         with self._lock:
             words = [int(x) & _U64 for x in self._state_var.numpy().tolist()]
-            result, state = _advance(words, _mirrored.replica_stream(self), fn)
+            result, state = _advance(words, _mirrored.replica_stream(self), fn, count)
             if state is not None:
                 self._write(state)
         return result
@@ -393,12 +495,13 @@ class Generator:
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
         """Samples from N(mean, stddev^2)."""
         args = (_shape_attr(shape), mean, stddev, dtype, "Generator.normal")
-        return self._draw(lambda r: _normal(r, *args), "normal", args)
+        return self._draw(lambda r: _normal(r, *args), _count(args), "normal", args)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
         """Normal samples within two standard deviations of the mean."""
         args = (_shape_attr(shape), mean, stddev, dtype, "Generator.truncated_normal")
-        return self._draw(lambda r: _truncated_normal(r, *args), "truncated_normal", args)
+        return self._draw(lambda r: _truncated_normal(r, *args), _count(args),
+                          "truncated_normal", args)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=np.float32, name=None):
         """Samples from U[minval, maxval) (maxval defaults to 1 for floats; integer dtypes
@@ -408,53 +511,64 @@ class Generator:
             return self.uniform_full_int(shape, dtype)
         args = (_shape_attr(shape), 0 if minval is None else minval, maxval, dtype,
                 "Generator.uniform")
-        return self._draw(lambda r: _uniform(r, *args), "uniform", args)
+        return self._draw(lambda r: _uniform(r, *args), _count(args), "uniform", args)
 
     def uniform_full_int(self, shape, dtype=np.uint64, name=None):
         """Integers over the whole range of ``dtype``."""
         args = (_shape_attr(shape), dtype, "Generator.uniform_full_int")
-        return self._draw(lambda r: _full_int(r, *args), "uniform_full_int", args)
+        return self._draw(lambda r: _full_int(r, *args), _count(args), "uniform_full_int",
+                          args)
 
     def binomial(self, shape, counts, probs, dtype=np.int32, name=None):
-        """Samples from Binomial(counts, probs) (broadcast to ``shape``)."""
+        """Samples from Binomial(counts, probs) (broadcast to ``shape``; reproducible, but
+        not TensorFlow's values)."""
         args = (_shape_attr(shape), counts, probs, dtype, "Generator.binomial")
-        return self._draw(lambda r: _binomial(r, *args), "binomial", args)
+        return self._draw(lambda r: _binomial(r, *args), _count(args), "binomial", args)
 
     def categorical(self, logits, num_samples, dtype=None):
+        rows = np.shape(_core.data_of(_core.convert_to_tensor(logits),
+                                      "Generator.categorical logits"))[:1]
         return self._draw(lambda r: _categorical(r, logits, num_samples, dtype,
-                                                 "Generator.categorical"))
+                                                 "Generator.categorical"),
+                          int(np.prod(rows)) * int(num_samples))
 
     def make_seeds(self, count=1):
-        """``count`` seed pairs for stateless ops: an int64 tensor of shape [2, count]."""
-        return self._draw(lambda r: _core.wrap(
-            r.integers(-2 ** 63, 2 ** 63 - 1, size=(2, int(count)), dtype=np.int64,
-                       endpoint=True)))
+        """``count`` seed pairs for stateless ops: an int64 tensor of shape [2, count] (a
+        row of 64-bit draws and a row of zeros, as in TensorFlow)."""
+        keys = self.uniform_full_int([int(count)], np.int64).numpy()
+        return _core.wrap(np.stack([keys, np.zeros_like(keys)]))
 
     def split(self, count=1):
-        """``count`` new generators with independent streams (advances this one)."""
-        seeds = self.make_seeds(count).numpy()
-        return [Generator(state=_as_signed([0, 0, _key_of_seed("Generator.split",
-                                                              seeds[:, i])]), alg=self._alg)
-                for i in range(int(count))]
+        """``count`` new generators (advances this one): generator i has key
+        ``uniform_full_int([count], int64)[i]`` and counter 0, as in TensorFlow."""
+        keys = self.uniform_full_int([int(count)], np.int64).numpy()
+        return [Generator(state=np.array([0, 0, k], np.int64), alg=self._alg)
+                for k in keys.tolist()]
+
+
+def _count(args):
+    """How many values a draw with shape ``args[0]`` makes (its counter advance)."""
+    return int(np.prod(as_shape(args[-1], args[0]), dtype=np.int64))
 
 
 _generator_tokens = itertools.count(1)
 _generators = weakref.WeakValueDictionary()   # token -> Generator (a traced draw's stream)
 
 
-def _advance(words, stream, fn):
-    """``fn(numpy Generator)`` at state ``words`` (counter lo, counter hi, key): (result,
-    the new int64 state to store, or None when a replica ``stream`` keeps it)."""
+def _advance(words, stream, fn, count):
+    """``fn(_PhiloxSource)`` at state ``words`` (counter lo, counter hi, key): (result, the
+    new int64 state to store, or None when a replica ``stream`` keeps it)."""
     lo, hi, key = words
     if stream is not None:
         lo, hi, key = stream.read((lo, hi, key))
-    bits = np.random.Philox(key=[key, 0], counter=[lo, hi, 0, 0])
-    result = fn(np.random.Generator(bits))
-    c = bits.state["state"]["counter"]
+    philox_key, counter = _split_words((lo, hi, key))
+    result = fn(_PhiloxSource(philox_key, counter))
+    c = _philox.skip(counter, count * _philox.RESERVED_SAMPLES_PER_OUTPUT)
+    lo, hi = c[0] | c[1] << 32, c[2] | c[3] << 32
     if stream is not None:
-        stream.write(int(c[0]), int(c[1]))
-        return result, _as_signed([int(c[0]), int(c[1]), words[2]]) if stream.traced else None
-    return result, _as_signed([int(c[0]), int(c[1]), key])
+        stream.write(lo, hi)
+        return result, _as_signed([lo, hi, words[2]]) if stream.traced else None
+    return result, _as_signed([lo, hi, key])
 
 
 def _shape_attr(shape):
@@ -486,7 +600,7 @@ def _draw_fwd(state, method, args, stream):
     draw = _DRAWS[method]
     previous = _core.set_tracer(None)   # the kernel's own arrays are not graph tensors
     try:
-        result, new_state = _advance(words, replica, lambda r: draw(r, *args))
+        result, new_state = _advance(words, replica, lambda r: draw(r, *args), _count(args))
     finally:
         _core.set_tracer(previous)
     return np.asarray(result._value), new_state
@@ -498,18 +612,18 @@ generator_draw = defop("generator_draw", _draw_fwd, kinds="iu", same_dtype=False
                        no_grad="random samples: no gradient with respect to the state")
 
 
-def _full_int(rng, shape, dtype, opname):
+def _full_int(src, shape, dtype, opname):
     from ..dtypes import as_dtype
     d = as_dtype(dtype)._np
-    if d.kind not in "iu":
-        raise InvalidArgumentError("%s: dtype must be an integer type (got %s)" % (opname, d))
-    info = np.iinfo(d)
-    return _core.wrap(rng.integers(info.min, info.max, size=as_shape(opname, shape), dtype=d,
-                                   endpoint=True))
+    if d not in _INT_DTYPES:
+        raise InvalidArgumentError("%s: dtype must be int32, int64, uint32 or uint64 (got %s)"
+                                   % (opname, d))
+    return _core.wrap(_source(src).full_int(as_shape(opname, shape), d))
 
 
-def _binomial(rng, shape, counts, probs, dtype, opname):
+def _binomial(src, shape, counts, probs, dtype, opname):
     from ..dtypes import as_dtype
+    rng = _source(src).numpy_rng()
     d = as_dtype(dtype)._np
     dims = as_shape(opname, shape)
     n = np.asarray(_scalar(counts), np.float64)
@@ -552,51 +666,53 @@ def set_global_generator(generator):
 
 
 # ---- stateless ops: the same seed pair gives the same values ------------------------------
+# TensorFlow's values for 'philox' and 'auto_select': the seed pair is scrambled into a Philox
+# key and counter (``_stateless_source``) and sampled there. Categorical, binomial and
+# poisson draws are reproducible functions of the seed, but not TensorFlow's values.
 
-def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg=None):
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None,
+                     alg="auto_select"):
     """N(mean, stddev^2) samples that depend only on ``seed`` (shape [2] ints) and shape."""
-    _alg_id(alg, "stateless_normal")
-    return _normal(_stateless_rng("stateless_normal", seed), shape, mean, stddev, dtype,
-                   "stateless_normal")
+    return _normal(_stateless_source("stateless_normal", seed, alg), shape, mean, stddev,
+                   dtype, "stateless_normal")
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None,
-                               alg=None):
-    _alg_id(alg, "stateless_truncated_normal")
-    return _truncated_normal(_stateless_rng("stateless_truncated_normal", seed), shape, mean,
-                             stddev, dtype, "stateless_truncated_normal")
+                               alg="auto_select"):
+    """Normal samples within two standard deviations of the mean, from ``seed`` alone."""
+    return _truncated_normal(_stateless_source("stateless_truncated_normal", seed, alg),
+                             shape, mean, stddev, dtype, "stateless_truncated_normal")
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=np.float32, name=None,
-                      alg=None):
+                      alg="auto_select"):
     """U[minval, maxval) samples that depend only on ``seed``. Integer dtypes need both
     bounds, or neither (the full range), as in TensorFlow."""
     from ..dtypes import as_dtype
-    _alg_id(alg, "stateless_uniform")
-    rng = _stateless_rng("stateless_uniform", seed)
+    src = _stateless_source("stateless_uniform", seed, alg)
     if as_dtype(dtype)._np.kind in "iu":
         if minval is None and maxval is None:
-            return _full_int(rng, shape, dtype, "stateless_uniform")
+            return _full_int(src, shape, dtype, "stateless_uniform")
         if minval is None or maxval is None:
             raise InvalidArgumentError("stateless_uniform: integer dtypes need both minval and "
                                        "maxval, or neither (got minval=%r, maxval=%r)"
                                        % (minval, maxval))
-    return _uniform(rng, shape, minval, maxval, dtype, "stateless_uniform")
+    return _uniform(src, shape, minval, maxval, dtype, "stateless_uniform")
 
 
 def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
-    return _categorical(_stateless_rng("stateless_categorical", seed), logits, num_samples,
-                        dtype, "stateless_categorical")
+    return _categorical(_stateless_source("stateless_categorical", seed, None), logits,
+                        num_samples, dtype, "stateless_categorical")
 
 
 def stateless_binomial(shape, seed, counts, probs, output_dtype=np.int32, name=None):
-    return _binomial(_stateless_rng("stateless_binomial", seed), shape, counts, probs,
+    return _binomial(_stateless_source("stateless_binomial", seed, None), shape, counts, probs,
                      output_dtype, "stateless_binomial")
 
 
 def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
     from ..dtypes import as_dtype
-    rng = _stateless_rng("stateless_poisson", seed)
+    rng = _stateless_source("stateless_poisson", seed, None).numpy_rng()
     lam = np.asarray(_scalar(lam), np.float64)
     if (lam < 0).any():
         raise InvalidArgumentError("stateless_poisson: lam must be >= 0")
@@ -604,22 +720,25 @@ def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
     return _core.wrap(out.astype(as_dtype(dtype)._np))
 
 
-def stateless_split(seed, num=2, alg=None):
-    """``num`` new seed pairs (int64, shape [num, 2]) derived from ``seed``."""
-    _alg_id(alg, "stateless_split")
-    rng = _stateless_rng("stateless_split", seed)
-    return _core.wrap(rng.integers(-2 ** 63, 2 ** 63 - 1, size=(int(num), 2), dtype=np.int64,
-                                   endpoint=True))
+def _int_dtype_of(value):
+    """The dtype TensorFlow gives an integer argument (a Python int or list: int32)."""
+    return _core.convert_to_tensor(value).dtype
 
 
-def stateless_fold_in(seed, data, alg=None):
-    """A new seed pair (int64, shape [2]) from ``seed`` and the integer ``data``."""
-    _alg_id(alg, "stateless_fold_in")
-    words = _seed_words("stateless_fold_in", seed)
-    d = _seed_words("stateless_fold_in", data)
-    if len(words) != 2 or len(d) != 1:
-        raise InvalidArgumentError("stateless_fold_in: seed must have shape [2] and data be "
-                                   "one integer (got %d and %d values)" % (len(words), len(d)))
-    rng = np.random.Generator(np.random.Philox(key=words, counter=[d[0], 0, 0, 0]))
-    return _core.wrap(rng.integers(-2 ** 63, 2 ** 63 - 1, size=(2,), dtype=np.int64,
-                                   endpoint=True))
+def stateless_split(seed, num=2, alg="auto_select"):
+    """``num`` new seed pairs (shape [num, 2], the seed's dtype: int32 for a Python list),
+    full-range integers drawn with ``seed``, as in TensorFlow."""
+    return stateless_uniform([int(num), 2], seed, minval=None, maxval=None,
+                             dtype=_int_dtype_of(seed), alg=alg)
+
+
+def stateless_fold_in(seed, data, alg="auto_select"):
+    """A new seed pair ``[x, data]`` (``data``'s dtype) where ``x`` is a full-range integer
+    drawn with ``seed``, as in TensorFlow."""
+    d = _int_dtype_of(data)
+    values = _seed_words("stateless_fold_in", data)
+    if np.ndim(_core.data_of(_core.convert_to_tensor(data), "stateless_fold_in data")) != 0:
+        raise InvalidArgumentError("stateless_fold_in: data must be one integer (got %d "
+                                   "values)" % len(values))
+    first = stateless_uniform([], seed, minval=None, maxval=None, dtype=d, alg=alg).numpy()
+    return _core.wrap(np.array([first, _core.convert_to_tensor(data, d).numpy()], d._np))
