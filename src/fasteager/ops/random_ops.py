@@ -4,9 +4,11 @@
   is reproducible.
 * An op-level ``seed`` with a global seed gives a stream per (global, op) seed pair:
   calling the same op again continues that stream (as TensorFlow does).
-* ``fe.random.Generator`` (``stateful_random.py``) and the ``stateless_*`` ops are
-  counter-based (NumPy's Philox): their whole state is a small int64 array.
-NumPy's PCG64 generates the bits of the seeded ops here.
+* ``fe.random.Generator`` and the ``stateless_*`` ops are counter-based: their whole state
+  is a small int64 array, and they give TensorFlow's numbers (``_philox``: TensorFlow's
+  Philox4x32-10 and its conversions).
+NumPy's PCG64 generates the bits of the global and op-seeded ops (not TensorFlow's
+numbers: its op seeds depend on how many ops its context has made).
 """
 import itertools
 import secrets
