@@ -242,6 +242,15 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     return triangular_solve(upper, y, lower=False)
 
 
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
+    """The inverse of the matrix whose ``lu`` is ``(lower_upper, perm)``."""
+    lu_t = _matrices("lu_matrix_inverse", lower_upper)
+    shape = tuple(lu_t._value.shape)
+    ident = _core.wrap(_np.broadcast_to(_np.eye(shape[-1], dtype=lu_t._value.dtype),
+                                        shape).copy())
+    return lu_solve(lu_t, perm, ident)
+
+
 def cholesky_solve(chol, rhs, name=None):
     """``x`` with ``A x = rhs`` given ``chol``, the lower Cholesky factor of ``A``."""
     chol, rhs = _convert_same(_matrices("cholesky_solve", chol), rhs)

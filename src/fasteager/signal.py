@@ -322,3 +322,149 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
     if window_fn is not None:
         frames = frames * window_fn(length, dtype=frames._value.dtype)
     return overlap_and_add(frames, frame_step)
+
+
+def kaiser_window(window_length, beta=12.0, dtype=np.float32, name=None):
+    """``I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta)``, the Kaiser window."""
+    from .ops.more_special_ops import _bessel_scaled_np
+    np_dtype = _window_dtype("kaiser_window", dtype)
+    n = int(window_length)
+    if n == 1:
+        return _core.wrap(np.ones(1, np_dtype))
+    ratio = 2.0 * np.arange(n) / (n - 1) - 1.0
+    arg = float(beta) * np.sqrt(np.maximum(1.0 - ratio * ratio, 0.0))
+    # scaled Bessel functions: I0(a)/I0(b) = i0e(a)/i0e(b) e^(a - b), finite for any beta
+    w = _bessel_scaled_np(arg, 0) / _bessel_scaled_np(np.array(float(beta)), 0) * np.exp(
+        arg - float(beta))
+    return _core.wrap(w.astype(np_dtype))
+
+
+def vorbis_window(window_length, dtype=np.float32, name=None):
+    """``sin(pi/2 sin^2(pi (k + 1/2) / N))``, the Vorbis power-complementary window."""
+    np_dtype = _window_dtype("vorbis_window", dtype)
+    k = np.arange(int(window_length), dtype=np.float64)
+    w = np.sin(0.5 * math.pi * np.sin(math.pi * (k + 0.5) / int(window_length)) ** 2)
+    return _core.wrap(w.astype(np_dtype))
+
+
+def _window_dtype(fname, dtype):
+    from .dtypes import as_dtype
+    np_dtype = as_dtype(dtype)._np
+    if np_dtype.kind != "f":
+        raise InvalidArgumentError("%s: dtype must be floating point (got %s)"
+                                   % (fname, np_dtype))
+    return np_dtype
+
+
+# ---- discrete cosine transforms -----------------------------------------------------------
+
+def _dct_matrix(kind, n, norm):
+    """The [n, n] matrix C of the type-``kind`` DCT (y = C x), SciPy's conventions (which
+    TensorFlow's follow), with the orthonormal scaling for ``norm='ortho'``."""
+    j = np.arange(n)[None, :]       # input index
+    k = np.arange(n)[:, None]       # output index
+    if kind == 1:
+        c = 2.0 * np.cos(math.pi * k * j / (n - 1))
+        c[:, 0] = 1.0
+        c[:, -1] = (-1.0) ** np.arange(n)
+    elif kind == 2:
+        c = 2.0 * np.cos(math.pi * k * (2 * j + 1) / (2 * n))
+        if norm == "ortho":
+            c = c * np.where(k == 0, math.sqrt(1.0 / (4 * n)), math.sqrt(1.0 / (2 * n)))
+    elif kind == 3:
+        c = 2.0 * np.cos(math.pi * j * (2 * k + 1) / (2 * n))
+        c[:, 0] = 1.0
+        if norm == "ortho":
+            c = c * np.where(j == 0, math.sqrt(1.0 / n), math.sqrt(1.0 / (2 * n)))
+    else:
+        c = 2.0 * np.cos(math.pi * (2 * k + 1) * (2 * j + 1) / (4 * n))
+        if norm == "ortho":
+            c = c * math.sqrt(1.0 / (2 * n))
+    return c
+
+
+def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 - TF's name
+    """The discrete cosine transform of types 1-4 along the last axis (``n`` crops or
+    zero-pads it first; ``norm='ortho'`` for types 2-4), as a product with the DCT
+    matrix: exact and differentiable.
+
+    >>> fe.signal.dct([1., 2., 4., 7.], norm="ortho").numpy()
+    array([ 7.       , -4.4608855,  1.       , -0.3170253], dtype=float32)
+    """
+    if type not in (1, 2, 3, 4):
+        raise ValueError("dct: only types 1, 2, 3 and 4 are supported (got %r)" % (type,))
+    if axis != -1:
+        raise NotImplementedError("dct: axis must be -1 (got %r)" % (axis,))
+    if norm not in (None, "ortho"):
+        raise ValueError("dct: unknown normalization %r (expected None or 'ortho')" % (norm,))
+    if type == 1 and norm == "ortho":
+        raise ValueError("dct: normalization is not supported for the type-1 DCT")
+    x = _real_input("dct", input, 1)
+    last = x._value.ndim - 1
+    if n is not None:
+        if int(n) < 1:
+            raise ValueError("dct: n must be positive (got %r)" % (n,))
+        x = _fit(x, last, int(n))
+    size = x._value.shape[last]
+    if type == 1 and size < 2:
+        raise ValueError("dct: the type-1 DCT needs at least 2 points (got %d)" % size)
+    from .ops.math_ops import matmul
+    c = _core.wrap(_dct_matrix(type, size, norm).T.astype(x._value.dtype))
+    flat = _reshape(x, (-1, size))
+    return _reshape(matmul(flat, c), x._value.shape)
+
+
+def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 - TF's name
+    """The inverse DCT: type 2 and 3 invert each other, 1 and 4 themselves (exactly with
+    ``norm='ortho'``; unnormalized, up to TensorFlow's scale factors)."""
+    if type not in (1, 2, 3, 4):
+        raise ValueError("idct: only types 1, 2, 3 and 4 are supported (got %r)" % (type,))
+    return dct(input, type={1: 1, 2: 3, 3: 2, 4: 4}[type], n=n, axis=axis, norm=norm)
+
+
+# ---- mel spectrograms ---------------------------------------------------------------------
+
+def _hertz_to_mel(f):
+    return 1127.0 * np.log1p(f / 700.0)
+
+
+def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000,
+                                lower_edge_hertz=125.0, upper_edge_hertz=3800.0,
+                                dtype=np.float32, name=None):
+    """The [num_spectrogram_bins, num_mel_bins] matrix mapping a linear spectrogram to mel
+    bands: triangles spaced evenly in mel (``1127 ln(1 + f / 700)``); the DC bin gets no
+    weight."""
+    if int(num_mel_bins) <= 0:
+        raise ValueError("num_mel_bins must be positive. Got: %r" % (num_mel_bins,))
+    if float(sample_rate) <= 0:
+        raise ValueError("sample_rate must be positive. Got: %r" % (sample_rate,))
+    if float(lower_edge_hertz) < 0:
+        raise ValueError("lower_edge_hertz must be non-negative. Got: %r" % (lower_edge_hertz,))
+    if float(lower_edge_hertz) >= float(upper_edge_hertz):
+        raise ValueError("lower_edge_hertz %r >= upper_edge_hertz %r"
+                         % (lower_edge_hertz, upper_edge_hertz))
+    if float(upper_edge_hertz) > float(sample_rate) / 2:
+        raise ValueError("upper_edge_hertz must not be larger than the Nyquist frequency "
+                         "(sample_rate / 2). Got %r for sample_rate: %r"
+                         % (upper_edge_hertz, sample_rate))
+    np_dtype = _window_dtype("linear_to_mel_weight_matrix", dtype)
+    nyquist = float(sample_rate) / 2.0
+    bins_mel = _hertz_to_mel(np.linspace(0.0, nyquist, int(num_spectrogram_bins))[1:])[:, None]
+    edges = np.linspace(_hertz_to_mel(float(lower_edge_hertz)),
+                        _hertz_to_mel(float(upper_edge_hertz)), int(num_mel_bins) + 2)
+    lower, center, upper = edges[:-2], edges[1:-1], edges[2:]
+    rising = (bins_mel - lower) / (center - lower)
+    falling = (upper - bins_mel) / (upper - center)
+    weights = np.maximum(0.0, np.minimum(rising, falling))
+    return _core.wrap(np.pad(weights, [(1, 0), (0, 0)]).astype(np_dtype))
+
+
+def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
+    """MFCCs: the unnormalized type-2 DCT of log-mel spectrograms over the last axis,
+    times ``rsqrt(2 num_mel_bins)`` (TensorFlow's scaling)."""
+    x = _real_input("mfccs_from_log_mel_spectrograms", log_mel_spectrograms, 1)
+    bins = x._value.shape[-1]
+    if bins < 1:
+        raise ValueError("mfccs_from_log_mel_spectrograms: the last dimension must be "
+                         "positive (got %d)" % bins)
+    return dct(x, type=2) * (1.0 / math.sqrt(2.0 * bins))

@@ -328,3 +328,9 @@ def test_solves_rank_expm_sqrtm():
     close(la.sqrtm([[4., 1.], [0., 9.]]), [[2., 0.2], [0., 3.]])
     check_grads(la.expm, [[[0.1, 0.5], [-0.3, 0.2]]])
     check_grads(lambda a, b: la.lstsq(a, b), [[[1., 0.], [1., 1.], [1., 2.]], [[1.], [2.], [2.]]])
+
+
+def test_lu_matrix_inverse():
+    close(la.lu_matrix_inverse(*la.lu([[1., 2.], [3., 4.]])), [[-2., 1.], [1.5, -0.5]])
+    batch = np.random.default_rng(5).standard_normal((3, 4, 4)) + 4 * np.eye(4)
+    close(la.lu_matrix_inverse(*la.lu(batch)), np.linalg.inv(batch), rtol=1e-12, atol=1e-12)

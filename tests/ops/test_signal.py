@@ -99,3 +99,61 @@ def test_stft_and_inverse():
     # (a ramp would put the Nyquist bin at 0, where abs has no derivative)
     check_grads(lambda t: fe.math.abs(sig.stft(t, 4, 2)),
                 [np.random.default_rng(2).standard_normal(8)])
+
+
+# DCT references: SciPy's conventions, which TensorFlow's follow, as explicit sums
+def _dct_ref(x, kind, norm=None):
+    n = x.shape[-1]
+    j = np.arange(n)
+    out = np.zeros_like(x)
+    for k in range(n):
+        if kind == 1:
+            out[..., k] = (x[..., 0] + (-1) ** k * x[..., -1]
+                           + 2 * np.sum(x[..., 1:-1] * np.cos(np.pi * k * j[1:-1] / (n - 1)),
+                                        -1))
+        elif kind == 2:
+            out[..., k] = 2 * np.sum(x * np.cos(np.pi * k * (2 * j + 1) / (2 * n)), -1)
+        elif kind == 3:
+            out[..., k] = x[..., 0] + 2 * np.sum(
+                x[..., 1:] * np.cos(np.pi * j[1:] * (2 * k + 1) / (2 * n)), -1)
+        else:
+            out[..., k] = 2 * np.sum(x * np.cos(np.pi * (2 * k + 1) * (2 * j + 1) / (4 * n)),
+                                     -1)
+    return out
+
+
+def test_dct_idct():
+    x = np.random.default_rng(3).standard_normal((3, 6))
+    for kind in (1, 2, 3, 4):
+        close(sig.dct(x, type=kind), _dct_ref(x, kind), rtol=1e-12, atol=1e-12)
+    # orthonormal types 2 and 3 are each other's inverse, 4 its own
+    for kind in (2, 3, 4):
+        close(sig.idct(sig.dct(x, type=kind, norm="ortho"), type=kind, norm="ortho"), x,
+              rtol=1e-12, atol=1e-12)
+    close(sig.dct(fe.constant([[1., 2., 4., 7.]]), norm="ortho"),
+          [[7., -4.460885, 1., -0.3170253]])
+    close(sig.dct([[1., 2., 4., 7.]], n=6)[0, :3], [28., 3.207365, -17.320507], rtol=1e-6)
+    close(sig.idct([[1., 2., 4., 7.]]), [[15.70994, -16.060434, 6.746725, -2.3962312]])
+    with pytest.raises(ValueError, match="type-1"):
+        sig.dct(x, type=1, norm="ortho")
+    with pytest.raises(NotImplementedError, match="axis"):
+        sig.dct(x, axis=0)
+    check_grads(lambda t: sig.dct(t, type=2, norm="ortho"), [x[:1, :4]])
+
+
+def test_more_windows_and_mel():
+    close(sig.kaiser_window(5), [5.2773448e-05, 2.1567266e-01, 1., 2.1567266e-01,
+                                 5.2773448e-05], fe.float32)
+    close(sig.kaiser_window(4, beta=3.), [0.2048847, 0.8712419, 0.8712419, 0.2048847])
+    close(sig.vorbis_window(4), [0.2280144, 0.9736578, 0.9736578, 0.2280142])
+    mel = sig.linear_to_mel_weight_matrix(4, 5, 16, 1., 7., dtype=fe.float64)
+    # TensorFlow's float32 kernel gives these to 5e-5 (its mel scale runs in float32)
+    close(mel, [[0., 0., 0., 0.], [0.83629824, 0., 0., 0.], [0., 0.49467328, 0.50532672, 0.],
+                [0., 0., 0., 0.83037964], [0., 0., 0., 0.]], rtol=1e-7)
+    assert sig.linear_to_mel_weight_matrix().shape == (129, 20)
+    with pytest.raises(ValueError, match="Nyquist"):
+        sig.linear_to_mel_weight_matrix(4, 5, 16, 100., 3000.)
+    log_mel = fe.constant([[1., 2., 4., 7.], [0., 1., -1., 3.]])
+    close(sig.mfccs_from_log_mel_spectrograms(log_mel),
+          [[9.899495, -4.460885, 1., -0.3170253], [2.1213202, -1.4186482, 1.4999999,
+                                                    -2.118357]])
