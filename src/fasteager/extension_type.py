@@ -537,6 +537,12 @@ class ExtensionType:
                     defaults[name] = klass.__dict__[name]
         cls._fields = tuple(fields)
         cls._defaults = defaults
+        # the name a saved model knows the class by (TensorFlow's: ``__name__`` set in the
+        # class body, else module and qualified name); a class defined again replaces it
+        given = cls.__dict__.get("__name__")
+        cls._registered_name = given if isinstance(given, str) and given != cls.__name__ \
+            else "%s.%s" % (cls.__module__, cls.__qualname__)
+        _registry[cls._registered_name] = cls
         try:
             # (the class itself in scope: a field may refer to it, ``Tuple['Node', ...]``)
             hints = typing.get_type_hints(cls, localns={cls.__name__: cls})
@@ -707,3 +713,78 @@ def _constructing(cls, init):
 
 
 _SpecBase = ExtensionTypeSpec      # (the name other modules know the spec base by)
+
+
+# -- the saved form of a value (fe.saved_model outputs) -------------------------------------
+_registry = {}
+
+
+def saved_form(value, what):
+    """``value``'s class (by its registered name) and static fields as plain data, its
+    components as ``{"part": k}``: what a saved model keeps to rebuild an output."""
+    counter = iter(range(1 << 30))
+
+    def form(v):
+        if isinstance(v, TensorShape):
+            return {"shape": list(v)}
+        if isinstance(v, DType):
+            return {"dtype": v.name}
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return {"value": v}
+        if isinstance(v, tuple):
+            return {"tuple": [form(x) for x in v]}
+        if isinstance(v, collections.abc.Mapping):
+            return {"mapping": [[form(k), form(v[k])] for k in sorted(v, key=_key_order)]}
+        if isinstance(v, _STATIC):
+            raise _unsaveable(what, value, v)
+        return {"part": next(counter)}
+    return {"type": type(value)._registered_name,
+            "fields": [[n, form(value.__dict__[n])] for n in type(value)._fields]}
+
+
+def _unsaveable(what, value, v):
+    from .errors import UnimplementedError
+    return UnimplementedError("%s: a field of %s holds %r, which cannot be saved (expected "
+                              "tensors, numbers, strings, shapes, dtypes, tuples and "
+                              "mappings)" % (what, type(value).__name__, v))
+
+
+def from_saved_form(form, parts, what):
+    """The value ``saved_form`` described, with ``parts`` as its components."""
+    from .errors import DataLossError, NotFoundError
+    try:
+        cls = _registry.get(form["type"])
+        if cls is None:
+            raise NotFoundError("%s: the extension type %r is not defined in this program "
+                                "(define or import the class before loading)"
+                                % (what, form["type"]))
+
+        def build(f):
+            (tag, x), = f.items()
+            if tag == "part":
+                return parts[x]
+            if tag == "shape":
+                return TensorShape(x)
+            if tag == "dtype":
+                return as_dtype(x)
+            if tag == "value":
+                return x
+            if tag == "tuple":
+                return tuple(build(y) for y in x)
+            if tag == "mapping":
+                return _ImmutableDict((build(k), build(y)) for k, y in x)
+            raise ValueError("unknown tag %r" % tag)
+        out = object.__new__(cls)
+        object.__setattr__(out, "_constructing", True)
+        for name, f in form["fields"]:
+            object.__setattr__(out, name, build(f))
+        object.__setattr__(out, "_constructing", False)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise DataLossError("%s: bad saved extension value %.80r (%s)" % (what, form, e)) \
+            from None
+    if [n for n in cls._fields if n not in out.__dict__]:
+        raise DataLossError("%s: the saved %s has other fields than the class (saved %s, "
+                            "the class has %s)" % (what, form["type"],
+                                                   [n for n, _ in form["fields"]],
+                                                   list(cls._fields)))
+    return out

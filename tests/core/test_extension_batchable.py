@@ -46,6 +46,11 @@ class Player(tf.experimental.ExtensionType):
     attributes: Mapping[str, tf.Tensor]
 
 
+class Scores(tf.experimental.ExtensionType):
+    tag: str
+    attributes: Mapping[str, tf.Tensor]
+
+
 NET1 = ([5., 3, 8], [[0., 2, 0], [2, 0, 3], [0, 3, 0]])
 NET2 = ([3., 4, 2], [[0., 2, 2], [2, 0, 2], [2, 2, 0]])
 
@@ -288,17 +293,46 @@ class _no_warning:
         self._catch.__exit__(*exc)
 
 
-def test_saved_model_refuses_extension_outputs(tmp_path):
+def test_saved_model_keeps_extension_outputs(tmp_path):
     class Grower(tf.Module):
         @tf.function
         def grow(self, x):
             return MaskedTensor(x.values * 2, x.mask), tf.constant(7.)
+
+        @tf.function
+        def scale(self, attributes):
+            return Scores("scaled", {k: v * 2 for k, v in attributes.items()})
     module = Grower()
     module.grow(MaskedTensor([1., 2.], [False, True]))
-    # (saving only its first component, and misreading the outputs after it, would be a
-    # silent wrong answer)
-    with pytest.raises(tf.errors.UnimplementedError, match="returns a MaskedTensor"):
-        tf.saved_model.save(module, str(tmp_path / "m"))
+    module.scale({"height": tf.constant(8.3), "speed": tf.constant(28.1)})
+    tf.saved_model.save(module, str(tmp_path / "m"))
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    out, seven = loaded.grow(MaskedTensor([3., 4.], [True, False]))
+    assert isinstance(out, MaskedTensor) and float(seven) == 7.      # (outputs after it)
+    np.testing.assert_array_equal(out.values.numpy(), [6., 8.])
+    np.testing.assert_array_equal(out.mask.numpy(), [True, False])
+    p = loaded.scale({"height": tf.constant(8.1), "speed": tf.constant(25.3)})
+    assert isinstance(p, Scores) and p.tag == "scaled"
+    assert list(p.attributes) == ["height", "speed"]
+    np.testing.assert_allclose(p.attributes["speed"].numpy(), 50.6, rtol=1e-6)
+
+
+def test_saved_extension_type_names_and_missing_classes():
+    from fasteager import extension_type
+
+    class Named(tf.experimental.ExtensionType):
+        __name__ = "my_project.Named"
+        shape: tf.TensorShape
+        values: tf.Tensor
+    v = Named([2], [1., 2.])
+    form = extension_type.saved_form(v, "test")
+    assert form["type"] == "my_project.Named"
+    again = extension_type.from_saved_form(form, [tf.constant([5., 6.])], "test")
+    assert isinstance(again, Named) and again.shape == [2] and float(again.values[1]) == 6.
+    with pytest.raises(tf.errors.NotFoundError, match="'nowhere.Gone' is not defined"):
+        extension_type.from_saved_form(dict(form, type="nowhere.Gone"), [], "test")
+    with pytest.raises(tf.errors.DataLossError, match="bad saved extension value"):
+        extension_type.from_saved_form({"type": "my_project.Named", "fields": 3}, [], "test")
 
 
 def test_saved_model_function_taking_an_extension_value(tmp_path):

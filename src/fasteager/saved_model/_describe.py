@@ -111,12 +111,11 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
         # a RaggedTensor or SparseTensor output is its component outputs, rebuilt on load
         kind = {"RaggedTensor": "ragged", "SparseTensor": "sparse"}.get(type(x).__name__)
         if kind is None and hasattr(x, "_static_key"):
-            # (an extension value: its components would be saved as one output, and the
-            # outputs after it misread)
-            raise UnimplementedError(
-                "saved_model.save: fe.function %s returns a %s (an extension type), which "
-                "cannot be saved yet (expected tensors, RaggedTensors or SparseTensors as "
-                "outputs; return its tensor fields instead)" % (fname, type(x).__name__))
+            # an extension value: its class and static fields, and its components' outputs
+            from ..extension_type import saved_form
+            return {"composite": "extension",
+                    "form": saved_form(x, "saved_model.save (fe.function %s)" % fname),
+                    "parts": [leaf(c) for c in x._to_components()]}
         if kind is None:
             return {"leaf": next(it)}
         return {"composite": kind,

@@ -380,6 +380,11 @@ def _fill(template, leaves):
         if type(i) is not int or not 0 <= i < len(leaves):
             raise DataLossError("saved_model.load: bad output index %.40r" % (i,))
         return leaves[i]
+    if isinstance(template, dict) and set(template) == {"composite", "form", "parts"} and \
+            template["composite"] == "extension" and isinstance(template["parts"], list):
+        from ..extension_type import from_saved_form
+        return from_saved_form(template["form"], [_fill(p, leaves) for p in template["parts"]],
+                               "saved_model.load")
     if isinstance(template, dict) and set(template) == {"composite", "parts"}:
         parts = template["parts"]
         if not isinstance(parts, list) or not all(
