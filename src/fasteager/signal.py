@@ -1,5 +1,5 @@
-"""``fe.signal``: FFTs over the innermost axes, shifts, framing, windows and the short-time
-Fourier transform, as ``tf.signal``.
+"""``fe.signal``: FFTs over the innermost axes, shifts, framing, windows, the short-time
+Fourier transform, DCTs and mel features, as ``tf.signal``.
 
 The transforms run on the op table's ``fft``/``rfft``/``irfft`` ops (``ops/fft_ops.py``,
 NumPy's pocketfft), so they are differentiable; framing and overlap-add are gathers and

@@ -157,3 +157,10 @@ def test_more_windows_and_mel():
     close(sig.mfccs_from_log_mel_spectrograms(log_mel),
           [[9.899495, -4.460885, 1., -0.3170253], [2.1213202, -1.4186482, 1.4999999,
                                                     -2.118357]])
+
+
+def test_transforms_trace_in_function():
+    f = fe.function(lambda t: fe.math.abs(sig.stft(t, 8, 4)) + 0 * sig.dct(sig.frame(t, 8, 4)))
+    x = fe.constant(np.sin(np.arange(32.)), fe.float32)
+    for v in (x, 2 * x):
+        close(f(v), fe.math.abs(sig.stft(v, 8, 4)), rtol=1e-6, atol=1e-6)
