@@ -30,8 +30,7 @@ from .ops.array_ops import zeros_like as _zeros_like  # noqa: E402
 from .ops.math_ops import (convert_same as _convert_same, reduce_sum as _reduce_sum,  # noqa: E402
                            sqrt as _sqrt, where as _where)
 from .ops.nn_ops import l2_normalize  # noqa: F401,E402
-from .ops.registry import defop as _defop, execute as _execute  # noqa: E402
-from .ops.registry import unregistered_gradient as _unregistered  # noqa: E402
+from .ops import registry as _registry  # noqa: E402
 
 _to_tensor = _core.convert_to_tensor
 
@@ -142,10 +141,11 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
     if tuple(d._value.shape) != want:
         raise _InvalidArgument("set_diag: diagonal must have shape %s (got %s)"
                                % (list(want), list(d._value.shape)))
-    values = _execute(_getitem, d, key=(Ellipsis, pos) if single else (Ellipsis, which, pos))
+    key = (Ellipsis, pos) if single else (Ellipsis, which, pos)
+    values = _registry.execute(_getitem, d, key=key)
     mask = _np.zeros(x._value.shape[-2:], bool)
     mask[rows, cols] = True
-    placed = _execute(_index_backward, values, key=(Ellipsis, rows, cols),
+    placed = _registry.execute(_index_backward, values, key=(Ellipsis, rows, cols),
                       shape=tuple(x._value.shape))
     return _where(_core.wrap(mask), placed, x)
 
@@ -193,8 +193,8 @@ def _lu_fwd(a, output_idx_type):
     return flat_lu.reshape(lu.shape), flat_perm.reshape(perm.shape).astype(output_idx_type)
 
 
-lu_op = _defop("lu", _lu_fwd, kinds="fc", multi=True, same_dtype=False, nin=1,
-               joint_grad=_unregistered("lu", "Lu"))
+lu_op = _registry.defop("lu", _lu_fwd, kinds="fc", multi=True, same_dtype=False, nin=1,
+                        joint_grad=_registry.unregistered_gradient("lu", "Lu"))
 
 Lu = _collections.namedtuple("Lu", ["lu", "p"])
 
@@ -207,7 +207,7 @@ def lu(input, output_idx_type=_np.int32, name=None):
     if x._value.shape[-1] != x._value.shape[-2]:
         raise _InvalidArgument("lu: input must be square matrices (got shape %s)"
                                % list(x._value.shape))
-    out = _execute(lu_op, x, output_idx_type=as_dtype(output_idx_type)._np)
+    out = _registry.execute(lu_op, x, output_idx_type=as_dtype(output_idx_type)._np)
     return Lu(out[0], out[1])
 
 
@@ -221,7 +221,7 @@ def _lu_factors(lower_upper):
 def _gather_rows(x, perm):
     p = _np.asarray(_core.data_of(_to_tensor(perm), "lu"))
     batch = _np.indices(p.shape)[:-1]
-    return _execute(_getitem, x, key=tuple(batch) + (p,))
+    return _registry.execute(_getitem, x, key=tuple(batch) + (p,))
 
 
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
