@@ -109,6 +109,18 @@ def test_stateless_ops(fn, seed, kwargs, want):
         _same(got, want, dtype)
 
 
+def test_stateless_categorical():
+    # TensorFlow's CPU kernel: inverse CDF of float64 uniforms (one shard for small draws)
+    _same(tf.random.stateless_categorical(tf.math.log([[0.1, 0.2, 0.7]]), 20, [1, 2]),
+          [2, 2, 1, 2, 2, 2, 2, 1, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 2], np.int64)
+    logits = tf.constant([[1.0, 2.0, -np.inf, 0.5], [0.0, 0.0, 0.0, 0.0]])
+    _same(tf.random.stateless_categorical(logits, 7, [3, 4], dtype=tf.int32),
+          [3, 1, 0, 1, 3, 1, 0, 0, 2, 1, 0, 2, 3, 0], np.int32)
+    logits = tf.constant([[1.0, 2.0], [3.0, 0.0], [0.5, 0.5]], tf.float64)
+    _same(tf.random.stateless_categorical(logits, 5, [5, 6]),
+          [0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1], np.int64)
+
+
 def test_seed_helpers():
     _same(tf.random.experimental.stateless_split([1, 2], 3),
           [1105988140, 1738052849, -335576002, 370444179, 10670227, -246211131], np.int32)

@@ -218,17 +218,41 @@ def _truncated_normal(src, shape, mean, stddev, dtype, opname="random.truncated_
 
 
 def _categorical(src, logits, num_samples, dtype, opname="random.categorical"):
-    rng = _source(src).numpy_rng()
-    lg = np.asarray(_core.data_of(_core.convert_to_tensor(logits), opname + " logits"),
-                    dtype=np.float64)
-    if lg.ndim != 2:
+    src = _source(src)
+    raw = np.asarray(_core.data_of(_core.convert_to_tensor(logits), opname + " logits"))
+    if raw.ndim != 2:
         raise InvalidArgumentError("%s: logits must be 2-D (got shape %s)"
-                                   % (opname, list(lg.shape)))
-    # Gumbel-max: argmax(logits + Gumbel noise) is a sample from softmax(logits)
-    gumbel = -np.log(-np.log(rng.random((lg.shape[0], int(num_samples), lg.shape[1]))))
-    out = np.argmax(lg[:, None, :] + gumbel, axis=-1)
+                                   % (opname, list(raw.shape)))
+    if isinstance(src, _PhiloxSource):
+        out = _inverse_cdf_samples(src, raw, int(num_samples))
+    else:
+        # Gumbel-max: argmax(logits + Gumbel noise) is a sample from softmax(logits)
+        lg = raw.astype(np.float64)
+        gumbel = -np.log(-np.log(src.rng.random((lg.shape[0], int(num_samples),
+                                                 lg.shape[1]))))
+        out = np.argmax(lg[:, None, :] + gumbel, axis=-1)
     from ..dtypes import as_dtype
     return _core.wrap(out.astype(as_dtype(np.int64 if dtype is None else dtype)._np))
+
+
+def _inverse_cdf_samples(src, raw, num_samples):
+    """TensorFlow's CPU multinomial kernel: per row, the running sums of
+    exp(logit - max) over the finite logits, and for each sample the first class whose
+    sum exceeds a uniform float64 times the total; the uniforms are one stream over the
+    rows (TensorFlow's numbers when its kernel runs as one shard, as small draws do)."""
+    batch, classes = raw.shape
+    finite = np.isfinite(raw)
+    lowest = np.finfo(raw.dtype).min if raw.dtype.kind == "f" else np.iinfo(raw.dtype).min
+    top = np.where(finite, raw, lowest).max(axis=1, initial=lowest).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        weights = np.exp(raw.astype(np.float64) - top[:, None])
+    weights[~finite] = 0.0
+    cdf = np.cumsum(weights, axis=1)
+    u = src.uniform((batch, num_samples), np.dtype(np.float64))
+    out = np.empty((batch, num_samples), np.int64)
+    for row in range(batch):
+        out[row] = np.searchsorted(cdf[row], u[row] * cdf[row, -1], side="right")
+    return out
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
