@@ -243,7 +243,16 @@ def main(mode, out):
             model.compile(fe.keras.optimizers.SGD(0.1),
                           fe.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                           metrics=["accuracy"])
-        model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+        bn = [layer for layer in model.layers
+              if isinstance(layer, fe.keras.layers.BatchNormalization)][0]
+        seen = []
+        record = fe.keras.callbacks.LambdaCallback(
+            on_train_batch_end=lambda batch, logs: seen.append(bn.moving_mean.numpy().copy()))
+        model.fit(x, y, batch_size=16, epochs=2, verbose=0, callbacks=[record])
+        # the replayed train step moves the averaged statistics at every step, not only at
+        # the traced first one
+        assert all(not np.array_equal(a, b) for a, b in zip(seen, seen[1:])), \
+            "moving statistics stood still"
         ev = model.evaluate(x, y, batch_size=32, verbose=0, return_dict=True)
         saved = model.get_weights()
         same_on_every_rank(strategy, np.concatenate([np.ravel(a) for a in saved]))

@@ -264,3 +264,20 @@ def test_guide_train_step_with_tape():
         grads = tape.gradient(loss_value, mnist_model.trainable_variables)
         optimizer.apply_gradients(zip(grads, mnist_model.trainable_variables))
     assert losses[-1] < losses[0]
+
+
+def test_lambda_callback_calls_its_functions():
+    import fasteager as fe
+    seen = []
+    cb = fe.keras.callbacks.LambdaCallback(
+        on_epoch_end=lambda epoch, logs: seen.append(("epoch", epoch, "loss" in logs)),
+        on_train_batch_end=lambda batch, logs: seen.append(("batch", batch)),
+        on_train_end=lambda logs: seen.append("end"))
+    m = fe.keras.Sequential([fe.keras.layers.Dense(1)])
+    m.compile("sgd", "mse")
+    m.fit(np.ones((8, 2), np.float32), np.ones((8, 1), np.float32), batch_size=4, epochs=2,
+          verbose=0, callbacks=[cb])
+    assert seen == [("batch", 0), ("batch", 1), ("epoch", 0, True), ("batch", 0),
+                    ("batch", 1), ("epoch", 1, True), "end"]
+    with pytest.raises(TypeError, match="unknown hook 'on_foo'"):
+        fe.keras.callbacks.LambdaCallback(on_foo=print)

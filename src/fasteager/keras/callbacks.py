@@ -338,6 +338,29 @@ class ModelCheckpoint(Callback):
             self.model.save(path)
 
 
+class LambdaCallback(Callback):
+    """A callback made of functions given by hook name, as Keras 3's: ``on_epoch_begin``,
+    ``on_epoch_end``, ``on_train_begin``, ``on_train_end``, ``on_train_batch_begin``,
+    ``on_train_batch_end`` and, by keyword, any other hook of ``Callback``. Epoch hooks are
+    called with ``(epoch, logs)``, batch hooks with ``(batch, logs)``, the others with
+    ``(logs)``."""
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
+                 on_train_end=None, on_train_batch_begin=None, on_train_batch_end=None,
+                 **kwargs):
+        super().__init__()
+        hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
+                     on_train_begin=on_train_begin, on_train_end=on_train_end,
+                     on_train_batch_begin=on_train_batch_begin,
+                     on_train_batch_end=on_train_batch_end, **kwargs)
+        for name, fn in hooks.items():
+            if not name.startswith("on_") or not callable(getattr(Callback, name, None)):
+                raise TypeError("LambdaCallback: unknown hook %r (expected one of Callback's "
+                                "on_* methods)" % name)
+            if fn is not None:
+                setattr(self, name, fn)
+
+
 class BackupAndRestore(Callback):
     """Back up the training state to ``backup_dir`` and resume an interrupted ``fit``.
 

@@ -321,10 +321,22 @@ class Optimizer:
             mutated = [self._iterations] + list(variables)
             for v in variables:
                 mutated.extend(self._track(v).values())
+            strategy = _distribute.owner_of(self) or _distribute._active_strategy()
+            # (a multi-worker step also averages the ON_READ variables: BatchNormalization's
+            # moving statistics)
+            mutated.extend(getattr(strategy, "_on_read", ()) if strategy is not None else ())
             tracer.effect(lambda *arrays: self._apply_arrays(
                 list(arrays), variables, skip_gradients_aggregation),
                 tensors, mutated, "%s.apply_gradients" % cls)
             grads = [t._value for t in tensors]
+            # this call's update, now: the effect step does it on later calls, so nothing it
+            # writes (the ON_READ averages' assignments) may be recorded as well, or the
+            # replay would write this call's values again
+            previous = _core.set_tracer(None)
+            try:
+                return self._apply_arrays(grads, variables, skip_gradients_aggregation)
+            finally:
+                _core.set_tracer(previous)
         return self._apply_arrays(grads, variables, skip_gradients_aggregation)
 
     def _apply_arrays(self, grads, variables, skip_gradients_aggregation=False):
