@@ -1288,7 +1288,9 @@ class Function:
                 pairs = [key_of(c) for c in x._to_components()]
                 if any(p[0] is not c for p, c in zip(pairs, x._to_components())):
                     x = x._from_components([p[0] for p in pairs])
-                return x, ("composite", tx.__name__) + tuple(p[1] for p in pairs)
+                # (an extension type's static fields, such as a mapping's keys, count too)
+                static = x._static_key() if hasattr(x, "_static_key") else ()
+                return x, ("composite", tx.__name__, static) + tuple(p[1] for p in pairs)
             tracing_type = getattr(tx, "__tf_tracing_type__", None)
             if tracing_type is not None:
                 # the object's TraceType (fe.types.experimental) decides which calls
@@ -1660,6 +1662,8 @@ class Function:
                 dims = [1 if d is None else d for d in (x.shape.as_list()
                                                       if x.shape is not None else [])]
                 return _core.wrap(np.zeros(dims, x.dtype._np))
+            if hasattr(x, "_placeholder_value"):     # an extension type's Spec
+                return x._placeholder_value()
             if type(x).__name__ == "RaggedTensorSpec":
                 # a ragged value of the spec's rank, every unknown dimension 1
                 from .ragged import RaggedTensor

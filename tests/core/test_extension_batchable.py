@@ -347,10 +347,8 @@ def test_saved_model_function_taking_an_extension_value(tmp_path):
     assert float(loaded.masked_sum(MaskedTensor([1., 2., 5.], [False, True, True]))) == 7.
 
 
-# Two fe.function behaviours wait on a two-line change to fasteager/function.py (key a
-# composite by its ``_static_key()``; trace a spec on ``spec._placeholder_value()``): strict
-# xfails, so that the change makes them fail until the markers go.
-@pytest.mark.xfail(strict=True, reason="fe.function keys composites without _static_key()")
+# fe.function keys a composite by its ``_static_key()`` too, and traces a spec on
+# ``spec._placeholder_value()``
 def test_new_static_fields_trace_again():
     traces = []
 
@@ -363,7 +361,6 @@ def test_new_static_fields_trace_again():
     assert len(traces) == 2 and list(out.attributes) == ["height", "jump"]
 
 
-@pytest.mark.xfail(strict=True, reason="get_concrete_function does not trace extension specs")
 def test_concrete_function_of_an_extension_spec():
     @tf.function
     def combine_pastry_features(x):
