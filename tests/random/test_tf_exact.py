@@ -121,6 +121,26 @@ def test_stateless_categorical():
           [0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1], np.int64)
 
 
+def test_binomial():
+    # inversion (count * prob < 10) and BTRS rejection, each output on its own counter
+    # range; the state moves 256 * 50 * batch * (samples + 3) steps, as TensorFlow's
+    g = tf.random.Generator.from_seed(1)
+    _same(g.binomial([4], counts=10.0, probs=0.3), [2, 3, 4, 2], np.int32)
+    np.testing.assert_array_equal(g.state.numpy(), [89601, 0, 0])
+    _same(g.binomial([8], counts=100.0, probs=0.3), [33, 29, 32, 25, 28, 30, 32, 34],
+          np.int32)
+    _same(g.binomial([2, 3], counts=[[5.0], [80.0]], probs=[0.7, 0.95, 0.2],
+                     dtype=tf.float32), [3.0, 4.0, 1.0, 58.0, 75.0, 21.0], F32)
+    np.testing.assert_array_equal(g.state.numpy(), [537601, 0, 0])
+    _same(tf.random.stateless_binomial([6], [1, 2], counts=20, probs=0.25),
+          [6, 6, 9, 7, 7, 5], np.int32)
+    many = tf.random.stateless_binomial([3000, 4], [3, 4], counts=[3.0, 40.0, 1e6, 7.0],
+                                        probs=[0.5, 0.3, 0.4, 0.9])
+    assert _digest(many) == "24847f8a3d839fe8"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must end with"):
+        g.binomial([3], counts=[1.0, 2.0], probs=0.5)
+
+
 def test_seed_helpers():
     _same(tf.random.experimental.stateless_split([1, 2], 3),
           [1105988140, 1738052849, -335576002, 370444179, 10670227, -246211131], np.int32)

@@ -376,3 +376,136 @@ def uniform_int(key, counter, n, dtype, lo, hi):
             return r.view(d)
         return _fill(key, counter, n, d, per_step32)
     raise TypeError("uniform_int: unsupported dtype %s" % d)
+
+
+# ---- binomial (random_binomial_op.cc): per output, its own counter range ---------------------
+
+_libm_log1p = np.frompyfunc(math.log1p, 1, 1)
+_STIRLING_TAIL = np.array([0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                           0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                           0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                           0.00833056343336287])
+
+
+def _log(x):
+    return _libm_log(x).astype(np.float64)
+
+
+def _pair_uniforms(key, base, step):
+    """The two float64 uniforms of Philox step ``step`` after counters ``base``, in the
+    order TensorFlow's binomial sampler takes them (the second first)."""
+    w = philox(key, _offset(base, step))
+    return _float64_unit(w[2], w[3]), _float64_unit(w[0], w[1])
+
+
+def _stirling_tail(k):
+    """log(k!) minus its Stirling approximation (a table up to 9)."""
+    small = k <= 9
+    kp1sq = (k + 1) * (k + 1)
+    out = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    out[small] = _STIRLING_TAIL[k[small].astype(np.intp)]
+    return out
+
+
+def _binomial_inversion(key, base, count, prob):
+    """Sum geometric variables until they exceed ``count``; their number (count * prob
+    < 10). One uniform per geometric variable, two per Philox step."""
+    n = count.shape[0]
+    result = np.zeros(n)
+    geom_sum = np.zeros(n)
+    scale = _libm_log1p(-prob).astype(np.float64)
+    todo = np.arange(n)
+    t = 0
+    while todo.size:
+        if t % 2 == 0:
+            first, second = _pair_uniforms(key, [b[todo] for b in base], t // 2)
+            u = first
+        else:
+            u = second
+        with np.errstate(divide="ignore"):
+            geom_sum[todo] += np.ceil(_log(u) / scale[todo])
+        over = geom_sum[todo] > count[todo]
+        result[todo[~over]] += 1
+        keep = ~over
+        todo = todo[keep]
+        if t % 2 == 0:
+            second = second[keep]
+        t += 1
+    return result
+
+
+def _btrs(key, base, count, prob):
+    """Hormann's transformed rejection with squeeze (count * prob >= 10): a pair of
+    uniforms (one Philox step) per try."""
+    stddev = np.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = np.floor((count + 1) * prob)
+    result = np.empty(count.shape[0])
+    todo = np.arange(count.shape[0])
+    step = 0
+    while todo.size:
+        u, v = _pair_uniforms(key, [x[todo] for x in base], step)
+        step += 1
+        n, p_a, p_b, p_m, p_r = count[todo], a[todo], b[todo], m[todo], r[todo]
+        u = u - 0.5
+        us = 0.5 - np.abs(u)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k = np.floor((2 * p_a / us + p_b) * u + c[todo])
+            done = (us >= 0.07) & (v <= v_r[todo])
+            test = ~done & (k >= 0) & (k <= n)
+            if test.any():
+                i = np.nonzero(test)[0]
+                ni, ki, mi, ri, usi = n[i], k[i], p_m[i], p_r[i], us[i]
+                lv = _log(v[i] * alpha[todo][i] / (p_a[i] / (usi * usi) + p_b[i]))
+                bound = ((mi + 0.5) * _log((mi + 1) / (ri * (ni - mi + 1)))
+                         + (ni + 1) * _log((ni - mi + 1) / (ni - ki + 1))
+                         + (ki + 0.5) * _log(ri * (ni - ki + 1) / (ki + 1))
+                         + _stirling_tail(mi) + _stirling_tail(ni - mi)
+                         - _stirling_tail(ki) - _stirling_tail(ni - ki))
+                done[i[lv <= bound]] = True
+        result[todo[done]] = k[done]
+        todo = todo[~done]
+    return result
+
+
+def binomial(key, counter, counts, probs, samples_per_batch):
+    """Binomial samples (float64 [samples_per_batch, batch]) for ``counts`` and ``probs``
+    (arrays [batch] in their dtype T, which TensorFlow's tests on them use): output i of
+    batch member j takes Philox steps from ``counter + 256 i'`` (rejection) or ``+ 42 i'``
+    (inversion, count * prob < 10), i' = j * samples_per_batch + i."""
+    batch = counts.shape[0]
+    index = np.arange(batch * samples_per_batch)
+    member = index // samples_per_batch
+    count_t, prob_t = counts[member], probs[member]
+    count, prob = count_t.astype(np.float64), prob_t.astype(np.float64)
+    out = np.zeros(index.shape[0])
+    one = prob_t.dtype.type(1)
+    low = prob_t <= prob_t.dtype.type(0.5)
+    q_t = one - prob_t
+    small = np.where(low, count_t * prob_t, count_t * q_t) < prob_t.dtype.type(10)
+    live = (count > 0) & (prob_t > 0) & (prob_t < one)
+    out[(count > 0) & (prob_t >= one)] = count[(count > 0) & (prob_t >= one)]
+    out[np.isnan(prob)] = np.nan
+    p_eff = np.where(low, prob, q_t.astype(np.float64))
+    for method, stride, chosen in ((_binomial_inversion, 42, live & small),
+                                   (_btrs, RESERVED_SAMPLES_PER_OUTPUT, live & ~small)):
+        i = np.nonzero(chosen)[0]
+        if i.size:
+            base = _offsets(counter, i.astype(np.uint64) * np.uint64(stride))
+            draws = method(key, base, count[i], p_eff[i])
+            out[i] = np.where(low[i], draws, count[i] - draws)
+    return out.reshape(batch, samples_per_batch).T
+
+
+def _offsets(counter, deltas):
+    """Counter words (4 uint64 arrays) of ``counter + deltas`` (uint64 array)."""
+    lo = (int(counter[0]) & _U32) | (int(counter[1]) & _U32) << 32
+    hi = (int(counter[2]) & _U32) | (int(counter[3]) & _U32) << 32
+    low = deltas + np.uint64(lo)
+    high = (low < np.uint64(lo)).astype(np.uint64) + np.uint64(hi)
+    return low & _LOW32, low >> _S32, high & _LOW32, high >> _S32

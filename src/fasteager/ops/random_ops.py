@@ -161,8 +161,8 @@ class _PhiloxSource:
         return self._draw(_philox.full_int, dims, d)
 
     def numpy_rng(self):
-        """A NumPy generator at this key and counter, for the distributions TensorFlow's
-        way of sampling is not reproduced for (binomial, categorical, poisson)."""
+        """A NumPy generator at this key and counter, for the distribution TensorFlow's
+        way of sampling is not reproduced for (poisson)."""
         key = self.key[0] | self.key[1] << 32
         c = self.counter
         return np.random.Generator(np.random.Philox(
@@ -546,10 +546,11 @@ class Generator:
                           args)
 
     def binomial(self, shape, counts, probs, dtype=np.int32, name=None):
-        """Samples from Binomial(counts, probs) (broadcast to ``shape``; reproducible, but
-        not TensorFlow's values)."""
+        """Samples from Binomial(counts, probs): ``shape`` ends with the broadcast shape
+        of ``counts`` and ``probs`` (TensorFlow's sampler and counter advance)."""
         args = (_shape_attr(shape), counts, probs, dtype, "Generator.binomial")
-        return self._draw(lambda r: _binomial(r, *args), _count(args), "binomial", args)
+        return self._draw(lambda r: _binomial(r, *args), _binomial_count(args), "binomial",
+                          args)
 
     def categorical(self, logits, num_samples, dtype=None):
         rows = np.shape(_core.data_of(_core.convert_to_tensor(logits),
@@ -626,7 +627,8 @@ def _draw_fwd(state, method, args, stream):
     draw = _DRAWS[method]
     previous = _core.set_tracer(None)   # the kernel's own arrays are not graph tensors
     try:
-        result, new_state = _advance(words, replica, lambda r: draw(r, *args), _count(args))
+        count = (_binomial_count if method == "binomial" else _count)(args)
+        result, new_state = _advance(words, replica, lambda r: draw(r, *args), count)
     finally:
         _core.set_tracer(previous)
     return np.asarray(result._value), new_state
@@ -647,21 +649,44 @@ def _full_int(src, shape, dtype, opname):
     return _core.wrap(_source(src).full_int(as_shape(opname, shape), d))
 
 
-def _binomial(src, shape, counts, probs, dtype, opname):
-    from ..dtypes import as_dtype
-    rng = _source(src).numpy_rng()
-    d = as_dtype(dtype)._np
+def _binomial_parts(opname, shape, counts, probs):
+    """(dims, counts [batch], probs [batch], samples per batch member) as TensorFlow's
+    binomial kernel sees them: counts and probs in one float dtype (float32 for Python
+    numbers), broadcast together; the shape must end with that broadcast shape."""
     dims = as_shape(opname, shape)
-    n = np.asarray(_scalar(counts), np.float64)
-    p = np.asarray(_scalar(probs), np.float64)
-    if (p < 0).any() or (p > 1).any() or (n < 0).any():
-        raise InvalidArgumentError("%s: need counts >= 0 and 0 <= probs <= 1" % opname)
+    p = np.asarray(_scalar(probs) if not _is_tensor(probs) else _core.data_of(probs, opname))
+    n = np.asarray(_scalar(counts) if not _is_tensor(counts) else _core.data_of(counts,
+                                                                                opname))
+    kind = p.dtype if _is_tensor(probs) and p.dtype.kind == "f" else (
+        n.dtype if _is_tensor(counts) and n.dtype.kind == "f" else np.dtype(np.float32))
     try:
-        out = rng.binomial(np.broadcast_to(n, dims).astype(np.int64), np.broadcast_to(p, dims))
+        batch_shape = np.broadcast_shapes(n.shape, p.shape)
     except ValueError:
-        raise InvalidArgumentError("%s: counts %s and probs %s do not broadcast to shape %s"
-                                   % (opname, list(n.shape), list(p.shape), list(dims))) from None
-    return _core.wrap(out.astype(d))
+        raise InvalidArgumentError("%s: counts and probs must have compatible batch dimensions"
+                                   ": %s vs. %s" % (opname, list(n.shape), list(p.shape))) from None
+    if len(batch_shape) > len(dims) or tuple(dims[len(dims) - len(batch_shape):]) != batch_shape:
+        raise InvalidArgumentError("%s: shape %s must end with the broadcast shape %s of "
+                                   "counts and probs" % (opname, list(dims), list(batch_shape)))
+    per_member = int(np.prod(dims[:len(dims) - len(batch_shape)], dtype=np.int64))
+    flat = [np.broadcast_to(x.astype(kind), batch_shape).reshape(-1) for x in (n, p)]
+    return dims, flat[0], flat[1], per_member
+
+
+def _binomial(src, shape, counts, probs, dtype, opname):
+    """TensorFlow's binomial sampler (inversion, or BTRS for count * prob >= 10)."""
+    from ..dtypes import as_dtype
+    d = as_dtype(dtype)._np
+    dims, n, p, per_member = _binomial_parts(opname, shape, counts, probs)
+    out = _philox.binomial(src.key, src.counter, n, p, per_member)
+    with np.errstate(invalid="ignore"):
+        return _core.wrap(out.reshape(dims).astype(d))
+
+
+def _binomial_count(args):
+    """TensorFlow's counter advance for a binomial draw: 256 steps per
+    50 * batch * (samples per member + 3) values."""
+    _, n, _, per_member = _binomial_parts(args[-1], args[0], args[1], args[2])
+    return n.shape[0] * 2 * 100 * (per_member + 3) // 4
 
 
 _DRAWS = {"normal": _normal, "truncated_normal": _truncated_normal, "uniform": _uniform,
@@ -693,8 +718,8 @@ def set_global_generator(generator):
 
 # ---- stateless ops: the same seed pair gives the same values ------------------------------
 # TensorFlow's values for 'philox' and 'auto_select': the seed pair is scrambled into a Philox
-# key and counter (``_stateless_source``) and sampled there. Categorical, binomial and
-# poisson draws are reproducible functions of the seed, but not TensorFlow's values.
+# key and counter (``_stateless_source``) and sampled there. Poisson draws are reproducible
+# functions of the seed, but not TensorFlow's values.
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None,
                      alg="auto_select"):
@@ -732,6 +757,7 @@ def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
 
 
 def stateless_binomial(shape, seed, counts, probs, output_dtype=np.int32, name=None):
+    """Binomial samples from ``seed`` alone (TensorFlow's sampler)."""
     return _binomial(_stateless_source("stateless_binomial", seed, None), shape, counts, probs,
                      output_dtype, "stateless_binomial")
 
