@@ -10,6 +10,8 @@ k1)`` and counter ``(c0, c1, c2, c3)`` (32-bit words) is a function of those alo
   or int32 values, 2 float64 or int64 values.
 * Truncated normals reject samples, so TensorFlow reserves 256 words per output: group
   ``g`` (4 float32 / 2 float64 values) starts at counter ``c + g * 256 * size / 4``.
+* Binomial samples (inversion or rejection, a variable number of uniforms) start each
+  output ``i`` at its own counter, ``c + 42 i`` or ``c + 256 i``.
 """
 import math
 
