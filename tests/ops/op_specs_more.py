@@ -85,7 +85,10 @@ def _dp_da_ref(a, x, h=1e-6):
     # a central difference of SciPy's P(a, x) in float64
     import scipy.special
     a64, x64 = a.astype(np.float64), x.astype(np.float64)
-    d = (scipy.special.gammainc(a64 + h, x64) - scipy.special.gammainc(a64 - h, x64)) / (2 * h)
+    with np.errstate(all="ignore"):
+        d = (scipy.special.gammainc(a64 + h, x64) - scipy.special.gammainc(a64 - h, x64)) / (2 * h)
+    # defined for finite a > 0 and x >= 0 (as the op; SciPy's P has other edge values)
+    d = np.where((a64 > 0) & np.isfinite(a64) & (x64 >= 0), d, np.nan)
     return d.astype(np.result_type(a, x))
 
 
@@ -98,6 +101,25 @@ def _scipy(name):
     def ref(*xs):
         import scipy.special
         return np.asarray(getattr(scipy.special, name)(*xs)).astype(xs[-1].dtype)
+    return ref
+
+
+def _tf_igamma_ref(upper):
+    # SciPy's values, with TensorFlow's edges where the two disagree (a = 0, a = inf,
+    # x = 0 with a <= 0)
+    def ref(a, x):
+        import scipy.special
+        a64, x64 = a.astype(np.float64), x.astype(np.float64)
+        with np.errstate(all="ignore"):
+            out = (scipy.special.gammaincc if upper else scipy.special.gammainc)(a64, x64)
+        out = np.where(a64 <= 0, np.nan, out)
+        if upper:
+            out = np.where((a64 == np.inf) & (x64 > 0) & (x64 < np.inf), 1.0, out)
+            out = np.where((a64 > 0) & (x64 == np.inf), 0.0, out)
+        else:
+            out = np.where(x64 == 0, 0.0, out)
+            out = np.where((a64 == np.inf) & (x64 > 0), 0.0, out)
+        return out.astype(np.result_type(a, x))
     return ref
 
 
@@ -146,8 +168,8 @@ AREA_SPECS = {
     # TensorFlow's zeta has no gradient in x: the table varies q only
     "zeta": Spec(lambda q: fe.math.zeta(fe.constant(2.5, q.dtype), q),
                  lambda q: _scipy("zeta")(np.asarray(2.5, q.dtype), q), UNARY, domain=positive),
-    "igamma": Spec(fe.math.igamma, _scipy("gammainc"), BINARY, domain=positive, order=1),
-    "igammac": Spec(fe.math.igammac, _scipy("gammaincc"), BINARY, domain=positive, order=1),
+    "igamma": Spec(fe.math.igamma, _tf_igamma_ref(False), BINARY, domain=positive, order=1),
+    "igammac": Spec(fe.math.igammac, _tf_igamma_ref(True), BINARY, domain=positive, order=1),
     # dP/da, the a-gradient of igamma; as TensorFlow's IgammaGradA, it has no gradient
     "igamma_grad_a": Spec(lambda a, x: execute(igamma_grad_a_op, a, x), _dp_da_ref, BINARY,
                           domain=positive, grad=False, rtol=1e-6),   # a difference quotient

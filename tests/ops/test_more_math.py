@@ -334,3 +334,23 @@ def test_lu_matrix_inverse():
     close(la.lu_matrix_inverse(*la.lu([[1., 2.], [3., 4.]])), [[-2., 1.], [1.5, -0.5]])
     batch = np.random.default_rng(5).standard_normal((3, 4, 4)) + 4 * np.eye(4)
     close(la.lu_matrix_inverse(*la.lu(batch)), np.linalg.inv(batch), rtol=1e-12, atol=1e-12)
+
+
+def test_special_function_edges_as_tensorflow():
+    v = np.array([0., -1., np.nan, np.inf, 0.5, 3.])
+    a, x = np.meshgrid(v, v, indexing="ij")
+    nan = np.nan
+    # rows a, columns x; printed by TensorFlow 2.21 (Eigen's edge rules)
+    close(m.igamma(a, x), [[0., nan, nan, nan, nan, nan], [0., nan, nan, nan, nan, nan],
+                           [0., nan, nan, nan, nan, nan], [0., nan, nan, 0., 0., 0.],
+                           [0., nan, nan, 1., 0.68268949, 0.98569412],
+                           [0., nan, nan, 1., 0.01438768, 0.57680992]])
+    close(m.igammac(a, x), [[nan] * 6, [nan] * 6, [nan] * 6, [1., nan, nan, 0., 1., 1.],
+                            [1., nan, nan, 0., 0.31731051, 0.01430588],
+                            [1., nan, nan, 0., 0.98561232, 0.42319008]])
+    close(m.zeta(fe.constant([np.inf, np.inf, np.inf, 1e300, 61., 100.], fe.float64),
+                 fe.constant([1., 0.5, 2., 1., 20., 1e5], fe.float64)),
+          [1., np.inf, 0., 1., 4.57180475e-80, 0.], rtol=1e-8, atol=0)
+    # subnormal probabilities keep Acklam's estimate (SciPy: -38.26912534)
+    close(m.ndtri(fe.constant([1e-320, 1e-300], fe.float64)), [-38.26912534, -37.0470963],
+          rtol=1e-8)

@@ -22,8 +22,8 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import getitem, reshape, zeros_like
 from .indexing_ops import _int_indices, _segment_ids, unsorted_segment_sum
-from .math_ops import (add_n, cast, convert_same, divide_no_nan, equal,
-                       exp, greater, log, log1p, maximum, multiply, not_equal,
+from .math_ops import (add_n, cast, convert_same, divide_no_nan, equal, exp, greater,
+                       is_finite, log, log1p, logical_and, maximum, multiply, not_equal,
                        reduce_mean, reduce_sum, round, sqrt, square, truediv, where)
 from .registry import (INT, NUMERIC, as_bool, as_int, defop, execute, normalize_axis,
                        single_axis)
@@ -521,12 +521,16 @@ def _clse_fwd(x, axis, exclusive=False, reverse=False):
 def _clse_grad(g, ans, x, axis, exclusive=False, reverse=False):
     # dx_j = sum_{i >= j} g_i exp(x_j - ans_i): a reverse cumulative log-sum-exp of
     # log|g| - ans, split by the sign of g so the logarithm exists (TensorFlow's rule)
+    # ans_i = -inf (an empty or all -inf prefix) takes no gradient: its weights
+    # exp(x_j - ans_i) are undefined, and -inf - -inf would make the rest NaN
     minus_inf = _core.wrap(np.array(-np.inf, x._value.dtype))
     one = _ones_of(g)
+    defined = is_finite(ans)
+    safe_ans = where(defined, ans, zeros_like(ans))
 
     def part(mask, magnitude):
-        # entries outside the mask are -inf outright (not log(0) - ans: ans may be -inf)
-        logged = where(mask, log(where(mask, magnitude, one + zeros_like(g))) - ans,
+        mask = logical_and(mask, defined)
+        logged = where(mask, log(where(mask, magnitude, one + zeros_like(g))) - safe_ans,
                        minus_inf + zeros_like(g))
         return exp(execute(_clse_op, logged, axis=axis, exclusive=exclusive,
                            reverse=not reverse) + x)

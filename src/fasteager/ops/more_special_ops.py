@@ -69,7 +69,9 @@ def _lower_quantile(p):
     for _ in range(2):
         err = 0.5 * _erfc(-x / _SQRT2) - p
         u = err * _SQRT_2PI * np.exp(0.5 * x * x)
-        x = x - u / (1.0 + 0.5 * x * u)
+        step = x - u / (1.0 + 0.5 * x * u)
+        # subnormal p: exp(x^2 / 2) overflows; Acklam's 1e-9 stands there
+        x = np.where(np.isfinite(step), step, x)
     return x
 
 
@@ -149,6 +151,15 @@ def _zeta_np(x, q):
     # for q < 0 with x not an integer, where (q + k)^-x is not real)
     x, q = np.broadcast_arrays(x, q)
     out = _hurwitz_zeta_np(np.where(x > 1, x, 2.0), q)
+    # 64 terms of the sum itself are exact wherever (1 + 64/q)^-x is negligible: there
+    # (large x, x = inf included) Euler-Maclaurin loses digits or overflows
+    with np.errstate(all="ignore"):
+        direct = (x > 1) & (q > 0) & (x * np.log1p(64.0 / np.where(q > 0, q, 1.0)) > 45)
+        if direct.any():
+            qd, xd = q[direct], x[direct]
+            out[direct] = sum(np.power(qd + k, -xd) for k in range(64))
+    # what is left NaN for large x is an underflow (0 times an overflowed factor)
+    out = np.where((x > 60) & (q > 0) & np.isnan(out), 0.0, out)
     out = np.where(x > 1, out, np.where(x == 1, np.inf, np.nan))
     return np.where((x > 1) & (q <= 0) & (q == np.floor(q)), np.inf, out)
 
@@ -220,7 +231,7 @@ def _gamma_cf(a, x):
 def _igamma_pq(a, x, upper):
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     out = np.full(a.shape, np.nan)
-    ok = (a > 0) & (x > 0) & np.isfinite(a)
+    ok = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
     series = ok & (x < a + 1.0)
     cf = ok & ~series
     if series.any():
@@ -229,8 +240,16 @@ def _igamma_pq(a, x, upper):
     if cf.any():
         q = _gamma_cf(a[cf], x[cf])
         out[cf] = q if upper else 1.0 - q
-    out[(a > 0) & (x == 0)] = 1.0 if upper else 0.0
-    out[(a > 0) & (x == np.inf)] = 0.0 if upper else 1.0
+    # TensorFlow's (Eigen's) edges: P(a, 0) = 0 for every a, Q(a, 0) = 1 for a > 0;
+    # x = inf gives P = 1, Q = 0; a = inf, x > 0 gives P = 0, Q = 1 (and both 0 at x = inf)
+    if upper:
+        out[(a > 0) & (x == 0)] = 1.0
+        out[(a == np.inf) & (x > 0)] = 1.0
+        out[(a > 0) & (x == np.inf)] = 0.0
+    else:
+        out[x == 0] = 0.0
+        out[(a > 0) & (x == np.inf)] = 1.0
+        out[(a == np.inf) & (x > 0)] = 0.0
     return out
 
 
@@ -243,9 +262,10 @@ def _igamma_grad_a_np(a, x):
     t_n = x^(a+n) e^-x / Gamma(a + n + 1), term by term."""
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     out = np.zeros(a.shape)
-    ok = (a > 0) & (x > 0) & np.isfinite(x)
+    valid = (a > 0) & np.isfinite(a) & (x >= 0)      # x = 0 and x = inf: dP/da = 0
+    ok = valid & (x > 0) & np.isfinite(x)
     if not ok.any():
-        return np.where((a > 0) & (x >= 0), out, np.nan)
+        return np.where(valid, out, np.nan)
     av, xv = a[ok], x[ok]
     log_x = np.log(xv)
     t = np.exp(av * log_x - xv - _lgamma_np(av + 1.0))
@@ -262,7 +282,7 @@ def _igamma_grad_a_np(a, x):
         if n > np.max(xv) and np.all(np.abs(step) <= _EPS * (np.abs(total) + _TINY)):
             break
     out[ok] = total
-    return np.where((a > 0) & (x >= 0), out, np.nan)
+    return np.where(valid, out, np.nan)
 
 
 igamma_grad_a_op = defop("igamma_grad_a",
