@@ -328,11 +328,20 @@ def _truncated_block(key, base, out, d):
     todo = np.arange(m)
     step = 0
     while todo.size:
+        starts = base if step == 0 else [b[todo] for b in base]
         w = np.empty((todo.size, 4), np.uint32)
-        for j, word in enumerate(philox(key, _offset([b[todo] for b in base], step))):
+        for j, word in enumerate(philox(key, _offset(starts, step))):
             w[:, j] = word
         cand = _normals64(w) if d == np.float64 else _normals32(w)
         ok = np.abs(cand) < 2.0
+        if step == 0:
+            # most groups take their first step's values as they are; the others'
+            # slots are all written again below and in later steps
+            out[...] = cand
+            rest = np.nonzero(~ok.all(axis=1))[0]
+            filled[:] = group
+            filled[rest] = 0
+            todo, cand, ok = rest, cand[rest], ok[rest]
         slot = filled[todo, None] + np.cumsum(ok, axis=1) - 1
         keep = ok & (slot < group)
         rows = np.broadcast_to(todo[:, None], keep.shape)[keep]
