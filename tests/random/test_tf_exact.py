@@ -207,3 +207,17 @@ def test_threefry_is_not_available_outside_xla():
     g = tf.random.Generator.from_seed(1, alg="threefry")
     with pytest.raises(tf.errors.UnimplementedError, match="ThreeFry"):
         g.normal([2])
+
+
+def test_draws_in_a_function_continue_the_stream():
+    g = tf.random.Generator.from_seed(3)
+
+    @tf.function
+    def seeds():
+        return g.make_seeds(2)   # a graph op on the state: no eager fallback
+    _same(seeds(), [7657373526131797801, 7872641813117997903, 0, 0], np.int64)
+    third_and_fourth = seeds().numpy()[0]
+    h = tf.random.Generator.from_seed(3)
+    h.make_seeds(2)
+    np.testing.assert_array_equal(third_and_fourth, h.make_seeds(2).numpy()[0])
+    np.testing.assert_array_equal(g.state.numpy(), [3 + 4 * 256, 0, 0])

@@ -562,8 +562,9 @@ class Generator:
     def make_seeds(self, count=1):
         """``count`` seed pairs for stateless ops: an int64 tensor of shape [2, count] (a
         row of 64-bit draws and a row of zeros, as in TensorFlow)."""
-        keys = self.uniform_full_int([int(count)], np.int64).numpy()
-        return _core.wrap(np.stack([keys, np.zeros_like(keys)]))
+        from . import array_ops
+        keys = self.uniform_full_int([int(count)], np.int64)   # (a graph op when traced)
+        return array_ops.stack([keys, array_ops.zeros_like(keys)])
 
     def split(self, count=1):
         """``count`` new generators (advances this one): generator i has key
