@@ -17,8 +17,11 @@ from .ragged import embedding_lookup  # noqa: F401,E402
 from .sparse import embedding_lookup_sparse  # noqa: F401,E402
 from .distribute.mirrored import compute_average_loss, scale_regularization_loss  # noqa: F401,E402,E501
 from .ops.more_math_ops import in_top_k, zero_fraction  # noqa: F401,E402
-from .ops.more_nn_ops import (atrous_conv2d, avg_pool3d, conv1d_transpose,  # noqa: F401,E402,E501
-                              conv3d, conv3d_transpose, conv_transpose, crelu, depth_to_space,
+from .ops.more_nn_ops import (atrous_conv2d, atrous_conv2d_transpose, avg_pool3d,  # noqa: F401,E402,E501
+                              batch_norm_with_global_normalization, collapse_repeated,
+                              conv1d_transpose, conv3d, conv3d_transpose, conv_transpose, crelu,
+                              depth_to_space, depthwise_conv2d_backprop_filter,
+                              depthwise_conv2d_backprop_input, dilation2d, erosion2d,
                               local_response_normalization, log_poisson_loss, lrn, max_pool3d,
                               max_pool_with_argmax, normalize_moments, pool, separable_conv2d,
                               space_to_depth, sufficient_statistics,

@@ -202,3 +202,49 @@ def test_conv_transpose_atrous_weighted_moments():
     mean, var = nn.weighted_moments(v, [0, 1], 2., keepdims=True)
     close(mean, [[2.125]])
     close(var, [[5.609375]])
+
+
+def test_morphology():
+    image = fe.reshape(fe.range(16.), [1, 4, 4, 1])
+    f = fe.constant([[[0.], [1.]], [[2.], [0.]]])
+    close(nn.dilation2d(image, f, [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1])[0, :, :, 0],
+          [[6., 7., 8.], [10., 11., 12.], [14., 15., 16.]])
+    close(nn.dilation2d(image, f, [1, 2, 2, 1], "SAME", "NHWC", [1, 2, 2, 1])[0, :, :, 0],
+          [[10., 12.], [11., 10.]])
+    close(nn.erosion2d(image, f, [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1])[0, :, :, 0],
+          [[-1., 0., 1.], [3., 4., 5.], [7., 8., 9.]])
+    rng = np.random.default_rng(6)
+    check_grads(lambda x, w: nn.dilation2d(x, w, 1, "SAME", "NHWC", 1),
+                [rng.standard_normal((1, 3, 3, 2)), rng.standard_normal((2, 2, 2))])
+
+
+def test_sequence_and_norm_helpers():
+    labels, lengths = nn.collapse_repeated([[1, 1, 2, 2, 2, 3], [4, 4, 5, 0, 0, 0]], [6, 3])
+    close(labels, [[1, 2, 3], [4, 5, 0]], fe.int32)
+    close(lengths, [3, 2], fe.int32)
+    t = fe.constant([[1., 2.], [3., 4.]])
+    args = (fe.constant([1., 2.]), fe.constant([0.5, 1.]), fe.constant([0.1, 0.2]),
+            fe.constant([2., 3.]), 0.01)
+    close(nn.batch_norm_with_global_normalization(t, *args, True),
+          nn.batch_normalization(t, args[0], args[1], args[2], args[3], 0.01))
+    close(nn.batch_norm_with_global_normalization(t, *args, False),
+          nn.batch_normalization(t, args[0], args[1], args[2], None, 0.01))
+
+
+def test_transposed_and_backprop_wrappers():
+    rng = np.random.default_rng(7)
+    x, w = rng.standard_normal((1, 4, 4, 2)), rng.standard_normal((3, 3, 3, 2))
+    close(nn.atrous_conv2d_transpose(x, w, [1, 4, 4, 3], 2, "SAME"),
+          nn.conv2d_transpose(x, w, [1, 4, 4, 3], 1, "SAME", dilations=2), rtol=1e-12)
+    # the backprop wrappers are the tape's gradients of depthwise_conv2d
+    x, w = fe.constant(rng.standard_normal((2, 6, 5, 3))), fe.constant(
+        rng.standard_normal((3, 2, 3, 2)))
+    with fe.GradientTape() as tape:
+        tape.watch([x, w])
+        y = nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME")
+    dy = fe.constant(rng.standard_normal(y.shape))
+    gx, gw = tape.gradient(y, [x, w], output_gradients=dy)
+    close(nn.depthwise_conv2d_backprop_input([2, 6, 5, 3], w, dy, [1, 2, 2, 1], "SAME"), gx,
+          rtol=1e-12)
+    close(nn.depthwise_conv2d_backprop_filter(x, [3, 2, 3, 2], dy, [1, 2, 2, 1], "SAME"), gw,
+          rtol=1e-12)

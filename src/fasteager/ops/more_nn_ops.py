@@ -537,3 +537,116 @@ def _hw_only(v):
 
 
 MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+# ---- more convolution wrappers, morphology, sequence helpers ------------------------------
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of ``atrous_conv2d``: conv2d_transpose with dilations = rate."""
+    return conv2d_transpose(value, filters, output_shape, 1, padding,
+                            dilations=as_int("atrous_conv2d_transpose", rate, "rate"))
+
+
+def _depthwise_attrs(opname, strides, padding, data_format, dilations):
+    from .conv_ops import _hw, _padding
+    if data_format != "NHWC":
+        raise InvalidArgumentError("%s: only data_format='NHWC' is supported (got %r)"
+                                   % (opname, data_format))
+    return {"strides": _hw(opname, "strides", strides, "NHWC"),
+            "padding": _padding(opname, padding),
+            "dilations": _hw(opname, "dilations", dilations, "NHWC")}
+
+
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,
+                                    data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The gradient of ``depthwise_conv2d`` with respect to its input (of shape
+    ``input_sizes``)."""
+    from .conv_ops import depthwise_backprop_input_op
+    attrs = _depthwise_attrs("depthwise_conv2d_backprop_input", strides, padding,
+                             data_format, dilations)
+    dy, w = convert_same(out_backprop, filter)
+    shape = tuple(int(d) for d in np.asarray(input_sizes).reshape(-1).tolist())
+    return execute(depthwise_backprop_input_op, dy, w, input_shape=shape, **attrs)
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+                                     data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape
+    ``filter_sizes``)."""
+    from .conv_ops import depthwise_backprop_filter_op
+    attrs = _depthwise_attrs("depthwise_conv2d_backprop_filter", strides, padding,
+                             data_format, dilations)
+    x, dy = convert_same(input, out_backprop)
+    shape = tuple(int(d) for d in np.asarray(filter_sizes).reshape(-1).tolist())
+    return execute(depthwise_backprop_filter_op, x, dy, filter_shape=shape, **attrs)
+
+
+def dilation2d(input, filters, strides, padding, data_format, dilations, name=None):
+    """Grayscale morphological dilation: the max over each window of ``input + filters``
+    (``filters`` is [h, w, channels]); taps outside a SAME-padded input do not count."""
+    from .conv_ops import _hw
+    if data_format != "NHWC":
+        raise ValueError("dilation2d: data_format must be 'NHWC' (got %r)" % (data_format,))
+    x = _float("dilation2d", input)
+    w = convert_same(x, filters)[1]
+    if x._value.ndim != 4 or w._value.ndim != 3 or w._value.shape[-1] != x._value.shape[-1]:
+        raise InvalidArgumentError("dilation2d: input must be [batch, h, w, c] and filters "
+                                   "[h, w, c] (got %s and %s)"
+                                   % (list(x._value.shape), list(w._value.shape)))
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError("dilation2d: padding must be 'SAME' or 'VALID' (got %r)"
+                                   % (padding,))
+    strides = list(_hw("dilation2d", "strides", strides, "NHWC"))
+    rates = list(_hw("dilation2d", "dilations", dilations, "NHWC"))
+    window = list(w._value.shape[:2])
+    pads, outs = _tap_geometry(x._value.shape[1:3], window, strides, padding, rates)
+    widths = [[0, 0]] + [list(p) for p in pads] + [[0, 0]]
+    padded = pad(x, widths, constant_values=-np.inf) if any(map(any, pads)) else x
+    total = None
+    for tap, key in _taps(window, strides, rates, outs):
+        part = execute(getitem, padded, key=(slice(None),) + key + (slice(None),)) + \
+            execute(getitem, w, key=tap)
+        total = part if total is None else maximum(total, part)
+    return total
+
+
+def erosion2d(value, filters, strides, padding, data_format, dilations, name=None):
+    """Grayscale morphological erosion: ``-dilation2d(-value, reversed filters)``."""
+    from .array_ops import reverse
+    w = convert_to_tensor(filters)
+    return -dilation2d(-convert_to_tensor(value), reverse(w, [0, 1]), strides, padding,
+                       data_format, dilations)
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """``(collapsed, new_lengths)``: each row's runs of repeated labels (within its
+    ``seq_length``) merged into one, left-aligned and zero-padded to the longest row."""
+    lab = _core.data_of(convert_to_tensor(labels), "collapse_repeated")
+    lengths = np.asarray(_core.data_of(convert_to_tensor(seq_length), "collapse_repeated"))
+    if lab.ndim != 2 or lengths.shape != (lab.shape[0],):
+        raise InvalidArgumentError("collapse_repeated: labels must be [batch, time] and "
+                                   "seq_length [batch] (got %s and %s)"
+                                   % (list(lab.shape), list(lengths.shape)))
+    rows = []
+    for row, n in zip(lab, lengths):
+        row = row[:int(n)]
+        keep = np.ones(row.shape, bool)
+        keep[1:] = row[1:] != row[:-1]
+        rows.append(row[keep])
+    width = max((r.size for r in rows), default=0)
+    out = np.zeros((lab.shape[0], width), lab.dtype)
+    for i, r in enumerate(rows):
+        out[i, :r.size] = r
+    return (_core.wrap(out),
+            _core.wrap(np.array([r.size for r in rows], lengths.dtype)))
+
+
+def batch_norm_with_global_normalization(input, mean, variance, beta, gamma,
+                                         variance_epsilon, scale_after_normalization,
+                                         name=None):
+    """``batch_normalization`` with ``gamma`` applied only if ``scale_after_normalization``
+    (TensorFlow 1's argument order)."""
+    from .nn_ops import batch_normalization
+    return batch_normalization(input, mean, variance, beta,
+                               gamma if scale_after_normalization else None,
+                               variance_epsilon)
