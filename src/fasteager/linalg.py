@@ -341,3 +341,92 @@ def sqrtm(input, name=None):
     flat = _reshape(x, (-1,) + shape[-2:])
     roots = [_sqrtm_2d(flat[i]) for i in range(flat._value.shape[0])]
     return _reshape(_stack(roots), shape)
+
+
+# ---- tridiagonal and banded matrices: dense composites (exact, differentiable) -----------
+
+def _tridiagonal_dense(fname, diagonals, diagonals_format):
+    """The dense [..., M, M] matrix of TensorFlow's three tridiagonal formats."""
+    if diagonals_format == "matrix":
+        return _matrices(fname, diagonals)
+    if diagonals_format == "sequence":
+        if not isinstance(diagonals, (list, tuple)) or len(diagonals) != 3:
+            raise ValueError("%s: diagonals_format='sequence' takes (superdiagonal, "
+                             "diagonal, subdiagonal) (got %r)" % (fname, type(diagonals)))
+        sup, main, sub = _convert_same(*diagonals)
+    elif diagonals_format == "compact":
+        d = _to_tensor(diagonals)
+        if d._value.ndim < 2 or d._value.shape[-2] != 3:
+            raise ValueError("%s: compact diagonals must have shape [..., 3, M] (got %s)"
+                             % (fname, list(d._value.shape)))
+        sup, main, sub = (d[..., i, :] for i in range(3))
+    else:
+        raise ValueError("%s: unrecognized diagonals_format %r (expected 'compact', "
+                         "'sequence' or 'matrix')" % (fname, diagonals_format))
+    m = main._value.shape[-1]
+    shape = tuple(main._value.shape) + (m,)
+    i = _np.arange(m)
+    # superdiagonal: a[j, j+1] = sup[j] (its last entry unused); subdiagonal:
+    # a[j, j-1] = sub[j] (its first entry unused)
+    out = _registry.execute(_index_backward, main, key=(Ellipsis, i, i), shape=shape)
+    if m > 1:
+        up = _registry.execute(_getitem, sup, key=(Ellipsis, slice(0, m - 1)))
+        low = _registry.execute(_getitem, sub, key=(Ellipsis, slice(1, m)))
+        out = out + _registry.execute(_index_backward, up, key=(Ellipsis, i[:-1], i[1:]),
+                                      shape=shape)
+        out = out + _registry.execute(_index_backward, low, key=(Ellipsis, i[1:], i[:-1]),
+                                      shape=shape)
+    return out
+
+
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """``A @ rhs`` for a tridiagonal ``A`` given by its diagonals ('compact' [..., 3, M]:
+    superdiagonal, diagonal, subdiagonal; 'sequence': those three; 'matrix')."""
+    a = _tridiagonal_dense("tridiagonal_matmul", diagonals, diagonals_format)
+    return matmul(a, _convert_same(a, rhs)[1])
+
+
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False,
+                      conjugate_rhs=False, name=None, partial_pivoting=True,
+                      perturb_singular=False):
+    """``x`` with ``A x = rhs`` for a tridiagonal ``A`` (formats as ``tridiagonal_matmul``;
+    a [..., M] ``rhs`` with 'compact' is one right-hand side), through a dense LU solve
+    with partial pivoting. ``perturb_singular`` is not supported."""
+    if perturb_singular:
+        raise NotImplementedError("tridiagonal_solve: perturb_singular=True is not "
+                                  "supported")
+    a = _tridiagonal_dense("tridiagonal_solve", diagonals, diagonals_format)
+    b = _convert_same(a, rhs)[1]
+    if transpose_rhs:
+        b = matrix_transpose(b)
+    if conjugate_rhs:
+        b = _conj(b)
+    vector = b._value.ndim == a._value.ndim - 1
+    if vector:
+        b = _reshape(b, tuple(b._value.shape) + (1,))
+    x = solve(a, b)
+    return _reshape(x, tuple(x._value.shape[:-1])) if vector else x
+
+
+def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
+    """``x`` with ``T x = rhs`` for a triangular ``T`` given by its ``K`` bands: lower, band
+    ``d`` holds ``T[j, j - d]`` at position ``j`` (band 0 the diagonal); upper, band
+    ``K - 1 - d`` holds ``T[j, j + d]`` at position ``j`` (the last band the diagonal)."""
+    b = _to_tensor(bands)
+    if b._value.ndim < 2:
+        raise _InvalidArgument("banded_triangular_solve: bands must have rank >= 2 (got "
+                               "shape %s)" % list(b._value.shape))
+    k, m = b._value.shape[-2:]
+    if k > m:
+        raise _InvalidArgument("banded_triangular_solve: more bands (%d) than columns (%d)"
+                               % (k, m))
+    shape = tuple(b._value.shape[:-2]) + (m, m)
+    dense = None
+    for d in range(k):
+        rows = _np.arange(d, m) if lower else _np.arange(0, m - d)
+        cols = rows - d if lower else rows + d
+        band = _registry.execute(_getitem, b, key=(Ellipsis, d if lower else k - 1 - d, rows))
+        part = _registry.execute(_index_backward, band, key=(Ellipsis, rows, cols), shape=shape)
+        dense = part if dense is None else dense + part
+    return triangular_solve(dense, _convert_same(dense, rhs)[1], lower=bool(lower),
+                            adjoint=bool(adjoint))

@@ -354,3 +354,24 @@ def test_special_function_edges_as_tensorflow():
     # subnormal probabilities keep Acklam's estimate (SciPy: -38.26912534)
     close(m.ndtri(fe.constant([1e-320, 1e-300], fe.float64)), [-38.26912534, -37.0470963],
           rtol=1e-8)
+
+
+def test_tridiagonal_and_banded():
+    compact = [[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]
+    close(la.tridiagonal_matmul(compact, [[1.], [2.], [3.]]), [[6.], [24.], [36.]])
+    close(la.tridiagonal_solve([[2., 3., 0.], [4., 5., 6.], [0., 8., 9.]], [1., 2., 3.]),
+          [0.0357143, 0.4285714, -0.1428571])
+    seq = (fe.constant([0., 2., 3.]), fe.constant([4., 5., 6.]), fe.constant([7., 8., 0.]))
+    close(la.tridiagonal_solve(seq, [[1.], [2.], [3.]], diagonals_format="sequence"),
+          [[0.25], [-0.2], [0.5]])
+    close(la.tridiagonal_solve([[4., 7., 0.], [2., 5., 8.], [0., 3., 6.]], [[1.], [2.], [3.]],
+                               diagonals_format="matrix"), [[-1.5], [1.], [0.]])
+    bands = [[1., 2., 3.], [4., 5., 6.]]
+    close(la.banded_triangular_solve(bands, [[1.], [2.], [3.]]), [[1.], [-1.5], [4.]])
+    close(la.banded_triangular_solve(bands, [[1.], [2.], [3.]], lower=False),
+          [[0.2], [0.2], [0.5]])
+    rng = np.random.default_rng(8)
+    d = rng.standard_normal((3, 4)) + np.array([[0.], [4.], [0.]])
+    check_grads(lambda t, b: la.tridiagonal_solve(t, b), [d, rng.standard_normal((4, 2))])
+    check_grads(lambda t, b: la.banded_triangular_solve(t, b),
+                [d[1:], rng.standard_normal((4, 1))])   # band 0, the diagonal, near 4
