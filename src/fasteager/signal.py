@@ -157,6 +157,16 @@ def irfft2d(input_tensor, fft_length=None, name=None):
     return _irfft("irfft2d", input_tensor, fft_length, 2)
 
 
+def rfft3d(input_tensor, fft_length=None, name=None):
+    """The 3-D DFT of real input over the three innermost axes (half spectrum innermost)."""
+    return _rfft("rfft3d", input_tensor, fft_length, 3)
+
+
+def irfft3d(input_tensor, fft_length=None, name=None):
+    """The inverse of ``rfft3d``."""
+    return _irfft("irfft3d", input_tensor, fft_length, 3)
+
+
 def _shift(fname, x, axes, sign):
     x = _to_tensor(x)
     r = x._value.ndim
@@ -337,6 +347,18 @@ def kaiser_window(window_length, beta=12.0, dtype=np.float32, name=None):
     w = _bessel_scaled_np(arg, 0) / _bessel_scaled_np(np.array(float(beta)), 0) * np.exp(
         arg - float(beta))
     return _core.wrap(w.astype(np_dtype))
+
+
+def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=np.float32, name=None):
+    """The Kaiser-Bessel-derived window: ``sqrt`` of the normalized running sum of a
+    Kaiser window of ``window_length // 2 + 1`` points, mirrored (TensorFlow's
+    construction: ``2 * (window_length // 2)`` points)."""
+    np_dtype = _window_dtype("kaiser_bessel_derived_window", dtype)
+    half = int(window_length) // 2
+    kaiser = np.asarray(kaiser_window(half + 1, beta, dtype=np.float64).numpy())
+    running = np.cumsum(kaiser)
+    rising = np.sqrt(running[:-1] / running[-1])
+    return _core.wrap(np.concatenate([rising, rising[::-1]]).astype(np_dtype))
 
 
 def vorbis_window(window_length, dtype=np.float32, name=None):

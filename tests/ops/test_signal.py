@@ -166,3 +166,17 @@ def test_transforms_trace_in_function():
         spectrum, cosines = f(v)
         close(spectrum, fe.math.abs(sig.stft(v, 8, 4)), rtol=1e-6, atol=1e-6)
         close(cosines, sig.dct(sig.frame(v, 8, 4)), rtol=1e-6, atol=1e-6)
+
+
+def test_rfft3d_and_kbd_window():
+    x = np.random.default_rng(4).standard_normal((2, 3, 4, 6))
+    close(sig.rfft3d(x), np.fft.rfftn(x, axes=(1, 2, 3)), fe.complex128, rtol=1e-12,
+          atol=1e-12)
+    close(sig.rfft3d(x, [2, 5, 4]), np.fft.rfftn(x, s=(2, 5, 4), axes=(1, 2, 3)), rtol=1e-12,
+          atol=1e-12)
+    close(sig.irfft3d(sig.rfft3d(x)), x, rtol=1e-12, atol=1e-12)
+    close(sig.kaiser_bessel_derived_window(6), [0.007131, 0.7071068, 0.9999745, 0.9999745,
+                                                0.7071068, 0.007131], fe.float32)
+    close(sig.kaiser_bessel_derived_window(4, beta=2.),
+          [0.4833917, 0.8754042, 0.8754042, 0.4833917])
+    assert sig.kaiser_bessel_derived_window(7).shape == (6,)    # 2 * (7 // 2), as TF
