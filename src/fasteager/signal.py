@@ -490,3 +490,52 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
         raise ValueError("mfccs_from_log_mel_spectrograms: the last dimension must be "
                          "positive (got %d)" % bins)
     return dct(x, type=2) * (1.0 / math.sqrt(2.0 * bins))
+
+
+# ---- modified DCT -------------------------------------------------------------------------
+
+def _reversed(x):
+    n = x._value.shape[-1]
+    return _execute(_getitem, x, key=(Ellipsis, slice(n - 1, None, -1) if n else slice(0, 0)))
+
+
+def _quarters(x, parts):
+    n = x._value.shape[-1] // parts
+    return [_execute(_getitem, x, key=(Ellipsis, slice(i * n, (i + 1) * n)))
+            for i in range(parts)]
+
+
+def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None,
+         name=None):
+    """The modified DCT of half-overlapping frames: each windowed frame ``(a, b, c, d)``
+    (quarters) folded to ``(-c_r - d, a - b_r)`` (``_r``: reversed) and DCT-IV-ed
+    (``frame_length`` a multiple of 4; window None scales by ``1/sqrt(2)``)."""
+    from .ops.array_ops import concat
+    length = int(frame_length)
+    if length % 4:
+        raise ValueError("mdct: the frame length must be a multiple of 4 (got %d)" % length)
+    x = _real_input("mdct", signals, 1)
+    frames = frame(x, length, length // 2, pad_end=pad_end)
+    frames = frames * (window_fn(length, dtype=frames._value.dtype) if window_fn is not None
+                       else 1.0 / math.sqrt(2.0))
+    a, b, c, d = _quarters(frames, 4)
+    folded = concat([-_reversed(c) - d, a - _reversed(b)], axis=-1)
+    return dct(folded, type=4, norm=norm)
+
+
+def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
+    """The inverse of ``mdct``: DCT-IV, unfolded to full frames, windowed, overlap-added
+    (with a power-complementary window, e.g. the default Vorbis one, it reconstructs the
+    signal away from the ends)."""
+    from .ops.array_ops import concat
+    x = _real_input("inverse_mdct", mdcts, 1)
+    half = x._value.shape[-1]
+    if norm not in (None, "ortho"):
+        raise ValueError("inverse_mdct: unknown normalization %r (expected None or 'ortho')"
+                         % (norm,))
+    inner = dct(x, type=4) * (0.5 / half) if norm is None else dct(x, type=4, norm="ortho")
+    first, second = _quarters(inner, 2)
+    frames = concat([second, -_reversed(second), -_reversed(first), -first], axis=-1)
+    frames = frames * (window_fn(2 * half, dtype=frames._value.dtype) if window_fn is not None
+                       else 1.0 / math.sqrt(2.0))
+    return overlap_and_add(frames, half)

@@ -180,3 +180,24 @@ def test_rfft3d_and_kbd_window():
     close(sig.kaiser_bessel_derived_window(4, beta=2.),
           [0.4833917, 0.8754042, 0.8754042, 0.4833917])
     assert sig.kaiser_bessel_derived_window(7).shape == (6,)    # 2 * (7 // 2), as TF
+
+
+def test_mdct_and_inverse():
+    x = np.random.default_rng(1).standard_normal((2, 32))
+    half, length = 8, 16
+    got = sig.mdct(x, length)
+    assert got.shape == (2, 3, half)
+    # the textbook MDCT, 2 sum_n w_n x_n cos(pi/N (n + 1/2 + N/2)(k + 1/2)) (the DCT-IV's
+    # factor 2 of TensorFlow's unnormalized convention)
+    w = sig.vorbis_window(length, dtype=fe.float64).numpy()
+    n, k = np.arange(length), np.arange(half)
+    basis = np.cos(np.pi / half * (n[None, :] + 0.5 + half / 2) * (k[:, None] + 0.5))
+    frames = np.stack([x[:, i:i + length] for i in range(0, 32 - length + 1, half)], axis=1)
+    close(got, 2 * (frames * w) @ basis.T, rtol=1e-12, atol=1e-12)
+    # the Vorbis window is power-complementary: the inverse reconstructs the inner samples
+    for norm in (None, "ortho"):
+        back = sig.inverse_mdct(sig.mdct(x, length, norm=norm), norm=norm)
+        close(back[:, half:-half], x[:, half:-half], rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="multiple of 4"):
+        sig.mdct(x, 10)
+    check_grads(lambda t: sig.inverse_mdct(sig.mdct(t, 8)), [x[0, :16]])
