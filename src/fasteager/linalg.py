@@ -430,3 +430,21 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
         dense = part if dense is None else dense + part
     return triangular_solve(dense, _convert_same(dense, rhs)[1], lower=bool(lower),
                             adjoint=bool(adjoint))
+
+
+def logm(input, name=None):
+    """The principal matrix logarithm of complex matrices (TensorFlow takes complex64 and
+    complex128 only), through the eigendecomposition ``V diag(log w) V^-1``: exact for
+    diagonalizable input; TensorFlow uses an inverse scaling-and-squaring method, more
+    accurate for nearly defective matrices."""
+    from .ops.math_ops import log as _log
+    x = _matrices("logm", input)
+    if x._value.dtype.kind != "c":
+        raise _InvalidArgument("logm: input must be complex64 or complex128 (got %s)"
+                               % x._value.dtype)
+    if x._value.shape[-1] != x._value.shape[-2]:
+        raise _InvalidArgument("logm: input must be square matrices (got shape %s)"
+                               % list(x._value.shape))
+    w, v = eig(x)
+    logs = _reshape(_log(w), tuple(w._value.shape[:-1]) + (1, w._value.shape[-1]))
+    return matrix_transpose(solve(matrix_transpose(v), matrix_transpose(v * logs)))

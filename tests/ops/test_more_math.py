@@ -375,3 +375,16 @@ def test_tridiagonal_and_banded():
     check_grads(lambda t, b: la.tridiagonal_solve(t, b), [d, rng.standard_normal((4, 2))])
     check_grads(lambda t, b: la.banded_triangular_solve(t, b),
                 [d[1:], rng.standard_normal((4, 1))])   # band 0, the diagonal, near 4
+
+
+def test_logm():
+    rng = np.random.default_rng(9)
+    b = rng.standard_normal((3, 4, 4)) + 4 * np.eye(4) + 1j * rng.standard_normal((3, 4, 4))
+    close(la.expm(la.logm(b)), b, rtol=1e-12, atol=1e-12)
+    # a diagonal matrix: the logarithm of each entry
+    close(la.logm(np.diag([1., np.e, np.e ** 2]).astype(np.complex64)), np.diag([0., 1., 2.]),
+          atol=1e-6)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="complex"):
+        la.logm(np.eye(2))
+    check_grads(lambda t: fe.math.real(la.logm(fe.cast(t, fe.complex128))),
+                [np.array([[2., 0.5], [0.3, 3.]])])
