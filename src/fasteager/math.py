@@ -16,7 +16,8 @@ from .ops.math_ops import angle, conj, imag, real  # noqa: F401
 from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
                               cosh, digamma, erf, erfc, lgamma, polygamma, sinh, sort, top_k)
 from .ops.nn_ops import l2_normalize, log_softmax, softmax, softplus, softsign  # noqa: F401
-from .ops.more_math_ops import (accumulate_n, bincount, confusion_matrix,  # noqa: F401
+from .ops.more_math_ops import (accumulate_n, approx_max_k, approx_min_k,  # noqa: F401
+                                bincount, confusion_matrix,
                                 count_nonzero, cumulative_logsumexp, in_top_k,
                                 invert_permutation, is_non_decreasing, is_strictly_increasing,
                                 lbeta, nextafter, polyval, reciprocal_no_nan,

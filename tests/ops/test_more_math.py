@@ -388,3 +388,15 @@ def test_logm():
         la.logm(np.eye(2))
     check_grads(lambda t: fe.math.real(la.logm(fe.cast(t, fe.complex128))),
                 [np.array([[2., 0.5], [0.3, 3.]])])
+
+
+def test_approx_top_k_is_exact():
+    x = fe.constant([[1., 5., 3., 4.], [2., 0., 7., 1.]])
+    values, indices = m.approx_max_k(x, 2)
+    close(values, [[5., 4.], [7., 2.]])
+    close(indices, [[1, 3], [2, 0]], fe.int32)
+    low = m.approx_min_k(x, 1, reduction_dimension=0)
+    close(low.values, [[1., 0., 3., 1.]])
+    close(low.indices, [[0, 1, 0, 1]])
+    assert fe.nn.approx_max_k is m.approx_max_k
+    check_grads(lambda t: m.approx_max_k(t, 2).values, [[[0.3, -1.0, 2.0], [0.5, 0.1, -0.2]]])

@@ -16,6 +16,8 @@ beside it:
 Integer-valued results (counts, permutations, order checks) are NumPy computations with
 no gradient, as in TensorFlow.
 """
+import collections
+
 import numpy as np
 
 from .. import _core
@@ -579,3 +581,39 @@ def right_shift(x, y, name=None):
     x, y = convert_same(x, y)
     return execute(right_shift_op, x, y)
 
+
+
+# ---- approx_max_k / approx_min_k: exact on CPU, as TensorFlow's CPU kernel ---------------
+
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
+
+
+def _approx_k(fname, operand, k, reduction_dimension, largest):
+    from .special_ops import _along_axis_key, _argsort_np
+    x = convert_to_tensor(operand)
+    if x._value.ndim == 0:
+        raise InvalidArgumentError("%s: operand must have rank >= 1 (got a scalar)" % fname)
+    ax = single_axis(fname, reduction_dimension, x._value.ndim, "reduction_dimension")
+    k = as_int(fname, k, "k")
+    n = x._value.shape[ax]
+    if not 0 <= k <= n:
+        raise InvalidArgumentError("%s: k must be in [0, %d] (got %d)" % (fname, n, k))
+    v = _core.data_of(x, fname)
+    idx = _argsort_np(v, ax, largest)       # stable: ties go to the lower index
+    idx = np.take(idx, np.arange(k), axis=ax)
+    values = execute(getitem, x, key=_along_axis_key(idx, ax))
+    return ApproxTopK(values, _core.wrap(idx.astype(np.int32)))
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """``(values, indices)`` of the ``k`` largest entries along ``reduction_dimension``;
+    computed exactly (recall 1), as TensorFlow's CPU kernel does."""
+    return _approx_k("approx_max_k", operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """``(values, indices)`` of the ``k`` smallest entries along ``reduction_dimension``
+    (exact)."""
+    return _approx_k("approx_min_k", operand, k, reduction_dimension, False)
