@@ -448,3 +448,40 @@ def logm(input, name=None):
     w, v = eig(x)
     logs = _reshape(_log(w), tuple(w._value.shape[:-1]) + (1, w._value.shape[-1]))
     return matrix_transpose(solve(matrix_transpose(v), matrix_transpose(v * logs)))
+
+
+def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None,
+                     name=None):
+    """Eigenvalues (ascending), and with ``eigvals_only=False`` eigenvectors (columns), of
+    the Hermitian tridiagonal matrix with diagonal ``alpha`` and superdiagonal ``beta``:
+    through the dense matrix's ``eigh``. ``select``: 'a' all, 'i' the inclusive index
+    range, 'v' the values in ``(lo, hi]``."""
+    from .ops.math_ops import conj as _conj_op
+    a, b = _convert_same(alpha, beta)
+    if a._value.ndim != 1 or b._value.shape != (max(a._value.shape[0] - 1, 0),):
+        raise _InvalidArgument("eigh_tridiagonal: alpha must be [n] and beta [n - 1] (got %s "
+                               "and %s)" % (list(a._value.shape), list(b._value.shape)))
+    if select not in ("a", "i", "v"):
+        raise ValueError("eigh_tridiagonal: select must be 'a', 'i' or 'v' (got %r)"
+                         % (select,))
+    n = a._value.shape[0]
+    i = _np.arange(n)
+    dense = _registry.execute(_index_backward, a, key=(i, i), shape=(n, n))
+    if n > 1:
+        dense = dense + _registry.execute(_index_backward, b, key=(i[:-1], i[1:]),
+                                          shape=(n, n))
+        dense = dense + _registry.execute(_index_backward, _conj_op(b), key=(i[1:], i[:-1]),
+                                          shape=(n, n))
+    w, v = eigh(dense)
+    keep = _np.arange(n)
+    if select == "i":
+        lo, hi = (int(t) for t in _np.asarray(select_range).reshape(-1))
+        keep = keep[lo:hi + 1]
+    elif select == "v":
+        lo, hi = (float(t) for t in _np.asarray(select_range).reshape(-1))
+        vals = _core.data_of(w, "eigh_tridiagonal")
+        keep = keep[(vals > lo) & (vals <= hi)]
+    if len(keep) != n:
+        w = _registry.execute(_getitem, w, key=(keep,))
+        v = _registry.execute(_getitem, v, key=(slice(None), keep))
+    return w if eigvals_only else (w, v)

@@ -400,3 +400,17 @@ def test_approx_top_k_is_exact():
     close(low.indices, [[0, 1, 0, 1]])
     assert fe.nn.approx_max_k is m.approx_max_k
     check_grads(lambda t: m.approx_max_k(t, 2).values, [[[0.3, -1.0, 2.0], [0.5, 0.1, -0.2]]])
+
+
+def test_eigh_tridiagonal():
+    a, b = fe.constant([2., 3., 4.], fe.float64), fe.constant([1., 0.5], fe.float64)
+    close(la.eigh_tridiagonal(a, b), [1.35502746, 3.35285982, 4.29211272], rtol=1e-8)
+    close(la.eigh_tridiagonal(a, b, select="i", select_range=[1, 2]), [3.35285982, 4.29211272],
+          rtol=1e-8)
+    close(la.eigh_tridiagonal(a, b, select="v", select_range=[2.5, 5.]),
+          [3.35285982, 4.29211272], rtol=1e-8)
+    w, v = la.eigh_tridiagonal(a, b, eigvals_only=False, select="i", select_range=[0, 1])
+    dense = np.diag([2., 3., 4.]) + np.diag([1., 0.5], 1) + np.diag([1., 0.5], -1)
+    close(fe.matmul(dense, v), v * w, rtol=1e-10, atol=1e-10)   # columns are eigenvectors
+    assert v.shape == (3, 2)
+    check_grads(lambda x, y: la.eigh_tridiagonal(x, y), [[2., 3., 4.], [1., 0.5]])
