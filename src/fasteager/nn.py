@@ -28,3 +28,4 @@ from .ops.more_nn_ops import (atrous_conv2d, atrous_conv2d_transpose, avg_pool3d
                               space_to_depth, sufficient_statistics,
                               weighted_cross_entropy_with_logits, weighted_moments)
 from .ops.special_ops import top_k  # noqa: F401,E402
+from .ops.sequence_ops import space_to_batch  # noqa: F401,E402 - tf.nn.space_to_batch is tf.space_to_batch

@@ -248,3 +248,9 @@ def test_transposed_and_backprop_wrappers():
           rtol=1e-12)
     close(nn.depthwise_conv2d_backprop_filter(x, [3, 2, 3, 2], dy, [1, 2, 2, 1], "SAME"), gw,
           rtol=1e-12)
+
+
+def test_space_to_batch_is_the_package_function():
+    assert nn.space_to_batch is fe.space_to_batch
+    assert nn.space_to_batch(fe.reshape(fe.range(8.), [1, 2, 4, 1]), [2, 2],
+                             [[0, 0], [0, 0]]).shape == (4, 1, 2, 1)
