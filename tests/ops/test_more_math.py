@@ -26,6 +26,8 @@ def test_count_nonzero_and_euclidean_norm():
     close(m.reduce_euclidean_norm([[1, 2], [3, 4]]), 5, fe.int32)   # sqrt(30), truncated
     close(m.reduce_euclidean_norm([[1., 2], [3, 4]], axis=1, keepdims=True),
           [[2.236068], [5.]], fe.float32)
+    close(m.reduce_euclidean_norm(np.array([[3 + 4j, 1j], [2, 0]], np.complex64), axis=1),
+          [5.0990195, 2.], fe.complex64)
 
 
 def test_scalar_mul_and_reciprocal_no_nan():

@@ -257,6 +257,9 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
         v = np.sqrt(np.sum(np.square(x._value.astype(np.float64)), axis=axes,
                            keepdims=bool(keepdims)))
         return _core.wrap(v.astype(x._value.dtype))
+    if x._value.dtype.kind == "c":      # |x|^2 = x conj(x): the result stays complex, as TF
+        from .math_ops import conj
+        return sqrt(reduce_sum(x * conj(x), axis, keepdims=keepdims))
     return sqrt(reduce_sum(square(x), axis, keepdims=keepdims))
 
 
