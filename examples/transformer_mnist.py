@@ -42,8 +42,8 @@ class PositionalEmbedding(L.Layer):
     def build(self, input_shape):
         steps, dim = input_shape[1], input_shape[2]
         self.position_embeddings = self.add_weight(
-            "position_embeddings", [steps, dim],
-            initializer=keras.initializers.RandomNormal(stddev=0.02))
+            shape=[steps, dim], initializer=keras.initializers.RandomNormal(stddev=0.02),
+            name="position_embeddings")
         self.built = True
 
     def call(self, inputs):

@@ -212,7 +212,7 @@ def test_tracking_lists_dicts_order_and_training_propagation():
 def test_custom_layer_add_weight_and_config():
     class Scale(L.Layer):
         def build(self, input_shape):
-            self.w = self.add_weight("w", shape=[input_shape[-1]], initializer="ones")
+            self.w = self.add_weight(shape=[input_shape[-1]], initializer="ones", name="w")
 
         def call(self, x):
             return x * self.w

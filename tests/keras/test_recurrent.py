@@ -276,9 +276,10 @@ class MinimalCell(L.Layer):
         self.state_size = units
 
     def build(self, input_shape):
-        self.kernel = self.add_weight("kernel", [input_shape[-1], self.units])
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", [self.units, self.units],
-                                                initializer="orthogonal")
+        self.kernel = self.add_weight(shape=[input_shape[-1], self.units], name="kernel")
+        self.recurrent_kernel = self.add_weight(shape=[self.units, self.units],
+                                                initializer="orthogonal",
+                                                name="recurrent_kernel")
 
     def call(self, inputs, states):
         h = fe.matmul(inputs, self.kernel) + fe.matmul(states[0], self.recurrent_kernel)

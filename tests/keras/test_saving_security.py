@@ -169,7 +169,7 @@ class Scale(K.layers.Layer):
         self.factor = factor
 
     def build(self, input_shape):
-        self.w = self.add_weight("w", [input_shape[-1]], initializer="ones")
+        self.w = self.add_weight(shape=[input_shape[-1]], initializer="ones", name="w")
 
     def call(self, x):
         return x * self.w * self.factor

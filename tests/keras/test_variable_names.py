@@ -51,7 +51,7 @@ def test_subclassed_layer_nests_layers_built_in_its_call():
             self.d = L.Dense(2, name="inner")
 
         def build(self, shape):
-            self.scale = self.add_weight("scale", shape=(2,), initializer="ones")
+            self.scale = self.add_weight(shape=(2,), initializer="ones", name="scale")
 
         def call(self, x):
             return self.d(x) * self.scale

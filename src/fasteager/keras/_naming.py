@@ -57,7 +57,7 @@ def path_for(owner, owner_name, name):
     if not stack or stack[-1][0] is not owner:
         parts.append(owner_name)
     parts.append(name)
-    return "/".join(parts)
+    return "/".join(p for p in parts if p)     # (a layer named "" adds no level, as Keras)
 
 
 class KerasVariable(Variable):

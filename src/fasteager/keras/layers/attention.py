@@ -41,10 +41,10 @@ class _Projection(Layer):
         if any(d is None for d in in_dims):
             raise ValueError("%s: the feature dimensions of the input must be known (got input "
                              "shape %s)" % (self.name, fe.TensorShape(input_shape)))
-        self.kernel = self.add_weight("kernel", in_dims + list(self.out_dims),
+        self.kernel = self._add_weight("kernel", in_dims + list(self.out_dims),
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", list(self.out_dims),
+        self.bias = self._add_weight("bias", list(self.out_dims),
                                     initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
@@ -276,9 +276,9 @@ class Attention(ListInput, Layer):
 
     def build(self, input_shape):
         q, v, k = self._split(input_shape)
-        self.scale = self.add_weight("scale", [], initializer="ones") if self.use_scale \
+        self.scale = self._add_weight("scale", [], initializer="ones") if self.use_scale \
             else None
-        self.concat_score_weight = self.add_weight("concat_score_weight", [],
+        self.concat_score_weight = self._add_weight("concat_score_weight", [],
                                                    initializer="ones") \
             if self.score_mode == "concat" else None
         self.built = True

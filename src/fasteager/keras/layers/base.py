@@ -8,7 +8,7 @@ then those of its sub-layers, in the order they were assigned.
 
 >>> class Scale(fe.keras.layers.Layer):
 ...     def build(self, input_shape):
-...         self.w = self.add_weight("w", shape=[input_shape[-1]], initializer="ones")
+...         self.w = self.add_weight(shape=[input_shape[-1]], initializer="ones", name="w")
 ...     def call(self, x):
 ...         return x * self.w
 >>> Scale()(fe.ones([2, 3])).shape
@@ -205,7 +205,9 @@ class Layer(fe.Module):
         self._trainable = bool(trainable)
         if name is not None and not isinstance(name, str):
             raise ValueError("%s: name must be a string (got %r)" % (type(self).__name__, name))
-        self._name = name if name else backend.unique_name(_snake(type(self).__name__))
+        # (Keras 3 keeps an empty name: the guides name Models "" and summary() shows it)
+        self._name = name if name is not None else backend.unique_name(
+            _snake(type(self).__name__))
         self._dtype = fe.as_dtype(dtype if dtype is not None else backend.floatx())
         self.built = False
         self.supports_masking = False
@@ -405,10 +407,29 @@ class Layer(fe.Module):
             v.assign(np.asarray(w, dtype=v.dtype.as_numpy_dtype))
 
     # ---- weights --------------------------------------------------------------------------
-    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
-                   trainable=None, constraint=None, **kwargs):
-        """Create a variable owned by this layer, named as Keras 3 names it: ``name``
-        (``'kernel'``) and ``path`` (``'dense/kernel'``, under the layers being called)."""
+    def add_weight(self, *args, shape=None, initializer=None, dtype=None, trainable=True,
+                   autocast=True, regularizer=None, constraint=None, aggregation="none",
+                   overwrite_with_gradient=False, name=None):
+        """Create a variable owned by this layer (Keras 3's signature: the shape may come
+        first, the rest by keyword), named as Keras 3 names it: ``name`` (``'kernel'``) and
+        ``path`` (``'dense/kernel'``, under the layers being called)."""
+        if args:
+            if isinstance(args[0], str):
+                # Keras 3's error for Keras 2's add_weight("kernel", ...)
+                raise ValueError("`name` must be passed as a keyword argument. Received: "
+                                 "add_weight(%r, ...). Use: add_weight(shape=..., name=%r)."
+                                 % (args[0], args[0]))
+            if len(args) > 1 or shape is not None:
+                raise TypeError("%s.add_weight: only the shape may be passed positionally "
+                                "(got %d positional arguments)"
+                                % (type(self).__name__, len(args)))
+            shape = args[0]
+        return self._add_weight(name, shape, dtype, initializer, regularizer, trainable,
+                                constraint)
+
+    def _add_weight(self, name=None, shape=None, dtype=None, initializer=None,
+                    regularizer=None, trainable=None, constraint=None, **kwargs):
+        """add_weight with the name first (fasteager's layers call it so)."""
         shape = () if shape is None else tuple(int(d) for d in shape)
         dtype = fe.as_dtype(dtype) if dtype is not None else self._dtype
         if initializer is None:

@@ -76,10 +76,10 @@ class _Conv(Layer):
         shape = fe.TensorShape(input_shape)
         self._check_rank(shape)
         cin = shape[self._channel_axis()]
-        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [cin, self.filters],
+        self.kernel = self._add_weight("kernel", list(self.kernel_size) + [cin, self.filters],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+        self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -295,10 +295,10 @@ class Conv2DTranspose(_Conv):
         if cin is None:
             raise ValueError("Conv2DTranspose (layer %r): the channel dimension of the input "
                              "must be known (got input shape %s)" % (self.name, shape))
-        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [self.filters, cin],
+        self.kernel = self._add_weight("kernel", list(self.kernel_size) + [self.filters, cin],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+        self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -376,10 +376,10 @@ class DepthwiseConv2D(Layer):
     def build(self, input_shape):
         self._check_rank(fe.TensorShape(input_shape))
         cin = self._channels(input_shape)
-        self.kernel = self.add_weight(
+        self.kernel = self._add_weight(
             "kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
-        self.bias = self.add_weight("bias", [cin * self.depth_multiplier],
+        self.bias = self._add_weight("bias", [cin * self.depth_multiplier],
                                     initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
@@ -447,13 +447,13 @@ class SeparableConv2D(DepthwiseConv2D):
     def build(self, input_shape):
         self._check_rank(fe.TensorShape(input_shape))
         cin = self._channels(input_shape)
-        self.depthwise_kernel = self.add_weight(
+        self.depthwise_kernel = self._add_weight(
             "depthwise_kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
-        self.pointwise_kernel = self.add_weight(
+        self.pointwise_kernel = self._add_weight(
             "pointwise_kernel", [1, 1, cin * self.depth_multiplier, self.filters],
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer)
-        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+        self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 

@@ -71,10 +71,10 @@ class Dense(Layer):
         if shape.rank is None or shape[-1] is None:
             raise ValueError("Dense (layer %r): the last dimension of the input must be known "
                              "(got input shape %s)" % (self.name, shape))
-        self.kernel = self.add_weight("kernel", [shape[-1], self.units],
+        self.kernel = self._add_weight("kernel", [shape[-1], self.units],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
+        self.bias = self._add_weight("bias", [self.units], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -276,7 +276,7 @@ class Embedding(Layer):
         self.supports_masking = self.mask_zero
 
     def build(self, input_shape):
-        self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
+        self.embeddings = self._add_weight("embeddings", [self.input_dim, self.output_dim],
                                           initializer=self.embeddings_initializer,
                                           regularizer=self.embeddings_regularizer)
         self.built = True

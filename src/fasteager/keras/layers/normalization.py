@@ -81,13 +81,13 @@ class BatchNormalization(Layer):
         self._reduce_axes = [a for a in range(len(shape)) if a not in self._axes]
         # parameters broadcast against the input: size 1 on reduced axes
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
-        self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer,
+        self.gamma = self._add_weight("gamma", param_shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer) if self.scale else None
-        self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer,
+        self.beta = self._add_weight("beta", param_shape, initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer) if self.center else None
-        self.moving_mean = self.add_weight("moving_mean", param_shape, trainable=False,
+        self.moving_mean = self._add_weight("moving_mean", param_shape, trainable=False,
                                            initializer=self.moving_mean_initializer)
-        self.moving_variance = self.add_weight("moving_variance", param_shape, trainable=False,
+        self.moving_variance = self._add_weight("moving_variance", param_shape, trainable=False,
                                                initializer=self.moving_variance_initializer)
         # build runs under the layer's strategy (or the scope fit/run entered)
         self._strategy = _distribute._active_strategy()
@@ -248,9 +248,9 @@ class LayerNormalization(Layer):
         self._axes = _axes(self.axis, len(shape), "LayerNormalization")
         param_shape = [shape[a] for a in self._axes]
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
-        self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer,
+        self.gamma = self._add_weight("gamma", param_shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer) if self.scale else None
-        self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer,
+        self.beta = self._add_weight("beta", param_shape, initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer) if self.center else None
         self.built = True
 

@@ -131,12 +131,12 @@ class _Cell(Layer):
                              "(got input shape %s)" % (type(self).__name__, self.name,
                                                        input_shape))
         n = self._GATES * self.units
-        self.kernel = self.add_weight("kernel", [dim, n], initializer=self.kernel_initializer,
+        self.kernel = self._add_weight("kernel", [dim, n], initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", [self.units, n],
+        self.recurrent_kernel = self._add_weight("recurrent_kernel", [self.units, n],
                                                 initializer=self.recurrent_initializer,
                                                 regularizer=self.recurrent_regularizer)
-        self.bias = self.add_weight("bias", self._bias_shape(), initializer=self._bias_init(),
+        self.bias = self._add_weight("bias", self._bias_shape(), initializer=self._bias_init(),
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
