@@ -352,7 +352,15 @@ def record_assign(var, kind, value):
         raise InvalidArgumentError("%s: shape mismatch for variable %r (expected %s, got %s)"
                                    % (kind, var.name, list(want), list(t._value.shape)))
 
-    def write(arr, var=var, kind=kind):
+    write = _variable_writer(var, kind)
+    tracer.effect(write, (t,), (var,), "variable_" + kind)
+    write(t._value)
+    return var
+
+
+def _variable_writer(var, kind):
+    """The replay step of ``var.assign``/``assign_add``/``assign_sub`` (``kind``)."""
+    def write(arr):
         dst = var._mutable_array()
         if kind == "assign":
             np.copyto(dst, arr)
@@ -361,9 +369,8 @@ def record_assign(var, kind, value):
         else:
             np.subtract(dst, arr, out=dst, casting="unsafe")
     write.variable = var                # saved_model saves the write by the variable's path
-    tracer.effect(write, (t,), (var,), "variable_" + kind)
-    write(t._value)
-    return var
+    write.kind = kind
+    return write
 
 
 def print_(*args, sep=" ", end="\n", output_stream=None, summarize=None, name=None):
@@ -662,6 +669,48 @@ class ConcreteFunction:
         _Replay(self._all_steps, None, (), False, self._quiet).run(regs)
         outs = [_core.wrap(regs[r]) for r in self._out_regs]
         return outs, regs, (var_tensors if recording else None)
+
+    def _rebindable(self):
+        """Whether this trace can serve calls with other variable arguments of the same
+        dtype and shape (TensorFlow's VariableSpec): it reads variables and writes them
+        only by ``assign*`` (steps that name their variable), with no control step, custom
+        gradient or iterator bound to its objects."""
+        if self._eager_only or self._pulls is not None or self._custom:
+            return False
+        for st in self._all_steps:
+            if st.kind == KIND_CONTROL or (st.kind == KIND_EFFECT and st.name != RANDOM_SEED
+                                           and getattr(st.fn, "variable", None) is None):
+                return False
+        return True
+
+    def _rebound(self, mapping):
+        """This trace with its variables ``mapping`` (id of old -> new) replaced: its reads and
+        writes go to the new ones; its plan and buffers are this trace's, the buffers not
+        shared."""
+        def swap(st):
+            fn = st.fn
+            if st.kind == KIND_READ and id(fn) in mapping:
+                fn = mapping[id(fn)]
+            elif st.kind == KIND_EFFECT and id(getattr(fn, "variable", None)) in mapping:
+                fn = _variable_writer(mapping[id(fn.variable)], fn.kind)
+            else:
+                return st
+            new = _graph.Step(st.kind, fn, st.ins, st.attrs, st.out, st.multi, st.name,
+                              st.op)
+            new.frees, new.buf, new.into = st.frees, st.buf, st.into
+            return new
+        other = copy.copy(self)
+        other._var_inputs = [(mapping.get(id(v), v), r) for v, r in self._var_inputs]
+        other._all_steps = [swap(st) for st in self._all_steps]
+        replay = other._replay = copy.copy(self._replay)
+        replay.steps = [swap(st) for st in self._replay.steps]
+        replay.buffers, replay.lock = None, threading.Lock()
+        other.variables = tuple(v for v, _ in other._var_inputs)
+        other.trainable_variables = tuple(v for v in other.variables if v.trainable)
+        other._saving = False if self._saving is False else None
+        other._grad_function = None
+        other._variants = []
+        return other
 
     def _specialised(self, values):
         """This relaxed trace planned for the shapes of register ``values`` (fusion and
@@ -1182,6 +1231,8 @@ class Function:
         self._relaxed = {}
         self._special = {}
         self._last_shapes = {}          # shapeless key -> shapes of its last trace
+        # key with variables as (dtype, shape) -> (trace, its variable arguments)
+        self._by_variable_spec = {}
         self._sig_pattern = _Skip       # (computed on the first call)
         self._signatures = set()
         self._tracing_count = 0
@@ -1456,6 +1507,27 @@ class Function:
         """A call with a key not seen before: served by a relaxed trace whose None
         dimensions it fits, else traced (relaxed, when its signature or
         ``reduce_retracing`` asks for None dimensions; see _relax)."""
+        variables = _variable_arguments(args, kwargs)
+        by_spec = _variable_spec_key(key, variables) if variables else None
+        if by_spec is not None:
+            entry = self._by_variable_spec.get(by_spec[0])
+            if entry is not None and entry[0]._rebindable():
+                # other variables of the same dtype and shape (TensorFlow's VariableSpec):
+                # the trace serves them, reading and writing them instead
+                base, old = entry
+                cf = base._rebound({id(o): variables[i] for o, i in zip(old, by_spec[1])})
+                if len(self._special) >= self._MAX_SPECIAL:
+                    self._special.pop(next(iter(self._special)))
+                self._special[key] = cf
+                return cf._pack(cf._call_flat(tensors))
+        result = self._first_trace(args, kwargs, sig, key, tensors)
+        if by_spec is not None and by_spec[0] not in self._by_variable_spec:
+            cf = self._cache.get(key)
+            if cf is not None:
+                self._by_variable_spec[by_spec[0]] = (cf, [variables[i] for i in by_spec[1]])
+        return result
+
+    def _first_trace(self, args, kwargs, sig, key, tensors):
         shapes = tuple(t._value.shape for t in tensors)
         skeleton = sig if self._input_signature is not None else _relax.shapeless(key)
         for pattern, base in self._relaxed.get(skeleton, ()):
@@ -1700,6 +1772,31 @@ class Function:
         for cf in self._cache.values():
             traces += [cf] + list(cf._variants)
         return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in traces)
+
+
+def _variable_arguments(args, kwargs):
+    """id -> variable, of the variables among a call's arguments."""
+    return {id(v): v for v in nest.flatten((tuple(args), dict(kwargs or {})))
+            if isinstance(v, VariableBase)}
+
+
+def _variable_spec_key(key, variables):
+    """(``key`` with each variable as its dtype, shape, trainability and first position,
+    the ids of the variables in key order), or None when the key holds none."""
+    order = []
+
+    def walk(k):
+        if type(k) is not tuple or not k:
+            return k
+        if k[0] == "var" and len(k) == 2 and k[1] in variables:
+            v = variables[k[1]]
+            if k[1] not in order:
+                order.append(k[1])
+            t = v._tensor._value
+            return ("var", t.dtype.str, t.shape, bool(v.trainable), order.index(k[1]))
+        return tuple(walk(e) for e in k)
+    spec = walk(key)
+    return (spec, order) if order else None
 
 
 def _random_streams(state=None):
