@@ -211,3 +211,9 @@ def test_sequence_ops_inside_function():
         assert _np(got[2]) == (np.arange(3)[None] < np.array(ls)[:, None]).tolist()
         assert _np(got[3]) == list(dict.fromkeys(x.reshape(-1).tolist()))
         assert _np(got[4]) == np.histogram(x, 2, (0.0, 10.0))[0].tolist()
+
+
+def test_unique_keeps_every_nan_as_its_own_value():
+    y, idx = tf.unique(tf.constant([np.nan, 1.0, np.nan, 1.0]))      # TensorFlow 2.21's
+    np.testing.assert_array_equal(y.numpy(), [np.nan, 1.0, np.nan])
+    assert idx.numpy().tolist() == [0, 1, 2, 1]

@@ -31,12 +31,21 @@ def _codes(x):
 
 def _unique_ref(x, counts=False):
     c = _codes(x).reshape(-1)
-    values = list(dict.fromkeys(c.tolist()))
-    idx = np.array([values.index(v) for v in c.tolist()], np.int32)
-    y = np.array(values, x.dtype)
+    values, where, idx, n = [], {}, [], []
+    for v in c.tolist():
+        k = where.get(v) if v == v else None       # every NaN is a value of its own (TF)
+        if k is None:
+            k = len(values)
+            values.append(v)
+            n.append(0)
+            if v == v:
+                where[v] = k
+        idx.append(k)
+        n[k] += 1
+    y, idx = np.array(values, x.dtype), np.array(idx, np.int32)
     if not counts:
         return y, idx
-    return y, idx, np.array([int((c == v).sum()) for v in values], np.int32)
+    return y, idx, np.array(n, np.int32)
 
 
 def _flat_index(x):

@@ -138,8 +138,9 @@ def _unique_arrays(x, out_idx):
     if x.ndim != 1:
         raise InvalidArgumentError("unique: x must be a 1-D vector (got shape %s)"
                                    % list(x.shape))
+    # (every NaN is a value of its own, as TensorFlow's hash table compares them)
     _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
-                                          return_counts=True)
+                                          return_counts=True, equal_nan=False)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
