@@ -29,6 +29,13 @@ class Variable(_core.VariableBase):
 
     __array_priority__ = 100
 
+    def __new__(cls, *args, **kwargs):
+        # as in TensorFlow, ``Variable(...)`` makes a ResourceVariable (the eager kind):
+        # ``type(v).__name__`` is 'ResourceVariable', ``isinstance(v, Variable)`` holds
+        if cls is Variable:
+            cls = ResourceVariable
+        return super().__new__(cls)
+
     def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None,
                  validate_shape=True, caching_device=None, constraint=None,
                  synchronization=None, aggregation=None, import_scope=None):
@@ -240,6 +247,11 @@ class Variable(_core.VariableBase):
         return v
 
 
+class ResourceVariable(Variable):
+    """The class of the variables ``Variable(...)`` makes (TensorFlow's eager variables
+    are ResourceVariables); nothing of its own."""
+
+
 def _operator(name):
     def method(self, other):
         return getattr(self._read(), name)(other)
@@ -307,7 +319,8 @@ def _forward(name):
 
 for _name in [k for k, v in vars(Variable).items()
               if k.startswith("__") and callable(v) and k not in (
-                  "__init__", "__repr__", "__str__", "__getattr__", "__deepcopy__")]:
+                  "__init__", "__new__", "__repr__", "__str__", "__getattr__",
+                  "__deepcopy__")]:
     setattr(_UnreadVariable, _name, _forward(_name))
 del _name
 

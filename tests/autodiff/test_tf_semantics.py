@@ -166,3 +166,11 @@ def test_scalar_reprs_print_the_python_value_as_tensorflow():
     assert repr(fe.Variable([1.3, 2.0])) == ("<fe.Variable 'Variable:0' shape=(2,) "
                                             "dtype=float32, numpy=array([1.3, 2. ], "
                                             "dtype=float32)>")
+
+
+def test_variables_are_resource_variables_as_in_tensorflow():
+    v = fe.Variable(1.0)
+    assert type(v).__name__ == "ResourceVariable"        # the autodiff guide prints it
+    assert isinstance(v, fe.Variable)
+    assert type(v.assign_add(1.0)).__name__ == "_UnreadVariable"
+    assert float(v) == 2.0
