@@ -65,8 +65,8 @@ AREA_SPECS = {
                                lambda x: _unique_ref(x, True), cases=[((7,),), ((0,),)],
                                grad=False),
     "unravel_index": Spec(
-        lambda x: fe.unravel_index(fe.constant(_flat_index(x.numpy())[0]),
-                                   fe.constant(_flat_index(x.numpy())[1])),
+        lambda x: fe.unravel_index(fe.constant(_flat_index(np.asarray(x))[0]),
+                                   fe.constant(_flat_index(np.asarray(x))[1])),
         lambda x: np.stack(np.unravel_index(*_flat_index(x))), cases=[((2, 3),), ((4,),),
                                                                        ((2, 2, 2),)],
         grad=False),

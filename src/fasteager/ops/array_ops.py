@@ -27,6 +27,16 @@ def _shape_of(x):
     return x._value.shape
 
 
+def _batch_free(shape):
+    """A reshape target for ``shape`` with its leading dimension as -1: the same reshape,
+    but a traced one then serves other batch sizes (see _relax). As it is when the other
+    dimensions hold no entries (-1 would be ambiguous) or there are none."""
+    shape = tuple(shape)
+    if len(shape) < 1 or shape[0] <= 1 or 0 in shape[1:]:
+        return shape
+    return (-1,) + shape[1:]
+
+
 # ---- reshaping ------------------------------------------------------------------------------
 
 def _reshape_fwd(x, shape):
@@ -35,7 +45,7 @@ def _reshape_fwd(x, shape):
 
 # reshape only moves values around: the gradient is reshaped back
 _reshape = defop("reshape", _reshape_fwd, kinds=ANY_DTYPE, same_dtype=False, jvp=LINEAR,
-                 grads=[lambda g, ans, x, shape: reshape(g, _shape_of(x))])
+                 grads=[lambda g, ans, x, shape: reshape(g, _batch_free(_shape_of(x)))])
 
 
 def reshape(tensor, shape, name=None):
@@ -104,7 +114,7 @@ def expand_dims(input, axis, name=None):
         axis += rank + 1
     shape = list(x._value.shape)
     shape.insert(axis, 1)
-    return execute(_reshape, x, shape=tuple(shape))
+    return execute(_reshape, x, shape=_batch_free(shape) if axis else tuple(shape))
 
 
 def squeeze(input, axis=None, name=None):
@@ -120,6 +130,8 @@ def squeeze(input, axis=None, name=None):
                 raise InvalidArgumentError("squeeze: cannot squeeze axis %d of size %d "
                                            "(expected size 1)" % (a, shape[a]))
         new = tuple(d for i, d in enumerate(shape) if i not in axes)
+    if shape and shape[0] != 1:      # (the leading dimension is kept: it may be the batch)
+        new = _batch_free(new)
     return execute(_reshape, x, shape=new)
 
 

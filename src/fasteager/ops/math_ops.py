@@ -440,11 +440,34 @@ def _kept_shape(x, axis):
     return shape
 
 
-def _expand_to_input(g, x, axis, keepdims):
-    from .array_ops import broadcast_to, reshape
-    if not keepdims and g._value.ndim:      # (a scalar broadcasts as it is)
-        g = reshape(g, _kept_shape(x, axis))
-    return broadcast_to(g, x._value.shape)
+def _expand_to_fwd(g, x, axis=None, keepdims=False, mean=False):
+    """``g`` (a reduction's gradient, of the reduced shape) spread over ``x``'s shape,
+    divided by the count of entries each output summed when ``mean``. Shapes are read from
+    the arrays when it runs, so a traced gradient serves other sizes (see _relax)."""
+    shape = x.shape
+    if mean:
+        g = g / np.asarray(_count_axes(shape, axis), g.dtype)
+    if not keepdims and g.ndim:             # (a scalar broadcasts as it is)
+        g = g.reshape(_kept_shape_of(shape, range(len(shape)) if axis is None else axis))
+    return np.broadcast_to(g, shape)
+
+
+def _expand_to_grad(gg, ans, g, x, axis=None, keepdims=False, mean=False):
+    # the adjoint of spreading: summing (averaging) back over the same axes
+    return (reduce_mean if mean else reduce_sum)(gg, axis, keepdims)
+
+
+# the gradient of reduce_sum / reduce_mean, as one op on the reduced gradient and the input
+# (the input gives only its shape: no gradient)
+expand_to = defop("expand_to", _expand_to_fwd, kinds=NUMERIC_C, same_dtype=False, nin=2,
+                  attrs=("axis", "keepdims", "mean"), grads=[_expand_to_grad, None])
+
+
+def _expand_to_input(g, x, axis, keepdims, mean=False):
+    attrs = {"axis": axis, "keepdims": bool(keepdims)}
+    if mean:
+        attrs["mean"] = True
+    return _core.execute(expand_to, (g, x), attrs)
 
 
 # np.add.reduce is np.sum without its Python wrapper (~2 us a call); the results are the
@@ -551,7 +574,7 @@ _reduce_sum = defop("reduce_sum", _sum_fwd, kinds=NUMERIC_C, jvp=LINEAR,
 # (the division comes first: on the reduced shape it is fewer divisions, same values)
 _reduce_mean = defop("reduce_mean", _mean_fwd, kinds=NUMERIC_C, jvp=LINEAR,
                      grads=[lambda g, ans, x, axis=None, keepdims=False:
-                            _expand_to_input(g / _count(x, axis), x, axis, keepdims)])
+                            _expand_to_input(g, x, axis, keepdims, mean=True)])
 _reduce_max = defop("reduce_max", _extreme_fwd(np.max, _lowest), grads=[_extreme_grad])
 _reduce_min = defop("reduce_min", _extreme_fwd(np.min, _highest), grads=[_extreme_grad])
 _reduce_any = defop("reduce_any", lambda x, axis=None, keepdims=False:

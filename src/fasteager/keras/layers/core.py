@@ -125,7 +125,9 @@ class Flatten(Layer):
             return fe.expand_dims(inputs, 1)
         if self.data_format == "channels_first" and len(shape) > 2:
             inputs = fe.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
-        return fe.reshape(inputs, [shape[0], int(np.prod(shape[1:]))])
+        rest = int(np.prod(shape[1:]))
+        # (-1 for the batch: a traced call then serves every batch size, see _relax)
+        return fe.reshape(inputs, [-1 if rest and shape[0] else shape[0], rest])
 
     def get_config(self):
         config = super().get_config()
