@@ -495,15 +495,21 @@ def _make_spec_class(cls):
     return type("Spec", bases, namespace)
 
 
+def _run_constructing(self, init, args, kwargs):
+    """Run ``init`` with field assignment allowed; True for the outermost constructor."""
+    outer = not self.__dict__.get("_constructing", False)
+    object.__setattr__(self, "_constructing", True)
+    try:
+        init(self, *args, **kwargs)
+    finally:
+        if outer:
+            object.__setattr__(self, "_constructing", False)
+    return outer
+
+
 def _constructing_spec(init):
     def __init__(self, *args, **kwargs):
-        outer = not self.__dict__.get("_constructing", False)
-        object.__setattr__(self, "_constructing", True)
-        try:
-            init(self, *args, **kwargs)
-        finally:
-            if outer:
-                object.__setattr__(self, "_constructing", False)
+        outer = _run_constructing(self, init, args, kwargs)
         missing = [n for n in self.value_type._fields if n not in self.__dict__]
         if outer and missing:
             raise ValueError("%s.Spec: the constructor did not set the field(s) %s"
@@ -691,13 +697,7 @@ def _constructing(cls, init):
     """``init`` with field assignment allowed while it runs, then the field check and
     ``__validate__`` (for the outermost constructor of a value)."""
     def __init__(self, *args, **kwargs):
-        outer = not self.__dict__.get("_constructing", False)
-        object.__setattr__(self, "_constructing", True)
-        try:
-            init(self, *args, **kwargs)
-        finally:
-            if outer:
-                object.__setattr__(self, "_constructing", False)
+        outer = _run_constructing(self, init, args, kwargs)
         if outer:
             missing = [n for n in type(self)._fields if n not in self.__dict__]
             if missing:
