@@ -1650,7 +1650,7 @@ class Function:
             self._warned = True
             warnings.warn("fe.function %s: the trace used %s, so the graph cannot be "
                           "replayed; the function runs eagerly on every call"
-                          % (self._name, cf._eager_only), stacklevel=3)
+                          % (self._name, cf._eager_only), stacklevel=_caller_level())
         if run:
             return nest.pack_sequence_as(result, [
                 x._read() if isinstance(x, VariableBase) else x for x in flat],
@@ -1772,6 +1772,15 @@ class Function:
         for cf in self._cache.values():
             traces += [cf] + list(cf._variants)
         return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in traces)
+
+
+def _caller_level():
+    """The ``stacklevel`` of a warning issued in this module that names the first frame
+    outside it (the user's call of the function)."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _variable_arguments(args, kwargs):

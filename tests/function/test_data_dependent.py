@@ -45,3 +45,12 @@ def test_boolean_mask_and_fill():
     h = fe.function(lambda v: fe.fill([2], fe.reduce_sum(v)))
     r1, r2 = _call_twice(h, fe.constant([1.0, 2.0]), fe.constant([5.0, 5.0]))
     assert r1.tolist() == [3.0, 3.0] and r2.tolist() == [10.0, 10.0]
+
+
+def test_the_fallback_warning_points_at_the_users_call():
+    import warnings
+    f = fe.function(lambda x: float(x) * x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f(fe.constant(2.0))                      # <- the line the warning names
+    assert caught and caught[0].filename == __file__
