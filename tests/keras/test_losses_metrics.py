@@ -99,7 +99,7 @@ def test_guide_mean_metric():
     assert float(m.result()) == 0.0
     m.update_state([1.0, 3.0], sample_weight=[3.0, 1.0])
     assert float(m.result()) == 1.5
-    m.reset_states()
+    m.reset_state()
     s = keras.metrics.Sum()
     s([1, 2, 3])
     assert float(s.result()) == 6
@@ -209,3 +209,12 @@ def test_divide_no_nan():
     assert gy.numpy().tolist() == [0.0, -0.5, -0.1875]
     assert fe.math.multiply_no_nan(fe.constant([np.inf, 2.0]), fe.constant([0.0, 3.0])
                                    ).numpy().tolist() == [0.0, 6.0]
+
+
+def test_metrics_have_keras_3s_reset_state_only():
+    m = fe.keras.metrics.Mean()
+    m.update_state([1.0, 3.0])
+    m.reset_state()
+    assert float(m.result()) == 0.0
+    with pytest.raises(AttributeError):
+        m.reset_states            # Keras 2's name: gone in Keras 3 (the effective_tf2 guide)

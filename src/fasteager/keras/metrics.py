@@ -117,11 +117,9 @@ class Metric:
         raise NotImplementedError
 
     def reset_state(self):
+        # (Keras 3 has no reset_states alias: TensorFlow 2.21 raises AttributeError for it)
         for v in self._variables:
             v.assign(np.zeros(v.shape.as_list(), v.dtype.as_numpy_dtype))
-
-    def reset_states(self):
-        self.reset_state()
 
     def __call__(self, *args, **kwargs):
         self.update_state(*args, **kwargs)
