@@ -575,6 +575,7 @@ class ConcreteFunction:
         # shape and dtype of every register at trace time (saved_model traces the
         # gradients of custom_gradient calls on them)
         self._reg_meta = [(v.shape, v.dtype) for v in tracer.values]
+        self._dep_regs = frozenset(tracer.dep)   # registers computed from inputs/variables
         self._input_names = []       # TensorFlow's names of the tensor inputs (Function sets)
         self._asked_specs = None     # (function, args, kwargs) of get_concrete_function(specs)
         self._saving = None
@@ -1764,6 +1765,16 @@ class Function:
             cf._asked_specs = (weakref.ref(self), asked[0], asked[1])
             cf._function_type = cf._function_type.with_arguments(
                 self._python_function, asked[0], asked[1])
+            if any(isinstance(x, TensorSpec) and (x.shape is None or x.shape.rank is None)
+                   for x in nest.flatten(asked)):
+                # an input of unknown rank: what is computed from it has an unknown shape
+                # too (TensorFlow's shape inference), whatever the zeros traced here had
+                flat = nest.flatten(cf._structure)
+                if len(flat) == len(cf._out_leaves):
+                    out = [TensorSpec(None, x.dtype) if type(r) is int and r in cf._dep_regs
+                           else x for x, r in zip(flat, cf._out_leaves)]
+                    cf._function_type._output = _function_type.describe(
+                        nest.pack_sequence_as(cf._structure, out))
         return cf
 
     def pretty_printed_concrete_signatures(self, verbose=True):

@@ -171,3 +171,18 @@ def test_ragged_and_sparse_arguments_are_traced_through_their_components():
         return fe.sparse.to_dense(s) * 2
 
     assert doubled(sp).numpy()[1, 2] == 4.0
+
+
+def test_an_unknown_rank_spec_gives_an_unknown_shape_output():
+    @fe.function
+    def pow(a, b):
+        return a ** b
+    square = pow.get_concrete_function(a=fe.TensorSpec(None, fe.float32), b=2)
+    assert str(square) == (
+        "ConcreteFunction Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=<unknown>, dtype=fe.float32, name=None)\n"
+        "  b (POSITIONAL_OR_KEYWORD): Literal[2]\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=<unknown>, dtype=fe.float32, name=None)\n"
+        "Captures:\n"
+        "  None")                                   # the function guide's text
