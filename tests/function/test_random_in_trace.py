@@ -111,3 +111,46 @@ def test_fit_with_dropout_does_not_fall_back():
                   metrics=["accuracy"])
     x = np.random.rand(64, 4).astype(np.float32)
     model.fit(x, np.random.randint(0, 3, 64), batch_size=16, epochs=2, verbose=0)
+
+
+# -- fe.random.normal / uniform / truncated_normal: graph ops on a per-call seed ----------
+@pytest.mark.parametrize("draw, check", [
+    (lambda: fe.random.normal([4000], mean=1.0, stddev=0.5),
+     lambda a: abs(a.mean() - 1.0) < 0.05 and abs(a.std() - 0.5) < 0.05),
+    (lambda: fe.random.uniform([4000], 2.0, 3.0),
+     lambda a: a.min() >= 2.0 and a.max() < 3.0 and abs(a.mean() - 2.5) < 0.05),
+    (lambda: fe.random.uniform([4000], 0, 10, dtype=fe.int32),
+     lambda a: a.dtype == np.int32 and a.min() >= 0 and a.max() <= 9),
+    (lambda: fe.random.truncated_normal([4000], seed=7),
+     lambda a: np.abs(a).max() <= 2.0 and abs(a.mean()) < 0.1),
+])
+def test_global_random_ops_draw_anew_on_every_call(draw, check):
+    f = fe.function(draw)
+    first, second = f().numpy(), f().numpy()
+    assert check(first) and check(second)
+    assert not np.array_equal(first, second)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_reparameterized_gradients_use_the_calls_noise():
+    mean, log_scale = fe.Variable([1.0, 2.0]), fe.Variable([0.5, -0.5])
+
+    @fe.function
+    def step():
+        with fe.GradientTape() as tape:
+            eps = fe.random.normal([2])
+            z = mean + fe.exp(log_scale) * eps
+            loss = fe.reduce_sum(z * z)
+        return tape.gradient(loss, [mean, log_scale]), eps
+
+    for _ in range(3):
+        (g_mean, g_scale), eps = step()
+        z = mean.numpy() + np.exp(log_scale.numpy()) * eps.numpy()
+        np.testing.assert_allclose(g_mean.numpy(), 2 * z, rtol=1e-6)
+        np.testing.assert_allclose(g_scale.numpy(), 2 * z * np.exp(log_scale.numpy()) *
+                                   eps.numpy(), rtol=1e-6)
+
+
+def test_a_shape_given_as_a_tensor_still_works():
+    f = fe.function(lambda x: fe.random.normal(fe.shape(x)), quiet_fallback=True)
+    assert f(fe.ones([3, 2])).shape == (3, 2)

@@ -5,7 +5,7 @@ import numpy as np
 import fasteager as fe
 from fasteager.ops import _philox
 from fasteager.ops.nn_ops import dropout_mask
-from fasteager.ops.random_ops import generator_draw
+from fasteager.ops.random_ops import generator_draw, random_from_key
 from tests.ops.op_specs_base import Spec
 
 _U64 = (1 << 64) - 1
@@ -48,7 +48,19 @@ def _mask_ref(x):
     return keep.astype(x.dtype) * np.asarray(1 / 0.7, x.dtype)
 
 
+def _from_key(x):
+    return random_from_key(fe.constant(_KEY), dist="normal", shape=(2, 3),
+                           params=(0.5, 2.0), dtype="float32")
+
+
+def _from_key_ref(x):
+    rng = np.random.default_rng([int(w) & _U64 for w in _KEY])
+    z = rng.standard_normal((2, 3), dtype=np.float64)
+    return (z * 2.0 + 0.5).astype(np.float32)
+
+
 AREA_SPECS = {
+    "random_from_key": Spec(_from_key, _from_key_ref, cases=[((3,),)], grad=False),
     "dropout_mask": Spec(_mask, _mask_ref, cases=[((4, 5),), ((3,),)], grad=False),
     "generator_draw": Spec(_draw, _draw_ref, cases=[((3,),)], grad=False),
 }

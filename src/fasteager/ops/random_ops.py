@@ -255,19 +255,65 @@ def _inverse_cdf_samples(src, raw, num_samples):
     return out
 
 
+_DISTRIBUTIONS = {"normal": _normal, "uniform": _uniform,
+                  "truncated_normal": _truncated_normal}
+
+
+def _from_key_fwd(key, dist, shape, params, dtype):
+    """A draw of ``dist`` from the NumPy generator seeded by ``key`` (two int64 words):
+    the replayed form of a global-seed draw inside fe.function (see ``_replayed_draw``)."""
+    words = np.asarray(key).reshape(-1)
+    if words.size != 2 or words.dtype.kind not in "iu":
+        raise InvalidArgumentError("random_from_key: key must hold 2 integers (got %s of %d)"
+                                   % (words.dtype, words.size))
+    rng = np.random.default_rng([int(w) & 0xFFFFFFFFFFFFFFFF for w in words])
+    previous = _core.set_tracer(None)   # the kernel's own arrays are not graph tensors
+    try:
+        return np.asarray(_DISTRIBUTIONS[dist](rng, shape, *params, dtype)._value)
+    finally:
+        _core.set_tracer(previous)
+
+
+# fe.random.normal/uniform/truncated_normal inside fe.function: a draw from a seed that a
+# step of the graph takes anew on every call (deterministic in the key)
+random_from_key = defop("random_from_key", _from_key_fwd, kinds="iu", same_dtype=False,
+                        nin=1, attrs=("dist", "shape", "params", "dtype"),
+                        no_grad="random samples: no gradient with respect to the key")
+
+
+def _replayed_draw(dist, shape, params, dtype, seed):
+    """The draw as a graph op when tracing (top level, static shape, Python parameters),
+    else None (eager; or a trace that then runs eagerly)."""
+    tracer = _core.get_tracer()
+    if tracer is None or tracer.parent is not None or not all(
+            _is_attr(p) for p in params) or _is_tensor(shape):
+        return None
+    dims = as_shape("random." + dist, shape)
+    from ..dtypes import as_dtype
+    d = None if dtype is None else as_dtype(dtype).name
+    params = tuple(p.item() if isinstance(p, np.generic) else p for p in params)
+    key = tracer.random_seed(draw_seed(seed))
+    return _core.execute(random_from_key, (key,),
+                         {"dist": dist, "shape": tuple(dims), "params": params, "dtype": d})
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
     """Samples from N(mean, stddev^2) (float32 by default)."""
-    return _normal(_rng_for(seed), shape, mean, stddev, dtype)
+    out = _replayed_draw("normal", shape, (mean, stddev), dtype, seed)
+    return out if out is not None else _normal(_rng_for(seed), shape, mean, stddev, dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=None, seed=None, name=None):
     """Samples from U[minval, maxval) (maxval defaults to 1 for floats)."""
-    return _uniform(_rng_for(seed), shape, minval, maxval, dtype)
+    out = _replayed_draw("uniform", shape, (minval, maxval), dtype, seed)
+    return out if out is not None else _uniform(_rng_for(seed), shape, minval, maxval, dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
     """Normal samples, redrawn when more than two standard deviations from the mean."""
-    return _truncated_normal(_rng_for(seed), shape, mean, stddev, dtype)
+    out = _replayed_draw("truncated_normal", shape, (mean, stddev), dtype, seed)
+    return out if out is not None else _truncated_normal(_rng_for(seed), shape, mean,
+                                                         stddev, dtype)
 
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
