@@ -154,3 +154,14 @@ def test_reparameterized_gradients_use_the_calls_noise():
 def test_a_shape_given_as_a_tensor_still_works():
     f = fe.function(lambda x: fe.random.normal(fe.shape(x)), quiet_fallback=True)
     assert f(fe.ones([3, 2])).shape == (3, 2)
+
+
+def test_a_layer_built_inside_a_trace_draws_the_eager_weights():
+    # initializers run outside the trace (TensorFlow's init_scope)
+    def weights(traced):
+        fe.random.set_seed(11)
+        layer = fe.keras.layers.Dense(3)
+        call = fe.function(lambda x: layer(x)) if traced else layer
+        call(fe.ones([2, 4]))
+        return layer.kernel.numpy()
+    np.testing.assert_array_equal(weights(True), weights(False))

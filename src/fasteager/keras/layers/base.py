@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 import fasteager as fe
+from ...py_function import init_scope
 
 from .. import backend
 from .. import initializers as _initializers
@@ -439,8 +440,12 @@ class Layer(fe.Module):
             trainable = True
         with _distribute.owner_scope(self):
             name = name or "w"
-            var = _naming.KerasVariable(init(shape, dtype=dtype), trainable=trainable,
-                                        name=name, dtype=dtype,
+            # the initial value is computed outside any trace, as TensorFlow lifts variable
+            # initializers out of tf.function (init_scope): a layer built inside a traced
+            # step draws the same weights as eagerly, and the graph keeps no step for them
+            with init_scope():
+                value = init(shape, dtype=dtype)
+            var = _naming.KerasVariable(value, trainable=trainable, name=name, dtype=dtype,
                                         path=_naming.path_for(self, self._name, name))
         self._own_weights.append(var)
         _changed()
