@@ -210,12 +210,15 @@ def assert_matches(got, want, in_dtype, what, rtol=None):
 
 # ---- the child process -------------------------------------------------------------------
 
-def run_in_child(module, target, seed, n, timeout=120):
+def run_in_child(module, target, seed, n, timeout=120, memory_mb=None):
     """Run ``n`` random cases of ``module.CHILD_TARGETS[target]`` in a fresh interpreter.
 
     A target is ``target(rng) -> (description, thunk)``; the child runs each thunk and
     reports, as JSON, every case that raised an untyped error or failed an assertion.
-    A crash (segfault, abort) fails with the description of the case it died on.
+    A crash (segfault, abort) fails with the description of the case it died on; so does
+    a hang (``timeout`` seconds for all cases) and, with ``memory_mb``, a case that asks
+    for more address space than that (a decompression or allocation bomb: the child's
+    RLIMIT_AS turns it into a MemoryError, which is not a typed error).
     Returns the number of cases that ran.
     """
     # cwd = the repository root puts `tests` on the child's path (python -c adds the cwd);
@@ -226,7 +229,7 @@ def run_in_child(module, target, seed, n, timeout=120):
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=timeout, cwd=str(REPO_ROOT), env=env,
-                              preexec_fn=_no_core_files)
+                              preexec_fn=lambda: _limit_child(memory_mb))
     except subprocess.TimeoutExpired as e:
         err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
         last = [ln for ln in err.splitlines() if ln.startswith("CASE ")]
@@ -242,10 +245,13 @@ def run_in_child(module, target, seed, n, timeout=120):
     return report["ran"]
 
 
-def _no_core_files():
+def _limit_child(memory_mb):
     # a crashing child fails its test; it must not also leave a core dump in the work tree
     import resource
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if memory_mb is not None:
+        limit = int(memory_mb) << 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def child_main(module, target, seed, n, fe_file):
