@@ -9,6 +9,7 @@ import zlib
 
 import numpy as np
 
+from .. import _core
 from ..dtypes import as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..extension_type import ExtensionTypeSpec
@@ -53,6 +54,7 @@ class FromGenerator(Dataset):
         self._generator = generator
         self._args = tuple(args) if args is not None else ()
         self._spec = spec
+        self._parse = output_signature is not None
 
     def _iter(self):
         spec = self._spec
@@ -78,13 +80,26 @@ class FromGenerator(Dataset):
                                 "of %r)" % (value, spec))
             return S.to_arrays(value)
         want = spec.dtype._np
-        arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+        if want == object:
+            # a string output takes str, bytes, NumPy string arrays and lists of them,
+            # as bytes (str is UTF-8 encoded), as TensorFlow does; anything else is refused
+            arr = _core.string_array(value.numpy() if hasattr(value, "numpy") else value,
+                                     "from_generator")
+        else:
+            arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
         if arr.dtype != want:
-            if arr.dtype.kind == "f" and want.kind in "iub" or arr.dtype.kind in "OUS":
+            strings = arr.dtype.kind in "OUS"
+            if arr.dtype.kind == "f" and want.kind in "iub" or strings and not self._parse:
                 raise InvalidArgumentError(
                     "from_generator: yielded value has dtype %s (expected %s)"
-                    % (arr.dtype, want.name))
-            arr = arr.astype(want)
+                    % ("string" if strings else S.dtype_name(arr.dtype), spec.dtype.name))
+            try:
+                # with output_signature TensorFlow converts through NumPy, so "3" is an int
+                arr = arr.astype(want)
+            except (TypeError, ValueError):
+                raise InvalidArgumentError(
+                    "from_generator: cannot convert the yielded value %r to %s" % (
+                        value, spec.dtype.name)) from None
         if spec.shape is not None and not spec.shape.is_compatible_with(arr.shape):
             raise InvalidArgumentError(
                 "from_generator: yielded value has an incompatible shape (expected %s, got "
