@@ -128,3 +128,124 @@ def test_hostile_zip_member_is_refused(tmp_path):
     with pytest.raises(ValueError, match="outside the archive"):
         get_file(origin=_url(zp), cache_dir=tmp_path / "c", extract=True)
     assert not (tmp_path / "escape.txt").exists()
+
+
+def _chained_link_escape(path, up):
+    """A tar shaped like the CVE-2025-4517 proof of concept: 16 directories of 247-char
+    names, each reachable through a one-letter link, so that the textual path of a link
+    deep inside is short while its real path is longer than PATH_MAX (where
+    ``os.path.realpath`` stops resolving); a link there climbs 16 levels, and ``escape``
+    climbs ``up`` more through it; ``escape/OUTSIDE.txt`` then lands outside."""
+    long = "d" * 247
+    letters = "abcdefghijklmnop"
+    with tarfile.open(path, "w") as tar:
+        real = ""
+        for c in letters:
+            d = tarfile.TarInfo(os.path.join(real, long))
+            d.type = tarfile.DIRTYPE
+            tar.addfile(d)
+            s = tarfile.TarInfo(os.path.join(real, c))
+            s.type, s.linkname = tarfile.SYMTYPE, long
+            tar.addfile(s)
+            real = os.path.join(real, long)
+        deep = os.path.join(*letters, "l" * 254)
+        link = tarfile.TarInfo(deep)
+        link.type, link.linkname = tarfile.SYMTYPE, "../" * 16
+        tar.addfile(link)
+        esc = tarfile.TarInfo("escape")
+        esc.type, esc.linkname = tarfile.SYMTYPE, deep + "/.." * up
+        tar.addfile(esc)
+        data = b"written outside"
+        f = tarfile.TarInfo("escape/OUTSIDE.txt")
+        f.size = len(data)
+        tar.addfile(f, io.BytesIO(data))
+
+
+def _files_named(top, name):
+    return [os.path.join(d, name) for d, _, files in os.walk(top) if name in files]
+
+
+def test_chained_links_cannot_write_outside(tmp_path):
+    # the cache sits three levels down, so an escape lands inside tmp_path where it is seen
+    cache = tmp_path / "s1" / "s2" / "s3" / "cache"
+    evil = tmp_path / "evil.tar"
+    _chained_link_escape(evil, 3)
+    with pytest.raises(ValueError, match="evil.tar|escape|link"):
+        get_file("evil.tar", _url(evil), cache_dir=cache, extract=True)
+    assert _files_named(tmp_path, "OUTSIDE.txt") == []
+    datasets = cache / "datasets"
+    assert sorted(os.listdir(datasets)) == ["evil.tar"]     # no extraction, no leftovers
+
+
+def _add_link(tar, name, target, kind=tarfile.SYMTYPE):
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    tar.addfile(info)
+
+
+def _add_file(tar, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def test_a_link_that_only_leaves_through_another_link_is_refused(tmp_path):
+    # "d/u/.." reads as "d" but d/u is a link to "..", so it resolves above the archive
+    evil = tmp_path / "climb.tar"
+    with tarfile.open(evil, "w") as tar:
+        _add_link(tar, "d/u", "..")
+        _add_link(tar, "t", "d/u/..")
+    with pytest.raises(ValueError, match="through the links"):
+        get_file("climb.tar", _url(evil), cache_dir=tmp_path / "c", extract=True)
+    assert sorted(os.listdir(tmp_path / "c" / "datasets")) == ["climb.tar"]
+
+
+def test_a_member_is_never_written_through_a_link(tmp_path):
+    evil = tmp_path / "through.tar"
+    with tarfile.open(evil, "w") as tar:
+        _add_file(tar, "sub/keep.txt", b"k")
+        _add_link(tar, "alias", "sub")
+        _add_file(tar, "alias/new.txt", b"n")
+    with pytest.raises(ValueError, match="passes through 'alias'"):
+        get_file("through.tar", _url(evil), cache_dir=tmp_path / "c", extract=True)
+
+
+def test_links_inside_the_archive_are_kept(tmp_path):
+    tar_path = tmp_path / "links.tar"
+    with tarfile.open(tar_path, "w") as tar:
+        _add_file(tar, "data/a.txt", b"first")
+        _add_file(tar, "data/a.txt", b"second")            # a later member wins
+        _add_link(tar, "data/link.txt", "a.txt")
+        _add_link(tar, "hard.txt", "data/a.txt", tarfile.LNKTYPE)
+        _add_link(tar, "dirlink", "data")
+        _add_link(tar, "data/self", "../data/a.txt")
+    out = get_file("links.tar", _url(tar_path), cache_dir=tmp_path / "c", extract=True)
+    assert open(os.path.join(out, "data", "link.txt"), "rb").read() == b"second"
+    assert open(os.path.join(out, "hard.txt"), "rb").read() == b"second"
+    assert open(os.path.join(out, "dirlink", "a.txt"), "rb").read() == b"second"
+    assert os.readlink(os.path.join(out, "data", "self")) == "../data/a.txt"
+
+
+def test_a_file_member_replaces_a_link_rather_than_writing_through_it(tmp_path):
+    outside = tmp_path / "victim.txt"
+    outside.write_bytes(b"untouched")
+    tar_path = tmp_path / "swap.tar"
+    with tarfile.open(tar_path, "w") as tar:
+        _add_file(tar, "target.txt", b"t")
+        _add_link(tar, "x", "target.txt")
+        _add_file(tar, "x", b"replaced")
+    out = get_file("swap.tar", _url(tar_path), cache_dir=tmp_path / "c", extract=True)
+    assert not os.path.islink(os.path.join(out, "x"))
+    assert open(os.path.join(out, "target.txt"), "rb").read() == b"t"
+    assert outside.read_bytes() == b"untouched"
+
+
+def test_truncated_archive_is_data_loss_and_leaves_nothing(tmp_path):
+    good = tmp_path / "good.tar"
+    with tarfile.open(good, "w") as tar:
+        _add_file(tar, "big.bin", os.urandom(5000))
+    cut = tmp_path / "cut.tar"
+    cut.write_bytes(good.read_bytes()[:2048])
+    with pytest.raises(fe.errors.DataLossError, match="cut.tar"):
+        get_file("cut.tar", _url(cut), cache_dir=tmp_path / "c", extract=True)
+    assert sorted(os.listdir(tmp_path / "c" / "datasets")) == ["cut.tar"]
