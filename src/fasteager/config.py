@@ -127,11 +127,16 @@ def get_array_cache_info():
     return _alloc.info()
 
 
+_SIZE_MAX = int(np.iinfo(np.uintp).max)
+
+
 def set_array_cache_limit(nbytes):
     """Keep at most ``nbytes`` of freed blocks for reuse (default 256 MiB; 0: none)."""
-    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
-        raise ValueError("set_array_cache_limit: nbytes must be an int >= 0 (got %r)"
-                         % (nbytes,))
+    # the limit is a C size_t: a larger int would overflow the conversion
+    if (isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer))
+            or not 0 <= int(nbytes) <= _SIZE_MAX):
+        raise ValueError("set_array_cache_limit: nbytes must be an int in [0, %d] (got %r)"
+                         % (_SIZE_MAX, nbytes))
     _alloc.set_limit(int(nbytes))
 
 

@@ -99,3 +99,14 @@ def test_run_functions_eagerly_rejects_non_bools():
     with pytest.raises(TypeError, match="run_functions_eagerly: run_eagerly must be a bool"):
         fe.config.run_functions_eagerly("False")
     assert fe.config.functions_run_eagerly() is False
+
+
+def test_array_cache_limit_beyond_size_t_is_a_value_error():
+    info = fe.config.experimental.get_array_cache_info()
+    try:
+        for bad in (2**64, 2**100, -(2**70)):
+            with pytest.raises(ValueError, match="set_array_cache_limit"):
+                fe.config.experimental.set_array_cache_limit(bad)
+        fe.config.experimental.set_array_cache_limit(2**64 - 1)     # the largest size_t
+    finally:
+        fe.config.experimental.set_array_cache_limit(info["limit_bytes"])
