@@ -1,5 +1,6 @@
 """``fe.io.gfile`` and ``fe.io.read_file`` / ``write_file`` / ``matching_files``: local
 files, with TensorFlow's names and error classes (a missing file is NotFoundError)."""
+import errno
 import glob as _glob
 import os
 import shutil
@@ -7,7 +8,31 @@ import shutil
 import numpy as np
 
 from . import _core
-from .errors import AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from .errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError,
+                     NotFoundError, PermissionDeniedError, ResourceExhaustedError,
+                     UnknownError)
+
+# TensorFlow's mapping of a file system's errno to its error classes (ErrnoToCode in
+# tsl/platform/errors.cc), for the errors local files give
+_ERRNO_CLASSES = {
+    errno.ENOENT: NotFoundError, errno.EEXIST: AlreadyExistsError,
+    errno.EISDIR: FailedPreconditionError, errno.ENOTDIR: FailedPreconditionError,
+    errno.ENOTEMPTY: FailedPreconditionError, errno.EBUSY: FailedPreconditionError,
+    errno.ELOOP: FailedPreconditionError, errno.EXDEV: FailedPreconditionError,
+    errno.EACCES: PermissionDeniedError, errno.EPERM: PermissionDeniedError,
+    errno.EROFS: PermissionDeniedError, errno.EINVAL: InvalidArgumentError,
+    errno.ENAMETOOLONG: InvalidArgumentError, errno.ENOSPC: ResourceExhaustedError,
+    errno.EMFILE: ResourceExhaustedError, errno.ENFILE: ResourceExhaustedError,
+    errno.EDQUOT: ResourceExhaustedError, errno.EFBIG: ResourceExhaustedError,
+}
+
+
+def _os_error(opname, e, path):
+    """The typed error TensorFlow raises for the OSError ``e`` on ``path``, with its
+    message form ``<path>; <strerror>``."""
+    cls = _ERRNO_CLASSES.get(e.errno, UnknownError)
+    reason = os.strerror(e.errno) if e.errno else str(e)
+    return cls("%s: %s; %s" % (opname, path, reason))
 
 
 def _path(opname, value, argname="filename"):
@@ -40,10 +65,8 @@ def read_file(filename, name=None):
     try:
         with open(path, "rb") as f:
             return _scalar_string(f.read())
-    except FileNotFoundError:
-        raise NotFoundError("read_file: %s; No such file or directory" % path) from None
-    except IsADirectoryError:
-        raise FailedPreconditionError("read_file: %s; Is a directory" % path) from None
+    except OSError as e:
+        raise _os_error("read_file", e, path) from None
 
 
 def write_file(filename, contents, name=None):
@@ -85,10 +108,8 @@ class GFile:
         self.mode = mode
         try:
             self._f = open(self.name, mode)
-        except FileNotFoundError:
-            raise NotFoundError("%s; No such file or directory" % self.name) from None
-        except IsADirectoryError:
-            raise FailedPreconditionError("%s; Is a directory" % self.name) from None
+        except OSError as e:
+            raise _os_error("GFile", e, self.name) from None
 
     def read(self, n=-1):
         return self._f.read(n)
@@ -170,52 +191,83 @@ class gfile:   # noqa: N801 -- TensorFlow's name
 
     @staticmethod
     def makedirs(path):
-        os.makedirs(_path("gfile.makedirs", path, "path"), exist_ok=True)
+        p = _path("gfile.makedirs", path, "path")
+        try:
+            os.makedirs(p, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            # a file stands where a directory should be: name it, as TensorFlow does
+            blocker = p
+            while os.path.dirname(blocker) not in ("", blocker):
+                parent = os.path.dirname(blocker)
+                if os.path.isdir(parent):
+                    break
+                blocker = parent
+            raise FailedPreconditionError("gfile.makedirs: %s is not a directory"
+                                          % blocker) from None
+        except OSError as e:
+            raise _os_error("gfile.makedirs", e, p) from None
 
     @staticmethod
     def mkdir(path):
         p = _path("gfile.mkdir", path, "path")
         try:
             os.mkdir(p)
-        except FileExistsError:
-            raise AlreadyExistsError("%s; File exists" % p) from None
-        except FileNotFoundError:
-            raise NotFoundError("%s; No such file or directory" % p) from None
+        except OSError as e:
+            raise _os_error("gfile.mkdir", e, p) from None
 
     @staticmethod
     def remove(path):
         p = _path("gfile.remove", path, "path")
         try:
             os.remove(p)
-        except FileNotFoundError:
-            raise NotFoundError("%s; No such file or directory" % p) from None
+        except OSError as e:
+            raise _os_error("gfile.remove", e, p) from None
 
     @staticmethod
     def rmtree(path):
+        """Delete ``path`` and everything under it (a file too, as TensorFlow does)."""
         p = _path("gfile.rmtree", path, "path")
-        if not os.path.exists(p):
-            raise NotFoundError("%s; No such file or directory" % p)
-        shutil.rmtree(p)
+        try:
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.remove(p)
+        except OSError as e:
+            raise _os_error("gfile.rmtree", e, getattr(e, "filename", None) or p) from None
 
     @staticmethod
-    def _transfer(opname, action, src, dst, overwrite):
-        """rename / copy: ``action(src, dst)``, refusing an existing ``dst`` unless
-        ``overwrite``, with TF's errors."""
-        s, d = _path(opname, src, "src"), _path(opname, dst, "dst")
-        if os.path.exists(d) and not overwrite:
-            raise AlreadyExistsError("file already exists: %s" % d)
-        try:
-            action(s, d)
-        except FileNotFoundError:
-            raise NotFoundError("%s; No such file or directory" % s) from None
+    def _check_target(opname, s, d, overwrite):
+        if os.path.lexists(d) and not overwrite:
+            raise AlreadyExistsError("%s: file already exists: %s" % (opname, d))
 
     @staticmethod
     def rename(src, dst, overwrite=False):
-        gfile._transfer("gfile.rename", os.replace, src, dst, overwrite)
+        """Move ``src`` to ``dst`` (replacing a file there only with ``overwrite``)."""
+        s, d = _path("gfile.rename", src, "src"), _path("gfile.rename", dst, "dst")
+        gfile._check_target("gfile.rename", s, d, overwrite)
+        try:
+            os.replace(s, d)
+        except OSError as e:
+            # TensorFlow names the source: "a; Is a directory" for a file onto a directory
+            raise _os_error("gfile.rename", e, s) from None
 
     @staticmethod
     def copy(src, dst, overwrite=False):
-        gfile._transfer("gfile.copy", shutil.copyfile, src, dst, overwrite)
+        """Copy the file ``src`` to ``dst`` (replacing a file there only with
+        ``overwrite``). Copying a file onto itself leaves it as it is (TensorFlow
+        truncates it)."""
+        s, d = _path("gfile.copy", src, "src"), _path("gfile.copy", dst, "dst")
+        if os.path.isdir(s):
+            raise InvalidArgumentError("gfile.copy: %s; Invalid argument (the source %s is "
+                                       "a directory, expected a file)" % (d, s))
+        gfile._check_target("gfile.copy", s, d, overwrite)
+        try:
+            if os.path.exists(d) and os.path.samefile(s, d):
+                return
+            shutil.copyfile(s, d)
+        except OSError as e:
+            bad = getattr(e, "filename", None) or s
+            raise _os_error("gfile.copy", e, bad) from None
 
     @staticmethod
     def join(path, *paths):

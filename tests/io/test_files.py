@@ -63,3 +63,48 @@ def test_gfile(tmp_path):
         g.GFile(name).read()
     with pytest.raises(NotFoundError):
         g.remove(name)
+
+
+# the cases of tests/tf_reference/record_gfile_errors.py, run in a directory holding files
+# "a" ("hello"), "b" and directory "d/"
+_GFILE_CASES = {
+    "rename_file_onto_dir": ("rename", ("a", "d"), {}),
+    "rename_file_onto_dir_overwrite": ("rename", ("a", "d"), {"overwrite": True}),
+    "rename_dir_onto_file_overwrite": ("rename", ("d", "b"), {"overwrite": True}),
+    "rename_missing": ("rename", ("zz", "q"), {}),
+    "rename_into_missing_dir": ("rename", ("a", "nodir/x"), {}),
+    "remove_dir": ("remove", ("d",), {}),
+    "remove_missing": ("remove", ("zz",), {}),
+    "copy_dir": ("copy", ("d", "e"), {}),
+    "copy_dir_onto_file_overwrite": ("copy", ("d", "b"), {"overwrite": True}),
+    "copy_file_onto_dir": ("copy", ("a", "d"), {}),
+    "copy_file_onto_dir_overwrite": ("copy", ("a", "d"), {"overwrite": True}),
+    "copy_onto_itself": ("copy", ("a", "a"), {}),
+    "copy_onto_itself_overwrite": ("copy", ("a", "a"), {"overwrite": True}),
+    "copy_into_missing_dir": ("copy", ("a", "nodir/x"), {}),
+    "makedirs_existing_file": ("makedirs", ("a",), {}),
+    "makedirs_under_file": ("makedirs", ("a/x/y",), {}),
+    "mkdir_under_file": ("mkdir", ("a/x",), {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_GFILE_CASES))
+def test_gfile_misuse_raises_tensorflows_error_class(tmp_path, monkeypatch, case):
+    from tests.tf_reference import load
+    want = load("gfile_errors")[case]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "a").write_text("hello")
+    (tmp_path / "b").write_text("bb")
+    method, args, kwargs = _GFILE_CASES[case]
+    if want["error"] is None:
+        getattr(tf.io.gfile, method)(*args, **kwargs)
+    else:
+        with pytest.raises(getattr(tf.errors, want["error"])) as info:
+            getattr(tf.io.gfile, method)(*args, **kwargs)
+        # TensorFlow's "<path>; <reason>" is part of the message
+        assert want["message"] in str(info.value)
+        assert type(info.value).__module__ == "fasteager.errors"
+    # TensorFlow truncates a file copied onto itself; fasteager keeps it whole
+    assert (tmp_path / "a").read_text() == "hello" or not (tmp_path / "a").exists()
+    assert not (tmp_path / "e").exists()         # a refused copy leaves no empty file
