@@ -65,20 +65,27 @@ def _resolve(kind, index):
 
 
 class device:
-    """Context manager placing the ops inside it: ``with fe.device("/cpu:0"): ...``."""
+    """Context manager placing the ops inside it: ``with fe.device("/cpu:0"): ...``.
+
+    As TensorFlow's eager device context: ``_device_name`` is the name as given, and
+    ``with fe.device(...) as d`` binds None (its ``__enter__`` returns nothing).
+    """
+
+    __slots__ = ("_device_name", "_spec", "_stack")
 
     def __init__(self, device_name):
         self._spec = parse_device(device_name)
-        self.name = device_name
+        self._device_name = device_name
+        self._stack = []        # what each (nested) entry of this object pushed
 
     def __enter__(self):
         placed = _resolve(*self._spec) if self._spec else None
-        stack = _stack()
-        stack.append(placed)
+        _stack().append(placed)
+        self._stack.append(placed)
         _core._device_scope_entered(1)
-        return self
 
     def __exit__(self, *exc):
+        self._stack.pop()
         _stack().pop()
         _core._device_scope_entered(-1)
         return False

@@ -499,18 +499,65 @@ def ones_like(input, dtype=None, name=None):
                      dtype=_np_dtype(dtype, x._value.dtype))
 
 
+# tf.range's dtype, when not given, is the widest of its arguments' in this order
+_RANGE_ORDER = {np.dtype(np.int32): 0, np.dtype(np.int64): 1, np.dtype(np.float16): 2,
+                np.dtype(np.float32): 3, np.dtype(np.float64): 4}
+
+
+def _dtype_label(dtype):
+    return "string" if dtype.kind == "O" else str(dtype)
+
+
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - fe.range
-    """Like Python's range, as a 1-D tensor (int32 for ints, float32 for floats)."""
+    """Like Python's range, as a 1-D tensor (int32 for ints, float32 for floats).
+
+    As TensorFlow's Range kernel: the arguments are cast to the dtype first, the length is
+    ``ceil(|(limit - start) / delta|)`` computed in that dtype, and element ``i`` is
+    ``start + i * delta`` (no running sum, so a long float32 range does not drift).
+    """
     if limit is None:
         start, limit = 0, start
-    vals = [_python_scalar("range", n, v) if isinstance(v, (_core.Tensor, np.ndarray)) else v
-            for n, v in zip(("start", "limit", "delta"), (start, limit, delta))]
-    if vals[2] == 0:
+    # Python numbers go straight to a given dtype (0.01 as float64 is not 0.01f widened)
+    want = None if dtype is None else _np_dtype(dtype)
+    args = [v if isinstance(v, (_core.Tensor, _core.VariableBase)) or want is None
+            else convert_to_tensor(v, want) for v in (start, limit, delta)]
+    args = [convert_to_tensor(v) for v in args]
+    for n, a in zip(("start", "limit", "delta"), args):
+        if a._value.size != 1:
+            raise InvalidArgumentError("range: %s must be a scalar (expected size 1, got "
+                                       "shape %s)" % (n, list(a._value.shape)))
+        if a._value.dtype.kind not in "iufb":
+            raise InvalidArgumentError("range: %s must be a number (got %s)"
+                                       % (n, _dtype_label(a._value.dtype)))
+    out = want if want is not None else max((a._value.dtype for a in args),
+                                            key=lambda d: _RANGE_ORDER.get(d, -1))
+    if out.kind not in "iuf":
+        raise InvalidArgumentError("range: dtype must be an integer or floating type (got %s)"
+                                   % _dtype_label(out))
+    first, last, step = (_core.data_of(a, "range").reshape(()).astype(out) for a in args)
+    if step == 0:
         raise InvalidArgumentError("range: delta must not be 0")
-    if dtype is None:
-        is_float = any(isinstance(v, float) for v in vals)
-        dtype = np.float32 if is_float else np.int32
-    return _allocate("range", np.arange, vals[0], vals[1], vals[2], dtype=_np_dtype(dtype))
+    if step > 0 and first > last:
+        raise InvalidArgumentError("range: requires start <= limit when delta > 0 (got %s/%s)"
+                                   % (first, last))
+    if step < 0 and first < last:
+        raise InvalidArgumentError("range: requires start >= limit when delta < 0 (got %s/%s)"
+                                   % (first, last))
+    if out.kind == "f":
+        with np.errstate(over="ignore"):
+            size = np.ceil(np.abs((last - first) / step))
+        if not np.isfinite(size):
+            raise InvalidArgumentError("range: the number of elements is not finite "
+                                       "(start %s, limit %s, delta %s)" % (first, last, step))
+        size = int(size)
+    else:
+        size = (abs(int(last) - int(first)) + abs(int(step)) - 1) // abs(int(step))
+
+    def values():
+        # start + i * delta per element, in the output dtype
+        i = np.arange(size, dtype=out if out.kind == "f" else np.int64)
+        return (first + i.astype(out) * step).astype(out, copy=False)
+    return _allocate("range", values)
 
 
 def linspace(start, stop, num, axis=0, name=None):

@@ -209,8 +209,12 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     x = convert_to_tensor(tensor)
     m = _core.data_of(convert_to_tensor(mask), "boolean_mask")
     if m.dtype != np.bool_:
-        raise InvalidArgumentError("boolean_mask: mask must be bool (expected bool, got %s)"
-                                   % m.dtype)
+        # TensorFlow takes a numeric mask as "nonzero is true" (NaN included)
+        if m.dtype.kind not in "iufc":
+            raise InvalidArgumentError("boolean_mask: mask must be bool or numeric (expected "
+                                       "bool, got %s)" % ("string" if m.dtype.kind == "O"
+                                                          else m.dtype))
+        m = m != 0
     given = axis = 0 if axis is None else int(axis)
     if axis < 0:
         axis += x._value.ndim
