@@ -58,7 +58,10 @@ def test_load_before_build_is_deferred(tmp_path, suffix):
     m2 = make()
     status = m2.load_weights(tmp_path / ("w" + suffix))
     np.testing.assert_array_equal(m2(X).numpy(), y)
-    status.assert_consumed()
+    if suffix == ".h5":
+        assert status is None          # Keras 3 returns None for its HDF5 weights files
+    else:
+        status.assert_consumed()
 
 
 def test_npz_is_plain_arrays(tmp_path):

@@ -14,6 +14,8 @@ be overridden as in Keras.
 >>> [v.name for v in Linear().trainable_variables]
 ['weight:0', 'bias:0']
 """
+import os
+
 import numpy as np
 
 import fasteager as fe
@@ -22,7 +24,7 @@ from ..distribute import strategy as _distribute
 from . import _naming
 from . import _data, callbacks as callbacks_module, losses as losses_module
 from . import metrics as metrics_module
-from .layers.base import KerasTensor, Layer
+from .layers.base import KerasTensor, Layer, user_build as _user_build
 
 
 def _float(v):
@@ -178,6 +180,16 @@ class Model(Layer):
 
     def build(self, input_shape):
         """Create the weights by calling the model on zeros of ``input_shape``."""
+        if self.__dict__.get("_in_user_build"):
+            # super().build() from a user's build(): Keras 3's default build only marks
+            # the model built (calling the model here would build it again, forever)
+            self.built = True
+            return
+        self._build_by_call(input_shape)
+
+    def _build_by_call(self, input_shape):
+        if self.__dict__.get("_in_user_build"):
+            self.built = True        # a user's build() in progress must not run again
         if isinstance(input_shape, (list, tuple)) and input_shape and \
                 isinstance(input_shape[0], (list, tuple, fe.TensorShape)):
             raise fe.errors.UnimplementedError("Model.build: several inputs are not supported")
@@ -186,9 +198,12 @@ class Model(Layer):
         self.built = True
 
     def _maybe_build(self, inputs):
-        # a model's weights are created by its layers during call
+        # a model's weights are created by its layers during call, or by a user's own
+        # build(), which Keras 3 calls with the first input's shape as for any layer
         if self.built:
             return
+        if _user_build(type(self)):
+            Layer._maybe_build(self, inputs)
         if getattr(self, "_saved_input_shape", None) is None:
             shape = getattr(inputs, "shape", None)
             if shape is not None and not isinstance(shape, list):
@@ -481,6 +496,11 @@ class Model(Layer):
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Save every weight to ``filepath``: ``.safetensors``, ``.npz`` or ``.h5``."""
         from ..train import weights
+        if not self.built:
+            # Keras 3's error (a file of an unbuilt model would hold no weights)
+            raise ValueError("You are saving a model that has not yet been built. Try "
+                             "building the model first by calling it on some data or by "
+                             "using `build()`.")
         return weights.save_weights(self, filepath, overwrite=overwrite)
 
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
@@ -489,10 +509,14 @@ class Model(Layer):
         return saving.save_model(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
-        """Load weights saved by ``save_weights``; returns a load status."""
+        """Load weights saved by ``save_weights``. Returns None for Keras 3's HDF5 files
+        (``.weights.h5``), as Keras 3 does; a load status for fasteager's own formats
+        (``.safetensors``, ``.npz``), whose ``assert_consumed()`` checks the match."""
         from ..train import weights
-        return weights.load_weights(self, filepath, skip_mismatch=skip_mismatch,
-                                    by_name=by_name)
+        status = weights.load_weights(self, filepath, skip_mismatch=skip_mismatch,
+                                      by_name=by_name)
+        keras_h5 = os.fspath(filepath).endswith((".h5", ".hdf5"))
+        return None if keras_h5 else status
 
 
 def _with_progbar(callbacks, verbose):
@@ -560,8 +584,7 @@ class Sequential(Model):
             self._input_spec = KerasTensor(layer._batch_input_shape, layer.dtype)
             self._layers.append(layer)
             return
-        if any(lay is layer for lay in self._layers):
-            raise ValueError("Sequential.add: layer %r is already in the model" % layer.name)
+        # (a layer may come twice: Keras 3 shares its weights between the two places)
         if not self.layers and self._input_spec is None and layer._batch_input_shape:
             self._input_spec = KerasTensor(layer._batch_input_shape)
         self._layers.append(layer)
@@ -598,7 +621,7 @@ class Sequential(Model):
             if self._input_spec is None:
                 raise ValueError("Sequential.build: give input_shape (the model has no Input)")
             input_shape = self._input_spec.shape
-        super().build(input_shape)
+        self._build_by_call(input_shape)
 
     def get_config(self):
         from ._serialization import serialize_keras_object

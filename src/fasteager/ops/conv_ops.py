@@ -266,10 +266,46 @@ def _from_nhwc(y, data_format):
     return y if data_format == "NHWC" else transpose(y, (0, 3, 1, 2))
 
 
+def _conv_groups(opname, cin, w_shape):
+    """The number of groups of a convolution of ``cin`` input channels with filters of
+    ``w_shape`` (..., in, out): filters with ``cin / groups`` input channels make a grouped
+    convolution, as TensorFlow's conv2d reads them (ResNeXt's blocks)."""
+    fin, fout = w_shape[-2], w_shape[-1]
+    if fin == cin or fin == 0 or cin == 0:
+        return 1                          # (the op's own checks name a bad shape)
+    if cin % fin:
+        raise _err(opname, "input depth must be evenly divisible by filter depth (expected "
+                   "input channels a multiple of filters.shape[-2] = %d, got %d input "
+                   "channels and filters shape %s)" % (fin, cin, list(w_shape)))
+    groups = cin // fin
+    if fout % groups:
+        raise _err(opname, "output depth must be evenly divisible by number of groups "
+                   "(expected filters.shape[-1] a multiple of %d groups, got filters shape "
+                   "%s for %d input channels)" % (groups, list(w_shape), cin))
+    return groups
+
+
+def _grouped_conv2d(x, w, groups, attrs):
+    """conv2d of NHWC ``x`` whose channels form ``groups`` groups, each convolved with
+    its slice of the output channels of ``w`` (composed of differentiable ops)."""
+    kh, kw, fin, fout = w._value.shape
+    if fin == 1:
+        # one input channel a group is a depthwise convolution: output channel c*m + k
+        # reads input channel c, the grouped order too
+        return execute(depthwise_conv2d_op, x, reshape(w, (kh, kw, groups, fout // groups)),
+                       **attrs)
+    from .array_ops import concat, split
+    ys = [execute(conv2d_op, xg, wg, **attrs)
+          for xg, wg in zip(split(x, groups, axis=3), split(w, groups, axis=3))]
+    return concat(ys, axis=3)
+
+
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
     """2-D convolution (cross-correlation, as TensorFlow) of NHWC ``input`` and HWIO ``filters``.
 
     ``strides``/``dilations``: an int or 1, 2 or 4 ints; ``padding``: 'SAME' or 'VALID'.
+    Filters with fewer input channels than the input (a divisor of them) make a grouped
+    convolution: ``input.shape[3] / filters.shape[2]`` groups, as in TensorFlow.
 
     >>> fe.nn.conv2d(fe.ones([1, 5, 5, 1]), fe.ones([3, 3, 1, 2]), 1, "VALID").shape
     TensorShape([1, 3, 3, 2])
@@ -281,6 +317,13 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     attrs = {"strides": _hw(name_, "strides", strides, data_format),
              "padding": _padding(name_, padding),
              "dilations": _hw(name_, "dilations", dilations, data_format)}
+    groups = 1
+    if x._value.ndim == 4 and w._value.ndim == 4:
+        cin = x._value.shape[3 if data_format == "NHWC" else 1]
+        groups = _conv_groups(name_, cin, w._value.shape)
+    if groups > 1:
+        return _from_nhwc(_grouped_conv2d(_to_nhwc(x, data_format), w, groups, attrs),
+                          data_format)
     if data_format == "NHWC":
         return execute(conv2d_op, x, w, **attrs)
     _rank(name_, "input", x._value, 4, "NCHW")

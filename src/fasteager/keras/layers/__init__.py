@@ -2,7 +2,8 @@
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
 from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,  # noqa: F401
-                   Convolution1D, Convolution2D, Convolution2DTranspose, DepthwiseConv2D,
+                   Conv3D, Convolution1D, Convolution2D, Convolution2DTranspose,
+                   Convolution3D, DepthwiseConv2D,
                    SeparableConv2D, SeparableConvolution2D, GlobalAveragePooling1D,
                    GlobalAveragePooling2D, GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                    MaxPool2D, MaxPooling2D)

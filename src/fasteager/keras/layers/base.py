@@ -171,6 +171,37 @@ def _auto_config(cls, args, kwargs):
     return config
 
 
+def user_build(cls):
+    """Whether ``cls`` has a ``build`` of its own, defined outside fasteager."""
+    for base in cls.__mro__:
+        if "build" in base.__dict__:
+            return not (getattr(base, "__module__", "") or "").startswith("fasteager.")
+    return False
+
+
+def _wrap_build(build):
+    """A user's ``build`` as Keras 3 runs it, called directly or on the first call: under
+    the layer's name scope (weights named 'layer/w'), marking the layer built after."""
+    def wrapper(self, *args, **kwargs):
+        scoped = _naming.enter(self, self._name)
+        outer = not self.__dict__.get("_in_user_build")
+        object.__setattr__(self, "_in_user_build", True)   # (Model.build reads it)
+        try:
+            with _distribute.owner_scope(self):
+                out = build(self, *args, **kwargs)
+        finally:
+            if outer:
+                object.__setattr__(self, "_in_user_build", False)
+            if scoped:
+                _naming.leave()
+        self.built = True
+        return out
+    wrapper.__name__, wrapper.__qualname__ = build.__name__, build.__qualname__
+    wrapper.__doc__, wrapper.__wrapped__ = build.__doc__, build
+    wrapper._fe_build_wrapper = True
+    return wrapper
+
+
 class Layer(fe.Module):
     """Base class of layers: override ``build(input_shape)`` and ``call(inputs)``."""
 
@@ -178,6 +209,14 @@ class Layer(fe.Module):
         obj = super().__new__(cls)
         object.__setattr__(obj, "_auto_config", _auto_config(cls, args, kwargs))
         return obj
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and callable(build) and \
+                not getattr(build, "_fe_build_wrapper", False) and \
+                not (cls.__module__ or "").startswith("fasteager."):
+            cls.build = _wrap_build(build)
 
     # attributes the framework itself sets, never walked for variables or layers
     _NOT_TRACKED = frozenset(["_own_weights", "_regularizer_fns", "_call_losses",

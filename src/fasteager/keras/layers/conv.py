@@ -51,8 +51,12 @@ class _Conv(Layer):
         cls = type(self).__name__
         if int(filters) <= 0:
             raise ValueError("%s: filters must be a positive integer (got %r)" % (cls, filters))
-        if groups != 1:
-            raise ValueError("%s: only groups=1 is supported (got %r)" % (cls, groups))
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+            raise ValueError("%s: groups must be a positive integer (got %r)" % (cls, groups))
+        if int(filters) % groups:
+            raise ValueError("The number of filters must be evenly divisible by the number of "
+                             "groups. Received: groups=%d, filters=%d." % (groups, filters))
+        self.groups = groups
         self.filters = int(filters)
         self.kernel_size = _tuple(kernel_size, self.rank, "kernel_size", cls)
         self.strides = _tuple(strides, self.rank, "strides", cls)
@@ -76,6 +80,13 @@ class _Conv(Layer):
         shape = fe.TensorShape(input_shape)
         self._check_rank(shape)
         cin = shape[self._channel_axis()]
+        if cin is not None and cin % self.groups:
+            raise ValueError("The number of input channels must be evenly divisible by the "
+                             "number of groups. Received groups=%d, but the input has %d "
+                             "channels (full input shape is %s)."
+                             % (self.groups, cin, tuple(shape.as_list())))
+        if cin is not None:
+            cin //= self.groups           # a grouped kernel sees its group's channels
         self.kernel = self._add_weight("kernel", list(self.kernel_size) + [cin, self.filters],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
@@ -85,7 +96,7 @@ class _Conv(Layer):
 
     def _check(self, inputs):
         shape = inputs.shape.as_list()
-        cin = self.kernel.shape[-2]
+        cin = self.kernel.shape[-2] * self.groups
         if len(shape) != self.rank + 2 or shape[self._channel_axis()] != cin:
             raise fe.errors.InvalidArgumentError(
                 "%s (layer %r): expected inputs of rank %d with %d channels, as the kernel was "
@@ -97,7 +108,7 @@ class _Conv(Layer):
         config = super().get_config()
         config.update(filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
                       padding=self.padding, data_format=self.data_format,
-                      dilation_rate=self.dilation_rate,
+                      dilation_rate=self.dilation_rate, groups=self.groups,
                       use_bias=self.use_bias)
         config.update(self._serialized("activation", "kernel_initializer", "bias_initializer",
                                        "kernel_regularizer", "bias_regularizer"))
@@ -114,7 +125,7 @@ class Conv2D(_Conv):
         x = inputs
         if self.data_format == "channels_first":
             x = fe.transpose(x, [0, 2, 3, 1])
-        if cpu_fusable(self, x):
+        if self.groups == 1 and cpu_fusable(self, x):
             y = fused_conv2d(x, self.kernel, self.bias, self.strides, self.padding.upper(),
                              self.dilation_rate,
                              "relu" if self.activation is activations.relu else "linear")
@@ -149,6 +160,33 @@ class Conv1D(_Conv):
         y = self.activation(y)
         if self.data_format == "channels_first":
             y = fe.transpose(y, [0, 2, 1])
+        return y
+
+
+class Conv3D(_Conv):
+    """3-D convolution over (batch, depth, height, width, channels): ``Conv3D(8, 3)``."""
+
+    rank = 3
+
+    def call(self, inputs):
+        self._check(inputs)
+        x = inputs
+        if self.data_format == "channels_first":
+            x = fe.transpose(x, [0, 2, 3, 4, 1])
+        args = (self.strides, self.padding.upper())
+        if self.groups == 1:
+            y = fe.nn.conv3d(x, self.kernel, *args, dilations=self.dilation_rate)
+        else:
+            # TensorFlow's conv3d has no groups: one convolution per group, as Keras 3 does
+            y = fe.concat([fe.nn.conv3d(xg, kg, *args, dilations=self.dilation_rate)
+                           for xg, kg in zip(fe.split(x, self.groups, axis=-1),
+                                             fe.split(self.kernel, self.groups, axis=-1))],
+                          axis=-1)
+        if self.use_bias:
+            y = y + self.bias
+        y = self.activation(y)
+        if self.data_format == "channels_first":
+            y = fe.transpose(y, [0, 4, 1, 2, 3])
         return y
 
 
@@ -244,6 +282,7 @@ AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 Convolution2D = Conv2D
+Convolution3D = Conv3D
 Convolution1D = Conv1D
 
 
@@ -266,6 +305,10 @@ class Conv2DTranspose(_Conv):
                  output_padding=None, data_format=None, dilation_rate=(1, 1), activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  **kwargs):
+        if "groups" in kwargs:
+            # Keras 3's Conv2DTranspose has no groups argument
+            raise ValueError("Unrecognized keyword arguments passed to Conv2DTranspose: %r"
+                             % {"groups": kwargs["groups"]})
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate,
                          activation=activation, use_bias=use_bias,
@@ -331,6 +374,7 @@ class Conv2DTranspose(_Conv):
         config = super().get_config()
         config["output_padding"] = None if self.output_padding is None \
             else list(self.output_padding)
+        del config["groups"]               # (not an argument of Conv2DTranspose)
         return config
 
 

@@ -1,0 +1,193 @@
+"""Keras semantics that real programs hit (issue 33), compared with values recorded from
+TensorFlow 2.21 / Keras 3.15.1 by tests/tf_reference/record_keras_semantics.py."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+import fasteager.keras as keras
+from tests.gradcheck import check_grads
+from tests.tf_reference import load
+
+REF = load("keras_semantics")
+L = keras.layers
+
+
+def det(shape, k=0):
+    """The recorder's deterministic values (weights and inputs shared with TensorFlow)."""
+    n = int(np.prod(shape))
+    return (0.5 * np.sin(np.arange(n) * 0.37 + k)).astype(np.float32).reshape(shape)
+
+
+# ---- a subclassed Model with its own build() -----------------------------------------------
+
+class MyDense(keras.Model):
+    def build(self, input_shape):
+        self.weight = self.add_weight(shape=(input_shape[-1], 2), initializer="ones")
+
+    def call(self, x):
+        return fe.matmul(x, self.weight)
+
+
+def test_subclassed_model_build_runs_on_first_call():
+    ref = REF["model_build"]
+    m = MyDense()
+    y = m(np.array(ref["x"], np.float32))
+    np.testing.assert_allclose(y.numpy(), ref["y"], rtol=1e-6)
+    assert m.built is ref["built"] and len(m.weights) == ref["n_weights"]
+
+
+def test_user_build_called_directly_marks_built_and_names_weights():
+    # Keras 3 wraps a user's build: built afterwards, weights under the layer's name
+    class Scale(L.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1],), name="w")
+
+    for obj in (Scale(name="s"), MyDense(name="m")):
+        obj.build((None, 3))
+        assert obj.built and obj.weights[0].path.startswith(obj.name + "/")
+    class WithSuper(keras.Model):
+        def build(self, input_shape):
+            super().build(input_shape)         # Keras 3: only marks the model built
+            self.b = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="b")
+
+        def call(self, x):
+            return x * self.b
+
+    m = WithSuper(name="ws")
+    np.testing.assert_array_equal(m(fe.ones((1, 3))).numpy(), np.ones((1, 3)))
+    assert m.built and m.b.path == "ws/b"
+
+
+def test_sequential_subclass_build_calling_super_builds_the_layers():
+    class MySeq(keras.Sequential):
+        def build(self, input_shape=None):
+            super().build(input_shape)
+
+    m = MySeq([L.Dense(2)])
+    m.build((None, 3))
+    assert m.built and [list(v.shape) for v in m.weights] == [[3, 2], [2]]
+
+
+# ---- one layer twice in a Sequential ---------------------------------------------------------
+
+def test_sequential_shares_a_layer_used_twice():
+    ref = REF["shared_sequential"]
+    shared = L.Dense(3)
+    seq = keras.Sequential([L.Flatten(), shared, shared, L.Dense(1)])
+    x = np.array(ref["x"], np.float32)
+    seq(x)
+    assert len(seq.layers) == ref["n_layers"] and len(seq.weights) == ref["n_weights"]
+    assert [list(w.shape) for w in seq.get_weights()] == ref["weight_shapes"]
+    seq.set_weights([det(w.shape, i + 10) for i, w in enumerate(seq.get_weights())])
+    np.testing.assert_allclose(seq(x).numpy(), ref["y"], rtol=1e-5, atol=1e-6)
+
+
+# ---- grouped convolution ---------------------------------------------------------------------
+
+CONV_LAYERS = {
+    "conv1d": lambda: L.Conv1D(4, 3, groups=2),
+    "conv1d_same_s2": lambda: L.Conv1D(6, 3, strides=2, padding="same", groups=3),
+    "conv2d": lambda: L.Conv2D(4, 3, groups=2),
+    "conv2d_same_d2": lambda: L.Conv2D(6, 3, padding="same", dilation_rate=2, groups=3),
+    "conv2d_cf": lambda: L.Conv2D(4, 2, strides=2, groups=4, data_format="channels_first"),
+    "conv3d": lambda: L.Conv3D(4, 2, groups=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONV_LAYERS))
+def test_grouped_conv_layers_match_tensorflow(name):
+    ref = REF["grouped_conv"][name]
+    layer = CONV_LAYERS[name]()
+    shape = ref["input_shape"]
+    layer.build(shape)
+    assert list(layer.kernel.shape) == ref["kernel_shape"]
+    layer.set_weights([det(w.shape, i + 60) for i, w in enumerate(layer.get_weights())])
+    x = fe.constant(det(shape, 50))
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x)
+        s = fe.reduce_sum(y * det(y.shape, 70))
+    grads = tape.gradient(s, [x, layer.kernel, layer.bias])
+    for got, key in zip([y] + grads, ["y", "grad_x", "grad_kernel", "grad_bias"]):
+        np.testing.assert_allclose(np.asarray(got), ref[key], rtol=1e-5, atol=1e-6,
+                                   err_msg=key)
+
+
+def test_nn_conv2d_takes_grouped_filters():
+    ref = REF["grouped_conv"]["nn_conv2d"]
+    y = fe.nn.conv2d(det((2, 5, 5, 4), 80), det((3, 3, 2, 6), 81), 1, "VALID")
+    np.testing.assert_allclose(y.numpy(), ref["y"], rtol=1e-5, atol=1e-6)
+    # NCHW and conv1d read the groups the same way
+    x = det((2, 5, 5, 4), 1)
+    w = det((3, 3, 2, 6), 2)
+    y = fe.nn.conv2d(x, w, 1, "SAME").numpy()
+    yc = fe.nn.conv2d(np.transpose(x, (0, 3, 1, 2)), w, 1, "SAME", data_format="NCHW")
+    np.testing.assert_allclose(np.transpose(yc.numpy(), (0, 2, 3, 1)), y, rtol=1e-6)
+    y1 = fe.nn.conv1d(x[:, 0], w[0], 1, "SAME").numpy()
+    np.testing.assert_allclose(y1, fe.nn.conv2d(x[:, :1], w[:1], 1, "SAME").numpy()[:, 0],
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("w_shape", [(3, 3, 2, 4), (2, 2, 1, 8), (3, 1, 1, 4)])
+def test_grouped_conv2d_gradients(w_shape):
+    # groups of two channels (split/concat) and of one channel (the depthwise op)
+    rng = np.random.RandomState(0)
+    x = rng.randn(2, 4, 5, 4)
+    w = rng.randn(*w_shape)
+    check_grads(lambda a, b: fe.nn.conv2d(a, b, [1, 2, 1, 1], "SAME"), [x, w], order=2)
+
+
+def test_grouped_conv_errors_match_keras():
+    ref = REF["grouped_conv"]["errors"]
+    with pytest.raises(ValueError) as e:
+        L.Conv2D(3, 3, groups=2)
+    assert str(e.value) == ref["layer_filters"]["message"]
+    with pytest.raises(ValueError) as e:
+        L.Conv2D(4, 3, groups=4)(fe.ones((1, 5, 5, 6)))
+    assert str(e.value) == ref["layer_channels"]["message"]
+    x = fe.constant(det((2, 5, 5, 4), 80))
+    assert ref["nn_depth"]["class"] == ref["nn_groups"]["class"] == "InvalidArgumentError"
+    with pytest.raises(fe.errors.InvalidArgumentError,
+                       match="input depth must be evenly divisible by filter depth"):
+        fe.nn.conv2d(x, fe.ones((3, 3, 3, 4)), 1, "VALID")
+    with pytest.raises(fe.errors.InvalidArgumentError,
+                       match="output depth must be evenly divisible by number of groups"):
+        fe.nn.conv2d(x, fe.ones((3, 3, 2, 3)), 1, "VALID")
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments.*groups"):
+        L.Conv2DTranspose(4, 3, groups=2)
+    with pytest.raises(ValueError, match="groups must be a positive integer"):
+        L.Conv2D(4, 3, groups=0)
+
+
+def test_grouped_conv_config_round_trip():
+    layer = L.Conv2D(4, 3, groups=2)
+    layer(fe.ones((1, 5, 5, 4)))
+    again = L.Conv2D.from_config(layer.get_config())
+    assert again.groups == 2
+    assert L.Conv2DTranspose.from_config(L.Conv2DTranspose(4, 3).get_config()).filters == 4
+
+
+# ---- weights files ---------------------------------------------------------------------------
+
+def test_load_weights_h5_returns_none(tmp_path):
+    pytest.importorskip("h5py")
+    m = keras.Sequential([L.Dense(2)])
+    m(fe.ones((1, 3)))
+    m.save_weights(tmp_path / "x.weights.h5")
+    assert REF["load_weights_return"] == "None"
+    assert m.load_weights(tmp_path / "x.weights.h5") is None
+
+
+def test_save_weights_of_unbuilt_model_raises_as_keras():
+    class Unbuilt(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = L.Dense(1)
+
+        def call(self, x):
+            return self.d(x)
+
+    ref = REF["save_unbuilt"]
+    with pytest.raises(ValueError) as e:
+        Unbuilt().save_weights("unused.weights.h5")
+    assert type(e.value).__name__ == ref["class"] and str(e.value) == ref["message"]
