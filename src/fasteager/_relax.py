@@ -22,6 +22,7 @@ from . import _core, _graph
 
 # (kept in step with function.py; importing it here would be circular)
 _KIND_OP, _KIND_READ, _KIND_EFFECT, _KIND_CONTROL = 0, 1, 2, 6
+_CONTROL_KEEPS = ("cond_keep", "while_loop_keep", "control_flow_grad_keep")
 
 
 def shapeless(key):
@@ -127,11 +128,22 @@ def _doubled(real, shadow, sizes):
     return tuple(None if r == 2 else a for a, r in zip(real.shape, reps))
 
 
-def shadow_check(cf, values, pattern):
+def _follows(real, shadow, sizes):
+    """Whether ``shadow``'s shape is ``real``'s with some dimensions doubled, and no
+    dimension of a traced size kept (as ``_doubled`` asks of the outputs)."""
+    if real is None or shadow is None:
+        return True
+    a, b = np.shape(real), np.shape(shadow)
+    return len(a) == len(b) and all(y == 2 * x or (y == x and x not in sizes)
+                                    for x, y in zip(a, b))
+
+
+def shadow_check(cf, values, pattern, shape_reads=None):
     """The relaxed shape (``None`` for the dimensions that follow the inputs' ``None``
     ones) of every output register of concrete function ``cf``, traced on register
     values ``values``, when it computes the same thing at other sizes of the ``None``
-    dimensions of ``pattern`` (see the module's text); None when it may not."""
+    dimensions of ``pattern`` (see the module's text); None when it may not.
+    ``shape_reads``: register -> the dimensions of it that user code read as numbers."""
     if cf._eager_only or cf._pulls is not None or len(cf._inputs) != len(pattern):
         return None
     for s in cf._all_steps:
@@ -158,6 +170,8 @@ def shadow_check(cf, values, pattern):
         with np.errstate(all="ignore"):
             for s in cf._all_steps:
                 if s.kind == _KIND_EFFECT:
+                    if s.name in _CONTROL_KEEPS:
+                        continue        # (keeps a control step's outputs: no effect)
                     watched.extend(s.ins)        # what the effect would write or print
                     if s.multi:                  # (a random seed: the trace's)
                         for r in s.out:
@@ -178,6 +192,21 @@ def shadow_check(cf, values, pattern):
     finally:
         if token is not None:
             _core.quiet_exit(token)
+    for s in cf._all_steps:
+        # every computed value follows the doubling too (each dimension doubled, or kept
+        # when it is not a traced size): a size baked into an op shows here even where
+        # the outputs built from it hide it (split's first part, the sum of a diagonal
+        # taken with indices made for the traced size)
+        if s.kind in (_KIND_READ, _KIND_EFFECT):
+            continue
+        for r in (s.out if s.multi else (s.out,)):
+            if type(r) is int and r >= 0 and not _follows(values[r], regs[r], sizes):
+                return None
+    for r, dims in (shape_reads or {}).items():
+        # user code took these dimensions as numbers: they must not follow the sizes
+        real, shadow = np.shape(values[r]), np.shape(regs[r])
+        if any(real[d] != shadow[d] for d in dims):
+            return None
     shapes = {}
     for r in set(watched):
         if values[r] is None:

@@ -64,6 +64,9 @@ VariableBase = _core.VariableBase
 KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED, KIND_COPY = 0, 1, 2, 3, 4
 KIND_CONTROL = 6     # fe.cond / fe.while_loop: fn(*arrays) -> tuple; attrs["eager"] re-runs it
 RANDOM_SEED = "random_seed"     # the name of the effect step drawing a seed (random_seed)
+# ops whose result depends on their input's shape alone, recorded as graph steps in a
+# relaxed trace (ops/array_ops.py: shape, size, ones_like, zeros_like)
+SHAPE_STEPS = frozenset(("shape", "size", "ones_like", "zeros_like"))
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]
 
@@ -118,6 +121,24 @@ class _Tracer:
         self.made = {}           # tensor id -> each op output tensor (see _out_of_scope)
         self.dry = False         # the second trace of a first call (see _trace_again)
         self.relaxed = {}        # input register -> its shape with None dimensions
+        # registers computed from the shapes of the inputs alone (fe.shape, ones_like and
+        # ops on them), not from their values: read by Python code, they tie the trace to
+        # its sizes (``size_bound``), which a replay at the same sizes still serves
+        self.shaped = set()
+        self.size_bound = None   # why the trace may not serve other sizes (see _relax)
+        self.shape_reads = {}    # register -> dimensions of it user code read (shown_shape)
+
+    @property
+    def relaxed(self):
+        """Input register -> its shape with None dimensions; in a sub-graph (a branch, a
+        loop body), for the inputs captured from those of the function (see _SubPatterns)."""
+        if self.parent is None:
+            return self._relaxed
+        return _SubPatterns(self)
+
+    @relaxed.setter
+    def relaxed(self, patterns):
+        self._relaxed = patterns
 
     def _new(self, arr, dep):
         r = len(self.values)
@@ -155,6 +176,8 @@ class _Tracer:
         if pr is None or pr not in self.parent.dep:
             return None                   # a constant of the parent is a constant here
         r = self._new(t._value, True)
+        if pr in self.parent.shaped:
+            self.shaped.add(r)
         self.slots[t._id] = r
         self.inputs.append(r)
         self.captures.append(pr)
@@ -168,14 +191,32 @@ class _Tracer:
         return r
 
     # -- hooks called by _core --------------------------------------------------------
+    def root(self):
+        """The recorder of the whole function (a sub-graph's outermost parent)."""
+        tracer = self
+        while tracer.parent is not None:
+            tracer = tracer.parent
+        return tracer
+
+    def relaxing(self):
+        """Whether this trace may serve other sizes of its inputs' None dimensions: then
+        shape-reading ops are recorded as graph steps (``fe.shape``, ``fe.size``,
+        ``ones_like``: see ``shape_step``)."""
+        return bool(self.root().relaxed)
+
+    def tie_to_sizes(self, why):
+        """Python code used a value taken from the traced sizes: the trace serves those
+        sizes only (each other size is traced again)."""
+        root = self.root()
+        if root.size_bound is None:
+            root.size_bound = why
+
     def shown_shape(self, t):
-        """``t.shape`` for an input of a relaxed trace read by user code: the signature's
-        shape, None dimensions included, as TensorFlow's symbolic tensors show it
-        (fasteager's own code reads the concrete shape; see _relax). None otherwise."""
-        r = self.slots.get(t._id)
-        pattern = self.relaxed.get(r) if r is not None else None
-        if pattern is None:
-            return None
+        """``t.shape`` read by user code in a relaxed trace: for an input, the signature's
+        shape, None dimensions included, as TensorFlow's symbolic tensors show it; for a
+        tensor computed from the inputs, its concrete shape, each dimension user code
+        reads noted (``_relax`` refuses the trace when a read one follows the None
+        dimensions). None otherwise (fasteager's own code reads concrete shapes)."""
         frame = sys._getframe(1)
         module = frame.f_globals.get("__name__", "")
         while module == "fasteager.autograph.operators" and frame.f_back is not None:
@@ -183,7 +224,24 @@ class _Tracer:
             module = frame.f_globals.get("__name__", "")
         if module == "fasteager" or module.startswith("fasteager."):
             return None
-        return TensorShape(pattern)
+        root = self.root()
+        r = root.slots.get(t._id)
+        pattern = root.relaxed.get(r) if r is not None else None
+        if pattern is not None:
+            return TensorShape(pattern)
+        tracer = self
+        while tracer is not None:
+            r = tracer.slots.get(t._id)
+            if r is not None:
+                break
+            tracer = tracer.parent
+        if r is None or r not in tracer.dep:
+            return None
+        if tracer is not root:
+            # (a sub-graph's register: the check sees the outer graph's only)
+            self.tie_to_sizes("the shape of a tensor read in a branch or loop body")
+            return None
+        return _ReadShape(t._value.shape, root.shape_reads.setdefault(r, set()))
 
     def record(self, op, tensors, attrs, out):
         ins = tuple([self.reg_of(t) for t in tensors])
@@ -192,6 +250,9 @@ class _Tracer:
             outs = tuple([self._out(t, dep) for t in out])
         else:
             outs = self._out(out, dep)
+        if dep and (op.name in SHAPE_STEPS or all(
+                r in self.shaped for r in ins if r in self.dep)):
+            self.shaped.update(outs if op.multi else (outs,))
         fn = op.forward
         first = out[0] if op.multi and out else out
         if _core.gpu_backend_state() > 0 and type(first._value).__name__ == "DeviceArray":
@@ -312,7 +373,11 @@ class _Tracer:
         while tracer is not None:          # a sub-graph's value may come from its parents
             r = tracer.slots.get(t._id)
             if r is not None:
-                if r in tracer.dep and self.escaped is None:
+                if r in tracer.shaped:
+                    # a value of the shapes alone: right for a replay at the same sizes
+                    self.tie_to_sizes("%s on a value computed from the inputs' shape"
+                                      % what)
+                elif r in tracer.dep and self.escaped is None:
                     self.escaped = "%s on a tensor computed from the inputs" % what
                 return
             tracer = tracer.parent
@@ -332,6 +397,25 @@ class _Tracer:
         self.steps.append(_graph.Step(KIND_EFFECT, fn, ins,
                                       {"retains_inputs": True} if retains_inputs else None,
                                       -1, False, name))
+
+
+class _SubPatterns(dict):
+    """A sub-graph recorder's view of its function's relaxed inputs: its registers holding
+    them (captured), mapped to their shapes with None; true whenever the function's trace
+    is relaxed, so that user code reading shapes in a branch is seen (``shown_shape``)."""
+
+    def __init__(self, sub):
+        super().__init__()
+        parent = sub.parent.relaxed
+        first = len(sub.inputs) - len(sub.captures)
+        for r, pr in zip(sub.inputs[first:], sub.captures):
+            pattern = parent.get(pr)
+            if pattern is not None:
+                self[r] = pattern
+        self._on = bool(sub.root()._relaxed)
+
+    def __bool__(self):
+        return self._on
 
 
 def current_tracer():
@@ -484,6 +568,39 @@ def _ragged_text(values, splits, edge):
         s = splits[level]
         return [elided(rows(level + 1, s[r], s[r + 1])) for r in range(lo, hi)]
     return elided(rows(0, 0, len(splits[0]) - 1))
+
+
+class _ReadShape(TensorShape):
+    """The concrete shape of a tensor computed from a relaxed trace's inputs, as user code
+    gets it (``y.shape``): the dimensions it reads are added to ``read`` (an index reads
+    one; iterating, comparing, hashing or printing reads them all), so the trace serves
+    other sizes only when those dimensions do not follow them (see ``_relax``)."""
+
+    def __new__(cls, dims, read):
+        shape = TensorShape.__new__(cls, dims)
+        shape._read = read
+        return shape
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            self._read.update(range(len(self))[key])
+            return TensorShape(tuple.__getitem__(self, key))
+        item = tuple.__getitem__(self, key)
+        self._read.add(key % len(self))
+        return item
+
+    def __iter__(self):
+        self._read.update(range(len(self)))
+        return tuple.__iter__(self)
+
+    def __contains__(self, d):
+        return d in tuple(self)
+
+    def __hash__(self):
+        return hash(tuple(self))
+
+    def __reduce__(self):
+        return (TensorShape, (tuple(self),))
 
 
 class _Printed:
@@ -1635,7 +1752,7 @@ class Function:
                                                         result, cf.variables)
         if scoped:
             _out_of_scope(tracer)
-        if relaxed is not None and variant_of is None:
+        if relaxed is not None and variant_of is None and tracer.size_bound is None:
             self._relax(cf, tracer, relaxed, args, kwargs, tensors, result, leaves)
         if _summary_trace.collecting():       # fe.summary.trace_on: keep its graph
             _summary_trace.collect(cf)
@@ -1664,7 +1781,7 @@ class Function:
         skeleton, pattern = relaxed
         streams = _random_streams()     # (the check's random draws leave no trace)
         try:
-            shapes = _relax.shadow_check(cf, tracer.values, pattern)
+            shapes = _relax.shadow_check(cf, tracer.values, pattern, tracer.shape_reads)
         finally:
             _random_streams(streams)
         if shapes is None:

@@ -352,6 +352,29 @@ _index_backward = defop("index_backward", _index_backward_fwd, kinds="fiuc",
 
 
 # ---- shape information ----------------------------------------------------------------------
+# Eagerly these are constants. In an fe.function trace that serves other sizes of its
+# inputs' None dimensions (function.py, _relax.py) they are ops, so the graph reads the
+# running input's shape when it replays (TensorFlow's Shape, Size, OnesLike, ZerosLike).
+
+def _relaxed_trace():
+    tracer = _core.get_tracer()
+    return tracer is not None and tracer.relaxing()
+
+
+_SHAPE_ONLY = "the result depends on the input's shape only"
+_shape = defop("shape", lambda x, *, out_type: np.array(x.shape, dtype=out_type),
+               kinds=ANY_DTYPE, same_dtype=False, nin=1, attrs=("out_type",),
+               no_grad=_SHAPE_ONLY)
+_size = defop("size", lambda x, *, out_type: np.array(x.size, dtype=out_type),
+              kinds=ANY_DTYPE, same_dtype=False, nin=1, attrs=("out_type",),
+              no_grad=_SHAPE_ONLY)
+_zeros_like = defop("zeros_like", lambda x, *, dtype: np.zeros(x.shape, dtype=dtype),
+                    kinds=ANY_DTYPE, same_dtype=False, nin=1, attrs=("dtype",),
+                    no_grad=_SHAPE_ONLY)
+_ones_like = defop("ones_like", lambda x, *, dtype: np.ones(x.shape, dtype=dtype),
+                   kinds=ANY_DTYPE, same_dtype=False, nin=1, attrs=("dtype",),
+                   no_grad=_SHAPE_ONLY)
+
 
 def shape(input, out_type=np.int32, name=None):
     """The shape as a 1-D int32 tensor."""
@@ -359,14 +382,20 @@ def shape(input, out_type=np.int32, name=None):
         return composite_call("shape", input, input, out_type)
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
-    return _core.wrap(np.array(x._value.shape, dtype=as_dtype(out_type)._np))
+    out_type = as_dtype(out_type)._np
+    if _relaxed_trace():
+        return execute(_shape, x, out_type=out_type)
+    return _core.wrap(np.array(x._value.shape, dtype=out_type))
 
 
 def size(input, out_type=np.int32, name=None):
     """The number of elements as a scalar tensor."""
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
-    return _core.wrap(np.array(x._value.size, dtype=as_dtype(out_type)._np))
+    out_type = as_dtype(out_type)._np
+    if _relaxed_trace():
+        return execute(_size, x, out_type=out_type)
+    return _core.wrap(np.array(x._value.size, dtype=out_type))
 
 
 def rank(input, name=None):
@@ -481,13 +510,15 @@ def fill(dims, value, name=None):
     if v._value.ndim != 0:
         raise InvalidArgumentError("fill: value must be a scalar (got shape %s)"
                                    % list(v._value.shape))
-    return _allocate("fill", np.full, _dims("fill", dims, "dims"), _core.data_of(v, "fill"),
-                     dtype=v._value.dtype)
+    return _allocate("fill", np.full, _dims("fill", dims, "dims", v._value.dtype),
+                     _core.data_of(v, "fill"), dtype=v._value.dtype)
 
 
 def zeros_like(input, dtype=None, name=None):
     """Zeros with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
+    if _relaxed_trace():
+        return execute(_zeros_like, x, dtype=_np_dtype(dtype, x._value.dtype))
     return _allocate("zeros_like", np.zeros, x._value.shape,
                      dtype=_np_dtype(dtype, x._value.dtype))
 
@@ -495,6 +526,8 @@ def zeros_like(input, dtype=None, name=None):
 def ones_like(input, dtype=None, name=None):
     """Ones with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
+    if _relaxed_trace():
+        return execute(_ones_like, x, dtype=_np_dtype(dtype, x._value.dtype))
     return _allocate("ones_like", np.ones, x._value.shape,
                      dtype=_np_dtype(dtype, x._value.dtype))
 

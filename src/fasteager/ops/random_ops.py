@@ -282,11 +282,13 @@ random_from_key = defop("random_from_key", _from_key_fwd, kinds="iu", same_dtype
 
 
 def _replayed_draw(dist, shape, params, dtype, seed):
-    """The draw as a graph op when tracing (top level, static shape, Python parameters),
-    else None (eager; or a trace that then runs eagerly)."""
+    """The draw as a graph op when tracing (top level, Python parameters), else None
+    (eager; or a trace that then runs eagerly). A shape tensor is read as numbers: one
+    taken from an input's shape (``fe.shape(x)``) ties the trace to its sizes, one from
+    values makes the function run eagerly (function.py, ``_Tracer.escape``)."""
     tracer = _core.get_tracer()
     if tracer is None or tracer.parent is not None or not all(
-            _is_attr(p) for p in params) or _is_tensor(shape):
+            _is_attr(p) for p in params):
         return None
     dims = as_shape("random." + dist, shape)
     from ..dtypes import as_dtype
