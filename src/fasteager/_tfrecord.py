@@ -1,13 +1,19 @@
 """``fe.io.TFRecordWriter`` and ``TFRecordOptions``: files of TFRecords, as TensorFlow
 writes them (``uint64 length | masked CRC-32C of it | data | masked CRC-32C of data``,
 the framing of ``fasteager.summary._events``), plain, GZIP or ZLIB compressed.
-``fe.data.TFRecordDataset`` reads them back."""
+``read_records`` reads them back (``fe.data.TFRecordDataset`` and the summary tests use
+it)."""
 import gzip
+import struct
 import zlib
 
-from .errors import InvalidArgumentError
+from .errors import DataLossError, InvalidArgumentError
 
 __all__ = ["TFRecordOptions", "TFRecordWriter"]
+
+# a record's data is read in pieces of at most this many bytes, so that a length field
+# claiming 2**40 (or 2**64 - 1) bytes costs what the file holds, not what it claims
+_PIECE = 1 << 20
 
 _KINDS = ("", "GZIP", "ZLIB")
 
@@ -78,3 +84,47 @@ class TFRecordWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _read_exactly(fileobj, n):
+    """Up to ``n`` bytes of ``fileobj`` (fewer only at its end), read piece by piece."""
+    if n <= _PIECE:
+        return fileobj.read(n)
+    out = bytearray()
+    while len(out) < n:
+        piece = fileobj.read(min(_PIECE, n - len(out)))
+        if not piece:
+            break
+        out += piece
+    return bytes(out)
+
+
+def read_records(fileobj):
+    """Yield the data of each TFRecord in a binary file object, checking both CRCs.
+
+    A truncated record, a CRC mismatch or a length past the end of the file raises
+    ``DataLossError`` with the offset of the record (in the decompressed stream)."""
+    from .summary._events import masked_crc32c
+    offset = 0
+    while True:
+        header = fileobj.read(12)
+        if not header:
+            return
+        if len(header) < 12:
+            raise DataLossError("tfrecord: truncated length header at offset %d (expected "
+                                "12 bytes, got %d)" % (offset, len(header)))
+        length, length_crc = struct.unpack("<QI", header)
+        if masked_crc32c(header[:8]) != length_crc:
+            raise DataLossError("tfrecord: length CRC mismatch (corrupted record at offset "
+                                "%d)" % offset)
+        body = _read_exactly(fileobj, length + 4)
+        if len(body) < length + 4:
+            raise DataLossError("tfrecord: truncated record at offset %d (its length field "
+                                "says %d data bytes, the file has %d)"
+                                % (offset, length, max(len(body) - 4, 0)))
+        data = body[:length]
+        if masked_crc32c(data) != struct.unpack_from("<I", body, length)[0]:
+            raise DataLossError("tfrecord: data CRC mismatch (corrupted record at offset %d)"
+                                % offset)
+        offset += 12 + length + 4
+        yield data

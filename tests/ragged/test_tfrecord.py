@@ -68,3 +68,109 @@ def test_parsing_examples_in_a_pipeline(tmp_path):
     ragged = tf.data.TFRecordDataset(path).batch(4).map(
         lambda s: tf.io.parse_example(s, {"n": tf.io.RaggedFeature(tf.int64)}))
     assert next(iter(ragged))["n"].to_list() == [[], [0], [0, 1], [0, 1, 2]]
+
+
+# ---- hostile files: lengths, compression bombs, TensorFlow's stream rules ------------------
+
+def _frame(data, length=None):
+    """One TFRecord with valid CRCs; ``length`` overrides the length field (its CRC still
+    right), so the record claims more data than it has."""
+    import struct
+
+    from fasteager.summary._events import masked_crc32c
+    header = struct.pack("<Q", len(data) if length is None else length)
+    return (header + struct.pack("<I", masked_crc32c(header)) + data
+            + struct.pack("<I", masked_crc32c(data)))
+
+
+@pytest.mark.parametrize("length", [2 ** 40, 2 ** 63, 2 ** 64 - 1])
+def test_a_length_past_the_end_is_data_loss_naming_file_and_offset(tmp_path, length):
+    # TensorFlow itself crashes on 2**40 and raises InvalidArgumentError on 2**63
+    path = tmp_path / "long.tfrecord"
+    path.write_bytes(_frame(b"abc") + _frame(b"xyz", length))
+    ds = iter(tf.data.TFRecordDataset(str(path)))
+    assert next(ds).numpy() == b"abc"
+    with pytest.raises(DataLossError, match=r"long.tfrecord: .*truncated record at offset 19 "
+                                            r"\(its length field says %d" % length):
+        next(ds)
+
+
+_LINES = b"0123456789abcde\n"
+
+
+def _zlib_bomb(path, records, record_size):
+    """A ZLIB TFRecord file of ``records`` records of ``record_size`` bytes (short text
+    lines), written
+    without ever holding them: one record deflated once after a full flush (no reference
+    to earlier data), its bytes repeated; the stream ends without its trailer (a stream
+    cut short, which TensorFlow reads up to where it ends)."""
+    import zlib
+    deflate = zlib.compressobj(9)
+    head = deflate.compress(b"")
+    block = deflate.compress(_frame(_LINES * (record_size // len(_LINES)))) + \
+        deflate.flush(zlib.Z_FULL_FLUSH)
+    with open(path, "wb") as f:
+        f.write(head)
+        for _ in range(records):
+            f.write(block)
+    return len(head) + records * len(block)
+
+
+def _bomb_case(rng):
+    def thunk():
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bomb.tfrecord")
+            size = _zlib_bomb(path, 3000, 1 << 20)       # 3 GB of records in about 3 MB
+            assert size < 8 << 20, size
+            got = [r.numpy() for r in tf.data.TFRecordDataset(
+                path, compression_type="ZLIB").take(3)]
+            assert got == [_LINES * ((1 << 20) // len(_LINES))] * 3
+            lines = [t.numpy() for t in tf.data.TextLineDataset(
+                path, compression_type="ZLIB").skip(1).take(2)]
+            assert lines == [_LINES[:-1]] * 2
+    return "3 GB of ZLIB records", thunk
+
+
+CHILD_TARGETS = {"zlib_bomb": _bomb_case}
+
+
+def test_compressed_records_stream_instead_of_inflating_the_whole_file():
+    # in a child with 2 GB of address space: inflating the whole file first (the old
+    # reader) runs out of memory before the first record
+    from tests.fuzz._support import run_in_child
+    assert run_in_child("tests.ragged.test_tfrecord", "zlib_bomb", 0, 1, timeout=120,
+                        memory_mb=2048) == 1
+
+
+def test_compressed_streams_follow_tensorflows_rules(tmp_path):
+    import gzip
+    import zlib
+    data = _frame(b"abc") + _frame(b"defg")
+
+    def read(content, kind):
+        path = tmp_path / "c.tfrecord"
+        path.write_bytes(content)
+        return [r.numpy() for r in tf.data.TFRecordDataset(str(path), compression_type=kind)]
+    # (each case checked against TensorFlow 2.21)
+    assert read(zlib.compress(data)[:-3], "ZLIB") == [b"abc", b"defg"]     # no checksum
+    assert read(zlib.compress(data) + b"junk", "ZLIB") == [b"abc", b"defg"]
+    assert read(b"", "ZLIB") == [] and read(b"", "GZIP") == []
+    assert read(gzip.compress(data[:15]) + gzip.compress(data[15:]), "GZIP") == \
+        [b"abc", b"defg"]                                    # members follow each other
+    assert read(gzip.compress(data)[:-3], "GZIP") == [b"abc", b"defg"]
+    with pytest.raises(DataLossError, match="c.tfrecord: not GZIP data"):
+        read(gzip.compress(data) + b"junk", "GZIP")
+    with pytest.raises(DataLossError, match="c.tfrecord: not ZLIB data"):
+        read(b"hello", "ZLIB")
+    with pytest.raises(DataLossError, match="truncated record at offset 19"):
+        read(zlib.compress(data)[:-12], "ZLIB")
+
+
+def test_text_lines_drop_every_carriage_return(tmp_path):
+    # TensorFlow's ReadLine: lines end at "\n"; a "\r" anywhere is dropped
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"a\nb\r\nc\r\n\nx\ry\r")
+    assert [t.numpy() for t in tf.data.TextLineDataset(str(path))] == \
+        [b"a", b"b", b"c", b"", b"xy"]

@@ -2,7 +2,6 @@
 generator, checked against a declared signature: ``output_signature``, or
 ``output_types`` with ``output_shapes``), ``TextLineDataset`` (lines of text files) and
 ``TFRecordDataset`` (the records of TFRecord files)."""
-import gzip
 import io
 import os
 import zlib
@@ -132,21 +131,73 @@ def compression_kind(compression_type, opname):
     return kind
 
 
+# how much compressed input one step of _Inflater reads: the first record comes out after
+# O(record + this) bytes, and no step holds more than this beside what the reader asked for
+_CHUNK = 1 << 16
+
+
+class _Inflater(io.RawIOBase):
+    """The decompressed bytes of a ZLIB or GZIP file, inflated as they are read (never the
+    whole file at once: a small file may inflate to gigabytes).
+
+    As TensorFlow's ZlibInputStream: a stream cut short ends where its data ends (the
+    record or line reader then sees a truncated record); after a ZLIB stream, anything
+    else in the file is ignored; GZIP members follow each other (``cat a.gz b.gz``), and
+    bytes after a member that are not another member are an error."""
+
+    def __init__(self, raw, compression):
+        self._raw, self._gzip = raw, compression == "GZIP"
+        self._inflate = self._new()
+        self._pending = b""             # compressed bytes read but not yet inflated
+        self._done = False
+
+    def _new(self):
+        return zlib.decompressobj(31 if self._gzip else 15)
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        want = len(buf)
+        while not self._done and want:
+            if not self._pending:
+                self._pending = self._raw.read(_CHUNK)
+                if not self._pending:           # cut short: the data ends here
+                    self._done = True
+                    break
+            try:
+                out = self._inflate.decompress(self._pending, want)
+            except zlib.error as e:
+                raise DataLossError("not %s data (inflate failed: %s)"
+                                    % ("GZIP" if self._gzip else "ZLIB", e)) from None
+            self._pending = self._inflate.unconsumed_tail
+            if self._inflate.eof:
+                if self._gzip:        # another member may follow; read() finds out
+                    self._pending = self._inflate.unused_data + self._pending
+                    self._inflate = self._new()
+                else:
+                    self._done = True
+            if out:
+                buf[:len(out)] = out
+                return len(out)
+        return 0
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
 def open_file(path, compression, opname):
-    """A binary file object of ``path``'s (decompressed) bytes."""
+    """A binary file object of ``path``'s bytes, decompressed as they are read."""
     try:
         raw = open(path, "rb")
     except FileNotFoundError:
         raise NotFoundError("%s: %s not found" % (opname, path)) from None
-    if compression == "GZIP":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if compression == "ZLIB":
-        with raw:
-            data = raw.read()
-        try:
-            return io.BytesIO(zlib.decompress(data))
-        except zlib.error as e:
-            raise DataLossError("%s: %s is not ZLIB data (%s)" % (opname, path, e)) from None
+    except IsADirectoryError:
+        raise InvalidArgumentError("%s: %s is a directory (expected a file)"
+                                   % (opname, path)) from None
+    if compression in ("GZIP", "ZLIB"):
+        return io.BufferedReader(_Inflater(raw, compression), _CHUNK)
     return raw
 
 
@@ -174,12 +225,13 @@ class TextLineDataset(Dataset):
             with self._open(path) as f:
                 try:
                     for line in f:
-                        if line.endswith(b"\n"):
-                            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                        # as TensorFlow's ReadLine: lines end at "\n", and every "\r"
+                        # is dropped (so "\r\n" ends a line and a lone "\r" vanishes)
+                        line = line.rstrip(b"\n").replace(b"\r", b"")
                         value = np.empty((), dtype=object)
                         value[()] = line
                         yield value
-                except (OSError, EOFError, zlib.error) as e:
+                except (OSError, DataLossError) as e:
                     raise DataLossError("TextLineDataset: cannot read %s as %s (%s)"
                                         % (path, self._compression or "text", e)) from None
 
@@ -197,17 +249,17 @@ class TFRecordDataset(TextLineDataset):
     ``DataLossError`` naming it. ``fe.io.TFRecordWriter`` writes such files."""
 
     def _iter(self):
-        from ..summary._events import iter_records
+        from .._tfrecord import read_records
         for path in self._filenames:
             with self._open(path) as f:
                 try:
-                    for record in iter_records(f):
+                    for record in read_records(f):
                         value = np.empty((), dtype=object)
                         value[()] = record
                         yield value
                 except DataLossError as e:
                     raise DataLossError("TFRecordDataset: %s: %s" % (path, e)) from None
-                except (OSError, EOFError, zlib.error) as e:
+                except OSError as e:
                     raise DataLossError("TFRecordDataset: cannot read %s as %s (%s)"
                                         % (path, self._compression or "TFRecords", e)) from None
 

@@ -120,24 +120,8 @@ def iter_records(fileobj):
     Raises DataLossError (a ValueError) on a truncated record or a CRC mismatch. Used by
     tests and for debugging; TensorBoard has its own reader.
     """
-    while True:
-        header = fileobj.read(12)
-        if not header:
-            return
-        if len(header) < 12:
-            raise DataLossError(f"tfrecord: truncated length header "
-                             f"(expected 12 bytes, got {len(header)})")
-        length, length_crc = struct.unpack("<QI", header)
-        if masked_crc32c(header[:8]) != length_crc:
-            raise DataLossError("tfrecord: length CRC mismatch")
-        body = fileobj.read(length + 4)
-        if len(body) < length + 4:
-            raise DataLossError(f"tfrecord: truncated record "
-                             f"(expected {length + 4} bytes, got {len(body)})")
-        data = body[:length]
-        if masked_crc32c(data) != struct.unpack("<I", body[length:])[0]:
-            raise DataLossError("tfrecord: data CRC mismatch")
-        yield data
+    from .._tfrecord import read_records
+    return read_records(fileobj)
 
 
 # ---------------------------------------------------------------------------
