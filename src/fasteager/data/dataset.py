@@ -272,8 +272,7 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """Iterate elements as NumPy arrays (scalars for rank 0)."""
-        for element in self._iter():
-            yield S.to_numpy(element)
+        return NumpyIterator(self)
 
     def __repr__(self):
         return "<%s element_spec=%r>" % (type(self).__name__, self.element_spec)
@@ -301,7 +300,51 @@ def _iter_plan(plan):
             yield S.pack(template, [a[i] for a in arrays])
 
 
-class OwnedIterator:
+class _SharedIterator:
+    """Pulls elements from ``self._it`` under a lock, so that several threads may share
+    one iterator as in tf.data: each element goes to one thread, and once the end is
+    reached every later pull ends too (none blocks on a prefetch queue that will never
+    fill, none reenters a running generator). Subclasses set ``_it`` and call
+    ``_init_shared``."""
+
+    def _init_shared(self):
+        # reentrant: a pull made from inside the pipeline on the same thread reaches the
+        # generator and fails there ("already executing") instead of deadlocking
+        self._lock = threading.RLock()
+        self._exhausted = False
+
+    def _pull(self):
+        """The next element of ``_it`` (StopIteration at the end); the caller holds the
+        lock."""
+        if self._exhausted:
+            raise StopIteration
+        try:
+            return next(self._it)
+        except StopIteration:
+            self._exhausted = True
+            raise
+
+
+class NumpyIterator(_SharedIterator):
+    """The iterator ``Dataset.as_numpy_iterator()`` returns: elements as NumPy arrays."""
+
+    def __init__(self, dataset):
+        self._it = dataset._iter()
+        self._init_shared()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with self._lock:
+            element = self._pull()
+        return S.to_numpy(element)
+
+    def next(self):
+        return self.__next__()
+
+
+class OwnedIterator(_SharedIterator):
     """The iterator ``iter(dataset)`` returns: elements as tensors.
 
     Checkpointable (``fe.train.Checkpoint(iterator=it)``): its saved state is how many
@@ -314,6 +357,7 @@ class OwnedIterator:
         self._dataset = dataset
         self._start = _shuffle_states(dataset)
         self._it = dataset._iter()
+        self._init_shared()
         self._position = 0
         self._state_var = None
         self._pending = collections.deque()   # elements given back (see _give_back)
@@ -333,15 +377,17 @@ class OwnedIterator:
 
     def _next_element(self):
         """The next element as a structure of arrays (StopIteration at the end)."""
-        element = self._pending.popleft() if self._pending else next(self._it)
-        self._position += 1
-        return element
+        with self._lock:
+            element = self._pending.popleft() if self._pending else self._pull()
+            self._position += 1
+            return element
 
     def _give_back(self, element):
         """Make ``element`` (the last one taken) the next one again: a graph that pulled
         elements it cannot run on (a new shape) gives them back before tracing again."""
-        self._pending.appendleft(element)
-        self._position -= 1
+        with self._lock:
+            self._pending.appendleft(element)
+            self._position -= 1
 
     # -- checkpoint state -----------------------------------------------------------------
     def _state_array(self):
@@ -358,6 +404,10 @@ class OwnedIterator:
         return [("_iterator_state", self._state_var)]
 
     def _restore_state(self, state):
+        with self._lock:
+            self._restore_locked(state)
+
+    def _restore_locked(self, state):
         values = [int(v) for v in np.asarray(state).tolist()]
         # end the current iteration first: a prefetch thread of it that runs ahead would
         # otherwise start new epochs of the shuffles whose epochs are reset below
@@ -369,6 +419,7 @@ class OwnedIterator:
                 shuffle._epoch = values[3 + 3 * k]
         self._start = _shuffle_states(self._dataset)
         self._it = _advanced(self._dataset, values[0])
+        self._exhausted = False
         self._pending.clear()
         self._position = values[0]
 
