@@ -3,21 +3,26 @@
 with TensorFlow 2.21's arguments, dtypes, shapes and errors.
 
 PNG is decoded and encoded here (``_png``: NumPy and zlib), bit-exact with TensorFlow's
-libpng decoding. JPEG, GIF and BMP need a codec: Pillow, imported on first use (an
+libpng decoding; GIF (giflib's reading, the LZW loop in ``_kernels``) and BMP (TensorFlow's
+own reader) are decoded here too. JPEG needs a codec: Pillow, imported on first use (an
 ImportError naming the function without it). Pillow's libjpeg decoding may differ from
 TensorFlow's by a few levels per pixel (TensorFlow picks libjpeg's fast integer DCT).
 
-As in TensorFlow, ``decode_png``, ``decode_jpeg`` and ``decode_gif`` read any of the
-formats (the format is sniffed from the first bytes; ``decode_gif`` always returns
-[frames, height, width, 3]); ``decode_bmp`` reads only BMP. Files are untrusted input:
-anything that does not decode raises InvalidArgumentError naming the op.
+As in TensorFlow, ``decode_png``, ``decode_jpeg`` and ``decode_gif`` read PNG, JPEG and
+GIF (the format is sniffed from the first bytes; ``decode_gif`` always returns
+[frames, height, width, 3]) and refuse BMP; ``decode_bmp`` reads only BMP and
+``decode_image`` all four. Files are untrusted input: anything that does not decode
+raises InvalidArgumentError naming the op, and the work and memory of a decode are
+bounded by the file's size and the output's.
 """
 import io
+import struct
 
 import numpy as np
 
 from . import _core, _png
-from .errors import InternalError, InvalidArgumentError
+from ._kernels import gif_lzw_decode
+from .errors import InternalError, InvalidArgumentError, ResourceExhaustedError
 
 _PNG, _JPEG, _GIF, _BMP = "png", "jpeg", "gif", "bmp"
 
@@ -50,17 +55,6 @@ def _format(opname, data):
 def _pil(opname):
     from .keras._image_utils import _pil_image
     return _pil_image(opname)
-
-
-def _pil_open(opname, data, what):
-    image_module = _pil(opname)
-    try:
-        img = image_module.open(io.BytesIO(data))
-        img.load()
-        return img
-    except Exception as e:      # Pillow raises many types on corrupt data
-        raise InvalidArgumentError("%s: Invalid %s data (%s: %s)"
-                                   % (opname, what, type(e).__name__, e)) from None
 
 
 def _check_channels(opname, channels, allowed):
@@ -97,21 +91,205 @@ def _jpeg_array(opname, data, channels, ratio=1):
     return arr[..., None] if arr.ndim == 2 else arr
 
 
-def _gif_frames(opname, data):
-    from PIL import ImageSequence
-    img = _pil_open(opname, data, "GIF")
-    try:
-        frames = [np.asarray(f.convert("RGB")) for f in ImageSequence.Iterator(img)]
-    except Exception as e:
-        raise InvalidArgumentError("%s: Invalid GIF data (%s: %s)"
-                                   % (opname, type(e).__name__, e)) from None
-    return np.stack(frames)
+# ---- GIF (giflib's reading, TensorFlow's compositing) -----------------------------------
 
+class _GifError(ValueError):
+    """giflib's error text; ``opening`` when the file header itself is unreadable."""
+    def __init__(self, text, opening=False):
+        super().__init__(text)
+        self.opening = opening
+
+
+def _gif_sub_blocks(data, pos):
+    """(joined payload, position after the terminator) of the sub-blocks at ``pos``."""
+    parts = []
+    n = len(data)
+    while True:
+        if pos >= n:
+            raise _GifError("Failed to read from given file")
+        size = data[pos]
+        pos += 1
+        if size == 0:
+            return b"".join(parts), pos
+        if pos + size > n:
+            raise _GifError("Failed to read from given file")
+        parts.append(data[pos:pos + size])
+        pos += size
+
+
+def _gif_colour_table(data, pos, flags):
+    if not flags & 0x80:
+        return None, pos
+    size = 3 << ((flags & 7) + 1)
+    if pos + size > len(data):
+        raise _GifError("Failed to read from given file")
+    return np.frombuffer(data, np.uint8, size, pos).reshape(-1, 3), pos + size
+
+
+_GIF_INTERLACE = ((0, 8), (4, 8), (2, 4), (1, 2))
+
+
+def _gif_image(data, pos):
+    """One image descriptor and its LZW data at ``pos``: ((left, top, raster, local
+    colour table), next position)."""
+    if pos + 9 > len(data):
+        raise _GifError("Failed to read from given file")
+    left, top, width, height, flags = struct.unpack_from("<HHHHB", data, pos)
+    table, pos = _gif_colour_table(data, pos + 9, flags)
+    if width == 0 or height == 0:
+        raise _GifError("Unknown error")        # giflib's DGifSlurp refuses it unnamed
+    if pos >= len(data) or data[pos] > 8:
+        raise _GifError("Failed to read from given file")
+    min_size = data[pos]
+    codes, pos = _gif_sub_blocks(data, pos + 1)
+    count = width * height
+    # every code yields at most 4096 indices and takes at least min_size + 1 bits: a
+    # frame larger than that can never be complete, so nothing is allocated for it
+    if count > 4096 * (8 * len(codes) // (min_size + 1) + 1):
+        raise _GifError("Image EOF detected before image complete")
+    raster, status = gif_lzw_decode(codes, min_size, count)
+    if status:
+        raise _GifError("Image EOF detected before image complete" if status == 1
+                        else "Image is defective, decoding aborted")
+    raster = raster.reshape(height, width)
+    if flags & 0x40:        # interlaced: rows stored in four passes
+        order = np.concatenate([np.arange(start, height, step)
+                                for start, step in _GIF_INTERLACE])
+        rows = np.empty_like(raster)
+        rows[order] = raster
+        raster = rows
+    return (left, top, raster, table), pos
+
+
+def _gif_read(data):
+    """(global colour table, [(left, top, raster, colour table, transparent index)]) of
+    the GIF ``data``, read as giflib's DGifSlurp reads it. As TensorFlow keeps what
+    giflib slurped before an error, an error after a complete image ends the list."""
+    if len(data) < 13 or not data.startswith(b"GIF"):
+        raise _GifError("No screen descriptor detected", opening=True)
+    flags = data[10]
+    try:
+        gct, pos = _gif_colour_table(data, 13, flags)
+    except _GifError:
+        raise _GifError("No screen descriptor detected", opening=True) from None
+    images = []
+    transparent = None      # the first graphic control extension before an image
+    seen_control = False
+    try:
+        while True:
+            if pos >= len(data):
+                raise _GifError("Failed to read from given file")
+            kind = data[pos]
+            if kind == 0x3B:
+                break
+            if kind == 0x21:
+                if pos + 1 >= len(data):
+                    raise _GifError("Failed to read from given file")
+                label = data[pos + 1]
+                body, pos = _gif_sub_blocks(data, pos + 2)
+                if label == 0xF9 and not seen_control:
+                    seen_control = True
+                    if len(body) >= 4 and body[0] & 1:
+                        transparent = body[3]
+            elif kind == 0x2C:
+                (left, top, raster, table), pos = _gif_image(data, pos + 1)
+                images.append((left, top, raster, table, transparent))
+                transparent, seen_control = None, False
+            else:
+                raise _GifError("Wrong record type detected")
+    except _GifError:
+        if not images:
+            raise
+    if not images:
+        raise _GifError("No Image Descriptor detected")
+    return gct, images
+
+
+def _gif_frames(opname, data):
+    """[frames, height, width, 3] uint8, composed as TensorFlow composes them: the canvas
+    is the largest image's width and height (the logical screen size is ignored), each
+    frame starts as a copy of the one before (black for the first), and an image paints
+    its non-transparent pixels at its offset, clipped to the canvas."""
+    def fail(text):
+        return InvalidArgumentError("%s: Invalid GIF data (size %d), %s"
+                                    % (opname, len(data), text))
+    try:
+        gct, images = _gif_read(data)
+    except _GifError as e:
+        step = "open" if e.opening else "slurp"
+        raise fail("failed to %s gif file: %s" % (step, e)) from None
+    height = max(img[2].shape[0] for img in images)
+    width = max(img[2].shape[1] for img in images)
+    try:
+        frames = np.zeros((len(images), height, width, 3), np.uint8)
+    except MemoryError:
+        raise ResourceExhaustedError("%s: OOM allocating %d frames of %d x %d"
+                                     % (opname, len(images), height, width)) from None
+    for k, (left, top, raster, table, transparent) in enumerate(images):
+        if k:
+            frames[k] = frames[k - 1]
+        table = gct if table is None else table
+        if table is None:
+            raise fail("missing color map for frame %d" % k)
+        index = raster[:max(0, height - top), :max(0, width - left)]
+        paint = index != transparent if transparent is not None else np.ones_like(index, bool)
+        bad = paint & (index >= len(table))
+        if bad.any():
+            raise fail("found color index %d outside of color map range %d"
+                       % (index[bad][0], len(table)))
+        rows, cols = index.shape
+        target = frames[k, top:top + rows, left:left + cols]
+        target[paint] = table[index[paint]]
+    return frames
+
+
+# ---- BMP (TensorFlow's own reader: uncompressed 8, 24 and 32-bit rows) -------------------
 
 def _bmp_array(opname, data, channels):
-    img = _pil_open(opname, data, "BMP")
-    mode = {3: "RGB", 4: "RGBA"}.get(channels, "RGBA" if img.mode == "RGBA" else "RGB")
-    return np.asarray(img.convert(mode))
+    """[height, width, channels] of an uncompressed BMP as TensorFlow's DecodeBmp reads
+    it: the pixel offset, width, height and bits per pixel from the headers, 1 (grey: an
+    8-bit file's palette is not applied), 3 (BGR) or 4 (BGRA) bytes per pixel, rows padded
+    to 4 bytes, bottom-up unless the height is negative, and the file exactly that long
+    (so compressed files, whose data is shorter, are refused)."""
+    def fail(text):
+        return InvalidArgumentError("%s: %s" % (opname, text))
+    if len(data) < 32:
+        raise fail("Incomplete bmp content, requires at least 32 bytes to find the header "
+                   "size, width, height, and bpp, got %d bytes" % len(data))
+    offset, = struct.unpack_from("<i", data, 10)
+    width, height = struct.unpack_from("<ii", data, 18)
+    bpp, = struct.unpack_from("<h", data, 28)
+    inherent = int(bpp / 8)         # C's division, truncating toward zero
+    if inherent not in (1, 3, 4):
+        raise fail("Number of channels inherent in the image must be 1, 3 or 4, was %d"
+                   % inherent)
+    if width <= 0:
+        raise fail("Width must be positive")
+    if height == 0:
+        raise fail("Height must be nonzero")
+    if offset < 0:
+        raise fail("header size must be nonnegative")
+    rows = abs(height)
+    if width * rows >= (2 ** 31 - 1) // 8:
+        raise fail("Total possible pixel bytes must be less than 2^30")
+    row_size = (inherent * width + 3) // 4 * 4
+    diff = len(data) - offset - row_size * rows
+    if diff:
+        raise fail("Input size should match (header_size + row_size * abs_height) but they "
+                   "differ by %d" % diff)
+    pixels = np.frombuffer(data, np.uint8, row_size * rows, offset).reshape(rows, row_size)
+    pixels = pixels[:, :width * inherent].reshape(rows, width, inherent)
+    if height > 0:
+        pixels = pixels[::-1]
+    if inherent >= 3:
+        pixels = pixels[..., [2, 1, 0, 3][:inherent]]       # BGR(A) -> RGB(A)
+    want = channels or inherent
+    if want == inherent:
+        return np.ascontiguousarray(pixels)
+    rgb = np.repeat(pixels, 3, axis=-1) if inherent == 1 else pixels[..., :3]
+    if want == 3:
+        return np.ascontiguousarray(rgb)
+    return np.concatenate([rgb, np.full(rgb.shape[:-1] + (1,), 255, np.uint8)], axis=-1)
 
 
 def _to_channels(arr, channels):
@@ -128,10 +306,18 @@ def _to_channels(arr, channels):
     return np.concatenate([rgb, alpha], axis=-1)
 
 
+_OP_NAMES = {"decode_png": "DecodePng", "decode_jpeg": "DecodeJpeg",
+             "decode_gif": "DecodeGif"}
+
+
 def _decode_any(opname, data, channels, dtype=np.uint8, fmt=None):
     """(array, format): the image in ``data`` as [h, w, c] (GIF: [frames, h, w, 3]) of
     ``dtype`` (uint8 or uint16)."""
     fmt = fmt or _format(opname, data)
+    if fmt == _BMP and opname in _OP_NAMES:
+        raise InvalidArgumentError("%s: Trying to decode BMP format using a wrong op. Use "
+                                   "`decode_bmp` or `decode_image` instead. Op used: %s"
+                                   % (opname, _OP_NAMES[opname]))
     if fmt == _PNG:
         return _png_array(opname, data, channels, dtype), fmt
     if fmt == _JPEG:
@@ -158,7 +344,7 @@ def _wrap(arr):
 
 
 def decode_png(contents, channels=0, dtype="uint8", name=None):
-    """The PNG (or JPEG, non-animated GIF, BMP) image in ``contents`` as a [height, width,
+    """The PNG (or JPEG, non-animated GIF) image in ``contents`` as a [height, width,
     channels] uint8 or uint16 tensor; ``channels`` 0 keeps the file's, 1/3/4 converts."""
     from .dtypes import as_dtype
     dt = as_dtype(dtype)
@@ -211,8 +397,9 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
 
 
 def decode_gif(contents, name=None):
-    """Every frame of the GIF in ``contents``, [num_frames, height, width, 3] uint8 (a PNG,
-    JPEG or BMP gives one frame). Needs Pillow."""
+    """Every frame of the GIF in ``contents``, [num_frames, height, width, 3] uint8 (a PNG
+    or JPEG gives one frame). Frames are as large as the largest image in the file (the
+    logical screen size is not used), as in TensorFlow."""
     data = _contents("decode_gif", contents)
     arr, fmt = _decode_any("decode_gif", data, 0)
     if fmt != _GIF:
@@ -222,7 +409,7 @@ def decode_gif(contents, name=None):
 
 def decode_bmp(contents, channels=0, name=None):
     """The BMP image in ``contents``, [height, width, channels] uint8 (``channels`` 0, 3 or
-    4). Needs Pillow."""
+    4): uncompressed 8 (read as grey), 24 or 32-bit files, as TensorFlow reads them."""
     channels = int(channels)
     if channels not in (0, 3, 4):
         raise InvalidArgumentError("decode_bmp: `channels` must be 0, 3 or 4 for BMP, but got "

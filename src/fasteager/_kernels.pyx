@@ -1350,6 +1350,10 @@ def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
     whose last axes (a1 onward) are kept. NumPy runs this reduction row by row, each row
     one call of its add loop (about 1.5 ns an element for 16 channels); this is the same
     sums in the same order (so bitwise the same results) in one tight loop."""
+    x = _float_array("sum_middle_axes", "x", x)
+    if not 0 <= a0 <= a1 <= x.ndim:
+        raise ValueError(f"sum_middle_axes: axes out of range (expected 0 <= a0 <= a1 <= "
+                         f"{x.ndim}, got a0={a0}, a1={a1})")
     shape = x.shape
     cdef Py_ssize_t outer = 1, n = 1, inner = 1, k
     for k in range(a0):
@@ -1359,6 +1363,9 @@ def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
     for k in range(a1, x.ndim):
         inner *= shape[k]
     out = np.empty(shape[:a0] + shape[a1:], dtype=x.dtype)
+    if x.size == 0:                     # (no first element to point at)
+        out[...] = 0
+        return out
     cdef const float[::1] xf
     cdef float[::1] of
     cdef const double[::1] xd
@@ -1379,8 +1386,9 @@ def sum_middle_axes(x, Py_ssize_t a0, Py_ssize_t a1):
 def relu_backward(g, x):
     """g * (x > 0) in g's dtype, one pass for float32/float64 arrays of one shape (NumPy's
     way takes three: the comparison, the cast, the product)."""
-    if g.dtype != x.dtype or g.shape != x.shape or g.dtype.char not in "fd" or not g.size:
-        return g * (x > 0).astype(g.dtype)
+    if not (isinstance(g, np.ndarray) and isinstance(x, np.ndarray)) or \
+            g.dtype != x.dtype or g.shape != x.shape or g.dtype.char not in "fd" or not g.size:
+        return np.asarray(g) * (np.asarray(x) > 0).astype(np.asarray(g).dtype)
     g = g if g.flags.c_contiguous else g.copy()     # (ascontiguousarray makes 0-d 1-d)
     x = x if x.flags.c_contiguous else x.copy()
     out = np.empty(g.shape, dtype=g.dtype)
@@ -1403,10 +1411,12 @@ def relu_backward_sum(g, x):
     """(g * (x > 0), its sum over every axis but the last) in one pass, for float32/float64
     arrays of one shape and rank >= 1: relu's gradient and the bias gradient of a fused
     Dense or Conv2D. The sums run in NumPy's order (bitwise np.add.reduce's results)."""
-    if g.dtype != x.dtype or g.shape != x.shape or g.dtype.char not in "fd" or g.ndim < 1:
+    if not (isinstance(g, np.ndarray) and isinstance(x, np.ndarray)) or \
+            g.dtype != x.dtype or g.shape != x.shape or g.dtype.char not in "fd" or g.ndim < 1:
         raise ValueError("relu_backward_sum: g and x must be float32 or float64 arrays of "
                          "one shape and rank >= 1 (got %s %s and %s %s)"
-                         % (g.dtype, g.shape, x.dtype, x.shape))
+                         % (getattr(g, "dtype", type(g).__name__), getattr(g, "shape", ""),
+                            getattr(x, "dtype", type(x).__name__), getattr(x, "shape", "")))
     g = g if g.flags.c_contiguous else g.copy()
     x = x if x.flags.c_contiguous else x.copy()
     cdef Py_ssize_t inner = g.shape[g.ndim - 1], rows = g.size // inner if inner else 0
@@ -1689,3 +1699,172 @@ def adagrad_update(var, accum, grad, lr, epsilon=1e-7):
         _adagrad_loop[float](v, acc, g, float(lr), float(epsilon))
     else:
         _adagrad_loop[double](v, acc, g, float(lr), float(epsilon))
+
+
+# ---- Image codec inner loops (PNG unfiltering, GIF LZW) ---------------------------------
+# Both are sequential byte loops (each byte depends on the one before it), which NumPy
+# cannot vectorise; in Python they cost seconds per megapixel. The wrappers check every
+# size so a hostile file can only make them raise, never read or write out of bounds.
+
+cdef inline int _paeth(int a, int b, int c) noexcept nogil:
+    cdef int p = a + b - c
+    cdef int pa = p - a if p >= a else a - p
+    cdef int pb = p - b if p >= b else b - p
+    cdef int pc = p - c if p >= c else c - p
+    if pa <= pb and pa <= pc:
+        return a
+    return b if pb <= pc else c
+
+
+cdef Py_ssize_t _png_unfilter_loop(const unsigned char[::1] raw, unsigned char[:, ::1] out,
+                                   Py_ssize_t bpp) noexcept nogil:
+    cdef Py_ssize_t height = out.shape[0], stride = out.shape[1]
+    cdef Py_ssize_t y, i, src
+    cdef int kind, a, b, c
+    for y in range(height):
+        src = y * (stride + 1)
+        kind = raw[src]
+        src += 1
+        for i in range(stride):
+            a = out[y, i - bpp] if i >= bpp else 0
+            b = out[y - 1, i] if y > 0 else 0
+            if kind == 0:
+                out[y, i] = raw[src + i]
+            elif kind == 1:
+                out[y, i] = <unsigned char>(raw[src + i] + a)
+            elif kind == 2:
+                out[y, i] = <unsigned char>(raw[src + i] + b)
+            elif kind == 3:
+                out[y, i] = <unsigned char>(raw[src + i] + ((a + b) >> 1))
+            elif kind == 4:
+                c = out[y - 1, i - bpp] if (y > 0 and i >= bpp) else 0
+                out[y, i] = <unsigned char>(raw[src + i] + _paeth(a, b, c))
+            else:
+                return y
+    return -1
+
+
+def png_unfilter(raw, Py_ssize_t height, Py_ssize_t stride, Py_ssize_t bpp):
+    """The (height, stride) uint8 scanlines of PNG data ``raw`` (``height`` rows of a filter
+    byte then ``stride`` bytes) with the filters undone; ``bpp`` is the filter's byte
+    distance (bytes per pixel, at least 1). Raises ValueError on a short buffer, bad
+    sizes or an unknown filter type (its row named)."""
+    k = "png_unfilter"
+    if height < 0 or stride < 0 or not 1 <= bpp <= 8:
+        raise ValueError(f"{k}: bad geometry (expected height, stride >= 0 and bpp in "
+                         f"1..8, got {height}, {stride}, {bpp})")
+    cdef const unsigned char[::1] src = raw
+    if src.shape[0] < height * (stride + 1):
+        raise ValueError(f"{k}: data too short (expected {height * (stride + 1)} bytes, "
+                         f"got {src.shape[0]})")
+    out = np.empty((height, stride), np.uint8)
+    cdef unsigned char[:, ::1] dst = out
+    cdef Py_ssize_t bad
+    with nogil:
+        bad = _png_unfilter_loop(src, dst, bpp)
+    if bad >= 0:
+        raise ValueError(f"{k}: unknown filter type {src[bad * (stride + 1)]} in row {bad} "
+                         f"(expected 0..4)")
+    return out
+
+
+# giflib's LZW decoder, code for code (code widths grow on its counter, the table stops
+# growing at 4096 entries, an undefined code is a defective image); the status tells the
+# caller which of giflib's errors to report.
+cdef enum:
+    _LZ_MAX = 4095
+    _NO_CODE = 4098
+
+cdef int _gif_lzw_loop(const unsigned char[::1] data, int min_size, unsigned char[::1] out,
+                       unsigned short* prefix, unsigned char* suffix,
+                       unsigned char* stack) noexcept nogil:
+    cdef int clear = 1 << min_size, eoi = clear + 1
+    cdef int bits = min_size + 1, running = eoi + 1, max1 = 1 << (min_size + 1)
+    cdef int last = _NO_CODE, code, cur, top, n, first
+    cdef Py_ssize_t pos = 0, done = 0, total = out.shape[0], size = data.shape[0]
+    cdef unsigned long long acc = 0
+    cdef int held = 0
+    for n in range(_LZ_MAX + 1):
+        prefix[n] = _NO_CODE
+    while done < total:
+        while held < bits:
+            if pos >= size:
+                return 1                # the data ended before the image did
+            acc |= (<unsigned long long>data[pos]) << held
+            pos += 1
+            held += 8
+        code = <int>(acc & ((1 << bits) - 1))
+        acc >>= bits
+        held -= bits
+        if running < _LZ_MAX + 2:
+            running += 1
+            if running > max1 and bits < 12:
+                max1 <<= 1
+                bits += 1
+        if code == eoi:
+            return 1
+        if code == clear:
+            for n in range(_LZ_MAX + 1):
+                prefix[n] = _NO_CODE
+            running = eoi + 1
+            bits = min_size + 1
+            max1 = 1 << bits
+            last = _NO_CODE
+            continue
+        top = 0
+        if code < clear:
+            cur = code
+        else:
+            if prefix[code] == _NO_CODE:
+                # only the entry being defined (the KwKwK case) may be used early
+                if code != running - 2 or last == _NO_CODE:
+                    return 2
+                cur = last
+                while cur > clear:
+                    cur = prefix[cur]
+                stack[top] = <unsigned char>cur
+                top += 1
+                cur = last
+            else:
+                cur = code
+            while cur > clear:
+                if top >= _LZ_MAX:
+                    return 2
+                stack[top] = suffix[cur]
+                top += 1
+                cur = prefix[cur]
+        stack[top] = <unsigned char>cur
+        top += 1
+        first = cur
+        while top > 0 and done < total:
+            top -= 1
+            out[done] = stack[top]
+            done += 1
+        if last != _NO_CODE and running - 2 <= _LZ_MAX and prefix[running - 2] == _NO_CODE:
+            prefix[running - 2] = last
+            # the new entry is the previous string plus the first byte of this one (of the
+            # previous one in the KwKwK case, which is the same byte)
+            suffix[running - 2] = <unsigned char>first
+        last = code
+    return 0
+
+
+def gif_lzw_decode(data, int min_size, Py_ssize_t count):
+    """``count`` palette indices of GIF LZW data ``data`` (the image's sub-blocks joined)
+    with minimum code size ``min_size`` (0..8): (uint8 array, status), status 0 when all
+    ``count`` were decoded, 1 when the data or an end code came first (the array is then
+    short), 2 for an undefined code (giflib's defective image)."""
+    k = "gif_lzw_decode"
+    if not 0 <= min_size <= 8 or count < 0:
+        raise ValueError(f"{k}: bad arguments (expected min_size in 0..8 and count >= 0, "
+                         f"got {min_size}, {count})")
+    cdef const unsigned char[::1] src = data
+    out = np.empty(count, np.uint8)
+    cdef unsigned char[::1] dst = out
+    cdef unsigned short prefix[_LZ_MAX + 1]
+    cdef unsigned char suffix[_LZ_MAX + 1]
+    cdef unsigned char stack[_LZ_MAX + 1]
+    cdef int status
+    with nogil:
+        status = _gif_lzw_loop(src, min_size, dst, prefix, suffix, stack)
+    return out, status

@@ -16,6 +16,8 @@ import zlib
 
 import numpy as np
 
+from ._kernels import png_unfilter
+
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 # colour type -> samples per pixel; allowed bit depths
@@ -37,25 +39,37 @@ class _Header:
     __slots__ = ("width", "height", "depth", "color", "interlace")
 
 
-def _chunks(data):
-    """(type, payload) of each chunk, CRCs checked, up to and including IEND."""
+_INIT_ERROR = "Invalid PNG. Failed to initialize decoder."
+_CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
+
+
+def _chunks(data, phase):
+    """(type, payload) of each chunk, CRCs checked, up to and including IEND; ``phase()``
+    says whether the image data was reached (libpng's errors before it are TensorFlow's
+    "Failed to initialize decoder", after it "Invalid PNG data")."""
     pos = len(SIGNATURE)
     n = len(data)
+
+    def fail(why, ctype=None):
+        # libpng's read_info stops at the first IDAT's header: errors in its body are
+        # already data errors
+        if not phase() and ctype != b"IDAT":
+            return PngError(_INIT_ERROR)
+        return PngError("Invalid PNG data, size %d (%s)" % (n, why))
     while True:
         if pos + 8 > n:
-            raise PngError("Invalid PNG data, size %d" % n)
+            raise fail("truncated before IEND")
         length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
         end = pos + 8 + length + 4
         if length > 0x7FFFFFFF or end > n:
-            raise PngError("Invalid PNG data, size %d" % n)
+            raise fail("chunk past the end of the data", ctype)
         payload = data[pos + 8:pos + 8 + length]
         crc, = struct.unpack(">I", data[end - 4:end])
         if zlib.crc32(ctype + payload) != crc:
             if ctype[0] & 0x20:     # ancillary chunk: libpng warns and drops it
                 pos = end
                 continue
-            raise PngError("Invalid PNG data, size %d (CRC error in %s chunk)"
-                           % (n, ctype.decode("latin-1")))
+            raise fail("CRC error in %r chunk" % ctype.decode("latin-1"), ctype)
         yield ctype, payload
         if ctype == b"IEND":
             return
@@ -80,58 +94,14 @@ def _row_bytes(width, samples, depth):
 
 
 def _unfilter(raw, width, height, samples, depth):
-    """The (height, row_bytes) uint8 scanlines of one (sub)image, filters undone."""
+    """The (height, row_bytes) uint8 scanlines of one (sub)image, filters undone (a Cython
+    loop: Average and Paeth depend on the byte before, so they cannot be vectorised)."""
     stride = _row_bytes(width, samples, depth)
     bpp = max(1, samples * depth // 8)
-    rows = np.frombuffer(raw, np.uint8).reshape(height, stride + 1)
-    out = np.empty((height, stride), np.uint8)
-    prev = np.zeros(stride, np.uint8)
-    for y in range(height):
-        kind = rows[y, 0]
-        line = rows[y, 1:]
-        if kind == 0:
-            cur = line.copy()
-        elif kind == 1:     # Sub: a running sum per byte lane, mod 256
-            cur = np.empty(stride, np.uint8)
-            pad = (-stride) % bpp
-            lanes = np.concatenate([line, np.zeros(pad, np.uint8)]).reshape(-1, bpp)
-            cur[:] = np.cumsum(lanes, axis=0, dtype=np.uint8).reshape(-1)[:stride]
-        elif kind == 2:
-            cur = line + prev
-        elif kind == 3:
-            cur = _unfilter_average(line, prev, bpp)
-        elif kind == 4:
-            cur = _unfilter_paeth(line, prev, bpp)
-        else:
-            raise PngError("Invalid PNG data (unknown filter type %d)" % kind)
-        out[y] = cur
-        prev = cur
-    return out
-
-
-def _unfilter_average(line, prev, bpp):
-    cur = bytearray(line.tobytes())
-    up = prev.tobytes()
-    for i in range(len(cur)):
-        left = cur[i - bpp] if i >= bpp else 0
-        cur[i] = (cur[i] + ((left + up[i]) >> 1)) & 0xFF
-    return np.frombuffer(bytes(cur), np.uint8)
-
-
-def _unfilter_paeth(line, prev, bpp):
-    cur = bytearray(line.tobytes())
-    up = prev.tobytes()
-    for i in range(len(cur)):
-        if i >= bpp:
-            a, c = cur[i - bpp], up[i - bpp]
-        else:
-            a = c = 0
-        b = up[i]
-        p = a + b - c
-        pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-        pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-        cur[i] = (cur[i] + pred) & 0xFF
-    return np.frombuffer(bytes(cur), np.uint8)
+    try:
+        return png_unfilter(raw, height, stride, bpp)
+    except ValueError as e:
+        raise PngError("Invalid PNG data (%s)" % e) from None
 
 
 def _samples(lines, width, samples, depth):
@@ -179,28 +149,75 @@ def _stream_size(h):
     return total
 
 
+def _transparency(h, palette, payload):
+    """The tRNS payload if libpng accepts it for this image, else None (libpng drops an
+    invalid one with a warning)."""
+    if h.color == 3:
+        ok = palette is not None and 0 < len(payload) <= len(palette)
+    else:
+        ok = len(payload) == {0: 2, 2: 6}.get(h.color, -1)
+    return payload if ok else None
+
+
 def read(data):
-    """(pixels, bit depth, colour type, palette or None, palette alpha or None): pixels are
-    (height, width, samples), palette indices for colour type 3."""
+    """(pixels, bit depth, colour type, palette or None, transparency or None): pixels are
+    (height, width, samples), palette indices for colour type 3; the transparency is the
+    palette's alpha (uint8) or the grey/RGB key (uint16 samples) of a tRNS chunk.
+
+    Chunk order is libpng's: IHDR first and once, a palette image's PLTE once before the
+    image data, the IDAT chunks consecutive, IEND at the end, no unknown critical chunk.
+    Misplaced ancillary chunks (and PLTE in a non-palette image) are dropped, as libpng
+    drops them."""
     if not data.startswith(SIGNATURE):
-        raise PngError("Invalid PNG. Failed to initialize decoder.")
+        raise PngError(_INIT_ERROR)
     header = palette = trns = None
     idat = []
-    for ctype, payload in _chunks(data):
+    state = ["info"]        # info -> idat (first IDAT seen) -> after (a chunk after them)
+
+    def phase():
+        return state[0] != "info"
+    for ctype, payload in _chunks(data, phase):
+        at = state[0]
         if header is None:
             if ctype != b"IHDR":
-                raise PngError("Invalid PNG. Failed to initialize decoder.")
+                raise PngError(_INIT_ERROR)
             header = _parse_header(payload)
-        elif ctype == b"PLTE":
-            if len(payload) % 3 or not 0 < len(payload) <= 768:
-                raise PngError("Invalid PNG data (bad PLTE chunk)")
-            palette = np.frombuffer(payload, np.uint8).reshape(-1, 3)
-        elif ctype == b"tRNS":
-            trns = payload
-        elif ctype == b"IDAT":
+            continue
+        if ctype == b"IDAT":
+            if at == "after":
+                raise PngError("Invalid PNG data, size %d (IDAT chunks not consecutive)"
+                               % len(data))
+            if at == "info" and header.color == 3 and palette is None:
+                raise PngError(_INIT_ERROR)         # libpng: missing PLTE before IDAT
+            state[0] = "idat"
             idat.append(payload)
+            continue
+        if at == "idat":
+            state[0] = at = "after"
+        critical = not ctype[0] & 0x20
+        if ctype == b"IEND":
+            if at == "info":
+                raise PngError(_INIT_ERROR)         # no image data
+            break
+        if ctype == b"IHDR" or (critical and ctype not in _CRITICAL):
+            if at == "info":
+                raise PngError(_INIT_ERROR)
+            raise PngError("Invalid PNG data, size %d (unexpected %r chunk)"
+                           % (len(data), ctype.decode("latin-1")))
+        if ctype == b"PLTE":
+            if header.color != 3:
+                continue                            # a suggested palette: ignored
+            if at != "info" or palette is not None or len(payload) % 3 \
+                    or not 0 < len(payload) <= 768:
+                if at == "info":
+                    raise PngError(_INIT_ERROR)
+                raise PngError("Invalid PNG data, size %d (misplaced PLTE chunk)"
+                               % len(data))
+            palette = np.frombuffer(payload, np.uint8).reshape(-1, 3)
+        elif ctype == b"tRNS" and at == "info" and trns is None:
+            trns = _transparency(header, palette, payload)
     if header is None or not idat:
-        raise PngError("Invalid PNG data, size %d" % len(data))
+        raise PngError(_INIT_ERROR)
     expected = _stream_size(header)
     compressed = b"".join(idat)
     if expected > 1032 * len(compressed) + 64:     # deflate expands at most ~1032:1
@@ -214,19 +231,22 @@ def read(data):
     if len(stream) < expected:
         raise PngError("Invalid PNG data, size %d (image data too short)" % len(data))
     pixels = _pixels(stream, header)
-    alpha = None
     if header.color == 3:
-        if palette is None:
-            raise PngError("Invalid PNG data (palette image without PLTE chunk)")
-        if int(pixels.max(initial=0)) >= len(palette):
-            raise PngError("Invalid PNG data (palette index out of range)")
         if trns is not None:
-            alpha = np.full(len(palette), 255, np.uint8)
-            k = min(len(trns), len(palette))
-            alpha[:k] = np.frombuffer(trns[:k], np.uint8)
-    elif header.depth < 8:      # libpng's expand_gray_1_2_4_to_8
-        pixels = pixels * np.uint8(255 // ((1 << header.depth) - 1))
-    return pixels, header.depth, header.color, palette, alpha
+            trns = np.frombuffer(trns, np.uint8)
+    elif trns is not None:
+        # libpng compares the key with the file's samples, masked to the bit depth
+        trns = np.frombuffer(trns, ">u2").astype(np.uint16) & ((1 << header.depth) - 1)
+    return pixels, header.depth, header.color, palette, trns
+
+
+def _key_alpha(raw, key, depth):
+    """libpng's tRNS-to-alpha for grey/RGB: alpha 0 where every sample equals the key,
+    else opaque (255, or 65535 for 16-bit files: sub-byte files are expanded to 8 bits
+    first)."""
+    opaque = 65535 if depth == 16 else 255
+    keyed = np.all(raw == key.astype(raw.dtype), axis=-1, keepdims=True)
+    return np.where(keyed, 0, opaque).astype(raw.dtype)
 
 
 def _gray(rgb):
@@ -241,12 +261,23 @@ def _gray(rgb):
 def decode(data, channels=0, dtype=np.uint8):
     """The PNG ``data`` as a (height, width, channels) array of ``dtype`` (uint8 or
     uint16); ``channels`` 0 keeps the file's."""
-    pixels, depth, color, palette, alpha = read(data)
+    pixels, depth, color, palette, trns = read(data)
+    key_alpha = None
     if color == 3:
+        # an index past the palette's end reads as black, opaque (libpng's zero-filled
+        # 256-entry palette)
+        full = np.zeros((256, 3), np.uint8)
+        full[:len(palette)] = palette
         index = pixels[..., 0]
-        pixels = palette[index]
-        if alpha is not None:
+        pixels = full[index]
+        if trns is not None:
+            alpha = np.full(256, 255, np.uint8)
+            alpha[:len(trns)] = trns
             pixels = np.concatenate([pixels, alpha[index][..., None]], axis=-1)
+    elif trns is not None and channels == 4:
+        key_alpha = _key_alpha(pixels, trns, depth)
+    if depth < 8 and color == 0:        # libpng's expand_gray_1_2_4_to_8
+        pixels = pixels * np.uint8(255 // ((1 << depth) - 1))
     have = pixels.shape[-1]
     want = channels or have
     if want != have:
@@ -255,6 +286,8 @@ def decode(data, channels=0, dtype=np.uint8):
         # added alpha of a 1/2/4-bit file is 2**depth - 1, not 255
         opaque = np.full(pixels.shape[:2] + (1,), (1 << depth) - 1, pixels.dtype)
         alpha_ch = pixels[..., -1:] if have in (2, 4) else opaque
+        if key_alpha is not None:
+            alpha_ch = key_alpha
         if want == 1:
             pixels = colour if have <= 2 else _gray(colour)
         elif want == 3:

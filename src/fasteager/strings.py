@@ -768,11 +768,21 @@ def _decode_raw_fwd(arr, dtype, little_endian):
         raise InvalidArgumentError("decode_raw: the string length %d is not a multiple of %d, "
                                    "the size of %s" % (size, dt.itemsize, np.dtype(dtype).name))
     n = size // dt.itemsize
-    out = np.frombuffer(b"".join(flat), dtype=dt).astype(np.dtype(dtype))
+    if dt.kind == "b":      # TensorFlow copies the bytes: any nonzero byte reads as True
+        out = np.frombuffer(b"".join(flat), dtype=np.uint8) != 0
+    else:
+        out = np.frombuffer(b"".join(flat), dtype=dt).astype(np.dtype(dtype))
     return out.reshape(arr.shape + (n,))
 
 
 _decode_raw = _StringOp("decode_raw", _decode_raw_fwd)
+
+
+# DecodeRaw's allowed out_type (fasteager's dtype name: TensorFlow's listing name)
+_DECODE_RAW_TYPES = {"float16": "half", "float32": "float", "float64": "double",
+                     "int32": "int32", "uint16": "uint16", "uint8": "uint8", "int16": "int16",
+                     "int8": "int8", "int64": "int64", "complex64": "complex64",
+                     "complex128": "complex128", "bool": "bool", "bfloat16": "bfloat16"}
 
 
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
@@ -785,7 +795,9 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
         raise InvalidArgumentError("decode_raw: fixed_length is not supported (got %r)"
                                    % (fixed_length,))
     dt = as_dtype(out_type)
-    if dt.is_string or dt.is_bool:
-        raise InvalidArgumentError("decode_raw: out_type must be numeric (got %s)" % dt.name)
+    if dt.name not in _DECODE_RAW_TYPES:
+        raise InvalidArgumentError(
+            "decode_raw: Value for attr 'out_type' of %s is not in the list of allowed "
+            "values: %s" % (dt.name, ", ".join(_DECODE_RAW_TYPES.values())))
     return _decode_raw(_string_input(input_bytes, "decode_raw", "input_bytes"),
                        dtype=dt._np.str, little_endian=bool(little_endian))
