@@ -257,6 +257,12 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     if h == 0 or w == 0:
         raise InvalidArgumentError("resize: images must not be empty (got shape %s)"
                                    % list(x._value.shape))
+    from .ops.registry import check_output_size
+    out_dtype = x._value.dtype if method == "nearest" else np.float32
+    check_output_size("resize", (x._value.shape[0], new_h, new_w, x._value.shape[3]),
+                      out_dtype, "size %s" % [new_h, new_w])
+    # the interpolation weights are [new_h, h] and [new_w, w] matrices
+    check_output_size("resize", (max(new_h * h, new_w * w),), np.float64, "size")
     if method == "nearest":
         # a gather keeps the dtype (and the exact values)
         from .ops.indexing_ops import gather

@@ -15,8 +15,9 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .registry import (ALL, ANY_DTYPE, COMPOSITE_TYPES, LINEAR, as_int, as_shape, composite_call,
-                       defop, execute, normalize_axis, single_axis, unbroadcast)
+from .registry import (ALL, ANY_DTYPE, COMPOSITE_TYPES, LINEAR, as_int, as_shape,
+                       check_output_size, composite_call, defop, execute, normalize_axis,
+                       single_axis, unbroadcast)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range   # this module defines fe.range and fe.slice
@@ -148,6 +149,7 @@ def broadcast_to(input, shape, name=None):
     shape = as_shape("broadcast_to", shape)
     if x._value.shape == shape:
         return x
+    check_output_size("broadcast_to", shape, x._value.dtype, "shape")
     return execute(_broadcast_to, x, shape=shape)
 
 
@@ -418,12 +420,15 @@ def _allocate(opname, fn, *args, **kwargs):
         raise InvalidArgumentError("%s: %s" % (opname, e)) from None
 
 
-def _dims(opname, shape, argname="shape"):
-    """A shape to create: ints >= 0 (reshape's -1 means nothing here)."""
+def _dims(opname, shape, argname="shape", dtype=None):
+    """A shape to create: ints >= 0 (reshape's -1 means nothing here); with ``dtype``,
+    one whose tensor fits in memory (``check_output_size``)."""
     dims = as_shape(opname, shape, argname)
     if any(d < 0 for d in dims):
         raise InvalidArgumentError("%s: %s must not have negative dimensions (expected >= 0, "
                                    "got %s)" % (opname, argname, list(dims)))
+    if dtype is not None:
+        check_output_size(opname, dims, dtype, argname)
     return dims
 
 
@@ -492,14 +497,16 @@ def zeros(shape, dtype=None, name=None):
     """A tensor of zeros (float32 unless ``dtype`` is given)."""
     if type(shape) in COMPOSITE_TYPES:
         return composite_call("zeros", shape, shape, dtype)
-    return _allocate("zeros", np.zeros, _dims("zeros", shape), dtype=_np_dtype(dtype))
+    dtype = _np_dtype(dtype)
+    return _allocate("zeros", np.zeros, _dims("zeros", shape, dtype=dtype), dtype=dtype)
 
 
 def ones(shape, dtype=None, name=None):
     """A tensor of ones (float32 unless ``dtype`` is given)."""
     if type(shape) in COMPOSITE_TYPES:
         return composite_call("ones", shape, shape, dtype)
-    return _allocate("ones", np.ones, _dims("ones", shape), dtype=_np_dtype(dtype))
+    dtype = _np_dtype(dtype)
+    return _allocate("ones", np.ones, _dims("ones", shape, dtype=dtype), dtype=dtype)
 
 
 def fill(dims, value, name=None):
@@ -585,6 +592,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         size = int(size)
     else:
         size = (abs(int(last) - int(first)) + abs(int(step)) - 1) // abs(int(step))
+    check_output_size("range", [size], out, "start %s, limit %s, delta %s"
+                      % (first, last, step))
 
     def values():
         # start + i * delta per element, in the output dtype
@@ -611,6 +620,7 @@ def linspace_of(start, stop, num, endpoint, axis, dtype, opname="linspace"):
                                    % (opname, num))
     a, b = (cast(convert_to_tensor(v), dtype) for v in (start, stop))
     shape = np.broadcast_shapes(a._value.shape, b._value.shape)
+    check_output_size(opname, (num,) + shape, dtype, "num")
     a, b = broadcast_to(a, shape), broadcast_to(b, shape)
     axis = single_axis(opname, axis, len(shape) + 1)
     div = num - 1 if endpoint else num
@@ -630,13 +640,15 @@ def linspace_of(start, stop, num, endpoint, axis, dtype, opname="linspace"):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None):
     """The identity matrix (optionally repeated over ``batch_shape``)."""
+    dtype = _np_dtype(dtype)
     rows, cols = _dims("eye", [num_rows, num_rows if num_columns is None else num_columns],
-                       "num_rows and num_columns")
-    m = _allocate("eye", np.eye, rows, cols, dtype=_np_dtype(dtype))
+                       "num_rows and num_columns", dtype)
+    batch = () if batch_shape is None else _dims("eye", batch_shape, "batch_shape")
+    check_output_size("eye", batch + (rows, cols), dtype, "batch_shape, num_rows, num_columns")
+    m = _allocate("eye", np.eye, rows, cols, dtype=dtype)
     if batch_shape is None:
         return m
-    return _allocate("eye", lambda: np.broadcast_to(
-        m._value, _dims("eye", batch_shape, "batch_shape") + (rows, cols)).copy())
+    return _allocate("eye", lambda: np.broadcast_to(m._value, batch + (rows, cols)).copy())
 
 
 # ---- tile, pad, one_hot -------------------------------------------------------------------
@@ -664,6 +676,9 @@ def tile(input, multiples, name=None):
     if len(mult) != x._value.ndim or any(m < 0 for m in mult):
         raise InvalidArgumentError("tile: multiples must hold one non-negative int per axis "
                                    "(expected length %d, got %s)" % (x._value.ndim, list(mult)))
+    # NumPy's tile wraps around (and writes out of bounds) on a product past 2**63
+    check_output_size("tile", [d * m for d, m in zip(x._value.shape, mult)], x._value.dtype,
+                      "multiples %s" % list(mult))
     return execute(_tile, x, multiples=mult)
 
 
@@ -702,6 +717,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if p.size and p.min() < 0:
         raise InvalidArgumentError("pad: paddings must be non-negative (got %s)" % p.tolist())
     p = tuple((int(b), int(a)) for b, a in p)
+    check_output_size("pad", [d + b + a for d, (b, a) in zip(shape, p)], x._value.dtype,
+                      "paddings %s" % [list(q) for q in p])
     mode = str(mode).upper()
     if mode == "CONSTANT":
         cv = np.asarray(constant_values._value if isinstance(constant_values, _core.Tensor)
@@ -758,6 +775,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     depth = as_int("one_hot", depth, "depth")
     if depth < 0:
         raise InvalidArgumentError("one_hot: depth must be non-negative (got %d)" % depth)
+    check_output_size("one_hot", idx._value.shape + (depth,), np_dtype, "depth %d" % depth)
     return execute(_one_hot, idx, depth=depth, on=on, off=off,
                    axis=-1 if axis == rank else axis, dtype=np_dtype)
 

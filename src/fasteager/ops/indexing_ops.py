@@ -14,8 +14,8 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import (_index_backward, broadcast_to, getitem, reshape, transpose,
                         zeros_like)
-from .registry import (ALL, COMPOSITE_TYPES, NUMERIC, as_int, as_shape, composite_call, defop,
-                       execute, normalize_axis, single_axis)
+from .registry import (ALL, COMPOSITE_TYPES, NUMERIC, as_int, as_shape, check_output_size,
+                       composite_call, defop, execute, normalize_axis, single_axis)
 
 convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range
@@ -248,7 +248,8 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
             raise InvalidArgumentError("slice: axis %d: begin %d with size %d does not fit "
                                        "(expected 0 <= begin <= begin + size <= %d)"
                                        % (i, b, s, d))
-        key.append(builtins_slice(b, e))
+        # (size -1 as an open end: a trace replayed at other sizes slices to their end)
+        key.append(builtins_slice(b, None if s == -1 else e))
     return execute(getitem, x, key=tuple(key))
 
 
@@ -311,6 +312,17 @@ def repeat(input, repeats, axis=None, name=None):
         raise InvalidArgumentError("repeat: repeats must be a non-negative int or one per entry "
                                    "(expected a scalar or length %d, got %s)"
                                    % (n, reps.tolist()))
+    # the output length in Python ints: NumPy's own sum of the repeats can wrap around
+    if reps.ndim == 0:
+        total = n * int(reps)
+    elif reps.size and int(reps.max()) > (2 ** 63 - 1) // reps.size:
+        total = sum(int(r) for r in reps.tolist())
+    else:
+        total = int(reps.sum(dtype=np.int64))
+    shape = x._value.shape
+    check_output_size("repeat", shape[:ax] + (total,) + shape[ax + 1:], x._value.dtype,
+                      "repeats")
+    check_output_size("repeat", (total,), np.int64, "repeats")     # the gather's indices
     try:
         src = np.repeat(np.arange(n), reps)
     except MemoryError as e:

@@ -258,3 +258,56 @@ def as_shape(opname, shape, argname="shape"):
     except (TypeError, ValueError):
         raise _err("%s: %s must be a list of ints (got %r)" % (opname, argname, shape)) from None
     return dims
+
+
+# ---- output sizes ---------------------------------------------------------------------------
+# Ops whose output shape comes from an argument (tile's multiples, pad's paddings, fill's
+# dims, ...) check it here before NumPy sees it: NumPy's own size arithmetic can wrap
+# around (np.tile with a multiple near 2**62 writes out of bounds), and a lazily mapped
+# np.zeros of terabytes "succeeds" until the next op touches it.
+
+_MAX_ELEMENTS = 2 ** 63 - 1     # TensorFlow's bound on a tensor's element count
+_SMALL_BYTES = 1 << 30          # below this, no need to ask what memory there is
+
+
+def _memory_bytes():
+    """The most bytes one allocation can hope for: physical memory, or the address-space
+    limit (RLIMIT_AS) when that is lower."""
+    import os
+    import resource
+    try:
+        phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        phys = 1 << 62
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return phys if soft == resource.RLIM_INFINITY else min(phys, soft)
+
+
+def check_output_size(opname, shape, dtype, what=""):
+    """Check that ``opname`` can make an output of ``shape`` and ``dtype`` (Python ints, so
+    nothing wraps around): negative dimensions and more than 2**63 - 1 elements are
+    InvalidArgumentError, as in TensorFlow, and more bytes than this machine can
+    allocate ResourceExhaustedError (TensorFlow's OOM). Returns the element count.
+    ``what`` says which arguments gave the shape, for the message."""
+    dims = [int(d) for d in shape]
+    extra = " (%s)" % what if what else ""
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError("%s: the output shape %s has a negative dimension%s"
+                                   % (opname, dims, extra))
+    n = 1
+    for d in dims:
+        n *= d or 1     # a zero dimension does not excuse the others, as in TensorFlow
+    if n > _MAX_ELEMENTS:
+        raise InvalidArgumentError("%s: the output shape %s would have more than 2**63 - 1 "
+                                   "elements%s" % (opname, dims, extra))
+    if 0 in dims:
+        return 0
+    nbytes = n * np.dtype(dtype).itemsize
+    if nbytes > _SMALL_BYTES and nbytes > _memory_bytes():
+        from ..errors import ResourceExhaustedError
+        raise ResourceExhaustedError(
+            "%s: OOM when allocating a tensor of shape %s and type %s (%.1f GiB, more than "
+            "the %.1f GiB this process can allocate)%s"
+            % (opname, dims, np.dtype(dtype).name, nbytes / 2**30,
+               _memory_bytes() / 2**30, extra))
+    return n
