@@ -613,12 +613,16 @@ cdef class Tensor:
         cdef cnp.ndarray arr = _host(self._value)
         if arr.ndim == 0:
             raise TypeError("len() of a scalar tensor (expected rank >= 1, got rank 0)")
+        if _n_tracers and (tracer := _tracing()) is not None and tracer.relaxed:
+            tracer.length_read(self)    # a count taken from the shape (function.py)
         return arr.shape[0]
 
     def __iter__(self):
         cdef cnp.ndarray arr = _host(self._value)
         if arr.ndim == 0:
             raise TypeError("iteration over a scalar tensor (expected rank >= 1, got rank 0)")
+        if _n_tracers and (tracer := _tracing()) is not None and tracer.relaxed:
+            tracer.length_read(self)    # the loop is unrolled for the traced length
         for i in range(arr.shape[0]):
             yield self[i]
 

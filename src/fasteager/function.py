@@ -198,12 +198,6 @@ class _Tracer:
             tracer = tracer.parent
         return tracer
 
-    def relaxing(self):
-        """Whether this trace may serve other sizes of its inputs' None dimensions: then
-        shape-reading ops are recorded as graph steps (``fe.shape``, ``fe.size``,
-        ``ones_like``: see ``shape_step``)."""
-        return bool(self.root().relaxed)
-
     def tie_to_sizes(self, why):
         """Python code used a value taken from the traced sizes: the trace serves those
         sizes only (each other size is traced again)."""
@@ -242,6 +236,26 @@ class _Tracer:
             self.tie_to_sizes("the shape of a tensor read in a branch or loop body")
             return None
         return _ReadShape(t._value.shape, root.shape_reads.setdefault(r, set()))
+
+    def length_read(self, t):
+        """``len(t)``, or a Python loop over ``t`` (unrolled for its length): its first
+        dimension taken as a number, by any code."""
+        tracer = self
+        while tracer is not None:
+            r = tracer.slots.get(t._id)
+            if r is not None:
+                break
+            tracer = tracer.parent
+        if r is None or r not in tracer.dep:
+            return
+        root = self.root()
+        if tracer is not root:
+            self.tie_to_sizes("len() of a tensor in a branch or loop body")
+        elif r in root.relaxed:
+            if root.relaxed[r][0] is None:
+                self.tie_to_sizes("len() of an input along its None dimension")
+        else:
+            root.shape_reads.setdefault(r, set()).add(0)
 
     def record(self, op, tensors, attrs, out):
         ins = tuple([self.reg_of(t) for t in tensors])

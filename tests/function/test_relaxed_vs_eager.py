@@ -68,6 +68,28 @@ def _while_rows(x):
     return s
 
 
+def _loop_over_rows(x):
+    s = fe.zeros([3])
+    for row in x:                    # a Python loop, unrolled for the traced length
+        s = fe.maximum(s, row)
+    return s
+
+
+def _range_loop(x):
+    s = fe.zeros([3])
+    for i in fe.range(fe.shape(x)[0]):     # AutoGraph: a staged loop
+        s = s + x[i]
+    return s
+
+
+def _tensor_array(x):
+    n = fe.shape(x)[0]
+    rows = fe.TensorArray(fe.float32, size=n)
+    for i in fe.range(n):
+        rows = rows.write(i, x[i] * 2.0)
+    return rows.stack()
+
+
 def _derived_shape(x):
     y = fe.concat([x, x], axis=0)
     return fe.reshape(y, [-1, y.shape[1]]) * fe.cast(y.shape[0], fe.float32)
@@ -105,6 +127,21 @@ CASES = {
     "derived_shape": _derived_shape,
     "unstack_count": lambda x: fe.stack(fe.unstack(x)[::-1]),
     "row_wise": lambda x: fe.nn.relu(x * 2.0 - 1.0),
+    "len_of_input": lambda x: x * float(len(x)),
+    "loop_over_rows": _loop_over_rows,
+    "range_loop": _range_loop,
+    "tensor_array": _tensor_array,
+    "slice_to_end": lambda x: fe.slice(x, [1, 0], [-1, 2]),
+    "strided_to_shape": lambda x: fe.strided_slice(x, [0, 0], fe.shape(x), [2, 1]),
+    "pad_by_rows": lambda x: fe.pad(x, [[0, fe.shape(x)[0]], [0, 0]]),
+    "eye_of_rows": lambda x: fe.eye(fe.shape(x)[0]),
+    "broadcast_first_row": lambda x: fe.broadcast_to(x[:1], fe.shape(x)),
+    "reshape_two_rows": lambda x: fe.reshape(x, [2, -1]),
+    "sequence_mask": lambda x: fe.sequence_mask([1, 2], maxlen=fe.shape(x)[0]),
+    "where_indices": lambda x: fe.where(x > 0.0),
+    "center_rows": lambda x: x - fe.reduce_mean(x, axis=0),
+    "cumsum_rows": lambda x: fe.cumsum(x, axis=0),
+    "mse_against_zeros": lambda x: fe.keras.losses.MeanSquaredError()(x, fe.zeros_like(x)),
 }
 
 
@@ -150,7 +187,7 @@ def test_random_uniform_of_the_running_shape(order, mode):
         assert ((0.0 <= y) & (y < 1.0)).all()
 
 
-def _training_run(sizes, **kw):
+def _training_run(sizes, traced=None):
     fe.random.set_seed(11)
     model = fe.keras.Sequential([fe.keras.layers.Flatten(),
                                  fe.keras.layers.Dense(5, activation="relu"),
@@ -165,9 +202,8 @@ def _training_run(sizes, **kw):
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
         return loss
-    if kw is not None and kw.get("traced"):
-        sig = kw["traced"]
-        step = fe.function(step, **sig)
+    if traced is not None:
+        step = fe.function(step, **traced)
     losses = []
     for n in sizes:
         x = _rows(n)
@@ -207,7 +243,8 @@ def test_dynamic_functions_are_not_traced_per_size(name):
     assert len(traces) == 1
 
 
-@pytest.mark.parametrize("name", ["python_int_branch", "numpy_of_shape", "derived_shape"])
+@pytest.mark.parametrize("name", ["python_int_branch", "numpy_of_shape", "derived_shape",
+                                  "len_of_input", "loop_over_rows"])
 def test_python_values_of_the_shape_retrace_per_size(name):
     traces = []
 

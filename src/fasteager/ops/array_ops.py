@@ -354,13 +354,13 @@ _index_backward = defop("index_backward", _index_backward_fwd, kinds="fiuc",
 
 
 # ---- shape information ----------------------------------------------------------------------
-# Eagerly these are constants. In an fe.function trace that serves other sizes of its
-# inputs' None dimensions (function.py, _relax.py) they are ops, so the graph reads the
-# running input's shape when it replays (TensorFlow's Shape, Size, OnesLike, ZerosLike).
+# Eagerly these are constants. In an fe.function trace they are ops (TensorFlow's Shape,
+# Size, ZerosLike, OnesLike), so a graph that serves other sizes of its inputs' None
+# dimensions reads the running input's shape when it replays (function.py, _relax.py),
+# and traces at different sizes record the same ops (saved_model/_generic.py).
 
-def _relaxed_trace():
-    tracer = _core.get_tracer()
-    return tracer is not None and tracer.relaxing()
+def _tracing():
+    return _core.get_tracer() is not None
 
 
 _SHAPE_ONLY = "the result depends on the input's shape only"
@@ -385,7 +385,7 @@ def shape(input, out_type=np.int32, name=None):
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
     out_type = as_dtype(out_type)._np
-    if _relaxed_trace():
+    if _tracing():
         return execute(_shape, x, out_type=out_type)
     return _core.wrap(np.array(x._value.shape, dtype=out_type))
 
@@ -395,7 +395,7 @@ def size(input, out_type=np.int32, name=None):
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
     out_type = as_dtype(out_type)._np
-    if _relaxed_trace():
+    if _tracing():
         return execute(_size, x, out_type=out_type)
     return _core.wrap(np.array(x._value.size, dtype=out_type))
 
@@ -524,7 +524,7 @@ def fill(dims, value, name=None):
 def zeros_like(input, dtype=None, name=None):
     """Zeros with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
-    if _relaxed_trace():
+    if _tracing():
         return execute(_zeros_like, x, dtype=_np_dtype(dtype, x._value.dtype))
     return _allocate("zeros_like", np.zeros, x._value.shape,
                      dtype=_np_dtype(dtype, x._value.dtype))
@@ -533,7 +533,7 @@ def zeros_like(input, dtype=None, name=None):
 def ones_like(input, dtype=None, name=None):
     """Ones with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
-    if _relaxed_trace():
+    if _tracing():
         return execute(_ones_like, x, dtype=_np_dtype(dtype, x._value.dtype))
     return _allocate("ones_like", np.ones, x._value.shape,
                      dtype=_np_dtype(dtype, x._value.dtype))
