@@ -7,9 +7,11 @@ matches by path, so renaming a variable does not matter but moving it in the obj
 graph does (as TensorFlow's object-based checkpoints).
 
 Optimizer slots are saved under ``<optimizer path>/slots/<variable path>/<slot name>``,
-so they follow their variable. A variable that does not exist yet when ``restore`` runs
-(a layer that builds lazily, an optimizer slot created at the first step) takes its
-saved value when it is created: the pending values wait on the parent object.
+so they follow their variable; the name TensorFlow's reader shows for one is Keras 3's
+``<optimizer path>/_variables/<index>`` (see ``_slot_tf_name``). A variable that does not
+exist yet when ``restore`` runs (a layer that builds lazily, an optimizer slot created at
+the first step) takes its saved value when it is created: the pending values wait on the
+parent object.
 
 Crash safety: the data file is written to a temporary file, fsynced and renamed; the
 ``checkpoint`` state file beside it is updated (the same way) only afterwards.
@@ -291,12 +293,28 @@ def _gather_named(roots):
     variables, optimizers, _ = _walk(roots, aliases)
     entries = dict(variables)
     tf_names = {k: k + ATTRIBUTES for k in variables}
+    positions = {}
     for opt_path, opt, var_path, var in _slot_pairs(optimizers, variables):
+        if id(opt) not in positions:
+            positions[id(opt)] = {id(v): i for i, v in enumerate(
+                getattr(opt, "variables", None) or ())}
         for slot_name, slot in _existing_slots(opt, var, _slot_names(opt)).items():
             key = _slot_key(opt_path, var_path, slot_name)
             entries[key] = slot
-            tf_names[key] = "%s/.OPTIMIZER_SLOT/%s/%s" % (var_path, opt_path, slot_name)
+            tf_names[key] = _slot_tf_name(opt_path, var_path, slot_name,
+                                          positions[id(opt)].get(id(slot)))
     return entries, tf_names, aliases
+
+
+def _slot_tf_name(opt_path, var_path, slot_name, position):
+    """TensorFlow's name for a slot: Keras 3's optimizer keeps its slots in the list
+    ``_variables`` (after ``iterations`` and the learning rate), so TensorFlow 2.21 names
+    one ``<optimizer>/_variables/<index>``; a slot outside that list keeps the Keras 2
+    name ``<variable>/.OPTIMIZER_SLOT/<optimizer>/<slot>`` (files written before this
+    used it for every slot, and restore by their stored keys either way)."""
+    if position is None:
+        return "%s/.OPTIMIZER_SLOT/%s/%s" % (var_path, opt_path, slot_name)
+    return "%s/_variables/%d%s" % (opt_path, position, ATTRIBUTES)
 
 
 def write_file(path, roots):

@@ -3,7 +3,9 @@
 
 A value's name is the attribute path to its variable from the checkpoint's root objects
 plus ``/.ATTRIBUTES/VARIABLE_VALUE`` (``model/dense_1/w/.ATTRIBUTES/VARIABLE_VALUE``); an
-optimizer slot is ``<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot>``, and
+optimizer slot is ``<optimizer path>/_variables/<index>/.ATTRIBUTES/VARIABLE_VALUE``
+(Keras 3's layout; older files say ``<variable path>/.OPTIMIZER_SLOT/<optimizer
+path>/<slot>``), and
 ``_CHECKPOINTABLE_OBJECT_GRAPH`` holds the object graph (here the JSON that the file's
 metadata carries, as bytes; TensorFlow stores a protobuf there).
 """
