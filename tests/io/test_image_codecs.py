@@ -1,5 +1,5 @@
 """fe.io image codecs: PNG (built in) against files written here chunk by chunk and
-against values TensorFlow 2.21 returns (recorded below), JPEG/GIF/BMP through Pillow,
+against values TensorFlow 2.21 returns (recorded below), JPEG through Pillow, GIF/BMP,
 decode_image's dtype/channels/expand_animations, typed errors on corrupt input (a
 hypothesis fuzz test), and one optional live comparison with TensorFlow."""
 import io
@@ -12,82 +12,14 @@ import pytest
 
 import fasteager as tf
 from fasteager.errors import InternalError, InvalidArgumentError
+from tests.image.image_files import chunk as _chunk
+from tests.image.image_files import png_file
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st
 
-# ---- PNG files written chunk by chunk (independent of fasteager's encoder) ------------------
-
-def _chunk(ctype, payload):
-    return (struct.pack(">I", len(payload)) + ctype + payload
-            + struct.pack(">I", zlib.crc32(ctype + payload)))
-
-
-def _filter_row(row, prev, kind, bpp):
-    """PNG filter ``kind`` applied to one row of bytes, byte by byte (the spec's text)."""
-    out = bytearray()
-    for i, x in enumerate(row):
-        a = row[i - bpp] if i >= bpp else 0
-        b = prev[i]
-        c = prev[i - bpp] if i >= bpp else 0
-        if kind == 0:
-            pred = 0
-        elif kind == 1:
-            pred = a
-        elif kind == 2:
-            pred = b
-        elif kind == 3:
-            pred = (a + b) // 2
-        else:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-        out.append((x - pred) % 256)
-    return bytes(out)
-
-
-def _scanlines(rows, bpp, kinds):
-    prev = bytes(len(rows[0])) if rows else b""
-    body = b""
-    for y, row in enumerate(rows):
-        kind = kinds[y % len(kinds)]
-        body += bytes([kind]) + _filter_row(row, prev, kind, bpp)
-        prev = row
-    return body
-
-
-def png_file(pixels, color, depth=8, kinds=(0,), interlace=False, extra=()):
-    """``pixels`` [h, w, samples] (palette indices for colour type 3) as PNG bytes."""
-    h, w, samples = pixels.shape
-    bpp = max(1, samples * depth // 8)
-
-    def rows_of(img):
-        rows = []
-        for r in img:
-            flat = r.reshape(-1)
-            if depth == 16:
-                rows.append(flat.astype(">u2").tobytes())
-            elif depth == 8:
-                rows.append(flat.astype(np.uint8).tobytes())
-            else:
-                bits = np.unpackbits(flat.astype(np.uint8)[:, None], axis=1)[:, 8 - depth:]
-                rows.append(np.packbits(bits.reshape(-1)).tobytes())
-        return rows
-    if interlace:
-        body = b""
-        for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4),
-                               (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)):
-            sub = pixels[y0::dy, x0::dx]
-            if sub.size:
-                body += _scanlines(rows_of(sub), bpp, kinds)
-    else:
-        body = _scanlines(rows_of(pixels), bpp, kinds)
-    header = struct.pack(">IIBBBBB", w, h, depth, color, 0, 0, int(interlace))
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
-            + b"".join(_chunk(t, p) for t, p in extra)
-            + _chunk(b"IDAT", zlib.compress(body)) + _chunk(b"IEND", b""))
-
+# ---- PNG files written chunk by chunk (tests/image/image_files.py) --------------------------
 
 rng = np.random.default_rng(0)
 
