@@ -120,7 +120,7 @@ cdef _chunk_sums(x, mean, int which, dy=None):
     return np.add.reduce(p1, axis=0), np.add.reduce(p2, axis=0)
 
 
-def _affine_into(x, mean, scale, shift, out):
+cdef _affine_into(x, mean, scale, shift, out):
     cdef Py_ssize_t rows = x.shape[0], C = x.shape[1]
     cdef Py_ssize_t nchunk = (rows + FE_BN_CHUNK - 1) // FE_BN_CHUNK
     cdef Py_ssize_t k, r0, n
@@ -148,7 +148,7 @@ def _affine_into(x, mean, scale, shift, out):
     return out
 
 
-def _dx_into(dy, x, mean, k1, k2, k3, out):
+cdef _dx_into(dy, x, mean, k1, k2, k3, out):
     cdef Py_ssize_t rows = x.shape[0], C = x.shape[1]
     cdef Py_ssize_t nchunk = (rows + FE_BN_CHUNK - 1) // FE_BN_CHUNK
     cdef Py_ssize_t k, r0, n

@@ -29,6 +29,14 @@ Gates follow Keras's weight layout: LSTM ``[i, f, c, o]``, GRU ``[z, r, h]`` wit
 A mask entry of 0 skips the step: the state is carried and the output repeats the last
 one. Activations are given by code (see ``ACTIVATIONS``); the backward pass takes each
 derivative from the activation's output, so nothing but the outputs is saved.
+
+Every entry checks what it is given before any pointer is taken (a loaded SavedModel's
+graph is untrusted input): the leading array is a float32/float64 ndarray of the right
+rank, every other array an ndarray of its dtype and of the exact shape the sizes it
+implies (T, B, D, U) require, the mask (T, B) of any real dtype, the activation codes
+known; a ``ValueError`` ``"<kernel>: <argument> ... (expected X, got Y)"`` otherwise,
+which the op layer turns into the op's ``InvalidArgumentError``. The checks compare a
+few integers per array (well under a microsecond a call).
 """
 cimport numpy as cnp
 from cython.parallel cimport prange
@@ -125,6 +133,74 @@ def _c(a, dt):
     return np.ascontiguousarray(a, dtype=dt)
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_NCODES = 4      # activation codes 0..3 (ACTIVATIONS)
+
+
+def _lead(kernel, name, a, int ndim):
+    """The array the sizes come from: a float32/float64 ndarray of rank ``ndim``,
+    C-contiguous (copied once if not)."""
+    if not isinstance(a, np.ndarray):
+        raise ValueError("%s: %s must be a NumPy array (expected a float32 or float64 "
+                         "ndarray, got %s)" % (kernel, name, type(a).__name__))
+    if a.dtype not in _FLOATS:
+        raise ValueError("%s: %s has an unsupported dtype (expected float32 or float64, "
+                         "got %s)" % (kernel, name, a.dtype))
+    if a.ndim != ndim:
+        raise ValueError("%s: %s has the wrong rank (expected rank %d, got shape %s)"
+                         % (kernel, name, ndim, list(a.shape)))
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _arr(kernel, name, a, dt, tuple shape):
+    """``a`` checked to be an ndarray of dtype ``dt`` and exactly ``shape``, C-contiguous
+    (copied once if not)."""
+    if not isinstance(a, np.ndarray):
+        raise ValueError("%s: %s must be a NumPy array (expected %s %s, got %s)"
+                         % (kernel, name, dt, list(shape), type(a).__name__))
+    if a.dtype != dt:
+        raise ValueError("%s: %s has the wrong dtype (expected %s, got %s)"
+                         % (kernel, name, dt, a.dtype))
+    if a.shape != shape:
+        raise ValueError("%s: %s has the wrong shape (expected %s, got %s)"
+                         % (kernel, name, list(shape), list(a.shape)))
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _opt(kernel, name, a, dt, tuple shape):
+    """``_arr`` for an optional input (None stays None)."""
+    return None if a is None else _arr(kernel, name, a, dt, shape)
+
+
+def _units(kernel, h0, dt, Py_ssize_t B):
+    """U from the initial state, which must be (B, U) of dtype ``dt`` (the recurrent
+    kernel is then checked against it)."""
+    if not isinstance(h0, np.ndarray) or h0.ndim != 2:
+        raise ValueError("%s: h0 must be a 2-D array (expected (batch, units) with batch "
+                         "%d, got %s)" % (kernel, B, list(h0.shape)
+                                          if isinstance(h0, np.ndarray)
+                                          else type(h0).__name__))
+    _arr(kernel, "h0", h0, dt, (B, h0.shape[1]))
+    return h0.shape[1]
+
+
+def _mask(kernel, mask, Py_ssize_t T, Py_ssize_t B, dt):
+    """The (T, B) mask, any real dtype, as 0/1 rows in ``dt``."""
+    if not isinstance(mask, np.ndarray) or mask.dtype.kind not in "biuf":
+        raise ValueError("%s: mask must be a real NumPy array (expected (T, B) = %s, got "
+                         "%s)" % (kernel, [T, B], getattr(mask, "dtype", type(mask).__name__)))
+    if mask.shape != (T, B):
+        raise ValueError("%s: mask has the wrong shape (expected %s, got %s)"
+                         % (kernel, [T, B], list(mask.shape)))
+    return _mask_rows(mask, T, B, dt)
+
+
+def _codes(kernel, int act, int ract):
+    if not (0 <= act < _NCODES and 0 <= ract < _NCODES):
+        raise ValueError("%s: unknown activation code (expected 0..%d, got %d and %d)"
+                         % (kernel, _NCODES - 1, act, ract))
+
+
 def _packed(rkernel, bint transpose, dt):
     """The recurrent kernel (or its transpose) packed in the loops' column strips."""
     r = _c(rkernel, dt)
@@ -164,13 +240,20 @@ def _mask_rows(mask, T, B, dtype):
 def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
     """LSTM over time-major ``x``: returns (h_seq, c_seq, gates), gates activated [i,f,c,o].
     The input projection runs inside the loop too (no BLAS call: see _rnn_loops.h)."""
-    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2], U = rkernel.shape[0]
+    k = "lstm_forward"
+    x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
+    cdef Py_ssize_t U = _units(k, h0, dt, B)
+    h0, c0 = _arr(k, "h0", h0, dt, (B, U)), _arr(k, "c0", c0, dt, (B, U))
+    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, 4 * U))
+    kernel = _arr(k, "kernel", kernel, dt, (D, 4 * U))
+    bias = _opt(k, "bias", bias, dt, (4 * U,))
+    m = _mask(k, mask, T, B, dt)
+    _codes(k, act, ract)
     h_seq = np.empty((T, B, U), dtype=dt)
     c_seq = np.empty((T, B, U), dtype=dt)
     gates = np.empty((T, B, 4 * U), dtype=dt)
-    x, h0, c0, m = _c(x, dt), _c(h0, dt), _c(c0, dt), _mask_rows(mask, T, B, dt)
-    bias = None if bias is None else _c(bias, dt)
     W = _packed(kernel, False, dt)
     R = _packed(rkernel, False, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
@@ -204,17 +287,24 @@ def lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gat
     drecurrent_kernel, dbias), dz the (T, B, 4U) gradients of the gate pre-activations
     (``ops/rnn_ops.py`` makes dx from it where needed). The weight gradients are summed
     inside the loop, one partial sum per row block, added here."""
-    cdef Py_ssize_t T = gates.shape[0], B = gates.shape[1], U = rkernel.shape[0]
-    cdef Py_ssize_t D = x.shape[2], G = 4 * U
-    dt = gates.dtype
+    k = "lstm_backward"
+    x = _lead(k, "x", x, 3)
+    dt = x.dtype
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
+    cdef Py_ssize_t U = _units(k, h0, dt, B), G = 4 * U
+    h0, c0 = _arr(k, "h0", h0, dt, (B, U)), _arr(k, "c0", c0, dt, (B, U))
+    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, G))
+    h_seq = _arr(k, "h_seq", h_seq, dt, (T, B, U))
+    c_seq = _arr(k, "c_seq", c_seq, dt, (T, B, U))
+    gates = _arr(k, "gates", gates, dt, (T, B, G))
+    g_h = _arr(k, "g_h", g_h, dt, (T, B, U))
+    g_c = _opt(k, "g_c", g_c, dt, (T, B, U))
+    g_gates = _opt(k, "g_gates", g_gates, dt, (T, B, G))
+    m = _mask(k, mask, T, B, dt)
+    _codes(k, act, ract)
     dh = np.empty((B, U), dtype=dt)
     dc = np.empty((B, U), dtype=dt)
     dz = np.empty((T, B, G), dtype=dt)
-    x, h0, c0 = _c(x, dt), _c(h0, dt), _c(c0, dt)
-    h_seq, c_seq, gates, g_h = _c(h_seq, dt), _c(c_seq, dt), _c(gates, dt), _c(g_h, dt)
-    g_c = None if g_c is None else _c(g_c, dt)
-    g_gates = None if g_gates is None else _c(g_gates, dt)
-    m = _mask_rows(mask, T, B, dt)
     Rt = _packed(rkernel, True, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
     carry = np.empty((B, U), dtype=dt)
@@ -273,14 +363,22 @@ def gru_forward(x, h0, kernel, rkernel, bias, mask, int act, int ract):
     """GRU (reset_after) over time-major ``x``; ``bias`` is (2, 3U): input and recurrent.
     Returns (h_seq, gates, hrh): gates activated [z, r, h], hrh the recurrent part of the
     candidate before the reset gate multiplies (``h_prev @ R_h + b_rec_h``)."""
-    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2], U = rkernel.shape[0]
+    k = "gru_forward"
+    x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
+    cdef Py_ssize_t U = _units(k, h0, dt, B)
+    h0 = _arr(k, "h0", h0, dt, (B, U))
+    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, 3 * U))
+    kernel = _arr(k, "kernel", kernel, dt, (D, 3 * U))
+    bias = _arr(k, "bias", bias, dt, (2, 3 * U))      # (input, recurrent): always read
+    m = _mask(k, mask, T, B, dt)
+    _codes(k, act, ract)
     h_seq = np.empty((T, B, U), dtype=dt)
     gates = np.empty((T, B, 3 * U), dtype=dt)
     hrh = np.empty((T, B, U), dtype=dt)
     xb = np.empty((B, 3 * U), dtype=dt)
     hr = np.empty((B, 3 * U), dtype=dt)
-    x, h0, bias, m = _c(x, dt), _c(h0, dt), _c(bias, dt), _mask_rows(mask, T, B, dt)
     W = _packed(kernel, False, dt)
     R = _packed(rkernel, False, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
@@ -311,18 +409,25 @@ def gru_backward(x, h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, i
     zero): (dxp, dhr, dh0, dkernel, drecurrent_kernel, dbias), dxp and dhr the (T, B, 3U)
     gradients of the input projections and of the recurrent projections
     (``h_prev @ R + b_rec``), dbias (2, 3U)."""
-    cdef Py_ssize_t T = gates.shape[0], B = gates.shape[1], U = rkernel.shape[0]
-    cdef Py_ssize_t D = x.shape[2], G = 3 * U
-    dt = gates.dtype
+    k = "gru_backward"
+    x = _lead(k, "x", x, 3)
+    dt = x.dtype
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
+    cdef Py_ssize_t U = _units(k, h0, dt, B), G = 3 * U
+    h0 = _arr(k, "h0", h0, dt, (B, U))
+    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, G))
+    h_seq = _arr(k, "h_seq", h_seq, dt, (T, B, U))
+    gates = _arr(k, "gates", gates, dt, (T, B, G))
+    hrh = _arr(k, "hrh", hrh, dt, (T, B, U))
+    g_h = _arr(k, "g_h", g_h, dt, (T, B, U))
+    g_gates = _opt(k, "g_gates", g_gates, dt, (T, B, G))
+    g_hrh = _opt(k, "g_hrh", g_hrh, dt, (T, B, U))
+    m = _mask(k, mask, T, B, dt)
+    _codes(k, act, ract)
     dh = np.empty((B, U), dtype=dt)
     dxp = np.empty((T, B, G), dtype=dt)
     dhr = np.empty((T, B, G), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    x, h0, h_seq, gates, hrh, g_h = (_c(x, dt), _c(h0, dt), _c(h_seq, dt), _c(gates, dt),
-                                     _c(hrh, dt), _c(g_h, dt))
-    g_gates = None if g_gates is None else _c(g_gates, dt)
-    g_hrh = None if g_hrh is None else _c(g_hrh, dt)
-    m = _mask_rows(mask, T, B, dt)
     Rt = _packed(rkernel, True, dt)
     zeros = np.zeros(G, dtype=dt)   # stands in for a gradient given as None
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
@@ -366,11 +471,18 @@ def gru_backward(x, h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, i
 
 def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
     """Simple RNN over time-major ``x``: returns h_seq."""
-    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2], U = rkernel.shape[0]
+    k = "simple_rnn_forward"
+    x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
+    cdef Py_ssize_t U = _units(k, h0, dt, B)
+    h0 = _arr(k, "h0", h0, dt, (B, U))
+    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, U))
+    kernel = _arr(k, "kernel", kernel, dt, (D, U))
+    bias = _opt(k, "bias", bias, dt, (U,))
+    m = _mask(k, mask, T, B, dt)
+    _codes(k, act, 0)
     h_seq = np.empty((T, B, U), dtype=dt)
-    x, h0, m = _c(x, dt), _c(h0, dt), _mask_rows(mask, T, B, dt)
-    bias = None if bias is None else _c(bias, dt)
     W = _packed(kernel, False, dt)
     R = _packed(rkernel, False, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
@@ -392,14 +504,20 @@ def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
 def simple_rnn_backward(x, h0, rkernel, mask, h_seq, g_h, int act):
     """Backward through time of ``simple_rnn_forward``: (da, dh0, dkernel,
     drecurrent_kernel, dbias), da the (T, B, U) gradients of the pre-activations."""
-    cdef Py_ssize_t T = h_seq.shape[0], B = h_seq.shape[1], U = h_seq.shape[2]
-    cdef Py_ssize_t D = x.shape[2]
-    dt = h_seq.dtype
+    k = "simple_rnn_backward"
+    x = _lead(k, "x", x, 3)
+    dt = x.dtype
+    cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
+    cdef Py_ssize_t U = _units(k, h0, dt, B)
+    h0 = _arr(k, "h0", h0, dt, (B, U))
+    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, U))
+    h_seq = _arr(k, "h_seq", h_seq, dt, (T, B, U))
+    g_h = _arr(k, "g_h", g_h, dt, (T, B, U))
+    m = _mask(k, mask, T, B, dt)
+    _codes(k, act, 0)
     dh = np.empty((B, U), dtype=dt)
     da = np.empty((T, B, U), dtype=dt)
     carry = np.empty((B, U), dtype=dt)
-    x, h0, h_seq, g_h = _c(x, dt), _c(h0, dt), _c(h_seq, dt), _c(g_h, dt)
-    m = _mask_rows(mask, T, B, dt)
     Rt = _packed(rkernel, True, dt)
     cdef Py_ssize_t nblk = _blocks(B), blk, b0, b1
     dW = np.empty((nblk, D, U), dtype=dt)

@@ -21,6 +21,11 @@ second derivatives through these ops are not available (``*_backprop`` is in
 ``UnimplementedError`` rather than returning a partial result. The Keras layers' step-by-step path
 (``unroll=True``) is differentiable to any order.
 
+The backprop ops are also what a loaded SavedModel's graph names, with whatever inputs
+the file gives them: the kernels check every array's rank, shape and dtype against the
+sizes x and recurrent_kernel imply before touching memory (``_rnn.pyx``), and the ops
+check their activation names; a mismatch is the op's ``InvalidArgumentError``.
+
     lstm(x, h0, c0, kernel, recurrent_kernel, bias, mask) -> (h_seq, c_seq, gates)
     gru(x, h0, kernel, recurrent_kernel, bias, mask)       -> (h_seq, gates, hrh)
     simple_rnn(x, h0, kernel, recurrent_kernel, bias, mask) -> h_seq
@@ -167,7 +172,9 @@ def _lstm_backprop_fwd(x, h0, c0, recurrent_kernel, mask, h_seq, c_seq, gates, g
     g_c, g_gates = _given("lstm_backprop", rest, given)
     return _kernel_call("lstm_backprop", _rnn.lstm_backward, x, h0, c0, recurrent_kernel,
                         mask, h_seq, c_seq, gates, g_h, g_c, g_gates,
-                        _rnn.ACTIVATIONS[activation], _rnn.ACTIVATIONS[recurrent_activation])
+                        _act_code("lstm_backprop", "activation", activation),
+                        _act_code("lstm_backprop", "recurrent_activation",
+                                  recurrent_activation))
 
 
 # inputs: x, h0, c0, recurrent_kernel, mask, h_seq, c_seq, gates, g_h, then g_c and g_gates
@@ -224,8 +231,10 @@ def _gru_backprop_fwd(x, h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, *re
                       given=(True, True), activation="tanh", recurrent_activation="sigmoid"):
     g_gates, g_hrh = _given("gru_backprop", rest, given)
     return _kernel_call("gru_backprop", _rnn.gru_backward, x, h0, recurrent_kernel, mask,
-                        h_seq, gates, hrh, g_h, g_gates, g_hrh, _rnn.ACTIVATIONS[activation],
-                        _rnn.ACTIVATIONS[recurrent_activation])
+                        h_seq, gates, hrh, g_h, g_gates, g_hrh,
+                        _act_code("gru_backprop", "activation", activation),
+                        _act_code("gru_backprop", "recurrent_activation",
+                                  recurrent_activation))
 
 
 # inputs: x, h0, recurrent_kernel, mask, h_seq, gates, hrh, g_h, then g_gates and g_hrh
@@ -273,7 +282,8 @@ simple_rnn_op = defop("simple_rnn", _simple_fwd, kinds=FLOAT, check=_check_simpl
 
 def _simple_backprop_fwd(x, h0, recurrent_kernel, mask, h_seq, g_h, activation="tanh"):
     return _kernel_call("simple_rnn_backprop", _rnn.simple_rnn_backward, x, h0,
-                        recurrent_kernel, mask, h_seq, g_h, _rnn.ACTIVATIONS[activation])
+                        recurrent_kernel, mask, h_seq, g_h,
+                        _act_code("simple_rnn_backprop", "activation", activation))
 
 
 # outputs (da, dh0, dkernel, drecurrent_kernel, dbias): da the (T, B, U) gradients of the
