@@ -104,14 +104,13 @@ def _values(opname, index, example, key, dtype):
         return None
     want, want_name = _LIST_OF[dtype.name]
     kind = feature.WhichOneof("kind")
-    if kind is None:                      # a Feature with no list: no values, any dtype
-        vals = []
-    elif kind != want:
+    if kind is None:          # an empty Feature{} is a missing feature, as in TensorFlow
+        return None
+    if kind != want:
         raise InvalidArgumentError("%s: Name: <unknown>, Key: %s, Index: %d. Data types don't "
                                    "match. Expected type: %s, Actual type: %s"
                                    % (opname, key, index, want_name, _KIND_NAME[kind]))
-    else:
-        vals = getattr(feature, kind).value
+    vals = getattr(feature, kind).value
     if dtype.name == "string":
         out = np.empty(len(vals), dtype=object)
         out[:] = list(vals)

@@ -1,9 +1,10 @@
-"""``fe.io``: the parts of ``tf.io`` fasteager has: ``decode_raw`` and the parsing of
-serialized ``tf.train.Example`` records (``parse_example``, ``parse_single_example`` with
-``FixedLenFeature``, ``VarLenFeature`` and ``RaggedFeature``), ``TFRecordWriter``, files
-(``read_file``, ``write_file``, ``matching_files``, ``gfile``) and image codecs
-(``decode_png``/``encode_png`` built in; JPEG, GIF and BMP with Pillow), see
-docs/image_io.md."""
+"""``fe.io``: the parts of ``tf.io`` fasteager has: ``decode_raw``, ``decode_csv``, the
+parsing of serialized ``tf.train.Example`` records (``parse_example``,
+``parse_single_example`` with ``FixedLenFeature``, ``VarLenFeature`` and
+``RaggedFeature``), ``TFRecordWriter``, files (``read_file``, ``write_file``,
+``matching_files``, ``gfile``) and image codecs (``decode_png``/``encode_png`` built in;
+JPEG, GIF and BMP with Pillow), see docs/image_io.md."""
+from ._csv import decode_csv  # noqa: F401
 from ._gfile import gfile, matching_files, read_file, write_file  # noqa: F401
 from ._image_codecs import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: F401
                             decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
@@ -14,7 +15,7 @@ from ._tfrecord import TFRecordOptions, TFRecordWriter  # noqa: F401
 from .strings import decode_raw  # noqa: F401
 
 __all__ = ["FixedLenFeature", "RaggedFeature", "TFRecordOptions", "TFRecordWriter",
-           "VarLenFeature", "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image",
-           "decode_jpeg", "decode_png", "decode_raw", "encode_jpeg", "encode_png",
+           "VarLenFeature", "decode_and_crop_jpeg", "decode_bmp", "decode_csv", "decode_gif",
+           "decode_image", "decode_jpeg", "decode_png", "decode_raw", "encode_jpeg", "encode_png",
            "extract_jpeg_shape", "gfile", "is_jpeg", "matching_files", "parse_example",
            "parse_single_example", "read_file", "write_file"]

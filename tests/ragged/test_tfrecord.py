@@ -120,6 +120,7 @@ def _bomb_case(rng):
     def thunk():
         import os
         import tempfile
+        import zlib
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "bomb.tfrecord")
             size = _zlib_bomb(path, 3000, 1 << 20)       # 3 GB of records in about 3 MB
@@ -130,6 +131,16 @@ def _bomb_case(rng):
             lines = [t.numpy() for t in tf.data.TextLineDataset(
                 path, compression_type="ZLIB").skip(1).take(2)]
             assert lines == [_LINES[:-1]] * 2
+            # and CSV: 3 GB of "1,2" lines
+            deflate = zlib.compressobj(9)
+            with open(path, "wb") as f:
+                f.write(deflate.compress(b""))
+                block = deflate.compress(b"1,2\n" * (1 << 18)) + deflate.flush(
+                    zlib.Z_FULL_FLUSH)
+                for _ in range(3000):
+                    f.write(block)
+            rows = tf.data.experimental.CsvDataset(path, [0, 0], compression_type="ZLIB")
+            assert [[int(v) for v in r] for r in rows.take(2)] == [[1, 2], [1, 2]]
     return "3 GB of ZLIB records", thunk
 
 
@@ -174,3 +185,42 @@ def test_text_lines_drop_every_carriage_return(tmp_path):
     path.write_bytes(b"a\nb\r\nc\r\n\nx\ry\r")
     assert [t.numpy() for t in tf.data.TextLineDataset(str(path))] == \
         [b"a", b"b", b"c", b"", b"xy"]
+
+
+def test_an_empty_feature_is_a_missing_feature():
+    # TensorFlow 2.21: Feature{} takes FixedLenFeature's default, is required without one,
+    # and gives no values to VarLen and Ragged features
+    record = tf.train.Example(features=tf.train.Features(
+        feature={"a": tf.train.Feature()})).SerializeToString()
+    assert record == b"\n\x07\n\x05\n\x01a\x12\x00"
+    got = tf.io.parse_single_example(record, {
+        "a": tf.io.FixedLenFeature([], tf.int64, default_value=5)})
+    assert got["a"].numpy() == 5 and got["a"].dtype == tf.int64
+    got = tf.io.parse_single_example(record, {
+        "a": tf.io.FixedLenFeature([2], tf.float32, default_value=[1.0, 2.0])})
+    np.testing.assert_array_equal(got["a"].numpy(), [1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match="a .*is required but could not be found"):
+        tf.io.parse_single_example(record, {"a": tf.io.FixedLenFeature([0], tf.float32)})
+    assert tf.io.parse_single_example(record, {"a": tf.io.VarLenFeature(tf.int64)})[
+        "a"].values.numpy().tolist() == []
+    assert tf.io.parse_single_example(record, {"a": tf.io.RaggedFeature(tf.string)})[
+        "a"].numpy().tolist() == []
+    batch = tf.io.parse_example([record, record], {
+        "a": tf.io.FixedLenFeature([], tf.int64, default_value=5)})
+    assert batch["a"].numpy().tolist() == [5, 5]
+
+
+def test_bytes_list_takes_bytes_only_when_values_are_added():
+    # protobuf's repeated bytes field: TypeError at once, whichever way the value comes in
+    for bad, name in (("s", "str"), (bytearray(b"x"), "bytearray"), (1, "int"),
+                      (np.str_("x"), "numpy.str_")):
+        with pytest.raises(TypeError, match="^expected bytes, %s found$" % name):
+            tf.train.BytesList(value=[bad])
+    listed = tf.train.BytesList(value=[b"a", np.bytes_(b"b")])
+    with pytest.raises(TypeError, match="expected bytes, str found"):
+        listed.value.append("c")
+    with pytest.raises(TypeError, match="expected bytes, str found"):
+        listed.value.extend([b"d", "e"])
+    with pytest.raises(TypeError, match="expected bytes, str found"):
+        listed.value[0] = "f"
+    assert listed.value == [b"a", b"b"] and listed.SerializeToString() == b"\n\x01a\n\x01b"

@@ -1,73 +1,50 @@
 """CSV input: ``fe.data.experimental.CsvDataset`` (records of CSV files as tuples of
 scalars) and ``make_csv_dataset`` (batches of feature dicts, with column names and types
-read from the files), as ``tf.data.experimental`` defines them. Parsing uses Python's
-``csv`` module (RFC 4180 quoting)."""
-import csv
-import io
-import re
-
+read from the files), as ``tf.data.experimental`` defines them. The grammar, the numbers
+and the column defaults are ``fasteager._csv``'s, shared with ``fe.io.decode_csv``."""
 import numpy as np
 
-from ..dtypes import DType, as_dtype
-from ..errors import InvalidArgumentError
+from .. import _csv
+from ..errors import DataLossError, InvalidArgumentError
 from . import structure as S
 from .dataset import AUTOTUNE, UNKNOWN, Dataset
 from .sources import compression_kind, filenames_list, matching_files, open_file
 
-_CSV_TYPES = ("float32", "float64", "int32", "int64", "string")
-_INT = re.compile(r"^\s*[+-]?[0-9]+\s*$")
-_LIMITS = {"int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 63, 2 ** 63 - 1)}
+
+def _delim_byte(opname, field_delim):
+    delim = field_delim.encode("utf-8") if isinstance(field_delim, str) else field_delim
+    if not isinstance(delim, bytes) or len(delim) != 1:
+        raise InvalidArgumentError("%s: field_delim should be only 1 char (got %r)"
+                                   % (opname, field_delim))
+    return delim
 
 
-def _parse_int(text, name):
-    if not _INT.match(text):
-        return None
-    value = int(text)
-    lo, hi = _LIMITS[name]
-    return value if lo <= value <= hi else None
+def _na_bytes(na_value):
+    return na_value.encode("utf-8") if isinstance(na_value, str) else bytes(na_value)
 
 
-def _parse_float(text, name):
-    if "_" in text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    if np.isfinite(value) and abs(value) > np.finfo(name).max:
-        return None
-    return value
-
-
-def _column_default(value, i):
-    """(dtype name, default ndarray scalar or None for a required column)."""
-    if isinstance(value, DType):
-        dtype, default = value, None
-    else:
-        arr = np.asarray(S.to_array(value))
-        dtype = as_dtype(arr.dtype)
-        if arr.size == 0:
-            default = None
-        elif arr.size == 1 and arr.ndim <= 1:
-            default = arr.reshape(())
-        else:
-            raise ValueError("CsvDataset: record_defaults[%d] must be a dtype, an empty "
-                             "tensor (a required column) or one default value (got shape %s)"
-                             % (i, list(arr.shape)))
-    if dtype.name not in _CSV_TYPES:
-        raise TypeError("CsvDataset: record_defaults[%d] has dtype %s (expected one of %s)"
-                        % (i, dtype.name, ", ".join(_CSV_TYPES)))
-    return dtype.name, default
-
-
-def csv_rows(f, field_delim, use_quote_delim):
-    """The records of a binary file object, as lists of str (a blank line is one empty
-    field)."""
-    text = io.TextIOWrapper(f, encoding="utf-8", newline="")
-    reader = csv.reader(text, delimiter=field_delim,
-                        quoting=csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE)
-    for row in reader:
-        yield row or [""]
+def file_records(path, compression, opname, delim, use_quote, header, keep=None):
+    """``(record number, fields)`` of each record of a CSV file (fields: bytes; those
+    ``keep(i)`` accepts), after the header record when ``header``."""
+    with open_file(path, compression, opname) as f:
+        scanner = _csv.Scanner(opname, f, delim, use_quote, lines=True)
+        try:
+            if header:
+                scanner.where = "the header of %s" % path
+                if scanner.record(lambda i: False) is None:
+                    raise InvalidArgumentError("%s: can't read the header of %s (the file "
+                                               "is empty)" % (opname, path))
+            number = 0
+            while True:
+                scanner.where = "record %d of %s" % (number, path)
+                fields = scanner.record(keep)
+                if fields is None:
+                    return
+                yield number, fields
+                number += 1
+        except (DataLossError, OSError) as e:
+            raise DataLossError("%s: cannot read %s as %s (%s)"
+                                % (opname, path, compression or "CSV", e)) from None
 
 
 class CsvDataset(Dataset):
@@ -87,18 +64,18 @@ class CsvDataset(Dataset):
                  select_cols=None, exclude_cols=None, name=None):
         self._filenames = filenames_list(filenames, "CsvDataset")
         self._compression = compression_kind(compression_type, "CsvDataset")
-        if not isinstance(record_defaults, (list, tuple)) or not record_defaults:
-            raise ValueError("CsvDataset: record_defaults must be a non-empty list (got %r)"
-                             % (record_defaults,))
-        self._columns = [_column_default(v, i) for i, v in enumerate(record_defaults)]
-        if not isinstance(field_delim, str) or len(field_delim) != 1:
-            raise InvalidArgumentError("CsvDataset: field_delim must be one character (got %r)"
-                                       % (field_delim,))
-        self._delim, self._quote = field_delim, bool(use_quote_delim)
-        self._header, self._na = bool(header), na_value
+        if buffer_size is not None and buffer_size <= 0:
+            raise InvalidArgumentError("CsvDataset: buffer_size should be positive (got %r)"
+                                       % (buffer_size,))
+        self._columns = _csv.column_defaults("CsvDataset", record_defaults, S.to_array)
+        self._delim = _delim_byte("CsvDataset", field_delim)
+        self._quote, self._header = bool(use_quote_delim), bool(header)
+        self._na = _na_bytes(na_value)
         n = len(self._columns)
         if select_cols is not None and exclude_cols is not None:
-            raise ValueError("CsvDataset: give select_cols or exclude_cols, not both")
+            raise InvalidArgumentError("CsvDataset: either select_cols or exclude_cols should "
+                                       "be empty")
+        self._keep = None
         if select_cols is not None:
             cols = [int(c) for c in np.asarray(S.to_array(select_cols)).reshape(-1)]
             if any(b <= a for a, b in zip(cols, cols[1:])) or (cols and cols[0] < 0):
@@ -108,66 +85,26 @@ class CsvDataset(Dataset):
                 raise InvalidArgumentError("CsvDataset: select_cols and record_defaults must "
                                            "have the same length (expected %d, got %d)"
                                            % (n, len(cols)))
-            self._select, self._width = cols, None
+            self._keep = set(cols).__contains__
         elif exclude_cols is not None:
             excluded = {int(c) for c in np.asarray(S.to_array(exclude_cols)).reshape(-1)}
-            width = n + len(excluded)
-            if any(not 0 <= c < width for c in excluded):
-                raise InvalidArgumentError("CsvDataset: exclude_cols must be column indices "
-                                           "below %d (got %s)" % (width, sorted(excluded)))
-            self._select = [c for c in range(width) if c not in excluded]
-            self._width = width
-        else:
-            self._select, self._width = list(range(n)), n
+            if any(c < 0 for c in excluded):
+                raise InvalidArgumentError("CsvDataset: exclude_cols must be non-negative "
+                                           "column indices (got %s)" % sorted(excluded))
+            self._keep = lambda i: i not in excluded
         self._ignore_errors = False     # make_csv_dataset(ignore_errors=True) sets it
-
-    def _records(self, path):
-        with open_file(path, self._compression, "CsvDataset") as f:
-            rows = csv_rows(f, self._delim, self._quote)
-            try:
-                if self._header:
-                    next(rows, None)
-                yield from enumerate(rows)
-            except csv.Error as e:
-                raise InvalidArgumentError("CsvDataset: %s is not valid CSV (%s)"
-                                           % (path, e)) from None
 
     def _iter(self):
         for path in self._filenames:
-            for number, row in self._records(path):
+            for number, fields in file_records(path, self._compression, "CsvDataset",
+                                               self._delim, self._quote, self._header,
+                                               self._keep):
                 try:
-                    yield self._parse(row, number, path)
+                    yield _csv.convert("CsvDataset", fields, self._columns, self._na,
+                                       "record %d of %s" % (number, path))
                 except InvalidArgumentError:
                     if not self._ignore_errors:
                         raise
-
-    def _parse(self, row, number, path):
-        if self._width is not None and len(row) != self._width or \
-                self._width is None and len(row) <= self._select[-1]:
-            raise InvalidArgumentError(
-                "CsvDataset: expect %d fields but have %d in record %d of %s"
-                % (self._width or self._select[-1] + 1, len(row), number, path))
-        out = []
-        for k, ((dtype, default), col) in enumerate(zip(self._columns, self._select)):
-            field = row[col]
-            if field == "" or field == self._na:
-                if default is None:
-                    raise InvalidArgumentError(
-                        "CsvDataset: field %d is required but missing in record %d of %s "
-                        "(expected a value: the column has no default)" % (col, number, path))
-                out.append(default)
-                continue
-            if dtype == "string":
-                value = np.empty((), object)
-                value[()] = field.encode("utf-8")
-                out.append(value)
-                continue
-            value = (_parse_int if dtype.startswith("int") else _parse_float)(field, dtype)
-            if value is None:
-                raise InvalidArgumentError("CsvDataset: field %d in record %d of %s is not a "
-                                           "valid %s: %r" % (col, number, path, dtype, field))
-            out.append(np.asarray(value, dtype))
-        return tuple(out)
 
     def _cardinality(self):
         return UNKNOWN
@@ -180,33 +117,43 @@ class CsvDataset(Dataset):
 _INFERENCE_ORDER = ("int32", "int64", "float32", "float64", "string")
 
 
-def _infer_type(text, na_value, previous):
-    """The narrowest type of ``_INFERENCE_ORDER`` that parses ``text`` and is no narrower
-    than ``previous`` (what the column's earlier values needed)."""
-    if text in ("", na_value):
+def _fits(field, name):
+    if name != "float32":
+        return _csv.parse_number(field, name) is not None
+    # as TensorFlow's inference: float32 unless a finite value is beyond its range
+    value = _csv.parse_number(field, "float64")
+    return value is not None and not (np.isfinite(value) and
+                                      abs(value) > np.finfo(np.float32).max)
+
+
+def _infer_type(field, na_value, previous):
+    """The narrowest type of ``_INFERENCE_ORDER`` that parses ``field`` (bytes) and is no
+    narrower than ``previous`` (what the column's earlier values needed)."""
+    if field in (b"", na_value):
         return previous
     start = 0 if previous is None else _INFERENCE_ORDER.index(previous)
     for name in _INFERENCE_ORDER[start:]:
-        if name == "string":
-            return name
-        parse = _parse_int if name.startswith("int") else _parse_float
-        if parse(text, name) is not None:
+        if name == "string" or _fits(field, name):
             return name
 
 
-def _file_rows(filenames, field_delim, use_quote_delim, compression):
-    """(path, rows iterator) of each file, for reading headers and inferring types."""
-    for path in filenames:
-        with open_file(path, compression, "make_csv_dataset") as f:
-            yield path, csv_rows(f, field_delim, use_quote_delim)
+def _first_records(path, field_delim, use_quote_delim, compression):
+    return file_records(path, compression, "make_csv_dataset",
+                        _delim_byte("make_csv_dataset", field_delim), use_quote_delim,
+                        header=False)
 
 
 def _column_names(filenames, field_delim, use_quote_delim, compression):
     names = None
-    for path, rows in _file_rows(filenames, field_delim, use_quote_delim, compression):
-        header = next(rows, None)
-        if header is None:
+    for path in filenames:
+        first = next(_first_records(path, field_delim, use_quote_delim, compression), None)
+        if first is None:
             raise ValueError("make_csv_dataset: %s has no header line (empty file?)" % path)
+        try:
+            header = [f.decode("utf-8") for f in first[1]]
+        except UnicodeDecodeError:
+            raise ValueError("make_csv_dataset: the header line of %s is not UTF-8 text"
+                             % path) from None
         if names is None:
             names = header
         elif header != names:
@@ -219,17 +166,18 @@ def _inferred_defaults(filenames, num_cols, select, field_delim, use_quote_delim
                        header, limit, compression):
     types = [None] * len(select)
     seen = 0
-    for path, rows in _file_rows(filenames, field_delim, use_quote_delim, compression):
-        if header:
-            next(rows, None)
-        for row in rows:
+    na = _na_bytes(na_value)
+    for path in filenames:
+        for number, row in _first_records(path, field_delim, use_quote_delim, compression):
+            if header and number == 0:
+                continue
             if limit is not None and seen >= limit:
                 break
             if len(row) != num_cols:
                 raise ValueError("make_csv_dataset: problem inferring types: a row of %s has "
                                  "%d fields (expected %d)" % (path, len(row), num_cols))
             for j, col in enumerate(select):
-                types[j] = _infer_type(row[col], na_value, types[j])
+                types[j] = _infer_type(row[col], na, types[j])
             seen += 1
         if limit is not None and seen >= limit:
             break

@@ -217,17 +217,52 @@ class _Message:
     __repr__ = __str__
 
 
+class _Values(list):
+    """A list's ``value``: as protobuf's repeated fields, every value put in is checked
+    (a ``str`` in a BytesList is a TypeError when it is appended, not when serialized)."""
+
+    __slots__ = ("_check",)
+
+    def __init__(self, check, values=()):
+        self._check = check
+        super().__init__(check(v) for v in values)
+
+    def append(self, v):
+        super().append(self._check(v))
+
+    def extend(self, values):
+        super().extend([self._check(v) for v in values])
+
+    def insert(self, i, v):
+        super().insert(i, self._check(v))
+
+    def __setitem__(self, i, v):
+        super().__setitem__(i, [self._check(x) for x in v] if isinstance(i, slice)
+                            else self._check(v))
+
+    def __iadd__(self, values):
+        self.extend(values)
+        return self
+
+
 class _List(_Message):
-    __slots__ = ("value", "_parent")
+    __slots__ = ("_value", "_parent")
     _kind = None
 
     def __init__(self, value=()):
         self._parent = None
-        self.value = []
-        self.value.extend(self._check(v) for v in value)
+        self._value = _Values(self._check, value)
+
+    @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, values):
+        self._value = _Values(self._check, values)
 
     def Clear(self):  # noqa: N802
-        self.value = []
+        self._value = _Values(self._check)
 
     def _text(self, indent):
         pad = " " * indent
@@ -235,16 +270,18 @@ class _List(_Message):
 
 
 class BytesList(_List):
-    """``repeated bytes value = 1`` (str values are stored as their UTF-8 bytes)."""
+    """``repeated bytes value = 1``: bytes only, as protobuf's (a str, even ASCII, or a
+    bytearray is a TypeError with protobuf's message)."""
     __slots__ = ()
 
     @staticmethod
     def _check(v):
-        if isinstance(v, str):
-            return v.encode("utf-8")
-        if isinstance(v, (bytes, bytearray, np.bytes_)):
+        if isinstance(v, bytes):
             return bytes(v)
-        raise TypeError("BytesList: values must be bytes or str (got %s)" % type(v).__name__)
+        t = type(v)
+        name = t.__name__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__,
+                                                                         t.__qualname__)
+        raise TypeError("expected bytes, %s found" % name)
 
     @staticmethod
     def _show(v):
@@ -257,7 +294,7 @@ class BytesList(_List):
         for number, wire, span in r.fields():
             if number == 1:
                 _expect(r, wire, _LEN, "BytesList.value")
-                self.value.append(r.bytes_of(span))
+                list.append(self._value, r.bytes_of(span))
 
 
 class FloatList(_List):
@@ -290,10 +327,10 @@ class FloatList(_List):
                 if (span[1] - span[0]) % 4:
                     r.fail("packed FloatList.value of %d bytes (not a multiple of 4)"
                            % (span[1] - span[0]))
-                self.value.extend(np.frombuffer(r.data, "<f4", (span[1] - span[0]) // 4,
-                                                span[0]).astype(float).tolist())
+                list.extend(self._value, np.frombuffer(
+                    r.data, "<f4", (span[1] - span[0]) // 4, span[0]).astype(float).tolist())
             elif wire == _I32:
-                self.value.append(struct.unpack_from("<f", r.data, span[0])[0])
+                list.append(self._value, struct.unpack_from("<f", r.data, span[0])[0])
             else:
                 r.fail("FloatList.value has wire type %d (expected 2 or 5)" % wire)
 
@@ -327,9 +364,9 @@ class Int64List(_List):
             if wire == _LEN:
                 packed = r.sub(span)
                 while packed.pos < packed.end:
-                    self.value.append(_signed64(packed.varint()))
+                    list.append(self._value, _signed64(packed.varint()))
             elif wire == _VARINT:
-                self.value.append(_signed64(span))
+                list.append(self._value, _signed64(span))
             else:
                 r.fail("Int64List.value has wire type %d (expected 0 or 2)" % wire)
 
