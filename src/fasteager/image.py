@@ -18,6 +18,10 @@ import math
 import numpy as np
 
 from . import _core
+from ._bounding_boxes import (  # noqa: F401
+    sample_distorted_bounding_box,
+    stateless_sample_distorted_bounding_box,
+)
 from ._image_codecs import (  # noqa: F401
     decode_and_crop_jpeg,
     decode_bmp,
@@ -42,11 +46,13 @@ __all__ = ["ResizeMethod", "adjust_brightness", "adjust_contrast", "adjust_gamma
            "random_contrast", "random_crop", "random_flip_left_right", "random_flip_up_down",
            "random_hue", "random_jpeg_quality", "random_saturation", "resize",
            "resize_with_crop_or_pad", "resize_with_pad", "rgb_to_grayscale", "rgb_to_hsv",
-           "rgb_to_yiq", "rgb_to_yuv", "sobel_edges", "stateless_random_brightness",
+           "rgb_to_yiq", "rgb_to_yuv", "sample_distorted_bounding_box", "sobel_edges",
+           "stateless_random_brightness",
            "stateless_random_contrast", "stateless_random_crop",
            "stateless_random_flip_left_right", "stateless_random_flip_up_down",
            "stateless_random_hue", "stateless_random_jpeg_quality",
-           "stateless_random_saturation", "total_variation", "yiq_to_rgb", "yuv_to_rgb"]
+           "stateless_random_saturation", "stateless_sample_distorted_bounding_box",
+           "total_variation", "yiq_to_rgb", "yuv_to_rgb"]
 
 convert_to_tensor = _core.convert_to_tensor
 
