@@ -417,20 +417,57 @@ def _child(obj, name):
     return child
 
 
-def _path_parts(path, what):
+def _place(obj, name, value, path):
+    """Set attribute ``name`` of a loaded object, once: a second value for one path (a
+    function named like a variable) is corruption, never a silent replacement."""
+    if name in obj.__dict__:
+        raise DataLossError("saved_model.load: %.80r is saved twice (as a %s and a %s)"
+                            % (path, type(obj.__dict__[name]).__name__, type(value).__name__))
+    object.__setattr__(obj, name, value)
+
+
+# Names the loaded objects' class uses itself (methods, properties, the attributes a
+# Module sets, those load sets: signatures, the Keras weight lists): a name from a file
+# never replaces one. "__call__" is the one exception, the slot of a saved __call__
+# function (``_Restored.__call__`` calls it); any other dunder name is refused too.
+_RESERVED = (frozenset(dir(_Restored)) | frozenset(vars(_Restored(name="root"))) |
+             {"signatures", "_saved_variable_lists"}) - {"__call__"}
+
+
+def _path_parts(path, what, leaf_call=False):
+    """The names of a path from the file, each checked (see _RESERVED); ``leaf_call``:
+    the last may be ``__call__`` (a function's path)."""
     if not isinstance(path, str) or not path:
         raise DataLossError("saved_model.load: bad %s path %.80r" % (what, path))
     parts = path.split("/")
-    if any(not p for p in parts):
-        raise DataLossError("saved_model.load: bad %s path %.80r" % (what, path))
+    for i, p in enumerate(parts):
+        call = leaf_call and i == len(parts) - 1 and p == "__call__"
+        if not p or (not call and (p in _RESERVED or p.startswith("__") and p.endswith("__"))):
+            raise DataLossError("saved_model.load: bad %s path %.80r (%s)"
+                                % (what, path, "an empty name" if not p else
+                                   "%r is a name the loaded object uses itself" % p))
     return parts
+
+
+def _unique_keys(file):
+    """A JSON object hook refusing a key given twice (JSON would keep the last silently)."""
+    def hook(pairs):
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen = set()
+            twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise DataLossError("saved_model.load: %s holds the key %.80r twice in one object"
+                                % (file, twice))
+        return out
+    return hook
 
 
 def _read_description(directory):
     file = os.path.join(directory, GRAPH_FILE)
     try:
         with open(file, "rb") as f:
-            description = json.loads(f.read().decode("utf-8"))
+            description = json.loads(f.read().decode("utf-8"),
+                                     object_pairs_hook=_unique_keys(file))
     except FileNotFoundError:
         raise NotFoundError("saved_model.load: no fasteager SavedModel in %r (expected the "
                             "file %s)" % (directory, GRAPH_FILE)) from None
@@ -458,40 +495,37 @@ def load(export_dir, tags=None, options=None):
     description = _read_description(directory)
     _, tensors, metadata = _ckpt._read(os.path.join(directory, VARIABLES_FILE),
                                        "saved_model.load", with_metadata=True)
-    try:
-        names = json.loads(metadata.get("object_graph") or "{}")
-    except ValueError:
-        names = {}
-    if not isinstance(names, dict):
-        names = {}
+    names = _ckpt.object_graph(os.path.join(directory, VARIABLES_FILE), metadata,
+                               "saved_model.load")
     constants, _ = _safetensors.load_file(os.path.join(directory, CONSTANTS_FILE))
     root = _Restored(name="root")
     variables = {}
     for path in description["variables"]:
-        parts = _path_parts(path, "variable")[1:]             # below "root"
-        if not parts:
-            raise DataLossError("saved_model.load: bad variable path %.80r" % (path,))
+        parts = _path_parts(path, "variable")
+        if parts[0] != "root" or len(parts) < 2:
+            raise DataLossError("saved_model.load: bad variable path %.80r (expected "
+                                "root/...)" % (path,))
+        parts = parts[1:]
         obj = root
         for part in parts[:-1]:
             obj = _child(obj, part)
         if path not in tensors:
             raise DataLossError("saved_model.load: %s has no value for variable %r"
                                 % (VARIABLES_FILE, path))
-        entry = names.get(path)
-        name = entry.get("name") if isinstance(entry, dict) else None
+        name = names.get(path, {}).get("name")
         var = Variable(tensors[path], trainable=bool(description["trainable"].get(path, True)),
-                       name=name if isinstance(name, str) and name else parts[-1])
-        object.__setattr__(obj, parts[-1], var)
+                       name=name or parts[-1])
+        _place(obj, parts[-1], var, path)
         variables[path] = var
     env = _Environment(variables, constants, controls=description["format"] == FORMAT)
     for attr, spec in description["functions"].items():
         if not isinstance(spec, dict):
             raise DataLossError("saved_model.load: function %.80r is not an object" % (attr,))
-        parts = _path_parts(attr, "function")
+        parts = _path_parts(attr, "function", leaf_call=True)
         obj = root
         for part in parts[:-1]:
             obj = _child(obj, part)
-        object.__setattr__(obj, parts[-1], RestoredFunction(attr, spec, env))
+        _place(obj, parts[-1], RestoredFunction(attr, spec, env), attr)
     signatures = SignatureMap()
     for name, spec in description.get("signatures", {}).items():
         signatures[name] = RestoredSignature(name, spec, env)

@@ -2,13 +2,19 @@
 functions that run a saved graph op by op through the tapes (so they are
 differentiable, their custom gradients included), and the signatures.
 
-Every value read from the file is checked as it is used: a register that is never
-written, an op the op table does not have, an attribute that does not decode or that the
-op's kernel refuses all raise typed errors (``DataLossError``, ``NotFoundError``,
-``InvalidArgumentError``); control steps (``fe.cond``, ``fe.while_loop``) are checked
-for their shape (kind, two sub-graphs, matching input and output counts, nesting depth)
-when the file loads, before anything runs. Nothing a file names is imported or called,
-except ops looked up in fasteager's own op table.
+Every graph is checked when the file loads, before anything runs (``check_graph``): each
+step's kind; an op's name (in fasteager's op table), its number of inputs, whether it
+gives several outputs, and its attributes (only the names the op declares, each value of
+a kind a saved graph holds: integers within int64, dtypes among fasteager's, sizes
+non-negative and at most ``MAX_ATTR_ELEMENTS`` elements); every register read is
+written before; variables and constants named exist; control steps (``fe.cond``,
+``fe.while_loop``) have their kind, two sub-graphs and matching input and output counts,
+nested at most ``MAX_CONTROL_DEPTH`` deep; custom-gradient blocks lie within the steps.
+What only a call can tell (the input tensors' shapes, the values of a shape-generic
+graph's sizes) is checked as the graph runs: the kernels check every array they are
+given. All of it raises typed errors (``DataLossError``, ``NotFoundError``,
+``InvalidArgumentError``). Nothing a file names is imported or called, except ops looked
+up in fasteager's own op table.
 """
 import contextlib
 
@@ -186,8 +192,10 @@ def _run_step(s, vals, fname, dims, ops, env):
         raise DataLossError("saved_model.load: op %s of %s is given %d inputs (it takes %d)"
                             % (op.name, fname, len(args), op.nin))
     attrs = decode(s["attrs"], dims) or None
-    if attrs is not None and not (isinstance(attrs, dict) and all(isinstance(k, str)
-                                                                  for k in attrs)):
+    if dims is not None:
+        # a shape-generic graph's sizes are known now: its attributes are checked again
+        check_attrs(op, attrs, fname)
+    elif attrs is not None and not isinstance(attrs, dict):
         raise DataLossError("saved_model.load: the attributes of op %s are not a dict of "
                             "names" % op.name)
     eager = getattr(op, "eager_call", None)
@@ -222,27 +230,251 @@ def _is_float(t):
 _CONTROLS = ("cond", "while_loop")
 MAX_CONTROL_DEPTH = 32      # control steps nested in control steps (deeper is corruption)
 
+# ---- checking a graph before it runs ----------------------------------------------------------
 
-def check_controls(g, fname, allowed, depth=0):
-    """Refuse a malformed control step anywhere in graph ``g`` before anything runs: its
-    kind, sub-graphs and the counts of inputs and outputs they must agree on (the
-    registers and ops inside are checked as they run, as in any graph). ``allowed``:
-    whether the file's format has control steps."""
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+# attributes that size a tensor an op makes (a reshape or broadcast target, the input of a
+# gradient, tile's multiples): at most this many elements, so that a few bytes of a file
+# cannot ask for terabytes
+MAX_ATTR_ELEMENTS = 1 << 31
+_SIZE_ATTRS = frozenset(("shape", "input_shape", "filter_shape", "noise_shape", "multiples",
+                         "paddings", "sizes"))
+_COUNT_ATTRS = frozenset(("depth", "num_segments", "n"))
+_DTYPE_ATTRS = frozenset(("dtype", "output_type", "out_type", "out_idx", "output_idx_type"))
+
+
+def _fe_dtypes():
+    from ..dtypes import ALL
+    return {d._np for d in ALL}
+
+
+def _bad_attr(fname, opname, attr, what, value):
+    return DataLossError("saved_model.load: op %s of %s: attribute %s %s (got %.80r)"
+                         % (opname, fname, attr, what, value))
+
+
+def _check_value(value, fname, opname, attr, dtypes):
+    """An attribute value holds only what a saved graph's attributes hold: None, bools,
+    int64 integers, floats, strings, slices, Ellipsis, fasteager's dtypes, scalars and
+    integer or float arrays of them, in tuples, lists and dicts."""
+    if value is None or value is Ellipsis or isinstance(value, (bool, float, str)):
+        return
+    if isinstance(value, int):
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise _bad_attr(fname, opname, attr, "holds an integer beyond int64", value)
+        return
+    if isinstance(value, (np.generic, np.ndarray)):
+        if value.dtype not in dtypes:
+            raise _bad_attr(fname, opname, attr, "holds a value of a dtype fasteager does "
+                            "not have (%s)" % value.dtype, value)
+        return
+    if isinstance(value, np.dtype) or type(value).__name__ == "DType":
+        if np.dtype(getattr(value, "_np", value)) not in dtypes:
+            raise _bad_attr(fname, opname, attr, "is a dtype fasteager does not have", value)
+        return
+    if isinstance(value, slice):
+        for v in (value.start, value.stop, value.step):
+            _check_value(v, fname, opname, attr, dtypes)
+        return
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _check_value(v, fname, opname, attr, dtypes)
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_value(k, fname, opname, attr, dtypes)
+            _check_value(v, fname, opname, attr, dtypes)
+        return
+    raise _bad_attr(fname, opname, attr, "holds a %s, which no op attribute is"
+                    % type(value).__name__, value)
+
+
+def _ints_in(value):
+    """The integers of a (nested) size attribute, or None when it holds something else."""
+    if type(value) is int or isinstance(value, np.integer):
+        return [int(value)]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        return [int(v) for v in value.reshape(-1)]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            inner = _ints_in(v) if v is not None else []
+            if inner is None:
+                return None
+            out += inner
+        return out
+    return None
+
+
+def check_attrs(op, attrs, fname):
+    """Refuse attributes op ``op`` does not declare, and values no saved graph holds."""
+    if attrs is None:
+        return
+    if not (isinstance(attrs, dict) and all(isinstance(k, str) for k in attrs)):
+        raise DataLossError("saved_model.load: the attributes of op %s of %s are not a dict "
+                            "of names" % (op.name, fname))
+    dtypes = _fe_dtypes()
+    for name, value in attrs.items():
+        if name not in op.attrs:
+            raise DataLossError("saved_model.load: op %s of %s has no attribute %.80r "
+                                "(expected %s)" % (op.name, fname, name,
+                                                   ", ".join(sorted(op.attrs)) or "none"))
+        _check_value(value, fname, op.name, name, dtypes)
+        if name in _DTYPE_ATTRS and value is not None:
+            from ..dtypes import as_dtype
+            try:
+                known = np.dtype(as_dtype(value)._np) in dtypes
+            except TypeError:
+                known = False
+            if not known:
+                raise _bad_attr(fname, op.name, name, "is not a fasteager dtype", value)
+        if name in _SIZE_ATTRS or name in _COUNT_ATTRS:
+            ints = _ints_in(value)
+            if ints is None:
+                continue            # (not sizes: the op's own check refuses what it must)
+            total = 1
+            for d in ints:
+                if d < -1 or d > MAX_ATTR_ELEMENTS:
+                    raise _bad_attr(fname, op.name, name, "holds a size out of range "
+                                    "(expected -1..%d)" % MAX_ATTR_ELEMENTS, value)
+                if name in _SIZE_ATTRS and name not in ("paddings", "sizes") and d > 0:
+                    total *= d
+            if total > MAX_ATTR_ELEMENTS:
+                raise _bad_attr(fname, op.name, name, "sizes a tensor of more than %d "
+                                "elements" % MAX_ATTR_ELEMENTS, value)
+
+
+def _written(defined, regs, fname, what):
+    for r in regs:
+        if _reg(r) not in defined:
+            raise DataLossError("saved_model.load: %s of %s reads register %d, which is not "
+                                "written before" % (what, fname, r))
+
+
+def _out_regs(s, op):
+    if op.multi:
+        outs = _list(s.get("out"), "a step's outputs")
+        return [_reg(r) for r in outs]
+    return [_reg(s.get("out"))]
+
+
+class _Check:
+    """What a graph check needs besides the graph: the function's name, whether the file's
+    format has control steps, the variables and constants the file holds, and the
+    placeholder sizes a shape-generic graph's size expressions are checked at (None:
+    a graph that has none)."""
+
+    def __init__(self, fname, env, dims):
+        self.fname = fname
+        self.allowed = env.controls
+        self.variables = env.variables
+        self.constants = env.constants
+        self.sym_constants = env.sym_constants
+        self.dims = dims
+
+
+def check_graph(g, c, depth=0):
+    """Refuse graph ``g`` (and its sub-graphs) when anything in it is malformed (see the
+    module docstring); ``c``: a ``_Check``."""
+    from ..ops.registry import OPS
+    fname = c.fname
     if not isinstance(g, dict):
         raise DataLossError("saved_model.load: a graph of %s is not an object" % fname)
-    for s in _list(g.get("steps", []), "a graph's steps"):
-        if isinstance(s, dict) and "control" in s:
-            if not allowed:
-                raise DataLossError("saved_model.load: %s has a control step, which its "
-                                    "format version does not have" % fname)
-            if depth >= MAX_CONTROL_DEPTH:
-                raise DataLossError("saved_model.load: control steps of %s nested deeper "
-                                    "than %d" % (fname, MAX_CONTROL_DEPTH))
-            for sub in _control_parts(s, fname, None)[2]:
-                check_controls(sub, fname, allowed, depth + 1)
-    for c in g.get("custom", []) if isinstance(g.get("custom"), list) else ():
-        if isinstance(c, dict) and isinstance(c.get("grad"), dict):
-            check_controls(c["grad"], fname, allowed, depth + 1)
+    defined = {_reg(r) for r in _list(g.get("inputs"), "a graph's inputs")}
+    consts = g.get("consts", {})
+    if not isinstance(consts, dict):
+        raise DataLossError("saved_model.load: the constants of a graph of %s are not an "
+                            "object" % fname)
+    for r, key in consts.items():
+        if not (isinstance(key, str) and (key in c.constants or key in c.sym_constants)):
+            raise DataLossError("saved_model.load: constants.safetensors has no constant "
+                                "%.80r (a graph of %s reads it)" % (key, fname))
+        defined.add(_reg(int(r)))
+    for pair in _list(g.get("variables", []), "a graph's variables"):
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and
+                pair[0] in c.variables):
+            raise DataLossError("saved_model.load: a graph of %s reads variable %.80r, which "
+                                "the SavedModel does not hold" % (fname, pair))
+        defined.add(_reg(pair[1]))
+    steps = _list(g.get("steps"), "a graph's steps")
+    for s in steps:
+        _check_step(s, c, defined, depth, OPS)
+    for entry in _list(g.get("custom", []), "a graph's custom gradients"):
+        if not (isinstance(entry, dict) and type(entry.get("start")) is int and
+                type(entry.get("end")) is int and 0 <= entry["start"] <= entry["end"] <=
+                len(steps) and isinstance(entry.get("grad"), dict)):
+            raise DataLossError("saved_model.load: bad custom_gradient entry of %s %.80r"
+                                % (fname, entry))
+        _written(defined, _list(entry.get("ins"), "a custom_gradient's inputs"), fname,
+                 "a custom_gradient")
+        _written(defined, _list(entry.get("outs"), "a custom_gradient's outputs"), fname,
+                 "a custom_gradient")
+        for path in _list(entry.get("grad_variables"), "a custom_gradient's variables"):
+            if not isinstance(path, str) or path not in c.variables:
+                raise DataLossError("saved_model.load: a custom_gradient of %s reads "
+                                    "variable %.80r, which the SavedModel does not hold"
+                                    % (fname, path))
+        check_graph(entry["grad"], c, depth + 1)
+    for x in _list(g.get("outputs"), "a graph's outputs"):
+        if isinstance(x, dict) and set(x) == {"reg"}:
+            _written(defined, [x["reg"]], fname, "an output")
+        elif isinstance(x, dict) and set(x) == {"py"}:
+            decode(x["py"], c.dims)
+        else:
+            raise DataLossError("saved_model.load: bad output of %s %.80r" % (fname, x))
+    decode(g.get("structure"), c.dims)
+
+
+def _check_step(s, c, defined, depth, ops):
+    fname = c.fname
+    if not isinstance(s, dict):
+        raise DataLossError("saved_model.load: a step of %s is not an object" % fname)
+    if "assign" in s:
+        if s["assign"] not in _ASSIGN_KINDS or not isinstance(s.get("variable"), str) or \
+                s["variable"] not in c.variables:
+            raise DataLossError("saved_model.load: bad variable write in %s (%.40r of %.80r)"
+                                % (fname, s.get("assign"), s.get("variable")))
+        ins = _list(s.get("ins"), "a write's inputs")
+        if len(ins) != 1:
+            raise DataLossError("saved_model.load: a variable write of %s reads %d values"
+                                % (fname, len(ins)))
+        _written(defined, ins, fname, "a variable write")
+        return
+    if "read" in s:
+        if not isinstance(s["read"], str) or s["read"] not in c.variables:
+            raise DataLossError("saved_model.load: a graph of %s reads variable %.80r, which "
+                                "the SavedModel does not hold" % (fname, s["read"]))
+        defined.add(_reg(s.get("out")))
+        return
+    if "control" in s:
+        if not c.allowed:
+            raise DataLossError("saved_model.load: %s has a control step, which its format "
+                                "version does not have" % fname)
+        if depth >= MAX_CONTROL_DEPTH:
+            raise DataLossError("saved_model.load: control steps of %s nested deeper than %d"
+                                % (fname, MAX_CONTROL_DEPTH))
+        _, ins, graphs, outs, _, _ = _control_parts(s, fname, None)
+        _written(defined, ins, fname, "a %s step" % s["control"])
+        for sub in graphs:
+            check_graph(sub, c, depth + 1)
+        defined.update(_reg(r) for r in outs)
+        return
+    name = s.get("op")
+    op = ops.get(name) if isinstance(name, str) else None
+    if op is None:
+        raise NotFoundError("saved_model: function %s uses op %.80r, which this fasteager "
+                            "does not have" % (fname, name))
+    ins = _list(s.get("ins"), "a step's inputs")
+    if op.nin >= 0 and len(ins) != op.nin:
+        raise DataLossError("saved_model.load: op %s of %s is given %d inputs (it takes %d)"
+                            % (op.name, fname, len(ins), op.nin))
+    _written(defined, ins, fname, "op %s" % op.name)
+    if s.get("multi") is not bool(op.multi):
+        raise DataLossError("saved_model.load: op %s of %s is saved with multi=%.20r (it "
+                            "gives %s)" % (op.name, fname, s.get("multi"),
+                                           "several outputs" if op.multi else "one output"))
+    check_attrs(op, decode(s.get("attrs"), c.dims) or None, fname)
+    defined.update(_out_regs(s, op))
 
 
 def _control_parts(s, fname, dims):
@@ -445,10 +677,15 @@ class RestoredFunction:
             if not isinstance(sym, dict):
                 raise DataLossError("saved_model.load: bad constants of %s" % name)
             self._env = _Environment(env.variables, env.constants, sym, env.controls)
-        for g in list(self._graphs.values()) + (
-                [self._generic["graph"]] if self._generic is not None else []):
+        # every graph is checked now, before any call (a shape-generic one at placeholder
+        # sizes of its symbols; its attributes are checked again at each call's sizes)
+        for g in self._graphs.values():
             with _malformed(name):
-                check_controls(g, name, env.controls)
+                check_graph(g, _Check(name, env, None))
+        if self._generic is not None:
+            placeholder = [_generic.BASE] * len(self._symbols)
+            with _malformed(name):
+                check_graph(self._generic["graph"], _Check(name, self._env, placeholder))
 
     def _check_symbols(self, symbols):
         from ._generic import component_specs

@@ -363,6 +363,41 @@ def _read(path, opname="Checkpoint.restore", with_metadata=False):
     return (file, tensors, metadata) if with_metadata else (file, tensors)
 
 
+def object_graph(file, metadata, opname):
+    """The object graph a checkpoint's metadata records, checked: key -> {"name": str,
+    "trainable": bool, "tf_name": str} (each field optional; files written before names
+    were recorded have none). Anything else (not JSON, nested too deep, another shape, two
+    keys with one TensorFlow name) is a DataLossError naming the file."""
+    text = metadata.get("object_graph")
+    if text is None:
+        return {}
+    try:
+        graph = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise DataLossError("%s: %s: the object graph metadata is not JSON (%s)"
+                            % (opname, file, str(e)[:200])) from None
+    if not isinstance(graph, dict):
+        raise DataLossError("%s: %s: the object graph metadata is not a JSON object (got %s)"
+                            % (opname, file, type(graph).__name__))
+    tf_names = set()
+    for key, entry in graph.items():
+        ok = isinstance(entry, dict) and set(entry) <= {"name", "trainable", "tf_name"} and \
+            isinstance(entry.get("name", ""), str) and \
+            isinstance(entry.get("trainable", False), bool) and \
+            isinstance(entry.get("tf_name", ""), str)
+        if not ok:
+            raise DataLossError("%s: %s: bad object graph entry for %.80r (expected "
+                                "{name, trainable, tf_name}, got %.80r)"
+                                % (opname, file, key, entry))
+        tf_name = entry.get("tf_name")
+        if tf_name is not None:
+            if tf_name in tf_names or tf_name == OBJECT_GRAPH_KEY:
+                raise DataLossError("%s: %s: the object graph names two values %.80r"
+                                    % (opname, file, tf_name))
+            tf_names.add(tf_name)
+    return graph
+
+
 def _aliases(file, metadata):
     """The alias paths a checkpoint records (none in files written before they were)."""
     try:

@@ -9,13 +9,12 @@ path>/<slot>``), and
 ``_CHECKPOINTABLE_OBJECT_GRAPH`` holds the object graph (here the JSON that the file's
 metadata carries, as bytes; TensorFlow stores a protobuf there).
 """
-import json
 import os
 
 import numpy as np
 
 from ..dtypes import from_numpy
-from ..errors import NotFoundError
+from ..errors import DataLossError, NotFoundError
 from . import checkpoint as _ckpt
 
 __all__ = ["CheckpointReader", "list_variables", "load_checkpoint", "load_variable"]
@@ -39,11 +38,16 @@ class CheckpointReader:
     def __init__(self, path, opname="load_checkpoint"):
         file, tensors, metadata = _ckpt._read(path, opname, with_metadata=True)
         self._file = file
-        graph = json.loads(metadata.get("object_graph") or "{}")
+        graph = _ckpt.object_graph(file, metadata, opname)
         self._graph = metadata.get("object_graph") or "{}"
         # files written before names were recorded: every entry is a variable's value
-        self._values = {graph.get(k, {}).get("tf_name") or k + _ckpt.ATTRIBUTES: arr
-                        for k, arr in tensors.items()}
+        self._values = {}
+        for k, arr in tensors.items():
+            name = graph.get(k, {}).get("tf_name") or k + _ckpt.ATTRIBUTES
+            if name in self._values:
+                raise DataLossError("%s: %s: two saved values are named %.80r"
+                                    % (opname, file, name))
+            self._values[name] = arr
 
     def _get(self, name, opname):
         if name == _ckpt.OBJECT_GRAPH_KEY:
