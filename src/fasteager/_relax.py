@@ -3,18 +3,30 @@ dimensions.
 
 TensorFlow traces a function whose ``input_signature`` has ``None`` dimensions (or a
 ``reduce_retracing=True`` function called with a second shape) once, with symbolic
-shapes. fasteager traces on real values, so its recorded steps may hold numbers taken
-from the concrete shape (a reshape target, a constant's shape, ``x.shape[0]`` used as a
-value), and replaying them at another size could be wrong without an error. A relaxed
-trace is therefore checked before it serves other sizes (``shadow_check``): its steps
-are replayed, without their effects, on inputs whose ``None`` dimensions are doubled
-(the same rows twice), and every value the function returns or hands to an effect must
-be the trace's value doubled the same way (the trace's rows twice, or the same value).
-Row-wise computations and batch means pass; a step that raises, a shape that does not
-follow the inputs (a dimension that stayed at the traced size) or a value that changed
-(a sum over the batch, a divisor baked from the shape) fails, and the function is then
-traced again for each new shape, as before. The check errs towards retracing: it never
-lets a graph serve sizes it was not shown to handle.
+shapes. fasteager traces on real values, so a trace may serve other sizes only when
+nothing it recorded holds a number taken from the traced sizes. Three parts make sure:
+
+* shape-derived values are graph steps: ``fe.shape``, ``fe.size``, ``zeros_like`` and
+  ``ones_like`` are ops in a trace (ops/array_ops.py), which read the running input's
+  shape at replay, and ops on them follow it;
+* a Python value taken from the sizes ties the trace to them (``_Tracer.size_bound`` in
+  function.py): the value of a tensor computed from shapes alone read by Python code
+  (``int(fe.shape(x)[0])``, ``fe.zeros(fe.shape(x))``), ``len()`` or a Python loop over
+  a traced tensor, and a dimension user code reads of a computed tensor's ``.shape``
+  that the check below finds following the sizes. Such a trace is not relaxed: the
+  function is traced again for each new shape, as before;
+* what remains is fasteager's own op code turning a size into an attribute (a reshape
+  target, a slice bound): ``shadow_check`` replays the steps, without their effects, on
+  inputs whose ``None`` dimensions are doubled (the same rows twice). Every computed
+  value's shape must follow (each dimension doubled, or kept when it is not a traced
+  size: a kept one may be baked from the shape), and every value the function returns
+  or hands to an effect must be the trace's value doubled the same way (its rows twice,
+  or the same value). Row-wise computations and batch means pass; a step that raises, a
+  shape that does not follow or a value that changed (a sum over the batch,
+  ``fe.shape(x)`` itself) fails. The check errs towards retracing, but it proves nothing
+  about sizes other than the doubled one for an attribute no shape shows (a bound
+  ``n - 1`` that leaves every shape as it was): fasteager's ops keep such bounds
+  dynamic (``fe.slice``'s size -1 is an open end).
 """
 import numpy as np
 
@@ -22,6 +34,7 @@ from . import _core, _graph
 
 # (kept in step with function.py; importing it here would be circular)
 _KIND_OP, _KIND_READ, _KIND_EFFECT, _KIND_CONTROL = 0, 1, 2, 6
+_KIND_PY_CALL = 5          # (py_function.py)
 _CONTROL_KEEPS = ("cond_keep", "while_loop_keep", "control_flow_grad_keep")
 
 
@@ -87,9 +100,11 @@ def matches(pattern, shapes):
 
 
 def _has_effects(graph):
-    """Whether a sub-graph of a control step (a branch, a loop body) writes or prints."""
+    """Whether a sub-graph of a control step (a branch, a loop body) writes, prints or
+    calls Python code (a py_function)."""
     for s in graph._all_steps:
-        if s.kind == _KIND_EFFECT and not (s.name or "").endswith("_keep"):
+        if s.kind == _KIND_PY_CALL or (s.kind == _KIND_EFFECT and
+                                       not (s.name or "").endswith("_keep")):
             return True
         if s.kind == _KIND_CONTROL:
             saved = (s.attrs or {}).get("control") or ()
@@ -147,6 +162,8 @@ def shadow_check(cf, values, pattern, shape_reads=None):
     if cf._eager_only or cf._pulls is not None or len(cf._inputs) != len(pattern):
         return None
     for s in cf._all_steps:
+        if s.kind == _KIND_PY_CALL:
+            return None            # (the check would call the user's Python function)
         if s.kind == _KIND_CONTROL:
             saved = (s.attrs or {}).get("control") or ()
             if any(_has_effects(g) for g in saved if hasattr(g, "_all_steps")):

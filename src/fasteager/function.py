@@ -26,9 +26,10 @@ Python arguments and the identity of variables and other objects. With
 ``input_signature``, ``None`` dimensions make one polymorphic signature (so does
 ``reduce_retracing`` after a second shape): the count of traces
 (``experimental_get_tracing_count``) grows once for it, and the trace serves every size of
-those dimensions when a shadow replay at doubled sizes shows it does not depend on the
-traced size (``_relax``); otherwise a new concrete shape is traced again internally
-(recorded attributes such as reshape targets may depend on the shape).
+those dimensions when no Python value was taken from the traced sizes (``_Tracer``:
+``shaped`` registers, ``size_bound``) and a shadow replay at doubled sizes shows it does
+not depend on them (``_relax``); otherwise a new concrete shape is traced again
+internally (recorded attributes such as reshape targets may depend on the shape).
 
 A trace that turns a computed tensor into a Python value (``bool(x)``, ``x.numpy()``,
 ``float(x)``) cannot be replayed: such a function runs eagerly on each call (with a
@@ -587,7 +588,7 @@ def _ragged_text(values, splits, edge):
 class _ReadShape(TensorShape):
     """The concrete shape of a tensor computed from a relaxed trace's inputs, as user code
     gets it (``y.shape``): the dimensions it reads are added to ``read`` (an index reads
-    one; iterating, comparing, hashing or printing reads them all), so the trace serves
+    one; iterating, comparing or hashing reads them all), so the trace serves
     other sizes only when those dimensions do not follow them (see ``_relax``)."""
 
     def __new__(cls, dims, read):
@@ -615,6 +616,12 @@ class _ReadShape(TensorShape):
 
     def __reduce__(self):
         return (TensorShape, (tuple(self),))
+
+    def __repr__(self):              # (printing is not a read: the text feeds no op)
+        return repr(TensorShape(list(tuple.__iter__(self))))
+
+    def __str__(self):
+        return str(TensorShape(list(tuple.__iter__(self))))
 
 
 class _Printed:
