@@ -65,8 +65,8 @@ VariableBase = _core.VariableBase
 KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED, KIND_COPY = 0, 1, 2, 3, 4
 KIND_CONTROL = 6     # fe.cond / fe.while_loop: fn(*arrays) -> tuple; attrs["eager"] re-runs it
 RANDOM_SEED = "random_seed"     # the name of the effect step drawing a seed (random_seed)
-# ops whose result depends on their input's shape alone, recorded as graph steps in a
-# relaxed trace (ops/array_ops.py: shape, size, ones_like, zeros_like)
+# ops whose result depends on their input's shape alone (ops/array_ops.py: eagerly
+# constants, graph steps in a trace); what is computed from them is ``shaped``
 SHAPE_STEPS = frozenset(("shape", "size", "ones_like", "zeros_like"))
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec"]

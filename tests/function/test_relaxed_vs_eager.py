@@ -293,3 +293,18 @@ def test_the_check_does_not_call_a_py_function():
     for n in (2, 5):
         _same(f(_rows(n)), _rows(n) * 2.0, "py_function at %d rows" % n)
     assert calls == [2, 5]           # once per call: none on the check's doubled rows
+
+
+def test_a_loop_body_sees_the_none_dimensions_of_the_inputs():
+    seen = []
+
+    @fe.function(**MODES["signature"])
+    def f(x):
+        def body(i, s):
+            seen.append(x.shape)            # as TensorFlow: the signature's shape
+            return i + 1, s + fe.reduce_max(x)
+        return fe.while_loop(lambda i, s: i < 3, body, (fe.constant(0), fe.constant(0.0)))[1]
+    for n in (2, 5):
+        x = _rows(n)
+        _same(f(x), 3.0 * fe.reduce_max(x), "loop at %d rows" % n)
+    assert seen == [fe.TensorShape([None, 3])]

@@ -357,10 +357,12 @@ _index_backward = defop("index_backward", _index_backward_fwd, kinds="fiuc",
 # Eagerly these are constants. In an fe.function trace they are ops (TensorFlow's Shape,
 # Size, ZerosLike, OnesLike), so a graph that serves other sizes of its inputs' None
 # dimensions reads the running input's shape when it replays (function.py, _relax.py),
-# and traces at different sizes record the same ops (saved_model/_generic.py).
+# and traces at different sizes record the same ops (saved_model/_generic.py). Not for a
+# GPU value (no GPU kernels: the fallback would copy it to the host; such traces are
+# never relaxed, see _relax.shadow_check).
 
-def _tracing():
-    return _core.get_tracer() is not None
+def _tracing(x):
+    return _core.get_tracer() is not None and type(x._value) is np.ndarray
 
 
 _SHAPE_ONLY = "the result depends on the input's shape only"
@@ -385,7 +387,7 @@ def shape(input, out_type=np.int32, name=None):
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
     out_type = as_dtype(out_type)._np
-    if _tracing():
+    if _tracing(x):
         return execute(_shape, x, out_type=out_type)
     return _core.wrap(np.array(x._value.shape, dtype=out_type))
 
@@ -395,7 +397,7 @@ def size(input, out_type=np.int32, name=None):
     x = convert_to_tensor(input)
     from ..dtypes import as_dtype
     out_type = as_dtype(out_type)._np
-    if _tracing():
+    if _tracing(x):
         return execute(_size, x, out_type=out_type)
     return _core.wrap(np.array(x._value.size, dtype=out_type))
 
@@ -524,7 +526,7 @@ def fill(dims, value, name=None):
 def zeros_like(input, dtype=None, name=None):
     """Zeros with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
-    if _tracing():
+    if _tracing(x):
         return execute(_zeros_like, x, dtype=_np_dtype(dtype, x._value.dtype))
     return _allocate("zeros_like", np.zeros, x._value.shape,
                      dtype=_np_dtype(dtype, x._value.dtype))
@@ -533,7 +535,7 @@ def zeros_like(input, dtype=None, name=None):
 def ones_like(input, dtype=None, name=None):
     """Ones with the shape (and dtype, unless given) of ``input``."""
     x = convert_to_tensor(input)
-    if _tracing():
+    if _tracing(x):
         return execute(_ones_like, x, dtype=_np_dtype(dtype, x._value.dtype))
     return _allocate("ones_like", np.ones, x._value.shape,
                      dtype=_np_dtype(dtype, x._value.dtype))
