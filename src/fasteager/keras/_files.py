@@ -245,7 +245,7 @@ class _Writer:
                                  "extracted before it (got %r)" % (name, target))
             fd = self._parent(parts, name)
             try:
-                if (parts == src):
+                if parts == src:
                     return      # a link to itself: the file is there already
                 _clear(fd, parts[-1], name)
                 os.link(src[-1], parts[-1], src_dir_fd=sfd, dst_dir_fd=fd,
@@ -302,14 +302,43 @@ _CORRUPT = (tarfile.TarError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError
             zlib.error, lzma.LZMAError, UnicodeError, NotImplementedError, RuntimeError)
 
 
+class _Corrupt(Exception):
+    """What reading the archive raised (never what writing the tree raised)."""
+
+
+def _read(fn, *args):
+    # OSError here is the archive's (zipfile seeking to a negative offset it read) and
+    # MemoryError a header declaring a huge long name (tarfile reads it whole): both are
+    # the archive's corruption, unlike the same errors from writing the tree
+    try:
+        return fn(*args)
+    except (OSError, MemoryError) + _CORRUPT as e:
+        raise _Corrupt(e) from None
+
+
+class _Source:
+    """A member's data, read through ``_read``."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def read(self, n):
+        return _read(self._f.read, n)
+
+
 def _extract_tar(file_path, writer):
-    with tarfile.open(file_path) as tar:
-        for m in tar:
+    tar = _read(tarfile.open, file_path)
+    with tar:
+        members = iter(tar)
+        while True:
+            m = _read(next, members, None)
+            if m is None:
+                break
             if m.isdir():
                 writer.directory(m.name)
             elif m.isfile():
-                with tar.extractfile(m) as source:
-                    writer.file(m.name, source, m.mode)
+                with _read(tar.extractfile, m) as source:
+                    writer.file(m.name, _Source(source), m.mode)
             elif m.issym():
                 writer.symlink(m.name, m.linkname)
             elif m.islnk():
@@ -319,15 +348,16 @@ def _extract_tar(file_path, writer):
 
 
 def _extract_zip(file_path, writer):
-    with zipfile.ZipFile(file_path) as z:
+    z = _read(zipfile.ZipFile, file_path)
+    with z:
         for info in z.infolist():
             if info.is_dir():
                 writer.directory(info.filename)
             else:
                 # a zip "symlink" (a Unix mode in the external attributes) is written as
                 # the file it is, its target as text, as zipfile itself does
-                with z.open(info) as source:
-                    writer.file(info.filename, source, info.external_attr >> 16)
+                with _read(z.open, info) as source:
+                    writer.file(info.filename, _Source(source), info.external_attr >> 16)
 
 
 def extract_archive(file_path, path=".", archive_format="auto"):
@@ -342,12 +372,18 @@ def extract_archive(file_path, path=".", archive_format="auto"):
         [archive_format] if isinstance(archive_format, str) else list(archive_format))
     file_path = os.fspath(file_path)
     for fmt in formats:
-        if fmt == "tar" and tarfile.is_tarfile(file_path):
-            extract = _extract_tar
-        elif fmt == "zip" and zipfile.is_zipfile(file_path):
-            extract = _extract_zip
-        else:
-            continue
+        try:
+            if fmt == "tar" and _read(tarfile.is_tarfile, file_path):
+                extract = _extract_tar
+            elif fmt == "zip" and _read(zipfile.is_zipfile, file_path):
+                extract = _extract_zip
+            else:
+                continue
+        except _Corrupt as e:       # a stream cut short, a first header declaring TBs
+            raise DataLossError(None, None, "get_file: can't read %s as a %s archive "
+                                "(corrupt or truncated): %s: %s"
+                                % (file_path, fmt, type(e.args[0]).__name__, e.args[0])) \
+                from None
         root = os.path.realpath(path)
         # extract into a fresh directory beside ``path``, then move it into place: a
         # failure leaves no half-extracted tree
@@ -366,11 +402,12 @@ def extract_archive(file_path, path=".", archive_format="auto"):
             elif os.path.lexists(root):
                 os.unlink(root)
             os.replace(work, root)
-        except _CORRUPT as e:
+        except (_Corrupt,) + _CORRUPT as e:
             shutil.rmtree(work, ignore_errors=True)
+            cause = e.args[0] if isinstance(e, _Corrupt) else e
             raise DataLossError(None, None, "get_file: can't extract %s as a %s archive "
                                 "(corrupt or truncated): %s: %s"
-                                % (file_path, fmt, type(e).__name__, e)) from None
+                                % (file_path, fmt, type(cause).__name__, cause)) from None
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
