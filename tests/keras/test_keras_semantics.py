@@ -191,3 +191,117 @@ def test_save_weights_of_unbuilt_model_raises_as_keras():
     with pytest.raises(ValueError) as e:
         Unbuilt().save_weights("unused.weights.h5")
     assert type(e.value).__name__ == ref["class"] and str(e.value) == ref["message"]
+
+
+# ---- masks across eager layer calls ----------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_mask_travels_between_eager_layer_calls(kind):
+    ref = REF["eager_masks"]
+    emb = L.Embedding(10, 4, mask_zero=True)
+    emb.build((None, None))
+    emb.set_weights([det((10, 4), 90)])
+    rnn = getattr(L, kind)(3)
+    rnn.build((None, None, 4))
+    rnn.set_weights([det(w.shape, i + 100) for i, w in enumerate(rnn.get_weights())])
+    padded = rnn(emb(fe.constant([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]])))
+    plain = rnn(emb(fe.constant([[1, 2, 3]])))
+    np.testing.assert_allclose(padded.numpy()[:1], plain.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(padded.numpy(), ref[kind]["padded"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(plain.numpy(), ref[kind]["unpadded"], rtol=1e-5, atol=1e-6)
+    # a layer that supports masking (Dropout) hands the mask on
+    through = rnn(L.Dropout(0.5)(emb(fe.constant([[1, 2, 3, 0, 0]]))))
+    np.testing.assert_allclose(through.numpy(), ref[kind]["through_dropout"], rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_global_average_pooling_1d_averages_unmasked_steps():
+    ref = REF["eager_masks"]
+    emb = L.Embedding(10, 4, mask_zero=True)
+    emb.build((None, None))
+    emb.set_weights([det((10, 4), 90)])
+    gap = L.GlobalAveragePooling1D()
+    padded = gap(emb(fe.constant([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]])))
+    np.testing.assert_allclose(padded.numpy(), ref["gap_padded"], rtol=1e-6)
+    np.testing.assert_allclose(gap(emb(fe.constant([[1, 2, 3]]))).numpy(),
+                               ref["gap_unpadded"], rtol=1e-6)
+    clf = keras.Sequential([keras.Input((None,), dtype="int32"),
+                            L.Embedding(10, 4, mask_zero=True),
+                            L.GlobalAveragePooling1D(), L.Dense(1)])
+    clf.set_weights([det(w.shape, i + 110) for i, w in enumerate(clf.get_weights())])
+    np.testing.assert_allclose(clf(fe.constant([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]])).numpy(),
+                               ref["gap_sequential"], rtol=1e-5, atol=1e-6)
+
+
+def test_keras_mask_table_keeps_no_dead_tensors():
+    from fasteager.keras.layers import base
+    emb = L.Embedding(10, 4, mask_zero=True)
+    e = emb(fe.constant([[1, 2, 0]]))
+    np.testing.assert_array_equal(base.get_keras_mask(e).numpy(),
+                                  REF["eager_masks"]["embedding_mask"])
+    for _ in range(50):
+        emb(fe.constant([[1, 0]]))           # outputs nobody holds
+    # the table drops entries whose tensor only it holds: the held one stays, no pile-up
+    assert base.get_keras_mask(e) is not None
+    assert len(base._MASKS) <= 3
+    # an explicit mask= wins over the travelling one
+    rnn = L.SimpleRNN(2)
+    unmasked = rnn(e, mask=fe.constant([[True, True, True]])).numpy()
+    masked = rnn(e).numpy()
+    np.testing.assert_allclose(masked, rnn(emb(fe.constant([[1, 2]]))).numpy(), rtol=1e-6)
+    assert not np.allclose(unmasked, masked)
+
+
+# ---- regularizer losses have gradients -------------------------------------------------------
+
+def _regularized_dense():
+    net = L.Dense(1, kernel_regularizer=keras.regularizers.l2(3.0),
+                  bias_regularizer=keras.regularizers.l1(0.5))
+    net.build((None, 4))
+    net.set_weights([det((4, 1), 20), det((1,), 21)])
+    return net
+
+
+def test_regularizer_losses_have_gradients_eagerly():
+    ref = REF["regularizer_eager"]
+    net = _regularized_dense()
+    with fe.GradientTape() as tape:
+        losses = net.losses
+    gk, gb = tape.gradient(losses, [net.kernel, net.bias])
+    np.testing.assert_allclose([float(v) for v in losses], ref["losses"], rtol=1e-6)
+    np.testing.assert_allclose(gk.numpy(), ref["grad_kernel"], rtol=1e-6)
+    np.testing.assert_allclose(gb.numpy(), ref["grad_bias"], rtol=1e-6)
+
+
+def test_regularizer_losses_have_gradients_in_a_function():
+    ref = REF["regularizer_function"]
+    net = _regularized_dense()
+
+    @fe.function
+    def traced():
+        with fe.GradientTape() as tape:
+            total = fe.add_n(net.losses)
+        return total, tape.gradient(total, net.kernel)
+
+    for _ in range(2):                  # the trace and its replay
+        total, gk = traced()
+        np.testing.assert_allclose(float(total), ref["total"], rtol=1e-6)
+        np.testing.assert_allclose(gk.numpy(), ref["grad_kernel"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_fit_loss_includes_regularizers_and_decays_weights(run_eagerly):
+    ref = REF["regularizer_fit"]
+    model = keras.Sequential([
+        keras.Input((4,)),
+        L.Dense(2, kernel_regularizer=keras.regularizers.l2(0.1),
+                bias_regularizer=keras.regularizers.l2(0.2)),
+        L.Dense(1, kernel_regularizer=keras.regularizers.l1(0.05))])
+    model.set_weights([det(w.shape, i + 30) + 0.1 for i, w in enumerate(model.get_weights())])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", run_eagerly=run_eagerly)
+    x, y = np.array(ref["x"], np.float32), np.array(ref["y"], np.float32)
+    hist = model.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    np.testing.assert_allclose(hist.history["loss"], ref["loss"], rtol=1e-5)
+    for got, want in zip(model.get_weights(), ref["weights"]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), ref["evaluate"], rtol=1e-5)

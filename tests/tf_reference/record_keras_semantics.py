@@ -167,6 +167,16 @@ for kind in ("SimpleRNN", "LSTM", "GRU"):
     masks[kind] = {"padded": L(padded), "unpadded": L(plain), "through_dropout": L(through)}
 e = emb(tf.constant([[1, 2, 0]]))
 masks["embedding_mask"] = L(e._keras_mask)
+# the mask reaches GlobalAveragePooling1D too (the mean over the unmasked steps), eagerly
+# and in a Sequential (the text classifiers of the guides)
+gap = keras.layers.GlobalAveragePooling1D()
+masks["gap_padded"] = L(gap(emb(tf.constant([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]]))))
+masks["gap_unpadded"] = L(gap(emb(tf.constant([[1, 2, 3]]))))
+clf = keras.Sequential([keras.Input((None,), dtype="int32"),
+                        keras.layers.Embedding(10, 4, mask_zero=True),
+                        keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+clf.set_weights([det(w.shape, i + 110) for i, w in enumerate(clf.get_weights())])
+masks["gap_sequential"] = L(clf(tf.constant([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]])))
 out["eager_masks"] = masks
 
 # ---- item 12: Keras 3 optimizer variables in a tf.train.Checkpoint --------------------------

@@ -16,6 +16,7 @@ TensorShape([2, 3])
 """
 import inspect
 import re
+import sys
 import threading
 
 import numpy as np
@@ -90,6 +91,54 @@ class _TrackedDict(dict):
                "setdefault"):
         locals()[_n] = _mut(_n)
     del _n, _mut
+
+
+# ---- masks on tensors between eager layer calls -----------------------------------------------
+# Keras 3 sets ``_keras_mask`` on a layer's output (Embedding(mask_zero=True), Masking, RNNs
+# with return_sequences) and the next layer called on that tensor receives it as ``mask=``,
+# so ``rnn(emb(ids))`` skips the padding outside a model too. fasteager's Tensor has no
+# attribute dict, so the masks live in this table: id(tensor) -> (tensor, mask). An entry
+# holds its tensor (an id is never matched to another object) and is dropped once nothing
+# else holds the tensor (no later call can pass it), checked whenever a mask is added.
+_MASKS = {}
+_MASKS_MAX = 4096             # a bound even if every masked output were kept alive
+
+
+def _held(entry):
+    return sys.getrefcount(entry[0])
+
+
+_HELD_ONLY_BY_TABLE = _held((object(), None))   # the entry's and the argument's references
+
+
+def get_keras_mask(x):
+    """The Keras mask that travels on ``x`` (a layer's output), or None."""
+    entry = _MASKS.get(id(x))
+    return entry[1] if entry is not None and entry[0] is x else None
+
+
+def set_keras_mask(x, mask):
+    """Attach ``mask`` to the tensor ``x`` (None removes it)."""
+    for key, entry in list(_MASKS.items()):
+        if _held(entry) <= _HELD_ONLY_BY_TABLE:
+            _MASKS.pop(key, None)
+    if mask is None:
+        entry = _MASKS.get(id(x))
+        if entry is not None and entry[0] is x:
+            del _MASKS[id(x)]
+        return
+    while len(_MASKS) >= _MASKS_MAX:
+        del _MASKS[next(iter(_MASKS))]
+    _MASKS[id(x)] = (x, mask)
+
+
+def _input_masks(inputs):
+    """The masks travelling on a call's first argument (a tensor or a list of them), or
+    None when it carries none."""
+    if isinstance(inputs, (list, tuple)):
+        masks = [get_keras_mask(v) for v in inputs]
+        return masks if any(m is not None for m in masks) else None
+    return get_keras_mask(inputs)
 
 
 def _walk(value, seen):
@@ -262,6 +311,7 @@ class Layer(fe.Module):
         sig = inspect.signature(self.call).parameters
         self._call_takes_training = "training" in sig or any(
             p.kind == p.VAR_KEYWORD for p in sig.values())
+        self._call_takes_mask = "mask" in sig
 
     # ---- identity -------------------------------------------------------------------------
     @property
@@ -539,6 +589,11 @@ class Layer(fe.Module):
         """The layer's computation (override)."""
         return inputs
 
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the output (Keras's default: the input's mask through a layer that
+        supports masking, None through any other)."""
+        return mask if self.supports_masking else None
+
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape`` (a list of shapes for several inputs), with
         ``None`` for sizes that depend on unknown ones: found by running the layer, as a
@@ -598,6 +653,12 @@ class Layer(fe.Module):
             return self._call_symbolic(inputs, args, kwargs)
         if type(inputs) is not fe.Tensor or args:
             _check_positional(inputs, args)
+        # the masks travelling on the inputs (Keras's _keras_mask): the call's mask= when
+        # it takes one and none is given, and what compute_mask hands on
+        in_mask = _input_masks(inputs) if _MASKS else None
+        if in_mask is not None and self._call_takes_mask and kwargs.get("mask") is None:
+            kwargs["mask"] = in_mask
+        raw_inputs = inputs
         inputs = self._convert_input(inputs)
         if isinstance(inputs, fe.Tensor):
             self._check_rank(inputs._value.shape)
@@ -639,6 +700,8 @@ class Layer(fe.Module):
             # variables created by this first call take values a restore left pending
             from ...train import checkpoint as _ckpt
             _ckpt.restore_deferred(self)
+        if self.supports_masking:
+            self._set_output_masks(raw_inputs, out, in_mask)
         if isinstance(out, fe.Tensor):
             dims = out._value.shape
             if dims != self.__dict__.get("_output_dims"):     # build the shape on changes only
@@ -646,6 +709,21 @@ class Layer(fe.Module):
                 self._output_shape = fe.TensorShape((None,) + tuple(dims[1:])) \
                     if dims else fe.TensorShape(())
         return out
+
+    def _set_output_masks(self, inputs, out, in_mask):
+        """Attach ``compute_mask``'s masks to the outputs that carry none yet (Keras 3's
+        _set_mask_metadata)."""
+        flat = out if isinstance(out, (list, tuple)) else [out]
+        if all(get_keras_mask(t) is not None for t in flat):
+            return
+        masks = self.compute_mask(inputs, in_mask)
+        if masks is None:
+            return
+        masks = masks if isinstance(out, (list, tuple)) and isinstance(masks, (list, tuple)) \
+            else [masks]
+        for t, m in zip(flat, masks):
+            if m is not None and isinstance(t, fe.Tensor) and get_keras_mask(t) is None:
+                set_keras_mask(t, m)
 
     def _call_symbolic(self, inputs, args, kwargs):
         """A call on KerasTensors (``Input`` specs): build, infer the output specs, and

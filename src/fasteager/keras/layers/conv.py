@@ -268,8 +268,30 @@ class GlobalMaxPooling2D(_GlobalPool):
 
 
 class GlobalAveragePooling1D(_GlobalPool):
+    """The mean over time: (N, T, C) -> (N, C); with a mask (``Embedding(mask_zero=True)``
+    before it), the mean over the unmasked steps only, as Keras."""
+
     _reduce = staticmethod(fe.reduce_mean)
     _spatial = (1,)
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(data_format=data_format, keepdims=keepdims, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        last = self.data_format == "channels_last"
+        steps = 1 if last else 2
+        keep = fe.expand_dims(fe.cast(mask, fe.bool), 2 if last else 1)
+        keep = fe.broadcast_to(keep, fe.shape(inputs))
+        total = fe.reduce_sum(fe.where(keep, inputs, fe.zeros_like(inputs)), axis=steps,
+                              keepdims=self.keepdims)
+        return total / fe.reduce_sum(fe.cast(keep, inputs.dtype), axis=steps,
+                                     keepdims=self.keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        return None                        # the mask is used up: no time axis is left
 
 
 class GlobalMaxPooling1D(_GlobalPool):

@@ -50,6 +50,7 @@ class Dense(Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True      # (as Keras 3: masks pass through)
         try:
             units = int(units)
         except (TypeError, ValueError):
@@ -167,6 +168,7 @@ class Dropout(Layer):
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True      # (as Keras 3: masks pass through)
         rate = float(rate)
         if not 0 <= rate < 1:
             raise ValueError("Dropout: rate must be in [0, 1) (got %r)" % (rate,))
@@ -193,6 +195,7 @@ class Activation(Layer):
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True      # (as Keras 3: masks pass through)
         self.activation = activations.get(activation)
 
     def call(self, inputs):
@@ -209,6 +212,7 @@ class ReLU(Layer):
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True      # (as Keras 3: masks pass through)
         if max_value is not None and max_value < 0:
             raise ValueError("ReLU: max_value must be >= 0 (got %r)" % (max_value,))
         if negative_slope < 0:
@@ -231,6 +235,7 @@ class ReLU(Layer):
 class LeakyReLU(Layer):
     def __init__(self, alpha=0.3, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True      # (as Keras 3: masks pass through)
         self.alpha = float(alpha)
 
     def call(self, inputs):
@@ -245,6 +250,7 @@ class LeakyReLU(Layer):
 class Softmax(Layer):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True      # (as Keras 3: masks pass through)
         self.axis = axis
 
     def call(self, inputs):

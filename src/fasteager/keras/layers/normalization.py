@@ -234,6 +234,7 @@ class LayerNormalization(Layer):
         kwargs.pop("beta_constraint", None)
         kwargs.pop("gamma_constraint", None)
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.axis = axis
         self.epsilon = float(epsilon)
         self.center = bool(center)
