@@ -4,7 +4,8 @@ A checkpoint (``.safetensors``), a weights file (``.safetensors`` and ``.npz``) 
 ``checkpoint`` state file are saved once, then mutated by Hypothesis: truncations, byte
 flips, insertions and deletions, and edits of the safetensors header (its length field,
 an entry's dtype, shape or offsets, deep JSON nesting, duplicate and dropped entries,
-the format metadata); ``.h5`` weights too (byte edits) where h5py is installed. Every
+the format metadata, the object-graph metadata that list_variables and load_checkpoint
+read); ``.h5`` weights too (byte edits) where h5py is installed. Every
 mutated file is loaded, and the load must either
 
 * raise one of fasteager's typed errors (DataLossError, NotFoundError,
@@ -89,7 +90,24 @@ def save(directory):
         pass
 
 
+def read(cmd):
+    """The readers of a checkpoint's names (they parse its object-graph metadata)."""
+    report = {"error": None}
+    try:
+        names = [n for n, _ in fe.train.list_variables(cmd["path"])]
+        fe.train.load_checkpoint(cmd["path"]).get_variable_to_dtype_map()
+        for name in names:
+            fe.train.load_variable(cmd["path"], name)
+    except Exception as e:
+        report["error"] = type(e).__name__
+        report["typed"] = isinstance(e, fe.errors.OpError)
+        report["message"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+    return report
+
+
 def run(cmd):
+    if cmd["op"] == "read":
+        return read(cmd)
     built = cmd.get("mode", "built") == "built"
     model, opt = make(built)
     ckpt = fe.train.Checkpoint(model=model, optimizer=opt)
@@ -237,11 +255,56 @@ def header_edits(names):
         st.tuples(st.just("format"), st.sampled_from(["fasteager-checkpoint-0", "", "x" * 300])))
 
 
+_GRAPH_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=8),
+    st.lists(st.integers(0, 3), max_size=3), st.just({"tf_name": 3}),
+    st.just({"name": ["x"]}), st.just({"trainable": "yes"}), st.just({"shape": [2]}),
+    st.just({"tf_name": "_CHECKPOINTABLE_OBJECT_GRAPH"}))
+
+
+def graph_edits(names):
+    """Edits of the object-graph metadata (a JSON text inside the header's metadata):
+    its text replaced, an entry or one of its fields changed, two entries given one
+    TensorFlow name, an entry dropped or nested deep."""
+    entry = st.sampled_from(names)
+    return st.one_of(
+        st.tuples(st.just("graph-text"), st.one_of(
+            st.sampled_from(["{", "[]", "5", "null", '"x"', "{}", '{"a": 1}']),
+            st.integers(1, 60_000).map(lambda k: "[" * k + "]" * k))),
+        st.tuples(st.just("graph-entry"), entry, _GRAPH_VALUES),
+        st.tuples(st.just("graph-field"), entry,
+                  st.sampled_from(["name", "trainable", "tf_name", "other"]), _GRAPH_VALUES),
+        st.tuples(st.just("graph-collide"), entry, entry),
+        st.tuples(st.just("graph-drop"), entry))
+
+
+def _edit_graph(graph_text, edit):
+    kind = edit[0]
+    if kind == "graph-text":
+        return edit[1]
+    graph = json.loads(graph_text)
+    if kind == "graph-entry":
+        graph[edit[1]] = edit[2]
+    elif kind == "graph-field":
+        graph[edit[1]][edit[2]] = edit[3]
+    elif kind == "graph-collide":
+        graph[edit[2]]["tf_name"] = graph[edit[1]]["tf_name"]
+    else:
+        del graph[edit[1]]
+    return json.dumps(graph)
+
+
 def apply_header(raw, edit):
     n = int.from_bytes(raw[:8], "little")
     header = json.loads(raw[8:8 + n])
     data = raw[8 + n:]
     kind = edit[0]
+    if kind.startswith("graph"):
+        meta = header["__metadata__"]
+        meta["object_graph"] = _edit_graph(meta["object_graph"], edit)
+        body = json.dumps(header).encode()
+        body += b" " * (-len(body) % 8)
+        return len(body).to_bytes(8, "little") + body + data
     if kind == "length":
         value = n + edit[1] if edit[1] < 2 ** 31 else edit[1]
         return (value % 2 ** 64).to_bytes(8, "little") + raw[8:]
@@ -353,6 +416,27 @@ def test_checkpoint_mutations(saved, data):
     edits = data.draw(checkpoint_mutations(raw), label="edits")
     mode = data.draw(st.sampled_from(["built", "deferred"]), label="mode")
     load_and_check(saved, "ck.safetensors", mutate(raw, edits), {"op": "ckpt", "mode": mode})
+
+
+@S.fuzz(40)
+@given(data=st.data())
+def test_object_graph_metadata_mutations(saved, data):
+    """list_variables, load_checkpoint and load_variable read the object graph: a mutated
+    one (valid safetensors framing around it) is read or refused with a typed error, and
+    a restore from it still restores exactly or changes nothing."""
+    raw = saved[4]["ck-1.safetensors"]
+    n = int.from_bytes(raw[:8], "little")
+    names = sorted(json.loads(json.loads(raw[8:8 + n])["__metadata__"]["object_graph"]))
+    edits = data.draw(st.lists(graph_edits(names), min_size=1, max_size=3), label="edits")
+    mutated = mutate(raw, [("header", e) for e in edits])
+    path = os.path.join(saved[1], "mutated-graph.safetensors")
+    with open(path, "wb") as f:
+        f.write(mutated)
+    report = saved[0].ask({"op": "read", "path": path})
+    if report["error"]:
+        assert report["typed"] and report["error"] in TYPED, report["message"]
+        assert "mutated-graph" in report["message"], report["message"]
+    load_and_check(saved, "graph.safetensors", mutated, {"op": "ckpt", "mode": "built"})
 
 
 @S.fuzz(20)
