@@ -461,7 +461,10 @@ def test_gamma_family_at_infinities_and_far_below_zero():
     # polygamma's upward recurrence used to loop forever at -inf (and for ages far below 0)
     x = fe.constant(np.array([-np.inf, -3e38, -(2.0 ** 21) - 0.5, np.inf, 0.5]))
     p = fe.math.polygamma(1.0, x).numpy()
-    assert np.isnan(p[:3]).all() and p[3] == 0.0
+    # -inf and -3e38 are poles (integers): inf for an odd order, as TensorFlow; below
+    # -2**20 the recurrence would take too many steps: NaN (TensorFlow sums them)
+    assert p[0] == np.inf and p[1] == np.inf and np.isnan(p[2]) and p[3] == 0.0
+    assert np.isnan(fe.math.polygamma(2.0, x).numpy()[:3]).all()
     np.testing.assert_allclose(p[4], np.pi ** 2 / 2, rtol=1e-12)
     lg = fe.math.lgamma(fe.constant([np.inf, -np.inf, 1.0])).numpy()
     assert lg[0] == np.inf and lg[1] == np.inf and lg[2] == 0.0

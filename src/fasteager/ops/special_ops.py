@@ -208,36 +208,71 @@ def _digamma_np(x):
 _ZETA_LOWEST = -float(2 ** 20)
 
 
+_HEAD_BLOCK = 256
+
+
+def _zeta_head(s, z):
+    """``sum_{k<m} (z + k)^-s`` and ``z + m``, with m the steps that bring each z to
+    _SHIFT_TO or above. The terms go in blocks of _HEAD_BLOCK per element (NumPy loops,
+    not one Python step per unit of the farthest z), only for the elements that need
+    them."""
+    s = np.broadcast_to(np.asarray(s, np.float64), z.shape)
+    steps = np.where(z < _SHIFT_TO, np.ceil(_SHIFT_TO - np.where(z < _SHIFT_TO, z, 0.0)), 0.0)
+    acc = np.zeros_like(z)
+    if not steps.any():
+        return acc, z
+    most = int(steps.max())
+    idx = np.flatnonzero(steps)
+    zs, ss, ms = z.ravel()[idx], s.ravel()[idx], steps.ravel()[idx]
+    total = np.zeros(idx.size)
+    for k0 in range(0, most, _HEAD_BLOCK):
+        live = ms > k0
+        ks = k0 + np.arange(min(_HEAD_BLOCK, most - k0), dtype=np.float64)
+        terms = (zs[live, None] + ks) ** -ss[live, None]
+        total[live] += np.where(ks < ms[live, None], terms, 0.0).sum(axis=1)
+    acc.ravel()[idx] = total
+    return acc, z + steps
+
+
 def _hurwitz_zeta_np(s, x):
     # zeta(s, x) = sum_{k<n} (x + k)^-s + zeta(s, x + n), and for x >= 15 Euler-Maclaurin:
     # x^(1-s)/(s-1) + x^-s/2 + sum_j B_2j/(2j)! s(s+1)...(s+2j-2) x^(-s-2j+1)
     out_of_reach = ~(x >= _ZETA_LOWEST)          # NaN and -inf included
     z = np.where(out_of_reach, np.inf, x)
-    acc = np.zeros_like(z)
-    while True:
-        low = z < _SHIFT_TO
-        if not low.any():
-            break
-        acc += np.where(low, np.where(low, z, 1.0) ** -s, 0.0)
-        z = np.where(low, z + 1.0, z)
+    acc, z = _zeta_head(s, z)
     out = acc + z ** (1.0 - s) / (s - 1.0) + 0.5 * z ** -s
-    rising = s                  # s (s+1) ... (s + 2j - 2)
-    factorial = 2.0             # (2j)!
-    term = z ** (-s - 1.0)
+    # term_j = s (s+1) ... (s + 2j - 2) / (2j)! * z^(-s-2j+1), kept as one running
+    # product: for a huge s the rising factorial alone overflows while z^-s underflows,
+    # and their product (0) must not become inf * 0
+    term = s * z ** (-s - 1.0) / 2.0
     for j, b in enumerate(_BERNOULLI, start=1):
-        out = out + b / factorial * rising * term
-        rising = rising * (s + 2 * j - 1) * (s + 2 * j)
-        factorial *= (2 * j + 1) * (2 * j + 2)
-        term = term / (z * z)
+        out = out + b * term
+        term = term * ((s + 2 * j - 1) * (s + 2 * j)
+                       / ((2 * j + 1) * (2 * j + 2))) / (z * z)
     return np.where(out_of_reach, np.nan, out)
 
 
-def _polygamma_np(x, n):
-    # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1
+# n! is finite in float64 up to n = 170, in float32 up to n = 34
+_MAX_FACTORIAL = 170
+
+
+def _polygamma_np(x, n, dtype):
+    # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1, in TensorFlow's (Eigen's)
+    # arithmetic: n! and the product in the output dtype (float16 in float32), so n! past
+    # that dtype's range is inf and the result inf or NaN (inf * 0) as TensorFlow gives,
+    # at once; zeta in float64. No step depends on n's size.
     if n == 0:
         return _digamma_np(x)
-    out = (-1.0) ** (n + 1) * math.factorial(n) * _hurwitz_zeta_np(float(n + 1), x)
-    return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+    dt = np.dtype(np.float64 if dtype == np.float64 else np.float32)
+    with np.errstate(over="ignore"):
+        fact = dt.type(math.factorial(n) if n <= _MAX_FACTORIAL else np.inf)
+        s = dt.type(n) + dt.type(1)             # n + 1 rounded as TensorFlow rounds it
+    sign = dt.type(-1.0 if s % 2 == 1 else 1.0)
+    zeta = _hurwitz_zeta_np(float(s), x).astype(dt)
+    out = sign * fact * zeta
+    # at the poles x = 0, -1, ... zeta(n + 1, x) is inf for even n + 1, NaN for odd
+    poles = (x <= 0) & (x == np.floor(x))
+    return np.where(poles, np.inf if s % 2 == 0 else np.nan, out)
 
 
 # d lgamma(x) = digamma(x) dx
@@ -250,7 +285,8 @@ digamma_op = defop("digamma", _in_float64(_digamma_np), kinds=FLOAT, nin=1,
 
 
 def _polygamma_fwd(x, n):
-    return _in_float64(_polygamma_np)(x, n)
+    with np.errstate(all="ignore"):
+        return np.asarray(_polygamma_np(np.asarray(x, np.float64), n, x.dtype), x.dtype)
 
 
 # d psi^(n)(x) = psi^(n+1)(x) dx
