@@ -27,8 +27,8 @@ from .indexing_ops import _int_indices, _segment_ids, unsorted_segment_sum
 from .math_ops import (add_n, cast, convert_same, divide_no_nan, equal, exp, greater,
                        is_finite, log, log1p, logical_and, maximum, multiply, not_equal,
                        reduce_mean, reduce_sum, round, sqrt, square, truediv, where)
-from .registry import (INT, NUMERIC, as_bool, as_int, defop, execute, normalize_axis,
-                       single_axis)
+from .registry import (INT, NUMERIC, as_bool, as_int, check_output_size, defop, execute,
+                       normalize_axis, single_axis)
 from .special_ops import lgamma
 
 convert_to_tensor = _core.convert_to_tensor
@@ -294,6 +294,8 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32, 
     if maxlength is not None:
         size = min(size, as_int("bincount", maxlength, "maxlength"))
     rows = ids.shape[0] if axis == -1 else None
+    check_output_size("bincount", (size,) if rows is None else (rows, size), np.int64,
+                      "the largest value or minlength")
     flat = ids.reshape(-1)
     keep = flat < size
     slot = flat + (np.repeat(np.arange(rows), ids.shape[1]) * size if rows is not None else 0)

@@ -21,7 +21,7 @@ from .. import _core
 from ..distribute import mirrored as _mirrored
 from ..errors import InvalidArgumentError, UnimplementedError
 from . import _philox
-from .registry import as_shape, defop
+from .registry import as_shape, check_output_size, defop
 
 _DEFAULT_GLOBAL_SEED = 87654321
 _lock = threading.Lock()
@@ -30,6 +30,13 @@ _global_rng = np.random.default_rng()
 _op_streams = {}
 _op_counter = 0
 
+
+def _draw_shape(opname, shape):
+    """A draw's shape as ints, checked as every shape-producing op's output is
+    (``check_output_size``; the draws fill float64 buffers of that shape)."""
+    dims = as_shape(opname, shape)
+    check_output_size(opname, dims, np.float64, "shape")
+    return dims
 
 def set_seed(seed):
     """Set the global seed: random ops after this call are reproducible."""
@@ -175,7 +182,7 @@ def _source(rng):
 
 def _normal(src, shape, mean, stddev, dtype, opname="random.normal"):
     d = _float_dtype(opname, dtype)
-    z = _source(src).normal(as_shape(opname, shape), d)
+    z = _source(src).normal(_draw_shape(opname, shape), d)
     return _affine(opname, z, stddev, mean, d)
 
 
@@ -186,7 +193,7 @@ def _uniform(src, shape, minval, maxval, dtype, opname="random.uniform"):
     from ..dtypes import as_dtype
     src = _source(src)
     d = as_dtype(np.float32 if dtype is None else dtype)._np
-    dims = as_shape(opname, shape)
+    dims = _draw_shape(opname, shape)
     if d.kind in "iu":
         if maxval is None:
             raise InvalidArgumentError("%s: maxval must be specified for integer dtype %s"
@@ -213,7 +220,7 @@ def _uniform(src, shape, minval, maxval, dtype, opname="random.uniform"):
 
 def _truncated_normal(src, shape, mean, stddev, dtype, opname="random.truncated_normal"):
     d = _float_dtype(opname, dtype)
-    z = _source(src).truncated_normal(as_shape(opname, shape), d)
+    z = _source(src).truncated_normal(_draw_shape(opname, shape), d)
     return _affine(opname, z, stddev, mean, d)
 
 
@@ -290,7 +297,7 @@ def _replayed_draw(dist, shape, params, dtype, seed):
     if tracer is None or tracer.parent is not None or not all(
             _is_attr(p) for p in params):
         return None
-    dims = as_shape("random." + dist, shape)
+    dims = _draw_shape("random." + dist, shape)
     from ..dtypes import as_dtype
     d = None if dtype is None else as_dtype(dtype).name
     params = tuple(p.item() if isinstance(p, np.generic) else p for p in params)
@@ -695,14 +702,14 @@ def _full_int(src, shape, dtype, opname):
     if d not in _INT_DTYPES:
         raise InvalidArgumentError("%s: dtype must be int32, int64, uint32 or uint64 (got %s)"
                                    % (opname, d))
-    return _core.wrap(_source(src).full_int(as_shape(opname, shape), d))
+    return _core.wrap(_source(src).full_int(_draw_shape(opname, shape), d))
 
 
 def _binomial_parts(opname, shape, counts, probs):
     """(dims, counts [batch], probs [batch], samples per batch member) as TensorFlow's
     binomial kernel sees them: counts and probs in one float dtype (float32 for Python
     numbers), broadcast together; the shape must end with that broadcast shape."""
-    dims = as_shape(opname, shape)
+    dims = _draw_shape(opname, shape)
     p = np.asarray(_scalar(probs) if not _is_tensor(probs) else _core.data_of(probs, opname))
     n = np.asarray(_scalar(counts) if not _is_tensor(counts) else _core.data_of(counts,
                                                                                 opname))
@@ -817,7 +824,7 @@ def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
     lam = np.asarray(_scalar(lam), np.float64)
     if (lam < 0).any():
         raise InvalidArgumentError("stateless_poisson: lam must be >= 0")
-    out = rng.poisson(np.broadcast_to(lam, as_shape("stateless_poisson", shape)))
+    out = rng.poisson(np.broadcast_to(lam, _draw_shape("stateless_poisson", shape)))
     return _core.wrap(out.astype(as_dtype(dtype)._np))
 
 

@@ -300,9 +300,14 @@ def check_output_size(opname, shape, dtype, what=""):
     if n > _MAX_ELEMENTS:
         raise InvalidArgumentError("%s: the output shape %s would have more than 2**63 - 1 "
                                    "elements%s" % (opname, dims, extra))
-    if 0 in dims:
-        return 0
     nbytes = n * np.dtype(dtype).itemsize
+    if 0 in dims:
+        if nbytes > _MAX_ELEMENTS:
+            # empty, but NumPy sizes the other dimensions' bytes before it sees the 0
+            raise InvalidArgumentError("%s: the output shape %s is empty but its other "
+                                       "dimensions span more than 2**63 - 1 bytes, which "
+                                       "NumPy can't lay out%s" % (opname, dims, extra))
+        return 0
     if nbytes > _SMALL_BYTES and nbytes > _memory_bytes():
         from ..errors import ResourceExhaustedError
         raise ResourceExhaustedError(
