@@ -19,7 +19,8 @@ nothing it recorded holds a number taken from the traced sizes. Three parts make
   target, a slice bound): ``shadow_check`` replays the steps, without their effects, on
   inputs whose ``None`` dimensions are doubled (the same rows twice). Every computed
   value's shape must follow (each dimension doubled, or kept when it is not a traced
-  size: a kept one may be baked from the shape), and every value the function returns
+  size: a kept one may be baked from the shape, unless a variable read has it too, as
+  a layer as wide as the batch), and every value the function returns
   or hands to an effect must be the trace's value doubled the same way (its rows twice,
   or the same value). Row-wise computations and batch means pass; a step that raises, a
   shape that does not follow or a value that changed (a sum over the batch,
@@ -181,6 +182,10 @@ def shadow_check(cf, values, pattern, shape_reads=None):
         regs[r] = arr
     for _, r in cf._var_inputs:
         regs[r] = values[r]
+    # a kept dimension of a traced size may be baked from it; one that is also a
+    # dimension of a variable read (a layer's width equal to the batch size) is taken
+    # for that variable's
+    sizes -= {d for _, r in cf._var_inputs for d in np.shape(values[r])}
     watched = list(cf._out_regs)
     token = _core.quiet_enter() if cf._quiet else None
     try:
@@ -222,14 +227,14 @@ def shadow_check(cf, values, pattern, shape_reads=None):
     for r, dims in (shape_reads or {}).items():
         # user code took these dimensions as numbers: they must not follow the sizes
         real, shadow = np.shape(values[r]), np.shape(regs[r])
-        if any(real[d] != shadow[d] for d in dims):
+        if len(real) != len(shadow) or any(real[d] != shadow[d] for d in dims):
             return None
     shapes = {}
     for r in set(watched):
         if values[r] is None:
             continue
-        # (a constant output too: one made from the shape, as fe.zeros(fe.shape(x)),
-        # keeps the traced size, which the check refuses)
+        # (a constant output too: one fasteager's code made from a traced shape keeps
+        # the traced size, which the check refuses)
         shape = _doubled(values[r], regs[r], sizes)
         if shape is None:
             return None

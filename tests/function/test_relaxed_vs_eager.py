@@ -334,3 +334,25 @@ def test_keras_metric_updates_equal_eager(name, order, mode):
     sizes = ORDERS[order]
     got = _metric_run(name, sizes, traced=MODES[mode])
     np.testing.assert_allclose(got, _metric_run(name, sizes), rtol=1e-5)
+
+
+def test_a_layer_width_equal_to_the_batch_size_keeps_one_trace():
+    # the (8, 8) activations keep a dimension of the traced size, the kernel's width
+    fe.random.set_seed(3)
+    model = fe.keras.Sequential([fe.keras.layers.Dense(8, activation="relu"),
+                                 fe.keras.layers.Dense(2)])
+    model.build((None, 3))
+    opt = fe.keras.optimizers.SGD(0.1)
+    traces = []
+
+    @fe.function(input_signature=[fe.TensorSpec([None, 3], fe.float32)])
+    def step(x):
+        traces.append(1)
+        with fe.GradientTape() as tape:
+            loss = fe.reduce_mean(fe.square(model(x, training=True)))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    for n in (8, 5, 17, 8):
+        step(_rows(n))
+    assert len(traces) == 1
