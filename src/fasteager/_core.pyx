@@ -549,8 +549,11 @@ cdef class Tensor:
         return _gpu_copy(self, index)
 
     def __array__(self, dtype=None, copy=None):
-        if _n_recording and self._np_rules and _array_escape_hook is not None:
-            _array_escape_hook(self)     # a real NumPy function would drop its gradient
+        if _n_recording and self._np_rules and _array_escape_hook is not None and (
+                dtype is None or np.dtype(dtype).kind in "fc"):
+            # a real NumPy function would drop its gradient (a cast to integers, as
+            # np.int64(x), has none to drop: it is a constant, as x.astype(int))
+            _array_escape_hook(self)
         arr = _host(self._value)
         if _n_tracers and (tracer := _tracing()) is not None:
             tracer.escape(self, "__array__")

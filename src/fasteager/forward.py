@@ -78,7 +78,10 @@ def _on_variable_read(var, tensor):
 
 def _on_array_escape(tensor):
     """A NumPy-rules tensor converted by ``__array__`` (a real NumPy function) while it is
-    being differentiated: NumPy would return an ndarray and the gradient would be lost."""
+    being differentiated: NumPy would return an ndarray and the gradient would be lost.
+    An integer or bool tensor has no gradient to lose (``x.astype(int)`` is a constant)."""
+    if tensor._value.dtype.kind not in "fc":
+        return
     watched = any(tape._is_watched(tensor) for tape in _core.recording_tapes())
     if not watched:
         watched = any(w._connected(tensor) for w in _state.watchers)

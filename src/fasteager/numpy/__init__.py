@@ -167,6 +167,18 @@ def isscalar(element):
     return _np.isscalar(element)
 
 
+def iscomplexobj(x):
+    """NumPy's ``iscomplexobj``: whether ``x``'s dtype is complex (reads the dtype only)."""
+    if isinstance(x, (_core.Tensor, _core.VariableBase)):
+        return x.dtype.is_complex
+    return _np.iscomplexobj(x)
+
+
+def isrealobj(x):
+    """NumPy's ``isrealobj``: not ``iscomplexobj``."""
+    return not iscomplexobj(x)
+
+
 # NumPy-rules tensors: every function here marks what it returns (see _rules.py)
 from . import _rules as _rules_mod  # noqa: E402
 

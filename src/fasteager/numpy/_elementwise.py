@@ -163,13 +163,13 @@ for _name, _uf, _factor in (("deg2rad", np.deg2rad, np.pi / 180), ("radians", np
 
 
 def _logaddexp(a, b):
-    # log(e^a + e^b) = (a + b)/2 + |d|/2 + log1p(e^-|d|), d = a - b: no overflow, and at
-    # a tie the gradient splits evenly (1/2 each; max(a, b) + ... would give it all to a).
-    # |d|/2 + log1p(e^-|d|) = log(2 cosh(d/2)) is smooth, so second derivatives hold too.
-    with np.errstate(invalid="ignore"):     # inf - inf: NaN here, replaced below
-        d = m.abs(a - b)
-    half = np.asarray(0.5, dtype=a._value.dtype)[()]
-    out = (a + b) * half + d * half + m.log1p(m.exp(-d))
+    # log(e^a + e^b) = a + softplus(b - a) for a >= b, else b + softplus(a - b): no overflow,
+    # and each branch is smooth, so derivatives of every order hold, also at a tie (where
+    # the two agree; |a - b| would make the second derivative 0 there). At a tie the
+    # gradient splits evenly (sigmoid(0) = 1/2 each).
+    from ..ops.nn_ops import softplus
+    with np.errstate(invalid="ignore"):     # inf - inf: NaN in the branch not taken
+        out = m.where(m.greater_equal(a, b), a + softplus(b - a), b + softplus(a - b))
     same_inf = m.logical_and(m.is_inf(a), m.equal(a, b))     # -inf, -inf gives -inf
     return m.where(same_inf, a, out) if np.any(same_inf._value) else out
 

@@ -95,6 +95,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     _nonempty("max", x, axis)
     if x._value.dtype == np.bool_:
         return m.reduce_any(x, _axis(axis), keepdims=keepdims)
+    if x._value.dtype.kind == "c":
+        return _complex_extreme(np.max, x, axis, keepdims)
     return m.reduce_max(x, _axis(axis), keepdims=keepdims)
 
 
@@ -107,7 +109,22 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     _nonempty("min", x, axis)
     if x._value.dtype == np.bool_:
         return m.reduce_all(x, _axis(axis), keepdims=keepdims)
+    if x._value.dtype.kind == "c":
+        return _complex_extreme(np.min, x, axis, keepdims)
     return m.reduce_min(x, _axis(axis), keepdims=keepdims)
+
+
+def _complex_extreme(np_extreme, x, axis, keepdims):
+    """max/min of complex ``x`` in NumPy's order (by the real part, then the imaginary):
+    NumPy picks the value; the result is the mean of the entries equal to it, so the
+    gradient is shared between ties, as reduce_max's."""
+    axes = _axis(axis)
+    np_axes = tuple(axes) if isinstance(axes, (list, tuple)) else axes
+    best = np_extreme(x._value, axis=np_axes, keepdims=True)
+    ties = x._value == best
+    weights = ties / ties.sum(axis=np_axes, keepdims=True)
+    return m.reduce_sum(m.multiply(x, tensor(weights.astype(x._value.dtype))), axes,
+                        keepdims=keepdims)
 
 
 def _nonempty(fname, x, axis):

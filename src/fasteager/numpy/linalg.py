@@ -82,13 +82,12 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     and without one the 2-norm of the flattened input."""
     t = tensor(x)
     if t._value.dtype.kind == "c":
-        # complex: every norm but the spectral ones is that of |x| (no complex SVD here)
+        # complex: every norm but the spectral ones (singular values of x itself) is
+        # that of |x|
         matrix = (axis is None and ord is not None and t._value.ndim == 2) or (
             isinstance(axis, (tuple, list)) and len(axis) == 2)
-        if matrix and ord in ("nuc", 2, -2):
-            raise UnimplementedError("fasteager.numpy.linalg.norm: ord=%r is not supported "
-                                     "for complex input" % (ord,))
-        t = m.abs(t)
+        if not (matrix and ord in ("nuc", 2, -2)):
+            t = m.abs(t)
     else:
         (t,) = _float(t)
     r = t._value.ndim
@@ -156,7 +155,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         return l_ops.svd(t, compute_uv=False)
     s, u, v = l_ops.svd(t, full_matrices=bool(full_matrices))
-    return SVDResult(u, s, l_ops.matrix_transpose(v))
+    vh = l_ops.matrix_transpose(v)
+    return SVDResult(u, s, m.conj(vh) if vh._value.dtype.kind == "c" else vh)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -167,8 +167,14 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
         raise InvalidArgumentError("fasteager.numpy.linalg.eigh: UPLO argument must be 'L' or "
                                    "'U' (got %r)" % (UPLO,))
     if UPLO == "U":
+        # the op reads the lower triangle: that of the adjoint is the upper one of t (its
+        # gradient then lands on the upper triangle only)
         t = l_ops.matrix_transpose(t)
+        if t._value.dtype.kind == "c":
+            t = m.conj(t)
     w, v = l_ops.eigh(t)
+    if w._value.dtype.kind == "c":      # NumPy's eigenvalues of a Hermitian matrix are real
+        w = m.real(w)
     return EighResult(w, v)
 
 

@@ -154,7 +154,8 @@ def _parse_einsum(subscripts, shapes):
 
 
 def _einsum_grad(g, ans, inputs, attrs, needs):
-    # d/dX_i of einsum(s_1,...,s_n -> out) is einsum(out, s_j (j != i) -> s_i) applied to g.
+    # d/dX_i of einsum(s_1,...,s_n -> out) is einsum(out, s_j (j != i) -> s_i) applied to g
+    # (the others conjugated for complex operands: TensorFlow's convention, see math_ops._cj).
     # Axes only in s_i are broadcast (a ones operand supplies them); a letter repeated in
     # s_i (a diagonal) gets a fresh name and an identity operand ties the two together.
     subs = attrs["subscripts"]
@@ -171,7 +172,7 @@ def _einsum_grad(g, ans, inputs, attrs, needs):
             continue
         dtype = inputs[i]._value.dtype
         others = [ins[j] for j in range(len(ins)) if j != i]
-        operands = [g] + [inputs[j] for j in range(len(ins)) if j != i]
+        operands = [g] + [_cj(inputs[j]) for j in range(len(ins)) if j != i]
         terms = [out] + others
         seen = set(out + "".join(others))
         target = ""
@@ -192,7 +193,7 @@ def _einsum_grad(g, ans, inputs, attrs, needs):
 
 
 _einsum = defop("einsum", lambda *xs, subscripts: np.einsum(subscripts, *xs, optimize=len(xs) > 2),
-                kinds=NUMERIC, joint_grad=_einsum_grad)
+                kinds=NUMERIC + "c", joint_grad=_einsum_grad)
 
 
 def einsum(equation, *inputs, name=None, **kwargs):
@@ -518,7 +519,7 @@ def _svd_fwd(a, full_matrices=False, compute_uv=True):
         out = (np.linalg.svd(a, compute_uv=False),)
     else:
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-        out = (s, u, np.swapaxes(vh, -1, -2))
+        out = (s, u, np.conj(np.swapaxes(vh, -1, -2)))      # a = u diag(s) v^H
     if bad.any():
         for o in out:
             o[bad] = np.nan
@@ -536,11 +537,23 @@ def _check_distinct(s, what):
                 "values, got s = %s)" % (what, np.array2string(v, precision=4)))
 
 
+def _adj(x):
+    """The adjoint (conjugate transpose) of a batch of matrices; the transpose if real."""
+    return _cj(_mT(x))
+
+
+def _as(x, like):
+    # a real tensor (singular values, their gradient) in a complex matrix's dtype
+    from .math_ops import cast
+    dtype = like._value.dtype
+    return x if x._value.dtype == dtype else cast(x, dtype)
+
+
 def _svd_s_grad(gs, u, v):
-    # d s_i = u_i^T dA v_i: Abar = U diag(sbar) V^T, over the thin u and v (k columns)
+    # d s_i = Re(u_i^H dA v_i): Abar = U diag(sbar) V^H, over the thin u and v (k columns)
     from .array_ops import expand_dims
     k = gs._value.shape[-1]
-    return matmul(u[..., :k] * expand_dims(gs, -2), v[..., :k], transpose_b=True)
+    return matmul(u[..., :k] * expand_dims(_as(gs, u), -2), _adj(v[..., :k]))
 
 
 def _svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
@@ -564,30 +577,37 @@ def _svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
         raise InvalidArgumentError("svd: no gradient of u and v for a rank-deficient "
                                    "non-square matrix (expected singular values > 0, got 0)")
     # Townsend 2016, "Differentiating the singular value decomposition", eq. (27)-(28) for
-    # real A = U S V^T (thin): with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (0 on it),
-    # Abar = U [(F o (U^T Ubar - Ubar^T U)) S + diag(sbar) + S (F o (V^T Vbar - Vbar^T V))] V^T
-    #        + (I - U U^T) Ubar S^-1 V^T + U S^-1 Vbar^T (I - V V^T)
+    # A = U S V^H (thin): with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (0 on it),
+    # Abar = U [(F o (U^H Ubar - Ubar^H U)) S + diag(sbar) + S (F o (V^H Vbar - Vbar^H V))] V^H
+    #        + (I - U U^H) Ubar S^-1 V^H + U S^-1 Vbar^H (I - V V^H)
+    # and for complex A the phase term U S^-1 (L^H - L) V^H / 2, L = I o (V^H Vbar)
+    # (TensorFlow's SvdGrad; Wan and Zhang, "Automatic differentiation for complex valued
+    # SVD", 2019)
     k = s._value.shape[-1]
     _, eye_ = _masks(k, s._value.dtype)
     s2 = s * s
     diff = expand_dims(s2, -2) - expand_dims(s2, -1)              # [i, j] = s_j^2 - s_i^2
     on_diag = _core.wrap(np.eye(k, dtype=bool))
-    f = where(on_diag, 0.0 * eye_, 1.0 / where(on_diag, eye_, diff))
-    utgu = matmul(u, gu, transpose_a=True)
-    vtgv = matmul(v, gv, transpose_a=True)
+    f = _as(where(on_diag, 0.0 * eye_, 1.0 / where(on_diag, eye_, diff)), u)
+    eye_, s, gs = _as(eye_, u), _as(s, u), _as(gs, u)
+    utgu = matmul(_adj(u), gu)
+    vtgv = matmul(_adj(v), gv)
     row_s, col_s = expand_dims(s, -1), expand_dims(s, -2)        # S X scales rows, X S columns
-    inner = (f * (utgu - _mT(utgu))) * col_s + eye_ * expand_dims(gs, -2) \
-        + row_s * (f * (vtgv - _mT(vtgv)))
-    out = matmul(matmul(u, inner), v, transpose_b=True)
+    inner = (f * (utgu - _adj(utgu))) * col_s + eye_ * expand_dims(gs, -2) \
+        + row_s * (f * (vtgv - _adj(vtgv)))
+    if u._value.dtype.kind == "c":
+        diag_v = eye_ * vtgv
+        inner = inner + 0.5 * (_adj(diag_v) - diag_v) / row_s
+    out = matmul(matmul(u, inner), _adj(v))
     if rows > k:      # the part of Ubar outside span(U)
-        out = out + matmul((gu - matmul(u, utgu)) / col_s, v, transpose_b=True)
+        out = out + matmul((gu - matmul(u, utgu)) / col_s, _adj(v))
     if cols > k:      # the part of Vbar outside span(V)
-        out = out + matmul(u / col_s, _mT(gv - matmul(v, vtgv)))
+        out = out + matmul(u / col_s, _adj(gv - matmul(v, vtgv)))
     return out
 
 
-svd_op = defop("svd", _linalg_call("svd", _svd_fwd), kinds=FLOAT, multi=True,
-               grads=[_svd_grad])
+svd_op = defop("svd", _linalg_call("svd", _svd_fwd), kinds=FLOAT + "c", multi=True,
+               same_dtype=False, grads=[_svd_grad])
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
@@ -641,35 +661,39 @@ def trace(x, name=None):
 
 def _eigh_fwd(a):
     w, v = np.linalg.eigh(a)       # the lower triangle of a is read (NumPy's UPLO='L')
-    return w, v
+    return w.astype(v.dtype, copy=False), v      # complex input: complex w, as TensorFlow
 
 
 def _eigh_grad(g, ans, a):
-    # A = V diag(w) V^T: Abar = V (diag(wbar) + F o (V^T Vbar)) V^T with F_ij = 1/(w_j - w_i)
-    # off the diagonal, symmetrised (Giles 2008, sec. 3.1; TensorFlow's SelfAdjointEigV2
-    # gradient). Eigenvectors of repeated eigenvalues are not unique: their gradient is
-    # refused, as svd's.
+    # A = V diag(w) V^H: with F_ij = 1/(w_j - w_i) off the diagonal,
+    # G = V (diag(wbar) + F o (V^H Vbar)) V^H (Giles 2008, sec. 3.1); the op reads the lower
+    # triangle of A only, so the gradient is that of the lower triangle: G + G^H below the
+    # diagonal, Re G_ii on it, 0 above (TensorFlow's SelfAdjointEigV2 gradient). Eigenvectors
+    # of repeated eigenvalues are not unique: their gradient is refused, as svd's.
     from .array_ops import expand_dims
     from .math_ops import where
     gw, gv = g
     w, v = ans
     n = w._value.shape[-1]
-    _, eye_ = _masks(n, w._value.dtype)
+    lower, eye_ = _masks(n, w._value.dtype)
     mid = eye_ * expand_dims(gw, -2)
+    vh = _cj(_mT(v))
     if np.any(gv._value):
-        if n > 1 and np.any(_negligible(np.diff(w._value, axis=-1), np.abs(w._value))):
+        wr = np.real(w._value)
+        if n > 1 and np.any(_negligible(np.diff(wr, axis=-1), np.abs(wr))):
             raise UnimplementedError(
                 "eigh: no gradient of the eigenvectors for repeated eigenvalues (expected "
-                "distinct values, got w = %s)" % np.array2string(w._value, precision=4))
+                "distinct values, got w = %s)" % np.array2string(wr, precision=4))
         on_diag = _core.wrap(np.eye(n, dtype=bool))
         diff = expand_dims(w, -2) - expand_dims(w, -1)           # [i, j] = w_j - w_i
         f = where(on_diag, 0.0 * eye_, 1.0 / where(on_diag, eye_, diff))
-        mid = mid + f * matmul(v, gv, transpose_a=True)
-    out = matmul(matmul(v, mid), v, transpose_b=True)
-    return 0.5 * (out + _mT(out))
+        mid = mid + f * matmul(vh, gv)
+    out = matmul(matmul(v, mid), vh)
+    half_diag = lower - 0.5 * eye_                    # 1 below the diagonal, 1/2 on it
+    return (out + _cj(_mT(out))) * half_diag
 
 
-eigh_op = defop("eigh", _linalg_call("eigh", _eigh_fwd), kinds=FLOAT, multi=True,
+eigh_op = defop("eigh", _linalg_call("eigh", _eigh_fwd), kinds=FLOAT + "c", multi=True,
                 check=_check_square("eigh"), grads=[_eigh_grad])
 
 
@@ -677,8 +701,11 @@ def eigh(tensor, name=None):
     """``(e, v)``: the eigenvalues (ascending) and eigenvectors of (a batch of) symmetric
     matrices, ``tensor = v @ diag(e) @ v^T`` (TensorFlow's ``tf.linalg.eigh``).
 
-    Only the lower triangle is read; the gradient is for a symmetric input. The signs of
-    eigenvectors are arbitrary, and their gradient needs distinct eigenvalues.
+    Only the lower triangle is read, and the gradient is that of the lower triangle (0
+    above the diagonal), as TensorFlow's. Complex input is Hermitian (its real eigenvalues
+    come as complex values, as TensorFlow's).
+    The signs (phases) of eigenvectors are arbitrary, and their gradient needs distinct
+    eigenvalues.
     """
     return execute(eigh_op, tensor)
 
@@ -801,7 +828,7 @@ def _eig_grad(g, ans, a):
     if np.any(gv._value):
         if n > 1 and np.any(_negligible(
                 np.abs(e._value[..., :, None] - e._value[..., None, :])
-                + np.eye(n), np.abs(e._value))):
+                + np.eye(n), np.abs(e._value)[..., None, :])):     # (a batch: per matrix)
             raise UnimplementedError(
                 "eig: no gradient of the eigenvectors for repeated eigenvalues (expected "
                 "distinct values, got e = %s)" % np.array2string(e._value, precision=4))

@@ -696,6 +696,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                                         adjoint_b)) from None
     if not (type(a) is _core.Tensor and type(b) is _core.Tensor):
         a, b = convert_same(a, b)
+    if adjoint_a:       # the adjoint conjugates too (a no-op for real tensors)
+        a = _cj(a)
+    if adjoint_b:
+        b = _cj(b)
     out = _mm(a, b, ta, tb)
     if output_type is not None:
         out = cast(out, output_type)

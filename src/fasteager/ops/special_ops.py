@@ -17,7 +17,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError
 from .array_ops import getitem
-from .math_ops import convert_same, exp, rsqrt, square
+from .math_ops import FLOAT_C, _cj, convert_same, exp, rsqrt, sqrt, square
 from .registry import FLOAT, NUMERIC, as_int, defop, execute, single_axis, unbroadcast
 
 convert_to_tensor = _core.convert_to_tensor
@@ -77,21 +77,25 @@ def erf(x, name=None):
 
 # ---- hyperbolic and inverse trigonometric functions --------------------------------------
 
+# Complex inputs (as TensorFlow's): the gradient is g * conj(f'(z)) (see math_ops._cj).
 # d sinh(x) = cosh(x) dx;  d cosh(x) = sinh(x) dx
-sinh = defop("sinh", np.sinh, kinds=FLOAT, grads=[lambda g, ans, x: g * cosh(x)], quiet=True)
-cosh = defop("cosh", np.cosh, kinds=FLOAT, grads=[lambda g, ans, x: g * sinh(x)], quiet=True)
+sinh = defop("sinh", np.sinh, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(cosh(x))],
+             quiet=True)
+cosh = defop("cosh", np.cosh, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(sinh(x))],
+             quiet=True)
 
 # d asinh(x) = dx / sqrt(x^2 + 1)
-asinh = defop("asinh", np.arcsinh, kinds=FLOAT,
-              grads=[lambda g, ans, x: g * rsqrt(square(x) + 1)])
+asinh = defop("asinh", np.arcsinh, kinds=FLOAT_C,
+              grads=[lambda g, ans, x: g / _cj(sqrt(square(x) + 1))])
 
-# d acosh(x) = dx / sqrt(x^2 - 1)  (x > 1)
-acosh = defop("acosh", np.arccosh, kinds=FLOAT,
-              grads=[lambda g, ans, x: g * rsqrt(square(x) - 1)], quiet=True)
+# d acosh(x) = dx / (sqrt(x - 1) sqrt(x + 1))  (x > 1; the principal branch for complex x,
+# where sqrt(x^2 - 1) would take the other sign left of the imaginary axis)
+acosh = defop("acosh", np.arccosh, kinds=FLOAT_C,
+              grads=[lambda g, ans, x: g / _cj(sqrt(x - 1) * sqrt(x + 1))], quiet=True)
 
 # d atanh(x) = dx / (1 - x^2)
-atanh = defop("atanh", np.arctanh, kinds=FLOAT,
-              grads=[lambda g, ans, x: g / (1 - square(x))], quiet=True)
+atanh = defop("atanh", np.arctanh, kinds=FLOAT_C,
+              grads=[lambda g, ans, x: g / _cj(1 - square(x))], quiet=True)
 
 # d asin(x) = dx / sqrt(1 - x^2);  d acos(x) = -dx / sqrt(1 - x^2)
 asin = defop("asin", np.arcsin, kinds=FLOAT,
@@ -122,7 +126,7 @@ hypot_op = defop("hypot", np.hypot, kinds=FLOAT, quiet=True,
 _LN2 = math.log(2.0)
 
 # d 2^x = 2^x log(2) dx  (exp2 is exact at integers, which exp(x log 2) is not)
-exp2 = defop("exp2", np.exp2, kinds=FLOAT, grads=[lambda g, ans, x: g * ans * _LN2],
+exp2 = defop("exp2", np.exp2, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(ans) * _LN2],
              quiet=True)
 
 
