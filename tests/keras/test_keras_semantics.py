@@ -82,6 +82,21 @@ def test_sequential_shares_a_layer_used_twice():
     np.testing.assert_allclose(seq(x).numpy(), ref["y"], rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_sequential_with_a_shared_layer_saves_and_loads_shared(tmp_path, suffix):
+    if suffix == ".h5":
+        pytest.importorskip("h5py")
+    shared = L.Dense(3)
+    seq = keras.Sequential([keras.Input((3,)), L.Flatten(), shared, shared, L.Dense(1)])
+    seq.save(tmp_path / ("m" + suffix))
+    back = keras.models.load_model(tmp_path / ("m" + suffix))
+    x = det((2, 3), 5)
+    assert back.layers[1] is back.layers[2] and len(back.weights) == 4
+    np.testing.assert_allclose(back(x).numpy(), seq(x).numpy(), rtol=1e-6)
+    again = keras.Sequential.from_config(seq.get_config())
+    assert again.layers[1] is again.layers[2]
+
+
 # ---- grouped convolution ---------------------------------------------------------------------
 
 CONV_LAYERS = {
@@ -305,3 +320,25 @@ def test_fit_loss_includes_regularizers_and_decays_weights(run_eagerly):
     for got, want in zip(model.get_weights(), ref["weights"]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), ref["evaluate"], rtol=1e-5)
+
+
+def test_activity_regularizer_adds_a_loss_per_call():
+    ref = REF["activity_regularizer"]
+    act = L.Dense(2, activity_regularizer=keras.regularizers.l2(0.5))
+    act.build((None, 4))
+    act.set_weights([det((4, 2), 45), det((2,), 46)])
+    with fe.GradientTape() as tape:
+        act(np.array(ref["x"], np.float32))
+        losses = act.losses
+    np.testing.assert_allclose([float(v) for v in losses], ref["losses"], rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(losses, act.kernel).numpy(), ref["grad_kernel"],
+                               rtol=1e-5, atol=1e-7)
+    act(np.array(ref["x"], np.float32))
+    assert len(act.losses) == 1                # each call's penalty replaces the last
+    assert act.get_config()["activity_regularizer"]["config"] == ref["config"]
+    # the layers that take the argument all apply it
+    for layer, x in [(L.Conv2D(2, 1, activity_regularizer="l1"), fe.ones((2, 3, 3, 4))),
+                     (L.LSTM(2, activity_regularizer="l2"), fe.ones((2, 3, 4))),
+                     (L.SeparableConv2D(2, 1, activity_regularizer="l1"), fe.ones((2, 3, 3, 4)))]:
+        layer(x)
+        assert len(layer.losses) == 1, type(layer).__name__

@@ -100,6 +100,18 @@ out["regularizer_fit"] = {"x": L(xf), "y": L(yf), "loss": hist.history["loss"],
                           "weights": [L(w) for w in model.get_weights()],
                           "evaluate": model.evaluate(xf, yf, verbose=0)}
 
+# an activity regularizer: a penalty on the outputs of each call, over the batch size
+act = keras.layers.Dense(2, activity_regularizer=keras.regularizers.l2(0.5))
+act.build((None, 4))
+act.set_weights([det((4, 2), 45), det((2,), 46)])
+xa = det((3, 4), 47)
+with tf.GradientTape() as tape:
+    act(xa)
+    losses = act.losses
+out["activity_regularizer"] = {"x": L(xa), "losses": [float(v) for v in losses],
+                               "grad_kernel": L(tape.gradient(losses, act.kernel)),
+                               "config": act.get_config()["activity_regularizer"]["config"]}
+
 # ---- item 7: grouped convolution -----------------------------------------------------------------
 conv = {}
 for name, layer, shape in [

@@ -627,3 +627,19 @@ class Sequential(Model):
         from ._serialization import serialize_keras_object
         return {"name": self.name,
                 "layers": [serialize_keras_object(lay) for lay in self._layers]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        # a layer that comes twice is saved twice under one name: rebuild it once, shared
+        # (two copies would each take half of the weights: Keras 3 refuses to load such
+        # a file, fasteager loads it as it was saved)
+        from ._serialization import deserialize_keras_object
+        config = dict(config)
+        seen = {}
+        layers = []
+        for lay in config.get("layers") or []:
+            if isinstance(lay, dict):      # Sequential.from_config(model.get_config())
+                lay = deserialize_keras_object(lay, custom_objects, where="from_config")
+            layers.append(seen.setdefault(lay.name, lay) if isinstance(lay, Layer) else lay)
+        config["layers"] = layers
+        return cls(**config)

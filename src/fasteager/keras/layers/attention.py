@@ -95,7 +95,7 @@ class MultiHeadAttention(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  seed=None, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         for argname, v in (("num_heads", num_heads), ("key_dim", key_dim),
                            ("value_dim", key_dim if value_dim is None else value_dim)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:

@@ -276,6 +276,7 @@ class Layer(fe.Module):
     # every call: Dense on a rank-1 input would otherwise return a wrong-rank result
     _input_ndim = None
     _input_min_ndim = None
+    activity_regularizer = None     # a penalty on the outputs, added to losses per call
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False,
                  input_shape=None, batch_input_shape=None, batch_size=None, input_dim=None,
@@ -286,6 +287,8 @@ class Layer(fe.Module):
                             % (type(self).__name__, ", ".join(sorted(unknown))))
         object.__setattr__(self, "_own_weights", [])
         object.__setattr__(self, "_regularizer_fns", [])
+        if kwargs.get("activity_regularizer") is not None:
+            self.activity_regularizer = _regularizers.get(kwargs["activity_regularizer"])
         object.__setattr__(self, "_call_losses", [])
         object.__setattr__(self, "_output_shape", None)
         # a layer made in strategy.scope() builds its weights under that strategy later
@@ -700,7 +703,11 @@ class Layer(fe.Module):
             # variables created by this first call take values a restore left pending
             from ...train import checkpoint as _ckpt
             _ckpt.restore_deferred(self)
-        if self.supports_masking:
+        if self.activity_regularizer is not None:
+            self._add_activity_losses(out)
+        if self.supports_masking and (in_mask is not None or
+                                      type(self).compute_mask is not Layer.compute_mask):
+            # (the default compute_mask of an unmasked input gives no mask: skipped)
             self._set_output_masks(raw_inputs, out, in_mask)
         if isinstance(out, fe.Tensor):
             dims = out._value.shape
@@ -709,6 +716,16 @@ class Layer(fe.Module):
                 self._output_shape = fe.TensorShape((None,) + tuple(dims[1:])) \
                     if dims else fe.TensorShape(())
         return out
+
+    def _add_activity_losses(self, out):
+        """Keras 3's activity regularization: the regularizer of each output tensor,
+        divided by the batch size, goes to ``losses`` (with its gradient)."""
+        for t in (out if isinstance(out, (list, tuple)) else [out]):
+            if isinstance(t, fe.Tensor) and t.dtype.is_floating:
+                loss = self.activity_regularizer(t)
+                if t.shape.rank:
+                    loss = loss / fe.cast(fe.shape(t)[0], loss.dtype)
+                self.add_loss(loss)
 
     def _set_output_masks(self, inputs, out, in_mask):
         """Attach ``compute_mask``'s masks to the outputs that carry none yet (Keras 3's
@@ -788,6 +805,8 @@ class Layer(fe.Module):
 
     def get_config(self):
         config = {"name": self._name, "trainable": self._trainable, "dtype": self.dtype}
+        if self.activity_regularizer is not None:
+            config.update(self._serialized("activity_regularizer"))
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         if type(self).get_config is Layer.get_config and _user_init(type(self)) is not None:

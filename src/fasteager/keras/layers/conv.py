@@ -47,7 +47,7 @@ class _Conv(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, groups=1, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         cls = type(self).__name__
         if int(filters) <= 0:
             raise ValueError("%s: filters must be a positive integer (got %r)" % (cls, filters))
@@ -411,7 +411,7 @@ class DepthwiseConv2D(Layer):
                  depthwise_initializer="glorot_uniform", bias_initializer="zeros",
                  depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  depthwise_constraint=None, bias_constraint=None, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         cls = type(self).__name__
         self.kernel_size = _tuple(kernel_size, 2, "kernel_size", cls)
         self.strides = _tuple(strides, 2, "strides", cls)
@@ -502,7 +502,8 @@ class SeparableConv2D(DepthwiseConv2D):
                          depthwise_initializer=depthwise_initializer,
                          bias_initializer=bias_initializer,
                          depthwise_regularizer=depthwise_regularizer,
-                         bias_regularizer=bias_regularizer, **kwargs)
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer, **kwargs)
         if isinstance(filters, bool) or int(filters) <= 0:
             raise ValueError("SeparableConv2D: filters must be a positive integer (got %r)"
                              % (filters,))
