@@ -356,3 +356,18 @@ def test_a_layer_width_equal_to_the_batch_size_keeps_one_trace():
     for n in (8, 5, 17, 8):
         step(_rows(n))
     assert len(traces) == 1
+
+
+def test_shape_ops_print_as_tensorflow_names_them(capsys):
+    @fe.function(**MODES["signature"])
+    def f(x):
+        print(fe.shape(x))
+        print(fe.size(x))
+        print(fe.ones_like(x).dtype, fe.zeros_like(x).dtype)
+        print(fe.ones_like(x))
+        return x
+    f(_rows(2))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == 'Tensor("Shape:0", shape=(2,), dtype=int32)'
+    assert lines[1] == 'Tensor("Size:0", shape=(), dtype=int32)'
+    assert lines[3].startswith('Tensor("ones_like_1:0"')

@@ -20,6 +20,7 @@ _TF_NAMES = {
     "logical_not": "LogicalNot", "where": "SelectV2", "concat": "concat",
     "transpose": "transpose", "range": "range", "abs": "Abs", "cast": "Cast",
     "read_variable": "ReadVariableOp", "cond": "cond", "while_loop": "while",
+    "zeros_like": "zeros_like", "ones_like": "ones_like",
 }
 
 
