@@ -331,6 +331,7 @@ cdef Op _op_ge = None
 cdef Op _op_eq = None
 cdef Op _op_ne = None
 cdef Op _op_getitem = None
+cdef Op _op_cast = None
 cdef object _zeros_like_array = np.zeros_like
 
 
@@ -338,7 +339,7 @@ def set_core_ops(dict ops):
     """Called once by ``fasteager.ops``: the ops that Tensor operators and backward use."""
     global _op_add, _op_sub, _op_mul, _op_div, _op_floordiv, _op_mod, _op_pow, _op_matmul
     global _op_neg, _op_abs, _op_invert, _op_and, _op_or, _op_xor
-    global _op_lt, _op_le, _op_gt, _op_ge, _op_eq, _op_ne, _op_getitem
+    global _op_lt, _op_le, _op_gt, _op_ge, _op_eq, _op_ne, _op_getitem, _op_cast
     _op_add = ops["add"]; _op_sub = ops["subtract"]; _op_mul = ops["multiply"]
     _op_div = ops["truediv"]; _op_floordiv = ops["floordiv"]; _op_mod = ops["floormod"]
     _op_pow = ops["pow"]; _op_matmul = ops["matmul"]; _op_neg = ops["negative"]
@@ -347,6 +348,7 @@ def set_core_ops(dict ops):
     _op_lt = ops["less"]; _op_le = ops["less_equal"]; _op_gt = ops["greater"]
     _op_ge = ops["greater_equal"]; _op_eq = ops["equal"]; _op_ne = ops["not_equal"]
     _op_getitem = ops["getitem"]
+    _op_cast = ops.get("cast")
 
 
 cdef object _numpy_operator_hook = None
@@ -426,6 +428,16 @@ def wrap(value):
 def wrap_like(Tensor t):
     """A new Tensor holding ``t``'s value (and its NumPy-rules flag)."""
     cdef Tensor out = _wrap(t._value)
+    out._np_rules = t._np_rules
+    return out
+
+
+def as_subclass(Tensor t, type cls):
+    """``t`` as an instance of the Tensor subclass ``cls``: the same value and id, so tapes
+    and traces take it for ``t`` (a slice of a variable that remembers its source)."""
+    cdef Tensor out = cls.__new__(cls)
+    out._value = t._value
+    out._id = t._id
     out._np_rules = t._np_rules
     return out
 
@@ -979,6 +991,23 @@ cdef class Op:
     def __repr__(self):
         return "<fe op %r>" % self.name
 
+    def refuse_dtypes(self, dtypes, error=None):
+        """Refuse these dtypes although their kind is accepted (TensorFlow's op has no
+        kernel for them); ``error`` is the class raised for them (InvalidArgumentError
+        unless given: NotFoundError where TensorFlow's op lists the dtype but has no
+        kernel for it)."""
+        refused = getattr(self, "refused_dtypes", None)
+        if refused is None:
+            refused = self.refused_dtypes = {}
+        for d in dtypes:
+            d = np.dtype(d)
+            for alias in {d, np.dtype(d.str)}:      # int64 and longlong, by number
+                self.kind_mask &= ~((<uint64_t>1) << alias.num)
+            for n in (np.dtype(np.longlong), np.dtype(np.ulonglong)):
+                if n.kind == d.kind and n.itemsize == d.itemsize:
+                    self.kind_mask &= ~((<uint64_t>1) << n.num)
+            refused[d] = error or InvalidArgumentError
+
     # the gradient functions; setting one again makes the next record look at it anew
     @property
     def grads(self):
@@ -1110,6 +1139,13 @@ cdef object _python_to_array(object value, object dtype):
                 "convert_to_tensor: cannot convert %r to %s without losing precision"
                 % (value, np.dtype(dtype)))
         try:
+            if isinstance(value, (list, tuple)) and np.dtype(dtype).kind in "iub":
+                arr = np.asarray(value)
+                if arr.dtype.kind in "fc" and not (np.isfinite(arr).all() and (
+                        arr == np.trunc(arr.real)).all()):
+                    raise InvalidArgumentError(
+                        "convert_to_tensor: cannot convert %r to %s without losing precision"
+                        % (value, np.dtype(dtype)))
             return np.array(value, dtype=dtype)
         except (TypeError, ValueError, OverflowError) as e:
             raise InvalidArgumentError("convert_to_tensor: cannot convert %r to %s (%s)"
@@ -1146,6 +1182,99 @@ cdef object _python_to_array(object value, object dtype):
         raise InvalidArgumentError("convert_to_tensor: cannot convert %s of %s to a tensor"
                                    % (type(value).__name__, arr.dtype))
     return arr
+
+
+# TensorFlow converts the other operand of a binary op to the tensor's dtype: a NumPy value
+# always (NumPy's cast, as its C conversion does), a Python value or list only where its
+# kind fits: a Python bool to these dtypes, an int to any number type, a float to a
+# floating or complex type, a complex to a complex type (what TensorFlow 2.21 does,
+# recorded in tests/tf_reference/tensor_semantics.json)
+cdef frozenset _BOOL_TARGETS = frozenset([np.dtype(d) for d in (
+    "bool", "int32", "int64", "uint64", "float16", "float32", "float64", "complex128")])
+cdef object _REFUSED = object()
+
+
+cdef object _adopt_array(object value, object dtype):
+    """``value`` (a Python or NumPy number, a list of numbers, a NumPy array) as an array of
+    ``dtype`` as TensorFlow converts the other operand of a binary op; _REFUSED where
+    TensorFlow refuses it, None where ``value`` is no such value (strings, other objects)."""
+    cdef str kind
+    cdef str target = dtype.kind
+    if cnp.PyArray_Check(value) or isinstance(value, np.generic):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biufc" or target not in "biufc":
+            return None
+        if arr.dtype == dtype:
+            return np.array(arr, copy=True)
+        if arr.dtype.kind in "fc" and target not in "fc" or \
+                arr.dtype.kind == "c" and target != "c":
+            # (NaN to int and complex to real cast quietly, as TensorFlow's conversion)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                with np.errstate(all="ignore"):
+                    return arr.astype(dtype)
+        return arr.astype(dtype)
+    t = type(value)
+    if t is bool:
+        kind = "b"
+    elif t is int:
+        kind = "i"
+    elif t is float:
+        kind = "f"
+    elif t is complex:
+        kind = "c"
+    elif t is list or t is tuple:
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            return None
+        kind = arr.dtype.kind
+        if kind not in "biufc" or _has_numpy_leaf(value):
+            return None
+    else:
+        return None
+    if target not in "biufc":
+        return _REFUSED
+    if kind == "b":
+        if dtype not in _BOOL_TARGETS:
+            return _REFUSED
+    elif kind in "iu":
+        if target == "b":
+            return _REFUSED
+    elif kind == "f":
+        if target not in "fc":
+            return _REFUSED
+    elif target != "c":
+        return _REFUSED
+    try:
+        return np.array(value, dtype=dtype)
+    except OverflowError:           # an int out of the dtype's range wraps, as in TensorFlow
+        pass
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        return _REFUSED
+    if arr.dtype.kind == "O":       # an int beyond 64 bits
+        return _REFUSED
+    with np.errstate(all="ignore"):
+        return arr.astype(dtype)
+
+
+def convert_hinted(value, dtype):
+    """``value`` as a tensor of ``dtype`` where TensorFlow converts it so (the other operand
+    of a binary op), else as it converts alone (``convert_to_tensor(value, dtype_hint=)``)."""
+    if isinstance(value, (Tensor, VariableBase)):
+        return convert_to_tensor(value)
+    arr = _adopt_array(value, dtype)
+    if arr is None or arr is _REFUSED:
+        return convert_to_tensor(value)
+    return _wrap(arr)
+
+
+cdef object _refused(Op op, object value, object dtype):
+    # (TensorFlow's class: its conversion to the op's dtype raises TypeError)
+    return TypeError("%s: cannot convert %r to EagerTensor of dtype %s (the other input's "
+                     "dtype)" % (op.name, value, _dtypes.from_numpy(dtype).name))
 
 
 def _mixed_types(message):
@@ -1226,6 +1355,15 @@ cdef object _dtype_error(Op op, list arrays):
     _refuse_unusable(arrays)
     kinds = {"f": "floating", "i": "signed integer", "u": "unsigned integer", "b": "bool",
              "c": "complex", "O": "string"}
+    # the class: TensorFlow's for the op (truediv: TypeError) or for a dtype it refuses
+    error = getattr(op, "dtype_error", InvalidArgumentError)
+    refused = getattr(op, "refused_dtypes", None)
+    if refused and arrays and arrays[0].dtype in refused:   # (TensorFlow: by the first)
+        error = refused[arrays[0].dtype]
+    if error is not InvalidArgumentError:
+        return error(
+            "%s: unsupported dtype (got %s)" % (op.name, ", ".join(_dtype_name(a)
+                                                                  for a in arrays)))
     return InvalidArgumentError(
         "%s: unsupported dtype (expected %s, got %s)"
         % (op.name, " or ".join(kinds[k] for k in op.kinds if k in kinds),
@@ -1311,7 +1449,26 @@ cdef object _binary(Op op, object a, object b):
             (type(b) is Tensor and (<Tensor>b)._np_rules):
         if _numpy_operator_hook is not None:
             return _numpy_operator_hook(op, a, b)
+    elif type(b) is Tensor and not isinstance(a, (Tensor, VariableBase)):
+        # a reflected operator (2 - t): TensorFlow converts the left operand to the
+        # tensor's dtype first, a refusal being its TypeError (t - 2 is left to execute)
+        r = _adopt_array(a, (<Tensor>b)._value.dtype)
+        if r is _REFUSED:
+            raise _refused(op, a, (<Tensor>b)._value.dtype)
+        if r is not None:
+            a = _wrap(r)
+    if op is _op_mul and _op_cast is not None and (_is_bool(a) or _is_bool(b)):
+        # TensorFlow's * with a bool tensor: both operands as int32, multiplied, as bool
+        r = execute(op, (execute(_op_cast, (a,), {"dtype": _np_int32}),
+                         execute(_op_cast, (b,), {"dtype": _np_int32})), None)
+        return execute(_op_cast, (r,), {"dtype": _np_bool})
     return execute(op, (a, b), None)
+
+
+cdef inline bint _is_bool(object x):
+    return type(x) is Tensor and not (<Tensor>x)._np_rules and \
+        cnp.PyArray_Check((<Tensor>x)._value) and \
+        cnp.PyArray_TYPE(<cnp.ndarray>(<Tensor>x)._value) == cnp.NPY_BOOL
 
 
 # Composite tensors (fe.RaggedTensor, fe.SparseTensor) are not Tensors, but TensorFlow's
@@ -1370,6 +1527,7 @@ cpdef object execute(Op op, tuple args, dict attrs):
         if profiled is not _NOT_PROFILED:
             return profiled
     cdef Py_ssize_t n = len(args), i
+    cdef bint first_sets_dtype
     cdef list tensors = [None] * n
     cdef list arrays = [None] * n
     cdef object a, ref_dtype = None, r
@@ -1381,6 +1539,13 @@ cpdef object execute(Op op, tuple args, dict attrs):
             r = _gpu_hook(op, args, attrs)
             if r is not NotImplemented:
                 return r
+    # tf.add and tf.matmul take their dtype from the first input, converted on its own
+    # (the operators convert their non-tensor operand before they get here)
+    first_sets_dtype = (op is _op_add or op is _op_matmul) and n == 2
+    if first_sets_dtype and not isinstance(args[0], (Tensor, VariableBase)) and (
+            isinstance(args[1], (Tensor, VariableBase))) and _adopt_array(
+            args[0], _np_float32) is not None:
+        args = (convert_to_tensor(args[0]), args[1])
     # 1. tensors and variables first: their dtype is the one Python scalars adopt
     for i in range(n):
         a = args[i]
@@ -1403,9 +1568,21 @@ cpdef object execute(Op op, tuple args, dict attrs):
             if _dispatch_types and type(a) is not float and type(a) is not int \
                     and type(a) in _dispatch_types:
                 return _dispatch_types[type(a)](op, args, attrs)
-            # Python and NumPy scalars adopt the tensors' dtype; arrays keep their own
-            if op.same_dtype and ref_dtype is not None and not cnp.PyArray_Check(a):
-                if (<cnp.dtype>ref_dtype).type_num == cnp.NPY_OBJECT or type(a) is str \
+            # Python and NumPy values adopt the tensors' dtype, as TensorFlow converts them
+            if op.same_dtype and ref_dtype is not None:
+                arr = _adopt_array(a, ref_dtype)
+                if arr is _REFUSED:
+                    if first_sets_dtype:
+                        # add and matmul convert with a dtype *hint*: what does not convert
+                        # stays as it is, and the dtype check below refuses it
+                        t = convert_to_tensor(a)
+                    else:
+                        raise _refused(op, a, ref_dtype)
+                elif arr is not None:
+                    t = _wrap(arr)
+                elif cnp.PyArray_Check(a):
+                    t = convert_to_tensor(a)
+                elif (<cnp.dtype>ref_dtype).type_num == cnp.NPY_OBJECT or type(a) is str \
                         or type(a) is bytes:
                     t = _wrap(_adopt_string(op, a, ref_dtype))
                 else:
@@ -1423,7 +1600,7 @@ cpdef object execute(Op op, tuple args, dict attrs):
     if op.same_dtype and n > 1:
         for i in range(1, n):
             if arrays[i].dtype != arrays[0].dtype:
-                raise InvalidArgumentError(
+                raise getattr(op, "dtype_error", InvalidArgumentError)(
                     "%s: all inputs must have the same dtype (expected %s for input %d to "
                     "match input 0, got %s)" % (op.name, _dtype_name(arrays[0]), i,
                                                  _dtype_name(arrays[i])))

@@ -214,7 +214,48 @@ class Variable(_core.VariableBase):
         return iter(self._read())
 
     def __getitem__(self, key):
-        return self._read()[key]
+        t = self._read()[key]
+        if _is_mask(key):       # TensorFlow's boolean_mask path: a plain tensor
+            return t
+        t = _core.as_subclass(t, _SliceOfVariable)
+        t._source = self
+        t._slice_key = _core.normalize_index(key)
+        return t
+
+    def _assign_slice(self, key, value):
+        """``self[key].assign(value)``: write that slice (TensorFlow's
+        strided_slice_assign); ``value`` broadcasts to the slice's shape."""
+        current = self._tensor._value
+        if isinstance(value, (_core.Tensor, _core.VariableBase)) and \
+                np.dtype(value.dtype.as_numpy_dtype) != current.dtype:
+            # (TensorFlow's class and text)
+            raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
+                             % (from_numpy(current.dtype).name, value.dtype.name, value))
+        try:
+            u = _core.convert_to_tensor(value, current.dtype)
+        except InvalidArgumentError:
+            raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
+                            % (value, from_numpy(current.dtype).name)) from None
+        # the slice's shape, from a zero-size view of the variable's shape
+        want = np.broadcast_to(np.empty((), np.bool_), current.shape)[key].shape
+        have = u._value.shape
+        if len(have) > len(want) or any(h not in (1, w) for h, w in
+                                        zip(have[::-1], want[::-1])):
+            raise InvalidArgumentError(     # (TensorFlow's words)
+                "strided_slice_assign: Cannot broadcast input shape [%s] into final shape "
+                "[%s] (variable %r of shape %s)" % (",".join(map(str, have)),
+                                                    ",".join(map(str, want)), self._name,
+                                                    list(current.shape)))
+        if _core.get_tracer() is not None:
+            # inside fe.function: the new value as graph ops, written by assign
+            from .ops.array_ops import broadcast_to
+            from .ops.indexing_ops import tensor_scatter_nd_update_op
+            if have != want:
+                u = broadcast_to(u, want)
+            return self.assign(_core.execute(tensor_scatter_nd_update_op,
+                                             (self._read(), u), {"key": key}))
+        self._mutable_array()[key] = u._value
+        return _UnreadVariable(self)
 
     def __hash__(self):
         return id(self)
@@ -269,6 +310,28 @@ del _name
 def _variable_repr(name, arr):
     return "<fe.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
         name, TensorShape(arr.shape), from_numpy(arr.dtype).name, _core._repr_numpy(arr))
+
+
+def _is_mask(key):
+    """Whether an index selects by a boolean mask (TensorFlow then indexes with
+    boolean_mask, whose result has no ``assign``)."""
+    if isinstance(key, bool):
+        return True
+    dtype = getattr(key, "dtype", None)
+    return dtype is not None and np.dtype(getattr(dtype, "as_numpy_dtype", dtype)) == np.bool_
+
+
+class _SliceOfVariable(_core.Tensor):
+    """What indexing a variable returns: its value there, as a tensor that remembers the
+    variable and the index, so ``assign`` writes that slice of the variable (TensorFlow's
+    strided_slice_assign) and returns what ``Variable.assign`` returns. As in TensorFlow it
+    has no ``assign_add``/``assign_sub``, and a tensor computed from it has no ``assign``.
+    """
+
+    __slots__ = ("_source", "_slice_key")
+
+    def assign(self, val, name=None):
+        return self._source._assign_slice(self._slice_key, val)
 
 
 class _UnreadVariable:

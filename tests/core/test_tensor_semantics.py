@@ -64,3 +64,9 @@ def test_device_context_object():
         with dev:
             assert (fe.constant(1.) + 1).numpy() == 2.
     assert dev._stack == []
+
+
+def test_float_list_to_int_dtype_loses_nothing():
+    # (TensorFlow refuses it with TypeError; fasteager's class for a lossy conversion)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="without losing precision"):
+        fe.constant([1.5, 2.0], fe.int32)

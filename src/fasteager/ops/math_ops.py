@@ -21,7 +21,7 @@ so real gradients are unchanged. HIPS autograd's ``grad`` is the conjugate of th
 import numpy as np
 
 from .. import _core, _gemm, _kernels
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NotFoundError
 from .registry import (ALL, BOOL, COMPOSITE_TYPES, ELEMENTWISE, FLOAT, INT_BOOL, LINEAR,
                        MULTILINEAR, NUMERIC, STRING, as_bool, composite_call, defop, execute,
                        normalize_axis, single_axis, unbroadcast)
@@ -64,19 +64,39 @@ multiply = defop("multiply", np.multiply, kinds=NUMERIC_C,
                         lambda g, ans, x, y: unbroadcast(g * _cj(x), y)])
 
 # d(x / y) = dx / y - x / y^2 dy.  Integer inputs give float64 (TensorFlow's truediv rule).
-truediv = defop("truediv", np.true_divide, kinds=NUMERIC_C,
+def _truediv_fwd(x, y):
+    # TensorFlow divides 8- and 16-bit integers in float32, wider ones in float64
+    if x.dtype.kind in "iu" and x.dtype.itemsize <= 2:
+        return np.true_divide(x, y, dtype=np.float32)
+    return np.true_divide(x, y)
+
+
+truediv = defop("truediv", _truediv_fwd, kinds=NUMERIC_C,
                 grads=[lambda g, ans, x, y: unbroadcast(g / _cj(y), x),
                        lambda g, ans, x, y: unbroadcast(negative(g) * _cj(ans / y), y)],
                 quiet=True)
 divide = truediv
+truediv.dtype_error = TypeError     # TensorFlow's __truediv__ checks dtypes in Python
 
 # floor(x / y) is piecewise constant: no gradient (as TensorFlow)
-floordiv = defop("floordiv", np.floor_divide, kinds=NUMERIC,
-                 no_grad="piecewise constant: the gradient is zero almost everywhere", quiet=True)
+def _integer_division(name, fn):
+    def forward(x, y):
+        # TensorFlow's integer FloorDiv/FloorMod refuse a zero divisor (NumPy gives 0)
+        if x.dtype.kind in "iu" and not np.all(y):
+            raise InvalidArgumentError("%s: integer division by zero" % name)
+        return fn(x, y)
+    return forward
+
+
+floordiv = defop("floordiv", _integer_division("floordiv", np.floor_divide), kinds=NUMERIC_C,
+                 no_grad="piecewise constant: the gradient is zero almost everywhere", quiet=True,
+                 nin=2)
+# TensorFlow's FloorDiv lists complex types but has no kernel for them
+floordiv.refuse_dtypes([np.complex64, np.complex128], NotFoundError)
 floor_div = floordiv
 
 # x mod y = x - floor(x / y) y  =>  d/dx = 1, d/dy = -floor(x / y)
-floormod = defop("floormod", np.mod,
+floormod = defop("floormod", _integer_division("floormod", np.mod),
                  grads=[lambda g, ans, x, y: unbroadcast(g, x),
                         lambda g, ans, x, y: unbroadcast(
                             negative(g) * floor(truediv(x, y)), y)], quiet=True)
@@ -99,6 +119,7 @@ def _pow_dx(g, ans, x, y):
 
 pow = defop("pow", np.power, kinds=NUMERIC_C,  # noqa: A001 - fe.pow is TensorFlow's name
             grads=[_pow_dx, _pow_dy], quiet=True)
+pow.refuse_dtypes([np.uint8, np.uint16, np.uint32, np.uint64])   # (TensorFlow's Pow)
 
 # max(x, y): the gradient goes to x where x >= y, else to y (TensorFlow's tie rule)
 maximum = defop("maximum", np.maximum,
@@ -678,6 +699,9 @@ def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
 # quiet: products of large values overflow to inf as in TensorFlow, without a NumPy warning
 _matmul = defop("matmul", _matmul_fwd, kinds=NUMERIC_C, grads=[_matmul_da, _matmul_db],
                 into=_matmul_into, quiet=True, jvp=MULTILINEAR)
+# TensorFlow's MatMul takes no 8- or 16-bit signed integers and has no kernel for unsigned
+_matmul.refuse_dtypes([np.int8, np.int16])
+_matmul.refuse_dtypes([np.uint8, np.uint16, np.uint32, np.uint64], NotFoundError)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -695,7 +719,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                    "%r, %r, %r, %r)" % (transpose_a, transpose_b, adjoint_a,
                                                         adjoint_b)) from None
     if not (type(a) is _core.Tensor and type(b) is _core.Tensor):
-        a, b = convert_same(a, b)
+        # as TensorFlow: a converts alone, b to a's dtype where it can
+        a = convert_to_tensor(a)
+        b = _core.convert_hinted(b, a._value.dtype)
     if adjoint_a:       # the adjoint conjugates too (a no-op for real tensors)
         a = _cj(a)
     if adjoint_b:
