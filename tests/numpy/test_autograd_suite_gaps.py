@@ -237,3 +237,53 @@ def test_integer_casts_under_a_tape_are_constants():
 def test_iscomplexobj_isrealobj():
     assert fnp.iscomplexobj(fnp.asarray(1j)) and not fnp.isrealobj(fnp.asarray(1j))
     assert fnp.isrealobj(fnp.asarray([1.0])) and fnp.iscomplexobj([1j])
+
+
+# ---- against TensorFlow (tests/tf_reference/record_complex_linalg.py) --------------------
+def _unpack(d):
+    return np.asarray(d["re"]) + 1j * np.asarray(d["im"])
+
+
+def _tf_eigh_loss(x, w):
+    e, v = fe.linalg.eigh(x)
+    return fe.reduce_sum(fe.math.real(e) ** 3) + fe.reduce_sum(fe.abs(v) * w)
+
+
+def _tf_svd_loss(x, w):
+    s, u, v = fe.linalg.svd(x)
+    return (fe.reduce_sum(s * w[0]) + fe.reduce_sum(fe.abs(u[..., :1, :]) ** 2)
+            + fe.reduce_sum(fe.math.real(fe.matmul(u, v, adjoint_b=True)) * w[1]))
+
+
+@pytest.mark.parametrize("case", ["eigh_real_nonsymmetric", "eigh_complex", "eigh_complex_batch",
+                                  "svd_complex_square", "svd_complex_wide",
+                                  "svd_complex_tall"])
+def test_linalg_gradients_match_tensorflow(case):
+    from tests.tf_reference import load
+    ref = load("complex_linalg")[case]
+    a = _unpack(ref["input"])
+    if case == "eigh_real_nonsymmetric":
+        a = a.real
+    ws = [np.real(_unpack(w)) for w in ref["weights"]]
+    x = fe.constant(a)
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        y = _tf_eigh_loss(x, ws[0]) if case.startswith("eigh") else _tf_svd_loss(x, ws)
+    np.testing.assert_allclose(float(y), ref["loss"], rtol=1e-10)
+    want = _unpack(ref["grad"])
+    np.testing.assert_allclose(np.asarray(tape.gradient(y, x)),
+                               want.real if case == "eigh_real_nonsymmetric" else want,
+                               rtol=1e-8, atol=1e-10)
+    if case.startswith("eigh"):
+        assert fe.linalg.eigh(x)[0].dtype.name == ref["eigenvalue_dtype"]
+
+
+def test_matmul_adjoint_matches_tensorflow():
+    from tests.tf_reference import load
+    ref = load("complex_linalg")
+    a, b = _unpack(ref["matmul_adjoint_b"]["a"]), _unpack(ref["matmul_adjoint_b"]["b"])
+    np.testing.assert_allclose(fe.matmul(a, b, adjoint_b=True).numpy(),
+                               _unpack(ref["matmul_adjoint_b"]["out"]), rtol=1e-12)
+    a = _unpack(ref["matmul_adjoint_a"]["a"])
+    np.testing.assert_allclose(fe.matmul(a, a, adjoint_a=True).numpy(),
+                               _unpack(ref["matmul_adjoint_a"]["out"]), rtol=1e-12)
