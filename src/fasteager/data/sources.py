@@ -160,22 +160,26 @@ class _Inflater(io.RawIOBase):
     def readinto(self, buf):
         want = len(buf)
         while not self._done and want:
+            ended = False
             if not self._pending:
                 self._pending = self._raw.read(_CHUNK)
-                if not self._pending:           # cut short: the data ends here
-                    self._done = True
-                    break
+                ended = not self._pending      # (still drain what zlib holds back)
             try:
                 out = self._inflate.decompress(self._pending, want)
             except zlib.error as e:
                 raise DataLossError("not %s data (inflate failed: %s)"
                                     % ("GZIP" if self._gzip else "ZLIB", e)) from None
-            self._pending = self._inflate.unconsumed_tail
             if self._inflate.eof:
+                # (unused_data holds all input after the stream; unconsumed_tail may
+                # repeat part of it)
                 if self._gzip:        # another member may follow; read() finds out
-                    self._pending = self._inflate.unused_data + self._pending
+                    self._pending = self._inflate.unused_data
                     self._inflate = self._new()
                 else:
+                    self._done = True
+            else:
+                self._pending = self._inflate.unconsumed_tail
+                if ended and not out:           # cut short: the data ends here
                     self._done = True
             if out:
                 buf[:len(out)] = out
