@@ -23,6 +23,7 @@ finally:
         del _os.environ["OMP_WAIT_POLICY"]
 
 from ._version import __version__  # noqa: F401,E402
+from . import _version as version  # noqa: F401,E402 - tf.version.VERSION
 
 from . import dtypes, errors  # noqa: F401
 from ._core import Tensor, convert_to_tensor  # noqa: F401
