@@ -810,6 +810,10 @@ def _window_grid(src, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t hp, Py_ssize_t wp
     (pt + i*uh, pl + j*uw) of a zero (N, hp, wp, C) grid that holds every window the
     direct kernel reads (uh, uw > 1: the zero-upsampled gradient of a strided
     convolution). src itself when it already is such a grid (no padding read)."""
+    src = _float_array("_window_grid", "src", src, 4)
+    if pt < 0 or pl < 0 or hp < 0 or wp < 0 or uh < 1 or uw < 1:
+        raise ValueError(f"_window_grid: offsets and sizes must be >= 0 and steps >= 1 "
+                         f"(got pt={pt}, pl={pl}, hp={hp}, wp={wp}, uh={uh}, uw={uw})")
     cdef Py_ssize_t n = src.shape[0], hs = src.shape[1], ws = src.shape[2], c = src.shape[3]
     cdef Py_ssize_t h, w
     if pt == 0 and pl == 0 and uh == 1 and uw == 1 and hp <= hs and wp <= ws:
