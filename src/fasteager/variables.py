@@ -252,8 +252,8 @@ class Variable(_core.VariableBase):
             from .ops.indexing_ops import tensor_scatter_nd_update_op
             if have != want:
                 u = broadcast_to(u, want)
-            return self.assign(_core.execute(tensor_scatter_nd_update_op,
-                                             (self._read(), u), {"key": key}))
+            return Variable.assign(self, _core.execute(tensor_scatter_nd_update_op,
+                                                       (self._read(), u), {"key": key}))
         self._mutable_array()[key] = u._value
         return _UnreadVariable(self)
 
