@@ -550,6 +550,9 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
 
 def _check_pool(opname, x, ksize, strides, padding):
     _rank(opname, "input", x, 4, "NHWC")
+    # (a saved graph's attributes reach here without the public function's normalising)
+    ksize, strides = _hw(opname, "ksize", ksize, "NHWC"), _hw(opname, "strides", strides,
+                                                                  "NHWC")
     return _pool_shape(opname, x.shape, ksize, strides, padding)
 
 

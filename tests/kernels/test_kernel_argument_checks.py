@@ -1,7 +1,7 @@
-"""The recurrent kernels (``_rnn.pyx``) and the ops wrapping them check every array they
-are given before touching memory: a loaded SavedModel's graph can hand a backprop op any
-tensors (issue 31, item 3: a (1, 1) recurrent kernel where (4, 4) is needed read past the
-array; inputs of the wrong rank segfaulted).
+"""The Cython kernels (``_rnn.pyx``, ``_kernels.pyx``) and the ops wrapping them check
+every array they are given before touching memory: a loaded SavedModel's graph can hand
+an op any tensors (issue 31, item 3: a (1, 1) recurrent kernel where (4, 4) is needed
+read past the array; inputs of the wrong rank segfaulted).
 
 Each bad call runs in a child process, so that a kernel that still reads out of bounds
 fails its case instead of ending the test run."""
@@ -89,7 +89,7 @@ def _spoil(a, how):
 
 _CHILD = textwrap.dedent("""
     import sys, numpy as np
-    from tests.kernels import test_rnn_argument_checks as m
+    from tests.kernels import test_kernel_argument_checks as m
     from fasteager import _rnn
     failures = []
     for kernel, i, name, how in m._cases():
@@ -208,3 +208,12 @@ def test_sum_middle_axes_checks_its_axes_and_array():
 def test_relu_backward_sum_refuses_non_arrays():
     with pytest.raises(ValueError, match="relu_backward_sum"):
         _kernels.relu_backward_sum([1.0, 2.0], np.ones(2))
+
+
+@pytest.mark.parametrize("op", ["max_pool2d", "avg_pool2d"])
+@pytest.mark.parametrize("strides", ["VALID", 0, (1, 1, 1)])
+def test_pool_ops_check_attributes_a_saved_graph_gives_them(op, strides):
+    # a saved graph's attributes reach the op without the public function's normalising
+    x = _core.wrap(np.zeros((2, 4, 4, 1), F32))
+    with pytest.raises(fe.errors.InvalidArgumentError, match=op + ": strides"):
+        _core.execute(OPS[op], (x,), {"ksize": 2, "strides": strides, "padding": "VALID"})
