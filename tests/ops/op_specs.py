@@ -206,6 +206,14 @@ SPECS = {
                    [((2, 3), (3, 4)), ((1, 1), (1, 1)), ((2, 2, 3), (3, 2)),
                     ((2, 1, 2, 3), (3, 3, 2)), ((0, 3), (3, 2))]),
     # ---- array_ops
+    # shape, size, zeros_like and ones_like are ops only inside a trace (eagerly they read
+    # the value's shape directly), so their entries run the public function traced
+    "shape": Spec(fe.function(lambda x: fe.shape(x)), lambda x: np.array(x.shape, np.int32),
+                  grad=False),
+    "size": Spec(fe.function(lambda x: fe.size(x)), lambda x: np.array(x.size, np.int32),
+                 grad=False),
+    "zeros_like": Spec(fe.function(lambda x: fe.zeros_like(x)), np.zeros_like, grad=False),
+    "ones_like": Spec(fe.function(lambda x: fe.ones_like(x)), np.ones_like, grad=False),
     "reshape": Spec(lambda x: fe.reshape(x, [-1]), lambda x: x.reshape(-1)),
     "transpose": Spec(fe.transpose, np.transpose),
     "broadcast_to": Spec(lambda x: fe.broadcast_to(x, (4,) + tuple(x.shape)),

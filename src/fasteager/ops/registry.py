@@ -283,6 +283,14 @@ def _memory_bytes():
     return phys if soft == resource.RLIM_INFINITY else min(phys, soft)
 
 
+def _format_bytes(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024:
+            return ("%d %s" if unit == "bytes" else "%.1f %s") % (n, unit)
+        n /= 1024
+    return "%.1f TiB" % n
+
+
 def check_output_size(opname, shape, dtype, what=""):
     """Check that ``opname`` can make an output of ``shape`` and ``dtype`` (Python ints, so
     nothing wraps around): negative dimensions and more than 2**63 - 1 elements are
@@ -310,9 +318,10 @@ def check_output_size(opname, shape, dtype, what=""):
         return 0
     if nbytes > _SMALL_BYTES and nbytes > _memory_bytes():
         from ..errors import ResourceExhaustedError
+        # the words of the allocation failures execute reports (_core.out_of_memory_error)
         raise ResourceExhaustedError(
-            "%s: OOM when allocating a tensor of shape %s and type %s (%.1f GiB, more than "
-            "the %.1f GiB this process can allocate)%s"
-            % (opname, dims, np.dtype(dtype).name, nbytes / 2**30,
-               _memory_bytes() / 2**30, extra))
+            "%s: out of memory (tried to allocate %s for an array of shape %s (%s); this "
+            "process can allocate at most %s)%s"
+            % (opname, _format_bytes(nbytes), dims, np.dtype(dtype).name,
+               _format_bytes(_memory_bytes()), extra))
     return n
