@@ -18,6 +18,7 @@ and overflow to ``inf`` (``3.4e39`` as float32). A float32 is rounded once, from
 exact decimal value (never through float64 first).
 """
 import re
+import struct
 from fractions import Fraction
 
 import numpy as np
@@ -43,6 +44,12 @@ _FLOAT = re.compile(
     rb"|(?P<nan>[nN][aA][nN](?:\([0-9A-Za-z_]*\))?))" + _WS + rb"\Z")
 _INT_RANGE = {"int32": 1 << 31, "int64": 1 << 63}
 _F32_EDGE = 2.0 ** 128 - 2.0 ** 103     # halfway between float32's max and 2**128
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = 2.0 ** -126                 # below: float32 subnormals keep fewer bits
+# a float64 at or above _F32_TINY is halfway between two float32 numbers when the 29 bits
+# float32 drops are exactly 1000...0
+_BITS, _BITS_D = struct.Struct("<Q"), struct.Struct("<d")
+_LOW29, _HALF29 = (1 << 29) - 1, 1 << 28
 
 
 def _parse_int(field, dtype):
@@ -68,18 +75,22 @@ def _exact(m):
 
 def _to_float32(x, m):
     """float64 ``x`` (the value of match ``m`` rounded once) rounded to float32, as if the
-    exact value were: only when ``x`` lies exactly halfway between two float32 numbers can
-    rounding twice differ, and then the exact value decides."""
-    with np.errstate(over="ignore"):
-        y = np.float32(x)
-    if float(y) == x or not np.isfinite(x):
+    exact value were: only when ``x`` lies exactly halfway between two float32 numbers
+    (or past float32's largest) can rounding twice differ, and then the exact value
+    decides."""
+    ax = abs(x)
+    if ax > _F32_MAX and ax != float("inf"):
+        # past the largest float32: below the halfway point to 2**128 it rounds down to
+        # it, above to inf; exactly there (in float64) the exact value decides
+        up = ax > _F32_EDGE or ax == _F32_EDGE and abs(_exact(m)) >= Fraction(_F32_EDGE)
+        return np.float32(np.copysign(np.inf if up else _F32_MAX, x))
+    if ax >= _F32_TINY and _BITS.unpack(_BITS_D.pack(x))[0] & _LOW29 != _HALF29:
+        return np.float32(x)                # not halfway: one rounding is exact enough
+    y = np.float32(x)
+    if float(y) == x or x != x:
         return y
-    toward = np.float32(np.inf if x > float(y) else -np.inf)
-    other = np.nextafter(y, toward)
-    if np.isfinite(other) and np.isfinite(y):
-        mid = (float(y) + float(other)) / 2
-    else:
-        mid = np.copysign(_F32_EDGE, x)
+    other = np.nextafter(y, np.float32(np.inf if x > float(y) else -np.inf))
+    mid = (float(y) + float(other)) / 2
     if x != mid:
         return y
     exact, half = _exact(m), Fraction(mid)

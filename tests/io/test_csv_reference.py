@@ -101,3 +101,23 @@ def test_decode_csv_of_a_jpeg_name_and_a_label():
     name, label = tf.io.decode_csv(tf.constant("a.jpg,3"), ["", 0])
     assert name.numpy() == b"a.jpg" and name.dtype == tf.string
     assert label.numpy() == 3 and label.dtype == tf.int32
+
+
+def test_float32_fields_are_rounded_once_from_their_decimal_value():
+    # decimals a hair off the midpoint of two float32 numbers: rounding through float64
+    # first lands on the midpoint and then rounds to even, the wrong way half the time
+    import random
+    from fractions import Fraction
+    rng = random.Random(5)
+    for _ in range(300):
+        a = np.float32(rng.uniform(-1e6, 1e6))
+        b = np.nextafter(a, np.float32(np.inf))
+        mid = (Fraction(float(a)) + Fraction(float(b))) / 2
+        for q, want in ((mid + Fraction(1, 10 ** 40), max(a, b)),
+                        (mid - Fraction(1, 10 ** 40), min(a, b))):
+            digits = 60
+            text = "%s%d.%s" % ("-" if q < 0 else "", abs(q.numerator) // q.denominator,
+                                str(abs(q.numerator) * 10 ** digits // q.denominator)[
+                                    -digits:].rjust(digits, "0"))
+            got = tf.io.decode_csv(text, [0.0])[0].numpy()
+            assert got == want, (text, got, want)

@@ -207,7 +207,8 @@ def open_file(path, compression, opname):
 
 class TextLineDataset(Dataset):
     """The lines of one or more text files, as scalar ``fe.string`` tensors without their
-    line ending (``\\n`` or ``\\r\\n``), file after file (``tf.data.TextLineDataset``).
+    ``\\n`` and with every ``\\r`` dropped (as TensorFlow's ReadLine), file after file
+    (``tf.data.TextLineDataset``).
 
     ``compression_type``: None or ``''`` (plain), ``'GZIP'`` or ``'ZLIB'``. Files are read
     lazily, while iterating; a missing file raises ``NotFoundError`` then.
