@@ -24,6 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from .errors import InvalidArgumentError
+from .strings import _StringOp
 
 __all__ = ["TYPES", "Scanner", "column_defaults", "convert", "parse_number"]
 
@@ -389,12 +390,24 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
         raise InvalidArgumentError("%s: field_delim should be only 1 char (got %r)"
                                    % (op, field_delim))
     na = na_value.encode("utf-8") if isinstance(na_value, str) else bytes(na_value)
+    return list(_decode_csv_op(_core.wrap(arr), columns=tuple(columns), delim=delim,
+                               use_quote=bool(use_quote_delim), na=na, keep=keep,
+                               stop_after=stop_after))
+
+
+def _decode_csv_forward(arr, columns, delim, use_quote, na, keep, stop_after):
+    """The kernel of decode_csv (an ``fe.strings`` op, so that a traced function records it
+    and its replays parse their own records)."""
+    op = "decode_csv"
     flat = arr.reshape(-1)
     out = [np.empty(flat.shape, object if d == "string" else d) for d, _ in columns]
     for i, record in enumerate(flat):
-        scanner = Scanner(op, record, delim, use_quote_delim, lines=False)
+        scanner = Scanner(op, record, delim, use_quote, lines=False)
         scanner.where = "record %d" % i
         fields = scanner.string_record(keep, stop_after)
         for column, value in zip(out, convert(op, fields, columns, na, scanner.where)):
             column[i] = value[()]
-    return [_core.wrap(c.reshape(arr.shape)) for c in out]
+    return tuple(c.reshape(arr.shape) for c in out)
+
+
+_decode_csv_op = _StringOp("decode_csv", _decode_csv_forward, multi=True)

@@ -121,3 +121,18 @@ def test_float32_fields_are_rounded_once_from_their_decimal_value():
                                     -digits:].rjust(digits, "0"))
             got = tf.io.decode_csv(text, [0.0])[0].numpy()
             assert got == want, (text, got, want)
+
+
+def test_decode_csv_in_a_traced_function_parses_each_calls_records():
+    # a recorded step of the trace (as the fe.strings ops), not a constant of the first call
+    @tf.function
+    def columns(lines):
+        return tf.io.decode_csv(lines, [0, "", tf.constant([], tf.float64)])
+    first = columns(tf.constant(["1,a,0.5", "2,b,1.5"]))
+    again = columns(tf.constant(["3,c,2.5", "4,d,3.5"]))
+    assert first[0].numpy().tolist() == [1, 2]
+    assert again[0].numpy().tolist() == [3, 4]
+    assert again[1].numpy().tolist() == [b"c", b"d"]
+    assert again[2].numpy().tolist() == [2.5, 3.5] and again[2].dtype == tf.float64
+    with pytest.raises(tf.errors.InvalidArgumentError, match="field 2 is required"):
+        columns(tf.constant(["5,e,", "6,f,1"]))
