@@ -26,7 +26,7 @@ import numpy as np
 from .errors import InvalidArgumentError
 from .strings import _StringOp
 
-__all__ = ["TYPES", "Scanner", "column_defaults", "convert", "parse_number"]
+__all__ = ["TYPES", "Scanner", "column_defaults", "convert", "decode_csv", "parse_number"]
 
 TYPES = ("float32", "float64", "int32", "int64", "string")
 # TensorFlow's names of the column types in its messages

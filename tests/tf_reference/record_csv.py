@@ -176,8 +176,8 @@ def main():
         "decode_csv": [{"records": {"latin1": text(r)} if isinstance(r, bytes) else r,
                         "defaults": s, "kwargs": k, "result": run_decode(r, s, k)}
                        for r, s, k in DECODE],
-        "csv_dataset": [{"content": c if isinstance(c, tuple) else text(c), "defaults": s, "kwargs": k,
-                         "result": run_file(c, s, k)} for c, s, k in FILES],
+        "csv_dataset": [{"content": c if isinstance(c, tuple) else text(c), "defaults": s,
+                         "kwargs": k, "result": run_file(c, s, k)} for c, s, k in FILES],
         "bytes_list": [{"value": v, "result": bytes_list(v)} for v in (["str"], [1])],
     }
     save("csv", values)
