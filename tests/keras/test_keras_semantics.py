@@ -342,3 +342,64 @@ def test_activity_regularizer_adds_a_loss_per_call():
                      (L.SeparableConv2D(2, 1, activity_regularizer="l1"), fe.ones((2, 3, 3, 4)))]:
         layer(x)
         assert len(layer.losses) == 1, type(layer).__name__
+
+
+# ---- weight constraints ----------------------------------------------------------------------
+
+def test_constraints_project_as_keras():
+    ref = REF["constraints_direct"]
+    w = np.array(ref["w"], np.float32)
+    C = keras.constraints
+    for got, key in [(C.MaxNorm(0.5)(w), "max_norm"), (C.UnitNorm(axis=1)(w), "unit_norm_axis1"),
+                     (C.MinMaxNorm(0.2, 0.4, rate=0.5)(w), "min_max_norm"),
+                     (C.NonNeg()(w), "non_neg")]:
+        np.testing.assert_allclose(got.numpy(), ref[key], rtol=1e-5, atol=1e-7, err_msg=key)
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_fit_applies_weight_constraints(run_eagerly):
+    # they were accepted and ignored: the weights left the constraint's set silently
+    ref = REF["constraints_fit"]
+    cm = keras.Sequential([keras.Input((4,)),
+                           L.Dense(3, kernel_constraint=keras.constraints.MaxNorm(0.5),
+                                   bias_constraint="non_neg"),
+                           L.BatchNormalization(
+                               gamma_constraint=keras.constraints.UnitNorm(axis=0)),
+                           L.Dense(1)])
+    cm.set_weights([det(w.shape, i + 120) + (1.0 if i in (2, 4) else 0.0)
+                    for i, w in enumerate(cm.get_weights())])
+    cm.compile(optimizer=keras.optimizers.SGD(0.2), loss="mse", run_eagerly=run_eagerly)
+    hist = cm.fit(np.array(ref["x"], np.float32), np.array(ref["y"], np.float32),
+                  batch_size=4, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(hist.history["loss"], ref["loss"], rtol=1e-5)
+    for got, want in zip(cm.get_weights(), ref["weights"]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    config = cm.layers[0].get_config()
+    again = L.Dense.from_config(config)
+    assert isinstance(again.kernel_constraint, keras.constraints.MaxNorm)
+    assert again.kernel_constraint.max_value == 0.5
+
+
+def test_weights_are_listed_layer_by_layer_as_keras3():
+    # Keras 2 listed every trainable weight first: set_weights with a list from Keras 3
+    # put a BatchNormalization's moving statistics into the next layer's kernel
+    ref = REF["weights_order"]
+    wo = keras.Sequential([keras.Input((4,)), L.Dense(3, name="d1"),
+                           L.BatchNormalization(name="bn"), L.Dense(1, name="d2")],
+                          name="seq")
+    assert [w.path for w in wo.weights] == ref["sequential"]
+
+    class BnFirst(keras.Model):
+        def __init__(self):
+            super().__init__(name="sub")
+            self.bn = L.BatchNormalization(name="bn")
+            self.d = L.Dense(2, name="d")
+
+        def call(self, x):
+            return self.d(self.bn(x))
+
+    sub = BnFirst()
+    sub(fe.ones((1, 3)))
+    assert [w.path for w in sub.weights] == ref["subclassed"]
+    sub.trainable = False                  # freezing moves nothing
+    assert [w.path for w in sub.weights] == ref["subclassed"]

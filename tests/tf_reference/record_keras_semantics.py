@@ -112,6 +112,49 @@ out["activity_regularizer"] = {"x": L(xa), "losses": [float(v) for v in losses],
                                "grad_kernel": L(tape.gradient(losses, act.kernel)),
                                "config": act.get_config()["activity_regularizer"]["config"]}
 
+# weight constraints: applied by the optimizer after each update
+wc = det((4, 3), 48) * 3
+out["constraints_direct"] = {
+    "w": L(wc),
+    "max_norm": L(keras.constraints.MaxNorm(0.5)(wc)),
+    "unit_norm_axis1": L(keras.constraints.UnitNorm(axis=1)(wc)),
+    "min_max_norm": L(keras.constraints.MinMaxNorm(0.2, 0.4, rate=0.5)(wc)),
+    "non_neg": L(keras.constraints.NonNeg()(wc))}
+cm = keras.Sequential([keras.Input((4,)),
+                       keras.layers.Dense(3, kernel_constraint=keras.constraints.MaxNorm(0.5),
+                                          bias_constraint="non_neg"),
+                       keras.layers.BatchNormalization(
+                           gamma_constraint=keras.constraints.UnitNorm(axis=0)),
+                       keras.layers.Dense(1)])
+cm.set_weights([det(w.shape, i + 120) + (1.0 if i in (2, 4) else 0.0)
+                for i, w in enumerate(cm.get_weights())])
+xc, yc = det((8, 4), 130), det((8, 1), 131) * 4
+cm.compile(optimizer=keras.optimizers.SGD(0.2), loss="mse")
+hc = cm.fit(xc, yc, batch_size=4, epochs=2, shuffle=False, verbose=0)
+out["constraints_fit"] = {"x": L(xc), "y": L(yc), "loss": hc.history["loss"],
+                          "weights": [L(w) for w in cm.get_weights()]}
+
+# the order of model.weights (get_weights/set_weights): layer by layer in Keras 3
+wo = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="d1"),
+                       keras.layers.BatchNormalization(name="bn"),
+                       keras.layers.Dense(1, name="d2")], name="seq")
+
+
+class BnFirst(keras.Model):
+    def __init__(self):
+        super().__init__(name="sub")
+        self.bn = keras.layers.BatchNormalization(name="bn")
+        self.d = keras.layers.Dense(2, name="d")
+
+    def call(self, x):
+        return self.d(self.bn(x))
+
+
+sub = BnFirst()
+sub(tf.ones((1, 3)))
+out["weights_order"] = {"sequential": [w.path for w in wo.weights],
+                        "subclassed": [w.path for w in sub.weights]}
+
 # ---- item 7: grouped convolution -----------------------------------------------------------------
 conv = {}
 for name, layer, shape in [

@@ -63,8 +63,10 @@ def path_for(owner, owner_name, name):
 class KerasVariable(Variable):
     """A ``fe.Variable`` named as Keras 3 names its variables (``name`` and ``path``)."""
 
-    def __init__(self, initial_value, trainable=True, name=None, dtype=None, path=None):
-        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None, path=None,
+                 constraint=None):
+        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype,
+                         constraint=constraint)
         self._name = name or "variable"          # Keras 3: no ':0'
         self._path = path or self._name
 

@@ -151,7 +151,7 @@ def _builtins():
     global _BUILTINS
     if _BUILTINS is not None:
         return _BUILTINS
-    from . import activations, initializers, layers, losses, metrics, regularizers
+    from . import activations, constraints, initializers, layers, losses, metrics, regularizers
     from . import functional, training
     from .optimizers import base as opt_base, schedules, standard
     table = {}
@@ -165,6 +165,7 @@ def _builtins():
                          (functional, layers.Layer),
                          (initializers, initializers.Initializer),
                          (regularizers, regularizers.Regularizer),
+                         (constraints, constraints.Constraint),
                          (standard, opt_base.Optimizer),
                          (schedules, schedules.LearningRateSchedule),
                          (losses, losses.Loss), (metrics, metrics.Metric)):

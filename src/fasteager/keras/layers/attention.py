@@ -15,7 +15,7 @@ import numpy as np
 
 import fasteager as fe
 
-from .. import _ops, initializers, regularizers
+from .. import _ops, constraints, initializers, regularizers
 from ...ops import attention_ops
 from .base import Layer, ListInput
 
@@ -26,8 +26,11 @@ class _Projection(Layer):
     one GEMM on reshaped operands."""
 
     def __init__(self, out_dims, n_in, use_bias, kernel_initializer, bias_initializer,
-                 kernel_regularizer=None, bias_regularizer=None, **kwargs):
+                 kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
         self.out_dims = tuple(int(d) for d in out_dims)
         self.n_in = n_in
         self.use_bias = use_bias
@@ -43,10 +46,12 @@ class _Projection(Layer):
                              "shape %s)" % (self.name, fe.TensorShape(input_shape)))
         self.kernel = self._add_weight("kernel", in_dims + list(self.out_dims),
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self._add_weight("bias", list(self.out_dims),
                                     initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
@@ -120,13 +125,16 @@ class MultiHeadAttention(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
         self.supports_masking = True
 
     def _projection(self, name, out_dims, n_in=1):
         return _Projection(out_dims, n_in, self.use_bias, self.kernel_initializer,
                            self.bias_initializer, self.kernel_regularizer,
-                           self.bias_regularizer, name=name, dtype=self.dtype)
+                           self.bias_regularizer, self.kernel_constraint, self.bias_constraint,
+                           name=name, dtype=self.dtype)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         query_shape = fe.TensorShape(query_shape)
@@ -241,7 +249,8 @@ class MultiHeadAttention(Layer):
                       attention_axes=None if self.attention_axes is None
                       else list(self.attention_axes), seed=self.seed)
         config.update(self._serialized("kernel_initializer", "bias_initializer",
-                                       "kernel_regularizer", "bias_regularizer"))
+                                       "kernel_regularizer", "bias_regularizer",
+                                       "kernel_constraint", "bias_constraint"))
         return config
 
 

@@ -3,8 +3,9 @@
 A layer owns variables (made with ``add_weight`` in ``build``, or assigned as attributes),
 builds itself lazily on its first call from the input's shape, and tracks the variables
 and layers assigned to its attributes (also inside lists, tuples and dicts), as
-``tf.Module`` does. ``weights`` lists the layer's own variables first (in creation order),
-then those of its sub-layers, in the order they were assigned.
+``tf.Module`` does. ``weights`` lists the layer's own variables first (trainable ones, then
+the others, each in creation order), then those of its sub-layers, in the order they were
+assigned (Keras 3's order).
 
 >>> class Scale(fe.keras.layers.Layer):
 ...     def build(self, input_shape):
@@ -15,6 +16,7 @@ then those of its sub-layers, in the order they were assigned.
 TensorShape([2, 3])
 """
 import inspect
+import itertools
 import re
 import sys
 import threading
@@ -28,6 +30,7 @@ from .. import backend
 from .. import initializers as _initializers
 from .. import _naming
 from ...distribute import strategy as _distribute
+from .. import constraints as _constraints
 from .. import regularizers as _regularizers
 
 
@@ -426,7 +429,8 @@ class Layer(fe.Module):
         return out
 
     def _collect(self, parent_trainable=True, seen=None):
-        """(variable, effectively trainable) pairs: own variables first, then sub-layers'."""
+        """(variable, effectively trainable, owning layer's id) triples: own variables
+        first, then sub-layers'."""
         seen = set() if seen is None else seen
         eff = parent_trainable and self._trainable
         out = []
@@ -435,15 +439,22 @@ class Layer(fe.Module):
         for v in own:
             if id(v) not in seen:
                 seen.add(id(v))
-                out.append((v, eff))
+                out.append((v, eff, id(self)))
         for layer in self._direct_layers():
             out.extend(layer._collect(eff, seen))
         return out
 
     @property
     def weights(self):
-        """Every variable of the layer: trainable ones first, as Keras orders them."""
-        return self.trainable_weights + self.non_trainable_weights
+        """Every variable of the layer, as Keras 3 orders them: layer by layer (the layer's
+        own, then its sub-layers' in order), each layer's trainable variables before its
+        non-trainable ones (a BatchNormalization's moving statistics right after its gamma
+        and beta, not at the end of the model as Keras 2 listed them)."""
+        out = []
+        for _, group in itertools.groupby(self._weights_split(), key=lambda p: p[2]):
+            group = [p[0] for p in group]
+            out += [v for v in group if v.trainable] + [v for v in group if not v.trainable]
+        return out
 
     @property
     def variables(self):
@@ -456,11 +467,11 @@ class Layer(fe.Module):
 
     @property
     def trainable_weights(self):
-        return [v for v, t in self._weights_split() if t and v.trainable]
+        return [v for v, t, _ in self._weights_split() if t and v.trainable]
 
     @property
     def non_trainable_weights(self):
-        return [v for v, t in self._weights_split() if not (t and v.trainable)]
+        return [v for v, t, _ in self._weights_split() if not (t and v.trainable)]
 
     @property
     def trainable_variables(self):
@@ -538,7 +549,8 @@ class Layer(fe.Module):
             with init_scope():
                 value = init(shape, dtype=dtype)
             var = _naming.KerasVariable(value, trainable=trainable, name=name, dtype=dtype,
-                                        path=_naming.path_for(self, self._name, name))
+                                        path=_naming.path_for(self, self._name, name),
+                                        constraint=_constraints.get(constraint))
         self._own_weights.append(var)
         _changed()
         reg = _regularizers.get(regularizer)

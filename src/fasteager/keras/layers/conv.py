@@ -1,7 +1,7 @@
 """Convolution and pooling layers (channels_last: NHWC for 2-D, NWC for 1-D)."""
 import fasteager as fe
 
-from .. import _ops, activations, initializers, regularizers
+from .. import _ops, activations, constraints, initializers, regularizers
 from ...ops.nn_ops import fused_conv2d
 from .base import Layer
 from .core import cpu_fusable
@@ -72,6 +72,8 @@ class _Conv(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def _channel_axis(self):
         return 1 if self.data_format == "channels_first" else -1
@@ -89,9 +91,11 @@ class _Conv(Layer):
             cin //= self.groups           # a grouped kernel sees its group's channels
         self.kernel = self._add_weight("kernel", list(self.kernel_size) + [cin, self.filters],
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def _check(self, inputs):
@@ -111,7 +115,8 @@ class _Conv(Layer):
                       dilation_rate=self.dilation_rate, groups=self.groups,
                       use_bias=self.use_bias)
         config.update(self._serialized("activation", "kernel_initializer", "bias_initializer",
-                                       "kernel_regularizer", "bias_regularizer"))
+                                       "kernel_regularizer", "bias_regularizer",
+                                       "kernel_constraint", "bias_constraint"))
         return config
 
 
@@ -431,6 +436,8 @@ class DepthwiseConv2D(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def _channels(self, shape):
         cin = fe.TensorShape(shape)[1 if self.data_format == "channels_first" else -1]
@@ -444,10 +451,12 @@ class DepthwiseConv2D(Layer):
         cin = self._channels(input_shape)
         self.kernel = self._add_weight(
             "kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
         self.bias = self._add_weight("bias", [cin * self.depth_multiplier],
                                     initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def _depthwise(self, x, kernel):
@@ -480,7 +489,8 @@ class DepthwiseConv2D(Layer):
                       use_bias=self.use_bias)
         config.update(self._serialized("activation", "depthwise_initializer",
                                        "bias_initializer", "depthwise_regularizer",
-                                       "bias_regularizer"))
+                                       "bias_regularizer", "depthwise_constraint",
+                                       "bias_constraint"))
         return config
 
 
@@ -503,25 +513,31 @@ class SeparableConv2D(DepthwiseConv2D):
                          bias_initializer=bias_initializer,
                          depthwise_regularizer=depthwise_regularizer,
                          bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer, **kwargs)
+                         activity_regularizer=activity_regularizer,
+                         depthwise_constraint=depthwise_constraint,
+                         bias_constraint=bias_constraint, **kwargs)
         if isinstance(filters, bool) or int(filters) <= 0:
             raise ValueError("SeparableConv2D: filters must be a positive integer (got %r)"
                              % (filters,))
         self.filters = int(filters)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+        self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
         self._check_rank(fe.TensorShape(input_shape))
         cin = self._channels(input_shape)
         self.depthwise_kernel = self._add_weight(
             "depthwise_kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer)
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
         self.pointwise_kernel = self._add_weight(
             "pointwise_kernel", [1, 1, cin * self.depth_multiplier, self.filters],
-            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer)
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint)
         self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
@@ -540,7 +556,8 @@ class SeparableConv2D(DepthwiseConv2D):
     def get_config(self):
         config = super().get_config()
         config["filters"] = self.filters
-        config.update(self._serialized("pointwise_initializer", "pointwise_regularizer"))
+        config.update(self._serialized("pointwise_initializer", "pointwise_regularizer",
+                                       "pointwise_constraint"))
         return config
 
 

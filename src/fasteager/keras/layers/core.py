@@ -8,7 +8,7 @@ import fasteager as fe
 
 from ... import _core
 from ...ops.nn_ops import fused_matmul
-from .. import _ops, activations, initializers, regularizers
+from .. import _ops, activations, constraints, initializers, regularizers
 from .base import Layer
 
 
@@ -65,6 +65,8 @@ class Dense(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
         shape = fe.TensorShape(input_shape)
@@ -74,9 +76,11 @@ class Dense(Layer):
                              "(got input shape %s)" % (self.name, shape))
         self.kernel = self._add_weight("kernel", [shape[-1], self.units],
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self._add_weight("bias", [self.units], initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
@@ -107,7 +111,8 @@ class Dense(Layer):
         config = super().get_config()
         config.update(units=self.units, use_bias=self.use_bias)
         config.update(self._serialized("activation", "kernel_initializer", "bias_initializer",
-                                       "kernel_regularizer", "bias_regularizer"))
+                                       "kernel_regularizer", "bias_regularizer",
+                                       "kernel_constraint", "bias_constraint"))
         return config
 
 

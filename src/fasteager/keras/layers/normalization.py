@@ -5,7 +5,7 @@ import fasteager as fe
 
 from ...distribute import strategy as _distribute
 from ...ops import norm_ops
-from .. import _ops, initializers, regularizers
+from .. import _ops, constraints, initializers, regularizers
 from .. import backend as _backend
 from .base import Layer
 
@@ -48,8 +48,9 @@ class BatchNormalization(Layer):
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
-                 beta_regularizer=None, gamma_regularizer=None, synchronized=False, **kwargs):
-        for k in ("beta_constraint", "gamma_constraint", "renorm", "fused", "virtual_batch_size",
+                 beta_regularizer=None, gamma_regularizer=None, synchronized=False,
+                 beta_constraint=None, gamma_constraint=None, **kwargs):
+        for k in ("renorm", "fused", "virtual_batch_size",
                   "adjustment", "renorm_clipping", "renorm_momentum"):
             kwargs.pop(k, None)
         super().__init__(**kwargs)
@@ -73,6 +74,8 @@ class BatchNormalization(Layer):
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
         shape = fe.TensorShape(input_shape).as_list()
@@ -82,9 +85,11 @@ class BatchNormalization(Layer):
         # parameters broadcast against the input: size 1 on reduced axes
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
         self.gamma = self._add_weight("gamma", param_shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self._add_weight("beta", param_shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.moving_mean = self._add_weight("moving_mean", param_shape, trainable=False,
                                            initializer=self.moving_mean_initializer)
         self.moving_variance = self._add_weight("moving_variance", param_shape, trainable=False,
@@ -221,7 +226,8 @@ class BatchNormalization(Layer):
                       center=self.center, scale=self.scale, synchronized=self.synchronized)
         config.update(self._serialized(
             "beta_initializer", "gamma_initializer", "moving_mean_initializer",
-            "moving_variance_initializer", "beta_regularizer", "gamma_regularizer"))
+            "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+            "beta_constraint", "gamma_constraint"))
         return config
 
 
@@ -230,9 +236,8 @@ class LayerNormalization(Layer):
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
-                 gamma_regularizer=None, **kwargs):
-        kwargs.pop("beta_constraint", None)
-        kwargs.pop("gamma_constraint", None)
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True
         self.axis = axis
@@ -243,6 +248,8 @@ class LayerNormalization(Layer):
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
         shape = fe.TensorShape(input_shape).as_list()
@@ -250,9 +257,11 @@ class LayerNormalization(Layer):
         param_shape = [shape[a] for a in self._axes]
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
         self.gamma = self._add_weight("gamma", param_shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self._add_weight("beta", param_shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.built = True
 
     def call(self, inputs):
@@ -269,5 +278,6 @@ class LayerNormalization(Layer):
         config.update(axis=self.axis, epsilon=self.epsilon, center=self.center,
                       scale=self.scale)
         config.update(self._serialized("beta_initializer", "gamma_initializer",
-                                       "beta_regularizer", "gamma_regularizer"))
+                                       "beta_regularizer", "gamma_regularizer",
+                                       "beta_constraint", "gamma_constraint"))
         return config

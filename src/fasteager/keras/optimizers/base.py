@@ -363,6 +363,12 @@ class Optimizer:
                 slot_arrays = [a.reshape(1) for a in slot_arrays]
             update(var, g, lr, slot_arrays, step,
                    self._weight_decay_for(v) * lr if decays else 0.0)
+            constraint = getattr(v, "constraint", None)
+            if constraint is not None:
+                # Keras 3: a constrained weight is projected after each of its updates
+                target = v._mutable_array()
+                target[...] = np.asarray(_array_of(constraint(v)),
+                                         dtype=target.dtype).reshape(target.shape)
         it = self._iterations._mutable_array()
         it += 1   # in place on the 0-d buffer (copy-on-write like any assignment)
         return self._iterations
