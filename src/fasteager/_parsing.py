@@ -80,6 +80,12 @@ class RaggedFeature(collections.namedtuple(
 
 def _records(opname, serialized):
     from .strings import bytes_array
+    if isinstance(serialized, _core.Tensor):
+        # parsing is NumPy-level work a graph replay could not redo: inside fe.function,
+        # records computed from the inputs make it run eagerly (with a warning) rather
+        # than keep the first call's values
+        from .ragged import _np
+        _np(serialized, "the records %s parses" % opname)
     try:
         arr = bytes_array(serialized, opname)
     except (InvalidArgumentError, TypeError, ValueError) as e:

@@ -241,3 +241,20 @@ def test_compressed_lines_read_back_whole_across_members_and_pieces(tmp_path, ki
     path.write_bytes(content)
     got = [t.numpy() for t in tf.data.TextLineDataset(str(path), compression_type=kind)]
     assert got == lines
+
+
+def test_parsing_in_a_traced_function_parses_each_calls_records():
+    # the parse is not a graph step: the function runs eagerly (with fe.function's
+    # warning) instead of returning the first call's values again
+    def record(n):
+        return tf.train.Example(features=tf.train.Features(feature={"a": tf.train.Feature(
+            int64_list=tf.train.Int64List(value=[n]))})).SerializeToString()
+    spec = {"a": tf.io.FixedLenFeature([], tf.int64)}
+
+    @tf.function
+    def parse(serialized):
+        return tf.io.parse_example(serialized, spec)["a"] + 1
+
+    with pytest.warns(UserWarning, match="records parse_example parses"):
+        assert parse(tf.constant([record(1)])).numpy().tolist() == [2]
+    assert parse(tf.constant([record(5)])).numpy().tolist() == [6]
