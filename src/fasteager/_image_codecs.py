@@ -101,7 +101,7 @@ class _GifError(ValueError):
 
 
 def _gif_sub_blocks(data, pos):
-    """(joined payload, position after the terminator) of the sub-blocks at ``pos``."""
+    """(sub-block payloads, position after the terminator) of the sub-blocks at ``pos``."""
     parts = []
     n = len(data)
     while True:
@@ -110,7 +110,7 @@ def _gif_sub_blocks(data, pos):
         size = data[pos]
         pos += 1
         if size == 0:
-            return b"".join(parts), pos
+            return parts, pos
         if pos + size > n:
             raise _GifError("Failed to read from given file")
         parts.append(data[pos:pos + size])
@@ -141,12 +141,13 @@ def _gif_image(data, pos):
     if pos >= len(data) or data[pos] > 8:
         raise _GifError("Failed to read from given file")
     min_size = data[pos]
-    codes, pos = _gif_sub_blocks(data, pos + 1)
+    blocks, pos = _gif_sub_blocks(data, pos + 1)
+    codes = b"".join(blocks)
     count = width * height
     # every code yields at most 4096 indices and takes at least min_size + 1 bits: a
     # frame larger than that can never be complete, so nothing is allocated for it
     if count > 4096 * (8 * len(codes) // (min_size + 1) + 1):
-        raise _GifError("Image EOF detected before image complete")
+        raise _GifError("Image is defective, decoding aborted")
     raster, status = gif_lzw_decode(codes, min_size, count)
     if status:
         raise _GifError("Image EOF detected before image complete" if status == 1
@@ -173,7 +174,7 @@ def _gif_read(data):
     except _GifError:
         raise _GifError("No screen descriptor detected", opening=True) from None
     images = []
-    transparent = None      # the first graphic control extension before an image
+    transparent = None      # from the first graphic control block before an image
     seen_control = False
     try:
         while True:
@@ -186,11 +187,23 @@ def _gif_read(data):
                 if pos + 1 >= len(data):
                     raise _GifError("Failed to read from given file")
                 label = data[pos + 1]
-                body, pos = _gif_sub_blocks(data, pos + 2)
-                if label == 0xF9 and not seen_control:
+                pos += 2
+                if pos >= len(data):
+                    raise _GifError("Failed to read from given file")
+                first = None
+                if data[pos]:
+                    first, pos = _gif_sub_blocks(data, pos)
+                    first = first[0]
+                else:
+                    # giflib's DGifSlurp reads on after an empty first sub-block: the
+                    # blocks up to the next terminator belong to this extension too
+                    _, pos = _gif_sub_blocks(data, pos + 1)
+                # giflib keeps an extension's first sub-block as its block: the first such
+                # block of a graphic control extension counts, and only if 4 bytes long
+                if label == 0xF9 and first is not None and not seen_control:
                     seen_control = True
-                    if len(body) >= 4 and body[0] & 1:
-                        transparent = body[3]
+                    if len(first) == 4 and first[0] & 1:
+                        transparent = first[3]
             elif kind == 0x2C:
                 (left, top, raster, table), pos = _gif_image(data, pos + 1)
                 images.append((left, top, raster, table, transparent))

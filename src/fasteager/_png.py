@@ -43,46 +43,14 @@ _INIT_ERROR = "Invalid PNG. Failed to initialize decoder."
 _CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
 
 
-def _chunks(data, phase):
-    """(type, payload) of each chunk, CRCs checked, up to and including IEND; ``phase()``
-    says whether the image data was reached (libpng's errors before it are TensorFlow's
-    "Failed to initialize decoder", after it "Invalid PNG data")."""
-    pos = len(SIGNATURE)
-    n = len(data)
-
-    def fail(why, ctype=None):
-        # libpng's read_info stops at the first IDAT's header: errors in its body are
-        # already data errors
-        if not phase() and ctype != b"IDAT":
-            return PngError(_INIT_ERROR)
-        return PngError("Invalid PNG data, size %d (%s)" % (n, why))
-    while True:
-        if pos + 8 > n:
-            raise fail("truncated before IEND")
-        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
-        end = pos + 8 + length + 4
-        if length > 0x7FFFFFFF or end > n:
-            raise fail("chunk past the end of the data", ctype)
-        payload = data[pos + 8:pos + 8 + length]
-        crc, = struct.unpack(">I", data[end - 4:end])
-        if zlib.crc32(ctype + payload) != crc:
-            if ctype[0] & 0x20:     # ancillary chunk: libpng warns and drops it
-                pos = end
-                continue
-            raise fail("CRC error in %r chunk" % ctype.decode("latin-1"), ctype)
-        yield ctype, payload
-        if ctype == b"IEND":
-            return
-        pos = end
-
-
 def _parse_header(payload):
     if len(payload) != 13:
         raise PngError("Invalid PNG. Failed to initialize decoder.")
     h = _Header()
     h.width, h.height, h.depth, h.color, comp, filt, h.interlace = struct.unpack(
         ">IIBBBBB", payload)
-    if (not 0 < h.width <= 0x7FFFFFFF or not 0 < h.height <= 0x7FFFFFFF
+    # libpng's default user limits: at most 1,000,000 pixels a side
+    if (not 0 < h.width <= 1000000 or not 0 < h.height <= 1000000
             or h.color not in _SAMPLES or h.depth not in _DEPTHS[h.color]
             or comp != 0 or filt != 0 or h.interlace not in (0, 1)):
         raise PngError("Invalid PNG. Failed to initialize decoder.")
@@ -98,10 +66,7 @@ def _unfilter(raw, width, height, samples, depth):
     loop: Average and Paeth depend on the byte before, so they cannot be vectorised)."""
     stride = _row_bytes(width, samples, depth)
     bpp = max(1, samples * depth // 8)
-    try:
-        return png_unfilter(raw, height, stride, bpp)
-    except ValueError as e:
-        raise PngError("Invalid PNG data (%s)" % e) from None
+    return png_unfilter(raw, height, stride, bpp)       # ValueError on a bad filter type
 
 
 def _samples(lines, width, samples, depth):
@@ -159,65 +124,121 @@ def _transparency(h, palette, payload):
     return payload if ok else None
 
 
+def _data_error(data, why):
+    return PngError("Invalid PNG data, size %d (%s)" % (len(data), why))
+
+
+def _chunk_limit(h, ctype):
+    """libpng's png_check_chunk_length: 8,000,000 bytes (its default chunk allocation
+    limit), or for IDAT what the image's rows could need after deflate's overhead."""
+    if ctype != b"IDAT" or h is None:
+        return 8000000
+    channels = _SAMPLES[h.color]
+    row = h.width * channels * (2 if h.depth > 8 else 1) + 1 + (6 if h.interlace else 0)
+    limit = h.height * row if h.height <= 0xFFFFFFFF // row else 0x7FFFFFFF
+    limit += 6 + 5 * (limit // min(row, 32566) + 1)
+    return max(8000000, min(limit, 0x7FFFFFFF))
+
+
+def _check_size(h):
+    # TensorFlow's own limit, checked once libpng has read the header chunks
+    if h.width * h.height >= 1 << 29:
+        raise PngError("PNG size too large for int: %d by %d" % (h.width, h.height))
+
+
 def read(data):
     """(pixels, bit depth, colour type, palette or None, transparency or None): pixels are
     (height, width, samples), palette indices for colour type 3; the transparency is the
     palette's alpha (uint8) or the grey/RGB key (uint16 samples) of a tRNS chunk.
 
-    Chunk order is libpng's: IHDR first and once, a palette image's PLTE once before the
-    image data, the IDAT chunks consecutive, IEND at the end, no unknown critical chunk.
-    Misplaced ancillary chunks (and PLTE in a non-palette image) are dropped, as libpng
-    drops them."""
+    Chunks are read as libpng reads them for TensorFlow: up to the first IDAT (libpng's
+    png_read_info) an error is TensorFlow's "Failed to initialize decoder", after it
+    "Invalid PNG data". Critical chunks must have good CRCs (an ancillary one with a bad
+    CRC is dropped); IHDR comes first and once, PLTE at most once (in any colour type;
+    a palette image needs it before the data, where it must be 1-256 entries), the IDAT
+    chunks are consecutive, IEND ends the file, and an unknown critical chunk is an
+    error. Misplaced or malformed ancillary chunks, and a PLTE in a grey file or after
+    the data, are dropped; a tRNS before an RGB file's PLTE is cancelled by it."""
     if not data.startswith(SIGNATURE):
         raise PngError(_INIT_ERROR)
+    n = len(data)
     header = palette = trns = None
+    have_plte = have_trns = False
     idat = []
-    state = ["info"]        # info -> idat (first IDAT seen) -> after (a chunk after them)
-
-    def phase():
-        return state[0] != "info"
-    for ctype, payload in _chunks(data, phase):
-        at = state[0]
-        if header is None:
-            if ctype != b"IHDR":
-                raise PngError(_INIT_ERROR)
-            header = _parse_header(payload)
-            continue
+    at = "info"         # info -> idat (in the IDAT run) -> after (past it)
+    pos = len(SIGNATURE)
+    while True:
+        if pos + 8 > n:
+            raise PngError(_INIT_ERROR) if at == "info" else _data_error(data, "no IEND")
+        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
+        if not all(65 <= c <= 90 or 97 <= c <= 122 for c in ctype):
+            raise PngError(_INIT_ERROR) if at == "info" else _data_error(
+                data, "invalid chunk type %r" % ctype)
+        if header is None and ctype != b"IHDR":
+            raise PngError(_INIT_ERROR)             # libpng: missing IHDR
+        if ctype == b"IDAT" and at == "info":
+            # png_read_info ends at the first IDAT's header: the checks that follow it
+            if header.color == 3 and palette is None:
+                raise PngError(_INIT_ERROR)         # missing PLTE before IDAT
+            _check_size(header)
+            at = "idat"
+        end = pos + 8 + length + 4
+        if length > _chunk_limit(header, ctype) or end > n:
+            raise PngError(_INIT_ERROR) if at == "info" else _data_error(
+                data, "%r chunk past the end of the data" % ctype.decode("latin-1"))
+        payload = data[pos + 8:end - 4]
+        crc, = struct.unpack(">I", data[end - 4:end])
+        pos = end
+        critical = not ctype[0] & 0x20
+        if zlib.crc32(ctype + payload) != crc:
+            if not critical:
+                continue            # an ancillary chunk: libpng warns and drops it
+            raise PngError(_INIT_ERROR) if at == "info" else _data_error(
+                data, "CRC error in %r chunk" % ctype.decode("latin-1"))
         if ctype == b"IDAT":
             if at == "after":
-                raise PngError("Invalid PNG data, size %d (IDAT chunks not consecutive)"
-                               % len(data))
-            if at == "info" and header.color == 3 and palette is None:
-                raise PngError(_INIT_ERROR)         # libpng: missing PLTE before IDAT
-            state[0] = "idat"
+                raise _data_error(data, "IDAT chunks not consecutive")
             idat.append(payload)
             continue
         if at == "idat":
-            state[0] = at = "after"
-        critical = not ctype[0] & 0x20
-        if ctype == b"IEND":
+            at = "after"
+
+        def fail(why):
+            return PngError(_INIT_ERROR) if at == "info" else _data_error(data, why)
+        if ctype == b"IHDR":
+            if header is not None:
+                raise fail("a second IHDR chunk")
+            header = _parse_header(payload)
+        elif ctype == b"IEND":
             if at == "info":
                 raise PngError(_INIT_ERROR)         # no image data
             break
-        if ctype == b"IHDR" or (critical and ctype not in _CRITICAL):
-            if at == "info":
-                raise PngError(_INIT_ERROR)
-            raise PngError("Invalid PNG data, size %d (unexpected %r chunk)"
-                           % (len(data), ctype.decode("latin-1")))
-        if ctype == b"PLTE":
-            if header.color != 3:
-                continue                            # a suggested palette: ignored
-            if at != "info" or palette is not None or len(payload) % 3 \
-                    or not 0 < len(payload) <= 768:
-                if at == "info":
+        elif critical and ctype != b"PLTE":
+            raise fail("unknown critical chunk %r" % ctype.decode("latin-1"))
+        elif ctype == b"PLTE":
+            if have_plte:
+                raise fail("a second PLTE chunk")
+            if at != "info":
+                continue                            # out of place
+            have_plte = True
+            if header.color in (0, 4):
+                continue                            # ignored in a grey file
+            if len(payload) > 768 or len(payload) % 3:
+                if header.color == 3:
                     raise PngError(_INIT_ERROR)
-                raise PngError("Invalid PNG data, size %d (misplaced PLTE chunk)"
-                               % len(data))
-            palette = np.frombuffer(payload, np.uint8).reshape(-1, 3)
-        elif ctype == b"tRNS" and at == "info" and trns is None:
+                continue                            # RGB: an invalid suggested palette
+            if not payload:
+                raise PngError(_INIT_ERROR)         # libpng: "Invalid palette"
+            if header.color == 3:
+                # entries past what the bit depth can index are dropped
+                palette = np.frombuffer(payload, np.uint8).reshape(-1, 3)[:1 << header.depth]
+            elif trns is not None:
+                trns = None                         # libpng: "tRNS must be after" PLTE
+        elif ctype == b"tRNS" and at == "info" and not have_trns:
+            if header.color == 3 and palette is None:
+                continue                            # before PLTE: out of place
             trns = _transparency(header, palette, payload)
-    if header is None or not idat:
-        raise PngError(_INIT_ERROR)
+            have_trns = trns is not None
     expected = _stream_size(header)
     compressed = b"".join(idat)
     if expected > 1032 * len(compressed) + 64:     # deflate expands at most ~1032:1
@@ -230,7 +251,10 @@ def read(data):
         raise PngError("Invalid PNG data, size %d (%s)" % (len(data), e)) from None
     if len(stream) < expected:
         raise PngError("Invalid PNG data, size %d (image data too short)" % len(data))
-    pixels = _pixels(stream, header)
+    try:
+        pixels = _pixels(stream, header)
+    except ValueError as e:
+        raise _data_error(data, e) from None
     if header.color == 3:
         if trns is not None:
             trns = np.frombuffer(trns, np.uint8)

@@ -97,7 +97,7 @@ def _grey_parts():
 
 
 def _png_error(data, match):
-    with pytest.raises(InvalidArgumentError, match="decode_png: " + match):
+    with pytest.raises(InvalidArgumentError, match="decode_png: .*" + match):
         tf.io.decode_png(data)
 
 
@@ -138,6 +138,41 @@ def test_png_plte_rules_as_libpng():
     for extra_before, extra_after in ((pal, b""), (b"", pal), (chunk(b"PLTE", b"\1"), b"")):
         data = g_head + extra_before + chunk(b"IDAT", z) + extra_after + IEND
         assert values(tf.io.decode_png(data)) == [0, 1]
+
+
+def test_png_plte_in_colour_and_grey_files_as_libpng():
+    g_head, z = _grey_parts()
+    pal = chunk(b"PLTE", bytes(range(6)))
+    init = r"Invalid PNG\. Failed to initialize decoder"
+    # a second PLTE is an error in any colour type, before or after the data
+    _png_error(g_head + pal + pal + chunk(b"IDAT", z) + IEND, init)
+    _png_error(g_head + pal + chunk(b"IDAT", z) + pal + IEND, "Invalid PNG data")
+    rgb_head = PNG_SIGNATURE + ihdr(2, 1, 8, 2)
+    rgb_idat = chunk(b"IDAT", zlib.compress(bytes(7)))
+    _png_error(rgb_head + pal + pal + rgb_idat + IEND, init)
+    _png_error(rgb_head + chunk(b"PLTE", b"") + rgb_idat + IEND, init)     # empty
+    for ok in (rgb_head + chunk(b"PLTE", b"1234") + rgb_idat + IEND,        # not 3n: dropped
+               rgb_head + rgb_idat + chunk(b"PLTE", b"") + IEND,            # after the data
+               g_head + chunk(b"PLTE", b"") + chunk(b"IDAT", z) + IEND):
+        assert tf.io.decode_png(ok).shape[:2] == (1, 2)
+    # a tRNS before an RGB file's PLTE is cancelled by it, and a later tRNS is ignored
+    key = chunk(b"tRNS", bytes(6))
+    data = rgb_head + key + pal + key + rgb_idat + IEND
+    assert values(tf.io.decode_png(data, channels=4)) == [0, 0, 0, 255, 0, 0, 0, 255]
+    assert values(tf.io.decode_png(rgb_head + key + rgb_idat + IEND, channels=4)) == \
+        [0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_png_chunk_names_and_size_limits_as_tensorflow():
+    head, z = _grey_parts()
+    _png_error(head + chunk(b"tE$t", b"x") + chunk(b"IDAT", z) + IEND,
+               r"Invalid PNG\. Failed to initialize decoder")
+    _png_error(head + chunk(b"IDAT", z) + chunk(b"t3Xt", b"") + IEND, "Invalid PNG data")
+    for (w, h), match in (((1000001, 1), r"Failed to initialize decoder"),
+                          ((16384, 32768), "PNG size too large for int: 16384 by 32768"),
+                          ((1000000, 1), "Invalid PNG data")):
+        _png_error(PNG_SIGNATURE + ihdr(w, h, 8, 0) + chunk(b"IDAT", zlib.compress(bytes(9)))
+                   + IEND, match)
 
 
 def test_png_crc_error_in_image_data_is_a_data_error():

@@ -201,11 +201,17 @@ def test_png_with_valid_crcs_but_hostile_chunks(header, body, compress, palette)
 
 
 def test_huge_declared_size_is_an_error_not_an_allocation():
-    header = struct.pack(">IIBBBBB", 2 ** 31 - 1, 2 ** 31 - 1, 16, 6, 0, 0, 0)
-    data = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
-            + _chunk(b"IDAT", zlib.compress(b"\x00" * 1000)) + _chunk(b"IEND", b""))
-    with pytest.raises(InvalidArgumentError, match="too short"):
-        tf.io.decode_png(data)
+    # TensorFlow 2.21's verdicts: libpng's limit of 1,000,000 pixels a side, TensorFlow's
+    # of 2**29 pixels, and otherwise data too short for the size declared
+    for (w, h), match in (((2 ** 31 - 1, 2 ** 31 - 1), "Failed to initialize decoder"),
+                          ((1000001, 1), "Failed to initialize decoder"),
+                          ((70000, 70000), "PNG size too large for int: 70000 by 70000"),
+                          ((16384, 32767), "too short")):
+        header = struct.pack(">IIBBBBB", w, h, 16, 6, 0, 0, 0)
+        data = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
+                + _chunk(b"IDAT", zlib.compress(b"\x00" * 1000)) + _chunk(b"IEND", b""))
+        with pytest.raises(InvalidArgumentError, match=match):
+            tf.io.decode_png(data)
 
 
 # ---- JPEG, GIF, BMP: Pillow ------------------------------------------------------------------
