@@ -1772,12 +1772,28 @@ def png_unfilter(raw, Py_ssize_t height, Py_ssize_t stride, Py_ssize_t bpp):
     return out
 
 
-# giflib's LZW decoder, code for code (code widths grow on its counter, the table stops
-# growing at 4096 entries, an undefined code is a defective image); the status tells the
-# caller which of giflib's errors to report.
+# giflib's LZW decoder, code for code (DGifDecompressLine): code widths grow on its
+# counter, the table stops growing at 4096 entries, and an undefined code is decoded as
+# giflib decodes it (the previous string plus the byte 0x02, giflib's NO_SUCH_CODE cut to
+# a byte) unless there is no previous string, which is a defective image, as is a chain
+# that reaches an undefined entry. The status tells the caller which of giflib's errors
+# to report: 1 for an end code before the image is complete, 2 for a defective image
+# (giflib's verdict also when the sub-blocks end first).
 cdef enum:
     _LZ_MAX = 4095
     _NO_CODE = 4098
+
+
+cdef inline int _gif_root(const unsigned short* prefix, int code, int clear) noexcept nogil:
+    # giflib's DGifGetPrefixChar: the first byte of a code's string (or _NO_CODE)
+    cdef int steps = 0
+    while code > clear and steps <= _LZ_MAX:
+        steps += 1
+        if code > _LZ_MAX:
+            return _NO_CODE
+        code = prefix[code]
+    return code
+
 
 cdef int _gif_lzw_loop(const unsigned char[::1] data, int min_size, unsigned char[::1] out,
                        unsigned short* prefix, unsigned char* suffix,
@@ -1790,10 +1806,11 @@ cdef int _gif_lzw_loop(const unsigned char[::1] data, int min_size, unsigned cha
     cdef int held = 0
     for n in range(_LZ_MAX + 1):
         prefix[n] = _NO_CODE
+        suffix[n] = 0
     while done < total:
         while held < bits:
             if pos >= size:
-                return 1                # the data ended before the image did
+                return 2                # giflib: an empty block where a code should be
             acc |= (<unsigned long long>data[pos]) << held
             pos += 1
             held += 8
@@ -1818,36 +1835,34 @@ cdef int _gif_lzw_loop(const unsigned char[::1] data, int min_size, unsigned cha
         top = 0
         if code < clear:
             cur = code
+            first = code
         else:
             if prefix[code] == _NO_CODE:
-                # only the entry being defined (the KwKwK case) may be used early
-                if code != running - 2 or last == _NO_CODE:
-                    return 2
-                cur = last
-                while cur > clear:
-                    cur = prefix[cur]
-                stack[top] = <unsigned char>cur
+                # the entry being defined (KwKwK) ends with the previous string's first
+                # byte; any other undefined code with giflib's stray byte
+                first = _gif_root(prefix, last if code == running - 2 else code, clear)
+                stack[top] = <unsigned char>first
                 top += 1
+                suffix[running - 2] = <unsigned char>first     # (giflib writes it here too)
                 cur = last
             else:
                 cur = code
-            while cur > clear:
-                if top >= _LZ_MAX:
-                    return 2
+            while top < _LZ_MAX and clear < cur <= _LZ_MAX:
                 stack[top] = suffix[cur]
                 top += 1
                 cur = prefix[cur]
+            if top >= _LZ_MAX or cur > _LZ_MAX:
+                return 2
+            if prefix[code] != _NO_CODE:
+                first = cur
         stack[top] = <unsigned char>cur
         top += 1
-        first = cur
         while top > 0 and done < total:
             top -= 1
             out[done] = stack[top]
             done += 1
         if last != _NO_CODE and running - 2 <= _LZ_MAX and prefix[running - 2] == _NO_CODE:
             prefix[running - 2] = last
-            # the new entry is the previous string plus the first byte of this one (of the
-            # previous one in the KwKwK case, which is the same byte)
             suffix[running - 2] = <unsigned char>first
         last = code
     return 0
@@ -1856,8 +1871,8 @@ cdef int _gif_lzw_loop(const unsigned char[::1] data, int min_size, unsigned cha
 def gif_lzw_decode(data, int min_size, Py_ssize_t count):
     """``count`` palette indices of GIF LZW data ``data`` (the image's sub-blocks joined)
     with minimum code size ``min_size`` (0..8): (uint8 array, status), status 0 when all
-    ``count`` were decoded, 1 when the data or an end code came first (the array is then
-    short), 2 for an undefined code (giflib's defective image)."""
+    ``count`` were decoded, 1 when an end code came first, 2 for a defective image (an
+    unusable code, or the data ended first); the array's values are then undefined."""
     k = "gif_lzw_decode"
     if not 0 <= min_size <= 8 or count < 0:
         raise ValueError(f"{k}: bad arguments (expected min_size in 0..8 and count >= 0, "
