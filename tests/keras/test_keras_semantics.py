@@ -374,6 +374,11 @@ def test_fit_applies_weight_constraints(run_eagerly):
     np.testing.assert_allclose(hist.history["loss"], ref["loss"], rtol=1e-5)
     for got, want in zip(cm.get_weights(), ref["weights"]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    emb = L.Embedding(5, 3, embeddings_constraint=keras.constraints.UnitNorm(axis=1))
+    m = keras.Sequential([keras.Input((2,), dtype="int32"), emb, L.Flatten(), L.Dense(1)])
+    m.compile(optimizer="sgd", loss="mse", run_eagerly=run_eagerly)
+    m.fit(np.array([[1, 2]]), np.array([[3.0]]), verbose=0)
+    np.testing.assert_allclose(np.linalg.norm(emb.embeddings.numpy(), axis=1), 1.0, rtol=1e-5)
     config = cm.layers[0].get_config()
     again = L.Dense.from_config(config)
     assert isinstance(again.kernel_constraint, keras.constraints.MaxNorm)

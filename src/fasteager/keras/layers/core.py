@@ -273,7 +273,8 @@ class Embedding(Layer):
     _accepts_ragged = True      # a RaggedTensor of ids gives a RaggedTensor, as in Keras 3
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
-                 embeddings_regularizer=None, mask_zero=False, input_length=None, **kwargs):
+                 embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
+                 input_length=None, **kwargs):
         super().__init__(**kwargs)
         if int(input_dim) <= 0 or int(output_dim) <= 0:
             raise ValueError("Embedding: input_dim and output_dim must be positive "
@@ -284,6 +285,7 @@ class Embedding(Layer):
             embeddings_initializer = initializers.RandomUniform()
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = bool(mask_zero)
         self.input_length = input_length
         self.supports_masking = self.mask_zero
@@ -291,7 +293,8 @@ class Embedding(Layer):
     def build(self, input_shape):
         self.embeddings = self._add_weight("embeddings", [self.input_dim, self.output_dim],
                                           initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         self.built = True
 
     def _convert_input(self, x):
@@ -318,7 +321,8 @@ class Embedding(Layer):
         config = super().get_config()
         config.update(input_dim=self.input_dim, output_dim=self.output_dim,
                       mask_zero=self.mask_zero, input_length=self.input_length)
-        config.update(self._serialized("embeddings_initializer", "embeddings_regularizer"))
+        config.update(self._serialized("embeddings_initializer", "embeddings_regularizer",
+                                       "embeddings_constraint"))
         return config
 
 
