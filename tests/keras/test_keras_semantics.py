@@ -408,3 +408,20 @@ def test_weights_are_listed_layer_by_layer_as_keras3():
     assert [w.path for w in sub.weights] == ref["subclassed"]
     sub.trainable = False                  # freezing moves nothing
     assert [w.path for w in sub.weights] == ref["subclassed"]
+
+
+def test_recurrent_layers_apply_weight_constraints():
+    # they raised "not supported"; Keras 3 applies them after each update
+    C = keras.constraints
+    lstm = L.LSTM(3, kernel_constraint=C.NonNeg(), recurrent_constraint=C.UnitNorm(axis=0),
+                  bias_constraint=C.MaxNorm(0.1, axis=0))
+    m = keras.Sequential([keras.Input((4, 2)), lstm, L.Dense(1)])
+    m.compile(optimizer=keras.optimizers.SGD(0.5), loss="mse")
+    m.fit(det((6, 4, 2), 1), det((6, 1), 2) * 3, epochs=2, verbose=0)
+    cell = lstm.cell
+    assert (cell.kernel.numpy() >= 0).all()
+    np.testing.assert_allclose(np.linalg.norm(cell.recurrent_kernel.numpy(), axis=0), 1.0,
+                               rtol=1e-5)
+    assert np.linalg.norm(cell.bias.numpy()) <= 0.1 + 1e-6
+    again = L.LSTM.from_config(lstm.get_config())
+    assert isinstance(again.cell.recurrent_constraint, C.UnitNorm)

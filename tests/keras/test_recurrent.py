@@ -410,8 +410,8 @@ def test_errors_name_the_layer_and_what_was_expected():
         L.GRU(0)
     with pytest.raises(ValueError, match="dropout must be in"):
         L.LSTM(2, dropout=1.5)
-    with pytest.raises(ValueError, match="constraints are not supported"):
-        L.LSTM(2, kernel_constraint="non_neg")
+    with pytest.raises(ValueError, match="unknown constraint"):
+        L.LSTM(2, kernel_constraint="no_such_constraint")
     with pytest.raises(fe.errors.InvalidArgumentError, match="lstm: activation must be one of"):
         fe.ops.rnn_ops.lstm(*(fe.zeros(s) for s in [(1, 1, 1), (1, 1), (1, 1), (1, 4), (1, 4),
                                                     (4,)]), activation="gelu")

@@ -30,7 +30,7 @@ import numpy as np
 import fasteager as fe
 from fasteager.ops import rnn_ops
 
-from .. import _naming, _ops, activations, backend, initializers, regularizers
+from .. import _naming, _ops, activations, backend, constraints, initializers, regularizers
 from .base import Layer, _snake
 
 
@@ -41,13 +41,6 @@ def _bad(layer, msg):
 
 # activation callables the fused kernels implement, by the kernels' names
 _FUSED_ACTIVATIONS = {activations.get(n): n for n in rnn_ops.ACTIVATIONS}
-
-
-def _no_constraints(owner, **constraints):
-    given = sorted(k for k, v in constraints.items() if v is not None)
-    if given:
-        raise ValueError("%s: weight constraints are not supported (expected None for %s)"
-                         % (owner, ", ".join(given)))
 
 
 def _units(owner, units):
@@ -81,7 +74,8 @@ class _Cell(Layer):
     _COMMON = ("units", "use_bias", "dropout", "recurrent_dropout", "seed")
     _SERIALIZED = ("activation", "kernel_initializer", "recurrent_initializer",
                    "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
-                   "bias_regularizer")
+                   "bias_regularizer", "kernel_constraint", "recurrent_constraint",
+                   "bias_constraint")
 
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
@@ -91,9 +85,6 @@ class _Cell(Layer):
                  **kwargs):
         super().__init__(**kwargs)
         owner = type(self).__name__
-        _no_constraints(owner, kernel_constraint=kernel_constraint,
-                        recurrent_constraint=recurrent_constraint,
-                        bias_constraint=bias_constraint)
         self.units = _units(owner, units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -103,6 +94,10 @@ class _Cell(Layer):
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        # (applied by the optimizer after each update, as Keras 3)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.dropout = _rate(owner, "dropout", dropout)
         self.recurrent_dropout = _rate(owner, "recurrent_dropout", recurrent_dropout)
         self.seed = seed
@@ -132,12 +127,15 @@ class _Cell(Layer):
                                                        input_shape))
         n = self._GATES * self.units
         self.kernel = self._add_weight("kernel", [dim, n], initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.recurrent_kernel = self._add_weight("recurrent_kernel", [self.units, n],
                                                 initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer)
+                                                regularizer=self.recurrent_regularizer,
+                                                constraint=self.recurrent_constraint)
         self.bias = self._add_weight("bias", self._bias_shape(), initializer=self._bias_init(),
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     # dropout masks, one per sequence
