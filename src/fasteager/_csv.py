@@ -318,6 +318,22 @@ class Scanner:
             self._pos += 1
         return fields
 
+    def skip_line(self):
+        """Move past the next line end (after a malformed record, to read on)."""
+        while True:
+            ends = [i for i in (self._buf.find(b"\n", self._pos),
+                                self._buf.find(b"\r", self._pos)) if i >= 0]
+            if ends:
+                self._pos = min(ends)
+                if self._peek() == 0x0D:
+                    self._pos += 1
+                if self._peek() == 0x0A:
+                    self._pos += 1
+                return
+            self._pos = len(self._buf)
+            if not self._more():
+                return
+
     def string_record(self, keep=None, stop_after=None):
         """The fields of a string record (decode_csv), as TensorFlow's DecodeCSV splits
         it: no field in an empty string, a line end at a field's start skipped, an empty

@@ -209,3 +209,22 @@ def test_checkpointed_csv_iterators_restore_position(titanic, missing, tmp_path)
         after = [values(next(it)) for _ in range(4)]
         ckpt.restore(path).assert_consumed()
         assert [values(next(it)) for _ in range(4)] == after
+
+
+def test_make_csv_dataset_ignore_errors_skips_malformed_quoting(tmp_path):
+    # as TensorFlow 2.21: a record with a stray quote is dropped and reading goes on after
+    # its line; an unterminated quote runs to the end of the file
+    stray = tmp_path / "stray.csv"
+    stray.write_bytes(b'a,b\n1,2\n3,x"y\n5,6\n')
+    open_quote = tmp_path / "open.csv"
+    open_quote.write_bytes(b'a,b\n1,2\n3,"4\n5,6\n')
+
+    def rows(path, ignore):
+        ds = tf.data.experimental.make_csv_dataset(
+            str(path), batch_size=1, column_defaults=[0, 0], ignore_errors=ignore,
+            shuffle=False, num_epochs=1)
+        return [[int(e["a"][0]), int(e["b"][0])] for e in ds]
+    assert rows(stray, True) == [[1, 2], [5, 6]]
+    assert rows(open_quote, True) == [[1, 2]]
+    with pytest.raises(InvalidArgumentError, match="unquoted fields cannot have quotes"):
+        rows(stray, False)

@@ -23,9 +23,12 @@ def _na_bytes(na_value):
     return na_value.encode("utf-8") if isinstance(na_value, str) else bytes(na_value)
 
 
-def file_records(path, compression, opname, delim, use_quote, header, keep=None):
+def file_records(path, compression, opname, delim, use_quote, header, keep=None,
+                 skip_malformed=False):
     """``(record number, fields)`` of each record of a CSV file (fields: bytes; those
-    ``keep(i)`` accepts), after the header record when ``header``."""
+    ``keep(i)`` accepts), after the header record when ``header``. With
+    ``skip_malformed`` (make_csv_dataset's ignore_errors) a record whose quoting is
+    malformed is dropped and reading goes on after its line, as TensorFlow does."""
     with open_file(path, compression, opname) as f:
         scanner = _csv.Scanner(opname, f, delim, use_quote, lines=True)
         try:
@@ -37,7 +40,14 @@ def file_records(path, compression, opname, delim, use_quote, header, keep=None)
             number = 0
             while True:
                 scanner.where = "record %d of %s" % (number, path)
-                fields = scanner.record(keep)
+                try:
+                    fields = scanner.record(keep)
+                except InvalidArgumentError:
+                    if not skip_malformed:
+                        raise
+                    scanner.skip_line()
+                    number += 1
+                    continue
                 if fields is None:
                     return
                 yield number, fields
@@ -98,7 +108,7 @@ class CsvDataset(Dataset):
         for path in self._filenames:
             for number, fields in file_records(path, self._compression, "CsvDataset",
                                                self._delim, self._quote, self._header,
-                                               self._keep):
+                                               self._keep, self._ignore_errors):
                 try:
                     yield _csv.convert("CsvDataset", fields, self._columns, self._na,
                                        "record %d of %s" % (number, path))
