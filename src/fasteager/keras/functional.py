@@ -80,7 +80,8 @@ class Functional(Model):
                 index[id(n)] = i
         self._node_index = index
         # whether any layer makes masks (else call() skips the mask bookkeeping)
-        self._masking = any(callable(getattr(lay, "compute_mask", None)) for lay in layers)
+        self._masking = any(type(lay).compute_mask is not Layer.compute_mask
+                            for lay in layers)
         self.built = True
 
     def _order_nodes(self):
