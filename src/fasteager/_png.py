@@ -251,6 +251,16 @@ def read(data):
         raise PngError("Invalid PNG data, size %d (%s)" % (len(data), e)) from None
     if len(stream) < expected:
         raise PngError("Invalid PNG data, size %d (image data too short)" % len(data))
+    # libpng reads the zlib stream to its end (its checksum included) after the last row:
+    # a stream cut short is an error, data after its end is not
+    try:
+        while not inflater.eof:
+            if not inflater.decompress(inflater.unconsumed_tail, 1 << 20) \
+                    and not inflater.unconsumed_tail:
+                raise PngError("Invalid PNG data, size %d (image data stream not ended)"
+                               % len(data))
+    except zlib.error as e:
+        raise PngError("Invalid PNG data, size %d (%s)" % (len(data), e)) from None
     try:
         pixels = _pixels(stream, header)
     except ValueError as e:

@@ -175,6 +175,19 @@ def test_png_chunk_names_and_size_limits_as_tensorflow():
                    + IEND, match)
 
 
+def test_png_zlib_stream_must_end_as_libpng_reads_it():
+    head, _ = _grey_parts()
+    z = zlib.compress(b"\x00\x00\x01")
+    stored = zlib.compressobj(0)
+    long_stored = stored.compress(b"\x00\x00\x01" + bytes(5000)) + stored.flush()
+    # the rows are all there, but the stream (or its checksum) is cut or wrong
+    for bad in (z[:-4], z[:-1], z[:-1] + bytes([z[-1] ^ 1]), long_stored[:100]):
+        _png_error(head + chunk(b"IDAT", bad) + IEND, "Invalid PNG data, size")
+    # data after the stream's end, or more rows than the image needs, are fine
+    for ok in (z + b"garbage", long_stored):
+        assert values(tf.io.decode_png(head + chunk(b"IDAT", ok) + IEND)) == [0, 1]
+
+
 def test_png_crc_error_in_image_data_is_a_data_error():
     head, z = _grey_parts()
     bad_idat = bytearray(chunk(b"IDAT", z))
