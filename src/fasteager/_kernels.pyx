@@ -809,11 +809,17 @@ def _window_grid(src, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t hp, Py_ssize_t wp
     """(grid, image stride, row stride): src (N, Hs, Ws, C) with its pixel (i, j) at
     (pt + i*uh, pl + j*uw) of a zero (N, hp, wp, C) grid that holds every window the
     direct kernel reads (uh, uw > 1: the zero-upsampled gradient of a strided
-    convolution). src itself when it already is such a grid (no padding read)."""
+    convolution). src itself when it already is such a grid (no padding read). Checks
+    its arguments; the convolutions, which checked theirs, call ``_grid``."""
     src = _float_array("_window_grid", "src", src, 4)
     if pt < 0 or pl < 0 or hp < 0 or wp < 0 or uh < 1 or uw < 1:
         raise ValueError(f"_window_grid: offsets and sizes must be >= 0 and steps >= 1 "
                          f"(got pt={pt}, pl={pl}, hp={hp}, wp={wp}, uh={uh}, uw={uw})")
+    return _grid(src, pt, pl, hp, wp, uh, uw)
+
+
+cdef tuple _grid(src, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t hp, Py_ssize_t wp,
+                 Py_ssize_t uh, Py_ssize_t uw):
     cdef Py_ssize_t n = src.shape[0], hs = src.shape[1], ws = src.shape[2], c = src.shape[3]
     cdef Py_ssize_t h, w
     if pt == 0 and pl == 0 and uh == 1 and uw == 1 and hp <= hs and wp <= ws:
@@ -895,8 +901,8 @@ cdef _direct_geom(fe_conv_geom* cg, x, Geom g, int level, Py_ssize_t uh=1,
     """Fills cg for the direct kernels reading x (zero-upsampled by (uh, uw) when > 1);
     returns (the grid they read, the tap offsets cg.off points into): keep both alive
     while the kernels run."""
-    grid, img, row = _window_grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
-                                  (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1, uh, uw)
+    grid, img, row = _grid(x, g.pt, g.pl, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1,
+                           (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1, uh, uw)
     off = _tap_offsets(g, row)
     cdef Py_ssize_t[::1] offv = off
     cg.off = &offv[0]
@@ -1037,7 +1043,7 @@ cdef _direct_input_grad_phases(dy, w, Geom g, int level):
         pleft = _imax(pleft, pw["j"] - 1 - pw["q0"])
     hp = ptop + max([g.OH] + [ph["q0"] + ph["q"] for ph in hs])
     wpad = pleft + max([g.OW] + [pw["q0"] + pw["q"] for pw in ws])
-    grid, img, row = _window_grid(dy, ptop, pleft, hp, wpad)
+    grid, img, row = _grid(dy, ptop, pleft, hp, wpad, 1, 1)
     # a phase without taps (a window narrower than the stride) receives zeros
     some_empty = any(ph["j"] == 0 and ph["q"] > 0 for ph in hs) or \
         any(pw["j"] == 0 and pw["q"] > 0 for pw in ws)
