@@ -133,77 +133,105 @@ def _c(a, dt):
     return np.ascontiguousarray(a, dtype=dt)
 
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_NCODES = 4      # activation codes 0..3 (ACTIVATIONS)
+# The checks read the arrays' C structs (type number, byte order, rank, dimensions,
+# contiguity): about 10 ns an array, against the microseconds of even a tiny time loop.
+# Only a failing check builds its message.
+cdef int _NCODES = 4      # activation codes 0..3 (ACTIVATIONS)
 
 
-def _lead(kernel, name, a, int ndim):
-    """The array the sizes come from: a float32/float64 ndarray of rank ``ndim``,
-    C-contiguous (copied once if not)."""
+cdef str _got(object a):
     if not isinstance(a, np.ndarray):
+        return type(a).__name__
+    return "%s %s" % (a.dtype, list(a.shape))
+
+
+cdef object _lead(str kernel, str name, object a, int ndim):
+    """The array the sizes come from: a float32/float64 ndarray of rank ``ndim`` in native
+    byte order, C-contiguous (copied once if not)."""
+    cdef int t
+    if not cnp.PyArray_Check(a):
         raise ValueError("%s: %s must be a NumPy array (expected a float32 or float64 "
-                         "ndarray, got %s)" % (kernel, name, type(a).__name__))
-    if a.dtype not in _FLOATS:
+                         "ndarray, got %s)" % (kernel, name, _got(a)))
+    t = cnp.PyArray_TYPE(<cnp.ndarray>a)
+    if (t != cnp.NPY_FLOAT32 and t != cnp.NPY_FLOAT64) or \
+            not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>a):
         raise ValueError("%s: %s has an unsupported dtype (expected float32 or float64, "
                          "got %s)" % (kernel, name, a.dtype))
-    if a.ndim != ndim:
+    if cnp.PyArray_NDIM(<cnp.ndarray>a) != ndim:
         raise ValueError("%s: %s has the wrong rank (expected rank %d, got shape %s)"
                          % (kernel, name, ndim, list(a.shape)))
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    return a if cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a) else np.ascontiguousarray(a)
 
 
-def _arr(kernel, name, a, dt, tuple shape):
-    """``a`` checked to be an ndarray of dtype ``dt`` and exactly ``shape``, C-contiguous
-    (copied once if not)."""
-    if not isinstance(a, np.ndarray):
+cdef object _arr(str kernel, str name, object a, int typenum, int ndim, Py_ssize_t d0,
+                 Py_ssize_t d1=0, Py_ssize_t d2=0):
+    """``a`` checked to be an ndarray of type ``typenum`` (native byte order) and exactly
+    the shape (d0, d1, d2)[:ndim], C-contiguous (copied once if not)."""
+    cdef Py_ssize_t want[3]
+    cdef cnp.npy_intp* dims
+    cdef int i
+    want[0] = d0
+    want[1] = d1
+    want[2] = d2
+    if not cnp.PyArray_Check(a):
         raise ValueError("%s: %s must be a NumPy array (expected %s %s, got %s)"
-                         % (kernel, name, dt, list(shape), type(a).__name__))
-    if a.dtype != dt:
+                         % (kernel, name, np.dtype(cnp.PyArray_TypeObjectFromType(typenum)),
+                            [want[i] for i in range(ndim)], _got(a)))
+    if cnp.PyArray_TYPE(<cnp.ndarray>a) != typenum or \
+            not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>a):
         raise ValueError("%s: %s has the wrong dtype (expected %s, got %s)"
-                         % (kernel, name, dt, a.dtype))
-    if a.shape != shape:
+                         % (kernel, name, np.dtype(cnp.PyArray_TypeObjectFromType(typenum)),
+                            a.dtype))
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>a)
+    bad = cnp.PyArray_NDIM(<cnp.ndarray>a) != ndim
+    if not bad:
+        for i in range(ndim):
+            if dims[i] != want[i]:
+                bad = True
+    if bad:
         raise ValueError("%s: %s has the wrong shape (expected %s, got %s)"
-                         % (kernel, name, list(shape), list(a.shape)))
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+                         % (kernel, name, [want[i] for i in range(ndim)], list(a.shape)))
+    return a if cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a) else np.ascontiguousarray(a)
 
 
-def _opt(kernel, name, a, dt, tuple shape):
-    """``_arr`` for an optional input (None stays None)."""
-    return None if a is None else _arr(kernel, name, a, dt, shape)
-
-
-def _units(kernel, h0, dt, Py_ssize_t B):
-    """U from the initial state, which must be (B, U) of dtype ``dt`` (the recurrent
+cdef Py_ssize_t _units(str kernel, object h0, int typenum, Py_ssize_t B) except -1:
+    """U from the initial state, which must be (B, U) of type ``typenum`` (the recurrent
     kernel is then checked against it)."""
-    if not isinstance(h0, np.ndarray) or h0.ndim != 2:
+    if not cnp.PyArray_Check(h0) or cnp.PyArray_NDIM(<cnp.ndarray>h0) != 2:
         raise ValueError("%s: h0 must be a 2-D array (expected (batch, units) with batch "
-                         "%d, got %s)" % (kernel, B, list(h0.shape)
-                                          if isinstance(h0, np.ndarray)
-                                          else type(h0).__name__))
-    _arr(kernel, "h0", h0, dt, (B, h0.shape[1]))
-    return h0.shape[1]
+                         "%d, got %s)" % (kernel, B, _got(h0)))
+    return cnp.PyArray_DIMS(<cnp.ndarray>h0)[1]
 
 
-def _mask(kernel, mask, Py_ssize_t T, Py_ssize_t B, dt):
-    """The (T, B) mask, any real dtype, as 0/1 rows in ``dt``."""
-    if not isinstance(mask, np.ndarray) or mask.dtype.kind not in "biuf":
+cdef object _mask(str kernel, object mask, Py_ssize_t T, Py_ssize_t B, int typenum):
+    """The (T, B) mask, any real dtype, as C-contiguous 0/1 rows of type ``typenum``."""
+    cdef cnp.npy_intp* dims
+    if not cnp.PyArray_Check(mask) or mask.dtype.kind not in "biuf":
         raise ValueError("%s: mask must be a real NumPy array (expected (T, B) = %s, got "
-                         "%s)" % (kernel, [T, B], getattr(mask, "dtype", type(mask).__name__)))
-    if mask.shape != (T, B):
+                         "%s)" % (kernel, [T, B], _got(mask)))
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>mask)
+    if cnp.PyArray_NDIM(<cnp.ndarray>mask) != 2 or dims[0] != T or dims[1] != B:
         raise ValueError("%s: mask has the wrong shape (expected %s, got %s)"
                          % (kernel, [T, B], list(mask.shape)))
-    return _mask_rows(mask, T, B, dt)
+    if cnp.PyArray_TYPE(<cnp.ndarray>mask) == typenum and \
+            cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>mask) and \
+            cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>mask):
+        return mask
+    return _mask_rows(mask, T, B, np.dtype(cnp.PyArray_TypeObjectFromType(typenum)))
 
 
-def _codes(kernel, int act, int ract):
+cdef int _codes(str kernel, int act, int ract) except -1:
     if not (0 <= act < _NCODES and 0 <= ract < _NCODES):
         raise ValueError("%s: unknown activation code (expected 0..%d, got %d and %d)"
                          % (kernel, _NCODES - 1, act, ract))
+    return 0
 
 
-def _packed(rkernel, bint transpose, dt):
-    """The recurrent kernel (or its transpose) packed in the loops' column strips."""
-    r = _c(rkernel, dt)
+cdef _packed(rkernel, bint transpose, dt):
+    """The recurrent kernel (or its transpose) packed in the loops' column strips (cdef:
+    only the entries, which checked it to be a C-contiguous 2-D array of dtype ``dt``,
+    call it)."""
+    r = rkernel
     cdef Py_ssize_t K = r.shape[1] if transpose else r.shape[0]
     cdef Py_ssize_t N = r.shape[0] if transpose else r.shape[1]
     cdef Py_ssize_t sk = 1 if transpose else N, sj = K if transpose else 1
@@ -243,13 +271,14 @@ def lstm_forward(x, h0, c0, kernel, rkernel, bias, mask, int act, int ract):
     k = "lstm_forward"
     x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>x)
     cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
-    cdef Py_ssize_t U = _units(k, h0, dt, B)
-    h0, c0 = _arr(k, "h0", h0, dt, (B, U)), _arr(k, "c0", c0, dt, (B, U))
-    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, 4 * U))
-    kernel = _arr(k, "kernel", kernel, dt, (D, 4 * U))
-    bias = _opt(k, "bias", bias, dt, (4 * U,))
-    m = _mask(k, mask, T, B, dt)
+    cdef Py_ssize_t U = _units(k, h0, tn, B)
+    h0, c0 = _arr(k, "h0", h0, tn, 2, B, U), _arr(k, "c0", c0, tn, 2, B, U)
+    rkernel = _arr(k, "recurrent_kernel", rkernel, tn, 2, U, 4 * U)
+    kernel = _arr(k, "kernel", kernel, tn, 2, D, 4 * U)
+    bias = None if bias is None else _arr(k, "bias", bias, tn, 1, 4 * U)
+    m = _mask(k, mask, T, B, tn)
     _codes(k, act, ract)
     h_seq = np.empty((T, B, U), dtype=dt)
     c_seq = np.empty((T, B, U), dtype=dt)
@@ -290,17 +319,18 @@ def lstm_backward(x, h0, c0, rkernel, mask, h_seq, c_seq, gates, g_h, g_c, g_gat
     k = "lstm_backward"
     x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>x)
     cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
-    cdef Py_ssize_t U = _units(k, h0, dt, B), G = 4 * U
-    h0, c0 = _arr(k, "h0", h0, dt, (B, U)), _arr(k, "c0", c0, dt, (B, U))
-    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, G))
-    h_seq = _arr(k, "h_seq", h_seq, dt, (T, B, U))
-    c_seq = _arr(k, "c_seq", c_seq, dt, (T, B, U))
-    gates = _arr(k, "gates", gates, dt, (T, B, G))
-    g_h = _arr(k, "g_h", g_h, dt, (T, B, U))
-    g_c = _opt(k, "g_c", g_c, dt, (T, B, U))
-    g_gates = _opt(k, "g_gates", g_gates, dt, (T, B, G))
-    m = _mask(k, mask, T, B, dt)
+    cdef Py_ssize_t U = _units(k, h0, tn, B), G = 4 * U
+    h0, c0 = _arr(k, "h0", h0, tn, 2, B, U), _arr(k, "c0", c0, tn, 2, B, U)
+    rkernel = _arr(k, "recurrent_kernel", rkernel, tn, 2, U, G)
+    h_seq = _arr(k, "h_seq", h_seq, tn, 3, T, B, U)
+    c_seq = _arr(k, "c_seq", c_seq, tn, 3, T, B, U)
+    gates = _arr(k, "gates", gates, tn, 3, T, B, G)
+    g_h = _arr(k, "g_h", g_h, tn, 3, T, B, U)
+    g_c = None if g_c is None else _arr(k, "g_c", g_c, tn, 3, T, B, U)
+    g_gates = None if g_gates is None else _arr(k, "g_gates", g_gates, tn, 3, T, B, G)
+    m = _mask(k, mask, T, B, tn)
     _codes(k, act, ract)
     dh = np.empty((B, U), dtype=dt)
     dc = np.empty((B, U), dtype=dt)
@@ -366,13 +396,14 @@ def gru_forward(x, h0, kernel, rkernel, bias, mask, int act, int ract):
     k = "gru_forward"
     x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>x)
     cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
-    cdef Py_ssize_t U = _units(k, h0, dt, B)
-    h0 = _arr(k, "h0", h0, dt, (B, U))
-    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, 3 * U))
-    kernel = _arr(k, "kernel", kernel, dt, (D, 3 * U))
-    bias = _arr(k, "bias", bias, dt, (2, 3 * U))      # (input, recurrent): always read
-    m = _mask(k, mask, T, B, dt)
+    cdef Py_ssize_t U = _units(k, h0, tn, B)
+    h0 = _arr(k, "h0", h0, tn, 2, B, U)
+    rkernel = _arr(k, "recurrent_kernel", rkernel, tn, 2, U, 3 * U)
+    kernel = _arr(k, "kernel", kernel, tn, 2, D, 3 * U)
+    bias = _arr(k, "bias", bias, tn, 2, 2, 3 * U)      # (input, recurrent): always read
+    m = _mask(k, mask, T, B, tn)
     _codes(k, act, ract)
     h_seq = np.empty((T, B, U), dtype=dt)
     gates = np.empty((T, B, 3 * U), dtype=dt)
@@ -412,17 +443,18 @@ def gru_backward(x, h0, rkernel, mask, h_seq, gates, hrh, g_h, g_gates, g_hrh, i
     k = "gru_backward"
     x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>x)
     cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
-    cdef Py_ssize_t U = _units(k, h0, dt, B), G = 3 * U
-    h0 = _arr(k, "h0", h0, dt, (B, U))
-    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, G))
-    h_seq = _arr(k, "h_seq", h_seq, dt, (T, B, U))
-    gates = _arr(k, "gates", gates, dt, (T, B, G))
-    hrh = _arr(k, "hrh", hrh, dt, (T, B, U))
-    g_h = _arr(k, "g_h", g_h, dt, (T, B, U))
-    g_gates = _opt(k, "g_gates", g_gates, dt, (T, B, G))
-    g_hrh = _opt(k, "g_hrh", g_hrh, dt, (T, B, U))
-    m = _mask(k, mask, T, B, dt)
+    cdef Py_ssize_t U = _units(k, h0, tn, B), G = 3 * U
+    h0 = _arr(k, "h0", h0, tn, 2, B, U)
+    rkernel = _arr(k, "recurrent_kernel", rkernel, tn, 2, U, G)
+    h_seq = _arr(k, "h_seq", h_seq, tn, 3, T, B, U)
+    gates = _arr(k, "gates", gates, tn, 3, T, B, G)
+    hrh = _arr(k, "hrh", hrh, tn, 3, T, B, U)
+    g_h = _arr(k, "g_h", g_h, tn, 3, T, B, U)
+    g_gates = None if g_gates is None else _arr(k, "g_gates", g_gates, tn, 3, T, B, G)
+    g_hrh = None if g_hrh is None else _arr(k, "g_hrh", g_hrh, tn, 3, T, B, U)
+    m = _mask(k, mask, T, B, tn)
     _codes(k, act, ract)
     dh = np.empty((B, U), dtype=dt)
     dxp = np.empty((T, B, G), dtype=dt)
@@ -474,13 +506,14 @@ def simple_rnn_forward(x, h0, kernel, rkernel, bias, mask, int act):
     k = "simple_rnn_forward"
     x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>x)
     cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
-    cdef Py_ssize_t U = _units(k, h0, dt, B)
-    h0 = _arr(k, "h0", h0, dt, (B, U))
-    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, U))
-    kernel = _arr(k, "kernel", kernel, dt, (D, U))
-    bias = _opt(k, "bias", bias, dt, (U,))
-    m = _mask(k, mask, T, B, dt)
+    cdef Py_ssize_t U = _units(k, h0, tn, B)
+    h0 = _arr(k, "h0", h0, tn, 2, B, U)
+    rkernel = _arr(k, "recurrent_kernel", rkernel, tn, 2, U, U)
+    kernel = _arr(k, "kernel", kernel, tn, 2, D, U)
+    bias = None if bias is None else _arr(k, "bias", bias, tn, 1, U)
+    m = _mask(k, mask, T, B, tn)
     _codes(k, act, 0)
     h_seq = np.empty((T, B, U), dtype=dt)
     W = _packed(kernel, False, dt)
@@ -507,13 +540,14 @@ def simple_rnn_backward(x, h0, rkernel, mask, h_seq, g_h, int act):
     k = "simple_rnn_backward"
     x = _lead(k, "x", x, 3)
     dt = x.dtype
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>x)
     cdef Py_ssize_t T = x.shape[0], B = x.shape[1], D = x.shape[2]
-    cdef Py_ssize_t U = _units(k, h0, dt, B)
-    h0 = _arr(k, "h0", h0, dt, (B, U))
-    rkernel = _arr(k, "recurrent_kernel", rkernel, dt, (U, U))
-    h_seq = _arr(k, "h_seq", h_seq, dt, (T, B, U))
-    g_h = _arr(k, "g_h", g_h, dt, (T, B, U))
-    m = _mask(k, mask, T, B, dt)
+    cdef Py_ssize_t U = _units(k, h0, tn, B)
+    h0 = _arr(k, "h0", h0, tn, 2, B, U)
+    rkernel = _arr(k, "recurrent_kernel", rkernel, tn, 2, U, U)
+    h_seq = _arr(k, "h_seq", h_seq, tn, 3, T, B, U)
+    g_h = _arr(k, "g_h", g_h, tn, 3, T, B, U)
+    m = _mask(k, mask, T, B, tn)
     _codes(k, act, 0)
     dh = np.empty((B, U), dtype=dt)
     da = np.empty((T, B, U), dtype=dt)
