@@ -1233,8 +1233,8 @@ cdef object _adopt_array(object value, object dtype):
             return None
     else:
         return None
-    if target not in "biufc":
-        return _REFUSED
+    if target not in "biufc":       # a string tensor: strings meet strings (_adopt_string)
+        return None
     if kind == "b":
         if dtype not in _BOOL_TARGETS:
             return _REFUSED

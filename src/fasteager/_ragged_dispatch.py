@@ -27,7 +27,8 @@ from .ragged import (
 # elementwise ops whose forward is not a NumPy ufunc nor marked jvp=ELEMENTWISE
 _ELEMENTWISE_OPS = frozenset(("cast", "select", "clip_by_value", "squared_difference",
                               "real", "imag", "conj", "angle", "atan2", "erf", "erfc",
-                              "lgamma", "digamma", "log_sigmoid"))
+                              "lgamma", "digamma", "log_sigmoid", "truediv", "floordiv",
+                              "floormod"))
 
 
 def _is_elementwise(op):
