@@ -345,8 +345,8 @@ def _decode_any(opname, data, channels, dtype=np.uint8, fmt=None):
             raise InvalidArgumentError("%s: `channels` must be 0, 3 or 4 for BMP, but got %d"
                                        % (opname, channels))
         arr = _bmp_array(opname, data, channels)
-    if dtype == np.uint16:
-        arr = arr.astype(np.uint16) * np.uint16(257)
+    if dtype == np.uint16:      # TensorFlow widens its 8-bit decoders' output by << 8
+        arr = arr.astype(np.uint16) << np.uint16(8)
     return arr, fmt
 
 
@@ -439,8 +439,10 @@ def decode_bmp(contents, channels=0, name=None):
 def decode_image(contents, channels=None, dtype="uint8", name=None, expand_animations=True):
     """The BMP, GIF, JPEG or PNG image in ``contents``: [height, width, channels], or
     [frames, height, width, 3] for a GIF unless ``expand_animations=False`` (then its
-    first frame). ``dtype`` float32 scales to [0, 1]; uint16 by 257 from 8-bit files; any
-    other dtype is ``convert_image_dtype`` of the uint16 decoding, as TensorFlow does."""
+    first frame). ``dtype`` float32 scales to [0, 1] (a PNG's uint16 decoding times
+    1/65535, the other formats' uint8 times 1/255); uint16 multiplies an 8-bit PNG by 257
+    and the other formats by 256; any other dtype is ``convert_image_dtype`` of the uint16
+    decoding, as TensorFlow does."""
     from .dtypes import as_dtype
     from .image import convert_image_dtype
     dt = as_dtype(dtype)
@@ -448,12 +450,16 @@ def decode_image(contents, channels=None, dtype="uint8", name=None, expand_anima
                                (0, 1, 3, 4))
     data = _contents("decode_image", contents)
     native = dt.name if dt.name in ("uint8", "uint16", "float32") else "uint16"
+    fmt = _format("decode_image", data)
+    # TensorFlow's kernels: float32 is PNG's uint16 decoding times 1/65535, or the 8-bit
+    # decoders' uint8 output times 1/255
+    wide = native == "uint16" or (native == "float32" and fmt == _PNG)
     arr, fmt = _decode_any("decode_image", data, channels,
-                           np.uint8 if native == "uint8" else np.uint16)
+                           np.uint16 if wide else np.uint8, fmt)
     if fmt == _GIF and not expand_animations:
         arr = arr[0]
-    if native == "float32":     # TensorFlow's kernel: the uint16 decoding times 1/65535
-        arr = arr.astype(np.float32) * np.float32(1 / 65535)
+    if native == "float32":
+        arr = arr.astype(np.float32) * np.float32(1 / 65535 if wide else 1 / 255)
     out = _wrap(arr)
     return out if native == dt.name else convert_image_dtype(out, dt)
 

@@ -331,6 +331,26 @@ def test_bmp_refusals_as_tensorflow():
             op(b24)
 
 
+# ---- decode_image's dtypes for the 8-bit decoders ----------------------------------------
+
+def test_decode_image_dtypes_of_gif_and_bmp_as_tensorflow():
+    # TensorFlow widens GIF, BMP and JPEG output by << 8 (not PNG's * 257) and scales
+    # their float32 by 1/255
+    gif = gif_file(2, 1, [gif_image(0, 0, 2, 1, [0, 1])], [(10, 20, 30), (200, 100, 255)])
+    bmp = bmp_file([bytes([30, 20, 10, 255, 100, 200])], 2, 1, 24)
+    for data, decode in ((gif, lambda **k: tf.io.decode_image(gif, expand_animations=False,
+                                                               **k)),
+                         (bmp, lambda **k: tf.io.decode_image(bmp, **k))):
+        assert values(decode(dtype=tf.uint16)) == [2560, 5120, 7680, 51200, 25600, 65280]
+        assert values(decode(dtype=tf.int32)) == \
+            [83886080, 167772160, 251658240, 1677721600, 838860800, 2139095040]
+        np.testing.assert_array_equal(
+            decode(dtype=tf.float32).numpy().ravel(),
+            np.float32([10, 20, 30, 200, 100, 255]) * np.float32(1 / 255))
+    assert values(tf.io.decode_png(gif, dtype=tf.uint16)) == \
+        [2560, 5120, 7680, 51200, 25600, 65280]
+
+
 # ---- decode_raw's types --------------------------------------------------------------------
 
 def test_decode_raw_types_as_tensorflow():
