@@ -203,3 +203,20 @@ def test_a_keras_models_call_function_still_loads(tmp_path):
     loaded = tf.saved_model.load(str(tmp_path))
     np.testing.assert_allclose(loaded(X_SEQ).numpy(), model(X_SEQ).numpy(), rtol=1e-6)
     assert len(loaded.trainable_variables) == 2
+
+
+def test_a_shape_generic_graphs_sizes_are_checked_at_each_call(tmp_path):
+    # a reshape target that is a size polynomial: fine at the placeholder sizes checked at
+    # load, beyond the bound at the call's batch size
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)])
+    model(X_SEQ)
+    tf.saved_model.save(model, str(tmp_path / "m"))
+    desc = read_description(tmp_path / "m")
+    graph = desc["functions"]["__call__"]["generic"]["graph"]
+    step = next(s for s in graph["steps"] if s.get("op") == "reshape")
+    step["attrs"] = {"__dict__": [["shape", {"__tuple__": [
+        {"__sym__": [[2 ** 30, [0]]]}, 1]}]]}
+    write_copy(tmp_path / "m", tmp_path, desc)
+    loaded = tf.saved_model.load(str(tmp_path))
+    with pytest.raises(tf.errors.DataLossError, match="op reshape .*attribute shape"):
+        loaded(np.zeros((3, 5, 3), np.float32))

@@ -21,6 +21,7 @@ import contextlib
 import numpy as np
 
 from .. import _core, nest
+from ..dtypes import ALL, as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, OpError
 from ..module import Module
 from . import _generic
@@ -243,9 +244,7 @@ _COUNT_ATTRS = frozenset(("depth", "num_segments", "n"))
 _DTYPE_ATTRS = frozenset(("dtype", "output_type", "out_type", "out_idx", "output_idx_type"))
 
 
-def _fe_dtypes():
-    from ..dtypes import ALL
-    return {d._np for d in ALL}
+_FE_DTYPES = frozenset(np.dtype(d._np) for d in ALL)
 
 
 def _bad_attr(fname, opname, attr, what, value):
@@ -313,7 +312,7 @@ def check_attrs(op, attrs, fname):
     if not (isinstance(attrs, dict) and all(isinstance(k, str) for k in attrs)):
         raise DataLossError("saved_model.load: the attributes of op %s of %s are not a dict "
                             "of names" % (op.name, fname))
-    dtypes = _fe_dtypes()
+    dtypes = _FE_DTYPES
     for name, value in attrs.items():
         if name not in op.attrs:
             raise DataLossError("saved_model.load: op %s of %s has no attribute %.80r "
@@ -321,7 +320,6 @@ def check_attrs(op, attrs, fname):
                                                    ", ".join(sorted(op.attrs)) or "none"))
         _check_value(value, fname, op.name, name, dtypes)
         if name in _DTYPE_ATTRS and value is not None:
-            from ..dtypes import as_dtype
             try:
                 known = np.dtype(as_dtype(value)._np) in dtypes
             except TypeError:
