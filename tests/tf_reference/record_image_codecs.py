@@ -1,7 +1,8 @@
 """Record TensorFlow 2.21's verdict on mutated PNG, GIF and BMP files for
 tests/image/test_codecs_against_tensorflow.py: for each file (built from a seed by
 tests/image/image_mutations.py, the same bytes in both environments) the error class,
-or the output's shape, dtype and SHA-1.
+or the output's shape, dtype and SHA-1, of its decode_<format> op and (PNG and GIF) of
+decode_image with drawn channels, dtype and expand_animations.
 
 Run from the repository root:
 /path/to/tf-venv/bin/python tests/tf_reference/record_image_codecs.py
@@ -35,6 +36,14 @@ def verdict(op, blob, kwargs):
             "sha1": hashlib.sha1(np.ascontiguousarray(out).tobytes()).hexdigest()}
 
 
+def image_kwargs(i):
+    """decode_image's arguments for case ``i`` (the test draws the same)."""
+    rng = np.random.default_rng([SEED + 1, i])
+    return {"channels": [None, 0, 1, 3, 4][int(rng.integers(5))],
+            "dtype": ["uint8", "uint16", "float32", "int32"][int(rng.integers(4))],
+            "expand_animations": bool(rng.integers(2))}
+
+
 def main():
     cases = {}
     for fmt, n in COUNTS.items():
@@ -42,8 +51,12 @@ def main():
         rows = []
         for i in range(n):
             blob, _, kwargs = make(np.random.default_rng([SEED, i]))
-            rows.append({"input_sha1": hashlib.sha1(blob).hexdigest(),
-                         **verdict(op, blob, kwargs)})
+            row = {"input_sha1": hashlib.sha1(blob).hexdigest(), **verdict(op, blob, kwargs)}
+            # decode_image too (not of the mutated BMPs: TensorFlow 2.21's decode_image
+            # crashes on some of them)
+            if fmt != "bmp":
+                row["decode_image"] = verdict("decode_image", blob, image_kwargs(i))
+            rows.append(row)
         cases[fmt] = rows
     save("image_codecs", {"seed": SEED, "cases": cases})
 
