@@ -266,7 +266,7 @@ def _from_nhwc(y, data_format):
     return y if data_format == "NHWC" else transpose(y, (0, 3, 1, 2))
 
 
-def _conv_groups(opname, cin, w_shape):
+def _conv_groups(opname, x_shape, cin, w_shape):
     """The number of groups of a convolution of ``cin`` input channels with filters of
     ``w_shape`` (..., in, out): filters with ``cin / groups`` input channels make a grouped
     convolution, as TensorFlow's conv2d reads them (ResNeXt's blocks)."""
@@ -275,8 +275,8 @@ def _conv_groups(opname, cin, w_shape):
         return 1                          # (the op's own checks name a bad shape)
     if cin % fin:
         raise _err(opname, "input depth must be evenly divisible by filter depth (expected "
-                   "input channels a multiple of filters.shape[-2] = %d, got %d input "
-                   "channels and filters shape %s)" % (fin, cin, list(w_shape)))
+                   "input channels a multiple of filters.shape[-2] = %d, got input shape %s "
+                   "and filters shape %s)" % (fin, list(x_shape), list(w_shape)))
     groups = cin // fin
     if fout % groups:
         raise _err(opname, "output depth must be evenly divisible by number of groups "
@@ -320,7 +320,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     groups = 1
     if x._value.ndim == 4 and w._value.ndim == 4:
         cin = x._value.shape[3 if data_format == "NHWC" else 1]
-        groups = _conv_groups(name_, cin, w._value.shape)
+        groups = _conv_groups(name_, x._value.shape, cin, w._value.shape)
     if groups > 1:
         return _from_nhwc(_grouped_conv2d(_to_nhwc(x, data_format), w, groups, attrs),
                           data_format)
