@@ -234,7 +234,7 @@ def _zeta_head(s, z):
         ks = k0 + np.arange(min(_HEAD_BLOCK, most - k0), dtype=np.float64)
         terms = (zs[live, None] + ks) ** -ss[live, None]
         total[live] += np.where(ks < ms[live, None], terms, 0.0).sum(axis=1)
-    acc.ravel()[idx] = total
+    np.put(acc, idx, total)     # (acc.ravel() would be a copy for a Fortran-order z)
     return acc, z + steps
 
 
