@@ -9,8 +9,11 @@ arithmetic is TensorFlow's, in float32 with its roundings, and the random number
 TensorFlow's too: Philox4x32-10 read one 32-bit word at a time (SimplePhilox), uniform
 floats from 23 mantissa bits, uniform integers by rejection (ExactUniformInt). The
 stateless op scrambles its seed pair as every TensorFlow stateless op does, so it gives
-TensorFlow's crop; the stateful op draws a fresh Philox key from fasteager's seeded
-stream (``fe.random.set_seed``), so it is reproducible but not TensorFlow's sequence.
+TensorFlow's crop. The stateful op with a seed gives TensorFlow's sequence of crops in
+eager mode: its seeds are ``tf.random.get_seed``'s, and the state of the kernel TensorFlow
+caches per seeds and attributes advances by ``max_attempts`` Philox steps a call until
+``fe.random.set_seed``. With ``seed=0`` TensorFlow's kernel is seeded at random; here it
+draws from fasteager's global stream.
 """
 import numpy as np
 
@@ -21,6 +24,7 @@ from .ops import _philox
 _F32 = np.float32
 _U32 = 0xFFFFFFFF
 _SIZE_DTYPES = ("uint8", "int8", "int16", "int32", "int64")
+_MAXINT32 = 2 ** 31 - 1
 
 
 class _SimplePhilox:
@@ -119,8 +123,10 @@ def _pair(opname, what, value, default):
     return v
 
 
-def _sample(opname, image_size, bounding_boxes, rng, min_object_covered, aspect_ratio_range,
-            area_range, max_attempts, use_image_if_no_bounding_boxes):
+def _sample(opname, image_size, bounding_boxes, make_rng, min_object_covered,
+            aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes):
+    """The op's outputs; ``make_rng(attrs)`` gives the SimplePhilox once the arguments
+    are valid (``attrs``: the kernel attributes TensorFlow caches a stateful kernel by)."""
     size_t = _core.convert_to_tensor(image_size)
     size = np.asarray(size_t._value)
     if size.dtype.name not in _SIZE_DTYPES:
@@ -178,6 +184,8 @@ def _sample(opname, image_size, bounding_boxes, rng, min_object_covered, aspect_
                 "use_image_if_no_bounding_boxes if you wish to not provide any bounding "
                 "boxes." % opname)
         rects.append(whole)
+    rng = make_rng((size.dtype.name, tuple(aspect.tolist()), tuple(area.tolist()), attempts,
+                    bool(use_image_if_no_bounding_boxes)))
     crop = whole
     for _ in range(attempts):
         ratio = rng.rand_float() * (aspect[1] - aspect[0]) + aspect[0]
@@ -205,15 +213,40 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object
     normalised [ymin, xmin, ymax, xmax]): ``(begin, size, bboxes)`` for ``fe.slice``
     (``begin`` [y, x, 0], ``size`` [h, w, -1] in image_size's dtype) and the crop as a
     [1, 1, 4] float32 box. After ``max_attempts`` (100) failed draws it is the whole
-    image. ``seed`` 0 draws from the global stream, another seed from its own.
+    image. A nonzero ``seed`` gives TensorFlow's sequence of crops (the kernel's state
+    carries from call to call until ``fe.random.set_seed``); ``seed`` 0 draws from the
+    global stream.
 
     >>> begin, size, box = fe.image.sample_distorted_bounding_box(
     ...     [64, 64, 3], [[[0.1, 0.1, 0.9, 0.9]]], seed=1)
     """
     from .ops import random_ops
-    words = random_ops._rng_for(int(seed) or None).integers(0, 2 ** 32, size=4)
-    rng = _SimplePhilox((int(words[0]), int(words[1])), (0, 0, int(words[2]), int(words[3])))
-    return _sample("sample_distorted_bounding_box", image_size, bounding_boxes, rng,
+    seed = int(seed)
+
+    def make_rng(attrs):
+        if not seed:
+            # TensorFlow seeds this kernel at random; fasteager draws the key from its
+            # global stream (so fe.random.set_seed makes it reproducible)
+            words = random_ops._rng_for(None).integers(0, 2 ** 32, size=4)
+            return _SimplePhilox((int(words[0]), int(words[1])),
+                                 (0, 0, int(words[2]), int(words[3])))
+        # TensorFlow's get_seed: (global seed or its default, op seed), each mod 2**31-1
+        g = random_ops.get_global_seed()
+        seeds = ((random_ops._DEFAULT_GLOBAL_SEED if g is None else g) % _MAXINT32,
+                 seed % _MAXINT32)
+        if seeds == (0, 0):
+            seeds = (0, _MAXINT32)
+        # the kernel TensorFlow caches for these seeds and attributes keeps one Philox
+        # state (key = seed, counter = seed2) and reserves max_attempts steps a call;
+        # fe.random.set_seed forgets it, as TensorFlow clears its kernel cache
+        key = ("sample_distorted_bounding_box", seeds, attrs)
+        with random_ops._lock:
+            calls = random_ops._op_streams.get(key, 0)
+            random_ops._op_streams[key] = calls + 1
+        s1, s2 = seeds
+        counter = _philox.skip((0, 0, s2 & _U32, s2 >> 32), calls * attrs[3])
+        return _SimplePhilox((s1 & _U32, s1 >> 32), counter)
+    return _sample("sample_distorted_bounding_box", image_size, bounding_boxes, make_rng,
                    min_object_covered, aspect_ratio_range, area_range, max_attempts,
                    use_image_if_no_bounding_boxes)
 
@@ -237,6 +270,6 @@ def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed,
         raise InvalidArgumentError("%s: seed must have shape [2], not %s"
                                    % (opname, list(seed_v.shape)))
     key, counter = _philox.scramble_seed(int(seed_v[0]), int(seed_v[1]))
-    return _sample(opname, image_size, bounding_boxes, _SimplePhilox(key, counter),
-                   min_object_covered, aspect_ratio_range, area_range, max_attempts,
+    return _sample(opname, image_size, bounding_boxes,
+                   lambda attrs: _SimplePhilox(key, counter), min_object_covered, aspect_ratio_range, area_range, max_attempts,
                    use_image_if_no_bounding_boxes)

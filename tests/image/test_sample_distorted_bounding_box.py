@@ -42,20 +42,33 @@ def test_fallback_to_the_whole_image_as_tensorflow(i):
     assert got[0].numpy().tolist() == [0, 0, 0] and got[1].numpy().tolist() == [h, w, -1]
 
 
-def test_stateful_shapes_dtypes_and_seeding():
+def test_stateful_crops_are_tensorflows_sequence():
     want = REF["stateful_seed7_int64"]
+    tf.random.set_seed(None)
     got = tf.image.sample_distorted_bounding_box(tf.constant([100, 200, 3], tf.int64),
                                                  [[[0.1, 0.2, 0.6, 0.7]]], seed=7)
-    assert [(g.dtype.name, list(g.shape)) for g in got] == \
-        [(w["dtype"], w["shape"]) for w in want]
+    _check(got, want)
+    # the recorder's calls in its order: a seed's kernel state carries from call to call
+    # (per image_size dtype and attributes; min_object_covered is an input), and
+    # set_seed starts every kernel again
+    box = [[[0.1, 0.2, 0.6, 0.7]]]
+    for global_seed, outs in sorted(REF["stateful_sequences"].items()):
+        tf.random.set_seed(None if global_seed == "None" else int(global_seed))
+        for (seed, size, dtype, kw), out in zip(REF["stateful_calls"], outs):
+            _check(tf.image.sample_distorted_bounding_box(tf.constant(size, dtype), box,
+                                                          seed=seed, **kw), out)
+    tf.random.set_seed(None)
+
+
+def test_stateful_without_seed_follows_the_global_seed():
+    args = ([64, 48, 3], [[[0.2, 0.2, 0.8, 0.8]]])
     tf.random.set_seed(5)
-    first = [g.numpy() for g in tf.image.sample_distorted_bounding_box(
-        [64, 48, 3], [[[0.2, 0.2, 0.8, 0.8]]], min_object_covered=0.3)]
+    first = [g.numpy() for g in tf.image.sample_distorted_bounding_box(*args)]
     tf.random.set_seed(5)
-    again = [g.numpy() for g in tf.image.sample_distorted_bounding_box(
-        [64, 48, 3], [[[0.2, 0.2, 0.8, 0.8]]], min_object_covered=0.3)]
+    again = [g.numpy() for g in tf.image.sample_distorted_bounding_box(*args)]
     for a, b in zip(first, again):
         np.testing.assert_array_equal(a, b)
+    tf.random.set_seed(None)
 
 
 @pytest.mark.parametrize("name", sorted(REF["errors"]))

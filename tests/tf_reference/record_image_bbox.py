@@ -23,6 +23,15 @@ KWARGS = [{}, {"min_object_covered": 0.5, "aspect_ratio_range": [0.5, 2.0],
           {"aspect_ratio_range": [3.0, 4.0], "area_range": [0.02, 0.3]}]
 SIZES = [[37, 53, 3], [100, 200, 3], [1, 1, 1], [480, 640, 3], [5, 1000, 1]]
 SEEDS = [[0, 0], [1, 2], [123, 456], [-5, 99], [2 ** 40, 7]]
+# stateful calls in order: (seed, image_size, its dtype, kwargs); a seed's kernel keeps
+# its state between calls with the same attributes
+STATEFUL_CALLS = [(1, [37, 53, 3], "int32", {}), (1, [37, 53, 3], "int32", {}),
+                  (7, [100, 200, 3], "int32", {"max_attempts": 3}),
+                  (1, [37, 53, 3], "int64", {}),
+                  (7, [100, 200, 3], "int32", {"max_attempts": 3}),
+                  (1, [37, 53, 3], "int32", {"min_object_covered": 0.5}),
+                  (2 ** 33 + 5, [64, 64, 3], "int32", {"area_range": [0.2, 0.6]}),
+                  (1, [37, 53, 3], "int32", {})]
 
 
 def outputs(r):
@@ -66,6 +75,13 @@ def main():
                  case([0, 200, 3], BOX, [1, 2], {})]
     stateful = outputs(tf.image.sample_distorted_bounding_box(
         tf.constant([100, 200, 3], tf.int64), BOX, seed=7))
+    sequences = {}
+    for global_seed in (None, 5):
+        tf.random.set_seed(global_seed)     # (also clears TensorFlow's kernel cache)
+        sequences[str(global_seed)] = [
+            outputs(tf.image.sample_distorted_bounding_box(
+                tf.constant(size, dtype), BOX, seed=seed, **kw))
+            for seed, size, dtype, kw in STATEFUL_CALLS]
     good = {"image_size": [100, 200, 3], "bounding_boxes": BOX, "seed": [1, 2]}
     bad = {"no_boxes": {"bounding_boxes": tf.zeros([1, 0, 4])},
            "coords_out_of_range": {"bounding_boxes": [[[0.1, 0.2, 1.6, 0.7]]]},
@@ -81,7 +97,9 @@ def main():
            "seed_three": {"seed": [1, 2, 3]}}
     errors = {name: error({**good, **kw}) for name, kw in bad.items()}
     save("image_bbox", {"stateless": stateless, "fallbacks": fallbacks,
-                        "stateful_seed7_int64": stateful, "errors": errors})
+                        "stateful_seed7_int64": stateful, "stateful_calls": STATEFUL_CALLS,
+                        "stateful_sequences": sequences,
+                        "errors": errors})
 
 
 if __name__ == "__main__":
