@@ -2,10 +2,13 @@
 ``fe.io.decode_png`` / ``encode_png``.
 
 Decoding reads every PNG TensorFlow's libpng build reads: bit depths 1-16, grey, grey +
-alpha, RGB, RGBA and palette images (with ``tRNS`` transparency for palettes), and Adam7
-interlacing. Every chunk's CRC is checked and the decompressed size is bounded by what the
-header promises, so a corrupt or hostile file raises ``PngError`` (the caller turns it into
-``InvalidArgumentError``) instead of allocating without limit. Channel conversions are
+alpha, RGB, RGBA and palette images (with ``tRNS`` transparency: palette alphas, or a
+grey/RGB colour key), and Adam7 interlacing, and refuses what libpng refuses (chunk order,
+CRCs, a zlib stream cut short, libpng's and TensorFlow's size limits; see ``read``). The
+decompressed size is bounded by what the header promises and unfiltering is a Cython loop
+(``_kernels.png_unfilter``), so a corrupt or hostile file raises ``PngError`` (the caller
+turns it into ``InvalidArgumentError``) in time and memory proportional to the file and
+the image, never allocating without limit. Channel conversions are
 libpng's, as TensorFlow configures it: grey from RGB by libpng's fixed-point
 ``0.299 R + 0.587 G + 0.114 B`` (alpha dropped, not composited), 16-bit to 8-bit by
 dropping the low byte, 8-bit to 16-bit by ``* 257``, sub-byte grey scaled to 8 bits, and
