@@ -199,7 +199,15 @@ def test_sum_middle_axes_checks_its_axes_and_array():
         with pytest.raises(ValueError, match="sum_middle_axes: axes out of range"):
             _kernels.sum_middle_axes(x, a0, a1)
     with pytest.raises(ValueError, match="sum_middle_axes: x"):
+        _kernels.sum_middle_axes(x.tolist(), 1, 2)
+    with pytest.raises(ValueError):           # (the typed memoryview refuses it)
         _kernels.sum_middle_axes(x.astype(np.int32), 1, 2)
+    with pytest.raises(ValueError):
+        _kernels.sum_middle_axes(x.astype(">f4"), 1, 2)
+    # a non-contiguous x is read in its logical order
+    t = np.ascontiguousarray(np.arange(48, dtype=F32).reshape(8, 3, 2).transpose(2, 1, 0))
+    v = t.transpose(2, 1, 0)
+    np.testing.assert_array_equal(_kernels.sum_middle_axes(v, 1, 2), v.sum(axis=1))
     # no elements: zeros, no read of a first element
     np.testing.assert_array_equal(_kernels.sum_middle_axes(np.ones((2, 0, 8), F32), 1, 2),
                                   np.zeros((2, 8), F32))
