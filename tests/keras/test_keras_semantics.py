@@ -193,7 +193,7 @@ def test_load_weights_h5_returns_none(tmp_path):
     assert m.load_weights(tmp_path / "x.weights.h5") is None
 
 
-def test_save_weights_of_unbuilt_model_raises_as_keras():
+def test_save_weights_of_unbuilt_model_raises_as_keras(tmp_path):
     class Unbuilt(keras.Model):
         def __init__(self):
             super().__init__()
@@ -204,7 +204,7 @@ def test_save_weights_of_unbuilt_model_raises_as_keras():
 
     ref = REF["save_unbuilt"]
     with pytest.raises(ValueError) as e:
-        Unbuilt().save_weights("unused.weights.h5")
+        Unbuilt().save_weights(str(tmp_path / "unused.weights.h5"))
     assert type(e.value).__name__ == ref["class"] and str(e.value) == ref["message"]
 
 

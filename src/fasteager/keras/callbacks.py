@@ -294,36 +294,64 @@ class LearningRateScheduler(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Save the model's weights after each epoch (or only the best, by ``monitor``).
+    """Save the model's weights after each epoch, or every ``save_freq`` batches (or only
+    the best, by ``monitor``).
 
-    ``filepath`` may contain ``{epoch:02d}`` and log keys: ``'ckpt-{epoch:02d}.npz'``.
+    ``filepath`` may contain ``{epoch:02d}``, ``{batch:02d}`` and log keys:
+    ``'ckpt-{epoch:02d}.npz'``. As in Keras 3, an integer ``save_freq`` counts batches
+    across epochs and saves with that batch's logs, naming the epoch in progress.
     """
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=True, mode="auto", save_freq="epoch",
                  initial_value_threshold=None):
         super().__init__()
-        if save_freq != "epoch":
-            raise ValueError("ModelCheckpoint: only save_freq='epoch' is supported (got %r)"
-                             % (save_freq,))
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError("Unrecognized save_freq: %s. Expected save_freq are 'epoch' or "
+                             "integer values" % (save_freq,))
         self.filepath = os.fspath(filepath)
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
         self.save_weights_only = save_weights_only
+        self.save_freq = save_freq
         self.mode = _monitor_mode(monitor, mode, "ModelCheckpoint")
         self.best = initial_value_threshold
+        self._current_epoch = 0
+        self._last_batch_seen = -1
+        self._batches_since_saving = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        # batch numbers restart each epoch: a number not above the last one is a new epoch
+        seen = batch + 1 if batch <= self._last_batch_seen else batch - self._last_batch_seen
+        self._last_batch_seen = batch
+        self._batches_since_saving += seen
+        if self._batches_since_saving >= self.save_freq:
+            self._batches_since_saving = 0
+            self._save(self._current_epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    def _save(self, epoch, batch, logs):
         if not _distribute.should_write():   # only the chief writes (multi-worker)
             return
         logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        keys = dict(logs, epoch=epoch + 1)
+        if batch is not None:
+            keys["batch"] = batch + 1
+        path = self.filepath.format(**keys)
         if self.save_best_only:
             current = logs.get(self.monitor)
             if current is None:
                 warnings.warn("ModelCheckpoint: can save best model only with %r available"
-                              % self.monitor, stacklevel=2)
+                              % self.monitor, stacklevel=3)
                 return
             better = self.best is None or (current < self.best if self.mode == "min"
                                            else current > self.best)
@@ -331,11 +359,13 @@ class ModelCheckpoint(Callback):
                 return
             self.best = current
         if self.verbose:
-            print("\nEpoch %05d: saving model to %s" % (epoch + 1, path))
+            print("\nEpoch %d: saving model to %s" % (epoch + 1, path))
         if self.save_weights_only or not hasattr(self.model, "save"):
             self.model.save_weights(path)
         else:
             self.model.save(path)
+        if self.verbose:
+            print("\nEpoch %d: finished saving model to %s" % (epoch + 1, path))
 
 
 class LambdaCallback(Callback):
