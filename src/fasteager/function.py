@@ -199,6 +199,17 @@ class _Tracer:
             tracer = tracer.parent
         return tracer
 
+    def _owner(self, t):
+        """The recorder (this one or a parent) holding ``t``'s register, and the register;
+        ``(None, None)`` when no recorder holds it."""
+        tracer = self
+        while tracer is not None:
+            r = tracer.slots.get(t._id)
+            if r is not None:
+                return tracer, r
+            tracer = tracer.parent
+        return None, None
+
     def tie_to_sizes(self, why):
         """Python code used a value taken from the traced sizes: the trace serves those
         sizes only (each other size is traced again)."""
@@ -224,12 +235,7 @@ class _Tracer:
         pattern = root.relaxed.get(r) if r is not None else None
         if pattern is not None:
             return TensorShape(pattern)
-        tracer = self
-        while tracer is not None:
-            r = tracer.slots.get(t._id)
-            if r is not None:
-                break
-            tracer = tracer.parent
+        tracer, r = self._owner(t)
         if r is None or r not in tracer.dep:
             return None
         if tracer is not root:
@@ -241,12 +247,7 @@ class _Tracer:
     def length_read(self, t):
         """``len(t)``, or a Python loop over ``t`` (unrolled for its length): its first
         dimension taken as a number, by any code."""
-        tracer = self
-        while tracer is not None:
-            r = tracer.slots.get(t._id)
-            if r is not None:
-                break
-            tracer = tracer.parent
+        tracer, r = self._owner(t)
         if r is None or r not in tracer.dep:
             return
         root = self.root()
