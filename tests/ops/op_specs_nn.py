@@ -44,9 +44,11 @@ def erf_ref(x):
 
 def gelu_ref(x, approximate=False):
     z = x.astype(np.float64)
+    # TF's gelu takes 0.044715 and 1/sqrt(2) as float32 constants, for float64 input too
+    a, c = float(np.float32(0.044715)), float(np.float32(1 / math.sqrt(2)))
     if approximate:
-        return _as(0.5 * z * (1 + np.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z ** 3))), x)
-    return _as(0.5 * z * (1 + erf_ref(z / math.sqrt(2))), x)
+        return _as(0.5 * z * (1 + np.tanh(math.sqrt(2 / math.pi) * (z + a * z ** 3))), x)
+    return _as(0.5 * z * (1 + erf_ref(z * c)), x)
 
 
 def sparse_labels(shape):
@@ -315,8 +317,10 @@ NN_SPECS = {
     "selu": Spec(fe.nn.selu, lambda x: _as(_SELU_S * np.where(
         x > 0, x, _SELU_A * np.expm1(np.minimum(x, 0))), x), domain=away_from_zero),
     "leaky_relu": Spec(lambda x: [fe.nn.leaky_relu(x), fe.nn.leaky_relu(x, alpha=0.01)],
-                       lambda x: [np.where(x > 0, x, _as(0.2 * x, x)),
-                                  np.where(x > 0, x, _as(0.01 * x, x))], domain=away_from_zero),
+                       # (TF's alpha is a float32 attribute, also for float64 input)
+                       lambda x: [np.where(x > 0, x, _as(float(np.float32(0.2)) * x, x)),
+                                  np.where(x > 0, x, _as(float(np.float32(0.01)) * x, x))],
+                       domain=away_from_zero),
     "softplus": Spec(fe.nn.softplus, lambda x: _as(np.logaddexp(0, x.astype(np.float64)), x)),
     "softsign": Spec(fe.nn.softsign, lambda x: x / (1 + np.abs(x)), domain=away_from_zero),
     "silu": Spec(lambda x: [fe.nn.silu(x), fe.nn.swish(x, beta=1.5)],

@@ -7,15 +7,34 @@ import fasteager as fe
 from . import _ops
 
 
-def relu(x, alpha=0.0, max_value=None, threshold=0.0):
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Keras 3's relu: ``x`` above ``threshold`` (else 0), clipped to ``max_value``, minus
+    ``negative_slope * relu(threshold - x)``.
+
+    Composed as Keras 3 composes it, so the gradient at the kinks is Keras's too (0 at
+    ``x == 0`` and at ``x == 6`` through relu6, 1 at a ``max_value`` bound through clip).
+
+    >>> relu(fe.constant([-10., 0., 10.]), negative_slope=0.5, max_value=5.)
+    """
     x = fe.convert_to_tensor(x)
-    if alpha == 0.0 and max_value is None and threshold == 0.0:
-        return fe.nn.relu(x)
-    neg = x * alpha if alpha else None
-    y = fe.where(x > threshold, x, fe.zeros_like(x) if neg is None else neg - alpha * threshold)
-    if max_value is not None:
-        y = fe.minimum(y, float(max_value))
-    return y
+    negative_part = None
+    if negative_slope != 0.0:
+        if max_value is None and threshold == 0:
+            return _ops.leaky_relu(x, negative_slope)
+        negative_part = fe.nn.relu(threshold - x if threshold != 0 else -x)
+    clip_max = max_value is not None
+    if threshold != 0:
+        x = fe.where(x > fe.cast(threshold, x.dtype), x, fe.zeros_like(x))
+    elif max_value == 6:
+        x = _ops.relu6(x)
+        clip_max = False
+    else:
+        x = fe.nn.relu(x)
+    if clip_max:
+        x = fe.clip_by_value(x, fe.cast(0.0, x.dtype), fe.cast(max_value, x.dtype))
+    if negative_part is not None:
+        x = x - negative_slope * negative_part
+    return x
 
 
 def sigmoid(x):
@@ -66,8 +85,8 @@ def softsign(x):
     return x / (1.0 + fe.abs(x))
 
 
-def leaky_relu(x, alpha=0.2):
-    return _ops.leaky_relu(x, alpha)
+def leaky_relu(x, negative_slope=0.2):
+    return _ops.leaky_relu(x, negative_slope)
 
 
 def relu6(x):
@@ -75,7 +94,9 @@ def relu6(x):
 
 
 def hard_sigmoid(x):
-    return fe.clip_by_value(0.2 * fe.convert_to_tensor(x) + 0.5, 0., 1.)
+    # Keras 3's piecewise-linear sigmoid, relu6(x + 3) / 6 (TF 2's was 0.2 x + 0.5, clipped)
+    x = fe.convert_to_tensor(x)
+    return _ops.relu6(x + fe.cast(3.0, x.dtype)) / fe.cast(6.0, x.dtype)
 
 
 def exponential(x):

@@ -15,7 +15,7 @@ from .. import _core, _kernels
 from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose, zeros_like
 from .math_ops import (_matmul, _matmul_fwd, _matmul_into, _reduce_sum, cast, convert_same,
-                       exp, greater, maximum, multiply, reduce_mean, reduce_sum, rsqrt,
+                       exp, greater, less, maximum, multiply, reduce_mean, reduce_sum, rsqrt,
                        sigmoid, square, squared_difference, tanh, where)
 from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
                        single_axis)
@@ -141,10 +141,11 @@ def _selu_fwd(x):
     return np.where(x > 0, _SELU_SCALE * x, neg).astype(x.dtype, copy=False)
 
 
-# selu = s x (x > 0), s a (exp(x) - 1) (x <= 0): d/dx = s, or s a exp(x) = selu(x) + s a
+# selu = s x (x > 0), s a (exp(x) - 1) (x <= 0): d/dx = s, or s a exp(x) = selu(x) + s a;
+# at x = 0 TF's SeluGrad (which tests the output < 0) takes s, so does this
 selu = defop("selu", _selu_fwd, kinds=FLOAT, jvp=ELEMENTWISE,
-             grads=[lambda g, ans, x: g * where(greater(x, 0), _SELU_SCALE,
-                                                ans + _SELU_SCALE * _SELU_ALPHA)])
+             grads=[lambda g, ans, x: g * where(less(ans, 0), ans + _SELU_SCALE * _SELU_ALPHA,
+                                                _SELU_SCALE)])
 
 
 def _leaky_relu_fwd(x, alpha=0.2):
@@ -166,7 +167,8 @@ def leaky_relu(features, alpha=0.2, name=None):
     x = convert_to_tensor(features)
     if x._value.dtype.kind in "iu":
         x = cast(x, np.float32)
-    return execute(_leaky_relu, x, alpha=float(alpha))
+    # TF's alpha is a 32-bit float attribute: a float64 input is scaled by float32(alpha)
+    return execute(_leaky_relu, x, alpha=float(np.float32(alpha)))
 
 
 def _softplus_fwd(x):
@@ -214,10 +216,13 @@ swish = silu
 
 # ---- gelu ------------------------------------------------------------------------------
 
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+# TF's gelu casts 1/sqrt(2) and 0.044715 from 32-bit constants (math_ops.cast of a Python
+# float), so a float64 gelu uses their float32 roundings; the same constants here give the
+# same float64 values. sqrt(2/pi) is a Python float in TF's tanh form: exact.
+_INV_SQRT2 = float(np.float32(1.0 / math.sqrt(2.0)))
+_GELU_PDF = _INV_SQRT2 / math.sqrt(math.pi)   # d/dx erf(c x) / 2 = c/sqrt(pi) exp(-(c x)^2)
 _GELU_C = math.sqrt(2.0 / math.pi)
-_GELU_A = 0.044715
+_GELU_A = float(np.float32(0.044715))
 
 
 def _gelu_fwd(x, approximate=False):
@@ -235,9 +240,10 @@ def _gelu_grad(g, ans, x, approximate=False):
         # dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 a x^2)
         t = tanh(_GELU_C * (x + _GELU_A * x * x * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _GELU_C * (1 + 3 * _GELU_A * x * x))
-    # y = x Phi(x): dy/dx = Phi(x) + x phi(x), Phi(x) = (1 + erf(x/sqrt2))/2
-    cdf = 0.5 * (1 + erf(x * _INV_SQRT2))
-    pdf = _INV_SQRT_2PI * exp(-0.5 * (x * x))
+    # y = x Phi(x): dy/dx = Phi(x) + x phi(x), Phi(x) = (1 + erf(c x))/2, c = 1/sqrt2
+    cx = x * _INV_SQRT2
+    cdf = 0.5 * (1 + erf(cx))
+    pdf = _GELU_PDF * exp(-(cx * cx))
     return g * (cdf + x * pdf)
 
 

@@ -1,6 +1,7 @@
 """Core layers: Dense, Flatten, Reshape, Dropout, Activation, ReLU, Softmax, Embedding,
 Masking, Lambda."""
 import types
+import warnings
 
 import numpy as np
 
@@ -213,22 +214,28 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
-    """``min(max(x, 0) + negative_slope * min(x, 0), max_value)``."""
+    """Keras 3's ``ReLU(max_value, negative_slope, threshold)``: ``activations.relu``."""
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True      # (as Keras 3: masks pass through)
-        if max_value is not None and max_value < 0:
-            raise ValueError("ReLU: max_value must be >= 0 (got %r)" % (max_value,))
-        if negative_slope < 0:
-            raise ValueError("ReLU: negative_slope must be >= 0 (got %r)" % (negative_slope,))
+        # (Keras 3's checks and messages)
+        if max_value is not None and max_value < 0.0:
+            raise ValueError("max_value of a ReLU layer cannot be a negative value. "
+                             "Received: max_value=%s" % (max_value,))
+        if negative_slope is None or negative_slope < 0.0:
+            raise ValueError("negative_slope of a ReLU layer cannot be None or a negative "
+                             "value. Received: negative_slope=%s" % (negative_slope,))
+        if threshold is None or threshold < 0.0:
+            raise ValueError("threshold of a ReLU layer cannot be None or a negative value. "
+                             "Received: threshold=%s" % (threshold,))
         self.max_value = max_value
-        self.negative_slope = float(negative_slope)
-        self.threshold = float(threshold)
+        self.negative_slope = negative_slope
+        self.threshold = threshold
 
     def call(self, inputs):
-        return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
-                                threshold=self.threshold)
+        return activations.relu(inputs, negative_slope=self.negative_slope,
+                                max_value=self.max_value, threshold=self.threshold)
 
     def get_config(self):
         config = super().get_config()
@@ -238,17 +245,27 @@ class ReLU(Layer):
 
 
 class LeakyReLU(Layer):
-    def __init__(self, alpha=0.3, **kwargs):
+    """``x`` for ``x >= 0``, ``negative_slope * x`` below (Keras 3's name; Keras 2's
+    ``alpha=`` is still taken, with Keras 3's deprecation warning)."""
+
+    def __init__(self, negative_slope=0.3, **kwargs):
+        if "alpha" in kwargs:
+            negative_slope = kwargs.pop("alpha")
+            warnings.warn("Argument `alpha` is deprecated. Use `negative_slope` instead.")
         super().__init__(**kwargs)
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError("The negative_slope value of a Leaky ReLU layer cannot be None or "
+                             "negative value. Expected a float. Received: negative_slope=%s"
+                             % (negative_slope,))
         self.supports_masking = True      # (as Keras 3: masks pass through)
-        self.alpha = float(alpha)
+        self.negative_slope = negative_slope
 
     def call(self, inputs):
-        return _ops.leaky_relu(inputs, self.alpha)
+        return activations.leaky_relu(inputs, negative_slope=self.negative_slope)
 
     def get_config(self):
         config = super().get_config()
-        config["alpha"] = self.alpha
+        config["negative_slope"] = self.negative_slope
         return config
 
 
