@@ -29,8 +29,15 @@ class Callback:
     def on_train_end(self, logs=None): pass
     def on_epoch_begin(self, epoch, logs=None): pass
     def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
+
+    # as Keras 3: the training-batch hooks call the Keras 1 names, so a callback that
+    # overrides only on_batch_begin/on_batch_end sees each training batch once
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs=logs)
+
     def on_test_begin(self, logs=None): pass
     def on_test_end(self, logs=None): pass
     def on_test_batch_begin(self, batch, logs=None): pass
@@ -45,8 +52,33 @@ class Callback:
     def on_batch_end(self, batch, logs=None): pass
 
 
+def _pythonify_logs(logs):
+    """Logs as Keras 3's CallbackList hands them to each hook: a new dict (``{}`` for
+    None) in key order, nested dicts flattened, values as Python floats where they convert
+    (a batch of predictions stays as it is)."""
+    out = {}
+    for key, value in sorted((logs or {}).items()):
+        if isinstance(value, dict):
+            out.update(_pythonify_logs(value))
+            continue
+        try:
+            value = float(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
+        except (TypeError, ValueError):
+            pass
+        out[key] = value
+    return out
+
+
+# Keras 3 hands the batch hooks their logs by keyword, the others positionally
+_BATCH_HOOKS = frozenset(["on_train_batch_begin", "on_train_batch_end", "on_test_batch_begin",
+                          "on_test_batch_end", "on_predict_batch_begin",
+                          "on_predict_batch_end", "on_batch_begin", "on_batch_end"])
+
+
 class CallbackList:
-    """Calls each hook on every callback in order."""
+    """Calls each hook on every callback in order, as Keras 3's: every hook receives logs
+    (``{}`` when there are none), and the ``on_batch_*`` names are reached only through
+    ``Callback.on_train_batch_*``."""
 
     def __init__(self, callbacks=None, model=None, **params):
         self.callbacks = list(callbacks or [])
@@ -58,18 +90,25 @@ class CallbackList:
                 cb.set_model(model)
             cb.set_params(params)
 
-    def _call(self, hook, *args):
-        for cb in self.callbacks:
-            getattr(cb, hook)(*args)
-
     def __getattr__(self, hook):
-        if hook.startswith("on_"):
-            def call(*args):
-                self._call(hook, *args)
-                if hook in ("on_train_batch_begin", "on_train_batch_end"):
-                    self._call(hook.replace("train_", ""), *args)
-            return call
-        raise AttributeError(hook)
+        if not hook.startswith("on_") or not callable(getattr(Callback, hook, None)):
+            raise AttributeError(hook)
+        if hook in _BATCH_HOOKS:
+            def call(batch, logs=None):
+                logs = _pythonify_logs(logs)
+                for cb in self.callbacks:
+                    getattr(cb, hook)(batch, logs=logs)
+        elif hook in ("on_epoch_begin", "on_epoch_end"):
+            def call(epoch, logs=None):
+                logs = _pythonify_logs(logs)
+                for cb in self.callbacks:
+                    getattr(cb, hook)(epoch, logs)
+        else:
+            def call(logs=None):
+                logs = _pythonify_logs(logs)
+                for cb in self.callbacks:
+                    getattr(cb, hook)(logs)
+        return call
 
 
 class History(Callback):
@@ -294,22 +333,39 @@ class LearningRateScheduler(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Save the model's weights after each epoch, or every ``save_freq`` batches (or only
-    the best, by ``monitor``).
+    """Save the model (or only its weights) after each epoch, or every ``save_freq``
+    batches (or only the best, by ``monitor``).
 
-    ``filepath`` may contain ``{epoch:02d}``, ``{batch:02d}`` and log keys:
-    ``'ckpt-{epoch:02d}.npz'``. As in Keras 3, an integer ``save_freq`` counts batches
-    across epochs and saves with that batch's logs, naming the epoch in progress.
+    As Keras 3's: the whole model by default, to a ``.keras`` (or legacy ``.h5``) path;
+    with ``save_weights_only=True`` the weights, to a ``.weights.h5`` path (fasteager's
+    own ``.npz`` and ``.safetensors`` weights files are accepted too). ``filepath`` may
+    contain ``{epoch:02d}``, ``{batch:02d}`` and log keys: ``'ckpt-{epoch:02d}.keras'``;
+    missing folders are made. An integer ``save_freq`` counts batches across epochs and
+    saves with that batch's logs, naming the epoch in progress.
     """
 
+    _WEIGHTS_SUFFIXES = (".weights.h5", ".npz", ".safetensors")
+
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
-                 save_weights_only=True, mode="auto", save_freq="epoch",
+                 save_weights_only=False, mode="auto", save_freq="epoch",
                  initial_value_threshold=None):
         super().__init__()
         if save_freq != "epoch" and not isinstance(save_freq, int):
             raise ValueError("Unrecognized save_freq: %s. Expected save_freq are 'epoch' or "
                              "integer values" % (save_freq,))
-        self.filepath = os.fspath(filepath)
+        filepath = os.fspath(filepath)
+        if save_weights_only:
+            if not filepath.endswith(self._WEIGHTS_SUFFIXES):
+                raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, "
+                                 "the filepath provided must end in `.weights.h5` (Keras "
+                                 "weights format). Received: filepath=%s" % filepath)
+        elif not filepath.endswith((".keras", ".h5")):
+            hint = (" (a weights file such as .npz or .safetensors needs "
+                    "save_weights_only=True)" if filepath.endswith(self._WEIGHTS_SUFFIXES)
+                    else "")
+            raise ValueError("The filepath provided must end in `.keras` (Keras model "
+                             "format). Received: filepath=%s%s" % (filepath, hint))
+        self.filepath = filepath
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
@@ -360,7 +416,10 @@ class ModelCheckpoint(Callback):
             self.best = current
         if self.verbose:
             print("\nEpoch %d: saving model to %s" % (epoch + 1, path))
-        if self.save_weights_only or not hasattr(self.model, "save"):
+        directory = os.path.dirname(path)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        if self.save_weights_only:
             self.model.save_weights(path)
         else:
             self.model.save(path)

@@ -116,6 +116,7 @@ class Model(Layer):
     # training state, not part of the model's variables or its weights files
     _NOT_TRACKED = Layer._NOT_TRACKED | {"optimizer", "compiled_loss", "_loss_tracker",
                                          "_metric_objects", "history", "_compiled_metric_ids",
+                                         "_weighted_metric_ids", "_metric_log_names",
                                          "_input_spec"}
     # a model hands sparse and ragged inputs to its layers, which take or refuse them
     _accepts_sparse = _accepts_ragged = True
@@ -145,7 +146,9 @@ class Model(Layer):
         self.stop_training = False
         self.history = None
         self._compiled_metric_ids = []
+        self._weighted_metric_ids = []
         self._metric_objects = None
+        self._metric_log_names = None
         self._loss_tracker = metrics_module.Mean("loss")
         self._is_compiled = False
 
@@ -227,7 +230,11 @@ class Model(Layer):
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=None,
                 jit_compile=None, **kwargs):
-        """Configure training: an optimizer, a loss, and metrics (names or objects)."""
+        """Configure training: an optimizer, a loss, and metrics (names or objects).
+
+        As in Keras 3, ``metrics`` ignore ``sample_weight`` (and class weights) and
+        ``weighted_metrics`` take them; a weighted metric whose name an unweighted one
+        already has is logged as ``weighted_<name>``."""
         if isinstance(optimizer, (str, dict)):
             from . import optimizers
             optimizer = optimizers.get(optimizer)
@@ -248,8 +255,20 @@ class Model(Layer):
             metrics = []
         elif isinstance(metrics, (str, metrics_module.Metric)) or callable(metrics):
             metrics = [metrics]
-        self._compiled_metric_ids = list(metrics) + list(weighted_metrics or [])
+        if weighted_metrics is None:
+            weighted_metrics = []
+        elif not isinstance(weighted_metrics, (list, tuple, dict)):
+            raise ValueError("Expected `weighted_metrics` argument to be a list, tuple, or "
+                             "dict. Received instead: weighted_metrics=%s of type %s"
+                             % (weighted_metrics, type(weighted_metrics)))
+        if (structured or isinstance(weighted_metrics, dict)) and weighted_metrics:
+            raise fe.errors.UnimplementedError(
+                "compile: weighted_metrics with a loss or metrics per output is not "
+                "supported (expected weighted_metrics=None, got %r)" % (weighted_metrics,))
+        self._compiled_metric_ids = list(metrics)
+        self._weighted_metric_ids = list(weighted_metrics)
         self._metric_objects = None
+        self._metric_log_names = None
         self._loss_tracker = metrics_module.Mean("loss")
         # fit/evaluate/predict run their steps as fe.function graphs unless run_eagerly
         self.run_eagerly = bool(run_eagerly)
@@ -285,16 +304,34 @@ class Model(Layer):
         if getattr(self.compiled_loss, "structured", False):
             return self.compiled_loss.update_metrics(y, y_pred, sample_weight)
         if self._metric_objects is None:
-            self._metric_objects = [
-                _resolve_metric(m, y, y_pred, self.compiled_loss.loss)
-                for m in self._compiled_metric_ids]
+            loss = self.compiled_loss.loss
+            plain = [_resolve_metric(m, y, y_pred, loss) for m in self._compiled_metric_ids]
+            weighted = [_resolve_metric(m, y, y_pred, loss) for m in self._weighted_metric_ids]
+            self._metric_objects = plain + weighted
+            self._metric_log_names = _metric_log_names(plain, weighted)
         if y is not None:
-            for m in self._metric_objects:
-                m.update_state(y, y_pred, sample_weight)
+            n_plain = len(self._compiled_metric_ids)
+            for i, m in enumerate(self._metric_objects):
+                # Keras 3: only weighted_metrics see the sample weights
+                m.update_state(y, y_pred, sample_weight if i >= n_plain else None)
         return self.get_metrics_result()
 
     def get_metrics_result(self):
-        return {m.name: m.result() for m in self.metrics}
+        metrics = self.metrics
+        names = [m.name for m in metrics]
+        log_names = self.__dict__.get("_metric_log_names")
+        if log_names is not None and len(log_names) == len(metrics) - 1:
+            names = names[:1] + log_names
+        return {n: m.result() for n, m in zip(names, metrics)}
+
+    def _flatten_logs(self, logs):
+        """``logs`` as Keras 3's list: by the metrics' own names (the loss first; a name
+        that comes twice gives its value twice), then the other keys sorted; one value
+        alone as a float."""
+        names = [m.name for m in self.metrics]
+        values = [logs[n] for n in names if n in logs]
+        values += [logs[k] for k in sorted(logs) if k not in names]
+        return values[0] if len(values) == 1 else values
 
     def train_step(self, data):
         """One optimisation step on a batch; returns the metrics' values."""
@@ -359,8 +396,7 @@ class Model(Layer):
         validation_steps = _check_count("fit", "validation_steps", validation_steps)
         validation_freq = _check_count("fit", "validation_freq", validation_freq)
         if class_weight is not None:
-            raise fe.errors.UnimplementedError("fit: class_weight is not supported; pass "
-                                               "sample_weight instead")
+            _check_class_weight(class_weight, y, sample_weight)
         verbose = 1 if verbose == "auto" else int(verbose)
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = _data.split_validation(
@@ -381,11 +417,15 @@ class Model(Layer):
         # BackupAndRestore resumes an interrupted fit at the first epoch it did not finish
         initial_epoch = self.__dict__.pop("_initial_epoch", None) or initial_epoch
         logs = {}
+        training_logs = None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cb.on_epoch_begin(epoch)
             step = -1
-            for step, data in enumerate(handler.epoch()):
+            batches = handler.epoch()
+            if class_weight is not None:
+                batches = _class_weighted(batches, class_weight)
+            for step, data in enumerate(batches):
                 cb.on_train_batch_begin(step)
                 logs = _sorted_logs(self.train_step(data))
                 if strategy is not None:
@@ -402,15 +442,17 @@ class Model(Layer):
                 vx, vy, vsw = _data.unpack(tuple(validation_data)
                                            if isinstance(validation_data, list)
                                            else validation_data)
+                # fit's callbacks see the validation run's on_test_* hooks, as in Keras 3
                 val = self.evaluate(vx, vy, sample_weight=vsw,
                                     batch_size=validation_batch_size or batch_size,
                                     steps=validation_steps, verbose=0, return_dict=True,
-                                    _reset=True)
+                                    callbacks=cb)
                 epoch_logs.update({"val_" + k: v for k, v in _sorted_logs(val).items()})
             cb.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
             if self.stop_training:
                 break
-        cb.on_train_end(logs)
+        cb.on_train_end(training_logs)
         return history
 
     @_distribute.distributed
@@ -427,8 +469,11 @@ class Model(Layer):
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps, False, "evaluate")
         if handler.steps == 0:
             raise _no_data("evaluate")
-        cb = callbacks_module.CallbackList(_with_progbar(callbacks, verbose), model=self,
-                                           steps=handler.steps, verbose=verbose)
+        if isinstance(callbacks, callbacks_module.CallbackList):
+            cb = callbacks          # fit's own, for its validation run
+        else:
+            cb = callbacks_module.CallbackList(_with_progbar(callbacks, verbose), model=self,
+                                               steps=handler.steps, verbose=verbose)
         self.reset_metrics()
         cb.on_test_begin()
         logs = {}
@@ -444,8 +489,7 @@ class Model(Layer):
         cb.on_test_end(logs)
         if return_dict:
             return logs
-        values = [logs[n] for n in self.metrics_names if n in logs]
-        return values[0] if len(values) == 1 else values
+        return self._flatten_logs(logs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """The model's outputs over ``x`` in batches, as a NumPy array."""
@@ -476,21 +520,34 @@ class Model(Layer):
         return np.concatenate([np.asarray(o.numpy()) for o in outs])
 
     def predict_on_batch(self, x):
-        return np.asarray(self(x, training=False).numpy())
+        """The model's outputs on one batch, as NumPy arrays (Keras 3's predict_step)."""
+        out = self.predict_step((x,))
+        return fe.nest.map_structure(lambda t: np.asarray(t.numpy()), out)
 
-    def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       return_dict=False):
+        """One optimisation step on one batch; the loss (a float) alone, or the loss and
+        metrics as a list in Keras 3's order (or a dict with ``return_dict``)."""
         self._check_compiled("train_on_batch")
+        if class_weight is not None:
+            if sample_weight is not None:
+                raise ValueError("Arguments `sample_weight` and `class_weight` cannot be "
+                                 "specified at the same time. Received: sample_weight=%s, "
+                                 "class_weight=%s" % (sample_weight, class_weight))
+            _check_class_weight(class_weight, y, None)
+            sample_weight = _class_weight_to_sample_weight(y, class_weight)
         self.reset_metrics()
-        logs = {k: _float(v) for k, v in self.train_step(
+        logs = _sorted_logs(self.train_step(
             (fe.convert_to_tensor(x), None if y is None else fe.convert_to_tensor(y),
-             sample_weight)).items()}
-        return logs if return_dict else [logs[n] for n in self.metrics_names]
+             sample_weight)))
+        return logs if return_dict else self._flatten_logs(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss (and metrics) on one batch, as ``train_on_batch`` returns them."""
         self._check_compiled("test_on_batch")
         self.reset_metrics()
-        logs = {k: _float(v) for k, v in self.test_step((x, y, sample_weight)).items()}
-        return logs if return_dict else [logs[n] for n in self.metrics_names]
+        logs = _sorted_logs(self.test_step((x, y, sample_weight)))
+        return logs if return_dict else self._flatten_logs(logs)
 
     # ---- weights files (the formats live in fe.train.weights) ---------------------------
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
@@ -526,6 +583,64 @@ def _with_progbar(callbacks, verbose):
     if verbose and not any(isinstance(c, callbacks_module.ProgbarLogger) for c in cbs):
         cbs.insert(0, callbacks_module.ProgbarLogger())
     return cbs
+
+
+def _metric_log_names(plain, weighted):
+    """The log keys of the compiled metrics, as Keras 3's CompileMetrics names them: a
+    repeated name takes ``_1``, ``_2``, ..., and a weighted metric whose name is taken
+    becomes ``weighted_<name>``."""
+    seen, names = {}, []
+    for m in plain:
+        name = m.name
+        if name in seen:
+            seen[name] += 1
+            name = "%s_%d" % (name, seen[name] - 1)
+        else:
+            seen[name] = 1
+        names.append(name)
+    for m in weighted:
+        name = m.name
+        if name not in seen:
+            seen[name] = 1
+        else:
+            name = "weighted_" + name
+            if name in seen:
+                seen[name] += 1
+                name = "%s_%d" % (name, seen[name] - 1)
+            else:
+                seen[name] = 1
+        names.append(name)
+    return names
+
+
+def _check_class_weight(class_weight, y, sample_weight):
+    """Keras 3's refusals of ``class_weight``: with sample weights, or several outputs."""
+    if not isinstance(class_weight, dict):
+        raise TypeError("fit: class_weight must be a dict of class index to weight "
+                        "(expected a dict, got %s)" % type(class_weight).__name__)
+    if sample_weight is not None:
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+    if isinstance(y, (list, tuple, dict)):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+
+
+def _class_weight_to_sample_weight(y, class_weight):
+    """Each example's weight, ``class_weight[its class]`` (1 for a class not listed): the
+    class is the argmax of a one-hot row, else the rounded label, as in Keras 3."""
+    y = np.asarray(y.numpy() if hasattr(y, "numpy") else y)
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
+    classes = np.round(y).astype(np.int32)
+    return np.array([class_weight.get(int(c), 1.0) for c in classes.reshape(-1)],
+                    dtype=fe.keras.backend.floatx()).reshape(classes.shape)
+
+
+def _class_weighted(batches, class_weight):
+    """fit's batches with the class weights as their sample weights (a dataset's batches
+    are checked as they come, as Keras 3 maps its dataset)."""
+    for x, y, sample_weight in batches:
+        _check_class_weight(class_weight, y, sample_weight)
+        yield x, y, _class_weight_to_sample_weight(y, class_weight)
 
 
 def _sorted_logs(logs):
