@@ -15,7 +15,8 @@ import fasteager as fe
 
 from . import _ops, backend
 
-_REDUCTIONS = ("sum_over_batch_size", "sum", "none", "auto")
+_REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean", "mean_with_sample_weight",
+               "auto")
 
 
 class Reduction:
@@ -86,22 +87,40 @@ def huber(y_true, y_pred, delta=1.0):
     return fe.reduce_mean(fe.where(a <= delta, quad, lin), axis=-1)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1,
-                                    ignore_class=None):
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
+                                    axis=-1):
+    """Per-example cross-entropy of integer labels. With ``ignore_class``, the entries whose
+    label is that class lose 0 (and pass no gradient), and the result carries a Keras mask
+    of the valid entries, so that the loss object averages over those alone."""
     y_pred = _pred(y_pred)
+    rank = len(y_pred._value.shape)
+    if axis not in (-1, rank - 1):
+        raise ValueError("sparse_categorical_crossentropy: Only axis=-1 is currently "
+                         "supported. Received: axis=%s" % (axis,))
     labels = _t(y_true)
-    rank = len(labels._value.shape)
-    if rank == len(y_pred._value.shape) and rank > 0 and labels._value.shape[-1] == 1:
+    if len(labels._value.shape) == rank and rank > 0 and labels._value.shape[-1] == 1:
         labels = fe.squeeze(labels, axis=-1)
     if labels._value.dtype.kind == "f":
         labels = fe.cast(labels, fe.int64)
+    valid = None
+    if ignore_class is not None:
+        valid = fe.not_equal(labels, fe.cast(ignore_class, labels.dtype))
+        # Keras sends the ignored rows through as label 0 and all-zero predictions, then
+        # zeroes their losses (the where() also stops their gradient)
+        labels = fe.where(valid, labels, fe.zeros_like(labels))
+        y_pred = fe.where(fe.expand_dims(valid, -1), y_pred, fe.zeros_like(y_pred))
     # (labels outside [0, classes) are refused by the cross-entropy kernel, naming the row)
     if from_logits:
-        return _ops.sparse_softmax_xent(labels, y_pred)
-    eps = backend.epsilon()
-    p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
-    # Keras takes log(clipped p) as logits: -log(p[label] / sum(p))
-    return _ops.sparse_softmax_xent(labels, fe.log(p))
+        res = _ops.sparse_softmax_xent(labels, y_pred)
+    else:
+        eps = backend.epsilon()
+        p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
+        # Keras takes log(clipped p) as logits: -log(p[label] / sum(p))
+        res = _ops.sparse_softmax_xent(labels, fe.log(p))
+    if valid is not None:
+        res = fe.where(valid, res, fe.zeros_like(res))
+        _set_mask(res, valid)
+    return res
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -142,47 +161,115 @@ mae = MAE = mean_absolute_error
 
 # ---- reduction ----------------------------------------------------------------------------
 
-def _apply_weights(losses, sample_weight):
+def _get_mask(x):
+    from .layers.base import get_keras_mask
+    return get_keras_mask(x)
+
+
+def _set_mask(x, mask):
+    from .layers.base import set_keras_mask
+    set_keras_mask(x, mask)
+
+
+def same_rank(x1, x2, expand_rank_1=True):
+    """Keras's squeeze_or_expand_to_same_rank: where the ranks differ by one and the longer
+    ends in a size-1 axis, squeeze that axis (or, where the other is a vector, expand it)."""
+    r1, r2 = x1.shape.rank, x2.shape.rank
+    if r1 == r2 + 1 and x1.shape[-1] == 1:
+        if r2 == 1 and expand_rank_1:
+            x2 = fe.expand_dims(x2, -1)
+        else:
+            x1 = fe.squeeze(x1, axis=-1)
+    elif r2 == r1 + 1 and x2.shape[-1] == 1:
+        if r1 == 1 and expand_rank_1:
+            x1 = fe.expand_dims(x1, -1)
+        else:
+            x2 = fe.squeeze(x2, axis=-1)
+    return x1, x2
+
+
+def apply_mask(sample_weight, mask, dtype, reduction):
+    """Merge a Keras mask into the sample weights. For the mean reductions the valid
+    entries weigh total/valid, so that the mean over the batch is the mean over the valid
+    entries (0 where none is valid)."""
+    if mask is None:
+        return sample_weight
+    mask = _t(mask)
+    if mask.dtype != fe.bool:
+        mask = fe.cast(mask, fe.bool)
+    if reduction in ("mean", "sum_over_batch_size"):
+        total = float(mask._value.size)
+        valid = fe.reduce_sum(fe.cast(mask, dtype))
+        scale = fe.math.divide_no_nan(fe.constant(total, dtype), valid)
+        float_mask = fe.where(mask, scale * fe.ones_like(mask, dtype=dtype),
+                              fe.zeros_like(mask, dtype=dtype))
+    else:
+        float_mask = fe.cast(mask, dtype)
     if sample_weight is None:
-        return losses
-    sw = _t(sample_weight, losses.dtype)
-    r, rs = losses.shape.rank, sw.shape.rank
-    if rs == r + 1 and sw.shape[-1] == 1:
-        sw = fe.squeeze(sw, axis=-1)
-    while sw.shape.rank < r:
-        sw = fe.expand_dims(sw, -1)
-    return losses * sw
+        return float_mask
+    float_mask, sample_weight = same_rank(float_mask, _t(sample_weight, dtype))
+    return sample_weight * float_mask
 
 
-def reduce_losses(losses, reduction):
-    if reduction == "none":
+def reduce_losses(losses, reduction, sample_weight=None):
+    if reduction in (None, "none"):
         return losses
     if reduction == "sum":
         return fe.reduce_sum(losses)
     if losses._value.size == 0:
         return fe.reduce_sum(losses) * 0.0
+    if reduction == "mean_with_sample_weight" and sample_weight is not None:
+        return fe.math.divide_no_nan(fe.reduce_sum(losses), fe.reduce_sum(sample_weight))
     return fe.reduce_mean(losses)        # the sum over the batch size, in one op
+
+
+def reduce_weighted_values(losses, sample_weight=None, mask=None,
+                           reduction="sum_over_batch_size"):
+    """Weight ``losses`` by ``sample_weight`` and ``mask`` and reduce them, as Keras 3."""
+    sample_weight = apply_mask(sample_weight, mask, losses.dtype, reduction)
+    if sample_weight is not None:
+        losses, sample_weight = same_rank(losses, _t(sample_weight, losses.dtype))
+        losses = losses * sample_weight
+    return reduce_losses(losses, reduction, sample_weight)
 
 
 class Loss:
     """Base class: subclasses implement ``call(y_true, y_pred)`` (per-example losses)."""
 
-    def __init__(self, reduction="sum_over_batch_size", name=None):
+    def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         if reduction not in _REDUCTIONS:
-            raise ValueError("%s: reduction must be one of %s (got %r)"
-                             % (type(self).__name__, ", ".join(_REDUCTIONS[:3]), reduction))
+            # (a Keras 2 habit: Loss(reduction, name) positionally)
+            if name in _REDUCTIONS and isinstance(reduction, str):
+                name, reduction = reduction, name
+            else:
+                raise ValueError(
+                    "Invalid value for argument `reduction`. Expected one of %s. Received: "
+                    "reduction=%s" % (", ".join(repr(r) for r in _REDUCTIONS), reduction))
         self.reduction = "sum_over_batch_size" if reduction == "auto" else reduction
         self.name = name
+        self._dtype = fe.as_dtype(dtype) if dtype is not None else None
+
+    @property
+    def dtype(self):
+        return (self._dtype or fe.float32).name
 
     def call(self, y_true, y_pred):
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        in_mask = _get_mask(y_pred)
+        if self._dtype is not None:
+            y_pred = _t(y_pred, self._dtype)
         losses = self.call(y_true, y_pred)
-        return reduce_losses(_apply_weights(losses, sample_weight), self.reduction)
+        out_mask = _get_mask(losses)
+        if in_mask is not None and out_mask is not None:
+            mask = fe.logical_and(fe.cast(in_mask, fe.bool), fe.cast(out_mask, fe.bool))
+        else:
+            mask = in_mask if out_mask is None else out_mask
+        return reduce_weighted_values(losses, sample_weight, mask, self.reduction)
 
     def get_config(self):
-        return {"reduction": self.reduction, "name": self.name}
+        return {"name": self.name, "reduction": self.reduction}
 
     @classmethod
     def from_config(cls, config):
@@ -192,8 +279,8 @@ class Loss:
 class LossFunctionWrapper(Loss):
     """A loss object around a function ``fn(y_true, y_pred, **kwargs)``."""
 
-    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
-        super().__init__(reduction, name or fn.__name__)
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        super().__init__(name=name or fn.__name__, reduction=reduction, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 
@@ -208,38 +295,41 @@ class LossFunctionWrapper(Loss):
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
-                 name="sparse_categorical_crossentropy"):
-        super().__init__(sparse_categorical_crossentropy, reduction, name,
-                         from_logits=from_logits)
+                 axis=-1, name="sparse_categorical_crossentropy", dtype=None):
+        super().__init__(sparse_categorical_crossentropy, reduction, name, dtype,
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
 
 
 class CategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
-        super().__init__(categorical_crossentropy, reduction, name, from_logits=from_logits,
-                         label_smoothing=label_smoothing, axis=axis)
+                 reduction="sum_over_batch_size", name="categorical_crossentropy", dtype=None):
+        super().__init__(categorical_crossentropy, reduction, name, dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="binary_crossentropy"):
-        super().__init__(binary_crossentropy, reduction, name, from_logits=from_logits,
+                 reduction="sum_over_batch_size", name="binary_crossentropy", dtype=None):
+        super().__init__(binary_crossentropy, reduction, name, dtype, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
 
 
 class MeanSquaredError(LossFunctionWrapper):
-    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
-        super().__init__(mean_squared_error, reduction, name)
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error",
+                 dtype=None):
+        super().__init__(mean_squared_error, reduction, name, dtype)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
-    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
-        super().__init__(mean_absolute_error, reduction, name)
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error",
+                 dtype=None):
+        super().__init__(mean_absolute_error, reduction, name, dtype)
 
 
 class Huber(LossFunctionWrapper):
-    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
-        super().__init__(huber, reduction, name, delta=delta)
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss",
+                 dtype=None):
+        super().__init__(huber, reduction, name, dtype, delta=delta)
 
 
 _BY_NAME = {
