@@ -96,12 +96,21 @@ class Optimizer:
         if kwargs:
             raise TypeError("%s: unexpected keyword arguments (expected none more, got %s)"
                             % (cls, sorted(kwargs)))
+        if gradient_accumulation_steps and not (
+                isinstance(gradient_accumulation_steps, int) and gradient_accumulation_steps >= 2):
+            raise ValueError("%s: gradient_accumulation_steps must be an integer >= 2 (expected "
+                             "an int >= 2 or None, got %r)" % (cls, gradient_accumulation_steps))
         if use_ema:
-            raise UnimplementedError("%s: use_ema is not supported (expected False, got %r)"
-                                     % (cls, use_ema))
-        if gradient_accumulation_steps or loss_scale_factor:
-            raise UnimplementedError("%s: gradient accumulation and loss scaling are not "
-                                     "supported (expected None)" % cls)
+            if not 0 <= ema_momentum <= 1:
+                raise ValueError("%s: ema_momentum must be in the range [0, 1] (got %r)"
+                                 % (cls, ema_momentum))
+            if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                            or ema_overwrite_frequency < 1):
+                raise ValueError("%s: ema_overwrite_frequency must be an integer >= 1 or None "
+                                 "(got %r)" % (cls, ema_overwrite_frequency))
+        if loss_scale_factor is not None and not loss_scale_factor:
+            raise ValueError("%s: loss_scale_factor must be a non-zero number or None (got %r)"
+                             % (cls, loss_scale_factor))
         set_clips = [k for k, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue),
                                     ("global_clipnorm", global_clipnorm)) if v is not None]
         if len(set_clips) > 1:
@@ -122,6 +131,12 @@ class Optimizer:
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
         self.global_clipnorm = global_clipnorm
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps or None
+        self.built = False
         self._iterations = KerasVariable(np.int64(0), trainable=False, name="iteration",
                                          dtype=int64, path=self.name + "/iteration")
         self._learning_rate = None
@@ -172,7 +187,12 @@ class Optimizer:
 
     @property
     def iterations(self):
-        """Number of ``apply_gradients`` calls so far (an int64 non-trainable variable)."""
+        """Number of ``apply_gradients`` calls so far (an int64 non-trainable variable);
+        with ``gradient_accumulation_steps``, the number of updates made (Keras 3: the calls
+        divided by the steps, a tensor)."""
+        if self.gradient_accumulation_steps:
+            return _core.wrap(np.asarray(int(self._iterations._tensor._value)
+                                         // self.gradient_accumulation_steps, np.int64))
         return self._iterations
 
     @iterations.setter
@@ -198,36 +218,63 @@ class Optimizer:
         """The slot names this configuration needs (default: all of ``_slot_names``)."""
         return self._slot_names
 
+    def _state_slot_names(self):
+        """Keras 3's per-variable state of the base optimizer, ahead of the update's slots:
+        the EMA of the weights and the gradient accumulator."""
+        return (("average",) if self.use_ema else ()) + (
+            ("gradient_accumulator",) if self.gradient_accumulation_steps else ())
+
+    def _make_slot(self, variable, key, name, init):
+        with _distribute.owner_scope(self):
+            slot_name = _slot_variable_name(variable, name)
+            slot = KerasVariable(init, trainable=False, name=slot_name,
+                                 path="%s/%s" % (self.name, slot_name))
+        pending = self._deferred_slot_values.pop((key, name), None)
+        if pending is not None:
+            slot.assign(pending)
+        self._variables.append(slot)
+        return slot
+
+    def _track_many(self, variables):
+        """Create the slots of the variables not seen before, in Keras 3's order: every
+        new variable's average, then every gradient accumulator, then each variable's
+        update slots together."""
+        new = []
+        for variable in variables:
+            key = _var_key(variable)
+            if key not in self._slots:
+                self._tracked_index[key] = len(self._tracked_variables)
+                self._tracked_variables.append(variable)
+                self._slots[key] = {}
+                new.append((variable, key))
+        if not new:
+            return
+        self.built = True
+        for name in self._state_slot_names():
+            for variable, key in new:
+                arr = variable._tensor._value
+                self._slots[key][name] = self._make_slot(
+                    variable, key, name, np.zeros(arr.shape, arr.dtype))
+        for variable, key in new:
+            arr = variable._tensor._value
+            for name in self._slots_used():
+                init = np.array(self._slot_initial_value(name, arr), dtype=arr.dtype, order="C")
+                self._slots[key][name] = self._make_slot(variable, key, name, init)
+
     def _track(self, variable):
-        key = _var_key(variable)
-        slots = self._slots.get(key)
-        if slots is not None:
-            return slots
-        self._tracked_index[key] = len(self._tracked_variables)
-        self._tracked_variables.append(variable)
-        slots = {}
-        arr = variable._tensor._value
-        for name in self._slots_used():
-            init = np.array(self._slot_initial_value(name, arr), dtype=arr.dtype, order="C")
-            with _distribute.owner_scope(self):
-                slot_name = _slot_variable_name(variable, name)
-                slot = KerasVariable(init, trainable=False, name=slot_name,
-                                     path="%s/%s" % (self.name, slot_name))
-            pending = self._deferred_slot_values.pop((key, name), None)
-            if pending is not None:
-                slot.assign(pending)
-            slots[name] = slot
-            self._variables.append(slot)
-        self._slots[key] = slots
+        slots = self._slots.get(_var_key(variable))
+        if slots is None:
+            self._track_many([variable])
+            slots = self._slots[_var_key(variable)]
         return slots
 
     def build(self, var_list):
         """Create the slots of every variable now (normally done on first update)."""
-        for v in var_list:
-            self._track(v)
+        self._track_many(list(var_list))
+        self.built = True
 
     def get_slot_names(self):
-        return list(self._slots_used())
+        return list(self._state_slot_names()) + list(self._slots_used())
 
     def get_slot(self, var, slot_name):
         """The slot variable ``slot_name`` of ``var``."""
@@ -286,6 +333,41 @@ class Optimizer:
             return 0.0
         return float(wd)
 
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's form of :meth:`apply_gradients`: ``grads`` a list of gradients, one
+        per variable of ``trainable_variables``, or, once the optimizer is built, one per
+        variable it was built with (in that order). An empty ``grads`` does nothing.
+
+        >>> opt = fe.keras.optimizers.SGD(0.1)
+        >>> opt.apply([fe.constant(2.0)], [w])   # builds the optimizer on [w]
+        >>> opt.apply([fe.constant(2.0)])        # the same variable
+        """
+        grads = list(grads)
+        if not grads:
+            return
+        cls = type(self).__name__
+        if trainable_variables is None:
+            if not self.built:
+                raise ValueError("%s.apply: gradients without variables need an optimizer "
+                                 "built on a list of variables; call "
+                                 "`optimizer.build(trainable_variables)` first (expected "
+                                 "trainable_variables or a built optimizer, got neither)"
+                                 % cls)
+            if len(grads) != len(self._tracked_variables):
+                raise ValueError("%s.apply: the gradients must match the optimizer's "
+                                 "variables one to one (expected %d gradients, got %d)"
+                                 % (cls, len(self._tracked_variables), len(grads)))
+            trainable_variables = self._tracked_variables
+        else:
+            trainable_variables = list(trainable_variables)
+            if len(grads) != len(trainable_variables):
+                raise ValueError("%s.apply: one gradient per variable (expected %d "
+                                 "gradients, got %d)" % (cls, len(trainable_variables),
+                                                         len(grads)))
+            if not self.built:
+                self.build(trainable_variables)
+        self.apply_gradients(zip(grads, list(trainable_variables)))
+
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,
                         **kwargs):
         """Apply one update step; ``grads_and_vars`` is any iterable of
@@ -318,9 +400,12 @@ class Optimizer:
         tracer = _core.get_tracer()
         if tracer is not None:   # inside fe.function: the update is a step of the graph
             tensors = [_core.convert_to_tensor(g) for g in grads]
-            mutated = [self._iterations] + list(variables)
-            for v in variables:
-                mutated.extend(self._track(v).values())
+            self._track_many(variables)
+            # EMA and accumulation touch every variable the optimizer has seen
+            touched = self._tracked_variables if self._state_slot_names() else variables
+            mutated = [self._iterations] + list(touched)
+            for v in touched:
+                mutated.extend(self._slots[_var_key(v)].values())
             strategy = _distribute.owner_of(self) or _distribute._active_strategy()
             # (a multi-worker step also averages the ON_READ variables: BatchNormalization's
             # moving statistics)
@@ -348,21 +433,31 @@ class Optimizer:
         strategy = _distribute.owner_of(self) or _distribute._active_strategy()
         if strategy is not None and not skip_gradients_aggregation:  # mean over workers
             arrays = strategy._all_reduce_gradients(arrays, variables)
-        arrays = self._clip(arrays)
-        lr = self._current_learning_rate()
-        step = int(self._iterations._tensor._value) + 1
-        names = self._slots_used()
-        update, track = self._update, self._track
-        decays = self.weight_decay and lr
-        for g, v in zip(arrays, variables):
-            slots = track(v)
-            slot_arrays = [slots[n]._mutable_array() for n in names] if names else []
-            var = v._mutable_array()
-            if var.ndim == 0:   # the kernels work on flat buffers
-                var, g = var.reshape(1), g.reshape(1)
-                slot_arrays = [a.reshape(1) for a in slot_arrays]
-            update(var, g, lr, slot_arrays, step,
-                   self._weight_decay_for(v) * lr if decays else 0.0)
+        if self.loss_scale_factor is not None:   # Keras 3: gradients of a scaled loss
+            arrays = [g / g.dtype.type(self.loss_scale_factor) for g in arrays]
+        self._track_many(variables)
+        calls = int(self._iterations._tensor._value)
+        accumulate = self.gradient_accumulation_steps
+        if not accumulate:
+            self._update_variables(arrays, variables, calls + 1)
+        else:
+            # Keras 3: gradients add up over `accumulate` calls; the last of them updates
+            # with their mean, a step counted as one (Adam's bias correction); the
+            # learning-rate schedule still sees every call
+            accs = [self._slots[_var_key(v)]["gradient_accumulator"]._mutable_array()
+                    for v in variables]
+            if (calls + 1) % accumulate == 0:
+                n = accumulate
+                self._update_variables([(g + a) / g.dtype.type(n) for g, a in zip(arrays, accs)],
+                                       variables, calls // n + 1)
+                for v in self._tracked_variables:
+                    self._slots[_var_key(v)]["gradient_accumulator"]._mutable_array().fill(0)
+            else:
+                for g, a in zip(arrays, accs):
+                    np.add(a, g, out=a)
+        if self.use_ema:
+            self._update_moving_averages(calls // accumulate if accumulate else calls)
+        for v in variables:
             constraint = getattr(v, "constraint", None)
             if constraint is not None:
                 # Keras 3: a constrained weight is projected after each of its updates
@@ -372,6 +467,57 @@ class Optimizer:
         it = self._iterations._mutable_array()
         it += 1   # in place on the 0-d buffer (copy-on-write like any assignment)
         return self._iterations
+
+    def _update_variables(self, arrays, variables, step):
+        """Clip, decay and one update step of each variable (``step`` counts from 1)."""
+        arrays = self._clip(arrays)
+        lr = self._current_learning_rate()
+        names = self._slots_used()
+        update, slots_of = self._update, self._slots
+        decays = self.weight_decay and lr
+        for g, v in zip(arrays, variables):
+            slots = slots_of[_var_key(v)]
+            slot_arrays = [slots[n]._mutable_array() for n in names] if names else []
+            var = v._mutable_array()
+            if var.ndim == 0:   # the kernels work on flat buffers
+                var, g = var.reshape(1), g.reshape(1)
+                slot_arrays = [a.reshape(1) for a in slot_arrays]
+            update(var, g, lr, slot_arrays, step,
+                   self._weight_decay_for(v) * lr if decays else 0.0)
+
+    def _update_moving_averages(self, iterations):
+        """Keras 3's EMA of every weight the optimizer updates: ``average = m * average +
+        (1 - m) * weight``, with ``m = 0`` at the first step (the average starts as the
+        weight); every ``ema_overwrite_frequency`` steps the weights take their averages."""
+        averages = [self._slots[_var_key(v)]["average"]._mutable_array()
+                    for v in self._tracked_variables]
+        for v, avg in zip(self._tracked_variables, averages):
+            dtype = avg.dtype.type
+            m = dtype(self.ema_momentum) if iterations != 0 else dtype(0)
+            avg[...] = m * avg + (dtype(1) - m) * v._tensor._value
+        freq = self.ema_overwrite_frequency
+        if freq and (iterations + 1) % freq == 0:
+            self._overwrite_with_averages(self._tracked_variables)
+
+    def _overwrite_with_averages(self, var_list):
+        for v, source in zip(var_list, self._tracked_variables):
+            target = v._mutable_array()
+            target[...] = self._slots[_var_key(source)]["average"]._tensor._value
+
+    def finalize_variable_values(self, var_list):
+        """End of training (``model.fit`` calls it): with ``use_ema`` the weights take
+        their moving averages (``var_list`` in the order the optimizer first saw them);
+        otherwise nothing."""
+        if not self.use_ema:
+            return
+        var_list = list(var_list)
+        if len(var_list) != len(self._tracked_variables):
+            raise ValueError("%s.finalize_variable_values: the variables do not match the "
+                             "optimizer's moving averages (expected %d variables, got %d); "
+                             "was the optimizer called on this model?"
+                             % (type(self).__name__, len(self._tracked_variables),
+                                len(var_list)))
+        self._overwrite_with_averages(var_list)
 
     def _update(self, var, grad, lr, slots, step, decay):
         raise NotImplementedError("%s._update: subclasses must define it"
@@ -422,7 +568,11 @@ class Optimizer:
             lr = float(lr._tensor._value)
         return {"name": self.name, "learning_rate": lr, "weight_decay": self.weight_decay,
                 "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
-                "clipvalue": self.clipvalue}
+                "clipvalue": self.clipvalue, "use_ema": self.use_ema,
+                "ema_momentum": self.ema_momentum,
+                "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                "loss_scale_factor": self.loss_scale_factor,
+                "gradient_accumulation_steps": self.gradient_accumulation_steps}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
