@@ -36,7 +36,7 @@ def close(got, want, dtype="float32"):
     np.testing.assert_allclose(got, np.asarray(want, dtype=dtype), **tol)
 
 
-# ---- activations on a grid of large, negative and kink values --------------------------------------
+# ---- activations on a grid of large, negative and kink values ------------------------------------
 
 ACTS = {
     "relu": A.relu, "sigmoid": A.sigmoid, "tanh": A.tanh, "softmax": A.softmax,
@@ -83,7 +83,7 @@ def test_keras2_alpha_keyword_is_refused_as_in_keras3(fn, key):
         fn(fe.constant([1.0]), alpha=0.1)
 
 
-# ---- ReLU and LeakyReLU layers ---------------------------------------------------------------------
+# ---- ReLU and LeakyReLU layers -------------------------------------------------------------------
 
 @pytest.mark.parametrize("key", sorted(REF["activation_layers"]))
 def test_activation_layers_match_keras3(key):
@@ -124,7 +124,7 @@ def test_activation_layer_argument_errors_match_keras3(key, make):
     assert str(info.value) == ref["message"]
 
 
-# ---- Softmax(axis)(x, mask=...) ----------------------------------------------------------------------
+# ---- Softmax(axis)(x, mask=...) ------------------------------------------------------------------
 
 @pytest.mark.parametrize("key", ["none", "bool", "float", "int", "broadcast_last",
                                  "broadcast_row", "axis1", "axis_tuple", "axis_tuple1",
@@ -143,7 +143,8 @@ def test_softmax_layer_mask_and_axes_match_keras3(key):
 def test_softmax_layer_mask_float16_uses_keras3s_smaller_fill():
     ref = REF["softmax_mask"]["float16"]
     x = np.asarray(ref["x"], "float16")
-    y, g = value_and_grad(lambda t: L.Softmax()(t, mask=np.asarray(ref["mask"])), x)
+    y, g = value_and_grad(lambda t: L.Softmax(dtype="float16")(t, mask=np.asarray(ref["mask"])),
+                          x)
     assert y.dtype == np.float16
     np.testing.assert_allclose(y.astype("float32"), ref["y"], rtol=2e-3, atol=2e-3)
     np.testing.assert_allclose(g.astype("float32"), ref["grad"], rtol=2e-3, atol=2e-3)
@@ -210,7 +211,7 @@ def test_conv1d_causal_matches_keras3(key):
     layer = L.Conv1D(padding="causal", **ref["args"])
     shape = tuple(ref["shape"])
     layer.build(shape)
-    layer.set_weights([det(w.shape.as_list(), 32 + i) for i, w in enumerate(layer.get_weights())])
+    layer.set_weights([det(np.shape(w), 32 + i) for i, w in enumerate(layer.get_weights())])
     x = fe.constant(det(shape, 31))
     with fe.GradientTape() as tape:
         tape.watch(x)

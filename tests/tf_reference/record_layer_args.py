@@ -84,7 +84,7 @@ out["activation_errors"] = {
     "leaky_relu_alpha": error(lambda: A.leaky_relu(np.float32([1.0]), alpha=0.1)),
 }
 
-# ---- ReLU and LeakyReLU layers ---------------------------------------------------------------------
+# ---- ReLU and LeakyReLU layers -------------------------------------------------------------------
 g32 = np.asarray(GRID, "float32")
 layers = {}
 RELU_LAYER_ARGS = [dict(), dict(negative_slope=0.1), dict(max_value=6.0),
@@ -114,7 +114,7 @@ out["activation_layer_errors"] = {
     "leaky_none": error(lambda: keras.layers.LeakyReLU(negative_slope=None)),
 }
 
-# ---- Softmax(axis)(x, mask=...) ----------------------------------------------------------------------
+# ---- Softmax(axis)(x, mask=...) ------------------------------------------------------------------
 x3 = det((2, 3, 4), 11) * 8
 mask_full = (det((2, 3, 4), 12) > -0.1)
 mask_full[0, 1, :] = False                     # a row masked entirely: all zeros out
@@ -141,9 +141,11 @@ for key, (kw, mask) in cases.items():
     entry["args"] = {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}
     sm[key] = entry
 x16 = (det((2, 4), 15) * 8).astype("float16")
-m16 = det((2, 4), 16) > 0
+m16 = det((2, 4), 21) > 0
+m16[1] = False                                 # all masked: -1e9 would be -inf (nan) here
 sm["float16"] = {"x": L(x16.astype("float32")), "mask": L(m16),
-                 **value_and_grad(lambda x: keras.layers.Softmax()(x, mask=m16), x16)}
+                 **value_and_grad(lambda x: keras.layers.Softmax(dtype="float16")(x, mask=m16),
+                                  x16)}
 sm["errors"] = {
     "more_dims": error(lambda: keras.layers.Softmax()(x3, mask=np.ones((1, 2, 3, 4), bool))),
     "mismatch": error(lambda: keras.layers.Softmax()(x3, mask=np.ones((2, 3, 3), bool))),

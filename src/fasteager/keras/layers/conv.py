@@ -20,10 +20,12 @@ def _tuple(value, n, what, layer):
     return out
 
 
-def _padding(value, layer):
+def _padding(value, layer, allow_causal=False):
     p = str(value).lower()
-    if p not in ("valid", "same"):
-        raise ValueError("%s: padding must be 'valid' or 'same' (got %r)" % (layer, value))
+    allowed = ("valid", "same", "causal") if allow_causal else ("valid", "same")
+    if p not in allowed:
+        raise ValueError("%s: padding must be one of %s (got %r)"
+                         % (layer, ", ".join(repr(a) for a in allowed), value))
     return p
 
 
@@ -64,7 +66,8 @@ class _Conv(Layer):
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError("%s: strides > 1 together with dilation_rate > 1 is not supported"
                              % cls)
-        self.padding = _padding(padding, cls)
+        # 'causal' (left padding only) is Conv1D's, as in Keras 3
+        self.padding = _padding(padding, cls, allow_causal=type(self).rank == 1)
         self.data_format = _data_format(data_format, cls)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -155,9 +158,15 @@ class Conv1D(_Conv):
         x = inputs
         if self.data_format == "channels_first":
             x = fe.transpose(x, [0, 2, 1])
+        padding = self.padding
+        if padding == "causal":
+            # output t sees inputs <= t only: pad the past by the dilated kernel's reach
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            x = fe.pad(x, [[0, 0], [left, 0], [0, 0]])
+            padding = "valid"
         x = fe.expand_dims(x, 1)
         k = fe.expand_dims(self.kernel, 0)
-        y = _ops.conv2d(x, k, (1, self.strides[0]), self.padding.upper(),
+        y = _ops.conv2d(x, k, (1, self.strides[0]), padding.upper(),
                         (1, self.dilation_rate[0]))
         y = fe.squeeze(y, axis=1)
         if self.use_bias:

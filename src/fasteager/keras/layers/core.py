@@ -269,14 +269,50 @@ class LeakyReLU(Layer):
         return config
 
 
+def _check_softmax_mask(inputs, mask):
+    """Keras 3's check that ``mask`` broadcasts to ``inputs`` without growing them."""
+    ishape, mshape = inputs.shape.as_list(), mask.shape.as_list()
+    if len(mshape) > len(ishape):
+        raise ValueError("The `mask` must be broadcastable to `inputs` and must not have more "
+                         "dimensions. Received: inputs.shape=%s, mask.shape=%s"
+                         % (tuple(ishape), tuple(mshape)))
+    for m, i in zip(mshape[::-1], ishape[::-1]):
+        if m is not None and i is not None and m != 1 and m != i:
+            raise ValueError("The `mask` must be broadcastable to `inputs`. Each mask dimension "
+                             "must be 1 or match the corresponding input dimension. Received: "
+                             "inputs.shape=%s, mask.shape=%s" % (tuple(ishape), tuple(mshape)))
+
+
 class Softmax(Layer):
+    """Softmax over ``axis`` (an int, or a tuple of axes normalised together).
+
+    ``mask`` (True or > 0.5 keeps) sets the masked logits to a large negative number
+    (-1e9, -3e4 in float16) and zeroes their outputs, as Keras 3 does, so an entirely
+    masked row gives zeros.
+    """
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True      # (as Keras 3: masks pass through)
         self.axis = axis
 
-    def call(self, inputs):
-        return _ops.softmax(inputs, axis=self.axis)
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            mask = fe.convert_to_tensor(mask)
+            _check_softmax_mask(inputs, mask)
+            if mask.dtype != fe.bool:
+                mask = mask > fe.cast(0.5, mask.dtype)
+            fill = -3e4 if inputs.dtype == fe.float16 else -1e9
+            inputs = fe.where(mask, inputs, fe.constant(fill, inputs.dtype))
+        if isinstance(self.axis, (tuple, list)) and len(self.axis) > 1:
+            axes = list(self.axis)
+            outputs = fe.exp(inputs - fe.reduce_logsumexp(inputs, axis=axes, keepdims=True))
+        else:
+            axis = self.axis[0] if isinstance(self.axis, (tuple, list)) else self.axis
+            outputs = _ops.softmax(inputs, axis=axis)
+        if mask is not None:
+            outputs = fe.where(mask, outputs, fe.zeros_like(outputs))
+        return outputs
 
     def get_config(self):
         config = super().get_config()

@@ -1,4 +1,6 @@
 """BatchNormalization and LayerNormalization."""
+import warnings
+
 import numpy as np
 
 import fasteager as fe
@@ -232,13 +234,23 @@ class BatchNormalization(Layer):
 
 
 class LayerNormalization(Layer):
-    """Normalise each example over ``axis`` (the last by default), then scale and shift."""
+    """Normalise each example over ``axis`` (the last by default), then scale and shift.
+
+    ``rms_scaling=True`` (deprecated in Keras 3, kept with its warning) computes Keras 3's
+    ``x * rsqrt(var(x) + epsilon) * gamma``: no centring, no beta, and always a gamma.
+    """
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 **kwargs):
+                 rms_scaling=False, **kwargs):
+        if rms_scaling:
+            warnings.warn("You passed `rms_scaling=True`, which is deprecated. This argument "
+                          "incorrectly scales the input by the variance, not the root mean "
+                          "square. To correctly use RMS Normalization, please use "
+                          "`keras.layers.RMSNormalization` instead.")
         super().__init__(**kwargs)
+        self.rms_scaling = bool(rms_scaling)
         self.supports_masking = True
         self.axis = axis
         self.epsilon = float(epsilon)
@@ -258,14 +270,19 @@ class LayerNormalization(Layer):
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
         self.gamma = self._add_weight("gamma", param_shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
+                                     constraint=self.gamma_constraint) \
+            if self.scale or self.rms_scaling else None
         self.beta = self._add_weight("beta", param_shape, initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+                                    constraint=self.beta_constraint) \
+            if self.center and not self.rms_scaling else None
         self.built = True
 
     def call(self, inputs):
         mean, var = _ops.moments(inputs, self._axes, keepdims=True)
+        if self.rms_scaling:
+            # (Keras 3 scales by the variance without subtracting the mean)
+            return inputs * fe.rsqrt(var + self.epsilon) * fe.reshape(self.gamma, self._bshape)
         y = (inputs - mean) * fe.rsqrt(var + self.epsilon)
         if self.scale:
             y = y * fe.reshape(self.gamma, self._bshape)
@@ -276,7 +293,7 @@ class LayerNormalization(Layer):
     def get_config(self):
         config = super().get_config()
         config.update(axis=self.axis, epsilon=self.epsilon, center=self.center,
-                      scale=self.scale)
+                      scale=self.scale, rms_scaling=self.rms_scaling)
         config.update(self._serialized("beta_initializer", "gamma_initializer",
                                        "beta_regularizer", "gamma_regularizer",
                                        "beta_constraint", "gamma_constraint"))
