@@ -151,13 +151,17 @@ def test_softmax_layer_mask_float16_uses_keras3s_smaller_fill():
 
 
 def test_softmax_layer_takes_the_mask_an_embedding_hands_on():
-    # Keras 3 passes the travelling mask to Softmax.call(mask=...)
-    emb = L.Embedding(5, 3, mask_zero=True)
-    ids = np.array([[1, 2, 0, 0]])
+    # Keras 3 passes the travelling mask to Softmax.call(mask=...) without being asked
+    ref = REF["softmax_mask"]["embedding_mask"]
+    emb = L.Embedding(5, 4, mask_zero=True)
     emb.build((None, 4))
-    scores = fe.reshape(emb(ids)[..., 0], [1, 4])
-    y = L.Softmax()(scores, mask=ids != 0).numpy()
-    assert y[0, 2] == 0 and y[0, 3] == 0 and y[0, :2].sum() == pytest.approx(1.0)
+    emb.set_weights([det((5, 4), 17) * 4])
+    close(L.Softmax()(emb(np.asarray(ref["ids"]))).numpy(), ref["y"])
+    # a (2, 4) mask does not broadcast to (2, 4, 4) scores: Keras 3 refuses it
+    assert ref["error2"]["class"] == "ValueError"
+    with pytest.raises(ValueError) as info:
+        L.Softmax()(emb(np.asarray(ref["ids2"])))
+    assert str(info.value) in ref["error2"]["message"]
 
 
 @pytest.mark.parametrize("key, mask_shape", [("more_dims", (1, 2, 3, 4)),

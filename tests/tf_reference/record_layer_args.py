@@ -146,6 +146,15 @@ m16[1] = False                                 # all masked: -1e9 would be -inf 
 sm["float16"] = {"x": L(x16.astype("float32")), "mask": L(m16),
                  **value_and_grad(lambda x: keras.layers.Softmax(dtype="float16")(x, mask=m16),
                                   x16)}
+# the mask an Embedding(mask_zero=True) hands on reaches Softmax.call(mask=...) by itself:
+# (batch, 4) against (batch, 4, 4) scores it masks the last axis (numpy broadcasting)
+emb = keras.layers.Embedding(5, 4, mask_zero=True)
+emb.build((None, 4))
+emb.set_weights([det((5, 4), 17) * 4])
+ids = np.array([[1, 2, 0, 0]])
+ids2 = np.array([[1, 2, 0, 0], [3, 0, 4, 0]])     # (2, 4) against (2, 4, 4): refused
+sm["embedding_mask"] = {"ids": L(ids), "y": L(keras.layers.Softmax()(emb(ids))),
+                        "ids2": L(ids2), "error2": error(lambda: keras.layers.Softmax()(emb(ids2)))}
 sm["errors"] = {
     "more_dims": error(lambda: keras.layers.Softmax()(x3, mask=np.ones((1, 2, 3, 4), bool))),
     "mismatch": error(lambda: keras.layers.Softmax()(x3, mask=np.ones((2, 3, 3), bool))),
