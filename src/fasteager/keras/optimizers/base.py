@@ -13,6 +13,10 @@ Slots belong to the variables in :attr:`Optimizer._tracked_variables` (the order
 optimizer first saw them); ``get_slot(var, name)`` finds one, ``_slots`` maps
 ``_var_key(var)`` to ``{slot name: slot variable}``, and ``_restore_slot(var, name,
 value)`` sets a slot now or, when it does not exist yet, as soon as it is created.
+
+Keras 3's options of the base class: ``use_ema`` keeps an ``average`` slot per variable,
+``gradient_accumulation_steps`` a ``gradient_accumulator`` slot; both are created ahead of
+the update's slots, as Keras 3 orders ``optimizer.variables``.
 """
 import warnings
 
