@@ -156,7 +156,7 @@ def test_learning_rate_scheduler_sets_lr():
     sched = keras.callbacks.LearningRateScheduler(lambda epoch, lr: 0.1 / (epoch + 1))
     h = model.fit(x, y, epochs=3, verbose=0, callbacks=[sched, Spy()])
     np.testing.assert_allclose(seen, [0.1, 0.05, 0.1 / 3], rtol=1e-6)
-    np.testing.assert_allclose(h.history["lr"], [0.1, 0.05, 0.1 / 3], rtol=1e-6)
+    np.testing.assert_allclose(h.history["learning_rate"], [0.1, 0.05, 0.1 / 3], rtol=1e-6)
 
 
 def test_tensorboard_writes_readable_events(tmp_path):

@@ -223,6 +223,30 @@ try:
     cw["with_sample_weight"] = None
 except Exception as e:  # noqa: BLE001
     cw["with_sample_weight"] = [type(e).__name__, str(e)]
+
+# train_on_batch(class_weight=...)
+m = classifier()
+m.compile(keras.optimizers.SGD(0.1), "sparse_categorical_crossentropy")
+cw["train_on_batch"] = [float(m.train_on_batch(XC, YS, class_weight=CW)) for _ in range(2)]
 out["class_weight"] = cw
+
+# -- F. two outputs: compiled metrics per output ignore sample_weight ----------------------
+inp = keras.Input((3,))
+a = keras.layers.Dense(1, name="a")(inp)
+b = keras.layers.Dense(1, name="b")(inp)
+m = keras.Model(inp, {"a": a, "b": b})
+m.set_weights([KERNEL, BIAS, KERNEL[::-1].copy(), -BIAS])
+m.compile(keras.optimizers.SGD(0.05), {"a": "mse", "b": "mae"},
+          metrics={"a": ["mae"], "b": ["mse"]})
+h = m.fit(X, {"a": Y, "b": 1 - Y}, sample_weight=SW, batch_size=4, epochs=2, shuffle=False,
+          verbose=0)
+out["two_outputs"] = floats(h.history)
+
+# -- G. LearningRateScheduler's log key -----------------------------------------------------
+m = regressor()
+m.compile(keras.optimizers.SGD(0.05), "mse")
+h = m.fit(X, Y, epochs=2, verbose=0, callbacks=[
+    keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5)])
+out["lr_scheduler"] = floats(h.history)
 
 save("fit_loop", out)

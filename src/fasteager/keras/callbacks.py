@@ -324,12 +324,13 @@ class LearningRateScheduler(Callback):
             raise ValueError("LearningRateScheduler: the schedule returned %r" % lr)
         _set_optimizer_lr(opt, lr)
         if self.verbose:
-            print("\nEpoch %05d: LearningRateScheduler setting learning rate to %s."
+            print("\nEpoch %d: LearningRateScheduler setting learning rate to %s."
                   % (epoch + 1, lr))
 
     def on_epoch_end(self, epoch, logs=None):
+        # Keras 3's log key (History and TensorBoard see it as 'learning_rate')
         if logs is not None:
-            logs["lr"] = _optimizer_lr(self.model.optimizer)
+            logs["learning_rate"] = _optimizer_lr(self.model.optimizer)
 
 
 class ModelCheckpoint(Callback):

@@ -491,8 +491,7 @@ class StructuredLoss:
         if y_true is not None:
             for i, m in self._metrics:
                 if ys[i] is not None:
-                    m.update_state(ys[i], ps[i], None if isinstance(
-                        sample_weight, (list, tuple, dict)) else sample_weight)
+                    m.update_state(ys[i], ps[i])   # Keras 3: compiled metrics are unweighted
         return model.get_metrics_result()
 
 
