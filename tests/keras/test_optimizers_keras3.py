@@ -172,3 +172,14 @@ def test_fit_matches_keras3(run):
         opt.finalize_variable_values(model.trainable_variables)
     for w, ref in zip(model.get_weights(), run["final"]):
         np.testing.assert_allclose(w, ref, **TOL)
+
+
+def test_tf2_decay_is_warned_about_and_ignored_as_keras3():
+    case = REF["decay"]["case"]
+    with pytest.warns(UserWarning) as caught:
+        opt = make(case)
+    assert [str(w.message) for w in caught if "decay" in str(w.message)] \
+        == REF["decay"]["warnings"]
+    ws = [fe.Variable(w) for w in W0]
+    check_steps(case, lambda gs: opt.apply_gradients(
+        [(fe.constant(g), w) for g, w in zip(gs, ws)]), opt, ws)

@@ -9,6 +9,7 @@ Run from the repository root with a TensorFlow 2.21 / Keras 3.15.1 environment:
 """
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -120,6 +121,12 @@ record_error("ema_freq_0", lambda: keras.optimizers.SGD(use_ema=True,
 record_error("ema_freq_float", lambda: keras.optimizers.SGD(use_ema=True,
                                                            ema_overwrite_frequency=1.5))
 
+# TF 2.x's `decay`: warned about and ignored (the steps are those of the plain optimizer)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    decayed = run("SGD", {"learning_rate": 0.1, "decay": 0.5})
+warned = [str(w.message) for w in caught if "decay" in str(w.message)]
+
 # model.fit: a Dense layer, 8 batches of 4 over 2 epochs
 X = rng.normal(size=(16, 3)).astype("float32")
 Y = rng.normal(size=(16, 2)).astype("float32")
@@ -143,4 +150,5 @@ for cls_name, kw in [("SGD", {"learning_rate": 0.1, "use_ema": True, "ema_moment
 save("optimizer_options", {"w0": [w.tolist() for w in W0],
                            "grads": [[g.tolist() for g in gs] for gs in GRADS],
                            "cases": cases, "apply": apply_cases, "errors": errors,
+                           "decay": {"case": decayed, "warnings": warned},
                            "fit": {"x": X.tolist(), "y": Y.tolist(), "runs": fits}})

@@ -25,7 +25,6 @@ import numpy as np
 from ... import _core
 from ...distribute import strategy as _distribute
 from ...dtypes import int64
-from ...errors import UnimplementedError
 from ...variables import Variable
 from .._naming import KerasVariable
 from . import schedules as _schedules
@@ -91,12 +90,12 @@ class Optimizer:
         if "lr" in kwargs:
             warnings.warn("%s: `lr` is deprecated, use `learning_rate`" % cls, stacklevel=3)
             learning_rate = kwargs.pop("lr")
-        for legacy in ("decay", "jit_compile", "is_legacy_optimizer"):
-            value = kwargs.pop(legacy, None)
-            if legacy == "decay" and value:
-                raise UnimplementedError("%s: the TF 2.x `decay` argument is not supported "
-                                         "(expected 0 or None, got %r); use a "
-                                         "LearningRateSchedule" % (cls, value))
+        if kwargs.pop("decay", None) is not None:
+            # Keras 3 (so TF 2.21's tf.keras) ignores TF 2.x's decay, with this warning
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.",
+                          stacklevel=3)
+        for legacy in ("jit_compile", "is_legacy_optimizer"):
+            kwargs.pop(legacy, None)
         if kwargs:
             raise TypeError("%s: unexpected keyword arguments (expected none more, got %s)"
                             % (cls, sorted(kwargs)))
