@@ -3,6 +3,8 @@
 The recorder is tests/tf_reference/record_losses_metrics.py; its inputs are stored with the
 values, so each case here runs the same arrays through fasteager.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -85,3 +87,132 @@ def test_ignore_class_in_fit_averages_over_valid_labels():
     expected = per[y != 0].mean()
     got = model.evaluate(x, y, batch_size=6, verbose=0)
     assert got == pytest.approx(expected, rel=1e-5)
+
+
+# ---- functional metrics: per-element shapes ---------------------------------------------------
+
+def _fn_input(key):
+    v = np.asarray(REF["fn_inputs"][key])
+    return v.astype(np.int64) if v.dtype.kind == "i" else v.astype(np.float32)
+
+
+@pytest.mark.parametrize("name", sorted(REF["fns"]))
+def test_functional_metrics_shapes_and_values(name):
+    case = REF["fns"][name]
+    fn = getattr(keras.metrics, case["fn"])
+    v = fn(_fn_input(case["y_true"]), _fn_input(case["y_pred"]), **case["kwargs"])
+    v = np.asarray(v.numpy() if hasattr(v, "numpy") else v)
+    assert list(v.shape) == case["shape"]
+    np.testing.assert_allclose(v, case["value"], rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(REF["wrappers"]))
+def test_metric_wrappers_match_keras(name):
+    case = REF["wrappers"][name]
+    m = {"binary_accuracy_w": lambda: keras.metrics.BinaryAccuracy(),
+         "binary_accuracy_w2": lambda: keras.metrics.BinaryAccuracy(),
+         "bce_ls": lambda: keras.metrics.BinaryCrossentropy(label_smoothing=0.1),
+         "bce_ls_logits": lambda: keras.metrics.BinaryCrossentropy(from_logits=True,
+                                                                   label_smoothing=0.3),
+         "cce_ls": lambda: keras.metrics.CategoricalCrossentropy(label_smoothing=0.2),
+         "scce_ignore": lambda: keras.metrics.SparseCategoricalCrossentropy(ignore_class=2),
+         "top_k_3d": lambda: keras.metrics.TopKCategoricalAccuracy(k=2)}[name]()
+    w = case["sample_weight"]
+    m.update_state(_fn_input(case["y_true"]), _fn_input(case["y_pred"]),
+                   sample_weight=None if w is None else np.asarray(w, np.float32))
+    assert float(m.result()) == pytest.approx(case["value"], rel=1e-5)
+
+
+def test_binary_accuracy_inside_a_function_is_per_element():
+    t = _fn_input("t23")
+    p = _fn_input("p23")
+    traced = fe.function(lambda a, b: keras.metrics.binary_accuracy.traced(a, b))
+    np.testing.assert_array_equal(traced(t, p).numpy(), REF["fns"]["binary_accuracy"]["value"])
+
+
+# ---- Precision / Recall ----------------------------------------------------------------------
+
+def _pr_id(case):
+    return "%s-%s-%s" % (case["class"], "-".join("%s=%s" % kv for kv in
+                                                 sorted(case["kwargs"].items())),
+                         "+".join(str(u[2]) for u in case["updates"]))
+
+
+@pytest.mark.parametrize("case", REF["precision_recall"], ids=_pr_id)
+def test_precision_recall_match_keras(case):
+    inp = {k: np.asarray(v, np.float32) for k, v in REF["pr_inputs"].items()}
+    m = getattr(keras.metrics, case["class"])(**case["kwargs"])
+    assert [v.name for v in m.variables] == case["variables"]
+    for (t, p, w), expected in zip(case["updates"], case["results"]):
+        m.update_state(inp[t], inp[p], sample_weight=None if w is None else inp[w])
+        r = m.result().numpy()
+        assert r.shape == np.asarray(expected).shape
+        np.testing.assert_allclose(r, expected, rtol=1e-5, atol=1e-7)
+    m.reset_state()
+    assert not np.any(m.result().numpy())
+
+
+def test_precision_thresholds_out_of_range_are_refused_as_keras():
+    for kwargs, (cls, msg) in REF["pr_errors"].items():
+        kwargs = eval(kwargs)          # the recorded repr of a small dict of numbers
+        with pytest.raises(ValueError) as e:
+            keras.metrics.Precision(**kwargs)
+        assert cls == "ValueError" and str(e.value) == msg
+
+
+def test_precision_config_and_class_id_on_vectors():
+    m = keras.metrics.Precision(thresholds=[0.3, 0.7], top_k=2, class_id=1)
+    cfg = m.get_config()
+    assert (cfg["thresholds"], cfg["top_k"], cfg["class_id"]) == ([0.3, 0.7], 2, 1)
+    with pytest.raises(ValueError, match="When class_id is provided, y_pred must be a 2D"):
+        keras.metrics.Recall(class_id=0).update_state([1.0, 0.0], [0.7, 0.2])
+
+
+# ---- a Metric subclass written for Keras 3 -----------------------------------------------------
+
+class _Custom(keras.metrics.Metric):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.a = self.add_variable(shape=(2,), initializer="ones", name="a")
+        self.b = self.add_weight(name="b", initializer="zeros")
+        self.c = self.add_variable((), "zeros", "int32", name="c")
+        self.inner = keras.metrics.Mean(name="inner")
+
+    def update_state(self, x):
+        self.a.assign_add(np.ones(2, np.float32) * x)
+        self.b.assign_add(2 * x)
+        self.c.assign_add(1)
+        self.inner.update_state(x)
+
+    def result(self):
+        return self.a[0] + self.b + self.inner.result()
+
+
+def test_metric_subclass_with_add_variable_matches_keras():
+    ref = REF["custom"]
+    m = _Custom(dtype="float64", name="custom")
+    got = [[v.name, v.path, v.dtype.name, v.shape.as_list()] for v in m.variables]
+    assert got == ref["variables"]
+    assert m.dtype == ref["dtype"]
+    assert [float(m(2.0)), float(m(3.0))] == ref["results"]
+    assert [v.numpy().tolist() for v in m.variables] == ref["values"]
+    m.reset_state()
+    assert [v.numpy().tolist() for v in m.variables] == ref["after_reset"]
+    assert float(m.result()) == ref["result_after_reset"]
+
+
+def test_add_variable_errors_are_typed():
+    class NoSuper(keras.metrics.Metric):
+        def __init__(self):
+            self.v = self.add_variable((), "zeros", name="v")
+
+    with pytest.raises(RuntimeError, match=re.escape("forgot to call `super().__init__()`")):
+        NoSuper()
+    m = keras.metrics.Mean()
+    with pytest.raises(ValueError, match="initializer is required"):
+        m.add_variable((), None, name="x")
+    with pytest.raises(ValueError, match="invalid aggregation"):
+        m.add_variable((), "zeros", aggregation="median", name="x")
+    # Keras 2's add_weight(name, shape) still reads as a name and a shape
+    v = m.add_weight("old", (3,))
+    assert v.name == "old" and v.shape.as_list() == [3] and v.dtype == fe.float32

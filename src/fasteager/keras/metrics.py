@@ -82,29 +82,71 @@ class Metric:
         self.name = name or backend.unique_name(type(self).__name__.lower())
         self._dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
         self._variables = []
+        self._metrics = []
         # made in strategy.scope(): state variables added later are created under it
         self._distribute_strategy = _distribute.current_strategy()
+
+    def __setattr__(self, name, value):
+        # Keras 3 tracks the variables and metrics set as attributes: their state is part of
+        # this metric's variables (and reset_state zeroes it)
+        tracked = self.__dict__.get("_variables"), self.__dict__.get("_metrics")
+        if tracked[0] is not None:
+            if isinstance(value, fe.Variable) and not any(value is v for v in tracked[0]):
+                tracked[0].append(value)
+            elif isinstance(value, Metric) and not any(value is m for m in tracked[1]):
+                tracked[1].append(value)
+        object.__setattr__(self, name, value)
 
     @property
     def dtype(self):
         return self._dtype.name
 
-    def add_weight(self, name, shape=(), initializer="zeros", dtype=None):
+    def add_variable(self, shape, initializer, dtype=None, aggregation="sum", name=None):
+        """A non-trainable state variable (Keras 3: ``dtype`` None is float32, floatx)."""
         from . import initializers
-        d = fe.as_dtype(dtype) if dtype is not None else self._dtype
+        if "_variables" not in self.__dict__:
+            raise RuntimeError("You forgot to call `super().__init__()` in the `__init__()` "
+                               "method. Go add it!")
+        if aggregation not in ("none", "mean", "sum", "only_first_replica"):
+            raise ValueError("%s.add_variable: invalid aggregation (expected one of 'none', "
+                             "'mean', 'sum', 'only_first_replica'; got %r)"
+                             % (type(self).__name__, aggregation))
+        init = initializers.get(initializer)
+        if init is None:
+            raise ValueError("%s.add_variable: initializer is required (got None)"
+                             % type(self).__name__)
+        d = fe.as_dtype(dtype) if dtype is not None else fe.as_dtype(backend.floatx())
+        shape = tuple(shape) if isinstance(shape, (list, tuple)) else (
+            () if shape is None else (int(shape),))
+        name = name or "variable"
         with _distribute.owner_scope(self):
-            v = _naming.KerasVariable(initializers.get(initializer)(shape, dtype=d),
-                                      trainable=False, name=name, dtype=d,
-                                      path=_naming.path_for(self, self.name, name))
+            v = _naming.KerasVariable(init(shape, dtype=d), trainable=False, name=name,
+                                      dtype=d, path=_naming.path_for(self, self.name, name))
         self._variables.append(v)
         return v
 
+    def add_weight(self, shape=(), initializer="zeros", dtype=None, name=None):
+        """Keras 3's alias of ``add_variable``; a leading string is taken as the name, as
+        Keras 2's ``add_weight(name, shape, ...)`` had it."""
+        if isinstance(shape, str):
+            name = shape if name is None else name
+            shape, initializer = (initializer, "zeros") if isinstance(
+                initializer, (tuple, list)) else ((), initializer)
+        return self.add_variable(shape, "zeros" if initializer is None else initializer,
+                                 dtype=dtype, name=name)
+
     @property
     def variables(self):
-        return list(self._variables)
+        out = list(self._variables)
+        for m in self._metrics:
+            out.extend(m.variables)
+        return out
 
-    weights = variables
-    non_trainable_weights = variables
+    @property
+    def weights(self):
+        return self.variables
+
+    non_trainable_weights = weights
 
     @property
     def trainable_weights(self):
@@ -118,7 +160,7 @@ class Metric:
 
     def reset_state(self):
         # (Keras 3 has no reset_states alias: TensorFlow 2.21 raises AttributeError for it)
-        for v in self._variables:
+        for v in self.variables:
             v.assign(np.zeros(v.shape.as_list(), v.dtype.as_numpy_dtype))
 
     def __call__(self, *args, **kwargs):
@@ -133,7 +175,7 @@ class Metric:
         return cls(**config)
 
     def __repr__(self):
-        return "<%s name=%s>" % (type(self).__name__, self.name)
+        return "<%s name=%s>" % (type(self).__name__, getattr(self, "name", None))
 
 
 def _weights_like(values, sample_weight):
@@ -150,7 +192,7 @@ class Sum(Metric):
 
     def __init__(self, name="sum", dtype=None):
         super().__init__(name, dtype)
-        self.total = self.add_weight("total")
+        self.total = self.add_variable((), "zeros", self._dtype, name="total")
 
     def update_state(self, values, sample_weight=None):
         if _tracing():
@@ -171,10 +213,16 @@ class Mean(Metric):
 
     def __init__(self, name="mean", dtype=None):
         super().__init__(name, dtype)
-        self.total = self.add_weight("total")
-        self.count = self.add_weight("count")
+        self.total = self.add_variable((), "zeros", self._dtype, name="total")
+        self.count = self.add_variable((), "zeros", self._dtype, name="count")
 
     def update_state(self, values, sample_weight=None):
+        if sample_weight is not None and _losses._get_mask(values) is not None:
+            # Keras 3 applies the values' own mask (sparse_categorical_crossentropy's
+            # ignore_class) only together with sample weights; unweighted, the masked
+            # entries count as zeros
+            sample_weight = _losses.apply_mask(sample_weight, _losses._get_mask(values),
+                                               fe.float32, "sum")
         if _tracing():
             total, count = _mean_state_t(values, sample_weight)
             self.total.assign_add(fe.cast(total, self._dtype))
@@ -210,7 +258,10 @@ class MeanMetricWrapper(Mean):
         fn = self._fn
         if _tracing():
             fn = getattr(fn, "traced", fn)    # the fasteager-ops form, where there is one
+        mask = _losses._get_mask(y_pred)      # (a Keras mask on y_pred weighs its entries)
         values = fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            sample_weight = _losses.apply_mask(sample_weight, mask, fe.float32, "sum")
         super().update_state(values, sample_weight)
 
     def get_config(self):
@@ -235,37 +286,69 @@ def sparse_categorical_accuracy(y_true, y_pred):
     return (np.argmax(p, axis=-1).astype(np.float64) == t.astype(np.float64)).astype(np.float32)
 
 
+def _same_rank_np(x1, x2, expand_rank_1=True):
+    """Keras's squeeze_or_expand_to_same_rank on arrays (``losses.same_rank`` on tensors)."""
+    if x1.ndim == x2.ndim + 1 and x1.shape[-1] == 1:
+        if x2.ndim == 1 and expand_rank_1:
+            x2 = x2[..., None]
+        else:
+            x1 = x1[..., 0]
+    elif x2.ndim == x1.ndim + 1 and x2.shape[-1] == 1:
+        if x1.ndim == 1 and expand_rank_1:
+            x1 = x1[..., None]
+        else:
+            x2 = x2[..., 0]
+    return x1, x2
+
+
 def categorical_accuracy(y_true, y_pred):
-    t, p = _np(y_true), _np(y_pred)
-    return (np.argmax(t, axis=-1) == np.argmax(p, axis=-1)).astype(np.float32)
+    t = np.argmax(_np(y_true), axis=-1)
+    p = _np(y_pred)
+    shape = t.shape
+    squeezed = t.ndim == p.ndim      # (y_true had one more axis than y_pred)
+    if squeezed:
+        t = t[..., 0]
+    hit = (np.argmax(p, axis=-1) == t).astype(np.float32)
+    return hit.reshape(shape) if squeezed else hit
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    t, p = _np(y_true), _np(y_pred)
-    if t.ndim == p.ndim - 1 and p.shape[-1] == 1:
-        t = t[..., None]
-    return np.mean((p > threshold).astype(np.float64) == t.astype(np.float64),
-                   axis=-1).astype(np.float32)
+    """1.0 where ``y_pred > threshold`` matches ``y_true``, per element (Keras 3 keeps the
+    last axis; the Mean metric averages it)."""
+    t, p = _same_rank_np(_np(y_true), _np(y_pred))
+    return ((p > threshold).astype(np.float64) == t.astype(np.float64)).astype(np.float32)
+
+
+def _in_top_k(targets, predictions, k):
+    """TensorFlow's in_top_k: the target's score has fewer than k scores above it (so ties
+    at the boundary all count); a non-finite score or a target out of range never does."""
+    t = targets.astype(np.int64).reshape(-1)
+    p = predictions
+    if p.ndim != 2 or t.shape[0] != p.shape[0]:
+        raise fe.errors.InvalidArgumentError(
+            "in_top_k: predictions must be (rows, classes) with one target per row (got "
+            "targets of %d and predictions of shape %s)" % (t.shape[0], p.shape))
+    ok = (t >= 0) & (t < p.shape[-1])
+    score = p[np.arange(p.shape[0]), np.where(ok, t, 0)]
+    above = (p > score[:, None]).sum(axis=-1)
+    return ok & np.isfinite(score) & (above < k)
 
 
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return sparse_top_k_categorical_accuracy(np.argmax(_np(y_true), axis=-1), y_pred, k)
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
-    t, p = _np(y_true).astype(np.int64), _np(y_pred)
-    if t.ndim == p.ndim and t.shape[-1] == 1:
-        t = t[..., 0]
-    top = np.argsort(-p, axis=-1, kind="stable")[..., :k]
-    return np.any(top == t[..., None], axis=-1).astype(np.float32)
-
-
-def _np_loss(fn):
-    def metric_fn(y_true, y_pred, **kw):
-        return _np(fn(y_true, y_pred, **kw))
-    metric_fn.__name__ = fn.__name__
-    metric_fn.traced = fn
-    return metric_fn
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
+    """1.0 where the label is among the k highest scores; the result has y_true's shape."""
+    t, p = _np(y_true), _np(y_pred)
+    shape = t.shape
+    p2 = p.reshape(-1, p.shape[-1]) if p.ndim > 2 else p
+    if from_sorted_ids:
+        # y_pred holds class ids, best first
+        hit = np.any(t.reshape(-1)[:, None].astype(p2.dtype) == p2[:, :k], axis=1)
+    else:
+        hit = _in_top_k(t, p2, k)
+    return hit.astype(np.float32).reshape(shape)
 
 
 # the accuracies by fasteager ops (``fn.traced``: used inside fe.function)
@@ -302,11 +385,18 @@ def _categorical_accuracy_t(y_true, y_pred):
 
 @_traced(binary_accuracy)
 def _binary_accuracy_t(y_true, y_pred, threshold=0.5):
-    t, p = fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred)
-    if t.shape.rank == p.shape.rank - 1 and p.shape[-1] == 1:
-        t = fe.expand_dims(t, -1)
+    t, p = _losses.same_rank(fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred))
     hit = fe.equal(fe.cast(p > threshold, fe.float64), fe.cast(t, fe.float64))
-    return fe.cast(fe.reduce_mean(fe.cast(hit, fe.float64), axis=-1), fe.float32)
+    return fe.cast(hit, fe.float32)
+
+
+# the losses as metric functions: Keras 3 exports the same functions from both modules
+mean_squared_error = mse = MSE = _losses.mean_squared_error
+mean_absolute_error = mae = MAE = _losses.mean_absolute_error
+binary_crossentropy = _losses.binary_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+huber = _losses.huber
 
 
 class Accuracy(MeanMetricWrapper):
@@ -335,80 +425,176 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
 
 
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
-        super().__init__(sparse_top_k_categorical_accuracy, name, dtype, k=k)
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None,
+                 from_sorted_ids=False):
+        super().__init__(sparse_top_k_categorical_accuracy, name, dtype, k=k,
+                         from_sorted_ids=from_sorted_ids)
 
 
 class MeanSquaredError(MeanMetricWrapper):
     def __init__(self, name="mean_squared_error", dtype=None):
-        super().__init__(_np_loss(_losses.mean_squared_error), name, dtype)
+        super().__init__(mean_squared_error, name, dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     def __init__(self, name="mean_absolute_error", dtype=None):
-        super().__init__(_np_loss(_losses.mean_absolute_error), name, dtype)
+        super().__init__(mean_absolute_error, name, dtype)
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
-    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False):
-        super().__init__(_np_loss(_losses.sparse_categorical_crossentropy), name, dtype,
-                         from_logits=from_logits)
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False,
+                 ignore_class=None, axis=-1):
+        super().__init__(sparse_categorical_crossentropy, name, dtype,
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
 
 
 class CategoricalCrossentropy(MeanMetricWrapper):
-    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False):
-        super().__init__(_np_loss(_losses.categorical_crossentropy), name, dtype,
-                         from_logits=from_logits)
+    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False,
+                 label_smoothing=0, axis=-1):
+        super().__init__(categorical_crossentropy, name, dtype, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
 
 
 class BinaryCrossentropy(MeanMetricWrapper):
-    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False):
-        super().__init__(_np_loss(_losses.binary_crossentropy), name, dtype,
-                         from_logits=from_logits)
+    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False,
+                 label_smoothing=0):
+        super().__init__(binary_crossentropy, name, dtype, from_logits=from_logits,
+                         label_smoothing=label_smoothing)
+
+
+# ---- Precision and Recall --------------------------------------------------------------------
+
+_NEG_INF = -1e10       # Keras's threshold under top_k: every kept score is above it
+
+
+def _parse_thresholds(thresholds, default):
+    if thresholds is None:
+        return [default]
+    listed = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else \
+        [thresholds]
+    bad = [t for t in listed if t is None or t < 0 or t > 1]
+    if bad:
+        raise ValueError("Threshold values must be in [0, 1]. Received: %s" % (bad,))
+    return listed
+
+
+def _evenly_spaced(thresholds):
+    """Keras counts evenly spaced thresholds (3 or more, 0 to 1) by buckets."""
+    n = len(thresholds)
+    return n >= 3 and np.allclose(thresholds, np.arange(n, dtype=np.float32) / (n - 1),
+                                  atol=backend.epsilon())
+
+
+def _filter_top_k(x, k):
+    """Keep the k highest scores of the last axis (ties: the lower index first, as top_k);
+    the others become -1e10."""
+    idx = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+    keep = np.zeros(x.shape, np.float32)
+    np.put_along_axis(keep, idx, 1.0, axis=-1)
+    return (x * keep + np.float32(_NEG_INF) * (1 - keep)).astype(np.float32)
 
 
 class _Confusion(Metric):
-    """True/false positives and negatives at a threshold (binary problems)."""
+    """Counts of the confusion matrix at each threshold (Keras's
+    update_confusion_matrix_variables): predictions above a threshold are positive; with
+    ``top_k`` only the k highest of each row can be, with ``class_id`` only that column is
+    counted. Several dimensions are flattened into one binary problem."""
 
-    def __init__(self, thresholds=None, name=None, dtype=None):
+    _counts = ()        # (attribute, variable name, label positive?, prediction positive?)
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
         super().__init__(name, dtype)
-        self.threshold = 0.5 if thresholds is None else float(thresholds)
-        self.tp = self.add_weight("true_positives")
-        self.fp = self.add_weight("false_positives")
-        self.fn = self.add_weight("false_negatives")
+        self.init_thresholds = thresholds
+        self.top_k = top_k
+        self.class_id = class_id
+        self.thresholds = _parse_thresholds(thresholds, 0.5 if top_k is None else _NEG_INF)
+        self._evenly = _evenly_spaced(self.thresholds)
+        for attr, var_name, _, _ in self._counts:
+            setattr(self, attr, self.add_variable((len(self.thresholds),), "zeros",
+                                                  name=var_name))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        t = _np(y_true).astype(bool).reshape(-1)
-        p = (_np(y_pred) > self.threshold).reshape(-1)
-        w = np.ones_like(t, np.float64) if sample_weight is None else \
-            np.broadcast_to(_np(sample_weight).astype(np.float64).reshape(-1), t.shape)
-        d = self._dtype.as_numpy_dtype
-        self.tp.assign_add(np.asarray(w[t & p].sum(), d))
-        self.fp.assign_add(np.asarray(w[~t & p].sum(), d))
-        self.fn.assign_add(np.asarray(w[t & ~p].sum(), d))
+        f32 = np.float32
+        p, t = _same_rank_np(_np(y_pred).astype(f32), _np(y_true).astype(f32))
+        w = None
+        if sample_weight is not None:
+            _, w = _same_rank_np(t, _np(sample_weight).astype(f32)[..., None],
+                                 expand_rank_1=False)
+        if self.top_k is not None:
+            p = _filter_top_k(p, self.top_k)
+        if self.class_id is not None:
+            if p.ndim == 1:
+                raise ValueError("When class_id is provided, y_pred must be a 2D array with "
+                                 "shape (num_samples, num_classes), found shape: %s"
+                                 % (p.shape,))
+            t = t[..., self.class_id, None]
+            p = p[..., self.class_id, None]
+        if w is not None:
+            try:
+                w = np.broadcast_to(w, p.shape)
+            except ValueError:
+                raise ValueError("%s: sample_weight of shape %s does not broadcast to the "
+                                 "predictions' shape %s" % (type(self).__name__,
+                                                            _np(sample_weight).shape, p.shape))
+            w = w.reshape(-1)
+        p, label = p.reshape(-1), t.reshape(-1).astype(bool)
+        n = len(self.thresholds)
+        if self._evenly:
+            # Keras's bucketed count: positive at threshold i where ceil(p * (n-1)) - 1 >= i
+            bucket = np.ceil(np.clip(p, 0, 1) * f32(n - 1)) - 1
+            pred = bucket[None, :] >= np.arange(n, dtype=f32)[:, None]
+        else:
+            pred = p[None, :] > np.asarray(self.thresholds, f32)[:, None]
+        for attr, _, label_pos, pred_pos in self._counts:
+            hit = (label if label_pos else ~label)[None, :] & (pred if pred_pos else ~pred)
+            counts = hit.sum(axis=1, dtype=np.float64) if w is None else \
+                np.where(hit, w[None, :].astype(np.float64), 0.0).sum(axis=1)
+            var = getattr(self, attr)
+            var.assign_add(counts.astype(var.dtype.as_numpy_dtype))
+
+    def _ratio(self, num, other):
+        a, b = num.numpy().astype(np.float64), other.numpy().astype(np.float64)
+        r = np.divide(a, a + b, out=np.zeros_like(a), where=(a + b) != 0)
+        r = r.astype(num.dtype.as_numpy_dtype)
+        # one threshold: a scalar; a list of thresholds: one value per threshold
+        return fe.constant(r[0] if len(self.thresholds) == 1 else r)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"thresholds": self.init_thresholds, "top_k": self.top_k,
+                       "class_id": self.class_id})
+        return config
 
 
 class Precision(_Confusion):
-    def __init__(self, thresholds=None, name="precision", dtype=None):
-        super().__init__(thresholds, name, dtype)
+    """tp / (tp + fp), at each threshold."""
+
+    _counts = (("true_positives", "true_positives", True, True),
+               ("false_positives", "false_positives", False, True))
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name="precision",
+                 dtype=None):
+        super().__init__(thresholds, top_k, class_id, name, dtype)
 
     def result(self):
-        tp, fp = float(self.tp.numpy()), float(self.fp.numpy())
-        return fe.constant(np.float32(tp / (tp + fp) if tp + fp else 0.0))
+        return self._ratio(self.true_positives, self.false_positives)
 
 
 class Recall(_Confusion):
-    def __init__(self, thresholds=None, name="recall", dtype=None):
-        super().__init__(thresholds, name, dtype)
+    """tp / (tp + fn), at each threshold."""
+
+    _counts = (("true_positives", "true_positives", True, True),
+               ("false_negatives", "false_negatives", True, False))
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name="recall",
+                 dtype=None):
+        super().__init__(thresholds, top_k, class_id, name, dtype)
 
     def result(self):
-        tp, fn = float(self.tp.numpy()), float(self.fn.numpy())
-        return fe.constant(np.float32(tp / (tp + fn) if tp + fn else 0.0))
+        return self._ratio(self.true_positives, self.false_negatives)
 
 
 acc = ACC = accuracy
-mse = MSE = _np_loss(_losses.mean_squared_error)
-mae = MAE = _np_loss(_losses.mean_absolute_error)
 
 _CLASSES = {c.__name__: c for c in (
     Mean, Sum, Accuracy, SparseCategoricalAccuracy, CategoricalAccuracy, BinaryAccuracy,
