@@ -183,3 +183,11 @@ def test_tf2_decay_is_warned_about_and_ignored_as_keras3():
     ws = [fe.Variable(w) for w in W0]
     check_steps(case, lambda gs: opt.apply_gradients(
         [(fe.constant(g), w) for g, w in zip(gs, ws)]), opt, ws)
+
+
+def test_unknown_argument_is_a_value_error_as_keras3():
+    cls, message = REF["errors"]["unknown_kwarg"]
+    assert cls == "ValueError"
+    with pytest.raises(ValueError, match=r"Argument\(s\) not recognized: \{'foo': 1\}"):
+        O.Adam(foo=1)
+    assert message.startswith("Argument(s) not recognized: {'foo': 1}")

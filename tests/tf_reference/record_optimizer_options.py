@@ -114,6 +114,7 @@ def _wrong_count():
 
 record_error("apply_wrong_count", _wrong_count)
 record_error("apply_empty", lambda: keras.optimizers.SGD().apply([], [v]))
+record_error("unknown_kwarg", lambda: keras.optimizers.Adam(foo=1))
 record_error("accum_1", lambda: keras.optimizers.SGD(gradient_accumulation_steps=1))
 record_error("ema_momentum_2", lambda: keras.optimizers.SGD(use_ema=True, ema_momentum=2.0))
 record_error("ema_freq_0", lambda: keras.optimizers.SGD(use_ema=True,

@@ -97,8 +97,9 @@ class Optimizer:
         for legacy in ("jit_compile", "is_legacy_optimizer"):
             kwargs.pop(legacy, None)
         if kwargs:
-            raise TypeError("%s: unexpected keyword arguments (expected none more, got %s)"
-                            % (cls, sorted(kwargs)))
+            # (ValueError, as Keras 3)
+            raise ValueError("%s: Argument(s) not recognized: %r (expected none more)"
+                             % (cls, kwargs))
         if gradient_accumulation_steps and not (
                 isinstance(gradient_accumulation_steps, int) and gradient_accumulation_steps >= 2):
             raise ValueError("%s: gradient_accumulation_steps must be an integer >= 2 (expected "
