@@ -298,3 +298,25 @@ def test_learning_rate_scheduler_logs_learning_rate():
     h = m.fit(X, Y, epochs=2, verbose=0, callbacks=[
         keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5)])
     assert_logs(h.history, REF["lr_scheduler"])
+
+
+class _TwinComm:
+    """Two workers with the same data: an all-reduce doubles every number."""
+    size = 2
+    rank = 0
+
+    def allreduce_(self, buf, op="sum"):
+        buf *= 2
+        return buf
+
+
+def test_multi_worker_log_reduction_keeps_weighted_keys_apart():
+    # the all-worker reduction of the logs finds each metric by its log key: with the
+    # same data on both workers the logs stay as they are ('mae' is not the weighted one)
+    from fasteager.distribute.strategy import MultiWorkerMirroredStrategy
+    m = regressor()
+    m.compile(keras.optimizers.SGD(0.05), "mse", metrics=["mae"], weighted_metrics=["mae"])
+    logs = m.evaluate(X, Y, sample_weight=SW, batch_size=4, verbose=0, return_dict=True)
+    strategy = object.__new__(MultiWorkerMirroredStrategy)
+    strategy._comm = _TwinComm()
+    assert_logs(strategy._reduce_logs(m, logs), logs)

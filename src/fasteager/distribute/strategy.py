@@ -404,13 +404,14 @@ class MultiWorkerMirroredStrategy:
         accuracy covers every worker's examples); other values are averaged."""
         if self._comm.size == 1:
             return logs
-        metrics = [m for m in model.metrics if m.name in logs]
-        names = {m.name for m in metrics}
+        # by log key: a weighted metric's key is not its name ('weighted_mae')
+        named = [(k, m) for k, m in model._named_metrics() if k in logs]
+        names = {k for k, _ in named}
         others = [k for k in logs if k not in names]
         out = dict(logs)
-        with self._summed_states(metrics, [logs[k] for k in others]) as sums:
-            for m in metrics:
-                out[m.name] = float(_np(m.result()))
+        with self._summed_states([m for _, m in named], [logs[k] for k in others]) as sums:
+            for k, m in named:
+                out[k] = float(_np(m.result()))
         for k, total in zip(others, sums):
             out[k] = float(total) / self._comm.size
         return out

@@ -61,10 +61,13 @@ def _pythonify_logs(logs):
         if isinstance(value, dict):
             out.update(_pythonify_logs(value))
             continue
-        try:
-            value = float(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
-        except (TypeError, ValueError):
-            pass
+        if not isinstance(value, (list, tuple)):      # float() refuses these in Keras too
+            try:
+                array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+                if array.size == 1:        # Keras's float(value) takes any one-element array
+                    value = float(array.reshape(()))
+            except (TypeError, ValueError):
+                pass
         out[key] = value
     return out
 

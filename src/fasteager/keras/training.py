@@ -317,12 +317,17 @@ class Model(Layer):
         return self.get_metrics_result()
 
     def get_metrics_result(self):
+        return {name: m.result() for name, m in self._named_metrics()}
+
+    def _named_metrics(self):
+        """(log key, metric) for each metric: its name, or the key Keras 3 gives a
+        compiled metric whose name repeats (``mae_1``, ``weighted_mae``)."""
         metrics = self.metrics
         names = [m.name for m in metrics]
         log_names = self.__dict__.get("_metric_log_names")
         if log_names is not None and len(log_names) == len(metrics) - 1:
             names = names[:1] + log_names
-        return {n: m.result() for n, m in zip(names, metrics)}
+        return list(zip(names, metrics))
 
     def _flatten_logs(self, logs):
         """``logs`` as Keras 3's list: by the metrics' own names (the loss first; a name
