@@ -191,3 +191,20 @@ def test_unknown_argument_is_a_value_error_as_keras3():
     with pytest.raises(ValueError, match=r"Argument\(s\) not recognized: \{'foo': 1\}"):
         O.Adam(foo=1)
     assert message.startswith("Argument(s) not recognized: {'foo': 1}")
+
+
+def test_finalize_matches_variables_by_identity_then_position():
+    opt = O.SGD(0.5, use_ema=True, ema_momentum=0.5)
+    a, b = fe.Variable([1.0]), fe.Variable([2.0])
+    for _ in range(2):
+        opt.apply_gradients([(fe.constant([1.0]), a), (fe.constant([1.0]), b)])
+    # a: 1 -> 0.5 (average 0.5) -> 0 (average 0.25); b: 2 -> 1.5 -> 1 (average 1.25)
+    opt.finalize_variable_values([b])            # its own average, not a's
+    np.testing.assert_allclose(b.numpy(), [1.25])
+    c, d = fe.Variable([0.0]), fe.Variable([0.0])
+    opt.finalize_variable_values([c, d])        # others: in the optimizer's order
+    np.testing.assert_allclose([c.numpy()[0], d.numpy()[0]], [0.25, 1.25])
+    with pytest.raises(ValueError, match="expected the optimizer's variables or 2"):
+        opt.finalize_variable_values([c])
+    O.SGD().finalize_variable_values([c])        # without EMA: nothing
+    np.testing.assert_allclose(c.numpy(), [0.25])

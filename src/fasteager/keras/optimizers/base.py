@@ -503,25 +503,30 @@ class Optimizer:
         if freq and (iterations + 1) % freq == 0:
             self._overwrite_with_averages(self._tracked_variables)
 
-    def _overwrite_with_averages(self, var_list):
-        for v, source in zip(var_list, self._tracked_variables):
+    def _overwrite_with_averages(self, var_list, sources=None):
+        for v, source in zip(var_list, sources or var_list):
             target = v._mutable_array()
             target[...] = self._slots[_var_key(source)]["average"]._tensor._value
 
     def finalize_variable_values(self, var_list):
         """End of training (``model.fit`` calls it): with ``use_ema`` the weights take
-        their moving averages (``var_list`` in the order the optimizer first saw them);
-        otherwise nothing."""
+        their moving averages; otherwise nothing. Variables the optimizer updated take
+        their own; another list, one variable per updated variable, takes them in the
+        order the optimizer first saw its variables (as Keras 3)."""
         if not self.use_ema:
             return
         var_list = list(var_list)
-        if len(var_list) != len(self._tracked_variables):
+        if all(_var_key(v) in self._slots for v in var_list):
+            self._overwrite_with_averages(var_list)
+        elif len(var_list) == len(self._tracked_variables):
+            self._overwrite_with_averages(var_list, self._tracked_variables)
+        else:
             raise ValueError("%s.finalize_variable_values: the variables do not match the "
-                             "optimizer's moving averages (expected %d variables, got %d); "
-                             "was the optimizer called on this model?"
-                             % (type(self).__name__, len(self._tracked_variables),
-                                len(var_list)))
-        self._overwrite_with_averages(var_list)
+                             "optimizer's moving averages (expected the optimizer's "
+                             "variables or %d variables, got %d others); was the optimizer "
+                             "called on this model?" % (type(self).__name__,
+                                                        len(self._tracked_variables),
+                                                        len(var_list)))
 
     def _update(self, var, grad, lr, slots, step, decay):
         raise NotImplementedError("%s._update: subclasses must define it"
