@@ -216,3 +216,23 @@ def test_add_variable_errors_are_typed():
     # Keras 2's add_weight(name, shape) still reads as a name and a shape
     v = m.add_weight("old", (3,))
     assert v.name == "old" and v.shape.as_list() == [3] and v.dtype == fe.float32
+
+
+def test_a_mask_on_y_pred_weighs_losses_and_metrics_as_keras():
+    ref = REF["masked"]
+    emb = keras.layers.Embedding(5, 3, mask_zero=True)
+    dense = keras.layers.Dense(4, use_bias=False)
+    ids = np.array(ref["ids"])
+    dense(emb(ids))
+    emb.set_weights([np.array(ref["emb_w"], np.float32)])
+    dense.set_weights([np.array(ref["dense_w"], np.float32)])
+    out = dense(emb(ids))
+    y = np.array(ref["y"])
+    w = np.array(ref["w"], np.float32)
+    for red, (plain, weighted) in ref["losses"].items():
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=red)
+        np.testing.assert_allclose(loss(y, out).numpy(), plain, rtol=1e-5)
+        np.testing.assert_allclose(loss(y, out, sample_weight=w).numpy(), weighted, rtol=1e-5)
+    acc = keras.metrics.SparseCategoricalAccuracy()
+    acc.update_state(y, out)
+    assert float(acc.result()) == pytest.approx(ref["accuracy"])

@@ -74,6 +74,29 @@ out["scce"] = scce
 allign = keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0)
 out["scce_all_ignored"] = float(allign(np.zeros(3, np.int64), logits[:3]))
 
+# ---- a Keras mask on y_pred (Embedding(mask_zero=True)'s output) --------------------------
+emb_w = rng.randn(5, 3).astype(np.float32)
+dense_w = rng.randn(3, 4).astype(np.float32)
+ids = np.array([[1, 2, 0, 0], [3, 4, 2, 0]])
+y_seq = np.array([[1, 2, 3, 0], [2, 1, 3, 1]])
+w_seq = np.array([[1.0, 2.0, 1, 1], [2, 2, 1, 3]], np.float32)
+emb = keras.layers.Embedding(5, 3, mask_zero=True)
+dense = keras.layers.Dense(4, use_bias=False)
+dense(emb(ids))
+emb.set_weights([emb_w])
+dense.set_weights([dense_w])
+seq_out = dense(emb(ids))
+masked = {"emb_w": arr(emb_w), "dense_w": arr(dense_w), "ids": arr(ids), "y": arr(y_seq),
+          "w": arr(w_seq), "losses": {}}
+for red in ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none"):
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=red)
+    masked["losses"][red] = [arr(np.asarray(loss(y_seq, seq_out))),
+                             arr(np.asarray(loss(y_seq, seq_out, sample_weight=w_seq)))]
+acc = keras.metrics.SparseCategoricalAccuracy()
+acc.update_state(y_seq, seq_out)
+masked["accuracy"] = float(acc.result())
+out["masked"] = masked
+
 # ---- functional metrics: shapes and values ----------------------------------------------
 p23 = np.array([[0.6, 0.4, 0.2], [0.1, 0.8, 0.7]], np.float32)
 t23 = np.array([[1, 0, 1], [0, 1, 1]], np.float32)
