@@ -208,3 +208,19 @@ def test_finalize_matches_variables_by_identity_then_position():
         opt.finalize_variable_values([c])
     O.SGD().finalize_variable_values([c])        # without EMA: nothing
     np.testing.assert_allclose(c.numpy(), [0.25])
+
+
+def test_scale_loss_undoes_the_gradient_unscaling():
+    """A custom loop scales its loss with ``scale_loss``; the step is the unscaled one."""
+    w0 = np.array([1.0, -2.0], np.float32)
+    results = []
+    for factor in (None, 8.0):
+        opt = O.SGD(0.1, loss_scale_factor=factor)
+        w = fe.Variable(w0)
+        with fe.GradientTape() as tape:
+            loss = opt.scale_loss(fe.reduce_sum(w * w))
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        results.append(w.numpy())
+    np.testing.assert_allclose(results[0], w0 - 0.1 * 2 * w0, rtol=1e-6)
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+    assert O.SGD().scale_loss(3.0) == 3.0

@@ -337,6 +337,14 @@ class Optimizer:
             return 0.0
         return float(wd)
 
+    def scale_loss(self, loss):
+        """Keras 3: ``loss * loss_scale_factor`` (the loss as it is to be differentiated;
+        the optimizer divides the gradients by the factor again), or ``loss`` without one.
+        """
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
+
     def apply(self, grads, trainable_variables=None):
         """Keras 3's form of :meth:`apply_gradients`: ``grads`` a list of gradients, one
         per variable of ``trainable_variables``, or, once the optimizer is built, one per
