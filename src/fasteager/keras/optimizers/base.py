@@ -139,7 +139,7 @@ class Optimizer:
         self.ema_momentum = ema_momentum
         self.ema_overwrite_frequency = ema_overwrite_frequency
         self.loss_scale_factor = loss_scale_factor
-        self.gradient_accumulation_steps = gradient_accumulation_steps or None
+        self.gradient_accumulation_steps = gradient_accumulation_steps
         self.built = False
         self._iterations = KerasVariable(np.int64(0), trainable=False, name="iteration",
                                          dtype=int64, path=self.name + "/iteration")
