@@ -231,16 +231,17 @@ cw["train_on_batch"] = [float(m.train_on_batch(XC, YS, class_weight=CW)) for _ i
 out["class_weight"] = cw
 
 # -- F. two outputs: compiled metrics per output ignore sample_weight ----------------------
-inp = keras.Input((3,))
-a = keras.layers.Dense(1, name="a")(inp)
-b = keras.layers.Dense(1, name="b")(inp)
-m = keras.Model(inp, {"a": a, "b": b})
-m.set_weights([KERNEL, BIAS, KERNEL[::-1].copy(), -BIAS])
-m.compile(keras.optimizers.SGD(0.05), {"a": "mse", "b": "mae"},
-          metrics={"a": ["mae"], "b": ["mse"]})
-h = m.fit(X, {"a": Y, "b": 1 - Y}, sample_weight=SW, batch_size=4, epochs=2, shuffle=False,
-          verbose=0)
-out["two_outputs"] = floats(h.history)
+for eager in (False, True):
+    inp = keras.Input((3,))
+    a = keras.layers.Dense(1, name="a")(inp)
+    b = keras.layers.Dense(1, name="b")(inp)
+    m = keras.Model(inp, {"a": a, "b": b})
+    m.set_weights([KERNEL, BIAS, KERNEL[::-1].copy(), -BIAS])
+    m.compile(keras.optimizers.SGD(0.05), {"a": "mse", "b": "mae"},
+              metrics={"a": ["mae"], "b": ["mse"]}, run_eagerly=eager)
+    h = m.fit(X, {"a": Y, "b": 1 - Y}, sample_weight=SW, batch_size=4, epochs=2,
+              shuffle=False, verbose=0)
+    out["two_outputs_eager" if eager else "two_outputs"] = floats(h.history)
 
 # -- G. LearningRateScheduler's log key -----------------------------------------------------
 m = regressor()

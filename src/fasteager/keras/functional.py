@@ -485,7 +485,10 @@ class StructuredLoss:
             self._metrics = [o for o in objects if isinstance(o, tuple)]
         if self._trackers:
             values = dict(self.per_output(y_true, y_pred, sample_weight))
-            n = fe.nest.flatten(y_pred)[0].shape.as_list()[0]
+            # Keras 3 weighs each batch's per-output loss by the batch size, which its traced
+            # step does not know (None: each batch counts once); run_eagerly knows it
+            n = fe.nest.flatten(y_pred)[0].shape.as_list()[0] \
+                if getattr(model, "run_eagerly", False) else None
             for i, tracker in self._trackers:
                 tracker.update_state(values[self.names[i]], sample_weight=n)
         if y_true is not None:
