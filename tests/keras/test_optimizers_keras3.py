@@ -224,3 +224,11 @@ def test_scale_loss_undoes_the_gradient_unscaling():
     np.testing.assert_allclose(results[0], w0 - 0.1 * 2 * w0, rtol=1e-6)
     np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
     assert O.SGD().scale_loss(3.0) == 3.0
+
+
+@pytest.mark.parametrize("rec", REF["schedules"], ids=case_id)
+def test_schedules_match_keras3(rec):
+    sched = getattr(O.schedules, rec["class"])(**rec["kwargs"])
+    got = [float(np.asarray(sched(step))) for step in range(len(rec["values"]))]
+    np.testing.assert_allclose(got, rec["values"], rtol=1e-6, atol=1e-9)
+    assert sched.get_config() == rec["config"]

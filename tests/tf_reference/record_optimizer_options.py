@@ -128,6 +128,26 @@ with warnings.catch_warnings(record=True) as caught:
     decayed = run("SGD", {"learning_rate": 0.1, "decay": 0.5})
 warned = [str(w.message) for w in caught if "decay" in str(w.message)]
 
+# the learning-rate schedules at steps 0..24
+SCHEDULES = [("ExponentialDecay", {"initial_learning_rate": 0.1, "decay_steps": 4,
+                                   "decay_rate": 0.5}),
+             ("ExponentialDecay", {"initial_learning_rate": 0.1, "decay_steps": 4,
+                                   "decay_rate": 0.5, "staircase": True}),
+             ("InverseTimeDecay", {"initial_learning_rate": 0.3, "decay_steps": 3,
+                                   "decay_rate": 0.7}),
+             ("InverseTimeDecay", {"initial_learning_rate": 0.3, "decay_steps": 3,
+                                   "decay_rate": 0.7, "staircase": True}),
+             ("PiecewiseConstantDecay", {"boundaries": [3, 10], "values": [1.0, 0.5, 0.1]}),
+             ("CosineDecay", {"initial_learning_rate": 0.2, "decay_steps": 10}),
+             ("CosineDecay", {"initial_learning_rate": 0.2, "decay_steps": 10, "alpha": 0.1}),
+             ("CosineDecay", {"initial_learning_rate": 0.0, "decay_steps": 10,
+                              "warmup_target": 0.4, "warmup_steps": 5, "alpha": 0.2})]
+schedules = []
+for cls_name, kw in SCHEDULES:
+    sched = getattr(keras.optimizers.schedules, cls_name)(**kw)
+    schedules.append({"class": cls_name, "kwargs": kw, "config": sched.get_config(),
+                      "values": [float(sched(step)) for step in range(25)]})
+
 # model.fit: a Dense layer, 8 batches of 4 over 2 epochs
 X = rng.normal(size=(16, 3)).astype("float32")
 Y = rng.normal(size=(16, 2)).astype("float32")
@@ -152,4 +172,5 @@ save("optimizer_options", {"w0": [w.tolist() for w in W0],
                            "grads": [[g.tolist() for g in gs] for gs in GRADS],
                            "cases": cases, "apply": apply_cases, "errors": errors,
                            "decay": {"case": decayed, "warnings": warned},
+                           "schedules": schedules,
                            "fit": {"x": X.tolist(), "y": Y.tolist(), "runs": fits}})
