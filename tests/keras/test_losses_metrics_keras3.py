@@ -236,3 +236,39 @@ def test_a_mask_on_y_pred_weighs_losses_and_metrics_as_keras():
     acc = keras.metrics.SparseCategoricalAccuracy()
     acc.update_state(y, out)
     assert float(acc.result()) == pytest.approx(ref["accuracy"])
+
+
+def test_fit_with_ignore_class_matches_keras():
+    ref = REF["fit_ignore"]
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.set_weights([np.array(ref["kernel"], np.float32), np.zeros(3, np.float32)])
+    model.compile(optimizer=keras.optimizers.SGD(0.5),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True,
+                                                                  ignore_class=0))
+    hist = model.fit(np.array(ref["x"], np.float32), np.array(ref["y"]), batch_size=4,
+                     epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(hist.history["loss"], ref["loss"], rtol=1e-5)
+    for got, want in zip(model.get_weights(), ref["weights"]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+class _ScaledMSE(keras.losses.Loss):
+    def __init__(self, scale, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+
+    def call(self, y_true, y_pred):
+        return self.scale * fe.reduce_mean(fe.square(y_pred - y_true), axis=-1)
+
+
+def test_loss_subclass_written_for_keras_3():
+    loss = _ScaledMSE(2.0, name="scaled", reduction="mean_with_sample_weight", dtype="float64")
+    assert (loss.name, loss.reduction, loss.dtype) == ("scaled", "mean_with_sample_weight",
+                                                       "float64")
+    y = np.array([[0.0, 1.0], [1.0, 1.0]])
+    p = np.array([[0.5, 1.0], [0.0, 1.0]])
+    v = loss(y, p, sample_weight=np.array([1.0, 3.0]))
+    # sum(w * 2 * mse) / sum(w) = (1 * 0.25 + 3 * 1.0) / 4
+    assert v.dtype == fe.float64 and float(v) == pytest.approx(3.25 / 4)
+    with pytest.raises(ValueError, match="Invalid value for argument `reduction`"):
+        _ScaledMSE(1.0, reduction="average")

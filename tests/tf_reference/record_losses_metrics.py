@@ -74,6 +74,19 @@ out["scce"] = scce
 allign = keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0)
 out["scce_all_ignored"] = float(allign(np.zeros(3, np.int64), logits[:3]))
 
+# ---- one epoch of fit with ignore_class (the gradient through the compiled loss) ------------
+fit_x = np.random.RandomState(7).randn(8, 4).astype(np.float32)
+fit_y = np.array([0, 1, 2, 0, 2, 1, 0, 2])
+fit_k = np.random.RandomState(8).randn(4, 3).astype(np.float32)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+model.set_weights([fit_k, np.zeros(3, np.float32)])
+model.compile(optimizer=keras.optimizers.SGD(0.5),
+              loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
+hist = model.fit(fit_x, fit_y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+out["fit_ignore"] = {"x": arr(fit_x), "y": arr(fit_y), "kernel": arr(fit_k),
+                     "loss": hist.history["loss"],
+                     "weights": [arr(w) for w in model.get_weights()]}
+
 # ---- a Keras mask on y_pred (Embedding(mask_zero=True)'s output) --------------------------
 emb_w = rng.randn(5, 3).astype(np.float32)
 dense_w = rng.randn(3, 4).astype(np.float32)

@@ -239,7 +239,7 @@ class Loss:
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         if reduction not in _REDUCTIONS:
             # (a Keras 2 habit: Loss(reduction, name) positionally)
-            if name in _REDUCTIONS and isinstance(reduction, str):
+            if isinstance(name, str) and name in _REDUCTIONS and isinstance(reduction, str):
                 name, reduction = reduction, name
             else:
                 raise ValueError(
