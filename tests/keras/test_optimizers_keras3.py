@@ -232,3 +232,14 @@ def test_schedules_match_keras3(rec):
     got = [float(np.asarray(sched(step))) for step in range(len(rec["values"]))]
     np.testing.assert_allclose(got, rec["values"], rtol=1e-6, atol=1e-9)
     assert sched.get_config() == rec["config"]
+
+
+@pytest.mark.parametrize("name", sorted(REF["default_configs"]))
+def test_default_config_matches_keras3(name):
+    """Every default, the name included (Keras 3 calls AdamW's 'adam_w')."""
+    config = getattr(O, name)().get_config()
+    want = REF["default_configs"][name]
+    assert sorted(config) == sorted(want)
+    for key, value in want.items():
+        assert config[key] == pytest.approx(value) if isinstance(value, float) \
+            else config[key] == value, key

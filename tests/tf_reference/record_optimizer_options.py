@@ -19,6 +19,10 @@ import keras  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from __init__ import save  # noqa: E402
 
+# each optimizer's configuration with default arguments (first: Keras numbers later names)
+DEFAULT_CONFIGS = {name: getattr(keras.optimizers, name)().get_config()
+                   for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]}
+
 STEPS = 6
 rng = np.random.default_rng(34)
 W0 = [rng.normal(size=(3, 2)).astype("float32"), rng.normal(size=(2,)).astype("float32")]
@@ -172,5 +176,5 @@ save("optimizer_options", {"w0": [w.tolist() for w in W0],
                            "grads": [[g.tolist() for g in gs] for gs in GRADS],
                            "cases": cases, "apply": apply_cases, "errors": errors,
                            "decay": {"case": decayed, "warnings": warned},
-                           "schedules": schedules,
+                           "schedules": schedules, "default_configs": DEFAULT_CONFIGS,
                            "fit": {"x": X.tolist(), "y": Y.tolist(), "runs": fits}})

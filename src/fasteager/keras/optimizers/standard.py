@@ -85,7 +85,7 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
                  epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="adamw", **kwargs):
+                 global_clipnorm=None, name="adam_w", **kwargs):
         if weight_decay is None:
             raise ValueError("AdamW: weight_decay must be a float (expected a number, got "
                              "None)")
