@@ -166,6 +166,8 @@ def test_precision_config_and_class_id_on_vectors():
     assert (cfg["thresholds"], cfg["top_k"], cfg["class_id"]) == ([0.3, 0.7], 2, 1)
     with pytest.raises(ValueError, match="When class_id is provided, y_pred must be a 2D"):
         keras.metrics.Recall(class_id=0).update_state([1.0, 0.0], [0.7, 0.2])
+    with pytest.raises(fe.errors.InvalidArgumentError, match="slice index 5 of dimension 1"):
+        keras.metrics.Recall(class_id=5).update_state(np.ones((2, 3)), np.ones((2, 3)))
 
 
 # ---- a Metric subclass written for Keras 3 -----------------------------------------------------

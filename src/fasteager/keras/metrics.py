@@ -527,6 +527,11 @@ class _Confusion(Metric):
                 raise ValueError("When class_id is provided, y_pred must be a 2D array with "
                                  "shape (num_samples, num_classes), found shape: %s"
                                  % (p.shape,))
+            if not -p.shape[-1] <= self.class_id < p.shape[-1]:
+                raise fe.errors.InvalidArgumentError(
+                    "%s: slice index %d of dimension %d out of bounds (class_id must be in "
+                    "[0, %d))" % (type(self).__name__, self.class_id, p.ndim - 1,
+                                  p.shape[-1]))
             t = t[..., self.class_id, None]
             p = p[..., self.class_id, None]
         if w is not None:
