@@ -321,3 +321,31 @@ def test_multi_worker_log_reduction_keeps_weighted_keys_apart():
     strategy = object.__new__(MultiWorkerMirroredStrategy)
     strategy._comm = _TwinComm()
     assert_logs(strategy._reduce_logs(m, logs), logs)
+
+
+NAMES_CASES = {"none": (None, None), "mae": (["mae"], None), "weighted": (None, ["mae"]),
+               "both": (["mae", "mse"], ["mae"])}
+
+
+@pytest.mark.parametrize("case", sorted(NAMES_CASES))
+def test_metrics_names(case):
+    metrics, weighted = NAMES_CASES[case]
+    m = regressor()
+    before = m.metrics_names
+    m.compile(keras.optimizers.SGD(0.05), "mse", metrics=metrics, weighted_metrics=weighted)
+    compiled = m.metrics_names
+    m.fit(X, Y, verbose=0)
+    assert [before, compiled, m.metrics_names] == REF["metrics_names"][case]
+
+
+def test_two_outputs_metrics_names_and_evaluate_list():
+    inp = keras.Input((3,))
+    m = keras.Model(inp, {"a": keras.layers.Dense(1, name="a")(inp),
+                          "b": keras.layers.Dense(1, name="b")(inp)})
+    m.set_weights([KERNEL, BIAS, KERNEL[::-1].copy(), -BIAS])
+    m.compile(keras.optimizers.SGD(0.05), {"a": "mse", "b": "mae"}, metrics={"a": ["mae"]})
+    compiled = m.metrics_names
+    ev = m.evaluate(X, {"a": Y, "b": 1 - Y}, batch_size=4, verbose=0)
+    assert [[], compiled, m.metrics_names] == REF["metrics_names"]["two_outputs"]
+    # Keras 3's order: the loss, each output's loss, then the prefixed metrics sorted
+    np.testing.assert_allclose(ev, REF["two_outputs_evaluate"], rtol=2e-5)

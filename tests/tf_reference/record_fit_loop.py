@@ -250,4 +250,26 @@ h = m.fit(X, Y, epochs=2, verbose=0, callbacks=[
     keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5)])
 out["lr_scheduler"] = floats(h.history)
 
+# -- H. metrics_names, and evaluate's list with two outputs ---------------------------------
+names = {}
+for key, (metrics, weighted) in {"none": (None, None), "mae": (["mae"], None),
+                                 "weighted": (None, ["mae"]),
+                                 "both": (["mae", "mse"], ["mae"])}.items():
+    m = regressor()
+    before = m.metrics_names
+    m.compile(keras.optimizers.SGD(0.05), "mse", metrics=metrics, weighted_metrics=weighted)
+    compiled = m.metrics_names
+    m.fit(X, Y, verbose=0)
+    names[key] = [before, compiled, m.metrics_names]
+inp = keras.Input((3,))
+m = keras.Model(inp, {"a": keras.layers.Dense(1, name="a")(inp),
+                      "b": keras.layers.Dense(1, name="b")(inp)})
+m.set_weights([KERNEL, BIAS, KERNEL[::-1].copy(), -BIAS])
+m.compile(keras.optimizers.SGD(0.05), {"a": "mse", "b": "mae"}, metrics={"a": ["mae"]})
+compiled = m.metrics_names
+ev = m.evaluate(X, {"a": Y, "b": 1 - Y}, batch_size=4, verbose=0)
+names["two_outputs"] = [[], compiled, m.metrics_names]
+out["metrics_names"] = names
+out["two_outputs_evaluate"] = [float(v) for v in ev]
+
 save("fit_loop", out)

@@ -283,7 +283,22 @@ class Model(Layer):
 
     @property
     def metrics_names(self):
-        return [m.name for m in self.metrics]
+        """Keras 3's: ``'loss'``, then ``'compile_metrics'`` (standing for every compiled
+        metric) when compile had metrics, then each output's loss once the model has seen
+        data; ``get_metrics_result()`` and the logs name the metrics one by one."""
+        if not self._is_compiled:
+            return []
+        names = [self._loss_tracker.name]
+        if getattr(self.compiled_loss, "structured", False):
+            if any(self.compiled_loss.metric_ids):
+                names.append("compile_metrics")
+        elif self._compiled_metric_ids or self._weighted_metric_ids:
+            names.append("compile_metrics")
+        return names + [t.name for t in self._output_loss_trackers()]
+
+    def _output_loss_trackers(self):
+        trackers = getattr(self.compiled_loss, "_trackers", None) or []
+        return [t for _, t in trackers]
 
     def reset_metrics(self):
         for m in self.metrics:
@@ -330,10 +345,19 @@ class Model(Layer):
         return list(zip(names, metrics))
 
     def _flatten_logs(self, logs):
-        """``logs`` as Keras 3's list: by the metrics' own names (the loss first; a name
-        that comes twice gives its value twice), then the other keys sorted; one value
-        alone as a float."""
-        names = [m.name for m in self.metrics]
+        """``logs`` as Keras 3's list: by the metrics' own names (the loss, the compiled
+        metrics, each output's loss; a name that comes twice gives its value twice), then
+        the other keys sorted; one value alone as a float."""
+        trackers = self._output_loss_trackers()
+        if getattr(self.compiled_loss, "structured", False):
+            # a per-output metric's own name lacks the output's prefix of its log key
+            out_names = self.compiled_loss.names
+            compiled = [m.name[len(out_names[i]) + 1:]
+                        if len(out_names) > 1 and m.name.startswith(out_names[i] + "_")
+                        else m.name for i, m in getattr(self.compiled_loss, "_metrics", [])]
+        else:
+            compiled = [m.name for m in self._metric_objects or []]
+        names = [self._loss_tracker.name] + compiled + [t.name for t in trackers]
         values = [logs[n] for n in names if n in logs]
         values += [logs[k] for k in sorted(logs) if k not in names]
         return values[0] if len(values) == 1 else values
