@@ -3,6 +3,8 @@ tests/tf_reference/record_optimizer_options.py): default arguments, weight_decay
 amsgrad/nesterov/centered, use_ema (with finalize_variable_values),
 gradient_accumulation_steps (with a learning-rate schedule), loss_scale_factor,
 ``Optimizer.apply``; eagerly, in fe.function and in model.fit."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -243,3 +245,18 @@ def test_default_config_matches_keras3(name):
     for key, value in want.items():
         assert config[key] == pytest.approx(value) if isinstance(value, float) \
             else config[key] == value, key
+
+
+@pytest.mark.parametrize("rec", REF["nonfinite"],
+                         ids=lambda r: "%s-%s" % (",".join(r["kwargs"]) or "none", r["bad"]))
+def test_clipping_a_non_finite_gradient_matches_keras3(rec):
+    """clipnorm: a NaN norm poisons that gradient, an infinite one leaves NaN and 0;
+    global_clipnorm: any non-finite norm makes every gradient NaN (Keras 3)."""
+    opt = O.SGD(1.0, **rec["kwargs"])
+    a, b = fe.Variable(np.zeros(2, np.float32)), fe.Variable(np.zeros(2, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)   # and quietly, as TensorFlow
+        opt.apply_gradients([(fe.constant([float(rec["bad"]), 1.0]), a),
+                             (fe.constant([1.0, 2.0]), b)])
+    for v, want in zip((a, b), rec["vars"]):
+        np.testing.assert_allclose(v.numpy(), [float(x) for x in want], rtol=1e-6)

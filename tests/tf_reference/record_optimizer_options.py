@@ -132,6 +132,18 @@ with warnings.catch_warnings(record=True) as caught:
     decayed = run("SGD", {"learning_rate": 0.1, "decay": 0.5})
 warned = [str(w.message) for w in caught if "decay" in str(w.message)]
 
+# clipping a non-finite gradient (one SGD step of two variables)
+nonfinite = []
+for kw in [{"clipnorm": 1.0}, {"global_clipnorm": 1.0}, {"clipvalue": 1.0}, {}]:
+    for bad in ("inf", "nan"):
+        opt = keras.optimizers.SGD(1.0, **kw)
+        a = keras.Variable(np.zeros(2, "float32"))
+        b = keras.Variable(np.zeros(2, "float32"))
+        opt.apply_gradients([(np.array([float(bad), 1.0], "float32"), a),
+                             (np.array([1.0, 2.0], "float32"), b)])
+        nonfinite.append({"kwargs": kw, "bad": bad,
+                          "vars": [[repr(float(x)) for x in np.asarray(v)] for v in (a, b)]})
+
 # the learning-rate schedules at steps 0..24
 SCHEDULES = [("ExponentialDecay", {"initial_learning_rate": 0.1, "decay_steps": 4,
                                    "decay_rate": 0.5}),
@@ -177,4 +189,5 @@ save("optimizer_options", {"w0": [w.tolist() for w in W0],
                            "cases": cases, "apply": apply_cases, "errors": errors,
                            "decay": {"case": decayed, "warnings": warned},
                            "schedules": schedules, "default_configs": DEFAULT_CONFIGS,
+                           "nonfinite": nonfinite,
                            "fit": {"x": X.tolist(), "y": Y.tolist(), "runs": fits}})

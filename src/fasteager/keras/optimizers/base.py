@@ -307,13 +307,21 @@ class Optimizer:
             out = []
             for g in grads:
                 norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
-                out.append(g * g.dtype.type(c / max(norm, c)) if norm > c else g)
+                if norm > c or norm != norm:
+                    # tf.clip_by_norm's g * c / max(norm, c): a NaN norm makes the whole
+                    # gradient NaN, an infinite one its infinities NaN and the rest 0
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        g = (g * g.dtype.type(c)) / g.dtype.type(norm)
+                out.append(g)
             return out
         if self.global_clipnorm is not None:
             c = self.global_clipnorm
             norm = float(np.sqrt(sum(np.sum(np.square(g, dtype=np.float64)) for g in grads)))
-            if norm > c:
-                return [g * g.dtype.type(c / norm) for g in grads]
+            if norm > c or not np.isfinite(norm):
+                # Keras 3: a non-finite global norm makes every gradient NaN
+                scale = c / norm if np.isfinite(norm) else np.nan
+                with np.errstate(invalid="ignore"):
+                    return [g * g.dtype.type(scale) for g in grads]
         return grads
 
     def _grad_array(self, grad, var):
