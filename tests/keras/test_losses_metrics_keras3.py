@@ -274,3 +274,14 @@ def test_loss_subclass_written_for_keras_3():
     assert v.dtype == fe.float64 and float(v) == pytest.approx(3.25 / 4)
     with pytest.raises(ValueError, match="Invalid value for argument `reduction`"):
         _ScaledMSE(1.0, reduction="average")
+
+
+@pytest.mark.parametrize("traced", [False, True])
+@pytest.mark.parametrize("index", range(len(REF["means"])))
+def test_mean_counts_samples_as_keras(index, traced):
+    case = REF["means"][index]
+    m = keras.metrics.Mean()
+    update = fe.function(m.update_state) if traced else m.update_state
+    for v, w in case["updates"]:
+        update(np.asarray(v, np.float32), None if w is None else np.asarray(w, np.float32))
+    assert float(m.result()) == pytest.approx(case["result"], rel=1e-6)

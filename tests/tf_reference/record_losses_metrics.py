@@ -171,6 +171,23 @@ for name, obj, t, p, w in [
     wrap[name] = {"y_true": t, "y_pred": p, "sample_weight": w, "value": float(obj.result())}
 out["wrappers"] = wrap
 
+# ---- Mean counts samples (rows of different lengths, scalar weights) -----------------------
+MEAN_CASES = [  # each: the updates (values, sample_weight) of one Mean
+    [([[1.0, 2, 3]], None), ([[10.0]], None)],
+    [([1.0, 2, 3], 2.0), ([10.0], None)],
+    [([[1.0, 2], [3, 4]], [[1, 0], [2, 1]]), ([[10.0, 0]], None)],
+    [(5.0, None), ([[1.0, 2]], [3.0])],
+    [([[[1.0], [2]], [[3], [4]]], [0.5, 2.0]), ([[7.0, 1, 1]], [[1.0, 1, 0]])],
+]
+means = []
+for updates in MEAN_CASES:
+    m = M.Mean()
+    for v, w in updates:
+        m.update_state(np.asarray(v, np.float32),
+                       sample_weight=None if w is None else np.asarray(w, np.float32))
+    means.append({"updates": updates, "result": float(m.result())})
+out["means"] = means
+
 # ---- Precision / Recall --------------------------------------------------------------------
 yt_ml = np.array([[1, 0, 1, 0], [0, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 1]],
                  np.float32)

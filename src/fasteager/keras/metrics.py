@@ -187,6 +187,58 @@ def _weights_like(values, sample_weight):
     return np.broadcast_to(sw, values.shape)
 
 
+# Keras 3's Mean counts samples, not elements: each sample's values are averaged first
+# (reduce_to_samplewise_values), so batches whose rows differ in length weigh each row once,
+# and a scalar sample_weight weighs the whole batch as one sample.
+def _samplewise_np(values, sample_weight):
+    """(total, count) of one update, as Keras 3's Mean adds them."""
+    v = values.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if sample_weight is None:
+            count = v.shape[0] if v.ndim else 1
+            if v.ndim > 1:
+                v = v.mean(axis=tuple(range(1, v.ndim)))
+            return v.sum(), count
+        v, w = _same_rank_np(v, _np(sample_weight).astype(np.float64))
+        wn = w.ndim
+        if v.ndim > wn:
+            v = v.mean(axis=tuple(range(wn, v.ndim)))
+        try:
+            w = np.broadcast_to(w, v.shape)
+        except ValueError:
+            raise fe.errors.InvalidArgumentError(
+                "Mean.update_state: sample_weight of shape %s does not broadcast to the "
+                "values' shape %s" % (np.shape(_np(sample_weight)), values.shape)) from None
+        v = v * w
+        if wn > 1:
+            w = w.mean(axis=tuple(range(1, wn)))
+        if v.ndim > 1:
+            v = v.mean(axis=tuple(range(1, v.ndim)))
+        return v.sum(), w.sum()
+
+
+def _samplewise_t(values, sample_weight):
+    """``_samplewise_np`` by fasteager ops (inside fe.function)."""
+    v = fe.cast(values, fe.float64)
+    if sample_weight is None:
+        count = fe.cast(fe.shape(v)[0], fe.float64) if v.shape.rank else \
+            fe.constant(1.0, fe.float64)
+        if v.shape.rank > 1:
+            v = fe.reduce_mean(v, axis=list(range(1, v.shape.rank)))
+        return fe.reduce_sum(v), count
+    v, w = _losses.same_rank(v, fe.cast(sample_weight, fe.float64))
+    wn = w.shape.rank
+    if v.shape.rank > wn:
+        v = fe.reduce_mean(v, axis=list(range(wn, v.shape.rank)))
+    w = w * fe.ones_like(v)
+    v = v * w
+    if wn > 1:
+        w = fe.reduce_mean(w, axis=list(range(1, wn)))
+    if v.shape.rank > 1:
+        v = fe.reduce_mean(v, axis=list(range(1, v.shape.rank)))
+    return fe.reduce_sum(v), fe.reduce_sum(w)
+
+
 class Sum(Metric):
     """The (weighted) sum of the values seen."""
 
@@ -224,16 +276,11 @@ class Mean(Metric):
             sample_weight = _losses.apply_mask(sample_weight, _losses._get_mask(values),
                                                fe.float32, "sum")
         if _tracing():
-            total, count = _mean_state_t(values, sample_weight)
+            total, count = _samplewise_t(values, sample_weight)
             self.total.assign_add(fe.cast(total, self._dtype))
             self.count.assign_add(fe.cast(count, self._dtype))
             return
-        v = _np(values).astype(np.float64)
-        if sample_weight is None:
-            total, count = v.sum(), v.size
-        else:
-            w = _weights_like(v, sample_weight)
-            total, count = (v * w).sum(), w.sum()
+        total, count = _samplewise_np(_np(values), sample_weight)
         d = self._dtype.as_numpy_dtype
         self.total.assign_add(np.asarray(total, d))
         self.count.assign_add(np.asarray(count, d))
