@@ -285,3 +285,15 @@ def test_mean_counts_samples_as_keras(index, traced):
     for v, w in case["updates"]:
         update(np.asarray(v, np.float32), None if w is None else np.asarray(w, np.float32))
     assert float(m.result()) == pytest.approx(case["result"], rel=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in REF["fns"].items()
+                                        if hasattr(getattr(keras.metrics, c["fn"]), "traced")))
+def test_traced_accuracies_match_keras(name):
+    # the fasteager-ops forms the metrics use inside fe.function
+    case = REF["fns"][name]
+    fn = getattr(keras.metrics, case["fn"]).traced
+    traced = fe.function(lambda a, b: fn(a, b, **case["kwargs"]))
+    v = traced(_fn_input(case["y_true"]), _fn_input(case["y_pred"])).numpy()
+    assert list(v.shape) == case["shape"]
+    np.testing.assert_allclose(v, case["value"], rtol=2e-6, atol=1e-6)
