@@ -28,9 +28,13 @@ from .layers.base import KerasTensor, Layer, user_build as _user_build
 
 
 def _float(v):
+    """A log value as a Python float; a metric with several values (Precision with a list
+    of thresholds) stays an array, as Keras 3's logs keep what float() refuses."""
     if isinstance(v, (fe.Tensor, fe.Variable)):
-        return float(np.asarray(v.numpy()))
-    return float(v)
+        v = np.asarray(v.numpy())
+    if np.ndim(v) and np.size(v) != 1:
+        return np.asarray(v)
+    return float(np.asarray(v).reshape(()))
 
 
 def _check_count(where, arg, value, minimum=1):
@@ -373,8 +377,12 @@ class Model(Layer):
         with fe.GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+            # Keras 3 differentiates the scaled loss (the optimizer unscales the gradients)
+            # and logs the loss itself
+            scaled = self.optimizer.scale_loss(loss) \
+                if hasattr(self.optimizer, "scale_loss") else loss
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
         return loss, y_pred
 
@@ -481,6 +489,9 @@ class Model(Layer):
             training_logs = epoch_logs
             if self.stop_training:
                 break
+        # with use_ema the weights take their moving averages when training ends (Keras 3)
+        if epochs > 0 and hasattr(self.optimizer, "finalize_variable_values"):
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         cb.on_train_end(training_logs)
         return history
 
