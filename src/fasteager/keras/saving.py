@@ -81,11 +81,20 @@ def _describe(model):
     return desc
 
 
+def _save_roots(model):
+    """The objects whose variables a saved model holds: the model's children and, once
+    compiled, its optimizer (iterations, learning rate, slots keyed by variable path)."""
+    roots = dict(_ckpt._children(model))
+    if getattr(model, "_is_compiled", False) and getattr(model, "optimizer", None) is not None:
+        roots["optimizer"] = model.optimizer
+    return roots
+
+
 def _weights_bytes(model):
     buf = io.BytesIO()
     tmp = _SpooledPath()
     try:
-        _ckpt.write_file(tmp.path, dict(_ckpt._children(model)))
+        _ckpt.write_file(tmp.path, _save_roots(model))
         with open(tmp.path, "rb") as f:
             buf.write(f.read())
     finally:
@@ -117,11 +126,24 @@ def save_model(model, filepath, overwrite=True):
         raise ValueError("save: unknown format for %r (expected a path ending in .keras, "
                          ".h5 or .hdf5, or a directory path without a suffix; got %r)"
                          % (path, suffix))
-    desc = json.dumps(_describe(model), indent=1).encode()
+    desc = _describe(model)
+    compile_config = model.get_compile_config() if hasattr(model, "get_compile_config") \
+        else None
     if suffix in H5_SUFFIXES:
-        _weights.save_weights(model, path, h5_attrs={"model_config": desc.decode(),
-                                                     "backend": "fasteager"})
+        attrs = {"model_config": json.dumps(desc, indent=1), "backend": "fasteager"}
+        if compile_config is not None:
+            # Keras's legacy layout: the optimizer as "optimizer_config", without its module
+            training = {k: v for k, v in compile_config.items() if k != "optimizer"}
+            opt = compile_config["optimizer"]
+            training["optimizer_config"] = {"class_name": opt["class_name"],
+                                            "config": opt["config"]} \
+                if isinstance(opt, dict) else opt
+            attrs["training_config"] = json.dumps(training)
+        _weights.save_weights(model, path, h5_attrs=attrs, roots=_save_roots(model))
         return
+    if compile_config is not None:
+        desc["compile_config"] = compile_config
+    desc = json.dumps(desc, indent=1).encode()
     if path.endswith(".keras"):
         payload = _weights_bytes(model)
         directory = os.path.dirname(path)
@@ -133,7 +155,7 @@ def save_model(model, filepath, overwrite=True):
                 z.writestr(WEIGHTS, payload)
         return
     os.makedirs(path, exist_ok=True)
-    _weights.save_weights(model, os.path.join(path, WEIGHTS))
+    _weights.save_weights(model, os.path.join(path, WEIGHTS), roots=_save_roots(model))
     _atomic.atomic_write(os.path.join(path, CONFIG), desc)
 
 
@@ -156,6 +178,7 @@ def _read_h5_model(path):
     try:
         with h5py.File(path, "r") as f:
             raw = f.attrs.get("model_config")
+            training = f.attrs.get("training_config")
     except (OSError, KeyError, ValueError) as e:
         raise DataLossError("load_model: %s is not an HDF5 file (%s)" % (path, e)) from None
     if raw is None:
@@ -170,7 +193,32 @@ def _read_h5_model(path):
     if not isinstance(raw, str):
         raise DataLossError("load_model: %s: model_config is not text (expected a JSON "
                             "string, got %s)" % (path, type(raw).__name__))
-    return _parse_desc(raw, path), _weights._read(path, ".h5")
+    desc = _parse_desc(raw, path)
+    if training is not None:
+        desc["compile_config"] = _training_to_compile_config(training, path)
+    return desc, _weights._read(path, ".h5")
+
+
+def _training_to_compile_config(raw, path):
+    """A .h5 file's ``training_config`` attribute (Keras's legacy form) as a compile_config."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataLossError("load_model: %s: training_config is not UTF-8 text" % path) \
+                from None
+    try:
+        config = json.loads(raw) if isinstance(raw, str) else None
+    except (ValueError, RecursionError) as e:
+        raise DataLossError("load_model: %s: training_config is not JSON (%s)"
+                            % (path, type(e).__name__)) from None
+    if not isinstance(config, dict):
+        raise DataLossError("load_model: %s: training_config must be a JSON object (got %s)"
+                            % (path, type(config).__name__))
+    config = dict(config)
+    if "optimizer_config" in config:
+        config["optimizer"] = config.pop("optimizer_config")
+    return config
 
 
 def _parse_desc(raw, source):
@@ -190,6 +238,77 @@ def _parse_desc(raw, source):
         raise DataLossError("load_model: %s: build_input_shape must be a list of sizes "
                             "(got %r)" % (source, shape))
     return desc
+
+
+_COMPILE_KEYS = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics",
+                 "run_eagerly", "steps_per_execution", "jit_compile")
+
+
+def _check_compile_config(config, source):
+    """Refuse a compile_config whose shape no ``get_compile_config`` could have written."""
+    if not isinstance(config, dict):
+        raise DataLossError("load_model: %s: compile_config must be a dict (got %s)"
+                            % (source, type(config).__name__))
+    unknown = sorted(str(k) for k in config if k not in _COMPILE_KEYS)
+    if unknown:
+        raise DataLossError("load_model: %s: compile_config has unknown keys %s (expected "
+                            "some of %s)" % (source, unknown, list(_COMPILE_KEYS)))
+    opt = config.get("optimizer", "rmsprop")
+    if not (isinstance(opt, str) or (isinstance(opt, dict) and "class_name" in opt
+                                     and "config" in opt)):
+        raise DataLossError("load_model: %s: compile_config's optimizer must be a name or a "
+                            "serialized optimizer (got %.80r)" % (source, opt))
+    for key in ("run_eagerly", "jit_compile"):
+        if config.get(key) not in (None, True, False):
+            raise DataLossError("load_model: %s: compile_config's %s must be a bool (got %.80r)"
+                                % (source, key, config[key]))
+    steps = config.get("steps_per_execution")
+    if steps is not None and not (type(steps) is int and steps >= 1):
+        raise DataLossError("load_model: %s: compile_config's steps_per_execution must be a "
+                            "positive int (got %.80r)" % (source, steps))
+
+
+def _check_metric_names(args):
+    """Resolve the metric names now (compile resolves them at the first batch), so a file
+    naming an unknown metric fails at load time, as Keras 3's does."""
+    from . import metrics as metrics_module
+    pending = [args.get("metrics"), args.get("weighted_metrics")]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, str) and item not in ("accuracy", "acc", "crossentropy", "ce"):
+            metrics_module.get(item)
+
+
+def _compile_from_config(model, config, custom_objects=None, safe_mode=True,
+                         source="compile_from_config"):
+    """Compile ``model`` from a saved compile_config (Model.compile_from_config's body):
+    every object goes through the allow-list; the optimizer is built for the model's
+    trainable variables so a restore can fill its state."""
+    from ..errors import InvalidArgumentError
+    _check_compile_config(config, source)
+    where = "load_model: %s: compile_config" % source
+    args = deserialize_keras_object(config, custom_objects, safe_mode, where=where)
+    opt = args.get("optimizer", "rmsprop")
+    if not (isinstance(opt, str) or hasattr(opt, "apply_gradients")):
+        raise TypeError("%s: the optimizer is a %s, not an optimizer (expected an optimizer "
+                        "config)" % (where, type(opt).__name__))
+    try:
+        _check_metric_names(args)
+        model.compile(**args)
+    except (DataLossError, InvalidArgumentError, _serialization._RefusedError):
+        raise
+    except (TypeError, ValueError, KeyError) as e:
+        # a loss or metric name that is neither built in nor registered (Keras 3 raises
+        # TypeError "Could not locate function" for it), or values compile refuses
+        raise TypeError("%s: cannot compile from it (%s: %s); register custom losses and "
+                        "metrics or pass them in custom_objects" % (where, type(e).__name__, e)
+                        ) from None
+    if getattr(model, "built", False) and hasattr(model.optimizer, "build"):
+        model.optimizer.build(model.trainable_variables)
 
 
 def _rebuild(desc, custom_objects, safe_mode):
@@ -250,5 +369,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     shape = desc.get("build_input_shape")
     if shape is not None and hasattr(model, "build") and not getattr(model, "built", False):
         model.build(tuple(shape))
-    _ckpt.restore_tensors(source, tensors, dict(_ckpt._children(model)), "load_model")
+    compile_config = desc.get("compile_config")
+    if compile and compile_config is not None:
+        # Keras 3: a model saved compiled comes back compiled (compile=False skips it); a
+        # file without compile_config (older fasteager files) loads uncompiled
+        _compile_from_config(model, compile_config, custom_objects, safe_mode, path)
+    _ckpt.restore_tensors(source, tensors, _save_roots(model), "load_model")
     return model

@@ -121,7 +121,7 @@ class Model(Layer):
     _NOT_TRACKED = Layer._NOT_TRACKED | {"optimizer", "compiled_loss", "_loss_tracker",
                                          "_metric_objects", "history", "_compiled_metric_ids",
                                          "_weighted_metric_ids", "_metric_log_names",
-                                         "_input_spec"}
+                                         "_input_spec", "_compile_args"}
     # a model hands sparse and ragged inputs to its layers, which take or refuse them
     _accepts_sparse = _accepts_ragged = True
 
@@ -239,6 +239,11 @@ class Model(Layer):
         As in Keras 3, ``metrics`` ignore ``sample_weight`` (and class weights) and
         ``weighted_metrics`` take them; a weighted metric whose name an unweighted one
         already has is logged as ``weighted_<name>``."""
+        # what get_compile_config serializes (Keras 3 stores the arguments as given)
+        compile_args = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics,
+                        "weighted_metrics": weighted_metrics, "run_eagerly": bool(run_eagerly),
+                        "steps_per_execution": steps_per_execution or 1,
+                        "jit_compile": bool(jit_compile)}
         if isinstance(optimizer, (str, dict)):
             from . import optimizers
             optimizer = optimizers.get(optimizer)
@@ -277,7 +282,29 @@ class Model(Layer):
         # fit/evaluate/predict run their steps as fe.function graphs unless run_eagerly
         self.run_eagerly = bool(run_eagerly)
         self._traced_steps = {}
+        self._compile_args = dict(compile_args, optimizer=optimizer)
         self._is_compiled = True
+
+    def get_compile_config(self):
+        """Keras 3's: the compile() arguments, serialized (the optimizer as its config);
+        None before compile. ``Model.save`` stores it beside the architecture."""
+        if not self._is_compiled or getattr(self, "_compile_args", None) is None:
+            return None
+        from ._serialization import serialize_keras_object
+        args = self._compile_args
+        out = {"optimizer": serialize_keras_object(args["optimizer"])}
+        out.update((k, serialize_keras_object(args[k])) for k in (
+            "loss", "loss_weights", "metrics", "weighted_metrics", "run_eagerly",
+            "steps_per_execution", "jit_compile"))
+        return out
+
+    def compile_from_config(self, config):
+        """Keras 3's: compile with what ``get_compile_config`` returned, then build the
+        optimizer's state for the model's variables (when the model is built) so saved
+        optimizer values can be restored into it. Names in ``config`` are resolved only
+        through the saving allow-list (fasteager's own and registered objects)."""
+        from . import saving
+        saving._compile_from_config(self, config)
 
     @property
     def metrics(self):

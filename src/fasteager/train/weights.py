@@ -40,10 +40,13 @@ def _roots(model):
     return dict(_ckpt._children(model))
 
 
-def save_weights(model, filepath, overwrite=True, h5_attrs=None):
+def save_weights(model, filepath, overwrite=True, h5_attrs=None, roots=None):
     """Write every variable of ``model`` to ``filepath`` (format by suffix); ``h5_attrs``:
-    more root attributes of an HDF5 file (``Model.save``'s architecture)."""
+    more root attributes of an HDF5 file (``Model.save``'s architecture); ``roots``: the
+    objects to write instead of the model's children (``Model.save`` adds the optimizer)."""
     path = os.fspath(filepath)
+    if roots is None:
+        roots = _roots(model)
     fmt = _format("save_weights", path)
     if not overwrite and os.path.exists(path):
         raise FileExistsError("save_weights: %s exists and overwrite=False" % path)
@@ -51,10 +54,10 @@ def save_weights(model, filepath, overwrite=True, h5_attrs=None):
     if directory:
         os.makedirs(directory, exist_ok=True)
     if fmt == ".safetensors":
-        _ckpt.write_file(path, _roots(model))
+        _ckpt.write_file(path, roots)
         return
     entries = {k: np.asarray(v._tensor._value, order="C")
-               for k, v in _ckpt._gather(_roots(model)).items()}
+               for k, v in _ckpt._gather(roots).items()}
     if fmt == ".npz":
         with _atomic.atomic_open(path) as f:
             np.savez(f, **entries)
