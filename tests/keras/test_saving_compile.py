@@ -244,3 +244,15 @@ def _model_eval_after_compile(m):
     k = _model()
     k.compile(**_forms()["objects"])
     return k.evaluate(X, Y, verbose=0)
+
+
+def test_metric_config_without_module_loads(tmp_path):
+    # the bare class name "MeanAbsoluteError" finds the loss class first; as a metric it
+    # must still work (Keras 3 logs a Loss object used as a metric by its name)
+    src = str(tmp_path / "m.keras")
+    m = _trained("objects")
+    m.save(src)
+    n = fe.keras.models.load_model(_rewrite(src, str(tmp_path / "n.keras"), lambda d: d[
+        "compile_config"]["metrics"][0].pop("module")))
+    _close(n.evaluate(X, Y, verbose=0), m.evaluate(X, Y, verbose=0))
+    assert "mean_absolute_error" in n.evaluate(X, Y, verbose=0, return_dict=True)

@@ -679,5 +679,7 @@ def get(identifier):
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
     if callable(identifier):
-        return MeanMetricWrapper(identifier, getattr(identifier, "__name__", None))
+        # a Loss object has a ``name``, not a ``__name__`` (Keras 3 logs it by that name)
+        name = getattr(identifier, "__name__", None) or getattr(identifier, "name", None)
+        return MeanMetricWrapper(identifier, name if isinstance(name, str) else None)
     raise ValueError("metrics.get: cannot interpret %r as a metric" % (identifier,))
