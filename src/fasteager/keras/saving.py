@@ -11,6 +11,10 @@ and its weights (the checkpoint's safetensors format, keyed by object-graph path
 * a path without a suffix: a directory holding the two files of the ``.keras`` zip.
   Any other suffix is an error (no directory is ever given a file's name).
 
+A compiled model also stores Keras 3's ``compile_config`` (``training_config`` in .h5) and
+its optimizer's variables under ``optimizer/``; ``load_model(compile=True)`` compiles from
+it and restores the optimizer's state.
+
 Files are written to temporary names, fsynced and renamed. ``load_model`` rebuilds the
 model with ``from_config`` and restores the weights; a model that builds lazily takes
 them when it first runs (deferred restore), or at once when the input shape was saved.
