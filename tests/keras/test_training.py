@@ -202,7 +202,7 @@ def test_model_checkpoint_and_weights_roundtrip(tmp_path):
 
 def test_compile_errors():
     model = _classifier()
-    with pytest.raises(RuntimeError, match="compile"):
+    with pytest.raises(ValueError, match=r"^You must call `compile\(\)` before using the model\.$"):
         model.fit(np.zeros((2, 2)), np.zeros(2), verbose=0)
     with pytest.raises(ValueError):
         model.compile("no_such_optimizer", "mse")

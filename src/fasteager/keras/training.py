@@ -336,9 +336,9 @@ class Model(Layer):
             m.reset_state()
 
     def _check_compiled(self, what):
+        # Keras 3's error and words (its ValueError names no method)
         if not self._is_compiled:
-            raise RuntimeError("%s: you must compile your model before training/testing. Use "
-                               "`model.compile(optimizer, loss)`." % what)
+            raise ValueError("You must call `compile()` before using the model.")
 
     # ---- per-batch hooks ------------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
