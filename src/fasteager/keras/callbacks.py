@@ -703,3 +703,266 @@ class TensorBoard(Callback):
         for w in self._writers.values():
             w.close()
         self._writers = {}
+
+
+class CSVLogger(Callback):
+    """Write each epoch's logs as a row of ``filename`` (Keras 3's format: an ``epoch``
+    column, then the log keys sorted, with ``val_*`` columns added when the first epoch
+    had none; ``append=True`` continues an existing file without a second header)."""
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer = None
+        self.keys = None
+        self.append_header = True
+        self.csv_file = None
+
+    def on_train_begin(self, logs=None):
+        mode = "w"
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename, "r") as f:
+                    self.append_header = not f.readline()
+            mode = "a"
+        if self.csv_file is not None and not self.csv_file.closed:
+            self.csv_file.close()
+        self.csv_file = open(self.filename, mode)
+        self.writer = None
+        self.keys = None
+
+    @staticmethod
+    def _cell(value):
+        # a 1-D array or list is written as one quoted "[a, b]" cell, as Keras does
+        if isinstance(value, str):
+            return value
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return value
+        try:
+            iter(value)
+        except TypeError:
+            return value
+        return '"[%s]"' % ", ".join(map(str, value))
+
+    def on_epoch_end(self, epoch, logs=None):
+        import csv
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs)
+            # the first epoch had no validation: keep columns for it anyway (Keras 3)
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys.extend("val_" + k for k in list(self.keys))
+        if self.writer is None:
+            dialect = type("_CSVLoggerDialect", (csv.excel,), {"delimiter": self.sep})
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys,
+                                         dialect=dialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row = {"epoch": epoch}
+        row.update((k, self._cell(logs.get(k, "NA"))) for k in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        if self.csv_file is not None and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None
+
+
+def _plain_optimizer(model):
+    opt = model.optimizer
+    return getattr(opt, "inner_optimizer", opt)     # a LossScaleOptimizer's own
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiply the learning rate by ``factor`` (not below ``min_lr``) once ``monitor``
+    has not improved by ``min_delta`` for ``patience`` epochs, then wait ``cooldown``
+    epochs; each epoch's logs get the current ``learning_rate``, as in Keras 3."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__()
+        if mode not in ("auto", "min", "max"):
+            warnings.warn("ReduceLROnPlateau mode '%s' is unknown, fallback to auto mode."
+                          % (mode,), stacklevel=2)
+            mode = "auto"
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0. "
+                             "Received factor=%s" % (factor,))
+        self.monitor = monitor
+        self.mode = mode
+        self.min_delta = abs(min_delta)
+        self.factor = factor
+        self.min_lr = min_lr
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+        self.best = None
+        self._minimize = None
+
+    def _set_direction(self):
+        # Keras 3's MonitorCallback: 'auto' minimizes a loss and follows the metric's
+        # direction otherwise (accuracy, AUC, precision, recall go up)
+        if self.mode != "auto":
+            self._minimize = self.mode == "min"
+        else:
+            name = self.monitor[4:] if self.monitor.startswith("val_") else self.monitor
+            self._minimize = _monitor_mode(name, "auto", "ReduceLROnPlateau") == "min"
+        if self._minimize:
+            self.min_delta = -self.min_delta
+
+    def _improved(self, current):
+        if self.best is None:
+            return True
+        if self._minimize:
+            return current - self.min_delta < self.best
+        return current - self.min_delta > self.best
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def on_train_begin(self, logs=None):
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def _reduce(self, optimizer, epoch):
+        from .optimizers import schedules as _schedules
+        old_lr = _optimizer_lr(optimizer)
+        if not old_lr > np.float32(self.min_lr):
+            return False
+        current = getattr(optimizer, "_learning_rate", getattr(optimizer, "learning_rate",
+                                                                None))
+        if isinstance(current, _schedules.LearningRateSchedule) or (
+                callable(current) and not hasattr(current, "assign")):
+            # Keras's learning_rate setter refuses a schedule
+            raise TypeError(
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not "
+                "settable. If you need the learning rate to be settable, you should "
+                "instantiate the optimizer with a float `learning_rate` argument.")
+        new_lr = max(old_lr * self.factor, self.min_lr)
+        _set_optimizer_lr(optimizer, new_lr)
+        if self.verbose > 0:
+            print("\nEpoch %d: ReduceLROnPlateau reducing learning rate to %s."
+                  % (epoch + 1, new_lr))
+        return True
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self._minimize is None:
+            self._set_direction()
+        logs = logs if logs is not None else {}
+        optimizer = self.model.optimizer
+        logs["learning_rate"] = _optimizer_lr(optimizer)
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn("Learning rate reduction is conditioned on metric `%s` which is "
+                          "not available. Available metrics are: %s."
+                          % (self.monitor, ",".join(logs)), stacklevel=2)
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._improved(current):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience and self._reduce(optimizer, epoch):
+                self.cooldown_counter = self.cooldown
+                self.wait = 0
+
+
+class TerminateOnNaN(Callback):
+    """Stop training at the first training batch whose loss is NaN or infinite
+    (``raise_error=True``: raise ``RuntimeError`` there instead, as Keras 3)."""
+
+    def __init__(self, raise_error=False):
+        super().__init__()
+        self.raise_error = raise_error
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is None or not (np.isnan(loss) or np.isinf(loss)):
+            return
+        if self.raise_error:
+            raise RuntimeError("NaN or Inf loss encountered at batch %s. Loss value: %s. "
+                               "Terminating training immediately." % (batch, loss))
+        print("Batch %s: Invalid loss, terminating training" % (batch,))
+        self.model.stop_training = True
+
+
+class SwapEMAWeights(Callback):
+    """With an optimizer made with ``use_ema=True``: evaluate and predict run on the
+    moving averages of the weights (``swap_on_epoch=True``: so do the epoch-end
+    callbacks, and the model keeps the averages when training ends)."""
+
+    def __init__(self, swap_on_epoch=False):
+        super().__init__()
+        self.swap_on_epoch = swap_on_epoch
+        self._ema_weights_in_model = False
+
+    def _optimizer(self):
+        opt = _plain_optimizer(self.model)
+        if not getattr(opt, "use_ema", False):
+            raise ValueError("SwapEMAWeights must be used when `use_ema=True` is set on "
+                             "the optimizer. Received: use_ema=%s"
+                             % (getattr(opt, "use_ema", None),))
+        return opt
+
+    def _pairs(self, opt):
+        from .optimizers.base import _var_key
+        return [(v._mutable_array(), opt._slots[_var_key(v)]["average"]._mutable_array())
+                for v in opt._tracked_variables]
+
+    def _swap_variables(self):
+        # TensorFlow's Keras swaps by additions (w+=a; a=w-a; w-=a), which rounds:
+        # the same float steps here keep the values equal to Keras's
+        for w, a in self._pairs(self._optimizer()):
+            w += a
+            a[...] = w - a
+            w -= a
+
+    def _finalize_ema_values(self):
+        for w, a in self._pairs(self._optimizer()):
+            a[...] = w
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.swap_on_epoch and self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.swap_on_epoch and not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+            # fit ends by giving the weights their averages: after the last epoch the
+            # averages must be the (swapped-in) averages, not the raw weights
+            if epoch == self.params["epochs"] - 1:
+                self._finalize_ema_values()
+
+    def on_test_begin(self, logs=None):
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+
+    def on_test_end(self, logs=None):
+        if self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    def on_predict_begin(self, logs=None):
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+
+    def on_predict_end(self, logs=None):
+        # Keras 3.15.1 tests the flag the wrong way round here, so after predict the
+        # averages stay in the model; kept, so the values stay Keras's
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
