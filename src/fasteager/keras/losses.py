@@ -159,6 +159,189 @@ mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 
 
+def _pair(y_true, y_pred, match_ranks=True):
+    """(y_true, y_pred) as tensors of y_pred's float dtype, ranks aligned as Keras does."""
+    y_pred = _pred(y_pred)
+    y_true = _t(y_true, y_pred.dtype)
+    if match_ranks:
+        y_true, y_pred = same_rank(y_true, y_pred)
+    return y_true, y_pred
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    denom = fe.maximum(fe.abs(y_true), fe.constant(backend.epsilon(), y_pred.dtype))
+    return 100.0 * fe.reduce_mean(fe.abs((y_true - y_pred) / denom), axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    eps = fe.constant(backend.epsilon(), y_pred.dtype)
+    first = fe.math.log(fe.maximum(y_pred, eps) + 1.0)
+    second = fe.math.log(fe.maximum(y_true, eps) + 1.0)
+    return fe.reduce_mean(fe.square(first - second), axis=-1)
+
+
+def _l2_normalize(x, axis):
+    # Keras's normalize: x * min(rsqrt(sum(x^2)), 1/eps), so a zero vector stays zero
+    inv = fe.math.rsqrt(fe.reduce_sum(fe.square(x), axis=axis, keepdims=True))
+    return x * fe.minimum(inv, fe.constant(1.0 / backend.epsilon(), x.dtype))
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    y_true, y_pred = _pair(y_true, y_pred)
+    return -fe.reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis),
+                          axis=axis)
+
+
+def log_cosh(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - y_true
+    # log(cosh(x)) = x + softplus(-2x) - log(2), stable for large |x|
+    return fe.reduce_mean(x + fe.nn.softplus(x * -2.0) - float(np.log(2.0)), axis=-1)
+
+
+def _hinge_labels(y_true):
+    """Keras turns {0, 1} labels into {-1, 1}; other labels pass unchanged."""
+    v = y_true._value
+    if np.all((v == 0) | (v == 1)):
+        return 2.0 * y_true - 1.0
+    return y_true
+
+
+def hinge(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    y_true = _hinge_labels(y_true)
+    return fe.reduce_mean(fe.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    y_true = _hinge_labels(y_true)
+    return fe.reduce_mean(fe.square(fe.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    pos = fe.reduce_sum(y_true * y_pred, axis=-1)
+    neg = fe.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return fe.maximum(neg - pos + 1.0, 0.0)
+
+
+def kl_divergence(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    eps = backend.epsilon()
+    y_true = fe.clip_by_value(y_true, eps, 1.0)
+    y_pred = fe.clip_by_value(y_pred, eps, 1.0)
+    return fe.reduce_sum(y_true * fe.math.log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    return fe.reduce_mean(y_pred - y_true * fe.math.log(y_pred + backend.epsilon()), axis=-1)
+
+
+def _bool_axis(axis):
+    if isinstance(axis, bool):
+        raise ValueError("`axis` must be of type `int`. Received: axis=%s of type %s"
+                         % (axis, type(axis)))
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
+                              gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        # (Keras takes the sigmoid, then the clipped probability path)
+        y_pred = fe.sigmoid(y_pred)
+    eps = backend.epsilon()
+    p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
+    bce = -(y_true * fe.math.log(p + eps) + (1.0 - y_true) * fe.math.log(1.0 - p + eps))
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    focal = fe.pow(1.0 - p_t, gamma) * bce
+    if apply_class_balancing:
+        focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
+    return fe.reduce_mean(focal, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
+                                   label_smoothing=0.0, axis=-1):
+    _bool_axis(axis)
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    if label_smoothing:
+        k = y_true.shape[-1]
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / k
+    if from_logits:
+        y_pred = fe.nn.softmax(y_pred, axis=axis)
+    eps = backend.epsilon()
+    out = y_pred / fe.reduce_sum(y_pred, axis=axis, keepdims=True)
+    out = fe.clip_by_value(out, eps, 1.0 - eps)
+    cce = -y_true * fe.math.log(out)
+    weight = fe.pow(1.0 - out, gamma) * _t(alpha, out.dtype)
+    return fe.reduce_sum(weight * cce, axis=axis)
+
+
+def dice(y_true, y_pred, axis=None):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    inter = fe.reduce_sum(y_true * y_pred, axis=axis)
+    denom = (fe.reduce_sum(y_true, axis=axis) + fe.reduce_sum(y_pred, axis=axis)
+             + backend.epsilon())
+    return 1.0 - 2.0 * inter / denom
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+    y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
+    inter = fe.reduce_sum(y_true * y_pred, axis=axis)
+    fp = fe.reduce_sum((1.0 - y_pred) * y_true, axis=axis)
+    fn = fe.reduce_sum(y_pred * (1.0 - y_true), axis=axis)
+    return 1.0 - inter / (inter + fp * alpha + fn * beta + backend.epsilon())
+
+
+def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True,
+           gamma=80, margin=0.4):
+    """Circle loss of L2-normalised embeddings ``y_pred`` with integer labels ``y_true``;
+    the result carries a Keras mask of its positive entries (Keras averages over those)."""
+    y_pred = _pred(y_pred)
+    y_true = _t(y_true, fe.int32)
+    ref_emb = y_pred if ref_embeddings is None else _pred(ref_embeddings)
+    ref_labels = y_true if ref_labels is None else _t(ref_labels, fe.int32)
+    dist = fe.maximum(1.0 - fe.matmul(y_pred, fe.transpose(ref_emb)), 0.0)
+    q = fe.reshape(y_true, [-1, 1]) if y_true.shape.rank == 1 else y_true
+    k = fe.reshape(ref_labels, [-1, 1]) if ref_labels.shape.rank == 1 else ref_labels
+    pos = fe.equal(q, fe.transpose(k))
+    neg = fe.logical_not(pos)
+    if remove_diagonal:
+        n, m = int(q._value.size), int(k._value.size)
+        pos = fe.logical_and(pos, fe.constant(~np.eye(n, m, dtype=bool)))
+    posf, negf = fe.cast(pos, dist.dtype), fe.cast(neg, dist.dtype)
+    pos_w = fe.maximum((margin + dist) * posf, 0.0)
+    neg_w = fe.maximum((1.0 + margin - dist) * negf, 0.0)
+    pos_wd = -1.0 * gamma * pos_w * (margin - dist)
+    neg_wd = gamma * neg_w * ((1.0 - margin) - dist)
+    ninf = fe.fill(fe.shape(dist), fe.constant(-np.inf, dist.dtype))
+    p_loss = fe.reduce_logsumexp(fe.where(pos, pos_wd, ninf), axis=1)
+    n_loss = fe.reduce_logsumexp(fe.where(neg, neg_wd, ninf), axis=1)
+    res = fe.nn.softplus(p_loss + n_loss)
+    _set_mask(res, res > 0)
+    return res
+
+
+def categorical_generalized_cross_entropy(y_true, y_pred, q):
+    y_pred = _pred(y_pred)
+    onehot = fe.one_hot(fe.cast(_t(y_true), fe.int32), y_pred.shape[-1], dtype=y_pred.dtype)
+    p = fe.reduce_sum(y_pred * onehot, axis=-1)
+    return (1.0 - fe.pow(p, q)) / q
+
+
+# the aliases Keras 3 (and its legacy module) give these functions
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+bce = BCE = binary_crossentropy
+
+
 # ---- reduction ----------------------------------------------------------------------------
 
 def _get_mask(x):
@@ -332,6 +515,105 @@ class Huber(LossFunctionWrapper):
         super().__init__(huber, reduction, name, dtype, delta=delta)
 
 
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(mean_absolute_percentage_error, reduction, name, dtype)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="mean_squared_logarithmic_error", dtype=None):
+        super().__init__(mean_squared_logarithmic_error, reduction, name, dtype)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity",
+                 dtype=None):
+        super().__init__(cosine_similarity, reduction, name, dtype, axis=axis)
+
+    def get_config(self):
+        # Keras 3.15.1 leaves `axis` out of this config (from_config restores axis=-1)
+        return Loss.get_config(self)
+
+
+class LogCosh(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="log_cosh", dtype=None):
+        super().__init__(log_cosh, reduction, name, dtype)
+
+
+class Hinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="hinge", dtype=None):
+        super().__init__(hinge, reduction, name, dtype)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="squared_hinge", dtype=None):
+        super().__init__(squared_hinge, reduction, name, dtype)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="categorical_hinge",
+                 dtype=None):
+        super().__init__(categorical_hinge, reduction, name, dtype)
+
+
+class KLDivergence(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="kl_divergence", dtype=None):
+        super().__init__(kl_divergence, reduction, name, dtype)
+
+
+class Poisson(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="poisson", dtype=None):
+        super().__init__(poisson, reduction, name, dtype)
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
+                 label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
+                 name="binary_focal_crossentropy", dtype=None):
+        super().__init__(binary_focal_crossentropy, reduction, name, dtype,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy",
+                 dtype=None):
+        super().__init__(categorical_focal_crossentropy, reduction, name, dtype, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class Dice(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        super().__init__(dice, reduction, name, dtype, axis=axis)
+
+
+class Tversky(LossFunctionWrapper):
+    def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky",
+                 axis=None, dtype=None):
+        super().__init__(tversky, reduction, name, dtype, alpha=alpha, beta=beta, axis=axis)
+
+
+class Circle(LossFunctionWrapper):
+    def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True,
+                 reduction="sum_over_batch_size", name="circle", dtype=None):
+        super().__init__(circle, reduction, name, dtype, gamma=gamma, margin=margin,
+                         remove_diagonal=remove_diagonal)
+
+
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    def __init__(self, q=0.5, reduction="sum_over_batch_size",
+                 name="categorical_generalized_cross_entropy", dtype=None):
+        if not 0 < q < 1:
+            raise ValueError("q must be in the interval (0, 1)")
+        super().__init__(categorical_generalized_cross_entropy, reduction, name, dtype, q=q)
+
+
 _BY_NAME = {
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "categorical_crossentropy": categorical_crossentropy,
@@ -339,10 +621,27 @@ _BY_NAME = {
     "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
     "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
     "huber": huber, "huber_loss": huber,
+    "bce": binary_crossentropy, "BCE": binary_crossentropy,
+    "MSE": mean_squared_error, "MAE": mean_absolute_error,
+    "kld": kl_divergence, "KLD": kl_divergence, "kl_divergence": kl_divergence,
+    "mape": mean_absolute_percentage_error, "MAPE": mean_absolute_percentage_error,
+    "mean_absolute_percentage_error": mean_absolute_percentage_error,
+    "msle": mean_squared_logarithmic_error, "MSLE": mean_squared_logarithmic_error,
+    "mean_squared_logarithmic_error": mean_squared_logarithmic_error,
+    "poisson": poisson, "cosine_similarity": cosine_similarity, "log_cosh": log_cosh,
+    "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
+    "binary_focal_crossentropy": binary_focal_crossentropy,
+    "categorical_focal_crossentropy": categorical_focal_crossentropy,
+    "dice": dice, "tversky": tversky, "circle": circle,
 }
 _CLASSES = {c.__name__: c for c in (SparseCategoricalCrossentropy, CategoricalCrossentropy,
                                     BinaryCrossentropy, MeanSquaredError, MeanAbsoluteError,
-                                    Huber)}
+                                    Huber, MeanAbsolutePercentageError,
+                                    MeanSquaredLogarithmicError, CosineSimilarity, LogCosh,
+                                    Hinge, SquaredHinge, CategoricalHinge, KLDivergence,
+                                    Poisson, BinaryFocalCrossentropy,
+                                    CategoricalFocalCrossentropy, Dice, Tversky, Circle,
+                                    CategoricalGeneralizedCrossEntropy)}
 
 
 def get(identifier):
