@@ -1,4 +1,5 @@
-"""``fe.keras.optimizers``: SGD, Adam, AdamW, RMSprop, Adagrad and learning-rate schedules.
+"""``fe.keras.optimizers``: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
+Ftrl, Lion, Lamb and learning-rate schedules.
 
 >>> opt = fe.keras.optimizers.Adam()
 >>> opt.apply_gradients(zip(grads, model.trainable_variables))
@@ -7,9 +8,12 @@
 """
 from . import schedules
 from .base import Optimizer
-from .standard import SGD, Adagrad, Adam, AdamW, RMSprop
+from .standard import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Nadam,
+                       RMSprop)
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad,
+            "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl,
+            "lion": Lion, "lamb": Lamb}
 
 
 def serialize(optimizer):
@@ -48,5 +52,5 @@ def get(identifier):
                      "name, dict or Optimizer, got %r)" % (identifier,))
 
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "deserialize", "get",
-           "schedules", "serialize"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lamb", "Lion",
+           "Nadam", "Optimizer", "RMSprop", "deserialize", "get", "schedules", "serialize"]

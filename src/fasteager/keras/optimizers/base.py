@@ -228,6 +228,11 @@ class Optimizer:
         return (("average",) if self.use_ema else ()) + (
             ("gradient_accumulator",) if self.gradient_accumulation_steps else ())
 
+    def _step_state(self):
+        """Variables of the optimizer, besides ``iterations`` and the slots, that an update
+        step writes (Nadam's momentum product); none by default."""
+        return ()
+
     def _make_slot(self, variable, key, name, init):
         with _distribute.owner_scope(self):
             slot_name = _slot_variable_name(variable, name)
@@ -426,6 +431,7 @@ class Optimizer:
             mutated = [self._iterations] + list(touched)
             for v in touched:
                 mutated.extend(self._slots[_var_key(v)].values())
+            mutated.extend(self._step_state())
             strategy = _distribute.owner_of(self) or _distribute._active_strategy()
             # (a multi-worker step also averages the ON_READ variables: BatchNormalization's
             # moving statistics)

@@ -147,8 +147,80 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
 
 
+class PolynomialDecay(LearningRateSchedule):
+    """``(initial - end) * (1 - step / decay_steps) ** power + end``, the step held at
+    ``decay_steps``; with ``cycle`` the horizon grows to the next multiple of
+    ``decay_steps`` instead (Keras's formula)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001,
+                 power=1.0, cycle=False, name="PolynomialDecay"):
+        if decay_steps <= 0:
+            raise ValueError("PolynomialDecay: decay_steps must be positive "
+                             "(expected > 0, got %r)" % (decay_steps,))
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+        self.name = name
+
+    def __call__(self, step):
+        s = _step_value(step)
+        horizon = float(self.decay_steps)
+        if self.cycle:
+            horizon *= 1.0 if s == 0 else math.ceil(s / self.decay_steps)
+        else:
+            s = min(s, horizon)
+        end = float(self.end_learning_rate)
+        return _as_tensor((float(self.initial_learning_rate) - end)
+                          * (1.0 - s / horizon) ** float(self.power) + end)
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
+                "power": self.power, "cycle": self.cycle, "name": self.name}
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter, 2017): period ``i``
+    lasts ``first_decay_steps * t_mul**i`` steps and starts at ``m_mul**i`` times the
+    initial rate, decaying to ``alpha`` times that (Keras's formula)."""
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                 alpha=0.0, name="SGDRDecay"):
+        if first_decay_steps <= 0:
+            raise ValueError("CosineDecayRestarts: first_decay_steps must be positive "
+                             "(expected > 0, got %r)" % (first_decay_steps,))
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self._t_mul = t_mul
+        self._m_mul = m_mul
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step):
+        done = _step_value(step) / float(self.first_decay_steps)
+        t_mul = float(self._t_mul)
+        if t_mul == 1.0:
+            restart = math.floor(done)
+            done -= restart
+        else:
+            # the periods' lengths are a geometric series: which one holds `done`
+            restart = math.floor(math.log(1.0 - done * (1.0 - t_mul)) / math.log(t_mul))
+            done = (done - (1.0 - t_mul ** restart) / (1.0 - t_mul)) / t_mul ** restart
+        cosine = 0.5 * float(self._m_mul) ** restart * (1.0 + math.cos(math.pi * done))
+        alpha = float(self.alpha)
+        return _as_tensor(float(self.initial_learning_rate) * ((1.0 - alpha) * cosine + alpha))
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "first_decay_steps": self.first_decay_steps, "t_mul": self._t_mul,
+                "m_mul": self._m_mul, "alpha": self.alpha, "name": self.name}
+
+
 _SCHEDULES = {c.__name__: c for c in (ExponentialDecay, PiecewiseConstantDecay,
-                                      InverseTimeDecay, CosineDecay)}
+                                      InverseTimeDecay, CosineDecay, PolynomialDecay,
+                                      CosineDecayRestarts)}
 
 
 def serialize(schedule):
@@ -167,5 +239,6 @@ def deserialize(config, custom_objects=None):
     return classes[name].from_config(config["config"])
 
 
-__all__ = ["CosineDecay", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
-           "PiecewiseConstantDecay", "deserialize", "serialize"]
+__all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",
+           "LearningRateSchedule", "PiecewiseConstantDecay", "PolynomialDecay", "deserialize",
+           "serialize"]

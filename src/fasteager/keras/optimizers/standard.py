@@ -1,9 +1,14 @@
-"""SGD, Adam, AdamW, RMSprop and Adagrad with Keras 3's update rules and defaults.
+"""SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion and Lamb with
+Keras 3's update rules and defaults.
 
-Each ``_update`` is one call of the matching fused kernel in ``fasteager._kernels``; the
-formulas are in those kernels' docstrings.
+The first five's ``_update`` is one call of the matching fused kernel in
+``fasteager._kernels`` (the formulas are in those kernels' docstrings); the others are
+written with NumPy below.
 """
+import numpy as np
+
 from ... import _kernels
+from .._naming import KerasVariable
 from .base import Optimizer
 
 
@@ -165,4 +170,306 @@ class Adagrad(Optimizer):
         c = super().get_config()
         c.update(initial_accumulator_value=self.initial_accumulator_value,
                  epsilon=self.epsilon)
+        return c
+
+
+# Adadelta, Adamax, Nadam, Ftrl, Lion and Lamb: Keras 3's update_step formulas, written
+# with NumPy in the variable's dtype (no fused kernel yet), in place on the buffers.
+
+def _f(var, x):
+    """``x`` as a scalar of ``var``'s dtype (keeps float32 arithmetic float32)."""
+    return var.dtype.type(x)
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler, 2012): ``acc_g = rho * acc_g + (1 - rho) * g**2``;
+    ``delta = -sqrt(acc_d + eps) * g / sqrt(acc_g + eps)``;
+    ``acc_d = rho * acc_d + (1 - rho) * delta**2``; ``var += lr * delta``.
+
+    >>> opt = fe.keras.optimizers.Adadelta()   # learning_rate=0.001, rho=0.95
+    """
+
+    _slot_names = ("accumulated_grad", "accumulated_delta_var")
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        acc_g, acc_d = slots
+        rho, eps = _f(var, self.rho), _f(var, self.epsilon)
+        acc_g[...] = rho * acc_g + (_f(var, 1) - rho) * np.square(grad)
+        delta = -(np.sqrt(acc_d + eps) * grad / np.sqrt(acc_g + eps))
+        acc_d[...] = rho * acc_d + (_f(var, 1) - rho) * np.square(delta)
+        var += _f(var, lr) * delta
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(rho=self.rho, epsilon=self.epsilon)
+        return c
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma & Ba, 2015, section 7.1): ``m += (g - m) * (1 - beta_1)``;
+    ``u = max(beta_2 * u, |g|)``; ``var -= lr * m / ((1 - beta_1**t) * (u + epsilon))``.
+    """
+
+    _slot_names = ("momentum", "norm")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None, name=None,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        m, u = slots
+        b1 = _f(var, self.beta_1)
+        m += (grad - m) * (_f(var, 1) - b1)
+        np.maximum(_f(var, self.beta_2) * u, np.abs(grad), out=u)
+        var -= _f(var, lr) * m / ((_f(var, 1) - b1 ** _f(var, step))
+                                 * (u + _f(var, self.epsilon)))
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return c
+
+
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum (Dozat, 2016), with Keras's momentum schedule
+    ``u_t = beta_1 * (1 - 0.5 * 0.96**t)`` and its running product (one variable of the
+    optimizer, created after the slots as Keras 3 does).
+    """
+
+    _slot_names = ("momentum", "velocity")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None, name=None,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self._u_product = None
+
+    def _track_many(self, variables):
+        super()._track_many(variables)
+        if self._u_product is None and self._tracked_variables:
+            # Keras 3 builds it once, after the slots, in the first variable's dtype
+            dtype = self._tracked_variables[0]._tensor._value.dtype
+            self._u_product = KerasVariable(np.asarray(1.0, dtype), trainable=False,
+                                            name="variable", path=self.name + "/variable")
+            self._variables.append(self._u_product)
+
+    def _step_state(self):
+        return (self._u_product,) if self._u_product is not None else ()
+
+    def _update_variables(self, arrays, variables, step):
+        # once per update, before the variables' steps (Keras's _backend_update_step)
+        u = self._u_product._mutable_array()
+        u[...] = u * u.dtype.type(self.beta_1) * (1.0 - 0.5 * u.dtype.type(0.96) ** step)
+        super()._update_variables(arrays, variables, step)
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        m, v = slots
+        one, b1, b2 = _f(var, 1), _f(var, self.beta_1), _f(var, self.beta_2)
+        d = _f(var, 0.96)
+        u_t = b1 * (one - _f(var, 0.5) * d ** _f(var, step))
+        u_t_1 = b1 * (one - _f(var, 0.5) * d ** _f(var, step + 1))
+        u_prod = _f(var, self._u_product._tensor._value)
+        u_prod_1 = u_prod * u_t_1
+        m += (grad - m) * (one - b1)
+        v += (np.square(grad) - v) * (one - b2)
+        m_hat = u_t_1 * m / (one - u_prod_1) + (one - u_t) * grad / (one - u_prod)
+        v_hat = v / (one - b2 ** _f(var, step))
+        var -= m_hat * _f(var, lr) / (np.sqrt(v_hat) + _f(var, self.epsilon))
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return c
+
+
+class Ftrl(Optimizer):
+    """Follow The Regularized Leader (McMahan et al., 2013), with Keras's L1, L2,
+    L2-shrinkage and ``beta`` terms; slots ``accumulator`` (starting at
+    ``initial_accumulator_value``) and ``linear``."""
+
+    _slot_names = ("accumulator", "linear")
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
+                 initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
+                 beta=0.0, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        for arg, value, sign in (("initial_accumulator_value", initial_accumulator_value, 1),
+                                 ("learning_rate_power", learning_rate_power, -1),
+                                 ("l1_regularization_strength", l1_regularization_strength, 1),
+                                 ("l2_regularization_strength", l2_regularization_strength, 1),
+                                 ("l2_shrinkage_regularization_strength",
+                                  l2_shrinkage_regularization_strength, 1)):
+            if value * sign < 0.0:
+                raise ValueError("Ftrl: `%s` needs to be %s or zero (got %r)"
+                                 % (arg, "positive" if sign > 0 else "negative", value))
+        self.learning_rate_power = learning_rate_power
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l1_regularization_strength = l1_regularization_strength
+        self.l2_regularization_strength = l2_regularization_strength
+        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self.beta = beta
+
+    def _slot_initial_value(self, slot_name, var_array):
+        if slot_name == "accumulator":
+            return np.full_like(var_array, self.initial_accumulator_value)
+        return np.zeros_like(var_array)
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        accum, linear = slots
+        lr_t = _f(var, lr)
+        p = _f(var, -self.learning_rate_power)
+        l2 = _f(var, self.l2_regularization_strength + self.beta / (2.0 * lr))
+        grad_to_use = grad + _f(var, 2 * self.l2_shrinkage_regularization_strength) * var
+        new_accum = accum + np.square(grad)
+        linear += grad_to_use - (np.power(new_accum, p) - np.power(accum, p)) / lr_t * var
+        quadratic = np.power(new_accum, p) / lr_t + _f(var, 2) * l2
+        l1 = _f(var, self.l1_regularization_strength)
+        var[...] = (np.clip(linear, -l1, l1) - linear) / quadratic
+        accum[...] = new_accum
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(learning_rate_power=self.learning_rate_power,
+                 initial_accumulator_value=self.initial_accumulator_value,
+                 l1_regularization_strength=self.l1_regularization_strength,
+                 l2_regularization_strength=self.l2_regularization_strength,
+                 l2_shrinkage_regularization_strength=(
+                     self.l2_shrinkage_regularization_strength),
+                 beta=self.beta)
+        return c
+
+
+class Lion(Optimizer):
+    """Lion (Chen et al., 2023): ``var -= lr * sign(beta_1 * m + (1 - beta_1) * g)``;
+    ``m = beta_2 * m + (1 - beta_2) * g``."""
+
+    _slot_names = ("momentum",)
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        if beta_1 <= 0 or beta_1 > 1:
+            raise ValueError("Lion: Argument `beta_1` must be in the [0, 1] range. Otherwise, "
+                             "the optimizer degenerates to SignSGD. Received: beta_1=%s."
+                             % (beta_1,))
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        (m,) = slots
+        one, b1, b2 = _f(var, 1), _f(var, self.beta_1), _f(var, self.beta_2)
+        var -= _f(var, lr) * np.sign(m * b1 + grad * (one - b1))
+        m[...] = m * b2 + grad * (one - b2)
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(beta_1=self.beta_1, beta_2=self.beta_2)
+        return c
+
+
+class Lamb(Optimizer):
+    """LAMB (You et al., 2020): Adam's bias-corrected step scaled per variable by the
+    trust ratio ``||var|| / ||step||`` (1 where either norm is 0)."""
+
+    _slot_names = ("momentum", "velocity")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None, name=None,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        m, v = slots
+        one, b1, b2 = _f(var, 1), _f(var, self.beta_1), _f(var, self.beta_2)
+        t = _f(var, step)
+        m += (grad - m) * (one - b1)
+        v += (np.square(grad) - v) * (one - b2)
+        update = (m / (one - b1 ** t)) / (np.sqrt(v / (one - b2 ** t))
+                                          + _f(var, self.epsilon))
+        w_norm = np.sqrt(np.sum(np.square(var)))
+        g_norm = np.sqrt(np.sum(np.square(update)))
+        ratio = w_norm / g_norm if w_norm > 0 and g_norm > 0 else one
+        var -= _f(var, ratio) * _f(var, lr) * update
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
         return c
