@@ -99,3 +99,11 @@ def test_generalized_cross_entropy_refuses_q_outside_unit_interval():
 def test_categorical_focal_refuses_bool_axis():
     with pytest.raises(ValueError, match="axis"):
         L.categorical_focal_crossentropy([[0., 1.]], [[0.3, 0.7]], axis=True)
+
+
+def test_metrics_module_exports_the_same_loss_functions():
+    # Keras 3 exports these loss functions from keras.metrics too (the same objects)
+    for name in ("binary_focal_crossentropy", "categorical_focal_crossentropy", "hinge",
+                 "squared_hinge", "categorical_hinge", "kl_divergence", "log_cosh", "poisson",
+                 "mean_absolute_percentage_error", "mean_squared_logarithmic_error"):
+        assert getattr(fe.keras.metrics, name) is getattr(L, name), name

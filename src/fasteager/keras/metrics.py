@@ -444,6 +444,16 @@ binary_crossentropy = _losses.binary_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
 huber = _losses.huber
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
+hinge = _losses.hinge
+squared_hinge = _losses.squared_hinge
+categorical_hinge = _losses.categorical_hinge
+kl_divergence = _losses.kl_divergence
+log_cosh = _losses.log_cosh
+poisson = _losses.poisson
+mean_absolute_percentage_error = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = _losses.mean_squared_logarithmic_error
 
 
 class Accuracy(MeanMetricWrapper):
