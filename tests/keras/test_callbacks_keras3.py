@@ -218,3 +218,74 @@ def test_swap_ema_weights_needs_use_ema():
     with pytest.raises(ValueError) as e:
         m.evaluate(XV, YV, verbose=0, callbacks=[keras.callbacks.SwapEMAWeights()])
     assert str(e.value) == REF["ema_no_ema_error"]
+
+
+# -- RemoteMonitor ------------------------------------------------------------------------
+def _serve():
+    import http.server
+    import threading
+    got = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            got.append({"path": self.path, "content_type": self.headers["Content-Type"],
+                        "x_test": self.headers.get("X-Test"), "body": body.decode()})
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, got
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_remote_monitor_posts_what_keras_posts(as_json):
+    pytest.importorskip("requests")
+    import json
+    ref = REF["remote"][str(as_json)]
+    server, got = _serve()
+    try:
+        root = "http://127.0.0.1:%d" % server.server_port
+        # Keras's own logs: the request bodies are byte for byte Keras's
+        cb = keras.callbacks.RemoteMonitor(root=root, path="/p/", field="f",
+                                           headers={"X-Test": "1"}, send_as_json=as_json)
+        for epoch, logs in enumerate(ref["logs"]):
+            cb.on_epoch_end(epoch, dict(logs))
+        assert got == ref["posts"]
+        # in fit: the same requests, values to float32 rounding
+        del got[:]
+        model(keras.optimizers.SGD(0.1)).fit(
+            X, Y, batch_size=4, epochs=2, shuffle=False, verbose=0, validation_data=(XV, YV),
+            callbacks=[keras.callbacks.RemoteMonitor(
+                root=root, path="/p/", field="f", headers={"X-Test": "1"},
+                send_as_json=as_json)])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len(got) == len(ref["posts"])
+    import urllib.parse
+    for g, r in zip(got, ref["posts"]):
+        assert {k: g[k] for k in ("path", "content_type", "x_test")} == \
+            {k: r[k] for k in ("path", "content_type", "x_test")}
+        def payload(p):
+            body = p["body"]
+            return json.loads(body if as_json else urllib.parse.parse_qs(body)["f"][0])
+        gp, rp = payload(g), payload(r)
+        assert list(gp) == list(rp)
+        np.testing.assert_allclose(list(gp.values()), list(rp.values()), rtol=1e-5)
+
+
+def test_remote_monitor_warns_when_the_server_is_unreachable():
+    pytest.importorskip("requests")
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()                       # nothing listens on this port now
+    cb = keras.callbacks.RemoteMonitor(root="http://127.0.0.1:%d" % port)
+    with pytest.warns(UserWarning, match="Could not reach RemoteMonitor root server"):
+        cb.on_epoch_end(0, {"loss": np.float32(0.5)})

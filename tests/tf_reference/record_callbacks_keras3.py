@@ -150,4 +150,40 @@ try:
 except ValueError as e:
     out["ema_no_ema_error"] = str(e)
 
+# -- RemoteMonitor: what it POSTs to a server on the loopback address ---------------------
+import http.server  # noqa: E402
+import threading  # noqa: E402
+
+
+def serve():
+    got = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            got.append({"path": self.path, "content_type": self.headers["Content-Type"],
+                        "x_test": self.headers.get("X-Test"), "body": body.decode()})
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, got
+
+
+out["remote"] = {}
+for as_json in (False, True):
+    server, got = serve()
+    rec = Logs()
+    model(keras.optimizers.SGD(0.1)).fit(
+        X, Y, batch_size=4, epochs=2, shuffle=False, verbose=0, validation_data=(XV, YV),
+        callbacks=[rec, keras.callbacks.RemoteMonitor(
+            root="http://127.0.0.1:%d" % server.server_port, path="/p/", field="f",
+            headers={"X-Test": "1"}, send_as_json=as_json)])
+    server.shutdown()
+    out["remote"][str(as_json)] = {"logs": rec.epochs, "posts": got}
+
 save("callbacks_keras3", out)

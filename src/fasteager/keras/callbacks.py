@@ -966,3 +966,38 @@ class SwapEMAWeights(Callback):
         if not self._ema_weights_in_model:
             self._swap_variables()
             self._ema_weights_in_model = False
+
+
+class RemoteMonitor(Callback):
+    """POST each epoch's logs to ``root + path``: form field ``field`` holding the JSON of
+    ``{"epoch": epoch, **logs}``, or the JSON body with ``send_as_json=True``. Needs the
+    ``requests`` package, as Keras 3; an unreachable server gives a warning."""
+
+    def __init__(self, root="http://localhost:9000", path="/publish/epoch/end/",
+                 field="data", headers=None, send_as_json=False):
+        super().__init__()
+        self.root = root
+        self.path = path
+        self.field = field
+        self.headers = headers
+        self.send_as_json = send_as_json
+
+    def on_epoch_end(self, epoch, logs=None):
+        import json
+        try:
+            import requests
+        except ImportError:
+            raise ImportError("RemoteMonitor requires the `requests` library.") from None
+        send = {"epoch": epoch}
+        for k, v in (logs or {}).items():
+            # NumPy scalars and arrays are not JSON: their Python value is sent
+            send[k] = v.item() if isinstance(v, (np.ndarray, np.generic)) else v
+        try:
+            if self.send_as_json:
+                requests.post(self.root + self.path, json=send, headers=self.headers)
+            else:
+                requests.post(self.root + self.path, {self.field: json.dumps(send)},
+                              headers=self.headers)
+        except requests.exceptions.RequestException:
+            warnings.warn("Could not reach RemoteMonitor root server at %s" % self.root,
+                          stacklevel=2)
