@@ -69,11 +69,11 @@ def gelu(x, approximate=False):
     return _ops.gelu(x, approximate)
 
 
-def swish(x):
+def silu(x):
     return _ops.silu(x)
 
 
-silu = swish
+swish = silu    # Keras 3's alias: its __name__ (and so its saved name) is "silu"
 
 
 def softplus(x):
@@ -103,23 +103,181 @@ def exponential(x):
     return fe.exp(x)
 
 
+def _const(value, like):
+    return fe.cast(value, like.dtype)
+
+
+def celu(x, alpha=1.0):
+    """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``, as Keras 3 composes it (so the
+    gradient at 0 is Keras's: both max and min pass it)."""
+    x = fe.convert_to_tensor(x)
+    zero = _const(0.0, x)
+    return fe.maximum(x, zero) + _const(alpha, x) * fe.math.expm1(
+        fe.minimum(x, zero) / _const(alpha, x))
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: the first half of ``axis`` times the sigmoid of the second."""
+    x = fe.convert_to_tensor(x)
+    size = x.shape[axis]
+    if size is not None and size % 2 != 0:
+        raise ValueError("glu: axis size must be divisible by 2. Received: x.shape=%s with "
+                         "axis=%s" % (tuple(x.shape), axis))
+    x1, x2 = fe.split(x, 2, axis=axis)
+    return x1 * fe.sigmoid(x2)
+
+
+def hard_shrink(x, threshold=0.5):
+    """``x`` where ``|x| > threshold``, else 0."""
+    x = fe.convert_to_tensor(x)
+    return fe.where(fe.abs(x) > _const(threshold, x), x, fe.zeros_like(x))
+
+
+def hard_silu(x):
+    """``x * hard_sigmoid(x)``."""
+    x = fe.convert_to_tensor(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def hard_tanh(x):
+    """``x`` clipped to [-1, 1] (gradient 1 at the bounds, as clip_by_value's)."""
+    x = fe.convert_to_tensor(x)
+    return fe.clip_by_value(x, _const(-1.0, x), _const(1.0, x))
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x))`` without overflow for large ``|x|``."""
+    return fe.math.log_sigmoid(fe.convert_to_tensor(x))
+
+
+def mish(x):
+    """``x * tanh(softplus(x))``."""
+    x = fe.convert_to_tensor(x)
+    return x * fe.tanh(_ops.softplus(x))
+
+
+def soft_shrink(x, threshold=0.5):
+    """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0."""
+    x = fe.convert_to_tensor(x)
+    t = _const(threshold, x)
+    return fe.where(x > t, x - t, fe.where(x < -t, x + t, fe.zeros_like(x)))
+
+
+def sparse_plus(x):
+    """0 for ``x <= -1``, ``(x + 1)**2 / 4`` on (-1, 1), ``x`` from 1 on."""
+    x = fe.convert_to_tensor(x)
+    one = _const(1.0, x)
+    return fe.where(x <= -one, fe.zeros_like(x),
+                    fe.where(x < one, _const(0.25, x) * fe.square(x + one), x))
+
+
+def sparse_sigmoid(x):
+    """0 for ``x <= -1``, 1 for ``x >= 1``, ``(x + 1) / 2`` between."""
+    x = fe.convert_to_tensor(x)
+    one = _const(1.0, x)
+    return fe.where(x <= -one, fe.zeros_like(x),
+                    fe.where(x >= one, fe.ones_like(x), _const(0.5, x) * (x + one)))
+
+
+def sparsemax(x, axis=-1):
+    """Keras 3.15.1's sparsemax along ``axis``: ``max(x - tau, 0)`` with ``tau`` from the
+    sorted values, computed exactly as Keras computes it, gradient through the sort as
+    TensorFlow's. Keras's ``tau`` sums the running sums over the support rather than
+    taking the last one, so where the support has more than one element its rows are not
+    the simplex projection of Martins & Astudillo (2016) and may be all zero; the project
+    promises Keras's values, so this keeps them (see docs)."""
+    x = fe.convert_to_tensor(x)
+    rank = len(x.shape)
+    if not -rank <= axis < rank:
+        raise ValueError("sparsemax: axis %d is out of bounds for an input of rank %d"
+                         % (axis, rank))
+    axis %= rank
+    x_sorted = fe.sort(x, axis=axis, direction="DESCENDING")
+    cumsum = fe.cumsum(x_sorted, axis=axis)
+    r_shape = [1] * rank
+    r_shape[axis] = -1
+    r = fe.reshape(fe.range(1, fe.shape(x)[axis] + 1, dtype=x.dtype), r_shape)
+    one = _const(1.0, x)
+    support = x_sorted - (cumsum - one) / r > _const(0.0, x)
+    cumsum_safe = fe.where(support, cumsum, fe.zeros_like(cumsum))
+    k = fe.reduce_sum(fe.cast(support, x.dtype), axis=axis, keepdims=True)
+    tau = (fe.reduce_sum(cumsum_safe, axis=axis, keepdims=True) - one) / k
+    return fe.maximum(x - tau, _const(0.0, x))
+
+
+def squareplus(x, b=4):
+    """``(x + sqrt(x**2 + b)) / 2``."""
+    x = fe.convert_to_tensor(x)
+    return (x + fe.sqrt(fe.square(x) + _const(b, x))) / _const(2.0, x)
+
+
+def tanh_shrink(x):
+    """``x - tanh(x)``."""
+    x = fe.convert_to_tensor(x)
+    return x - fe.tanh(x)
+
+
+def threshold(x, threshold, default_value):
+    """``x`` where ``x > threshold``, else ``default_value``."""
+    x = fe.convert_to_tensor(x)
+    default = fe.broadcast_to(_const(default_value, x), fe.shape(x))
+    return fe.where(x > _const(threshold, x), x, default)
+
+
 _BY_NAME = {f.__name__: f for f in (relu, sigmoid, tanh, softmax, log_softmax, linear, elu,
-                                     selu, gelu, swish, softplus, softsign, leaky_relu, relu6,
-                                     hard_sigmoid, exponential)}
-_BY_NAME["silu"] = swish
+                                     selu, gelu, silu, softplus, softsign, leaky_relu, relu6,
+                                     hard_sigmoid, exponential, celu, glu, hard_shrink,
+                                     hard_silu, hard_tanh, log_sigmoid, mish, soft_shrink,
+                                     sparse_plus, sparse_sigmoid, sparsemax, squareplus,
+                                     tanh_shrink, threshold)}
+# Keras 3's aliases (serialize gives the function's own name, as Keras: "silu", "hard_silu")
+_BY_NAME["swish"] = silu
+_BY_NAME["hard_swish"] = hard_silu
+
 
 
 def serialize(activation):
+    """The name a built-in activation is saved under (its own name: ``serialize(swish)`` is
+    ``"silu"``, as Keras 3); a registered or custom function's registered name."""
     for name, f in _BY_NAME.items():
         if f is activation:
             return name
     return getattr(activation, "__name__", repr(activation))
 
 
+def deserialize(config, custom_objects=None):
+    """The activation a name (``"mish"``) or a serialized dict names; custom objects
+    (``custom_objects``, registered or in a custom-object scope) come first."""
+    from . import _serialization
+    if isinstance(config, str):
+        f = _serialization.get_registered_object(config, custom_objects, _BY_NAME)
+        if f is None:
+            raise ValueError("activations.deserialize: unknown activation %r (known: %s)"
+                             % (config, ", ".join(sorted(_BY_NAME))))
+        return f
+    if isinstance(config, dict):
+        if config.get("class_name") == "function" and isinstance(config.get("config"), str):
+            # Keras 3's form of a plain function: {"class_name": "function", "config": name}
+            return deserialize(config["config"], custom_objects)
+        f = _serialization.deserialize_keras_object(config, custom_objects,
+                                                    where="activations.deserialize")
+        if not callable(f):
+            raise ValueError("activations.deserialize: config %r does not name an activation"
+                             % (config,))
+        return f
+    raise TypeError("activations.deserialize: expected a name or a config dict, got %r"
+                    % (config,))
+
+
 def get(identifier):
-    """A callable from a name ('relu'), a callable, or None (linear)."""
+    """A callable from a name ('relu'), a serialized dict, a callable, or None (linear)."""
     if identifier is None:
         return linear
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
         f = _BY_NAME.get(identifier)
         if f is None:
