@@ -212,6 +212,28 @@ def test_swap_ema_weights_matches_keras(swap_on_epoch):
         np.testing.assert_allclose(w, rw, rtol=1e-5, atol=1e-6)
 
 
+def test_swap_ema_weights_rounds_as_keras():
+    # TensorFlow's Keras swaps by additions: with weights and averages of very different
+    # sizes the swap is not exact, and Keras's values are the rounded ones
+    from fasteager.keras.optimizers.base import _var_key
+    ref = REF["ema_swap_rounding"]
+    m = model(keras.optimizers.SGD(0.2, use_ema=True))
+    m.optimizer.build(m.trainable_variables)
+    m.set_weights([np.array([[1e8 + 3], [0.1], [-7.3e-3]], "float32"),
+                   np.array([0.3], "float32")])
+    averages = [m.optimizer._slots[_var_key(v)]["average"] for v in m.trainable_variables]
+    for avg, a in zip(averages, [np.array([[0.7], [3.3e7], [1.1]], "float32"),
+                                 np.array([-2.9e-8], "float32")]):
+        avg.assign(a)
+    cb = keras.callbacks.SwapEMAWeights()
+    cb.set_model(m)
+    cb.on_test_begin()
+    assert [w.tolist() for w in m.get_weights()] == ref["swapped"]
+    cb.on_test_end()
+    assert [w.tolist() for w in m.get_weights()] == ref["back"]
+    assert [a.numpy().tolist() for a in averages] == ref["averages"]
+
+
 def test_swap_ema_weights_needs_use_ema():
     m = model(keras.optimizers.SGD(0.2))
     m.fit(X, Y, batch_size=4, epochs=1, shuffle=False, verbose=0)

@@ -143,6 +143,24 @@ for swap_on_epoch in (False, True):
             XV, YV, verbose=0, callbacks=[keras.callbacks.SwapEMAWeights()])],
         "weights_after_evaluate": [w.tolist() for w in m.get_weights()],
     }
+# the swap's own rounding: weights and averages of very different sizes
+W_SWAP = [np.array([[1e8 + 3], [0.1], [-7.3e-3]], "float32"), np.array([0.3], "float32")]
+A_SWAP = [np.array([[0.7], [3.3e7], [1.1]], "float32"), np.array([-2.9e-8], "float32")]
+m = model(keras.optimizers.SGD(0.2, use_ema=True))
+m.optimizer.build(m.trainable_variables)
+m.set_weights(W_SWAP)
+for avg, a in zip(m.optimizer._model_variables_moving_average, A_SWAP):
+    avg.assign(a)
+cb = keras.callbacks.SwapEMAWeights()
+cb.set_model(m)
+cb.on_test_begin()
+swapped = [w.tolist() for w in m.get_weights()]
+cb.on_test_end()
+out["ema_swap_rounding"] = {
+    "swapped": swapped, "back": [w.tolist() for w in m.get_weights()],
+    "averages": [np.asarray(a).tolist()
+                 for a in m.optimizer._model_variables_moving_average]}
+
 m = model(keras.optimizers.SGD(0.2))
 m.fit(X, Y, batch_size=4, epochs=1, shuffle=False, verbose=0)
 try:
