@@ -1,8 +1,8 @@
-"""Adadelta, Adamax, Nadam, Ftrl, Lion and Lamb, and the CosineDecayRestarts and
+"""Adadelta, Adamax, Nadam, Ftrl, Lion, Lamb and Adafactor, and the CosineDecayRestarts and
 PolynomialDecay schedules, against Keras 3.15.1 (values recorded by
 tests/tf_reference/record_optimizers_added.py): weights and every optimizer variable
 (names and order, the checkpoint layout) after 5 updates, with default arguments and with
-weight_decay/clipnorm, eagerly and in fe.function; get_config/from_config, get by name,
+weight_decay/clipnorm (Adafactor also without relative_step), eagerly and in fe.function; get_config/from_config, get by name,
 serialize/deserialize; the schedules' values and configs."""
 import re
 
@@ -18,7 +18,8 @@ W0 = np.asarray(REF["inputs"]["w"], np.float32)
 B0 = np.asarray(REF["inputs"]["b"], np.float32)
 GRADS = [[np.asarray(g, np.float32) for g in gs] for gs in REF["inputs"]["grads"]]
 CONFIGS = {"default": {}, "decay_clip": {"learning_rate": 0.05, "weight_decay": 0.1,
-                                         "clipnorm": 0.5}}
+                                         "clipnorm": 0.5},
+           "fixed_step": {"learning_rate": 0.5, "relative_step": False}}
 CASES = sorted(REF["optimizers"])
 TOL = dict(rtol=2e-5, atol=2e-6)
 
@@ -49,11 +50,13 @@ def _check(key, traced):
     # Keras numbers a second optimizer of a class ("nadam_1") and a second unnamed
     # variable ("variable_1") in one process: compare without those counters
     assert [v.path.split("/", 1)[1] for v in got] == \
-        [re.sub(r"_1$", "", p.split("/", 1)[1]) for p, _ in want["variables"]]
-    for v, (path, value) in zip(got, want["variables"]):
+        [re.sub(r"_1$", "", p.split("/", 1)[1]) for p, _, _ in want["variables"]]
+    assert [v.dtype.name for v in got] == [d for _, _, d in want["variables"]]
+    for v, (path, value, _) in zip(got, want["variables"]):
         # float32 rounding of the array's largest terms (Ftrl's `linear` sums terms of
         # ~1e3 into elements of ~0.2)
         scale = float(np.max(np.abs(value))) if np.size(value) else 0.0
+        assert np.shape(v.numpy()) == np.shape(value), path
         np.testing.assert_allclose(np.asarray(v.numpy(), np.float64), value, rtol=2e-5,
                                    atol=2e-6 + 1e-6 * scale, err_msg=path)
 
@@ -149,7 +152,8 @@ def test_schedule_drives_new_optimizer():
                                rtol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Lamb"])
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Lamb",
+                                  "Adafactor"])
 def test_scalar_variable_updates(name):
     """A 0-d variable goes through the same update (the base reshapes it to 1 element)."""
     opt = getattr(O, name)()

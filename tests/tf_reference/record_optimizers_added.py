@@ -1,4 +1,4 @@
-"""Record Keras 3.15.1's Adadelta, Adamax, Nadam, Ftrl, Lion and Lamb: every optimizer
+"""Record Keras 3.15.1's Adadelta, Adamax, Nadam, Ftrl, Lion, Lamb and Adafactor: every optimizer
 variable (path and value, in ``optimizer.variables`` order) and the weights after 5
 updates from fixed weights and gradients, with default arguments and with
 weight_decay/clipnorm; their get_config; and the CosineDecayRestarts and PolynomialDecay
@@ -12,9 +12,10 @@ import sys
 
 import numpy as np
 
-NAMES = ["Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Lamb"]
+NAMES = ["Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Lamb", "Adafactor"]
 CONFIGS = {"default": {}, "decay_clip": {"learning_rate": 0.05, "weight_decay": 0.1,
-                                         "clipnorm": 0.5}}
+                                         "clipnorm": 0.5},
+           "fixed_step": {"learning_rate": 0.5, "relative_step": False}}
 SCHEDULES = {
     "cdr_default": ("CosineDecayRestarts", {"initial_learning_rate": 0.1,
                                             "first_decay_steps": 10}),
@@ -49,6 +50,8 @@ def main():
            "optimizers": {}, "schedules": {}}
     for name in NAMES:
         for cname, cfg in CONFIGS.items():
+            if cname == "fixed_step" and name != "Adafactor":
+                continue
             opt = getattr(keras.optimizers, name)(**cfg)
             w = keras.Variable(w0, name="kernel")
             b = keras.Variable(b0, name="bias")
@@ -56,7 +59,8 @@ def main():
                 opt.apply_gradients(zip([keras.ops.convert_to_tensor(g) for g in gs], [w, b]))
             out["optimizers"]["%s/%s" % (name, cname)] = {
                 "w": np.asarray(w).tolist(), "b": np.asarray(b).tolist(),
-                "variables": [[v.path, np.asarray(v).tolist()] for v in opt.variables],
+                "variables": [[v.path, np.asarray(v).tolist(), v.dtype]
+                              for v in opt.variables],
                 "config": opt.get_config()}
     for key, (cls, args) in SCHEDULES.items():
         s = getattr(keras.optimizers.schedules, cls)(**args)

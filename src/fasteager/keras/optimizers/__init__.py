@@ -1,5 +1,5 @@
 """``fe.keras.optimizers``: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
-Ftrl, Lion, Lamb and learning-rate schedules.
+Ftrl, Lion, Lamb, Adafactor and learning-rate schedules.
 
 >>> opt = fe.keras.optimizers.Adam()
 >>> opt.apply_gradients(zip(grads, model.trainable_variables))
@@ -8,12 +8,12 @@ Ftrl, Lion, Lamb and learning-rate schedules.
 """
 from . import schedules
 from .base import Optimizer
-from .standard import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Nadam,
+from .standard import (SGD, Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Nadam,
                        RMSprop)
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad,
             "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl,
-            "lion": Lion, "lamb": Lamb}
+            "lion": Lion, "lamb": Lamb, "adafactor": Adafactor}
 
 
 def serialize(optimizer):
@@ -52,5 +52,5 @@ def get(identifier):
                      "name, dict or Optimizer, got %r)" % (identifier,))
 
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lamb", "Lion",
+__all__ = ["SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lamb", "Lion",
            "Nadam", "Optimizer", "RMSprop", "deserialize", "get", "schedules", "serialize"]

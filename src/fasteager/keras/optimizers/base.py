@@ -228,6 +228,10 @@ class Optimizer:
         return (("average",) if self.use_ema else ()) + (
             ("gradient_accumulator",) if self.gradient_accumulation_steps else ())
 
+    @staticmethod
+    def _slot_variable_name(variable, slot):
+        return _slot_variable_name(variable, slot)
+
     def _step_state(self):
         """Variables of the optimizer, besides ``iterations`` and the slots, that an update
         step writes (Nadam's momentum product); none by default."""
@@ -235,7 +239,7 @@ class Optimizer:
 
     def _make_slot(self, variable, key, name, init):
         with _distribute.owner_scope(self):
-            slot_name = _slot_variable_name(variable, name)
+            slot_name = self._slot_variable_name(variable, name)
             slot = KerasVariable(init, trainable=False, name=slot_name,
                                  path="%s/%s" % (self.name, slot_name))
         pending = self._deferred_slot_values.pop((key, name), None)
@@ -267,7 +271,9 @@ class Optimizer:
         for variable, key in new:
             arr = variable._tensor._value
             for name in self._slots_used():
-                init = np.array(self._slot_initial_value(name, arr), dtype=arr.dtype, order="C")
+                # (a copy, in the dtype and shape the subclass gives: Adafactor's factored
+                # slots differ from the variable's)
+                init = np.array(self._slot_initial_value(name, arr), order="C")
                 self._slots[key][name] = self._make_slot(variable, key, name, init)
 
     def _track(self, variable):

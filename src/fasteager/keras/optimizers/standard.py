@@ -1,5 +1,5 @@
-"""SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion and Lamb with
-Keras 3's update rules and defaults.
+"""SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion, Lamb and
+Adafactor with Keras 3's update rules and defaults.
 
 The first five's ``_update`` is one call of the matching fused kernel in
 ``fasteager._kernels`` (the formulas are in those kernels' docstrings); the others are
@@ -9,7 +9,8 @@ import numpy as np
 
 from ... import _kernels
 from .._naming import KerasVariable
-from .base import Optimizer
+from ...variables import Variable
+from .base import Optimizer, _slot_variable_name
 
 
 class SGD(Optimizer):
@@ -472,4 +473,80 @@ class Lamb(Optimizer):
     def get_config(self):
         c = super().get_config()
         c.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return c
+
+
+class Adafactor(Optimizer):
+    """Adafactor (Shazeer & Stern, 2018) as Keras 3 writes it: a variable of rank >= 2
+    keeps factored second moments (``r`` over its last axis, ``c`` over the one before)
+    from which its ``velocity`` is rebuilt; a smaller one keeps ``velocity`` itself (its
+    ``r`` and ``c`` are unused int32 scalars, as in Keras). With ``relative_step`` (and a
+    fixed learning rate) the rate is capped at ``1 / sqrt(step)``; the step is scaled by
+    ``max(epsilon_2, rms(var))`` and clipped to an RMS of ``clip_threshold``.
+    """
+
+    _slot_names = ("r", "c", "velocity")
+
+    def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30,
+                 epsilon_2=1e-3, clip_threshold=1.0, relative_step=True, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps,
+                         name=name, **kwargs)
+        self.beta_2_decay = beta_2_decay
+        self.epsilon_1 = epsilon_1
+        self.epsilon_2 = epsilon_2
+        self.clip_threshold = clip_threshold
+        self.relative_step = relative_step
+
+    @staticmethod
+    def _slot_variable_name(variable, slot):
+        if slot == "velocity":
+            return _slot_variable_name(variable, slot)
+        # Keras names the factored moments after the variable alone
+        base = getattr(variable, "name", None) or "Variable:0"
+        return base.removesuffix(":0").rsplit("/", 1)[-1]
+
+    def _slot_initial_value(self, slot_name, var_array):
+        if slot_name == "velocity":
+            return np.zeros_like(var_array)
+        if var_array.ndim < 2:
+            return np.zeros((), np.int32)
+        shape = var_array.shape
+        return np.zeros(shape[:-1] if slot_name == "r" else shape[:-2] + shape[-1:],
+                        var_array.dtype)
+
+    def _update(self, var, grad, lr, slots, step, decay):
+        self._decay_in_place(var, decay)
+        r, c, v = slots
+        one, t = _f(var, 1), _f(var, step)
+        lr = _f(var, lr)
+        cap = one / np.sqrt(t)
+        if self.relative_step and isinstance(self._learning_rate, Variable):
+            lr = min(lr, cap)
+        alpha = max(_f(var, self.epsilon_2), np.sqrt(np.mean(np.square(var)))) * min(lr, cap)
+        reg = np.square(grad) + _f(var, self.epsilon_1)
+        beta = one - t ** _f(var, self.beta_2_decay)
+        if var.ndim >= 2:
+            r[...] = beta * r + (one - beta) * np.mean(reg, axis=-1)
+            c[...] = beta * c + (one - beta) * np.mean(reg, axis=-2)
+            v[...] = (r / np.mean(r, axis=-1, keepdims=True))[..., None] * c[..., None, :]
+        else:
+            v[...] = beta * v + (one - beta) * reg
+        u = grad / np.sqrt(v)
+        u /= max(one, np.sqrt(np.mean(np.square(u))) / _f(var, self.clip_threshold))
+        var -= alpha * u
+
+    def get_config(self):
+        c = super().get_config()
+        c.update(beta_2_decay=self.beta_2_decay, epsilon_1=self.epsilon_1,
+                 epsilon_2=self.epsilon_2, clip_threshold=self.clip_threshold,
+                 relative_step=self.relative_step)
         return c
