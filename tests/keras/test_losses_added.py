@@ -9,7 +9,7 @@ from tests.tf_reference import load
 
 REF = load("losses_added")
 L = fe.keras.losses
-INT_LABELS = ("Circle", "CategoricalGeneralizedCrossEntropy")
+INT_LABELS = ("Circle", "CategoricalGeneralizedCrossEntropy", "CTC")
 FUNCS = {
     "BinaryFocalCrossentropy": "binary_focal_crossentropy",
     "CategoricalFocalCrossentropy": "categorical_focal_crossentropy",
@@ -20,6 +20,7 @@ FUNCS = {
     "MeanSquaredLogarithmicError": "mean_squared_logarithmic_error",
     "Dice": "dice", "Tversky": "tversky", "Circle": "circle",
     "CategoricalGeneralizedCrossEntropy": "categorical_generalized_cross_entropy",
+    "CTC": "ctc",
 }
 
 
@@ -107,3 +108,14 @@ def test_metrics_module_exports_the_same_loss_functions():
                  "squared_hinge", "categorical_hinge", "kl_divergence", "log_cosh", "poisson",
                  "mean_absolute_percentage_error", "mean_squared_logarithmic_error"):
         assert getattr(fe.keras.metrics, name) is getattr(L, name), name
+
+
+def test_ctc_refuses_bad_ranks_and_labels_outside_the_classes():
+    logits = np.zeros((2, 5, 4), np.float32)
+    with pytest.raises(ValueError, match="y_true.shape"):
+        L.ctc(np.zeros((2,), np.int32), logits)
+    with pytest.raises(ValueError, match="y_pred.shape"):
+        L.ctc(np.zeros((2, 3), np.int32), logits[0])
+    # (Keras/TF compute a meaningless number here; fasteager names the bad label)
+    with pytest.raises(fe.errors.InvalidArgumentError, match="ctc: labels"):
+        L.ctc(np.array([[1, 4, 0], [1, 0, 0]]), logits)

@@ -32,6 +32,7 @@ FUNCS = {
     "MeanSquaredLogarithmicError": "mean_squared_logarithmic_error",
     "Dice": "dice", "Tversky": "tversky", "Circle": "circle",
     "CategoricalGeneralizedCrossEntropy": "categorical_generalized_cross_entropy",
+    "CTC": "ctc",
 }
 
 
@@ -101,13 +102,16 @@ add("Circle", {"gamma": 10.0, "margin": 0.25}, [0, 1, 0, 1, 2, 2, 1, 0], unit(8,
 add("Circle", {"remove_diagonal": False, "gamma": 5.0}, [0, 1, 2, 1, 0], unit(5, 3))
 add("CategoricalGeneralizedCrossEntropy", {}, [1, 0, 3, 2, 1], probs(5, 4))
 add("CategoricalGeneralizedCrossEntropy", {"q": 0.2}, [[1], [0], [3]], probs(3, 4))
+# CTC: padding (0) at the end, repeated labels (need a blank between), an empty label row
+add("CTC", {}, [[1, 2, 0], [3, 3, 1], [2, 0, 0]], f32(3, 6, 4))
+add("CTC", {}, [[1, 1, 2, 2], [0, 0, 0, 0]], 3 * f32(2, 9, 3))
 
 out = []
 for c in cases:
     cls = getattr(keras.losses, c["class"])
     fn = getattr(keras.losses, FUNCS[c["class"]])
     yt = np.asarray(c["y_true"], np.float32 if c["class"] not in (
-        "Circle", "CategoricalGeneralizedCrossEntropy") else np.int32)
+        "Circle", "CategoricalGeneralizedCrossEntropy", "CTC") else np.int32)
     yp = tf.constant(np.asarray(c["y_pred"], np.float32))
     loss = cls(**c["kwargs"])
     with tf.GradientTape() as tape:
@@ -135,7 +139,7 @@ get_names = {}
 for name in ("kld", "KLD", "mape", "MAPE", "msle", "MSLE", "bce", "BCE", "poisson",
              "cosine_similarity", "log_cosh", "hinge", "squared_hinge", "categorical_hinge",
              "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky",
-             "circle", "KLDivergence", "Poisson", "Dice", "Tversky", "Circle", "LogCosh",
+             "circle", "ctc", "CTC", "KLDivergence", "Poisson", "Dice", "Tversky", "Circle", "LogCosh",
              "Hinge", "SquaredHinge", "CategoricalHinge", "CosineSimilarity",
              "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError",
              "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "logcosh"):

@@ -334,6 +334,110 @@ def categorical_generalized_cross_entropy(y_true, y_pred, q):
     return (1.0 - fe.pow(p, q)) / q
 
 
+
+def _logsumexp(*xs):
+    m = np.maximum.reduce(xs)
+    safe = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(sum(np.exp(x - safe) for x in xs))
+
+
+def _shift(a, k):
+    """``a`` moved ``k`` places right (left for k < 0), -inf filling the vacated places."""
+    out = np.full_like(a, -np.inf)
+    n = a.size - abs(k)
+    if n > 0:
+        if k > 0:
+            out[k:] = a[:n]
+        else:
+            out[:n] = a[-k:]
+    return out
+
+
+def _ctc_one(lp, labels):
+    """-log p(labels | lp) and d/d(logits) for one sequence: lp (T, C) log-softmax (float64),
+    labels without blanks; blank is class 0. Forward-backward in log space."""
+    T = lp.shape[0]
+    ext = np.zeros(2 * len(labels) + 1, np.int64)
+    ext[1::2] = labels
+    S = ext.size
+    # s-2 may be skipped where ext[s] is a label unlike the one two places back
+    skip = np.zeros(S, bool)
+    skip[2:] = (ext[2:] != 0) & (ext[2:] != ext[:-2])
+    ninf = np.full(S, -np.inf)
+    alpha = np.full((T, S), -np.inf)
+    alpha[0, 0] = lp[0, 0]
+    if S > 1:
+        alpha[0, 1] = lp[0, ext[1]]
+    for t in range(1, T):
+        a = alpha[t - 1]
+        a1 = _shift(a, 1)
+        a2 = np.where(skip, _shift(a, 2), ninf)
+        alpha[t] = _logsumexp(a, a1, a2) + lp[t, ext]
+    beta = np.full((T, S), -np.inf)
+    beta[T - 1, S - 1] = lp[T - 1, ext[S - 1]]
+    if S > 1:
+        beta[T - 1, S - 2] = lp[T - 1, ext[S - 2]]
+    skip_next = np.zeros(S, bool)
+    skip_next[:S - 2] = skip[2:]
+    for t in range(T - 2, -1, -1):
+        b = beta[t + 1]
+        b1 = _shift(b, -1)
+        b2 = np.where(skip_next, _shift(b, -2), ninf)
+        beta[t] = _logsumexp(b, b1, b2) + lp[t, ext]
+    ll = _logsumexp(alpha[T - 1, S - 1], alpha[T - 1, S - 2] if S > 1 else -np.inf)
+    if not np.isfinite(ll):          # no alignment fits: infinite loss, no gradient
+        return np.inf, np.zeros_like(lp)
+    # posterior of each (time, class): alpha * beta counts the emission at t twice
+    post = np.exp(alpha + beta - lp[:, ext] - ll)
+    occ = np.zeros_like(lp)
+    np.add.at(occ.T, ext, post.T)
+    return -ll, np.exp(lp) - occ
+
+
+def _ctc_loss(labels, label_length, logits):
+    """Per-sequence CTC loss of batch-major logits (B, T, C), blank 0, as tf.nn.ctc_loss."""
+    z = logits._value.astype(np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    lp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    losses = np.empty(z.shape[0])
+    grads = np.empty_like(z)
+    for b in range(z.shape[0]):
+        losses[b], grads[b] = _ctc_one(lp[b], labels[b, :label_length[b]])
+    dt = logits.dtype
+
+    @fe.custom_gradient
+    def f(x):
+        def grad(dy):
+            return fe.expand_dims(fe.expand_dims(dy, -1), -1) * fe.constant(grads, dtype=dt)
+        return fe.constant(losses, dtype=dt), grad
+    return f(logits)
+
+
+def ctc(y_true, y_pred):
+    """CTC loss: ``y_true`` (batch, max_length) integer labels, 0 the blank/padding;
+    ``y_pred`` (batch, max_length, num_classes) logits (not softmaxed)."""
+    y_true = _t(y_true)
+    y_pred = _pred(y_pred)
+    if y_true.shape.rank != 2:
+        raise ValueError("Targets `y_true` are expected to be a tensor of shape "
+                         "`(batch_size, max_length)` in integer format. Received: "
+                         "y_true.shape=%s" % (tuple(y_true.shape.as_list()),))
+    if y_pred.shape.rank != 3:
+        raise ValueError("Logits `y_pred` are expected to be a tensor of shape "
+                         "`(batch_size, max_length, num_classes)`. Received: "
+                         "y_pred.shape=%s" % (tuple(y_pred.shape.as_list()),))
+    labels = y_true._value.astype(np.int64)
+    num_classes = y_pred.shape[-1]
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise fe.errors.InvalidArgumentError(
+            "ctc: labels must lie in [0, %d) (num_classes of y_pred); got values in [%d, %d]"
+            % (num_classes, labels.min(), labels.max()))
+    # (Keras counts the non-blank labels of a row and takes that many from its start)
+    label_length = (labels != 0).sum(axis=-1)
+    return _ctc_loss(labels, label_length, y_pred)
+
+
 # the aliases Keras 3 (and its legacy module) give these functions
 mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
@@ -606,6 +710,11 @@ class Circle(LossFunctionWrapper):
                          remove_diagonal=remove_diagonal)
 
 
+class CTC(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
+        super().__init__(ctc, reduction, name, dtype)
+
+
 class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
     def __init__(self, q=0.5, reduction="sum_over_batch_size",
                  name="categorical_generalized_cross_entropy", dtype=None):
@@ -632,7 +741,7 @@ _BY_NAME = {
     "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
     "binary_focal_crossentropy": binary_focal_crossentropy,
     "categorical_focal_crossentropy": categorical_focal_crossentropy,
-    "dice": dice, "tversky": tversky, "circle": circle,
+    "dice": dice, "tversky": tversky, "circle": circle, "ctc": ctc,
 }
 _CLASSES = {c.__name__: c for c in (SparseCategoricalCrossentropy, CategoricalCrossentropy,
                                     BinaryCrossentropy, MeanSquaredError, MeanAbsoluteError,
@@ -640,7 +749,7 @@ _CLASSES = {c.__name__: c for c in (SparseCategoricalCrossentropy, CategoricalCr
                                     MeanSquaredLogarithmicError, CosineSimilarity, LogCosh,
                                     Hinge, SquaredHinge, CategoricalHinge, KLDivergence,
                                     Poisson, BinaryFocalCrossentropy,
-                                    CategoricalFocalCrossentropy, Dice, Tversky, Circle,
+                                    CategoricalFocalCrossentropy, Dice, Tversky, Circle, CTC,
                                     CategoricalGeneralizedCrossEntropy)}
 
 
