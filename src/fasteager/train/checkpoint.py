@@ -437,9 +437,14 @@ def _check_slot(opname, file, key, opt, var, slot_name, arr):
     """A saved slot must fit the slot that exists or, before the optimizer's first step,
     the one it will create (slots take their variable's shape and dtype)."""
     existing = _existing_slots(opt, var, [slot_name]).get(slot_name)
-    target = existing if existing is not None else var
-    _check_entry(opname, file, key, "slot %r of %s" % (slot_name, var.name),
-                 target._tensor._value, arr)
+    if existing is not None:
+        want = existing._tensor._value
+    elif hasattr(opt, "_slot_initial_value"):
+        # the slot the optimizer will create (Adafactor's factored slots differ in shape)
+        want = np.asarray(opt._slot_initial_value(slot_name, var._tensor._value))
+    else:
+        want = var._tensor._value
+    _check_entry(opname, file, key, "slot %r of %s" % (slot_name, var.name), want, arr)
 
 
 _pending_by_object = weakref.WeakKeyDictionary()

@@ -285,19 +285,23 @@ class Nadam(Optimizer):
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon
-        self._u_product = None
+        # made now so that a checkpoint restored before the first step reaches it; listed
+        # in `variables` when Keras 3 builds it: after the first variables' slots
+        self._u_product = KerasVariable(np.float32(1.0), trainable=False, name="variable",
+                                        path=self.name + "/variable")
 
     def _track_many(self, variables):
         super()._track_many(variables)
-        if self._u_product is None and self._tracked_variables:
-            # Keras 3 builds it once, after the slots, in the first variable's dtype
+        if self._tracked_variables and not any(v is self._u_product for v in self._variables):
             dtype = self._tracked_variables[0]._tensor._value.dtype
-            self._u_product = KerasVariable(np.asarray(1.0, dtype), trainable=False,
-                                            name="variable", path=self.name + "/variable")
+            if dtype != self._u_product._tensor._value.dtype:   # Keras: the first's dtype
+                self._u_product = KerasVariable(
+                    np.asarray(self._u_product._tensor._value, dtype), trainable=False,
+                    name="variable", path=self.name + "/variable")
             self._variables.append(self._u_product)
 
     def _step_state(self):
-        return (self._u_product,) if self._u_product is not None else ()
+        return (self._u_product,)
 
     def _update_variables(self, arrays, variables, step):
         # once per update, before the variables' steps (Keras's _backend_update_step)
@@ -515,7 +519,7 @@ class Adafactor(Optimizer):
         return base.removesuffix(":0").rsplit("/", 1)[-1]
 
     def _slot_initial_value(self, slot_name, var_array):
-        if slot_name == "velocity":
+        if slot_name not in ("r", "c"):
             return np.zeros_like(var_array)
         if var_array.ndim < 2:
             return np.zeros((), np.int32)
