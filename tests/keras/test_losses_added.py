@@ -119,3 +119,19 @@ def test_ctc_refuses_bad_ranks_and_labels_outside_the_classes():
     # (Keras/TF compute a meaningless number here; fasteager names the bad label)
     with pytest.raises(fe.errors.InvalidArgumentError, match="ctc: labels"):
         L.ctc(np.array([[1, 4, 0], [1, 0, 0]]), logits)
+
+
+def test_deserialize_names_and_keras_dicts():
+    assert L.deserialize("kld") is L.kl_divergence
+    assert isinstance(L.deserialize("Hinge"), L.Hinge)
+    # Keras 3's serialized forms of a class instance and of a plain function
+    t = L.deserialize({"module": "keras.losses", "class_name": "Tversky",
+                       "config": {"alpha": 0.2}, "registered_name": None})
+    assert t.get_config() == {"name": "tversky", "reduction": "sum_over_batch_size",
+                              "alpha": 0.2, "beta": 0.5, "axis": None}
+    assert L.deserialize({"module": "builtins", "class_name": "function",
+                          "config": "hinge", "registered_name": "function"}) is L.hinge
+    with pytest.raises(ValueError, match="unknown loss 'nope'"):
+        L.deserialize("nope")
+    with pytest.raises(ValueError, match="cannot build 'Nope'"):
+        L.deserialize({"class_name": "Nope", "config": {}})

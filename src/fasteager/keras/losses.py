@@ -775,3 +775,32 @@ def serialize(loss):
     if isinstance(loss, Loss):
         return {"class_name": type(loss).__name__, "config": loss.get_config()}
     return getattr(loss, "__name__", repr(loss))
+
+
+def deserialize(name, custom_objects=None):
+    """The loss a name or a serialized dict names: a function for a function's name, an
+    instance for a class name or a ``{"class_name", "config"}`` dict (Keras 3's form,
+    ``{"class_name": "function", "config": "hinge"}`` included); ``custom_objects`` first."""
+    custom = dict(custom_objects or {})
+    if isinstance(name, str):
+        if name in custom:
+            obj = custom[name]
+        elif name in _BY_NAME:
+            return _BY_NAME[name]
+        elif name in _CLASSES:
+            obj = _CLASSES[name]
+        else:
+            raise ValueError("losses.deserialize: unknown loss %r (known: %s)"
+                             % (name, ", ".join(sorted(list(_BY_NAME) + list(_CLASSES)))))
+        return obj() if isinstance(obj, type) else obj
+    if isinstance(name, dict) and "class_name" in name:
+        cls_name, config = name["class_name"], name.get("config", {})
+        if cls_name == "function" and isinstance(config, str):
+            return deserialize(config, custom_objects)
+        cls = custom.get(cls_name) or _CLASSES.get(cls_name)
+        if cls is None or not isinstance(config, dict):
+            raise ValueError("losses.deserialize: cannot build %r (expected a known loss "
+                             "class with a config dict; known: %s)"
+                             % (cls_name, ", ".join(sorted(_CLASSES))))
+        return cls.from_config(config)
+    raise ValueError("losses.deserialize: cannot interpret %r as a loss" % (name,))
