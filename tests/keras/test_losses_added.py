@@ -135,3 +135,15 @@ def test_deserialize_names_and_keras_dicts():
         L.deserialize("nope")
     with pytest.raises(ValueError, match="cannot build 'Nope'"):
         L.deserialize({"class_name": "Nope", "config": {}})
+
+
+@pytest.mark.parametrize("i", [i for i, c in enumerate(REF["cases"]) if c["weighted"]][::3])
+def test_float64_inputs_give_float64_losses_of_the_same_value(i):
+    case = REF["cases"][i]
+    yt, yp = _inputs(case)
+    yp64 = fe.cast(yp, fe.float64)
+    out = getattr(L, FUNCS[case["class"]])(yt, yp64, **dict(
+        case["kwargs"], **({"q": case["kwargs"].get("q", 0.5)}
+                           if case["class"] == "CategoricalGeneralizedCrossEntropy" else {})))
+    assert out.dtype == fe.float64
+    _close(out.numpy(), case["function"], rtol=1e-4, atol=1e-5)

@@ -139,7 +139,8 @@ get_names = {}
 for name in ("kld", "KLD", "mape", "MAPE", "msle", "MSLE", "bce", "BCE", "poisson",
              "cosine_similarity", "log_cosh", "hinge", "squared_hinge", "categorical_hinge",
              "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky",
-             "circle", "ctc", "CTC", "KLDivergence", "Poisson", "Dice", "Tversky", "Circle", "LogCosh",
+             "circle", "ctc", "CTC", "KLDivergence", "Poisson", "Dice", "Tversky", "Circle",
+             "LogCosh",
              "Hinge", "SquaredHinge", "CategoricalHinge", "CosineSimilarity",
              "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError",
              "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "logcosh"):
