@@ -1,8 +1,9 @@
-"""Record Keras 3.15.1's Adadelta, Adamax, Nadam, Ftrl, Lion, Lamb and Adafactor: every optimizer
-variable (path and value, in ``optimizer.variables`` order) and the weights after 5
-updates from fixed weights and gradients, with default arguments and with
-weight_decay/clipnorm; their get_config; and the CosineDecayRestarts and PolynomialDecay
-schedules at a range of steps.
+"""Record Keras 3.15.1's Adadelta, Adamax, Nadam, Ftrl, Lion, Lamb and Adafactor: every
+optimizer variable (path, value and dtype, in ``optimizer.variables`` order) and the
+weights after 5 updates from fixed weights and gradients, with default arguments, with
+weight_decay/clipnorm and with use_ema/gradient_accumulation_steps (Adafactor also
+without relative_step); their get_config; and the CosineDecayRestarts and
+PolynomialDecay schedules at a range of steps.
 
 Run from the repository root with a TensorFlow 2.21 / Keras 3.15.1 environment:
     python tests/tf_reference/record_optimizers_added.py
@@ -15,7 +16,9 @@ import numpy as np
 NAMES = ["Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Lamb", "Adafactor"]
 CONFIGS = {"default": {}, "decay_clip": {"learning_rate": 0.05, "weight_decay": 0.1,
                                          "clipnorm": 0.5},
-           "fixed_step": {"learning_rate": 0.5, "relative_step": False}}
+           "fixed_step": {"learning_rate": 0.5, "relative_step": False},
+           "ema_accumulate": {"learning_rate": 0.05, "use_ema": True, "ema_momentum": 0.5,
+                              "gradient_accumulation_steps": 2}}
 SCHEDULES = {
     "cdr_default": ("CosineDecayRestarts", {"initial_learning_rate": 0.1,
                                             "first_decay_steps": 10}),

@@ -512,7 +512,7 @@ class Adafactor(Optimizer):
 
     @staticmethod
     def _slot_variable_name(variable, slot):
-        if slot == "velocity":
+        if slot not in ("r", "c"):
             return _slot_variable_name(variable, slot)
         # Keras names the factored moments after the variable alone
         base = getattr(variable, "name", None) or "Variable:0"
