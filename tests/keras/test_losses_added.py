@@ -147,3 +147,19 @@ def test_float64_inputs_give_float64_losses_of_the_same_value(i):
                            if case["class"] == "CategoricalGeneralizedCrossEntropy" else {})))
     assert out.dtype == fe.float64
     _close(out.numpy(), case["function"], rtol=1e-4, atol=1e-5)
+
+
+def test_circle_with_reference_embeddings_and_labels():
+    ref = REF["circle_ref"]
+    for rd in (True, False):
+        got = L.circle(np.array(ref["y_true"]), np.asarray(ref["y_pred"], np.float32),
+                       ref_labels=np.array(ref["ref_labels"]),
+                       ref_embeddings=np.asarray(ref["ref_embeddings"], np.float32),
+                       remove_diagonal=rd, gamma=20.0, margin=0.3)
+        _close(got.numpy(), ref["remove_diagonal_%s" % rd])
+
+
+def test_get_takes_keras3_serialized_dicts():
+    assert L.get({"module": "builtins", "class_name": "function", "config": "poisson",
+                  "registered_name": "function"}) is L.poisson
+    assert isinstance(L.get({"class_name": "Poisson", "config": {"name": "p"}}), L.Poisson)

@@ -150,5 +150,15 @@ for name in ("kld", "KLD", "mape", "MAPE", "msle", "MSLE", "bce", "BCE", "poisso
     except ValueError:
         get_names[name] = None
 
-save("losses_added", {"cases": out, "get": get_names})
+# circle against separate reference embeddings and labels
+q_emb, r_emb = unit(4, 3), unit(5, 3)
+q_lab, r_lab = [0, 1, 2, 1], [1, 0, 0, 2, 1]
+circle_ref = {"y_true": q_lab, "y_pred": q_emb.tolist(), "ref_labels": r_lab,
+              "ref_embeddings": r_emb.tolist()}
+for rd in (True, False):
+    circle_ref["remove_diagonal_%s" % rd] = np.asarray(keras.losses.circle(
+        np.array(q_lab), q_emb, ref_labels=np.array(r_lab), ref_embeddings=r_emb,
+        remove_diagonal=rd, gamma=20.0, margin=0.3)).tolist()
+
+save("losses_added", {"cases": out, "get": get_names, "circle_ref": circle_ref})
 print(len(out), "cases")

@@ -686,7 +686,7 @@ def get(identifier):
         raise ValueError("losses.get: unknown loss %r (known: %s)"
                          % (identifier, ", ".join(sorted(list(_BY_NAME) + list(_CLASSES)))))
     if isinstance(identifier, dict):
-        return _CLASSES[identifier["class_name"]](**identifier.get("config", {}))
+        return deserialize(identifier)
     if callable(identifier):
         return identifier
     raise ValueError("losses.get: cannot interpret %r as a loss" % (identifier,))
