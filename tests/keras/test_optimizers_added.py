@@ -190,3 +190,15 @@ def test_checkpoint_restore_before_first_step(name, tmp_path):
     step(opt2, ws2, GRADS[2])
     for a, b in zip(ws + list(opt.variables), ws2 + list(opt2.variables)):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+
+@pytest.mark.parametrize("name", sorted(REF["zero_lr"]))
+def test_zero_learning_rate_matches_keras3(name):
+    """One step at learning_rate=0: Keras 3.15.1's Ftrl makes the weights NaN (its update
+    divides by the rate), the others leave them; no Python ZeroDivisionError."""
+    w = fe.Variable(np.array([0.5, -1.0], np.float32))
+    getattr(O, name)(learning_rate=0.0).apply_gradients(
+        [(fe.constant(np.array([0.1, 0.2], np.float32)), w)])
+    want = [np.nan if x is None else x for x in REF["zero_lr"][name]]
+    np.testing.assert_array_equal(w.numpy(), np.asarray(want, np.float32))

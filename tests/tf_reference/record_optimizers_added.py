@@ -65,6 +65,12 @@ def main():
                 "variables": [[v.path, np.asarray(v).tolist(), v.dtype]
                               for v in opt.variables],
                 "config": opt.get_config()}
+    out["zero_lr"] = {}
+    for name in NAMES:   # one step at learning_rate=0 (Ftrl divides by it)
+        w = keras.Variable(np.array([0.5, -1.0], "float32"))
+        getattr(keras.optimizers, name)(learning_rate=0.0).apply_gradients(
+            [(keras.ops.convert_to_tensor(np.array([0.1, 0.2], "float32")), w)])
+        out["zero_lr"][name] = [None if np.isnan(x) else float(x) for x in np.asarray(w)]
     for key, (cls, args) in SCHEDULES.items():
         s = getattr(keras.optimizers.schedules, cls)(**args)
         out["schedules"][key] = {"class": cls, "args": args, "config": s.get_config(),

@@ -378,13 +378,16 @@ class Ftrl(Optimizer):
         accum, linear = slots
         lr_t = _f(var, lr)
         p = _f(var, -self.learning_rate_power)
-        l2 = _f(var, self.l2_regularization_strength + self.beta / (2.0 * lr))
-        grad_to_use = grad + _f(var, 2 * self.l2_shrinkage_regularization_strength) * var
-        new_accum = accum + np.square(grad)
-        linear += grad_to_use - (np.power(new_accum, p) - np.power(accum, p)) / lr_t * var
-        quadratic = np.power(new_accum, p) / lr_t + _f(var, 2) * l2
-        l1 = _f(var, self.l1_regularization_strength)
-        var[...] = (np.clip(linear, -l1, l1) - linear) / quadratic
+        # a zero learning rate (a schedule's end) makes the weights NaN, as in Keras
+        with np.errstate(divide="ignore", invalid="ignore"):
+            l2 = _f(var, self.l2_regularization_strength) + _f(var, self.beta) / (
+                _f(var, 2) * lr_t)
+            grad_to_use = grad + _f(var, 2 * self.l2_shrinkage_regularization_strength) * var
+            new_accum = accum + np.square(grad)
+            linear += grad_to_use - (np.power(new_accum, p) - np.power(accum, p)) / lr_t * var
+            quadratic = np.power(new_accum, p) / lr_t + _f(var, 2) * l2
+            l1 = _f(var, self.l1_regularization_strength)
+            var[...] = (np.clip(linear, -l1, l1) - linear) / quadratic
         accum[...] = new_accum
 
     def get_config(self):
