@@ -260,3 +260,16 @@ def test_clipping_a_non_finite_gradient_matches_keras3(rec):
                              (fe.constant([1.0, 2.0]), b)])
     for v, want in zip((a, b), rec["vars"]):
         np.testing.assert_allclose(v.numpy(), [float(x) for x in want], rtol=1e-6)
+
+
+def test_a_float_cannot_replace_a_schedule_as_keras3():
+    # it silently ended the schedule; Keras 3.15.1 raises this TypeError (its words)
+    sched = fe.keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)
+    opt = fe.keras.optimizers.SGD(sched)
+    with pytest.raises(TypeError, match=r"^This optimizer was created with a "
+                                        r"`LearningRateSchedule` object"):
+        opt.learning_rate = 0.05
+    assert opt._learning_rate is sched
+    plain = fe.keras.optimizers.SGD(0.1)
+    plain.learning_rate = sched                 # a schedule may replace a float, as Keras
+    assert plain._learning_rate is sched

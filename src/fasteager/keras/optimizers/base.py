@@ -185,6 +185,14 @@ class Optimizer:
 
     @learning_rate.setter
     def learning_rate(self, value):
+        # a float over a schedule would end the schedule silently: Keras 3 refuses it
+        if isinstance(getattr(self, "_learning_rate", None), _schedules.LearningRateSchedule) \
+                and not isinstance(value, _schedules.LearningRateSchedule):
+            raise TypeError(
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not "
+                "settable. If you need the learning rate to be settable, you should "
+                "instantiate the optimizer with a float `learning_rate` argument.")
         self._set_learning_rate(value)
 
     lr = learning_rate
