@@ -657,26 +657,15 @@ def _metric_log_names(plain, weighted):
     repeated name takes ``_1``, ``_2``, ..., and a weighted metric whose name is taken
     becomes ``weighted_<name>``."""
     seen, names = {}, []
+
+    def numbered(name):         # the first use keeps the name, later ones count up
+        seen[name] = seen.get(name, 0) + 1
+        return name if seen[name] == 1 else "%s_%d" % (name, seen[name] - 1)
+
     for m in plain:
-        name = m.name
-        if name in seen:
-            seen[name] += 1
-            name = "%s_%d" % (name, seen[name] - 1)
-        else:
-            seen[name] = 1
-        names.append(name)
+        names.append(numbered(m.name))
     for m in weighted:
-        name = m.name
-        if name not in seen:
-            seen[name] = 1
-        else:
-            name = "weighted_" + name
-            if name in seen:
-                seen[name] += 1
-                name = "%s_%d" % (name, seen[name] - 1)
-            else:
-                seen[name] = 1
-        names.append(name)
+        names.append(numbered("weighted_" + m.name if m.name in seen else m.name))
     return names
 
 
