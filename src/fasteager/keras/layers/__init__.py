@@ -7,8 +7,10 @@ from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,
                    SeparableConv2D, SeparableConvolution2D, GlobalAveragePooling1D,
                    GlobalAveragePooling2D, GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                    MaxPool2D, MaxPooling2D)
-from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda,  # noqa: F401
-                   LeakyReLU, Masking, ReLU, Reshape, Softmax)
+from .core import (ELU, Activation, ActivityRegularization, AlphaDropout,  # noqa: F401
+                   Dense, Dropout, Embedding, Flatten, GaussianDropout, GaussianNoise,
+                   Identity, Lambda, LeakyReLU, Masking, PReLU, ReLU, Reshape, Softmax,
+                   SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
 from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
                       Subtract, add, average, concatenate, dot, maximum, minimum, multiply,

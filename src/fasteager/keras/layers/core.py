@@ -196,6 +196,235 @@ class Dropout(Layer):
         return config
 
 
+class Identity(Layer):
+    """Returns its input unchanged (Keras 3's placeholder layer)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+
+def _check_rate(layer, rate, upper_open=False):
+    """Keras 3's rate check for the noise layers (rate in [0, 1])."""
+    if not (0 <= rate < 1 if upper_open else 0 <= rate <= 1):
+        raise ValueError("Invalid value received for argument `rate`. Expected a float value "
+                         "between 0 and 1. Received: rate=%s" % (rate,))
+    return rate
+
+
+class GaussianNoise(Layer):
+    """Adds zero-centred normal noise of ``stddev`` in training; identity otherwise."""
+
+    def __init__(self, stddev, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= stddev <= 1:
+            raise ValueError("Invalid value received for argument `stddev`. Expected a float "
+                             "value between 0 and 1. Received: stddev=%s" % (stddev,))
+        self.stddev = stddev
+        self.seed = seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=False):
+        if training and self.stddev > 0:
+            return inputs + fe.random.normal(fe.shape(inputs), mean=0.0, stddev=self.stddev,
+                                             dtype=inputs.dtype, seed=self.seed)
+        return inputs
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(stddev=self.stddev, seed=self.seed)
+        return config
+
+
+class GaussianDropout(Layer):
+    """Multiplies by normal noise of mean 1, stddev ``sqrt(rate / (1 - rate))`` in
+    training; identity otherwise."""
+
+    def __init__(self, rate, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = _check_rate(self, rate)
+        self.seed = seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=False):
+        if training and self.rate > 0:
+            stddev = float(np.sqrt(self.rate / (1.0 - self.rate)))
+            return inputs * fe.random.normal(fe.shape(inputs), mean=1.0, stddev=stddev,
+                                             dtype=inputs.dtype, seed=self.seed)
+        return inputs
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(rate=self.rate, seed=self.seed)
+        return config
+
+
+class AlphaDropout(Layer):
+    """Dropout that keeps SELU's self-normalisation: dropped entries take SELU's negative
+    saturation value and an affine map restores mean and variance (training only)."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = _check_rate(self, rate)
+        self.noise_shape = noise_shape
+        self.seed = seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=False):
+        if not (training and self.rate > 0):
+            return inputs
+        shape = inputs.shape.as_list()
+        noise = shape if self.noise_shape is None else \
+            [shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+        alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+        kept = fe.cast(fe.random.uniform(noise, dtype=inputs.dtype, seed=self.seed)
+                       >= self.rate, inputs.dtype)
+        a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5
+        b = -a * alpha_p * self.rate
+        return a * (inputs * kept + alpha_p * (1 - kept)) + b
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        return config
+
+
+class _SpatialDropout(Layer):
+    """Dropout of whole feature maps: one draw per (example, channel)."""
+
+    _rank = None
+
+    def __init__(self, rate, data_format=None, seed=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.rate = _check_rate(self, rate)
+        self.seed = seed
+        if self._rank > 1:
+            data_format = (data_format or "channels_last").lower()
+            if data_format not in ("channels_first", "channels_last"):
+                raise ValueError("The `data_format` argument must be one of {'channels_first', "
+                                 "'channels_last'}. Received: data_format=%s" % (data_format,))
+            self.data_format = data_format
+        else:
+            self.data_format = "channels_last"
+
+    def call(self, inputs, training=False):
+        shape = inputs.shape.as_list()
+        if len(shape) != self._rank + 2:
+            raise ValueError("Input 0 of layer \"%s\" is incompatible with the layer: "
+                             "expected ndim=%d, found ndim=%d. Full shape received: %s"
+                             % (self.name, self._rank + 2, len(shape), tuple(shape)))
+        if not (training and self.rate > 0):
+            return inputs
+        noise = [shape[0]] + [1] * (self._rank + 1)
+        if self.data_format == "channels_first":
+            noise[1] = shape[1]
+        else:
+            noise[-1] = shape[-1]
+        return _ops.dropout(inputs, self.rate, noise_shape=noise, seed=self.seed)
+
+    def get_config(self):
+        config = {"rate": self.rate, "seed": self.seed, "name": self.name, "dtype": self.dtype}
+        if self._rank > 1:
+            config["data_format"] = self.data_format
+        return config
+
+
+class SpatialDropout1D(_SpatialDropout):
+    """Drops whole channels of ``(batch, steps, channels)`` inputs."""
+    _rank = 1
+
+    def __init__(self, rate, seed=None, name=None, dtype=None):
+        super().__init__(rate, seed=seed, name=name, dtype=dtype)
+
+
+class SpatialDropout2D(_SpatialDropout):
+    """Drops whole feature maps of 4-D inputs."""
+    _rank = 2
+
+
+class SpatialDropout3D(_SpatialDropout):
+    """Drops whole feature volumes of 5-D inputs."""
+    _rank = 3
+
+
+class ActivityRegularization(Layer):
+    """Identity that adds an L1/L2 penalty on its output to ``losses``."""
+
+    def __init__(self, l1=0.0, l2=0.0, **kwargs):
+        kwargs["activity_regularizer"] = regularizers.L1L2(l1=l1, l2=l2)
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.l1 = l1
+        self.l2 = l2
+
+    def call(self, inputs):
+        return inputs
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("activity_regularizer", None)
+        config.update(l1=self.l1, l2=self.l2)
+        return config
+
+
+class ELU(Layer):
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` below (``activations.elu``)."""
+
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return activations.elu(inputs, alpha=self.alpha)
+
+    def get_config(self):
+        config = super().get_config()
+        config["alpha"] = self.alpha
+        return config
+
+
+class PReLU(Layer):
+    """Leaky ReLU whose negative slope ``alpha`` is learned, one per input entry (axes in
+    ``shared_axes`` share one)."""
+
+    def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None,
+                 alpha_constraint=None, shared_axes=None, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
+        if shared_axes is None:
+            self.shared_axes = None
+        elif not isinstance(shared_axes, (list, tuple)):
+            self.shared_axes = [shared_axes]
+        else:
+            self.shared_axes = list(shared_axes)
+
+    def build(self, input_shape):
+        param_shape = list(fe.TensorShape(input_shape).as_list()[1:])
+        for i in self.shared_axes or ():
+            param_shape[i - 1] = 1
+        self.alpha = self._add_weight("alpha", param_shape, initializer=self.alpha_initializer,
+                                      regularizer=self.alpha_regularizer,
+                                      constraint=self.alpha_constraint)
+        self.built = True
+
+    def call(self, inputs):
+        return activations.relu(inputs) - self.alpha * activations.relu(-inputs)
+
+    def get_config(self):
+        config = super().get_config()
+        config["shared_axes"] = self.shared_axes
+        config.update(self._serialized("alpha_initializer", "alpha_regularizer",
+                                       "alpha_constraint"))
+        return config
+
+
 class Activation(Layer):
     """Apply an activation function: ``Activation('relu')``."""
 

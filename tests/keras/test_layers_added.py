@@ -1,0 +1,137 @@
+"""Layers added for issue 34 (Keras 3.15.1 names fasteager lacked), compared with values
+recorded from Keras 3.15.1 by tests/tf_reference/record_layers_added.py."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+from tests.tf_reference import load
+
+L = fe.keras.layers
+REF = load("layers_added")
+
+
+def _from_keras_config(config):
+    """Keras's config, as fasteager's constructor takes it (dtype policy -> name, Keras
+    serialized objects stay dicts that fasteager's getters read)."""
+    config = dict(config)
+    if isinstance(config.get("dtype"), dict):
+        config["dtype"] = config["dtype"]["config"]["name"]
+    return config
+
+
+def _run_det(key):
+    case = REF["det"][key]
+    cls = getattr(L, key.split("_")[0] if key not in L.__dict__ else key)
+    config = _from_keras_config(case["config"])
+    layer = cls.from_config(config)
+    x = fe.constant(np.array(case["x"], np.float32))
+    layer.build(x.shape)
+    for v, w in zip(layer.weights, case["weights"]):
+        v.assign(np.array(w, np.float32))
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x)
+        loss = fe.reduce_sum(y * fe.constant(np.array(case["g"], np.float32)))
+    grads = tape.gradient(loss, [x] + list(layer.weights))
+    return case, layer, y, grads
+
+
+DET = sorted(REF["det"])
+
+
+@pytest.mark.parametrize("key", DET)
+def test_deterministic_layer_matches_keras(key):
+    case, layer, y, grads = _run_det(key)
+    assert list(y.shape) == case["output_shape"]
+    np.testing.assert_allclose(y.numpy(), np.array(case["y"], np.float32), rtol=1e-5,
+                               atol=1e-6)
+    assert len(grads) == len(case["grads"])
+    for got, want in zip(grads, case["grads"]):
+        np.testing.assert_allclose(np.asarray(got), np.array(want, np.float32), rtol=1e-5,
+                                   atol=1e-6)
+    assert len(layer.losses) == len(case["losses"])
+    for got, want in zip(layer.losses, case["losses"]):
+        np.testing.assert_allclose(float(got), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("key", DET)
+def test_deterministic_layer_config_round_trip(key):
+    case, layer, _, _ = _run_det(key)
+    config = layer.get_config()
+    want = _from_keras_config(case["config"])
+    # the same keys as Keras, and the same plain values
+    assert set(config) == set(want)
+    for k, v in want.items():
+        if not isinstance(v, dict) and k != "name":
+            assert config[k] == v, k
+    again = type(layer).from_config(config)
+    assert again.get_config() == config
+
+
+def _random_input(case):
+    x = (np.random.default_rng(case["seed"]).standard_normal(case["shape"]) * 0.5
+         + 1.0).astype("float32")
+    assert float(x.sum()) == pytest.approx(case["x_checksum"], rel=1e-5)
+    return x
+
+
+RND = sorted(REF["random"])
+
+
+@pytest.mark.parametrize("key", RND)
+def test_random_layer_matches_keras(key):
+    case = REF["random"][key]
+    cls = getattr(L, key.split("_")[0])
+    layer = cls.from_config(_from_keras_config(case["config"]))
+    x = _random_input(case)
+    y_inf = layer(fe.constant(x), training=False).numpy()
+    assert case["inference_is_input"]
+    np.testing.assert_array_equal(y_inf, x)
+    y = layer(fe.constant(x), training=True).numpy()
+    assert list(y.shape) == case["train_shape"]
+    # the random streams differ from Keras's: the statistics agree within sampling error
+    assert y.mean() == pytest.approx(case["train_mean"], abs=0.03)
+    assert y.std() == pytest.approx(case["train_std"], rel=0.04)
+    assert (y - x).std() == pytest.approx(case["train_diff_std"], rel=0.04)
+    assert (y == 0).mean() == pytest.approx(case["train_zero_fraction"], abs=0.04)
+    config = layer.get_config()
+    assert set(config) == set(case["config"])
+    assert type(layer).from_config(config).get_config() == config
+
+
+@pytest.mark.parametrize("cls,shape,cf", [(L.SpatialDropout1D, (6, 7, 9), False),
+                                          (L.SpatialDropout2D, (6, 3, 4, 9), False),
+                                          (L.SpatialDropout2D, (6, 9, 3, 4), True),
+                                          (L.SpatialDropout3D, (6, 2, 3, 4, 9), False),
+                                          (L.SpatialDropout3D, (6, 9, 2, 3, 4), True)])
+def test_spatial_dropout_drops_whole_channels(cls, shape, cf):
+    kw = {"data_format": "channels_first"} if cf else {}
+    layer = cls(0.5, seed=1, **kw)
+    y = layer(fe.ones(shape), training=True).numpy()
+    ch = 1 if cf else -1
+    y = np.moveaxis(y, ch, 1).reshape(shape[0], shape[ch], -1)
+    # each (example, channel) map is all zero or all 2 (= 1 / (1 - rate))
+    assert np.all((y == 0).all(-1) | (y == 2).all(-1))
+    assert 0 < (y == 0).mean() < 1
+
+
+def test_spatial_dropout_wrong_rank_and_bad_arguments():
+    with pytest.raises(ValueError, match="expected ndim=3"):
+        L.SpatialDropout1D(0.5)(fe.ones([2, 3]))
+    with pytest.raises(ValueError, match="rate"):
+        L.SpatialDropout2D(1.5)
+    with pytest.raises(ValueError, match="data_format"):
+        L.SpatialDropout2D(0.5, data_format="nchw")
+    with pytest.raises(ValueError, match="stddev"):
+        L.GaussianNoise(2.0)
+    with pytest.raises(ValueError, match="rate"):
+        L.GaussianDropout(-0.1)
+    with pytest.raises(ValueError, match="rate"):
+        L.AlphaDropout(1.2)
+
+
+def test_prelu_alpha_trains_and_shared_axes():
+    layer = L.PReLU(alpha_initializer="ones", shared_axes=2)
+    layer(fe.ones([2, 3, 4]))
+    assert layer.alpha.shape == (3, 1)
+    assert [v.name for v in layer.trainable_weights] == ["alpha"]

@@ -1,0 +1,102 @@
+"""Record Keras 3.15.1's values for the layers added in issue 34 (topic "layers_added").
+
+Run from the repository root with the TensorFlow venv:
+    /work/tfenv/bin/python tests/tf_reference/record_layers_added.py
+Each case: the layer's config, its output on a fixed input and the gradients of
+``sum(output * w)`` (w fixed) with respect to the input and the layer's weights.
+Random layers record inference outputs and training-time statistics on a large input.
+"""
+import os
+import sys
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from __init__ import save  # noqa: E402
+
+L = keras.layers
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (np.floating, np.integer)):
+        return v.item()
+    return v
+
+
+def det_case(name, make, shape, weights=None, seed=0, kwargs=None):
+    """A deterministic layer: output and gradients for a fixed input."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype("float32")
+    layer = make()
+    layer.build(x.shape)
+    ws = [rng.standard_normal(tuple(v.shape)).astype("float32") for v in layer.weights] \
+        if weights is None else weights
+    for v, w in zip(layer.weights, ws):
+        v.assign(w)
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = layer(xt, **(kwargs or {}))
+        g = rng.standard_normal(tuple(y.shape)).astype("float32")
+        loss = tf.reduce_sum(y * g)
+    grads = tape.gradient(loss, [xt] + [v.value for v in layer.weights])
+    return {"config": _jsonable(layer.get_config()), "x": x.tolist(),
+            "weights": [w.tolist() for w in ws], "g": g.tolist(),
+            "y": np.asarray(y).tolist(), "output_shape": list(y.shape),
+            "grads": [np.asarray(t).tolist() for t in grads],
+            "losses": [float(t) for t in layer.losses]}
+
+
+def random_case(make, shape, seed=1):
+    """A random layer: inference output, training output's shape and statistics.
+    The input is ``default_rng(seed).standard_normal(shape) * 0.5 + 1``."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 0.5 + 1.0).astype("float32")
+    layer = make()
+    y_inf = np.asarray(layer(x, training=False))
+    y = np.asarray(layer(x, training=True))
+    # (the input is regenerated from the seed by the test: not stored, it is large)
+    return {"config": _jsonable(layer.get_config()), "seed": seed, "shape": list(shape),
+            "x_checksum": float(x.sum()),
+            "inference_is_input": bool(np.array_equal(y_inf, x)), "train_shape": list(y.shape),
+            "train_mean": float(y.mean()), "train_std": float(y.std()),
+            "train_diff_std": float((y - x).std()),
+            "train_zero_fraction": float((y == 0).mean())}
+
+
+def main():
+    out = {"det": {}, "random": {}}
+    det = out["det"]
+    det["Identity"] = det_case("Identity", lambda: L.Identity(), (3, 4))
+    det["ELU"] = det_case("ELU", lambda: L.ELU(alpha=0.7), (3, 5))
+    det["ELU_default"] = det_case("ELU", lambda: L.ELU(), (2, 4))
+    det["PReLU"] = det_case("PReLU", lambda: L.PReLU(), (2, 3, 4))
+    det["PReLU_shared"] = det_case("PReLU", lambda: L.PReLU(shared_axes=[1, 2]), (2, 3, 4, 5))
+    det["ActivityRegularization"] = det_case(
+        "ActivityRegularization", lambda: L.ActivityRegularization(l1=0.01, l2=0.02), (4, 3))
+
+    rnd = out["random"]
+    big = (2000, 50)
+    rnd["GaussianNoise"] = random_case(lambda: L.GaussianNoise(0.3, seed=3), big)
+    rnd["GaussianDropout"] = random_case(lambda: L.GaussianDropout(0.4, seed=3), big)
+    rnd["AlphaDropout"] = random_case(lambda: L.AlphaDropout(0.25, seed=3), big)
+    rnd["SpatialDropout1D"] = random_case(lambda: L.SpatialDropout1D(0.5, seed=3), (200, 8, 60))
+    rnd["SpatialDropout2D"] = random_case(lambda: L.SpatialDropout2D(0.3, seed=3),
+                                          (100, 4, 5, 40))
+    rnd["SpatialDropout2D_cf"] = random_case(
+        lambda: L.SpatialDropout2D(0.3, data_format="channels_first", seed=3), (100, 40, 4, 5))
+    rnd["SpatialDropout3D"] = random_case(lambda: L.SpatialDropout3D(0.2, seed=3),
+                                          (60, 3, 2, 4, 30))
+    save("layers_added", out)
+
+
+if __name__ == "__main__":
+    main()
