@@ -135,3 +135,17 @@ def test_prelu_alpha_trains_and_shared_axes():
     layer(fe.ones([2, 3, 4]))
     assert layer.alpha.shape == (3, 1)
     assert [v.name for v in layer.trainable_weights] == ["alpha"]
+
+
+def test_normalization_bad_arguments():
+    with pytest.raises(ValueError, match="groups"):
+        L.GroupNormalization(groups=0)
+    with pytest.raises(ValueError, match="multiple"):
+        L.GroupNormalization(groups=4)(fe.ones([2, 6]))
+    with pytest.raises(ValueError, match="cannot be more"):
+        L.GroupNormalization(groups=8)(fe.ones([2, 6]))
+    with pytest.raises(TypeError, match="axis"):
+        L.UnitNormalization(axis="x")
+    layer = L.GroupNormalization(groups=-1)
+    layer(fe.ones([2, 3, 5]))
+    assert layer.groups == 5 and layer.get_config()["groups"] == 5

@@ -82,6 +82,22 @@ def main():
     det["PReLU_shared"] = det_case("PReLU", lambda: L.PReLU(shared_axes=[1, 2]), (2, 3, 4, 5))
     det["ActivityRegularization"] = det_case(
         "ActivityRegularization", lambda: L.ActivityRegularization(l1=0.01, l2=0.02), (4, 3))
+    det["UnitNormalization"] = det_case("UnitNormalization", lambda: L.UnitNormalization(),
+                                        (3, 5))
+    det["UnitNormalization_axes"] = det_case(
+        "UnitNormalization", lambda: L.UnitNormalization(axis=[1, 2]), (2, 3, 4))
+    det["RMSNormalization"] = det_case("RMSNormalization", lambda: L.RMSNormalization(),
+                                       (3, 6))
+    det["RMSNormalization_axes"] = det_case(
+        "RMSNormalization", lambda: L.RMSNormalization(axis=[2, 1], epsilon=1e-3), (2, 3, 4))
+    det["GroupNormalization"] = det_case(
+        "GroupNormalization", lambda: L.GroupNormalization(groups=2), (3, 4, 6))
+    det["GroupNormalization_instance"] = det_case(
+        "GroupNormalization", lambda: L.GroupNormalization(groups=-1, epsilon=1e-2),
+        (2, 3, 3, 4))
+    det["GroupNormalization_axis1"] = det_case(
+        "GroupNormalization", lambda: L.GroupNormalization(groups=3, axis=1, center=False),
+        (2, 6, 5))
 
     rnd = out["random"]
     big = (2000, 50)

@@ -11,7 +11,8 @@ from .core import (ELU, Activation, ActivityRegularization, AlphaDropout,  # noq
                    Dense, Dropout, Embedding, Flatten, GaussianDropout, GaussianNoise,
                    Identity, Lambda, LeakyReLU, Masking, PReLU, ReLU, Reshape, Softmax,
                    SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
-from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
+from .normalization import (BatchNormalization, GroupNormalization,  # noqa: F401
+                            LayerNormalization, RMSNormalization, UnitNormalization)
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
                       Subtract, add, average, concatenate, dot, maximum, minimum, multiply,
                       subtract)

@@ -298,3 +298,144 @@ class LayerNormalization(Layer):
                                        "beta_regularizer", "gamma_regularizer",
                                        "beta_constraint", "gamma_constraint"))
         return config
+
+
+class UnitNormalization(Layer):
+    """Scale each example to unit L2 norm over ``axis``: ``x * min(rsqrt(sum(x**2)),
+    1e12)`` (Keras 3's ``ops.normalize`` with epsilon 1e-12)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            self.axis = list(axis)
+        elif isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+            self.axis = int(axis)
+        else:
+            raise TypeError("Invalid value for `axis` argument: expected an int or a "
+                            "list/tuple of ints. Received: axis=%s" % (axis,))
+        self.supports_masking = True
+
+    def call(self, inputs):
+        rank = inputs.shape.rank
+        axes = _axes(self.axis, rank, "UnitNormalization")
+        inv = fe.rsqrt(fe.reduce_sum(fe.square(inputs), axis=axes, keepdims=True))
+        return inputs * fe.minimum(inv, fe.constant(1e12, inv.dtype))
+
+    def get_config(self):
+        config = super().get_config()
+        config["axis"] = self.axis
+        return config
+
+
+class RMSNormalization(Layer):
+    """``x * rsqrt(mean(x**2 over axis) + epsilon) * scale`` with a learned ``scale``
+    (initialised to ones) over ``axis``; as Keras 3, build turns ``axis`` into a sorted
+    list."""
+
+    def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.epsilon = epsilon
+
+    def build(self, input_shape):
+        shape = fe.TensorShape(input_shape).as_list()
+        self.axis = sorted(self.axis) if isinstance(self.axis, (list, tuple)) else [self.axis]
+        self._axes = _axes(self.axis, len(shape), "RMSNormalization")
+        self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
+        self.scale = self._add_weight("scale", [shape[a] for a in self._axes],
+                                      initializer="ones")
+        self.built = True
+
+    def call(self, inputs):
+        x = inputs if inputs.dtype.size >= 4 else fe.cast(inputs, fe.float32)
+        rrms = fe.rsqrt(fe.reduce_mean(fe.square(x), axis=self._axes, keepdims=True)
+                        + self.epsilon)
+        y = x * rrms * fe.reshape(fe.cast(self.scale, x.dtype), self._bshape)
+        return _in_dtype(y, inputs.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(axis=self.axis, epsilon=self.epsilon)
+        return config
+
+
+class GroupNormalization(Layer):
+    """Normalise over groups of channels: ``axis`` is split into ``groups`` groups, each
+    normalised over its channels and every other non-batch axis (``groups=-1``: one per
+    channel, instance normalization), then scaled and shifted per channel."""
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs):
+        if not isinstance(groups, int) or isinstance(groups, bool) or \
+                (groups <= 0 and groups != -1):
+            raise ValueError("Received an invalid value for argument `groups`, expected a "
+                             "positive integer (or `-1` for instance normalization). "
+                             "Received: groups=%s" % (groups,))
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.groups = groups
+        self.axis = axis
+        self.epsilon = epsilon
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        shape = fe.TensorShape(input_shape).as_list()
+        dim = shape[self.axis]
+        if dim is None:
+            raise ValueError("Axis %s of input tensor should have a defined dimension but the "
+                             "layer received an input with shape %s." % (self.axis, tuple(shape)))
+        if self.groups == -1:
+            self.groups = dim
+        if dim < self.groups:
+            raise ValueError("Number of groups (%d) cannot be more than the number of "
+                             "channels (%d)." % (self.groups, dim))
+        if dim % self.groups:
+            raise ValueError("Number of groups (%d) must be a multiple of the number of "
+                             "channels (%d)." % (self.groups, dim))
+        self.gamma = self._add_weight("gamma", [dim], initializer=self.gamma_initializer,
+                                      regularizer=self.gamma_regularizer,
+                                      constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self._add_weight("beta", [dim], initializer=self.beta_initializer,
+                                     regularizer=self.beta_regularizer,
+                                     constraint=self.beta_constraint) if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        rank = len(shape)
+        axis = self.axis % rank
+        x = inputs if inputs.dtype.size >= 4 else fe.cast(inputs, fe.float32)
+        # (batch, ..., groups, channels per group, ...): moments over all but batch, group
+        gshape = [-1] + shape[1:axis] + [self.groups, shape[axis] // self.groups] \
+            + shape[axis + 1:]
+        xg = fe.reshape(x, gshape)
+        red = [i for i in range(1, rank + 1) if i != axis]
+        mean, var = _ops.moments(xg, red, keepdims=True)
+        bshape = [1] * (rank + 1)
+        bshape[axis], bshape[axis + 1] = self.groups, shape[axis] // self.groups
+        inv = fe.rsqrt(var + self.epsilon)
+        if self.scale:
+            inv = inv * fe.reshape(fe.cast(self.gamma, x.dtype), bshape)
+        res = -mean * inv
+        if self.center:
+            res = res + fe.reshape(fe.cast(self.beta, x.dtype), bshape)
+        y = fe.reshape(xg * inv + res, fe.shape(inputs))
+        return _in_dtype(y, inputs.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(groups=self.groups, axis=self.axis, epsilon=self.epsilon,
+                      center=self.center, scale=self.scale)
+        config.update(self._serialized("beta_initializer", "gamma_initializer",
+                                       "beta_regularizer", "gamma_regularizer",
+                                       "beta_constraint", "gamma_constraint"))
+        return config
