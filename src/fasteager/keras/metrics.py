@@ -656,13 +656,300 @@ class Recall(_Confusion):
         return self._ratio(self.true_positives, self.false_negatives)
 
 
+class _ConfusionCount(_Confusion):
+    """One count of the confusion matrix at each threshold (Keras's
+    _ConfusionMatrixConditionCount): a scalar for one threshold, else one per threshold."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(thresholds, None, None, name, dtype)
+
+    def result(self):
+        v = self.accumulator.read_value()
+        return fe.identity(v[0] if len(self.thresholds) == 1 else v)
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype, "thresholds": self.init_thresholds}
+
+
+class TruePositives(_ConfusionCount):
+    _counts = (("accumulator", "accumulator", True, True),)
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(thresholds, name or backend.unique_name("true_positives"), dtype)
+
+
+class FalsePositives(_ConfusionCount):
+    _counts = (("accumulator", "accumulator", False, True),)
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(thresholds, name or backend.unique_name("false_positives"), dtype)
+
+
+class TrueNegatives(_ConfusionCount):
+    _counts = (("accumulator", "accumulator", False, False),)
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(thresholds, name or backend.unique_name("true_negatives"), dtype)
+
+
+class FalseNegatives(_ConfusionCount):
+    _counts = (("accumulator", "accumulator", True, False),)
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(thresholds, name or backend.unique_name("false_negatives"), dtype)
+
+
+# ---- AUC -------------------------------------------------------------------------------------
+
+_CURVES = {"roc": "ROC", "pr": "PR"}
+_SUMMATIONS = ("interpolation", "minoring", "majoring")
+
+
+class AUC(Metric):
+    """Area under the ROC or PR curve, from confusion counts at ``num_thresholds``
+    thresholds (Keras 3's AUC: the end thresholds are -eps and 1 + eps so every prediction
+    in [0, 1] falls inside; with ``multi_label`` each label has its own curve and the
+    areas are averaged, weighted by ``label_weights``)."""
+
+    _COUNTS = ("true_positives", "false_positives", "true_negatives", "false_negatives")
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
+                 name=None, dtype=None, thresholds=None, multi_label=False, num_labels=None,
+                 label_weights=None, from_logits=False):
+        super().__init__(name, dtype)
+        if not isinstance(curve, str) or curve.lower() not in _CURVES:
+            raise ValueError('Invalid AUC curve value: "%s". Expected values are ["ROC", '
+                             '"PR"]' % (curve,))
+        if not isinstance(summation_method, str) or \
+                summation_method.lower() not in _SUMMATIONS:
+            raise ValueError('Invalid AUC summation method value: "%s". Expected values are '
+                             '["interpolation", "majoring", "minoring"]' % (summation_method,))
+        self.curve = _CURVES[curve.lower()]
+        self.summation_method = summation_method.lower()
+        eps = backend.epsilon()
+        self._init_from_thresholds = thresholds is not None
+        if thresholds is not None:
+            inner = sorted(float(t) for t in thresholds)
+            self.num_thresholds = len(inner) + 2
+            self._evenly = _evenly_spaced([0.0] + inner + [1.0])
+        else:
+            if num_thresholds <= 1:
+                raise ValueError("Argument `num_thresholds` must be an integer > 1. "
+                                 "Received: num_thresholds=%s" % (num_thresholds,))
+            self.num_thresholds = num_thresholds
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+            self._evenly = True
+        self.thresholds = [0.0 - eps] + inner + [1.0 + eps]
+        self.multi_label = multi_label
+        self.num_labels = num_labels
+        self._from_logits = from_logits
+        self.label_weights = None if label_weights is None else \
+            np.asarray(_np(label_weights), np.float32)
+        if self.label_weights is not None and np.any(self.label_weights < 0):
+            raise fe.errors.InvalidArgumentError(
+                "AUC: all values of `label_weights` must be non-negative (got %s)"
+                % (self.label_weights.tolist(),))
+        self._built = False
+        if not multi_label or num_labels is not None:
+            self._build(num_labels if multi_label else None)
+
+    def _build(self, num_labels):
+        shape = (self.num_thresholds,) if num_labels is None else \
+            (self.num_thresholds, num_labels)
+        for attr in self._COUNTS:
+            setattr(self, attr, self.add_variable(shape, "zeros", name=attr))
+        self._built = True     # (num_labels stays as given: Keras's config keeps None)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        f32 = np.float32
+        p, t = _same_rank_np(_np(y_pred).astype(f32), _np(y_true).astype(f32))
+        if not self._built:
+            if p.ndim < 2:
+                raise ValueError("AUC with multi_label=True expects y_pred of rank >= 2 "
+                                 "(samples, labels); got shape %s" % (p.shape,))
+            self._build(p.shape[-1])
+        if self._from_logits:
+            p = (1.0 / (1.0 + np.exp(-p.astype(np.float64)))).astype(f32)
+        if t.shape != p.shape:
+            raise ValueError("AUC: y_true of shape %s does not match y_pred of shape %s"
+                             % (t.shape, p.shape))
+        w = np.ones(p.shape, np.float64)
+        if sample_weight is not None:
+            _, sw = _same_rank_np(t, _np(sample_weight).astype(f32)[..., None],
+                                  expand_rank_1=False)
+            try:
+                w = w * np.broadcast_to(sw, p.shape)
+            except ValueError:
+                raise ValueError("AUC: sample_weight of shape %s does not broadcast to the "
+                                 "predictions' shape %s" % (_np(sample_weight).shape, p.shape))
+        if self.label_weights is not None and not self.multi_label:
+            # (with multi_label the label weights average the per-label areas instead)
+            w = w * np.broadcast_to(self.label_weights, p.shape)
+        label = t.astype(bool)
+        if self.multi_label:
+            p, label, w = (a.reshape(-1, a.shape[-1]) for a in (p, label, w))
+        else:
+            p, label, w = p.reshape(-1, 1), label.reshape(-1, 1), w.reshape(-1, 1)
+        n = self.num_thresholds
+        if self._evenly:
+            # Keras's bucketed count; the -eps first threshold takes every prediction
+            bucket = np.maximum(np.ceil(np.clip(p, 0, 1) * f32(n - 1)) - 1, 0)
+            pred = bucket[None] >= np.arange(n, dtype=f32)[:, None, None]
+        else:
+            pred = p[None] > np.asarray(self.thresholds, f32)[:, None, None]
+        for attr, label_pos, pred_pos in (("true_positives", True, True),
+                                          ("false_positives", False, True),
+                                          ("true_negatives", False, False),
+                                          ("false_negatives", True, False)):
+            hit = (label if label_pos else ~label)[None] & (pred if pred_pos else ~pred)
+            counts = np.where(hit, w[None], 0.0).sum(axis=1)     # (thresholds, labels)
+            var = getattr(self, attr)
+            if not self.multi_label:
+                counts = counts[:, 0]
+            var.assign_add(counts.astype(var.dtype.as_numpy_dtype))
+
+    def _average(self, by_label):
+        if not self.multi_label:
+            return by_label
+        if self.label_weights is None:
+            return by_label.mean(dtype=np.float32)
+        lw = self.label_weights
+        total = lw.sum()
+        return (by_label * lw).sum() / total if total else np.float32(0)
+
+    def result(self):
+        f32 = np.float32
+        if not self._built:
+            return fe.constant(np.float32(0))
+        tp, fp, tn, fn = (getattr(self, a).numpy().astype(f32) for a in self._COUNTS)
+
+        def div(a, b):
+            return np.divide(a, b, out=np.zeros_like(a), where=b != 0)
+
+        n = self.num_thresholds
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            # Davis & Goadrich's interpolation of precision between thresholds
+            dtp = tp[:n - 1] - tp[1:]
+            pos = tp + fp
+            dp = pos[:n - 1] - pos[1:]
+            slope = div(dtp, np.maximum(dp, 0))
+            intercept = tp[1:] - slope * pos[1:]
+            both = (pos[:n - 1] > 0) & (pos[1:] > 0)
+            ratio = np.where(both, div(pos[:n - 1], np.maximum(pos[1:], 0)),
+                             np.ones_like(pos[1:]))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                inc = div(slope * (dtp + intercept * np.log(ratio)),
+                          np.maximum(tp[1:] + fn[1:], 0))
+            by_label = inc.sum(axis=0, dtype=f32)
+        else:
+            recall = div(tp, tp + fn)
+            if self.curve == "ROC":
+                x, y = div(fp, fp + tn), recall
+            else:
+                x, y = recall, div(tp, tp + fp)
+            if self.summation_method == "interpolation":
+                heights = (y[:n - 1] + y[1:]) / f32(2)
+            elif self.summation_method == "minoring":
+                heights = np.minimum(y[:n - 1], y[1:])
+            else:
+                heights = np.maximum(y[:n - 1], y[1:])
+            by_label = ((x[:n - 1] - x[1:]) * heights).sum(axis=0, dtype=f32)
+        return fe.constant(np.asarray(self._average(by_label), self._dtype.as_numpy_dtype))
+
+    def reset_state(self):
+        if self._built:
+            super().reset_state()
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "num_thresholds": self.num_thresholds, "curve": self.curve,
+            "summation_method": self.summation_method, "multi_label": self.multi_label,
+            "num_labels": self.num_labels,
+            "label_weights": None if self.label_weights is None else
+            self.label_weights.tolist(),
+            "from_logits": self._from_logits})
+        if self._init_from_thresholds:
+            # the inner thresholds: a metric made from this config has the same ones
+            config["thresholds"] = self.thresholds[1:-1]
+        return config
+
+
+# ---- regression and probabilistic means -----------------------------------------------------
+
+class RootMeanSquaredError(Mean):
+    """sqrt of the (weighted) mean squared error."""
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        t, p = _same_rank_np(_np(y_true).astype(np.float64), _np(y_pred).astype(np.float64))
+        super().update_state(np.square(p - t).astype(np.float32), sample_weight)
+
+    def result(self):
+        t = float(self.total.numpy())
+        c = float(self.count.numpy())
+        return fe.constant(np.asarray(np.sqrt(t / c) if c else 0.0,
+                                      self._dtype.as_numpy_dtype))
+
+
+def _cosine_similarity_metric(y_true, y_pred, axis=-1):
+    # the metric is the similarity itself (the loss is its negative)
+    return -_losses.cosine_similarity(y_true, y_pred, axis=axis)
+
+
+class _NoKwargsConfig:
+    """Keras 3 leaves these metrics' function arguments out of get_config."""
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class CosineSimilarity(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(_cosine_similarity_metric, name, dtype, axis=axis)
+
+
+class KLDivergence(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="kl_divergence", dtype=None):
+        super().__init__(kl_divergence, name, dtype)
+
+
+class Poisson(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="poisson", dtype=None):
+        super().__init__(poisson, name, dtype)
+
+
+class LogCoshError(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="logcosh", dtype=None):
+        super().__init__(log_cosh, name, dtype)
+
+
+class Hinge(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="hinge", dtype=None):
+        super().__init__(hinge, name, dtype)
+
+
+class SquaredHinge(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="squared_hinge", dtype=None):
+        super().__init__(squared_hinge, name, dtype)
+
+
+class CategoricalHinge(_NoKwargsConfig, MeanMetricWrapper):
+    def __init__(self, name="categorical_hinge", dtype=None):
+        super().__init__(categorical_hinge, name, dtype)
+
+
 acc = ACC = accuracy
 
 _CLASSES = {c.__name__: c for c in (
     Mean, Sum, Accuracy, SparseCategoricalAccuracy, CategoricalAccuracy, BinaryAccuracy,
     TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
     MeanAbsoluteError, SparseCategoricalCrossentropy, CategoricalCrossentropy,
-    BinaryCrossentropy, Precision, Recall)}
+    BinaryCrossentropy, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
+    FalseNegatives, AUC, RootMeanSquaredError, CosineSimilarity, KLDivergence, Poisson,
+    LogCoshError, Hinge, SquaredHinge, CategoricalHinge)}
 _FUNCTIONS = {
     "accuracy": Accuracy, "acc": Accuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
@@ -672,6 +959,11 @@ _FUNCTIONS = {
     "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
     "mae": MeanAbsoluteError, "mean_absolute_error": MeanAbsoluteError,
     "precision": Precision, "recall": Recall,
+    "true_positives": TruePositives, "false_positives": FalsePositives,
+    "true_negatives": TrueNegatives, "false_negatives": FalseNegatives, "auc": AUC,
+    "root_mean_squared_error": RootMeanSquaredError, "cosine_similarity": CosineSimilarity,
+    "kl_divergence": KLDivergence, "poisson": Poisson, "hinge": Hinge,
+    "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge,
 }
 
 
