@@ -63,12 +63,39 @@ def path_for(owner, owner_name, name):
 class KerasVariable(Variable):
     """A ``fe.Variable`` named as Keras 3 names its variables (``name`` and ``path``)."""
 
-    def __init__(self, initial_value, trainable=True, name=None, dtype=None, path=None,
+    # Keras 3's signature (``keras.Variable`` is this class): the initializer may be a
+    # value or a callable ``initializer(shape, dtype)``, which then needs ``shape``.
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
+                 aggregation="none", synchronization="auto", name=None, path=None,
                  constraint=None):
-        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype,
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             "`/`. Received: name=%s" % (name,))
+        if callable(initializer):
+            if shape is None:
+                raise ValueError("When creating a Variable from an initializer, the `shape` "
+                                 "argument should be specified. Received: initializer=%s "
+                                 "and shape=None" % (initializer,))
+            from . import backend
+            initializer = initializer(tuple(shape), dtype=dtype or backend.floatx())
+        if name is None:                          # a user's unnamed keras.Variable
+            from . import backend
+            name = backend.unique_name("variable")
+        super().__init__(initializer, trainable=trainable, name=name, dtype=dtype,
                          constraint=constraint)
-        self._name = name or "variable"          # Keras 3: no ':0'
-        self._path = path or self._name
+        if shape is not None and tuple(self.shape) != tuple(shape):
+            raise ValueError("Initial value has shape %s, but the variable was given "
+                             "shape=%s" % (tuple(self.shape), tuple(shape)))
+        self._autocast = bool(autocast)
+        self._name = name                         # Keras 3: no ':0'
+        if path is None:                          # under keras.name_scope: its path
+            prefix = "/".join(n for o, n in _scopes() if isinstance(o, name_scope) and n)
+            path = prefix + "/" + name if prefix else name
+        self._path = path
+
+    @property
+    def autocast(self):
+        return self._autocast
 
     @property
     def path(self):
@@ -98,6 +125,49 @@ class KerasVariable(Variable):
                           path=self._path)
         memo[id(self)] = v
         return v
+
+
+class name_scope:
+    """``keras.name_scope(name)``: Keras 3 variables and layer weights created inside get
+    ``name/`` in their path. ``deduplicate`` (the default) skips re-entering the innermost
+    scope of the same name opened by the same ``caller``; ``override_parent`` replaces the enclosing scopes' path."""
+
+    def __init__(self, name, caller=None, deduplicate=True, override_parent=None):
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             "`/`. Received: name=%s" % (name,))
+        self.name = name
+        self.caller = caller
+        self.deduplicate = deduplicate
+        self.override_parent = override_parent
+        self._entered = []
+
+    def __enter__(self):
+        stack = _scopes()
+        # (Keras 3 skips only a scope its caller already opened: same name, same caller)
+        if self.deduplicate and self.caller is not None and stack \
+                and isinstance(stack[-1][0], name_scope) \
+                and stack[-1][0].caller is self.caller and stack[-1][1] == self.name:
+            self._entered.append(None)
+            return self
+        saved = None
+        if self.override_parent is not None:     # the enclosing path is replaced
+            saved = stack[:]
+            del stack[:]
+            stack.append((self, self.override_parent))
+        stack.append((self, self.name))
+        self._entered.append((len(stack), saved))
+        return self
+
+    def __exit__(self, *exc):
+        entered = self._entered.pop()
+        if entered is not None:
+            depth, saved = entered
+            stack = _scopes()
+            del stack[depth - 1:]
+            if saved is not None:
+                stack[:] = saved
+        return False
 
 
 def _as_value(assigned):

@@ -299,9 +299,17 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, where=
         _STATE.safe_mode = saved
 
 
+_UNSAFE = [False]       # keras.config.enable_unsafe_deserialization(): for every thread
+
+
+def enable_unsafe_deserialization():
+    """Let every later load run lambdas from files, as ``safe_mode=False`` (Keras 3)."""
+    _UNSAFE[0] = True
+
+
 def in_safe_mode():
     """Whether the deserialization in progress on this thread refuses lambdas."""
-    return _STATE.safe_mode
+    return _STATE.safe_mode and not _UNSAFE[0]
 
 
 def _is_object(value):
@@ -334,7 +342,7 @@ def _construct(spec, custom_objects, where, depth):
     if not isinstance(name, str):
         raise DataLossError("%s: class_name must be a string (got %r)" % (where, name))
     if name == "__lambda__":
-        if _STATE.safe_mode:
+        if in_safe_mode():
             raise InvalidArgumentError(
                 "%s: the file holds a Python lambda (marshalled bytecode); loading it would run "
                 "code from the file, which safe_mode=True refuses (expected no lambdas). If you "

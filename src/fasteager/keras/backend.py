@@ -1,4 +1,5 @@
-"""Keras backend utilities: unique layer names, ``clear_session``, ``epsilon``, ``floatx``."""
+"""Keras backend utilities: unique layer names, ``clear_session``, ``epsilon``, ``floatx``,
+``image_data_format`` (the settings ``keras.config`` reads and sets)."""
 import collections
 import threading
 
@@ -8,6 +9,8 @@ _lock = threading.Lock()
 _name_counts = collections.defaultdict(int)
 _EPSILON = 1e-7
 _FLOATX = "float32"
+_IMAGE_DATA_FORMAT = "channels_last"
+# (process-wide, as Keras 3 keeps them: one setting for every thread)
 
 
 def unique_name(base):
@@ -39,12 +42,35 @@ def set_epsilon(value):
 
 
 def floatx():
+    """The default float dtype of layers' weights and Keras variables ('float32')."""
     return _FLOATX
 
 
 def set_floatx(value):
     global _FLOATX
+    accepted = {"bfloat16", "float16", "float32", "float64"}
+    if value not in accepted:
+        raise ValueError("Unknown `floatx` value: %s. Expected one of %s" % (value, accepted))
     _FLOATX = str(value)
+
+
+def image_data_format():
+    """The default layout of image layers and utilities ('channels_last')."""
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format):
+    global _IMAGE_DATA_FORMAT
+    value = str(data_format).lower()
+    if value not in ("channels_first", "channels_last"):
+        raise ValueError("The `data_format` argument must be one of {'channels_first', "
+                         "'channels_last'}. Received: data_format=%s" % (data_format,))
+    _IMAGE_DATA_FORMAT = value
+
+
+def backend():
+    """The name of the backend Keras runs on: fasteager stands for TensorFlow's."""
+    return "tensorflow"
 
 
 def get_value(x):

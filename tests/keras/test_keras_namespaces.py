@@ -1,0 +1,128 @@
+"""fe.keras's top-level names, keras.config, keras.random and keras.tree against values
+recorded from Keras 3.15.1 (tests/tf_reference/record_keras_namespaces.py)."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+from fasteager import keras
+from tests.tf_reference import load
+
+REF = load("keras_namespaces")
+
+
+# ---- top-level names --------------------------------------------------------------------
+def test_top_level_aliases_are_the_submodules_classes():
+    ref = REF["top_level"]
+    assert keras.version() == ref["version"] and keras.__version__ == ref["__version__"]
+    pairs = {"Layer": keras.layers.Layer, "Loss": keras.losses.Loss,
+             "Metric": keras.metrics.Metric, "Optimizer": keras.optimizers.Optimizer,
+             "Initializer": keras.initializers.Initializer,
+             "Regularizer": keras.regularizers.Regularizer}
+    for name, obj in pairs.items():
+        assert (getattr(keras, name) is obj) == ref["aliases"][name], name
+    assert keras.KerasTensor is keras.layers.KerasTensor
+
+
+def test_variable_and_name_scope_as_keras():
+    ref = REF["top_level"]["variables"]
+    keras.backend.clear_session()
+    with keras.name_scope("foo"):
+        v = keras.Variable(np.ones(2), name="v")
+        d = keras.layers.Dense(2)
+        d.build((None, 3))
+        with keras.name_scope("bar"):
+            w = keras.Variable(1.0, name="w")
+        with keras.name_scope("foo"):
+            u = keras.Variable(2.0, name="u")
+    o = keras.Variable(keras.initializers.Ones(), shape=(2,), name="o")
+    assert [v.path, v.name, v.dtype.name, v.trainable, v.numpy().tolist()] == ref["v"]
+    assert [d.kernel.path, d.kernel.name, isinstance(d.kernel, keras.Variable)] \
+        == ref["kernel"]
+    assert [w.path, w.name, w.dtype.name] == ref["w"]
+    assert [u.path] == ref["u"]
+    assert [o.path, o.dtype.name, o.numpy().tolist()] == ref["o"]
+    assert keras.Variable(3, name="i").dtype.name == ref["int"]
+    assert keras.Variable(1.0, trainable=False, name="n").trainable == ref["nontrainable"]
+    assert np.asarray(o.assign([3.0, 4.0])).tolist() == ref["assign"]
+    # outside any keras.name_scope the path is the name again
+    assert keras.Variable(1.0, name="plain").path == "plain"
+
+
+def test_variable_errors():
+    ref = REF["top_level"]["variable_errors"]
+    with pytest.raises(ValueError, match="shape") as e:
+        keras.Variable(keras.initializers.Ones())
+    assert type(e.value).__name__ == ref["no_shape"]
+    with pytest.raises(ValueError):
+        keras.Variable(1.0, name="a/b")
+    assert ref["slash"] == "ValueError"
+    with pytest.raises(ValueError, match="shape"):
+        keras.Variable(np.ones(3), shape=(2,))
+
+
+def test_name_scope_deduplicates_only_for_the_same_caller():
+    owner = object()
+    with keras.name_scope("blk", caller=owner):
+        with keras.name_scope("blk", caller=owner):
+            v = keras.Variable(1.0, name="x")
+    assert v.path == "blk/x"
+
+
+def test_device_places_ops():
+    with keras.device("cpu:0"):
+        x = fe.ones(2)
+    assert "CPU:0" in x.device
+
+
+# ---- keras.config -------------------------------------------------------------------------
+def test_config_defaults_and_errors():
+    ref = REF["config"]
+    c = keras.config
+    got = {"floatx": c.floatx(), "epsilon": c.epsilon(),
+           "image_data_format": c.image_data_format(), "backend": c.backend()}
+    assert got == ref["defaults"]
+    with pytest.raises(ValueError) as e:
+        c.set_floatx("float8")
+    # (the accepted set prints in hash order: compare the start)
+    assert str(e.value).split(" Expected")[0] == ref["errors"]["floatx"][1].split(" Expected")[0]
+    with pytest.raises(ValueError) as e:
+        c.set_image_data_format("nchw")
+    assert str(e.value) == ref["errors"]["image_data_format"][1]
+    assert c.floatx() == "float32" and c.image_data_format() == "channels_last"
+
+
+def test_config_setters_reach_layers_losses_and_utilities():
+    ref = REF["config"]
+    c = keras.config
+    assert c.floatx is keras.backend.floatx and c.set_epsilon is keras.backend.set_epsilon
+    try:
+        c.set_image_data_format("Channels_First")
+        assert c.image_data_format() == ref["image_data_format_set"]
+        from fasteager.keras import _image_utils
+        assert _image_utils.standardize_data_format(None) == "channels_first"
+    finally:
+        c.set_image_data_format("channels_last")
+    try:
+        c.set_floatx("float64")
+        d = keras.layers.Dense(2)
+        d.build((None, 3))
+        v = keras.Variable(keras.initializers.Ones(), shape=(1,))
+        assert [d.dtype, d.kernel.dtype.name, v.dtype.name] == ref["floatx_float64"]
+    finally:
+        c.set_floatx("float32")
+    try:
+        c.set_epsilon(0.1)
+        got = float(keras.losses.mean_absolute_percentage_error([[0.0]], [[1.0]])[0])
+    finally:
+        c.set_epsilon(1e-7)
+    np.testing.assert_allclose(got, ref["mape_eps_0.1"], rtol=1e-6)
+
+
+def test_enable_unsafe_deserialization_lifts_the_lambda_refusal():
+    from fasteager.keras import _serialization
+    assert _serialization.in_safe_mode()
+    try:
+        keras.config.enable_unsafe_deserialization()
+        assert not _serialization.in_safe_mode()
+    finally:
+        _serialization._UNSAFE[0] = False

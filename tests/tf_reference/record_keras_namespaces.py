@@ -1,0 +1,83 @@
+"""Record Keras 3.15.1's top-level names, keras.config, keras.random and keras.tree.
+
+Run from the repository root with the TensorFlow venv:
+    /work/tfenv/bin/python tests/tf_reference/record_keras_namespaces.py
+"""
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from __init__ import save  # noqa: E402
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def err(fn):
+    try:
+        fn()
+    except Exception as e:      # the class and message Keras gives
+        return [type(e).__name__, str(e)]
+    return None
+
+
+def top_level():
+    out = {"version": keras.version(), "__version__": keras.__version__}
+    out["aliases"] = {
+        "Layer": keras.Layer is keras.layers.Layer, "Loss": keras.Loss is keras.losses.Loss,
+        "Metric": keras.Metric is keras.metrics.Metric,
+        "Optimizer": keras.Optimizer is keras.optimizers.Optimizer,
+        "Initializer": keras.Initializer is keras.initializers.Initializer,
+        "Regularizer": keras.Regularizer is keras.regularizers.Regularizer}
+    keras.backend.clear_session()
+    with keras.name_scope("foo"):
+        v = keras.Variable(np.ones(2), name="v")
+        d = keras.layers.Dense(2)
+        d.build((None, 3))
+        with keras.name_scope("bar"):
+            w = keras.Variable(1.0, name="w")
+        with keras.name_scope("foo"):           # deduplicated
+            u = keras.Variable(2.0, name="u")
+    o = keras.Variable(keras.initializers.Ones(), shape=(2,), name="o")
+    out["variables"] = {
+        "v": [v.path, v.name, str(v.dtype), v.trainable, v.numpy().tolist()],
+        "kernel": [d.kernel.path, d.kernel.name, isinstance(d.kernel, keras.Variable)],
+        "w": [w.path, w.name, str(w.dtype)], "u": [u.path],
+        "o": [o.path, str(o.dtype), o.numpy().tolist()],
+        "int": str(keras.Variable(3, name="i").dtype),
+        "nontrainable": keras.Variable(1.0, trainable=False, name="n").trainable,
+        "assign": np.asarray(o.assign([3.0, 4.0])).tolist(),
+    }
+    out["variable_errors"] = {
+        "no_shape": err(lambda: keras.Variable(keras.initializers.Ones()))[0],
+        "slash": err(lambda: keras.Variable(1.0, name="a/b"))[0],
+    }
+    return out
+
+
+def config():
+    c = keras.config
+    out = {"defaults": {"floatx": c.floatx(), "epsilon": c.epsilon(),
+                        "image_data_format": c.image_data_format(), "backend": c.backend()}}
+    out["errors"] = {"floatx": err(lambda: c.set_floatx("float8")),
+                     "image_data_format": err(lambda: c.set_image_data_format("nchw"))}
+    c.set_image_data_format("Channels_First")
+    out["image_data_format_set"] = c.image_data_format()
+    c.set_image_data_format("channels_last")
+    # (in a fresh process: Keras caches its default dtype policy at the first layer)
+    code = ("import keras; keras.config.set_floatx('float64'); d = keras.layers.Dense(2); "
+            "d.build((None, 3)); v = keras.Variable(keras.initializers.Ones(), shape=(1,)); "
+            "print(d.dtype, d.kernel.dtype, v.dtype)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    out["floatx_float64"] = res.stdout.split()
+    c.set_epsilon(0.1)
+    out["mape_eps_0.1"] = float(keras.losses.mean_absolute_percentage_error(
+        [[0.0]], [[1.0]])[0])
+    c.set_epsilon(1e-7)
+    return out
+
+
+save("keras_namespaces", {"top_level": top_level(), "config": config()})
