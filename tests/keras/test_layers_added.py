@@ -63,7 +63,8 @@ def test_deterministic_layer_config_round_trip(key):
     assert set(config) == set(want)
     for k, v in want.items():
         if not isinstance(v, dict) and k != "name":
-            assert config[k] == v, k
+            got = list(config[k]) if isinstance(config[k], tuple) else config[k]
+            assert got == v, k
     again = type(layer).from_config(config)
     assert again.get_config() == config
 
@@ -149,3 +150,20 @@ def test_normalization_bad_arguments():
     layer = L.GroupNormalization(groups=-1)
     layer(fe.ones([2, 3, 5]))
     assert layer.groups == 5 and layer.get_config()["groups"] == 5
+
+
+def test_pooling_aliases_are_keras_names():
+    assert L.MaxPool1D is L.MaxPooling1D and L.AvgPool1D is L.AveragePooling1D
+    assert L.MaxPool3D is L.MaxPooling3D and L.AvgPool3D is L.AveragePooling3D
+    assert L.GlobalAvgPool3D is L.GlobalAveragePooling3D
+    assert L.GlobalMaxPool3D is L.GlobalMaxPooling3D
+    assert L.GlobalAvgPool1D is L.GlobalAveragePooling1D
+    assert L.GlobalMaxPool1D is L.GlobalMaxPooling1D
+    assert L.MaxPooling1D().get_config()["pool_size"] == (2,)
+    assert L.MaxPooling3D().get_config()["strides"] == (2, 2, 2)
+    with pytest.raises(ValueError, match="padding"):
+        L.MaxPooling1D(padding="full")
+    with pytest.raises(TypeError):
+        L.AveragePooling1D()          # (no default pool_size, as Keras 3)
+    with pytest.raises(TypeError):
+        L.AveragePooling3D()

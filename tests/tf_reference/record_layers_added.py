@@ -98,6 +98,29 @@ def main():
     det["GroupNormalization_axis1"] = det_case(
         "GroupNormalization", lambda: L.GroupNormalization(groups=3, axis=1, center=False),
         (2, 6, 5))
+    det["MaxPooling1D"] = det_case("MaxPooling1D", lambda: L.MaxPooling1D(), (2, 7, 3))
+    det["MaxPooling1D_same"] = det_case(
+        "MaxPooling1D", lambda: L.MaxPooling1D(3, strides=2, padding="same"), (2, 8, 3))
+    det["AveragePooling1D"] = det_case(
+        "AveragePooling1D", lambda: L.AveragePooling1D(3, strides=2, padding="same"), (2, 8, 3))
+    det["AveragePooling1D_cf"] = det_case(
+        "AveragePooling1D", lambda: L.AveragePooling1D(2, data_format="channels_first"), (2, 3, 6))
+    det["MaxPooling3D"] = det_case("MaxPooling3D", lambda: L.MaxPooling3D(), (2, 4, 5, 4, 3))
+    det["MaxPooling3D_same"] = det_case(
+        "MaxPooling3D", lambda: L.MaxPooling3D((2, 3, 2), strides=(1, 2, 2), padding="same"),
+        (1, 3, 5, 4, 2))
+    det["AveragePooling3D"] = det_case(
+        "AveragePooling3D", lambda: L.AveragePooling3D((2, 2, 2), padding="same"), (2, 3, 5, 4, 2))
+    det["AveragePooling3D_cf"] = det_case(
+        "AveragePooling3D", lambda: L.AveragePooling3D(2, data_format="channels_first"),
+        (1, 2, 4, 4, 4))
+    det["GlobalAveragePooling3D"] = det_case(
+        "GlobalAveragePooling3D", lambda: L.GlobalAveragePooling3D(), (2, 3, 4, 2, 3))
+    det["GlobalMaxPooling3D"] = det_case(
+        "GlobalMaxPooling3D", lambda: L.GlobalMaxPooling3D(keepdims=True), (2, 3, 4, 2, 3))
+    det["GlobalMaxPooling3D_cf"] = det_case(
+        "GlobalMaxPooling3D", lambda: L.GlobalMaxPooling3D(data_format="channels_first"),
+        (2, 3, 4, 2, 3))
 
     rnd = out["random"]
     big = (2000, 50)

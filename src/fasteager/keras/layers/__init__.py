@@ -6,7 +6,10 @@ from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,
                    Convolution3D, DepthwiseConv2D,
                    SeparableConv2D, SeparableConvolution2D, GlobalAveragePooling1D,
                    GlobalAveragePooling2D, GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
-                   MaxPool2D, MaxPooling2D)
+                   MaxPool2D, MaxPooling2D, MaxPooling1D, MaxPool1D, AveragePooling1D,
+                   AvgPool1D, MaxPooling3D, MaxPool3D, AveragePooling3D, AvgPool3D,
+                   GlobalAveragePooling3D, GlobalAvgPool3D, GlobalMaxPooling3D,
+                   GlobalMaxPool3D, GlobalAvgPool1D, GlobalMaxPool1D)
 from .core import (ELU, Activation, ActivityRegularization, AlphaDropout,  # noqa: F401
                    Dense, Dropout, Embedding, Flatten, GaussianDropout, GaussianNoise,
                    Identity, Lambda, LeakyReLU, Masking, PReLU, ReLU, Reshape, Softmax,

@@ -204,26 +204,35 @@ class Conv3D(_Conv):
         return y
 
 
-class _Pool2D(Layer):
+class _Pool(Layer):
+    """Max or average pooling over ``_rank`` spatial axes; ``_fn(x, pool_size, strides,
+    PADDING)`` pools channels_last input."""
+
     _fn = None
-    _input_ndim = 4
+    _rank = 2
+
+    @property
+    def _input_ndim(self):
+        return self._rank + 2
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
                  **kwargs):
         super().__init__(**kwargs)
         cls = type(self).__name__
-        self.pool_size = _tuple(pool_size, 2, "pool_size", cls)
-        self.strides = self.pool_size if strides is None else _tuple(strides, 2, "strides", cls)
+        n = self._rank
+        self.pool_size = _tuple(pool_size, n, "pool_size", cls)
+        self.strides = self.pool_size if strides is None else _tuple(strides, n, "strides", cls)
         self.padding = _padding(padding, cls)
         self.data_format = _data_format(data_format, cls)
 
     def call(self, inputs):
         x = inputs
+        last = self._rank + 1
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 3, 1])
+            x = fe.transpose(x, [0] + list(range(2, last + 1)) + [1])
         y = type(self)._fn(x, self.pool_size, self.strides, self.padding.upper())
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 3, 1, 2])
+            y = fe.transpose(y, [0, last] + list(range(1, last)))
         return y
 
     def get_config(self):
@@ -231,6 +240,72 @@ class _Pool2D(Layer):
         config.update(pool_size=self.pool_size, strides=self.strides, padding=self.padding,
                       data_format=self.data_format)
         return config
+
+
+_Pool2D = _Pool
+
+
+class _Pool1D(_Pool):
+    _rank = 1
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
+                 name=None, **kwargs):
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class _Pool3D(_Pool):
+    _rank = 3
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 name=None, **kwargs):
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+def _pool1d(fn):
+    return staticmethod(lambda x, k, s, padding: fn(x, k[0], s[0], padding))
+
+
+def _pool3d(fn):
+    return staticmethod(lambda x, k, s, padding: fn(x, list(k), list(s), padding))
+
+
+class MaxPooling1D(_Pool1D):
+    """The maximum over each ``pool_size`` window of (N, steps, C) inputs."""
+
+    _fn = _pool1d(fe.nn.max_pool1d)
+
+
+class AveragePooling1D(_Pool1D):
+    """The mean over each ``pool_size`` window of (N, steps, C) inputs ('same': over the
+    cells inside the input)."""
+
+    _fn = _pool1d(fe.nn.avg_pool1d)
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None,
+                 **kwargs):
+        # (Keras 3 takes no default pool_size for average pooling in 1-D and 3-D)
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class MaxPooling3D(_Pool3D):
+    """The maximum over each ``pool_size`` window of 5-D inputs."""
+
+    _fn = _pool3d(fe.nn.max_pool3d)
+
+
+class AveragePooling3D(_Pool3D):
+    """The mean over each ``pool_size`` window of 5-D inputs."""
+
+    _fn = _pool3d(fe.nn.avg_pool3d)
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None,
+                 **kwargs):
+        # (Keras 3 takes no default pool_size for average pooling in 1-D and 3-D)
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
 
 
 class MaxPooling2D(_Pool2D):
@@ -313,10 +388,32 @@ class GlobalMaxPooling1D(_GlobalPool):
     _spatial = (1,)
 
 
+class GlobalAveragePooling3D(_GlobalPool):
+    """The mean over the three spatial axes: (N, D, H, W, C) -> (N, C)."""
+
+    _reduce = staticmethod(fe.reduce_mean)
+    _spatial = (1, 2, 3)
+
+
+class GlobalMaxPooling3D(_GlobalPool):
+    """The maximum over the three spatial axes: (N, D, H, W, C) -> (N, C)."""
+
+    _reduce = staticmethod(fe.reduce_max)
+    _spatial = (1, 2, 3)
+
+
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
+MaxPool1D = MaxPooling1D
+AvgPool1D = AveragePooling1D
+MaxPool3D = MaxPooling3D
+AvgPool3D = AveragePooling3D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D
 Convolution2D = Conv2D
 Convolution3D = Conv3D
 Convolution1D = Conv1D
