@@ -63,6 +63,10 @@ def test_default_names_are_numbered_as_keras():
 
 @pytest.mark.parametrize("name", sorted(REF["get"]))
 def test_get_by_name(name):
+    if REF["get"][name] is None:      # Keras 3 does not know this name either
+        with pytest.raises(ValueError):
+            metrics.get(name)
+        return
     assert type(metrics.get(name)).__name__ == REF["get"][name]
 
 
@@ -76,9 +80,17 @@ def test_bad_arguments_raise_as_keras():
     cases = {"num_thresholds_1": lambda: metrics.AUC(num_thresholds=1),
              "bad_curve": lambda: metrics.AUC(curve="XY"),
              "bad_summation": lambda: metrics.AUC(summation_method="sum"),
-             "tp_bad_threshold": lambda: metrics.TruePositives(thresholds=1.5)}
+             "tp_bad_threshold": lambda: metrics.TruePositives(thresholds=1.5),
+             "r2_bad_aggregation": lambda: metrics.R2Score(class_aggregation="x"),
+             "r2_negative_regressors": lambda: metrics.R2Score(num_regressors=-1),
+             "fbeta_int_beta": lambda: metrics.FBetaScore(beta=2),
+             "fbeta_bad_average": lambda: metrics.FBetaScore(average="x"),
+             "f1_bad_threshold": lambda: metrics.F1Score(threshold=1.5),
+             "r2_rank1": lambda: metrics.R2Score().update_state(
+                 np.ones(6, np.float32), np.ones(6, np.float32))}
     for label, fn in cases.items():
-        with pytest.raises(getattr(__builtins__, REF["errors"][label], None) or ValueError):
+        assert REF["errors"][label] == "ValueError"
+        with pytest.raises(ValueError):
             fn()
 
 

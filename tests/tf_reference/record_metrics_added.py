@@ -93,6 +93,21 @@ case("SquaredHinge", {}, [(t * 2 - 1, p * 2 - 1, w) for t, p, w in binary_update
 case("CategoricalHinge", {}, [(onehot(6, 4), probs(6, 4), w)
                               for w in (None, weights(6), weights(6))])
 
+for kw in ({}, {"class_aggregation": None}, {"class_aggregation": "variance_weighted_average"},
+           {"num_regressors": 2}):
+    case("R2Score", kw, reg())
+for cls, kw in (("F1Score", {}), ("F1Score", {"average": "micro"}),
+                ("F1Score", {"average": "macro", "threshold": 0.4}),
+                ("F1Score", {"average": "weighted"}),
+                ("FBetaScore", {"beta": 2.0}), ("FBetaScore", {"beta": 0.5, "average": "macro"}),
+                ("FBetaScore", {"beta": 2.0, "threshold": 0.6, "average": "weighted"})):
+    case(cls, kw, [(labels(8, 3), probs(8, 3), w) for w in (weights(8), None, weights(8))])
+for cls in ("PearsonCorrelation", "ConcordanceCorrelation"):
+    case(cls, {}, [(rng.randn(4, 5).astype(np.float32), rng.randn(4, 5).astype(np.float32), w)
+                   for w in (None, weights(4))])
+    case(cls, {"axis": 0}, [(rng.randn(6, 3).astype(np.float32),
+                             rng.randn(6, 3).astype(np.float32), None) for _ in range(2)])
+
 
 def arr(x):
     return None if x is None else np.asarray(x).tolist()
@@ -121,15 +136,27 @@ out["get"] = {}
 for name in ("true_positives", "false_positives", "true_negatives", "false_negatives", "auc",
              "AUC", "TruePositives", "root_mean_squared_error", "RootMeanSquaredError",
              "cosine_similarity", "kl_divergence", "poisson", "hinge", "squared_hinge",
-             "categorical_hinge", "LogCoshError"):
-    out["get"][name] = type(keras.metrics.get(name)).__name__
+             "categorical_hinge", "LogCoshError", "r2_score", "f1_score", "F1Score",
+             "FBetaScore", "pearson_correlation", "concordance_correlation", "log_cosh",
+             "fbeta_score"):
+    try:
+        out["get"][name] = type(keras.metrics.get(name)).__name__
+    except ValueError:
+        out["get"][name] = None
 
 # errors
 errs = {}
 for label, fn in (("num_thresholds_1", lambda: keras.metrics.AUC(num_thresholds=1)),
                   ("bad_curve", lambda: keras.metrics.AUC(curve="XY")),
                   ("bad_summation", lambda: keras.metrics.AUC(summation_method="sum")),
-                  ("tp_bad_threshold", lambda: keras.metrics.TruePositives(thresholds=1.5))):
+                  ("tp_bad_threshold", lambda: keras.metrics.TruePositives(thresholds=1.5)),
+                  ("r2_bad_aggregation", lambda: keras.metrics.R2Score(class_aggregation="x")),
+                  ("r2_negative_regressors", lambda: keras.metrics.R2Score(num_regressors=-1)),
+                  ("fbeta_int_beta", lambda: keras.metrics.FBetaScore(beta=2)),
+                  ("fbeta_bad_average", lambda: keras.metrics.FBetaScore(average="x")),
+                  ("f1_bad_threshold", lambda: keras.metrics.F1Score(threshold=1.5)),
+                  ("r2_rank1", lambda: keras.metrics.R2Score().update_state(
+                      np.ones(6, np.float32), np.ones(6, np.float32)))):
     try:
         fn()
         errs[label] = None

@@ -941,6 +941,227 @@ class CategoricalHinge(_NoKwargsConfig, MeanMetricWrapper):
         super().__init__(categorical_hinge, name, dtype)
 
 
+def _built_2d(metric, t, p):
+    if p.ndim != 2 or t.ndim != 2:
+        raise ValueError("%s expects 2D inputs with shape (batch_size, output_dim). "
+                         "Received input shapes: y_pred.shape=%s and y_true.shape=%s."
+                         % (type(metric).__name__, p.shape, t.shape))
+
+
+class R2Score(Metric):
+    """The coefficient of determination per output column, aggregated uniformly, by
+    variance, or not at all (``class_aggregation=None``); ``num_regressors`` > 0 gives the
+    adjusted score (``num_samples`` counts elements, as Keras 3 does)."""
+
+    def __init__(self, class_aggregation="uniform_average", num_regressors=0,
+                 name="r2_score", dtype=None):
+        super().__init__(name, dtype)
+        valid = (None, "uniform_average", "variance_weighted_average")
+        if class_aggregation not in valid:
+            raise ValueError("Invalid value for argument `class_aggregation`. Expected one "
+                             "of %s. Received: class_aggregation=%s"
+                             % (valid, class_aggregation))
+        if num_regressors < 0:
+            raise ValueError("Invalid value for argument `num_regressors`. Expected a value "
+                             ">= 0. Received: num_regressors=%s" % (num_regressors,))
+        self.class_aggregation = class_aggregation
+        self.num_regressors = num_regressors
+        self.num_samples = self.add_variable((), "zeros", name="num_samples")
+        self._built = False
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        f32 = np.float32
+        t, p = _same_rank_np(_np(y_true).astype(f32), _np(y_pred).astype(f32))
+        if not self._built:
+            _built_2d(self, t, p)
+            k = p.shape[-1]
+            self.squared_sum = self.add_variable((k,), "zeros", name="squared_sum")
+            self.sum = self.add_variable((k,), "zeros", name="sum")
+            self.total_mse = self.add_variable((k,), "zeros", name="residual")
+            self.count = self.add_variable((k,), "zeros", name="count")
+            self._built = True
+        w = np.float32(1) if sample_weight is None else _np(sample_weight).astype(f32)
+        if w.ndim == 1:
+            w = w[:, None]
+        try:
+            w = np.broadcast_to(w, t.shape)
+        except ValueError:
+            raise ValueError("R2Score: sample_weight of shape %s does not broadcast to "
+                             "y_true's shape %s" % (np.shape(w), t.shape)) from None
+        wt = t * w
+        self.sum.assign_add(wt.sum(axis=0, dtype=f32))
+        self.squared_sum.assign_add((t * wt).sum(axis=0, dtype=f32))
+        self.total_mse.assign_add(((t - p) ** 2 * w).sum(axis=0, dtype=f32))
+        self.count.assign_add(w.sum(axis=0, dtype=f32))
+        self.num_samples.assign_add(np.float32(t.size))
+
+    def result(self):
+        if not self._built:
+            raise ValueError("R2Score.result: no update_state call yet (the number of "
+                             "output columns is unknown)")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s, c = self.sum.numpy(), self.count.numpy()
+            mean = s / c
+            total = self.squared_sum.numpy() - s * mean
+            raw = 1 - self.total_mse.numpy() / total
+            raw = np.where(np.isinf(raw), np.float32(0), raw).astype(np.float32)
+            if self.class_aggregation == "uniform_average":
+                r2 = raw.mean(dtype=np.float32)
+            elif self.class_aggregation == "variance_weighted_average":
+                r2 = np.float32((total * raw).sum() / total.sum())
+            else:
+                r2 = raw
+            n = float(self.num_samples.numpy())
+            if self.num_regressors != 0:
+                if self.num_regressors >= n - 1:
+                    import warnings
+                    warnings.warn("Adjusted R2 score needs more datapoints than "
+                                  "num_regressors + 1. Falling back to standard R2 score.",
+                                  stacklevel=2)
+                else:
+                    r2 = 1 - (1 - r2) * np.float32(n - 1) / \
+                        np.float32(n - self.num_regressors - 1)
+        return fe.constant(np.asarray(r2, np.float32))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"class_aggregation": self.class_aggregation,
+                       "num_regressors": self.num_regressors})
+        return config
+
+
+class FBetaScore(Metric):
+    """F-beta per class (``average=None``) or averaged ('micro', 'macro', 'weighted');
+    without ``threshold`` each row's highest score is its one predicted class."""
+
+    def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score",
+                 dtype=None):
+        super().__init__(name, dtype)
+        if average not in (None, "micro", "macro", "weighted"):
+            raise ValueError("Invalid `average` argument value. Expected one of: {None, "
+                             "'micro', 'macro', 'weighted'}. Received: average=%s"
+                             % (average,))
+        if not isinstance(beta, float):
+            raise ValueError("Invalid `beta` argument value. It should be a Python float. "
+                             "Received: beta=%s of type '%s'" % (beta, type(beta)))
+        if beta <= 0.0:
+            raise ValueError("Invalid `beta` argument value. It should be > 0. "
+                             "Received: beta=%s" % (beta,))
+        if threshold is not None:
+            if not isinstance(threshold, float):
+                raise ValueError("Invalid `threshold` argument value. It should be a Python "
+                                 "float. Received: threshold=%s of type '%s'"
+                                 % (threshold, type(threshold)))
+            if threshold > 1.0 or threshold <= 0.0:
+                raise ValueError("Invalid `threshold` argument value. It should verify "
+                                 "0 < threshold <= 1. Received: threshold=%s" % (threshold,))
+        self.average = average
+        self.beta = beta
+        self.threshold = threshold
+        self.axis = None if average == "micro" else 0
+        self._built = False
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        f32 = np.float32
+        t, p = _np(y_true).astype(f32), _np(y_pred).astype(f32)
+        if not self._built:
+            _built_2d(self, t, p)
+            shape = () if self.average == "micro" else (p.shape[-1],)
+            for attr in ("true_positives", "false_positives", "false_negatives",
+                         "intermediate_weights"):
+                setattr(self, attr, self.add_variable(shape, "zeros", name=attr))
+            self._built = True
+        if self.threshold is None:
+            pred = (p >= p.max(axis=-1, keepdims=True)) & (np.abs(p) > 1e-9)
+        else:
+            pred = p > self.threshold
+        pred = pred.astype(f32)
+        w = None if sample_weight is None else _np(sample_weight).astype(f32)[:, None]
+
+        def wsum(v):
+            return (v if w is None else v * w).sum(axis=self.axis, dtype=f32)
+
+        self.true_positives.assign_add(wsum(pred * t))
+        self.false_positives.assign_add(wsum(pred * (1 - t)))
+        self.false_negatives.assign_add(wsum((1 - pred) * t))
+        self.intermediate_weights.assign_add(wsum(t))
+
+    def result(self):
+        if not self._built:
+            raise ValueError("%s.result: no update_state call yet (the number of classes "
+                             "is unknown)" % type(self).__name__)
+        eps = np.float32(backend.epsilon())
+        tp, fp, fn = (v.numpy() for v in (self.true_positives, self.false_positives,
+                                          self.false_negatives))
+        precision = tp / (tp + fp + eps)
+        recall = tp / (tp + fn + eps)
+        b2 = np.float32(self.beta ** 2)
+        f = precision * recall / (b2 * precision + recall + eps) * (1 + b2)
+        if self.average == "weighted":
+            iw = self.intermediate_weights.numpy()
+            f = (f * (iw / (iw.sum() + eps))).sum(dtype=np.float32)
+        elif self.average is not None:
+            f = np.mean(f, dtype=np.float32)
+        return fe.constant(np.asarray(f, np.float32))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"average": self.average, "beta": self.beta,
+                       "threshold": self.threshold})
+        return config
+
+
+class F1Score(FBetaScore):
+    """FBetaScore with beta = 1."""
+
+    def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+        super().__init__(average, 1.0, threshold, name, dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        del config["beta"]
+        return config
+
+
+def pearson_correlation(y_true, y_pred, axis=-1):
+    """The Pearson correlation of y_true and y_pred along ``axis`` (population std)."""
+    t, p = _same_rank_np(_np(y_true).astype(np.float32), _np(y_pred).astype(np.float32))
+    tn = t - t.mean(axis=axis, keepdims=True)
+    pn = p - p.mean(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tn = tn / tn.std(axis=axis, keepdims=True)
+        pn = pn / pn.std(axis=axis, keepdims=True)
+    return fe.constant((tn * pn).mean(axis=axis).astype(np.float32))
+
+
+def concordance_correlation(y_true, y_pred, axis=-1):
+    """Lin's concordance correlation along ``axis``, as Keras 3 computes it (its
+    covariance term centres y_true on y_pred's mean)."""
+    t, p = _same_rank_np(_np(y_true).astype(np.float32), _np(y_pred).astype(np.float32))
+    tm = t.mean(axis=axis, keepdims=True)
+    pm = p.mean(axis=axis, keepdims=True)
+    norm = (t - tm).var(axis=axis, keepdims=True) + (p - pm).var(axis=axis, keepdims=True) \
+        + np.square(tm - pm)
+    covar = (t - pm) * (p - pm)
+    return fe.constant((2 * covar / (norm + np.float32(backend.epsilon())))
+                       .mean(axis=axis).astype(np.float32))
+
+
+class _AxisConfig:
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype, "axis": self._fn_kwargs["axis"]}
+
+
+class PearsonCorrelation(_AxisConfig, MeanMetricWrapper):
+    def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
+        super().__init__(pearson_correlation, name, dtype, axis=axis)
+
+
+class ConcordanceCorrelation(_AxisConfig, MeanMetricWrapper):
+    def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
+        super().__init__(concordance_correlation, name, dtype, axis=axis)
+
+
 acc = ACC = accuracy
 
 _CLASSES = {c.__name__: c for c in (
@@ -949,7 +1170,8 @@ _CLASSES = {c.__name__: c for c in (
     MeanAbsoluteError, SparseCategoricalCrossentropy, CategoricalCrossentropy,
     BinaryCrossentropy, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
     FalseNegatives, AUC, RootMeanSquaredError, CosineSimilarity, KLDivergence, Poisson,
-    LogCoshError, Hinge, SquaredHinge, CategoricalHinge)}
+    LogCoshError, Hinge, SquaredHinge, CategoricalHinge, R2Score, FBetaScore, F1Score,
+    PearsonCorrelation, ConcordanceCorrelation)}
 _FUNCTIONS = {
     "accuracy": Accuracy, "acc": Accuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
@@ -964,6 +1186,9 @@ _FUNCTIONS = {
     "root_mean_squared_error": RootMeanSquaredError, "cosine_similarity": CosineSimilarity,
     "kl_divergence": KLDivergence, "poisson": Poisson, "hinge": Hinge,
     "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge,
+    "r2_score": R2Score, "f1_score": F1Score,
+    "pearson_correlation": PearsonCorrelation,
+    "concordance_correlation": ConcordanceCorrelation,
 }
 
 
