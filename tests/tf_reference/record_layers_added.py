@@ -121,6 +121,18 @@ def main():
     det["GlobalMaxPooling3D_cf"] = det_case(
         "GlobalMaxPooling3D", lambda: L.GlobalMaxPooling3D(data_format="channels_first"),
         (2, 3, 4, 2, 3))
+    det["Cropping3D"] = det_case("Cropping3D", lambda: L.Cropping3D(), (2, 4, 5, 3, 2))
+    det["Cropping3D_cf"] = det_case(
+        "Cropping3D", lambda: L.Cropping3D(((0, 1), 2, (1, 0)), data_format="channels_first"),
+        (1, 2, 3, 6, 4))
+    det["ZeroPadding3D"] = det_case("ZeroPadding3D", lambda: L.ZeroPadding3D(), (1, 2, 3, 2, 2))
+    det["ZeroPadding3D_cf"] = det_case(
+        "ZeroPadding3D", lambda: L.ZeroPadding3D((1, 0, 2), data_format="channels_first"),
+        (1, 2, 2, 3, 2))
+    det["UpSampling3D"] = det_case("UpSampling3D", lambda: L.UpSampling3D(), (1, 2, 3, 2, 2))
+    det["UpSampling3D_cf"] = det_case(
+        "UpSampling3D", lambda: L.UpSampling3D((1, 3, 2), data_format="channels_first"),
+        (2, 2, 2, 3, 2))
 
     rnd = out["random"]
     big = (2000, 50)

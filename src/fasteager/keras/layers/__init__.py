@@ -19,7 +19,8 @@ from .normalization import (BatchNormalization, GroupNormalization,  # noqa: F40
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
                       Subtract, add, average, concatenate, dot, maximum, minimum, multiply,
                       subtract)
-from .reshaping import (Cropping1D, Cropping2D, Permute, RepeatVector,  # noqa: F401
-                        UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
+from .reshaping import (Cropping1D, Cropping2D, Cropping3D, Permute,  # noqa: F401
+                        RepeatVector, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
+                        ZeroPadding2D, ZeroPadding3D)
 from .recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell,  # noqa: F401
                         SimpleRNN, SimpleRNNCell, TimeDistributed)

@@ -23,25 +23,26 @@ def _data_format(layer, value):
     return value
 
 
-def _spatial_axes(layer):
-    return (2, 3) if layer.data_format == "channels_first" else (1, 2)
+def _spatial_axes(layer, n=2):
+    return tuple(range(2, n + 2)) if layer.data_format == "channels_first" else \
+        tuple(range(1, n + 1))
 
 
-def _pairs(layer, argname, value):
-    """An int, 2 ints (symmetric per axis) or 2 pairs of ints to ((top, bottom), (left,
-    right)) of non-negative ints, as ZeroPadding2D and Cropping2D take them."""
+def _pairs(layer, argname, value, n=2):
+    """An int, ``n`` ints (symmetric per axis) or ``n`` pairs of ints to ((before, after),
+    ...) of non-negative ints, as ZeroPadding2D/3D and Cropping2D/3D take them."""
     try:
         if isinstance(value, (int, np.integer)):
-            pairs = ((int(value),) * 2,) * 2
-        elif len(value) == 2 and all(isinstance(v, (int, np.integer)) for v in value):
+            pairs = ((int(value),) * 2,) * n
+        elif len(value) == n and all(isinstance(v, (int, np.integer)) for v in value):
             pairs = tuple((int(v), int(v)) for v in value)
-        elif len(value) == 2 and all(len(v) == 2 for v in value):
+        elif len(value) == n and all(len(v) == 2 for v in value):
             pairs = tuple((int(v[0]), int(v[1])) for v in value)
         else:
             raise ValueError
     except (TypeError, ValueError):
-        raise _bad(layer, "%s must be an int, a tuple of 2 ints or a tuple of 2 tuples of 2 "
-                   "ints (got %r)" % (argname, value)) from None
+        raise _bad(layer, "%s must be an int, a tuple of %d ints or a tuple of %d tuples of 2 "
+                   "ints (got %r)" % (argname, n, n, value)) from None
     if min(min(p) for p in pairs) < 0:
         raise _bad(layer, "%s must be non-negative (got %r)" % (argname, value))
     return pairs
@@ -275,4 +276,86 @@ class Cropping1D(Layer):
     def get_config(self):
         config = super().get_config()
         config["cropping"] = list(self.cropping)
+        return config
+
+
+class UpSampling3D(Layer):
+    """Repeat each of the three spatial axes ``size`` times (nearest neighbour)."""
+
+    _input_ndim = 5
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(size, (int, np.integer)):
+            size = (size,) * 3
+        try:
+            self.size = tuple(int(s) for s in size)
+        except (TypeError, ValueError):
+            self.size = ()
+        if len(self.size) != 3 or min(self.size) < 1:
+            raise ValueError("UpSampling3D: size must be an int or 3 positive ints (got %r)"
+                             % (size,))
+        self.data_format = _data_format(self, data_format)
+
+    def call(self, inputs):
+        x = inputs
+        for axis, factor in zip(_spatial_axes(self, 3), self.size):
+            if factor != 1:
+                x = fe.repeat(x, factor, axis=axis)
+        return x
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(size=self.size, data_format=self.data_format)
+        return config
+
+
+class ZeroPadding3D(Layer):
+    """Pad the three spatial axes with zeros: ``padding`` an int, 3 ints or 3 pairs."""
+
+    _input_ndim = 5
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(self, "padding", padding, 3)
+        self.data_format = _data_format(self, data_format)
+
+    def call(self, inputs):
+        pads = [[0, 0]] * 5
+        for axis, pair in zip(_spatial_axes(self, 3), self.padding):
+            pads[axis] = list(pair)
+        return fe.pad(inputs, pads)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(padding=self.padding, data_format=self.data_format)
+        return config
+
+
+class Cropping3D(Layer):
+    """Remove entries at the edges of the three spatial axes: ``cropping`` as
+    ZeroPadding3D's ``padding``."""
+
+    _input_ndim = 5
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(self, "cropping", cropping, 3)
+        self.data_format = _data_format(self, data_format)
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        index = [slice(None)] * 5
+        for axis, (before, after) in zip(_spatial_axes(self, 3), self.cropping):
+            if before + after >= shape[axis]:
+                raise ValueError(
+                    "Cropping3D (layer %r): cropping %s leaves nothing of an input of shape %s "
+                    "(expected less than %d along axis %d)"
+                    % (self.name, self.cropping, shape, shape[axis], axis))
+            index[axis] = slice(before, shape[axis] - after)
+        return inputs[tuple(index)]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(cropping=self.cropping, data_format=self.data_format)
         return config
