@@ -30,6 +30,7 @@ def test_matches_keras(case):
         m.update_state(_arr(t), _arr(p), sample_weight=_arr(w))
     np.testing.assert_allclose(m.result().numpy(), case["result"], rtol=2e-5, atol=2e-6)
     assert m.result().dtype == tf.float32
+    assert [v.dtype.name for v in m.variables] == case["var_dtypes"]
     # variable names: Keras's "<metric>/<variable>" paths, numbered names aside
     assert [v.path.split("/")[-1] for v in m.variables] == \
         [p.split("/")[-1] for p in case["paths"]]
@@ -59,6 +60,10 @@ def test_default_names_are_numbered_as_keras():
     assert metrics.AUC().name == "auc_1"
     assert metrics.LogCoshError().name == "logcosh"
     assert metrics.RootMeanSquaredError().name == "root_mean_squared_error"
+    assert metrics.IoU(2, [0]).name == "io_u"
+    assert metrics.MeanIoU(2).name == "mean_io_u"
+    assert metrics.BinaryIoU().name == "binary_io_u"
+    assert metrics.OneHotMeanIoU(2).name == "one_hot_mean_io_u"
 
 
 @pytest.mark.parametrize("name", sorted(REF["get"]))
@@ -86,6 +91,7 @@ def test_bad_arguments_raise_as_keras():
              "fbeta_int_beta": lambda: metrics.FBetaScore(beta=2),
              "fbeta_bad_average": lambda: metrics.FBetaScore(average="x"),
              "f1_bad_threshold": lambda: metrics.F1Score(threshold=1.5),
+             "iou_bad_target": lambda: metrics.IoU(3, [0, 3]),
              "r2_rank1": lambda: metrics.R2Score().update_state(
                  np.ones(6, np.float32), np.ones(6, np.float32))}
     for label, fn in cases.items():

@@ -108,6 +108,29 @@ for cls in ("PearsonCorrelation", "ConcordanceCorrelation"):
     case(cls, {"axis": 0}, [(rng.randn(6, 3).astype(np.float32),
                              rng.randn(6, 3).astype(np.float32), None) for _ in range(2)])
 
+cls_ids = lambda n, k: rng.randint(0, k, n).astype(np.float32)
+case("IoU", {"num_classes": 3, "target_class_ids": [0, 2]},
+     [(cls_ids(10, 3), cls_ids(10, 3), w) for w in (None, weights(10) * 2, None)])
+case("IoU", {"num_classes": 4, "target_class_ids": [1], "ignore_class": 0},
+     [(rng.randint(-1, 5, (3, 4)).astype(np.float32), cls_ids(12, 4).reshape(3, 4), w)
+      for w in (None, weights(3, 4) * 3)])
+case("IoU", {"num_classes": 3, "target_class_ids": [0, 1, 2], "sparse_y_pred": False,
+             "dtype": "float32"},
+     [(cls_ids(6, 3), probs(6, 3), w) for w in (None, weights(6))])
+case("MeanIoU", {"num_classes": 3},
+     [(cls_ids(10, 3), cls_ids(10, 3), w) for w in (None, weights(10) * 3)])
+case("MeanIoU", {"num_classes": 3, "dtype": "float32", "ignore_class": 1},
+     [(cls_ids(10, 3), cls_ids(10, 3), w) for w in (weights(10), None)])
+case("BinaryIoU", {}, [(labels(8), probs(8), w) for w in (None, weights(8) * 3)])
+case("BinaryIoU", {"target_class_ids": [1], "threshold": 0.3, "dtype": "float32"},
+     [(labels(8), probs(8), w) for w in (weights(8), None)])
+case("OneHotIoU", {"num_classes": 3, "target_class_ids": [0, 2]},
+     [(onehot(7, 3), probs(7, 3), w) for w in (None, weights(7) * 3)])
+case("OneHotMeanIoU", {"num_classes": 4, "dtype": "float32"},
+     [(onehot(7, 4), probs(7, 4), w) for w in (None, weights(7))])
+case("OneHotMeanIoU", {"num_classes": 3, "sparse_y_pred": True},
+     [(onehot(7, 3), cls_ids(7, 3), None) for _ in range(2)])
+
 
 def arr(x):
     return None if x is None else np.asarray(x).tolist()
@@ -120,6 +143,7 @@ for cls, kwargs, updates in CASES:
         m.update_state(t, p, sample_weight=w)
     total = np.asarray(m.result()).tolist()
     paths = [v.path for v in m.variables]
+    dtypes = [str(v.dtype) for v in m.variables]
     m.reset_state()
     t, p, w = updates[0]
     m.update_state(t, p, sample_weight=w)
@@ -130,7 +154,7 @@ for cls, kwargs, updates in CASES:
     out["cases"].append({"cls": cls, "kwargs": kwargs,
                          "updates": [[arr(t), arr(p), arr(w)] for t, p, w in updates],
                          "result": total, "first": first, "config": config,
-                         "paths": paths})
+                         "paths": paths, "var_dtypes": dtypes})
 
 out["get"] = {}
 for name in ("true_positives", "false_positives", "true_negatives", "false_negatives", "auc",
@@ -138,7 +162,7 @@ for name in ("true_positives", "false_positives", "true_negatives", "false_negat
              "cosine_similarity", "kl_divergence", "poisson", "hinge", "squared_hinge",
              "categorical_hinge", "LogCoshError", "r2_score", "f1_score", "F1Score",
              "FBetaScore", "pearson_correlation", "concordance_correlation", "log_cosh",
-             "fbeta_score"):
+             "fbeta_score", "BinaryIoU", "iou", "mean_iou"):
     try:
         out["get"][name] = type(keras.metrics.get(name)).__name__
     except ValueError:
@@ -155,6 +179,7 @@ for label, fn in (("num_thresholds_1", lambda: keras.metrics.AUC(num_thresholds=
                   ("fbeta_int_beta", lambda: keras.metrics.FBetaScore(beta=2)),
                   ("fbeta_bad_average", lambda: keras.metrics.FBetaScore(average="x")),
                   ("f1_bad_threshold", lambda: keras.metrics.F1Score(threshold=1.5)),
+                  ("iou_bad_target", lambda: keras.metrics.IoU(3, [0, 3])),
                   ("r2_rank1", lambda: keras.metrics.R2Score().update_state(
                       np.ones(6, np.float32), np.ones(6, np.float32)))):
     try:

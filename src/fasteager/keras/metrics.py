@@ -1162,6 +1162,154 @@ class ConcordanceCorrelation(_AxisConfig, MeanMetricWrapper):
         super().__init__(concordance_correlation, name, dtype, axis=axis)
 
 
+# ---- IoU ---------------------------------------------------------------------------------------
+
+class _IoUBase(Metric):
+    """Accumulates a (num_classes, num_classes) confusion matrix (rows: labels, columns:
+    predictions). As in Keras 3 its dtype defaults to int64, so float sample weights are
+    truncated to integers; labels or predictions outside [0, num_classes), and labels equal
+    to ``ignore_class``, are not counted."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+                 sparse_y_true=True, sparse_y_pred=True, axis=-1):
+        super().__init__(name, "int64" if dtype in (None, "int") else dtype)
+        self.num_classes = num_classes
+        self.ignore_class = ignore_class
+        self.sparse_y_true = sparse_y_true
+        self.sparse_y_pred = sparse_y_pred
+        self.axis = axis
+        self.total_cm = self.add_variable((num_classes, num_classes), "zeros",
+                                          dtype=self._dtype, name="total_confusion_matrix")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        d = self._dtype.as_numpy_dtype
+        t, p = _np(y_true), _np(y_pred)
+        if not self.sparse_y_true:
+            t = np.argmax(t, axis=self.axis)
+        if not self.sparse_y_pred:
+            p = np.argmax(p, axis=self.axis)
+        t, p = t.astype(d).reshape(-1), p.astype(d).reshape(-1)
+        w = np.ones((), d) if sample_weight is None else _np(sample_weight).astype(d)
+        if w.ndim > 1:
+            w = w.reshape(-1)
+        try:
+            w = np.broadcast_to(w, t.shape)
+        except ValueError:
+            raise ValueError("%s: sample_weight of shape %s does not broadcast to the "
+                             "labels' shape %s" % (type(self).__name__,
+                                                   np.shape(_np(sample_weight)), t.shape))
+        if p.shape != t.shape:
+            raise ValueError("%s: y_true has %d values but y_pred has %d"
+                             % (type(self).__name__, t.size, p.size))
+        n = self.num_classes
+        ok = (t >= 0) & (t < n) & (p >= 0) & (p < n)
+        if self.ignore_class is not None:
+            ok &= t != self.ignore_class
+        cm = np.zeros((n, n), d)
+        np.add.at(cm, (t[ok].astype(np.int64), p[ok].astype(np.int64)), w[ok])
+        self.total_cm.assign_add(cm)
+
+
+class IoU(_IoUBase):
+    """The mean intersection-over-union of the classes in ``target_class_ids``."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
+                 ignore_class=None, sparse_y_true=True, sparse_y_pred=True, axis=-1):
+        super().__init__(num_classes, name or backend.unique_name(self._default_name), dtype,
+                         ignore_class, sparse_y_true, sparse_y_pred, axis)
+        if max(target_class_ids) >= num_classes:
+            raise ValueError("Target class id %s is out of range, which is [0, %s)."
+                             % (max(target_class_ids), num_classes))
+        self.target_class_ids = list(target_class_ids)
+
+    _default_name = "io_u"
+
+    def result(self):
+        cm = self.total_cm.numpy()
+        tp = np.diag(cm)
+        denom = (cm.sum(axis=0) + cm.sum(axis=1) - tp)[self.target_class_ids]
+        denom = denom.astype(np.float32)
+        tp = tp[self.target_class_ids].astype(np.float32)
+        eps = np.float32(backend.epsilon())
+        valid = denom > 1e-9
+        iou = np.where(valid, tp / (denom + eps), np.float32(0))
+        return fe.constant(np.float32(iou.sum(dtype=np.float32) /
+                                      (np.float32(valid.sum()) + eps)))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"num_classes": self.num_classes,
+                       "target_class_ids": self.target_class_ids,
+                       "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
+                       "sparse_y_pred": self.sparse_y_pred, "axis": self.axis})
+        return config
+
+
+class BinaryIoU(IoU):
+    """IoU of two classes: predictions at or above ``threshold`` are class 1."""
+
+    _default_name = "binary_io_u"
+
+    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+        super().__init__(2, target_class_ids, name, dtype)
+        self.threshold = threshold
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        pred = _np(y_pred).astype(np.float32) >= self.threshold
+        super().update_state(y_true, pred, sample_weight)
+
+    def get_config(self):
+        return {"target_class_ids": self.target_class_ids, "threshold": self.threshold,
+                "name": self.name, "dtype": self.dtype}
+
+
+class MeanIoU(IoU):
+    """IoU averaged over all ``num_classes`` classes."""
+
+    _default_name = "mean_io_u"
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+                 sparse_y_true=True, sparse_y_pred=True, axis=-1):
+        super().__init__(num_classes, list(range(num_classes)), name, dtype, ignore_class,
+                         sparse_y_true, sparse_y_pred, axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self.dtype,
+                "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
+                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+class OneHotIoU(IoU):
+    """IoU with one-hot labels (and, unless ``sparse_y_pred``, scores): argmax first."""
+
+    _default_name = "one_hot_io_u"
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
+                 ignore_class=None, sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, target_class_ids, name, dtype, ignore_class, False,
+                         sparse_y_pred, axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "target_class_ids": self.target_class_ids,
+                "name": self.name, "dtype": self.dtype, "ignore_class": self.ignore_class,
+                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+class OneHotMeanIoU(MeanIoU):
+    """MeanIoU with one-hot labels (and, unless ``sparse_y_pred``, scores)."""
+
+    _default_name = "one_hot_mean_io_u"
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+                 sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, name, dtype, ignore_class, False, sparse_y_pred, axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self.dtype,
+                "ignore_class": self.ignore_class, "sparse_y_pred": self.sparse_y_pred,
+                "axis": self.axis}
+
+
 acc = ACC = accuracy
 
 _CLASSES = {c.__name__: c for c in (
@@ -1171,7 +1319,8 @@ _CLASSES = {c.__name__: c for c in (
     BinaryCrossentropy, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
     FalseNegatives, AUC, RootMeanSquaredError, CosineSimilarity, KLDivergence, Poisson,
     LogCoshError, Hinge, SquaredHinge, CategoricalHinge, R2Score, FBetaScore, F1Score,
-    PearsonCorrelation, ConcordanceCorrelation)}
+    PearsonCorrelation, ConcordanceCorrelation, IoU, BinaryIoU, MeanIoU, OneHotIoU,
+    OneHotMeanIoU)}
 _FUNCTIONS = {
     "accuracy": Accuracy, "acc": Accuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
