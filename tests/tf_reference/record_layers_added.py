@@ -133,6 +133,17 @@ def main():
     det["UpSampling3D_cf"] = det_case(
         "UpSampling3D", lambda: L.UpSampling3D((1, 3, 2), data_format="channels_first"),
         (2, 2, 2, 3, 2))
+    det["Conv1DTranspose"] = det_case("Conv1DTranspose", lambda: L.Conv1DTranspose(4, 3),
+                                      (2, 5, 3))
+    det["Conv1DTranspose_same"] = det_case(
+        "Conv1DTranspose", lambda: L.Conv1DTranspose(2, 3, strides=2, padding="same",
+                                                     activation="tanh"), (2, 5, 3))
+    det["Conv1DTranspose_outpad"] = det_case(
+        "Conv1DTranspose", lambda: L.Conv1DTranspose(3, 4, strides=3, output_padding=1,
+                                                     use_bias=False), (1, 4, 2))
+    det["Conv1DTranspose_dilated_cf"] = det_case(
+        "Conv1DTranspose", lambda: L.Conv1DTranspose(2, 3, dilation_rate=2,
+                                                     data_format="channels_first"), (2, 3, 6))
 
     rnd = out["random"]
     big = (2000, 50)

@@ -1,7 +1,8 @@
 """``fe.keras.layers``: the Layer base class and the built-in layers."""
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
-from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv2D, Conv2DTranspose,  # noqa: F401
+from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv1DTranspose,  # noqa: F401
+                   Convolution1DTranspose, Conv2D, Conv2DTranspose,
                    Conv3D, Convolution1D, Convolution2D, Convolution2DTranspose,
                    Convolution3D, DepthwiseConv2D,
                    SeparableConv2D, SeparableConvolution2D, GlobalAveragePooling1D,

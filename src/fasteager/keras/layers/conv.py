@@ -451,14 +451,15 @@ class Conv2DTranspose(_Conv):
         self.output_padding = None
         if output_padding is not None:
             # 0 is a valid padding here, so not _tuple (which takes positive ints)
-            pads = (output_padding,) * 2 if isinstance(output_padding, int) else output_padding
+            n = self.rank
+            pads = (output_padding,) * n if isinstance(output_padding, int) else output_padding
             try:
                 self.output_padding = tuple(int(v) for v in pads)
             except (TypeError, ValueError):
                 self.output_padding = ()
-            if len(self.output_padding) != 2 or min(self.output_padding) < 0:
-                raise ValueError("%s: output_padding must be an int or 2 non-negative ints "
-                                 "(got %r)" % (cls, output_padding))
+            if len(self.output_padding) != n or min(self.output_padding) < 0:
+                raise ValueError("%s: output_padding must be an int or %d non-negative ints "
+                                 "(got %r)" % (cls, n, output_padding))
         if self.output_padding is not None and any(
                 p >= s for p, s in zip(self.output_padding, self.strides)):
             raise ValueError("%s: output_padding must be smaller than strides (got %s and %s)"
@@ -469,8 +470,8 @@ class Conv2DTranspose(_Conv):
         self._check_rank(shape)
         cin = shape[self._channel_axis()]
         if cin is None:
-            raise ValueError("Conv2DTranspose (layer %r): the channel dimension of the input "
-                             "must be known (got input shape %s)" % (self.name, shape))
+            raise ValueError("%s (layer %r): the channel dimension of the input must be known "
+                             "(got input shape %s)" % (type(self).__name__, self.name, shape))
         self.kernel = self._add_weight("kernel", list(self.kernel_size) + [self.filters, cin],
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
@@ -509,6 +510,52 @@ class Conv2DTranspose(_Conv):
             else list(self.output_padding)
         del config["groups"]               # (not an argument of Conv2DTranspose)
         return config
+
+
+class Conv1DTranspose(Conv2DTranspose):
+    """The transpose of Conv1D on (N, steps, C) inputs; the kernel is (k, filters, in). It
+    runs as Conv2DTranspose over a height of 1."""
+
+    rank = 1
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None,
+                 data_format=None, dilation_rate=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         output_padding=output_padding, data_format=data_format,
+                         dilation_rate=dilation_rate, activation=activation,
+                         use_bias=use_bias, kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer, **kwargs)
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        cin = self.kernel.shape[-1]
+        if len(shape) != 3 or shape[self._channel_axis()] != cin:
+            raise fe.errors.InvalidArgumentError(
+                "Conv1DTranspose (layer %r): expected inputs of rank 3 with %d channels, as the "
+                "kernel was built for (kernel shape %s, got input shape %s)"
+                % (self.name, cin, self.kernel.shape.as_list(), shape))
+        x = inputs
+        if self.data_format == "channels_first":
+            x = fe.transpose(x, [0, 2, 1])
+        n, w, _ = x.shape.as_list()
+        pad = self.output_padding[0] if self.output_padding else None
+        out = _transpose_length(w, self.kernel_size[0], self.strides[0],
+                                self.dilation_rate[0], self.padding, pad)
+        y = fe.nn.conv2d_transpose(fe.expand_dims(x, 1), fe.expand_dims(self.kernel, 0),
+                                   [n, 1, out, self.filters], (1, self.strides[0]),
+                                   self.padding.upper(),
+                                   dilations=(1, self.dilation_rate[0]))
+        y = fe.squeeze(y, [1])
+        if self.use_bias:
+            y = y + self.bias
+        y = self.activation(y)
+        if self.data_format == "channels_first":
+            y = fe.transpose(y, [0, 2, 1])
+        return y
+
+
+Convolution1DTranspose = Conv1DTranspose
 
 
 class DepthwiseConv2D(Layer):
