@@ -126,3 +126,66 @@ def test_enable_unsafe_deserialization_lifts_the_lambda_refusal():
         assert not _serialization.in_safe_mode()
     finally:
         _serialization._UNSAFE[0] = False
+
+
+# ---- keras.random -------------------------------------------------------------------------
+# fasteager's stateless ops give TensorFlow's values, so seeded draws equal Keras 3's.
+def _val(t):
+    return [str(t.dtype), np.asarray(t).tolist()]
+
+
+def _close(got, want):
+    assert got[0] == want[0]
+    np.testing.assert_allclose(np.asarray(got[1], np.float64), np.asarray(want[1], np.float64),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_random_seeded_values_equal_keras():
+    ref = REF["random"]
+    r = keras.random
+    _close(_val(r.normal((2, 3), mean=1.0, stddev=2.0, seed=1)), ref["normal"])
+    _close(_val(r.normal((2,), dtype="float64", seed=5)), ref["normal_f64"])
+    _close(_val(r.uniform((4,), minval=-1.0, maxval=3.0, seed=2)), ref["uniform"])
+    _close(_val(r.truncated_normal((5,), seed=3)), ref["truncated_normal"])
+    assert _val(r.randint((6,), 0, 10, seed=4)) == ref["randint"]
+    assert _val(r.randint((3,), -5, 5, dtype="int16", seed=4)) == ref["randint_i16"]
+    assert _val(r.categorical([[0.0, 1.0, 2.0], [2.0, 0.0, -1.0]], 5, seed=6)) \
+        == ref["categorical"]
+    _close(_val(r.shuffle(np.arange(6.0).reshape(3, 2), axis=0, seed=7)), ref["shuffle"])
+    _close(_val(r.dropout(np.ones((2, 4), np.float32), 0.5, seed=8)), ref["dropout"])
+    _close(_val(r.dropout(np.ones((2, 4), np.float32), 0.5, noise_shape=(None, 4), seed=8)),
+           ref["dropout_noise_shape"])
+    _close(_val(r.binomial((4,), 5.0, 0.5, seed=9)), ref["binomial"])
+    # an int seed repeats
+    np.testing.assert_array_equal(r.normal((3,), seed=11).numpy(), r.normal((3,), seed=11).numpy())
+
+
+def test_seed_generator_advances_as_keras():
+    ref = REF["random"]["seedgen"]
+    keras.backend.clear_session()
+    g = keras.random.SeedGenerator(42)
+    _close(_val(keras.random.normal((2,), seed=g)), ref[0])
+    _close(_val(keras.random.normal((2,), seed=g)), ref[1])
+    assert g.state.path == ref[2] and g.state.numpy().tolist() == ref[3]
+    assert g.get_config() == ref[4]
+    g2 = keras.random.SeedGenerator.from_config(g.get_config())
+    np.testing.assert_array_equal(keras.random.normal((2,), seed=g2).numpy(), ref[0][1])
+
+
+def test_random_unseeded_and_errors():
+    ref = REF["random"]
+    a = keras.random.normal((1000,))
+    b = keras.random.normal((1000,))
+    assert a.dtype == fe.float32 and tuple(a.shape) == (1000,)
+    assert not np.array_equal(a.numpy(), b.numpy())
+    assert abs(float(np.mean(a.numpy()))) < 0.2 and abs(float(np.std(a.numpy())) - 1) < 0.1
+    with pytest.raises(ValueError):
+        keras.random.normal((2,), seed="x")
+    assert ref["seed_error"] == "ValueError"
+    with pytest.raises(ValueError) as e:
+        keras.random.SeedGenerator(1.5)
+    assert str(e.value) == ref["seedgen_error"][1]
+    np.testing.assert_array_equal(keras.random.dropout(np.ones(3, np.float32), 0.0).numpy(),
+                                  np.ones(3))
+    np.testing.assert_array_equal(keras.random.dropout(np.ones(3, np.float32), 1.0).numpy(),
+                                  np.zeros(3))

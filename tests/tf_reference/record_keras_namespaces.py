@@ -80,4 +80,30 @@ def config():
     return out
 
 
-save("keras_namespaces", {"top_level": top_level(), "config": config()})
+def rand():
+    r = keras.random
+    out = {}
+
+    def val(t):
+        return [str(t.dtype), np.asarray(t).tolist()]
+    out["normal"] = val(r.normal((2, 3), mean=1.0, stddev=2.0, seed=1))
+    out["normal_f64"] = val(r.normal((2,), dtype="float64", seed=5))
+    out["uniform"] = val(r.uniform((4,), minval=-1.0, maxval=3.0, seed=2))
+    out["truncated_normal"] = val(r.truncated_normal((5,), seed=3))
+    out["randint"] = val(r.randint((6,), 0, 10, seed=4))
+    out["randint_i16"] = val(r.randint((3,), -5, 5, dtype="int16", seed=4))
+    out["categorical"] = val(r.categorical([[0.0, 1.0, 2.0], [2.0, 0.0, -1.0]], 5, seed=6))
+    out["shuffle"] = val(r.shuffle(np.arange(6.0).reshape(3, 2), axis=0, seed=7))
+    out["dropout"] = val(r.dropout(np.ones((2, 4), np.float32), 0.5, seed=8))
+    out["dropout_noise_shape"] = val(r.dropout(np.ones((2, 4), np.float32), 0.5,
+                                               noise_shape=(None, 4), seed=8))
+    out["binomial"] = val(r.binomial((4,), 5.0, 0.5, seed=9))
+    g = r.SeedGenerator(42)
+    out["seedgen"] = [val(r.normal((2,), seed=g)), val(r.normal((2,), seed=g)),
+                      g.state.path, np.asarray(g.state.value).tolist(), g.get_config()]
+    out["seed_error"] = err(lambda: r.normal((2,), seed="x"))[0]
+    out["seedgen_error"] = err(lambda: r.SeedGenerator(1.5))
+    return out
+
+
+save("keras_namespaces", {"top_level": top_level(), "config": config(), "random": rand()})

@@ -29,3 +29,4 @@ def device(device_name):
     """``with fe.keras.device("cpu:0"):`` places the ops inside, as ``keras.device``."""
     from ..placement import device as _device
     return _device(device_name)
+from . import random  # noqa: F401,E402

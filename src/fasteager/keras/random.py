@@ -1,0 +1,132 @@
+"""``fe.keras.random``: Keras 3's random functions on fasteager's stateless random ops.
+
+As in Keras 3 (TensorFlow backend): an integer ``seed`` gives the same values on every
+call (the stateless ops' seed ``[seed, 0]``), a ``SeedGenerator`` a new seed per call
+(its state ``[seed, n]`` counts up), and ``seed=None`` draws from one process-wide
+generator. fasteager's stateless ops give TensorFlow's values, so a seeded draw equals
+Keras's.
+"""
+import random as _python_random
+import threading
+
+import numpy as np
+
+import fasteager as fe
+
+from . import _naming, backend
+
+_INT32_MAX = np.iinfo(np.int32).max
+_global = []                  # the SeedGenerator seed=None draws from (made on first use)
+_global_lock = threading.Lock()
+
+
+class SeedGenerator:
+    """A seed state that advances on each draw: ``keras.random.SeedGenerator(seed=42)``."""
+
+    def __init__(self, seed=None, name=None, **kwargs):
+        kwargs.pop("backend", None)
+        if kwargs:
+            raise ValueError("Unrecognized keyword arguments: %s" % (kwargs,))
+        self.name = name if name is not None else backend.unique_name("seed_generator")
+        self._initial_seed = seed
+        if seed is None:
+            seed = _python_random.randint(1, int(1e9))
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError("Argument `seed` must be an integer. Received: seed=%s" % (seed,))
+        self._lock = threading.Lock()
+        with _naming.name_scope(self.name, caller=self):
+            self.state = _naming.KerasVariable(np.array([seed, 0], np.int64), trainable=False,
+                                               name="seed_generator_state")
+
+    def next(self, ordered=True):
+        """The current seed state; then advance it ([s, n] -> [s, n + 1], or Keras's
+        unordered scramble)."""
+        with self._lock:
+            value = self.state.numpy().copy()
+            if ordered:
+                self.state.assign(value + np.array([0, 1], np.int64))
+            else:
+                self.state.assign((value + 1) * 5387 % 933199)
+        return value
+
+    def get_config(self):
+        return {"seed": self._initial_seed, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def _draw_seed(seed):
+    """The stateless ops' int32 seed pair, as Keras's draw_seed then _cast_seed."""
+    if isinstance(seed, SeedGenerator):
+        value = seed.next()
+    elif isinstance(seed, int) and not isinstance(seed, bool):
+        value = np.array([seed, 0], np.int64)
+    elif seed is None:
+        with _global_lock:
+            if not _global:
+                _global.append(SeedGenerator())
+        value = _global[0].next(ordered=False)
+    else:
+        raise ValueError("Argument `seed` must be either an integer or an instance of "
+                         "`SeedGenerator`. Received: seed=%s (of type %s)" % (seed, type(seed)))
+    return np.mod(value, _INT32_MAX - 1).astype(np.int32)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return fe.random.stateless_normal(shape, _draw_seed(seed), mean=mean, stddev=stddev,
+                                      dtype=dtype or backend.floatx())
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    dtype = dtype or backend.floatx()
+    return fe.random.stateless_uniform(shape, _draw_seed(seed), minval=fe.cast(minval, dtype),
+                                       maxval=fe.cast(maxval, dtype), dtype=dtype)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return fe.random.stateless_truncated_normal(shape, _draw_seed(seed), mean=mean,
+                                                stddev=stddev, dtype=dtype or backend.floatx())
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    inter = dtype if fe.as_dtype(dtype).name in ("int32", "int64") else "int64"
+    out = fe.random.stateless_uniform(shape, _draw_seed(seed), minval=minval, maxval=maxval,
+                                      dtype=inter)
+    return fe.cast(out, dtype)
+
+
+def categorical(logits, num_samples, dtype="int32", seed=None):
+    out = fe.random.stateless_categorical(logits, num_samples, _draw_seed(seed))
+    return fe.cast(out, dtype)
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """Zero each entry with probability ``rate`` and scale the kept ones by 1/(1-rate)."""
+    inputs = fe.convert_to_tensor(inputs)
+    if rate == 1.0:
+        return fe.zeros_like(inputs)
+    if rate == 0.0:
+        return inputs
+    shape = tuple(inputs.shape)
+    if noise_shape is not None:
+        noise_shape = tuple(shape[i] if d is None else d for i, d in enumerate(noise_shape))
+    else:
+        noise_shape = shape
+    noise = fe.random.stateless_uniform(noise_shape, _draw_seed(seed), dtype=inputs.dtype)
+    keep = fe.cast(noise >= rate, inputs.dtype)
+    return inputs * fe.constant(1.0 / (1.0 - rate), inputs.dtype) * keep
+
+
+def shuffle(x, axis=0, seed=None):
+    """``x`` with its entries along ``axis`` in a random order."""
+    x = fe.convert_to_tensor(x)
+    order = fe.argsort(fe.random.stateless_uniform([x.shape[axis]], _draw_seed(seed)))
+    return fe.gather(x, order, axis=axis)
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    dtype = dtype or backend.floatx()
+    return fe.random.stateless_binomial(shape, _draw_seed(seed), counts, probabilities,
+                                        output_dtype=dtype)
