@@ -207,3 +207,36 @@ def test_conv1d_transpose_arguments():
         L.Conv1DTranspose(2, 3, strides=2, output_padding=(1, 1))
     with pytest.raises(fe.errors.InvalidArgumentError, match="ndim=3"):
         layer(fe.ones([1, 4, 4, 3]))
+
+
+def test_added_layers_round_trip_in_a_saved_model(tmp_path):
+    i = L.Input((6, 4))
+    x = L.PReLU()(i)
+    x = L.GroupNormalization(2)(x)
+    x = L.Conv1DTranspose(3, 2)(x)
+    x = L.MaxPool1D()(x)
+    x = L.SpatialDropout1D(0.2)(x)
+    x = L.ActivityRegularization(0.1)(x)
+    x = L.Reshape((3, 3, 1, 1))(x)
+    x = L.ZeroPadding3D(1)(x)
+    x = L.UpSampling3D()(x)
+    x = L.AveragePooling3D(2)(x)
+    x = L.Cropping3D(1)(x)
+    x = L.GlobalMaxPool3D()(x)
+    x = L.RMSNormalization()(x)
+    x = L.UnitNormalization()(x)
+    x = L.ELU()(x)
+    x = L.Identity()(x)
+    x = L.AlphaDropout(0.1)(x)
+    x = L.GaussianNoise(0.1)(x)
+    x = L.GaussianDropout(0.1)(x)
+    model = fe.keras.Model(i, x)
+    a = np.random.default_rng(0).random((2, 6, 4)).astype("float32")
+    again = fe.keras.Model.from_config(model.get_config())
+    again.set_weights(model.get_weights())
+    np.testing.assert_array_equal(again(a).numpy(), model(a).numpy())
+    model.save(str(tmp_path / "m.keras"))
+    loaded = fe.keras.models.load_model(str(tmp_path / "m.keras"))
+    assert [type(l).__name__ for l in loaded.layers] == [type(l).__name__
+                                                         for l in model.layers]
+    np.testing.assert_array_equal(loaded(a).numpy(), model(a).numpy())
