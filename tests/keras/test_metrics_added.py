@@ -64,6 +64,8 @@ def test_default_names_are_numbered_as_keras():
     assert metrics.MeanIoU(2).name == "mean_io_u"
     assert metrics.BinaryIoU().name == "binary_io_u"
     assert metrics.OneHotMeanIoU(2).name == "one_hot_mean_io_u"
+    assert metrics.PrecisionAtRecall(0.5).name == "precision_at_recall"
+    assert metrics.SensitivityAtSpecificity(0.5).name == "sensitivity_at_specificity"
 
 
 @pytest.mark.parametrize("name", sorted(REF["get"]))
@@ -91,6 +93,9 @@ def test_bad_arguments_raise_as_keras():
              "fbeta_int_beta": lambda: metrics.FBetaScore(beta=2),
              "fbeta_bad_average": lambda: metrics.FBetaScore(average="x"),
              "f1_bad_threshold": lambda: metrics.F1Score(threshold=1.5),
+             "pr_at_bad_recall": lambda: metrics.PrecisionAtRecall(1.5),
+             "sens_zero_thresholds":
+                 lambda: metrics.SensitivityAtSpecificity(0.5, num_thresholds=0),
              "iou_bad_target": lambda: metrics.IoU(3, [0, 3]),
              "r2_rank1": lambda: metrics.R2Score().update_state(
                  np.ones(6, np.float32), np.ones(6, np.float32))}

@@ -131,6 +131,14 @@ case("OneHotMeanIoU", {"num_classes": 4, "dtype": "float32"},
 case("OneHotMeanIoU", {"num_classes": 3, "sparse_y_pred": True},
      [(onehot(7, 3), cls_ids(7, 3), None) for _ in range(2)])
 
+for cls, arg in (("SensitivityAtSpecificity", "specificity"),
+                 ("SpecificityAtSensitivity", "sensitivity"),
+                 ("PrecisionAtRecall", "recall"), ("RecallAtPrecision", "precision")):
+    case(cls, {arg: 0.6}, binary_updates((10,)))
+    case(cls, {arg: 0.3, "num_thresholds": 7}, binary_updates((6, 2)))
+    case(cls, {arg: 0.8, "num_thresholds": 1}, binary_updates((10,)))
+    case(cls, {arg: 0.5, "class_id": 1, "num_thresholds": 20}, binary_updates((8, 3)))
+
 
 def arr(x):
     return None if x is None else np.asarray(x).tolist()
@@ -179,6 +187,9 @@ for label, fn in (("num_thresholds_1", lambda: keras.metrics.AUC(num_thresholds=
                   ("fbeta_int_beta", lambda: keras.metrics.FBetaScore(beta=2)),
                   ("fbeta_bad_average", lambda: keras.metrics.FBetaScore(average="x")),
                   ("f1_bad_threshold", lambda: keras.metrics.F1Score(threshold=1.5)),
+                  ("pr_at_bad_recall", lambda: keras.metrics.PrecisionAtRecall(1.5)),
+                  ("sens_zero_thresholds",
+                   lambda: keras.metrics.SensitivityAtSpecificity(0.5, num_thresholds=0)),
                   ("iou_bad_target", lambda: keras.metrics.IoU(3, [0, 3])),
                   ("r2_rank1", lambda: keras.metrics.R2Score().update_state(
                       np.ones(6, np.float32), np.ones(6, np.float32)))):

@@ -699,6 +699,95 @@ class FalseNegatives(_ConfusionCount):
         super().__init__(thresholds, name or backend.unique_name("false_negatives"), dtype)
 
 
+class _AtConstraint(_Confusion):
+    """The best value of one rate over the thresholds where another rate is at least
+    ``value`` (Keras's SensitivitySpecificityBase): ``num_thresholds`` evenly spaced
+    thresholds from 0 to 1 (one threshold: 0.5)."""
+
+    _counts = (("true_positives", "true_positives", True, True),
+               ("false_positives", "false_positives", False, True),
+               ("true_negatives", "true_negatives", False, False),
+               ("false_negatives", "false_negatives", True, False))
+    _value_arg = None          # the constructor argument holding ``value``
+    _default_name = None
+
+    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+        if value < 0 or value > 1:
+            raise ValueError("Argument `%s` must be in the range [0, 1]. Received: %s=%s"
+                             % (self._value_arg, self._value_arg, value))
+        if num_thresholds <= 0:
+            raise ValueError("Argument `num_thresholds` must be an integer > 0. Received: "
+                             "num_thresholds=%s" % (num_thresholds,))
+        thresholds = [0.5] if num_thresholds == 1 else \
+            [0.0] + [(i + 1) * 1.0 / (num_thresholds - 1)
+                     for i in range(num_thresholds - 2)] + [1.0]
+        super().__init__(thresholds, None, class_id,
+                         name or backend.unique_name(self._default_name), dtype)
+        self.value = value
+        self.num_thresholds = num_thresholds
+        setattr(self, self._value_arg, value)
+
+    def _rates(self):
+        tp, fp, tn, fn = (getattr(self, a).numpy().astype(np.float32)
+                          for a, _, _, _ in self._counts)
+
+        def div(a, b):
+            return np.divide(a, b, out=np.zeros_like(a), where=b != 0)
+
+        return {"recall": div(tp, tp + fn), "precision": div(tp, tp + fp),
+                "specificity": div(tn, tn + fp)}
+
+    def _best(self, constrained, dependent):
+        rates = self._rates()
+        feasible = rates[constrained] >= np.float32(self.value)
+        best = np.where(feasible, rates[dependent], np.float32(0)).max(initial=0)
+        return fe.constant(np.asarray(best, self._dtype.as_numpy_dtype))
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype, "class_id": self.class_id,
+                "num_thresholds": self.num_thresholds, self._value_arg: self.value}
+
+
+class SensitivityAtSpecificity(_AtConstraint):
+    _value_arg, _default_name = "specificity", "sensitivity_at_specificity"
+
+    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._best("specificity", "recall")
+
+
+class SpecificityAtSensitivity(_AtConstraint):
+    _value_arg, _default_name = "sensitivity", "specificity_at_sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._best("recall", "specificity")
+
+
+class PrecisionAtRecall(_AtConstraint):
+    _value_arg, _default_name = "recall", "precision_at_recall"
+
+    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._best("recall", "precision")
+
+
+class RecallAtPrecision(_AtConstraint):
+    _value_arg, _default_name = "precision", "recall_at_precision"
+
+    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._best("precision", "recall")
+
+
 # ---- AUC -------------------------------------------------------------------------------------
 
 _CURVES = {"roc": "ROC", "pr": "PR"}
@@ -1320,7 +1409,8 @@ _CLASSES = {c.__name__: c for c in (
     FalseNegatives, AUC, RootMeanSquaredError, CosineSimilarity, KLDivergence, Poisson,
     LogCoshError, Hinge, SquaredHinge, CategoricalHinge, R2Score, FBetaScore, F1Score,
     PearsonCorrelation, ConcordanceCorrelation, IoU, BinaryIoU, MeanIoU, OneHotIoU,
-    OneHotMeanIoU)}
+    OneHotMeanIoU, SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall,
+    RecallAtPrecision)}
 _FUNCTIONS = {
     "accuracy": Accuracy, "acc": Accuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
