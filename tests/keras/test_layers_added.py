@@ -240,3 +240,20 @@ def test_added_layers_round_trip_in_a_saved_model(tmp_path):
     assert [type(l).__name__ for l in loaded.layers] == [type(l).__name__
                                                          for l in model.layers]
     np.testing.assert_array_equal(loaded(a).numpy(), model(a).numpy())
+
+
+@pytest.mark.parametrize("key", DET + RND)
+def test_layers_deserialize_takes_keras_serialized_layers(key):
+    case = REF["det"].get(key) or REF["random"][key]
+    keras_form = {"module": "keras.layers", "class_name": key.split("_")[0],
+                  "config": _from_keras_config(case["config"]), "registered_name": None}
+    layer = L.deserialize(keras_form)
+    assert type(layer).__name__ == key.split("_")[0]
+    again = L.deserialize(L.serialize(layer))
+    assert type(again) is type(layer) and again.get_config() == layer.get_config()
+
+
+def test_layers_deserialize_refuses_a_non_layer():
+    with pytest.raises(ValueError, match="not a `keras.layers.Layer`"):
+        L.deserialize({"class_name": "GlorotUniform", "module": "keras.initializers",
+                       "config": {}, "registered_name": None})
