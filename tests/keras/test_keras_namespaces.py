@@ -189,3 +189,80 @@ def test_random_unseeded_and_errors():
                                   np.ones(3))
     np.testing.assert_array_equal(keras.random.dropout(np.ones(3, np.float32), 1.0).numpy(),
                                   np.zeros(3))
+
+
+# ---- keras.tree ---------------------------------------------------------------------------
+def _enc(x):
+    """The recorder's JSON form (node types and key order kept)."""
+    import collections
+    if isinstance(x, collections.OrderedDict):
+        return {"od": [[k, _enc(v)] for k, v in x.items()]}
+    if isinstance(x, dict):
+        return {"d": [[k, _enc(v)] for k, v in x.items()]}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return {"nt": [_enc(v) for v in x]}
+    if isinstance(x, tuple):
+        return {"t": [_enc(v) for v in x]}
+    if isinstance(x, list):
+        return {"l": [_enc(v) for v in x]}
+    return x
+
+
+def _err(fn):
+    try:
+        fn()
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+    return None
+
+
+def test_tree_as_keras():
+    import collections
+    ref = REF["tree"]
+    t = keras.tree
+    Point = collections.namedtuple("Point", ["x", "y"])
+    s = {"b": [1, None, (2, 3)], "a": 4, "c": Point(5, "s")}
+    od = collections.OrderedDict([("b", 1), ("a", [2, None])])
+    got = {
+        "flatten": _enc(t.flatten(s)), "flatten_od": _enc(t.flatten(od)),
+        "flatten_none": _enc(t.flatten(None)), "flatten_leaf": _enc(t.flatten("ab")),
+        "flatten_with_path": [[list(p), v] for p, v in t.flatten_with_path(s)],
+        "pack": _enc(t.pack_sequence_as(s, list(range(7)))),
+        "pack_od": _enc(t.pack_sequence_as(od, ["x", "y", "z"])),
+        "map": _enc(t.map_structure(lambda a, b: [a, b], [1, (2,)], [3, (4,)])),
+        "map_none_leaf": _enc(t.map_structure(lambda a: a is None, [1, None])),
+        "map_none_not_leaf": _enc(t.map_structure(lambda a: a * 2, [1, None],
+                                                  none_is_leaf=False)),
+        "up_to": _enc(t.map_structure_up_to([0, 0], lambda x: ["got", x], [[1, 2], (3,)])),
+        "is_nested": [t.is_nested(v) for v in (None, [], (), {}, "ab", 1, Point(1, 2))],
+        "lists_to_tuples": _enc(t.lists_to_tuples([1, [2, {"a": [3]}]])),
+        "traverse_td": _enc(t.traverse(
+            lambda x: "one" if isinstance(x, list) and len(x) == 1 else None, [1, [2], [3, 4]])),
+        "traverse_bu": _enc(t.traverse(
+            lambda x: sum(x) if isinstance(x, list) else None, [1, [2, 3]], top_down=False)),
+        "traverse_none": _enc(t.traverse(
+            lambda x: t.MAP_TO_NONE if x == 2 else None, [1, [2, 3]])),
+        "shape": _enc(t.map_shape_structure(lambda x: ["S", list(x)] if isinstance(x, tuple)
+                                            else x, [(1, None), {"a": (3,)}])),
+        "same_paths_ok": _err(lambda: t.assert_same_paths({"a": 1}, {"a": [2]})),
+    }
+    for key, value in got.items():
+        assert value == ref[key], key
+
+
+def test_tree_mismatches_are_value_errors():
+    ref = REF["tree"]["errors"]
+    t = keras.tree
+    got = {
+        "len": _err(lambda: t.assert_same_structure([1, 2], [1])),
+        "type": _err(lambda: t.assert_same_structure([1], (1,))),
+        "leaf_node": _err(lambda: t.assert_same_structure([1], [[1]])),
+        "keys": _err(lambda: t.assert_same_structure({"a": 1}, {"b": 1})),
+        "map": _err(lambda: t.map_structure(lambda a, b: a, [1], [1, 2])),
+        "pack": _err(lambda: t.pack_sequence_as([1, 2], [1])),
+        "pack_many": _err(lambda: t.pack_sequence_as([1, 2], [1, 2, 3])),
+        "paths": _err(lambda: t.assert_same_paths({"a": 1}, {"b": 1})),
+        "ok": _err(lambda: t.assert_same_structure([1, (None, {"a": 2})], [5, (6, {"a": 7})])),
+    }
+    for key, value in got.items():
+        assert (value[0] if value else value) == ref[key], key

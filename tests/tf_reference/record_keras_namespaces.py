@@ -3,6 +3,7 @@
 Run from the repository root with the TensorFlow venv:
     /work/tfenv/bin/python tests/tf_reference/record_keras_namespaces.py
 """
+import collections
 import os
 import subprocess
 import sys
@@ -106,4 +107,63 @@ def rand():
     return out
 
 
-save("keras_namespaces", {"top_level": top_level(), "config": config(), "random": rand()})
+def enc(x):
+    """JSON form keeping node types: lists, tuples, dicts (key order kept), OrderedDicts."""
+    if isinstance(x, collections.OrderedDict):
+        return {"od": [[k, enc(v)] for k, v in x.items()]}
+    if isinstance(x, dict):
+        return {"d": [[k, enc(v)] for k, v in x.items()]}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return {"nt": [enc(v) for v in x]}
+    if isinstance(x, tuple):
+        return {"t": [enc(v) for v in x]}
+    if isinstance(x, list):
+        return {"l": [enc(v) for v in x]}
+    return x
+
+
+def tree_cases():
+    """The structures (built the same way by the test) and Keras 3's results."""
+    t = keras.tree
+    Point = collections.namedtuple("Point", ["x", "y"])
+    s = {"b": [1, None, (2, 3)], "a": 4, "c": Point(5, "s")}
+    od = collections.OrderedDict([("b", 1), ("a", [2, None])])
+    out = {
+        "flatten": enc(t.flatten(s)), "flatten_od": enc(t.flatten(od)),
+        "flatten_none": enc(t.flatten(None)), "flatten_leaf": enc(t.flatten("ab")),
+        "flatten_with_path": [[list(p), v] for p, v in t.flatten_with_path(s)],
+        "pack": enc(t.pack_sequence_as(s, list(range(7)))),
+        "pack_od": enc(t.pack_sequence_as(od, ["x", "y", "z"])),
+        "map": enc(t.map_structure(lambda a, b: [a, b], [1, (2,)], [3, (4,)])),
+        "map_none_leaf": enc(t.map_structure(lambda a: a is None, [1, None])),
+        "map_none_not_leaf": enc(t.map_structure(lambda a: a * 2, [1, None],
+                                                 none_is_leaf=False)),
+        "up_to": enc(t.map_structure_up_to([0, 0], lambda x: ["got", x], [[1, 2], (3,)])),
+        "is_nested": [t.is_nested(v) for v in (None, [], (), {}, "ab", 1, Point(1, 2))],
+        "lists_to_tuples": enc(t.lists_to_tuples([1, [2, {"a": [3]}]])),
+        "traverse_td": enc(t.traverse(
+            lambda x: "one" if isinstance(x, list) and len(x) == 1 else None, [1, [2], [3, 4]])),
+        "traverse_bu": enc(t.traverse(
+            lambda x: sum(x) if isinstance(x, list) else None, [1, [2, 3]], top_down=False)),
+        "traverse_none": enc(t.traverse(
+            lambda x: t.MAP_TO_NONE if x == 2 else None, [1, [2, 3]])),
+        "shape": enc(t.map_shape_structure(lambda x: ["S", list(x)] if isinstance(x, tuple)
+                                           else x, [(1, None), {"a": (3,)}])),
+        "same_paths_ok": err(lambda: t.assert_same_paths({"a": 1}, {"a": [2]})),
+    }
+    out["errors"] = {
+        "len": err(lambda: t.assert_same_structure([1, 2], [1]))[0],
+        "type": err(lambda: t.assert_same_structure([1], (1,)))[0],
+        "leaf_node": err(lambda: t.assert_same_structure([1], [[1]]))[0],
+        "keys": err(lambda: t.assert_same_structure({"a": 1}, {"b": 1}))[0],
+        "map": err(lambda: t.map_structure(lambda a, b: a, [1], [1, 2]))[0],
+        "pack": err(lambda: t.pack_sequence_as([1, 2], [1]))[0],
+        "pack_many": err(lambda: t.pack_sequence_as([1, 2], [1, 2, 3]))[0],
+        "paths": err(lambda: t.assert_same_paths({"a": 1}, {"b": 1}))[0],
+        "ok": err(lambda: t.assert_same_structure([1, (None, {"a": 2})], [5, (6, {"a": 7})])),
+    }
+    return out
+
+
+save("keras_namespaces", {"top_level": top_level(), "config": config(), "random": rand(),
+                          "tree": tree_cases()})

@@ -30,3 +30,4 @@ def device(device_name):
     from ..placement import device as _device
     return _device(device_name)
 from . import random  # noqa: F401,E402
+from . import tree  # noqa: F401,E402
