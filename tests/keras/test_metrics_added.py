@@ -113,3 +113,22 @@ def test_multi_label_auc_builds_on_first_update_and_resets():
                                                                     np.float32))
     assert m.variables[0].shape.as_list() == [200, 2]
     assert float(m.result()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("cls", sorted(REF["serialize"]))
+def test_serialize_deserialize_and_get_dict(cls):
+    rec = REF["serialize"][cls]
+    tf.keras.backend.clear_session()
+    ser = metrics.serialize(getattr(metrics, cls)(**rec["kwargs"]))
+    ref = rec["serialized"]
+    assert {k: v for k, v in ser.items() if k != "config"} == \
+        {k: v for k, v in ref.items() if k != "config"}
+    assert ser["config"] == ref["config"]
+    back = metrics.deserialize(ser)
+    assert type(back).__name__ == cls and back.get_config() == rec["back"]
+    assert metrics.get(ref).get_config() == rec["back"]
+
+
+def test_deserialize_unknown_class_is_a_value_error():
+    with pytest.raises(ValueError, match="NoSuchMetric"):
+        metrics.deserialize({"class_name": "NoSuchMetric", "config": {}})

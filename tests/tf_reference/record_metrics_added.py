@@ -176,6 +176,17 @@ for name in ("true_positives", "false_positives", "true_negatives", "false_negat
     except ValueError:
         out["get"][name] = None
 
+# serialize: Keras 3's dict for each class (default arguments where it has them)
+out["serialize"] = {}
+for cls, kwargs in (("AUC", {"curve": "PR", "num_thresholds": 9}),
+                    ("F1Score", {"average": "macro"}), ("TruePositives", {"thresholds": 0.3}),
+                    ("MeanIoU", {"num_classes": 3}), ("R2Score", {}),
+                    ("PrecisionAtRecall", {"recall": 0.4}), ("CosineSimilarity", {})):
+    keras.utils.clear_session() if hasattr(keras.utils, "clear_session") else None
+    ser = keras.metrics.serialize(getattr(keras.metrics, cls)(**kwargs))
+    out["serialize"][cls] = {"kwargs": kwargs, "serialized": ser,
+                             "back": keras.metrics.deserialize(ser).get_config()}
+
 # errors
 errs = {}
 for label, fn in (("num_thresholds_1", lambda: keras.metrics.AUC(num_thresholds=1)),

@@ -1431,10 +1431,47 @@ _FUNCTIONS = {
 }
 
 
+def serialize(metric):
+    """Keras 3's form: ``{"module": "keras.metrics", "class_name", "config",
+    "registered_name"}`` for a built-in metric; other objects as saving stores them."""
+    from . import _serialization
+    if isinstance(metric, Metric) and _CLASSES.get(type(metric).__name__) is type(metric):
+        return {"module": "keras.metrics", "class_name": type(metric).__name__,
+                "config": _serialization.serialize_keras_object(metric.get_config()),
+                "registered_name": None}
+    return _serialization.serialize_keras_object(metric)
+
+
+def deserialize(config, custom_objects=None):
+    """The metric a name (as ``get``) or a serialized ``{"class_name", "config"}`` dict
+    names; ``custom_objects`` are looked up first."""
+    custom = dict(custom_objects or {})
+    if isinstance(config, str):
+        obj = custom.get(config)
+        if obj is None:
+            return get(config)
+        return obj() if isinstance(obj, type) else obj
+    if isinstance(config, dict) and "class_name" in config:
+        cls_name, cfg = config["class_name"], config.get("config", {})
+        if cls_name == "function" and isinstance(cfg, str):
+            return deserialize(cfg, custom_objects)
+        cls = custom.get(cls_name) or _CLASSES.get(cls_name)
+        if not (isinstance(cls, type) and issubclass(cls, Metric)) or not isinstance(cfg, dict):
+            raise ValueError("metrics.deserialize: cannot build %r (expected a known metric "
+                             "class with a config dict; known: %s)"
+                             % (cls_name, ", ".join(sorted(_CLASSES))))
+        return cls.from_config(cfg)
+    raise ValueError("metrics.deserialize: cannot interpret %r (expected a name or a "
+                     "{'class_name': ..., 'config': ...} dict)" % (config,))
+
+
 def get(identifier):
-    """A metric object from a name ('accuracy', 'mse', 'Precision'), a Metric or a callable."""
+    """A metric object from a name ('accuracy', 'mse', 'Precision'), a serialized dict, a
+    Metric or a callable."""
     if isinstance(identifier, Metric):
         return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
         if identifier in _CLASSES:
             return _CLASSES[identifier]()
