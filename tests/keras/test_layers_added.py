@@ -257,3 +257,18 @@ def test_layers_deserialize_refuses_a_non_layer():
     with pytest.raises(ValueError, match="not a `keras.layers.Layer`"):
         L.deserialize({"class_name": "GlorotUniform", "module": "keras.initializers",
                        "config": {}, "registered_name": None})
+
+
+@pytest.mark.parametrize("cls,shape", [(L.Conv1DTranspose, (1, 4, 2)),
+                                       (L.Conv2DTranspose, (1, 3, 3, 2))])
+def test_transposed_conv_applies_its_constraints(cls, shape):
+    layer = cls(2, 2, kernel_constraint="non_neg", bias_constraint="non_neg",
+                kernel_initializer="ones", bias_initializer="ones")
+    x = fe.ones(shape)
+    with fe.GradientTape() as tape:
+        loss = fe.reduce_sum(layer(x))
+    grads = tape.gradient(loss, layer.trainable_weights)
+    fe.keras.optimizers.SGD(10.0).apply_gradients(zip(grads, layer.trainable_weights))
+    # the step drives every weight negative; the constraints clip them to 0, as Keras
+    assert float(fe.reduce_min(layer.kernel)) == 0.0
+    assert float(fe.reduce_min(layer.bias)) == 0.0

@@ -474,9 +474,11 @@ class Conv2DTranspose(_Conv):
                              "(got input shape %s)" % (type(self).__name__, self.name, shape))
         self.kernel = self._add_weight("kernel", list(self.kernel_size) + [self.filters, cin],
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
