@@ -266,3 +266,24 @@ def test_tree_mismatches_are_value_errors():
     }
     for key, value in got.items():
         assert (value[0] if value else value) == ref[key], key
+
+
+def test_gamma_and_beta_distributions_match_keras():
+    # (TensorFlow's gamma sampler differs: compare dtype, shape and moments, 20000 draws)
+    ref = REF["random"]
+    r = keras.random
+    ga = r.gamma((20000,), 2.0, seed=1).numpy()
+    gs = r.gamma((20000,), 0.5, seed=1).numpy()
+    be = r.beta((20000,), 2.0, 5.0, seed=3).numpy()
+    assert str(ga.dtype) == ref["gamma_stats"][0] and str(be.dtype) == ref["beta_stats"][0]
+    np.testing.assert_allclose([ga.mean(), ga.var(), gs.mean(), gs.var()],
+                               ref["gamma_stats"][1:], rtol=0.08)
+    np.testing.assert_allclose([be.mean(), be.var()], ref["beta_stats"][1:], rtol=0.08)
+    assert list(r.gamma((2, 3), [1.0, 2.0, 3.0], dtype="float64", seed=4).shape) \
+        == ref["gamma_shape"]
+    assert np.isnan(r.gamma((3,), -1.0, seed=1).numpy()).tolist() == ref["gamma_negative"]
+    np.testing.assert_array_equal(r.gamma((5,), 3.0, seed=4).numpy(),
+                                  r.gamma((5,), 3.0, seed=4).numpy())
+    g = r.SeedGenerator(3)
+    assert not np.array_equal(r.beta((5,), 1.0, 1.0, seed=g).numpy(),
+                              r.beta((5,), 1.0, 1.0, seed=g).numpy())

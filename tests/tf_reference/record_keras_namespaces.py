@@ -102,6 +102,14 @@ def rand():
     g = r.SeedGenerator(42)
     out["seedgen"] = [val(r.normal((2,), seed=g)), val(r.normal((2,), seed=g)),
                       g.state.path, np.asarray(g.state.value).tolist(), g.get_config()]
+    ga = r.gamma((20000,), 2.0, seed=1).numpy()
+    gs = r.gamma((20000,), 0.5, seed=1).numpy()
+    be = r.beta((20000,), 2.0, 5.0, seed=3).numpy()
+    out["gamma_stats"] = [str(ga.dtype), float(ga.mean()), float(ga.var()),
+                          float(gs.mean()), float(gs.var())]
+    out["beta_stats"] = [str(be.dtype), float(be.mean()), float(be.var())]
+    out["gamma_shape"] = list(r.gamma((2, 3), [1.0, 2.0, 3.0], dtype="float64", seed=4).shape)
+    out["gamma_negative"] = np.isnan(r.gamma((3,), -1.0, seed=1).numpy()).tolist()
     out["seed_error"] = err(lambda: r.normal((2,), seed="x"))[0]
     out["seedgen_error"] = err(lambda: r.SeedGenerator(1.5))
     return out

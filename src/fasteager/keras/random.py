@@ -4,7 +4,9 @@ As in Keras 3 (TensorFlow backend): an integer ``seed`` gives the same values on
 call (the stateless ops' seed ``[seed, 0]``), a ``SeedGenerator`` a new seed per call
 (its state ``[seed, n]`` counts up), and ``seed=None`` draws from one process-wide
 generator. fasteager's stateless ops give TensorFlow's values, so a seeded draw equals
-Keras's.
+Keras's; ``gamma`` and ``beta`` (TensorFlow's gamma sampler is not among fasteager's ops)
+draw by Marsaglia and Tsang's method from the stateless normal and uniform ops: seeded and
+reproducible, with the right distribution, but not Keras's values.
 """
 import random as _python_random
 import threading
@@ -130,3 +132,53 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     dtype = dtype or backend.floatx()
     return fe.random.stateless_binomial(shape, _draw_seed(seed), counts, probabilities,
                                         output_dtype=dtype)
+
+
+def _gamma_from_seed(shape, alpha, seed, dtype):
+    """Gamma(alpha, 1) samples (Marsaglia-Tsang; alpha < 1 boosted by U**(1/alpha)), each
+    rejection round on draws from its own folded-in seed: reproducible for one seed."""
+    shape = tuple(int(d) for d in shape)
+    alpha = np.broadcast_to(np.asarray(alpha, np.float64), shape)
+    invalid = ~(alpha > 0)              # NaN there, as TensorFlow's sampler gives
+    alpha = np.where(invalid, 1.0, alpha)
+    boost = alpha < 1
+    a = np.where(boost, alpha + 1.0, alpha)
+    d = a - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    out = np.zeros(shape, np.float64)
+    pending = np.ones(shape, bool)
+    for rnd in range(1000):            # each round accepts > 95% of what is pending
+        if not pending.any():
+            break
+        rseed = fe.random.stateless_fold_in(seed, rnd).numpy()
+        z = fe.random.stateless_normal(shape, rseed, dtype=fe.float64).numpy()
+        u = fe.random.stateless_uniform(shape, fe.random.stateless_fold_in(rseed, 1).numpy(),
+                                        dtype=fe.float64).numpy()
+        v = (1.0 + c * z) ** 3
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ok = (v > 0) & (np.log(np.maximum(u, 1e-300))
+                            < 0.5 * z * z + d - d * v + d * np.log(np.where(v > 0, v, 1.0)))
+        take = pending & ok
+        out[take] = (d * v)[take]
+        pending &= ~take
+    if boost.any():
+        u = fe.random.stateless_uniform(shape, fe.random.stateless_fold_in(seed, -1).numpy(),
+                                        dtype=fe.float64).numpy()
+        out = np.where(boost, out * u ** (1.0 / alpha), out)
+    out[invalid] = np.nan
+    return fe.constant(out.astype(fe.as_dtype(dtype).as_numpy_dtype))
+
+
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Gamma(alpha, scale 1) samples of ``shape`` (``alpha`` broadcast to it)."""
+    return _gamma_from_seed(shape, alpha, _draw_seed(seed), dtype or backend.floatx())
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Beta(alpha, beta) samples: X / (X + Y) of two gamma draws (the second seed the first
+    plus 12, as Keras 3 derives it)."""
+    dtype = dtype or backend.floatx()
+    seed1 = _draw_seed(seed)
+    x = _gamma_from_seed(shape, alpha, seed1, "float64").numpy()
+    y = _gamma_from_seed(shape, beta, seed1 + 12, "float64").numpy()
+    return fe.constant((x / (x + y)).astype(fe.as_dtype(dtype).as_numpy_dtype))
