@@ -44,6 +44,8 @@ def test_variable_and_name_scope_as_keras():
     assert keras.Variable(3, name="i").dtype.name == ref["int"]
     assert keras.Variable(1.0, trainable=False, name="n").trainable == ref["nontrainable"]
     assert np.asarray(o.assign([3.0, 4.0])).tolist() == ref["assign"]
+    assert [np.asarray(o.value).tolist(), np.asarray(o.value * 2).tolist(),
+            list(o.value.shape), o.value.dtype.name] == ref["value"]
     # outside any keras.name_scope the path is the name again
     assert keras.Variable(1.0, name="plain").path == "plain"
 

@@ -50,6 +50,8 @@ def top_level():
         "int": str(keras.Variable(3, name="i").dtype),
         "nontrainable": keras.Variable(1.0, trainable=False, name="n").trainable,
         "assign": np.asarray(o.assign([3.0, 4.0])).tolist(),
+        "value": [np.asarray(o.value).tolist(), np.asarray(o.value * 2).tolist(),
+                  list(o.value.shape), str(o.value.dtype.name)],
     }
     out["variable_errors"] = {
         "no_shape": err(lambda: keras.Variable(keras.initializers.Ones()))[0],

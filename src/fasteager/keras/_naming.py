@@ -97,6 +97,12 @@ class KerasVariable(Variable):
     def autocast(self):
         return self._autocast
 
+    # Keras 3: ``v.value`` is a property (the current value; TensorFlow's ``value()`` method
+    # is not there on a Keras variable)
+    @property
+    def value(self):
+        return self._read()
+
     @property
     def path(self):
         return self._path
