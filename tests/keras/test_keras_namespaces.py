@@ -81,7 +81,8 @@ def test_config_defaults_and_errors():
     ref = REF["config"]
     c = keras.config
     got = {"floatx": c.floatx(), "epsilon": c.epsilon(),
-           "image_data_format": c.image_data_format(), "backend": c.backend()}
+           "image_data_format": c.image_data_format(), "backend": c.backend(),
+           "is_nnx_enabled": c.is_nnx_enabled()}
     assert got == ref["defaults"]
     with pytest.raises(ValueError) as e:
         c.set_floatx("float8")

@@ -63,7 +63,8 @@ def top_level():
 def config():
     c = keras.config
     out = {"defaults": {"floatx": c.floatx(), "epsilon": c.epsilon(),
-                        "image_data_format": c.image_data_format(), "backend": c.backend()}}
+                        "image_data_format": c.image_data_format(), "backend": c.backend(),
+                        "is_nnx_enabled": c.is_nnx_enabled()}}
     out["errors"] = {"floatx": err(lambda: c.set_floatx("float8")),
                      "image_data_format": err(lambda: c.set_image_data_format("nchw"))}
     c.set_image_data_format("Channels_First")

@@ -8,3 +8,9 @@ They are process-wide, as in Keras 3.
 from ._serialization import enable_unsafe_deserialization  # noqa: F401
 from .backend import (backend, epsilon, floatx, image_data_format,  # noqa: F401
                       set_epsilon, set_floatx, set_image_data_format)
+
+
+def is_nnx_enabled():
+    """False: Flax NNX integration is a JAX-backend feature (fasteager stands for the
+    TensorFlow backend, where Keras 3 answers False too)."""
+    return False
