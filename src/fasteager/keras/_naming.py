@@ -136,8 +136,8 @@ class KerasVariable(Variable):
 class name_scope:
     """``keras.name_scope(name)``: Keras 3 variables and layer weights created inside get
     ``name/`` in their path. ``deduplicate`` (the default) skips re-entering the innermost
-    scope of the same name opened by the same ``caller``; ``override_parent`` replaces the enclosing
-    scopes' path."""
+    scope of the same name opened by the same ``caller``; ``override_parent`` replaces
+    the enclosing scopes' path."""
 
     def __init__(self, name, caller=None, deduplicate=True, override_parent=None):
         if not isinstance(name, str) or "/" in name:
