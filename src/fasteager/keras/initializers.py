@@ -14,9 +14,19 @@ import numpy as np
 import fasteager as fe
 
 
-def _fans(shape):
-    """(fan_in, fan_out) as Keras computes them: a conv kernel's receptive field counts."""
+def _fans(shape, input_axes=None, output_axes=None):
+    """(fan_in, fan_out) as Keras computes them: a conv kernel's receptive field counts;
+    with both ``input_axes`` and ``output_axes`` (Keras 3.15's EinsumDense kernels), the
+    product of the sizes along each."""
     shape = [int(d) for d in shape]
+    if input_axes is not None and output_axes is not None:
+        try:
+            return (int(np.prod([shape[a] for a in input_axes])),
+                    int(np.prod([shape[a] for a in output_axes])))
+        except IndexError:
+            raise ValueError("VarianceScaling: input_axes %s and output_axes %s must be axes "
+                             "of the shape %s" % (list(input_axes), list(output_axes), shape)
+                             ) from None
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -106,7 +116,15 @@ class TruncatedNormal(Initializer):
 class VarianceScaling(Initializer):
     """Samples with variance ``scale / n``, n from ``mode`` (Keras's general initializer)."""
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
+        for name, axes in (("input_axes", input_axes), ("output_axes", output_axes)):
+            if axes is not None and (isinstance(axes, (str, bytes)) or not all(
+                    isinstance(a, int) and not isinstance(a, bool) for a in axes)):
+                raise ValueError("VarianceScaling: %s must be a list of integer axes or None "
+                                 "(got %r)" % (name, axes))
+        self.input_axes = None if input_axes is None else list(input_axes)
+        self.output_axes = None if output_axes is None else list(output_axes)
         if scale <= 0:
             raise ValueError("VarianceScaling: scale must be positive (got %r)" % (scale,))
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -119,7 +137,7 @@ class VarianceScaling(Initializer):
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
     def __call__(self, shape, dtype=None):
-        fan_in, fan_out = _fans(shape)
+        fan_in, fan_out = _fans(shape, self.input_axes, self.output_axes)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
         d = _dtype(dtype)
@@ -134,47 +152,62 @@ class VarianceScaling(Initializer):
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+                "seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class GlorotUniform(VarianceScaling):
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_avg", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_avg", "uniform", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class GlorotNormal(VarianceScaling):
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class HeNormal(VarianceScaling):
-    def __init__(self, seed=None):
-        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(2.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class HeUniform(VarianceScaling):
-    def __init__(self, seed=None):
-        super().__init__(2.0, "fan_in", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(2.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class LecunNormal(VarianceScaling):
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
+
+
+class LecunUniform(VarianceScaling):
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_in", "uniform", seed, input_axes, output_axes)
+
+    def get_config(self):
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class Orthogonal(Initializer):
@@ -213,6 +246,7 @@ glorot_normal = GlorotNormal
 he_normal = HeNormal
 he_uniform = HeUniform
 lecun_normal = LecunNormal
+lecun_uniform = LecunUniform
 orthogonal = Orthogonal
 variance_scaling = VarianceScaling
 
@@ -220,7 +254,8 @@ _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
-    "he_uniform": HeUniform, "lecun_normal": LecunNormal, "orthogonal": Orthogonal,
+    "he_uniform": HeUniform, "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform,
+    "orthogonal": Orthogonal,
     "variance_scaling": VarianceScaling,
 }
 
