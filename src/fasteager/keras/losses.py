@@ -151,7 +151,8 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
         return fe.reduce_mean(_ops.sigmoid_xent(y_true, y_pred), axis=axis)
     eps = backend.epsilon()
     p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
-    bce = y_true * fe.log(p + eps) + (1.0 - y_true) * fe.log(1.0 - p + eps)
+    # Keras 3 clips and takes the logs as they are (Keras 2 added eps inside them)
+    bce = y_true * fe.log(p) + (1.0 - y_true) * fe.log(1.0 - p)
     return -fe.reduce_mean(bce, axis=axis)
 
 
