@@ -481,14 +481,19 @@ class Conv2DTranspose(_Conv):
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
-    def call(self, inputs):
+    def _check_inputs(self, inputs):
+        # rank + 2 dimensions, with the channels the kernel was built for
         shape = inputs.shape.as_list()
         cin = self.kernel.shape[-1]
-        if len(shape) != 4 or shape[self._channel_axis()] != cin:
+        if len(shape) != self.rank + 2 or shape[self._channel_axis()] != cin:
             raise fe.errors.InvalidArgumentError(
-                "Conv2DTranspose (layer %r): expected inputs of rank 4 with %d channels, as the "
-                "kernel was built for (kernel shape %s, got input shape %s)"
-                % (self.name, cin, self.kernel.shape.as_list(), shape))
+                "%s (layer %r): expected inputs of rank %d with %d channels, as the kernel "
+                "was built for (kernel shape %s, got input shape %s)"
+                % (type(self).__name__, self.name, self.rank + 2, cin,
+                   self.kernel.shape.as_list(), shape))
+
+    def call(self, inputs):
+        self._check_inputs(inputs)
         x = inputs
         if self.data_format == "channels_first":
             x = fe.transpose(x, [0, 2, 3, 1])
@@ -530,13 +535,7 @@ class Conv1DTranspose(Conv2DTranspose):
                          bias_initializer=bias_initializer, **kwargs)
 
     def call(self, inputs):
-        shape = inputs.shape.as_list()
-        cin = self.kernel.shape[-1]
-        if len(shape) != 3 or shape[self._channel_axis()] != cin:
-            raise fe.errors.InvalidArgumentError(
-                "Conv1DTranspose (layer %r): expected inputs of rank 3 with %d channels, as the "
-                "kernel was built for (kernel shape %s, got input shape %s)"
-                % (self.name, cin, self.kernel.shape.as_list(), shape))
+        self._check_inputs(inputs)
         x = inputs
         if self.data_format == "channels_first":
             x = fe.transpose(x, [0, 2, 1])
