@@ -1,0 +1,1 @@
+"""fasteager's private engine, in layers (see docs/architecture.md). Nothing here is public API."""

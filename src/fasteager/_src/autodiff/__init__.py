@@ -1,0 +1,1 @@
+"""Engine layer: autodiff (see docs/architecture.md). Docstring only: importing one module here loads no sibling."""
