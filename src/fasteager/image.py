@@ -22,7 +22,7 @@ from ._bounding_boxes import (  # noqa: F401
     sample_distorted_bounding_box,
     stateless_sample_distorted_bounding_box,
 )
-from ._image_codecs import (  # noqa: F401
+from ._src.io.image_codecs import (  # noqa: F401
     decode_and_crop_jpeg,
     decode_bmp,
     decode_gif,
@@ -710,7 +710,7 @@ def adjust_gamma(image, gamma=1, gain=1):
 def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
     """The image after a JPEG round trip at quality ``jpeg_quality`` (0-100), in its own
     dtype. Needs Pillow. Not differentiable (TF has no gradient for it either)."""
-    from . import _image_codecs as codecs
+    from ._src.io import image_codecs as codecs
     x = _image("adjust_jpeg_quality", image)
     orig = x.dtype
     u8 = convert_image_dtype(x, "uint8", saturate=True)._value

@@ -4,14 +4,14 @@ parsing of serialized ``tf.train.Example`` records (``parse_example``,
 ``RaggedFeature``), ``TFRecordWriter``, files (``read_file``, ``write_file``,
 ``matching_files``, ``gfile``) and image codecs (``decode_png``/``encode_png`` built in;
 JPEG, GIF and BMP with Pillow), see docs/image_io.md."""
-from ._csv import decode_csv  # noqa: F401
-from ._gfile import gfile, matching_files, read_file, write_file  # noqa: F401
-from ._image_codecs import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: F401
+from ._src.io.csv import decode_csv  # noqa: F401
+from ._src.io.gfile import gfile, matching_files, read_file, write_file  # noqa: F401
+from ._src.io.image_codecs import (decode_and_crop_jpeg, decode_bmp, decode_gif,  # noqa: F401
                             decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
                             extract_jpeg_shape, is_jpeg)
-from ._parsing import (FixedLenFeature, RaggedFeature, VarLenFeature,  # noqa: F401
+from ._src.io.parsing import (FixedLenFeature, RaggedFeature, VarLenFeature,  # noqa: F401
                        parse_example, parse_single_example)
-from ._tfrecord import TFRecordOptions, TFRecordWriter  # noqa: F401
+from ._src.io.tfrecord import TFRecordOptions, TFRecordWriter  # noqa: F401
 from .strings import decode_raw  # noqa: F401
 
 __all__ = ["FixedLenFeature", "RaggedFeature", "TFRecordOptions", "TFRecordWriter",

@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from fasteager import _atomic
+from fasteager._src.io import atomic as _atomic
 from fasteager.train import _safetensors as st
 from tests.child_process import child_env
 
@@ -365,7 +365,7 @@ def test_killed_mid_write_keeps_previous_file(tmp_path):
     code = textwrap.dedent(f"""
         import os, signal
         import numpy as np
-        from fasteager import _atomic
+        from fasteager._src.io import atomic as _atomic
         from fasteager.train import _safetensors as st
 
         def dying_write_all(f, chunks):

@@ -46,7 +46,7 @@ def _attacks(marker):
         "builtins.eval": {"class_name": "eval", "module": "builtins", "qualname": "eval",
                           "config": {"source": "open(%r, 'w')" % str(marker)}},
         # a fasteager module function that is no registered class: it would write the file
-        "fasteager._atomic": {"class_name": "atomic_write", "module": "fasteager._atomic",
+        "fasteager._atomic": {"class_name": "atomic_write", "module": "fasteager._src.io.atomic",
                               "qualname": "atomic_write",
                               "config": {"path": str(marker), "chunks": ["x"]}},
         "fasteager._core": {"class_name": "set_tracer", "module": "fasteager._core",

@@ -4,7 +4,7 @@ read from the files), as ``tf.data.experimental`` defines them. The grammar, the
 and the column defaults are ``fasteager._csv``'s, shared with ``fe.io.decode_csv``."""
 import numpy as np
 
-from .. import _csv
+from .._src.io import csv as _csv
 from ..errors import DataLossError, InvalidArgumentError
 from . import structure as S
 from .dataset import AUTOTUNE, UNKNOWN, Dataset

@@ -254,7 +254,7 @@ class TFRecordDataset(TextLineDataset):
     ``DataLossError`` naming it. ``fe.io.TFRecordWriter`` writes such files."""
 
     def _iter(self):
-        from .._tfrecord import read_records
+        from .._src.io.tfrecord import read_records
         for path in self._filenames:
             with self._open(path) as f:
                 try:

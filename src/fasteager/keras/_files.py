@@ -21,7 +21,7 @@ import urllib.parse
 import zipfile
 import zlib
 
-from .._atomic import atomic_open
+from .._src.io.atomic import atomic_open
 from ..errors import DataLossError
 
 

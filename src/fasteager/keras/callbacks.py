@@ -610,7 +610,7 @@ class BackupAndRestore(Callback):
         """Write a new checkpoint, then the metadata naming it (the atomic commit point),
         then remove older checkpoints: a crash at any moment leaves a consistent backup."""
         import json
-        from .._atomic import atomic_write
+        from .._src.io.atomic import atomic_write
         strategy = _distribute.strategy_for(self.model)
         rng = self._rng_state()
         # every worker's generator state (a collective: all workers reach this point)

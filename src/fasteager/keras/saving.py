@@ -29,7 +29,7 @@ import json
 import os
 import zipfile
 
-from .. import _atomic
+from .._src.io import atomic as _atomic
 from ..errors import AlreadyExistsError, DataLossError, NotFoundError
 from ..train import _safetensors, checkpoint as _ckpt
 from ..train import weights as _weights

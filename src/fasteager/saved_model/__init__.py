@@ -399,7 +399,7 @@ def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
     _ckpt.write_file(os.path.join(directory, VARIABLES_FILE), {"root": obj})
     _safetensors.save_file(constants, os.path.join(directory, CONSTANTS_FILE),
                            metadata={"format": FORMAT})
-    from .. import _atomic
+    from .._src.io import atomic as _atomic
     _atomic.atomic_write(os.path.join(directory, GRAPH_FILE),
                          json.dumps(description, sort_keys=True, indent=1).encode())
 

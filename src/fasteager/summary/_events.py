@@ -120,7 +120,7 @@ def iter_records(fileobj):
     Raises DataLossError (a ValueError) on a truncated record or a CRC mismatch. Used by
     tests and for debugging; TensorBoard has its own reader.
     """
-    from .._tfrecord import read_records
+    from .._src.io.tfrecord import read_records
     return read_records(fileobj)
 
 

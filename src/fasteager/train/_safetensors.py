@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from .. import _atomic
+from .._src.io import atomic as _atomic
 from ..errors import DataLossError, NotFoundError, PermissionDeniedError
 
 __all__ = ["DTYPES", "load_file", "os_error", "read_header", "save_file"]

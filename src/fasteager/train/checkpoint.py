@@ -30,7 +30,7 @@ import weakref
 
 import numpy as np
 
-from .. import _atomic
+from .._src.io import atomic as _atomic
 from ..distribute import strategy as _distribute
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..variables import Variable

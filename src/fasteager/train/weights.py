@@ -18,7 +18,7 @@ import zlib
 
 import numpy as np
 
-from .. import _atomic
+from .._src.io import atomic as _atomic
 from ..errors import DataLossError, NotFoundError
 from . import _safetensors, checkpoint as _ckpt
 

@@ -17,7 +17,7 @@ import os
 import pathlib
 import zlib
 
-from ..._atomic import atomic_open
+from ..._src.io.atomic import atomic_open
 from ...errors import DataLossError
 from . import mnist
 

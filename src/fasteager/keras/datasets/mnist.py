@@ -18,7 +18,7 @@ import zlib
 
 import numpy as np
 
-from ..._atomic import atomic_open
+from ..._src.io.atomic import atomic_open
 from ...errors import DataLossError
 
 FILES = {"x_train": "train-images-idx3-ubyte", "y_train": "train-labels-idx1-ubyte",

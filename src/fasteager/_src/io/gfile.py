@@ -7,8 +7,8 @@ import shutil
 
 import numpy as np
 
-from . import _core
-from .errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError,
+from ... import _core
+from ...errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError,
                      NotFoundError, PermissionDeniedError, ResourceExhaustedError,
                      UnknownError)
 
@@ -72,7 +72,7 @@ def read_file(filename, name=None):
 def write_file(filename, contents, name=None):
     """Writes the scalar string ``contents`` to ``filename`` (its directories are created,
     as TensorFlow's WriteFile does)."""
-    from .strings import bytes_array
+    from ...strings import bytes_array
     path = _path("write_file", filename)
     data = bytes_array(contents, "write_file")
     if data.ndim != 0:
@@ -88,8 +88,8 @@ def write_file(filename, contents, name=None):
 def matching_files(pattern, name=None):
     """The paths matching the glob ``pattern`` (a string or a vector of them), sorted, as a
     string vector."""
-    from .data.sources import matching_files as _matching
-    from .strings import bytes_array
+    from ...data.sources import matching_files as _matching
+    from ...strings import bytes_array
     names = _matching(pattern.numpy() if isinstance(pattern, _core.Tensor) else pattern,
                       "matching_files")
     return _core.convert_to_tensor(bytes_array([os.fsencode(n) for n in names]) if names

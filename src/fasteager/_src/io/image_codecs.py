@@ -20,16 +20,17 @@ import struct
 
 import numpy as np
 
-from . import _core, _png
-from ._kernels import gif_lzw_decode
-from .errors import InternalError, InvalidArgumentError, ResourceExhaustedError
+from ... import _core
+from . import png as _png
+from ..._kernels import gif_lzw_decode
+from ...errors import InternalError, InvalidArgumentError, ResourceExhaustedError
 
 _PNG, _JPEG, _GIF, _BMP = "png", "jpeg", "gif", "bmp"
 
 
 def _contents(opname, contents):
     """The bytes of a scalar string tensor / bytes argument."""
-    from .strings import bytes_array
+    from ...strings import bytes_array
     arr = bytes_array(contents, opname)
     if arr.ndim != 0:
         raise InvalidArgumentError("%s: `contents` must be scalar but got shape%s"
@@ -53,7 +54,7 @@ def _format(opname, data):
 
 
 def _pil(opname):
-    from .keras._image_utils import _pil_image
+    from ...keras._image_utils import _pil_image
     return _pil_image(opname)
 
 
@@ -359,7 +360,7 @@ def _wrap(arr):
 def decode_png(contents, channels=0, dtype="uint8", name=None):
     """The PNG (or JPEG, non-animated GIF) image in ``contents`` as a [height, width,
     channels] uint8 or uint16 tensor; ``channels`` 0 keeps the file's, 1/3/4 converts."""
-    from .dtypes import as_dtype
+    from ...dtypes import as_dtype
     dt = as_dtype(dtype)
     if dt.name not in ("uint8", "uint16"):
         raise InvalidArgumentError("decode_png: dtype must be uint8 or uint16 (got %s)"
@@ -443,8 +444,8 @@ def decode_image(contents, channels=None, dtype="uint8", name=None, expand_anima
     1/65535, the other formats' uint8 times 1/255); uint16 multiplies an 8-bit PNG by 257
     and the other formats by 256; any other dtype is ``convert_image_dtype`` of the uint16
     decoding, as TensorFlow does."""
-    from .dtypes import as_dtype
-    from .image import convert_image_dtype
+    from ...dtypes import as_dtype
+    from ...image import convert_image_dtype
     dt = as_dtype(dtype)
     channels = _check_channels("decode_image", 0 if channels is None else channels,
                                (0, 1, 3, 4))
@@ -534,7 +535,7 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
 
 def extract_jpeg_shape(contents, output_type="int32", name=None):
     """[height, width, channels] of the JPEG in ``contents`` without decoding it."""
-    from .dtypes import as_dtype
+    from ...dtypes import as_dtype
     data = _contents("extract_jpeg_shape", contents)
     if _format("extract_jpeg_shape", data) != _JPEG:
         raise InvalidArgumentError("extract_jpeg_shape: Invalid JPEG data, size %d" % len(data))

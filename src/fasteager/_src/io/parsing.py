@@ -12,8 +12,8 @@ import collections
 
 import numpy as np
 
-from . import _core
-from .errors import DataLossError, InvalidArgumentError, UnimplementedError
+from ... import _core
+from ...errors import DataLossError, InvalidArgumentError, UnimplementedError
 
 __all__ = ["FixedLenFeature", "RaggedFeature", "VarLenFeature", "parse_example",
            "parse_single_example"]
@@ -25,7 +25,7 @@ _KIND_NAME = {"bytes_list": "string", "float_list": "float", "int64_list": "int6
 
 
 def _feature_dtype(cls_name, dtype):
-    from .dtypes import as_dtype
+    from ...dtypes import as_dtype
     d = as_dtype(dtype)
     if d.name not in _LIST_OF:
         raise ValueError("%s: dtype must be string, float32 or int64 (got %s)"
@@ -66,7 +66,7 @@ class RaggedFeature(collections.namedtuple(
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype="int32",
                 validate=False):
-        from .dtypes import as_dtype
+        from ...dtypes import as_dtype
         if partitions:
             raise UnimplementedError("RaggedFeature: partitions are not supported (expected "
                                      "(), got %r)" % (tuple(partitions),))
@@ -79,12 +79,12 @@ class RaggedFeature(collections.namedtuple(
 
 
 def _records(opname, serialized):
-    from .strings import bytes_array
+    from ...strings import bytes_array
     if isinstance(serialized, _core.Tensor):
         # parsing is NumPy-level work a graph replay could not redo: inside fe.function,
         # records computed from the inputs make it run eagerly (with a warning) rather
         # than keep the first call's values
-        from .ragged import _np
+        from ...ragged import _np
         _np(serialized, "the records %s parses" % opname)
     try:
         arr = bytes_array(serialized, opname)
@@ -95,7 +95,7 @@ def _records(opname, serialized):
 
 
 def _decode(opname, index, record):
-    from .train.example import Example
+    from ...train.example import Example
     try:
         return Example.FromString(record)
     except DataLossError as e:
@@ -128,7 +128,7 @@ def _fixed(opname, examples, key, spec, batched):
     size = int(np.prod(spec.shape, dtype=np.int64))
     default = None
     if spec.default_value is not None:
-        from .strings import bytes_array
+        from ...strings import bytes_array
         if spec.dtype.name == "string":
             d = bytes_array(spec.default_value, opname)
         else:
@@ -172,7 +172,7 @@ def _lists(opname, examples, key, dtype):
 
 
 def _var_len(opname, examples, key, spec, batched):
-    from .sparse import SparseTensor
+    from ...sparse import SparseTensor
     lists = _lists(opname, examples, key, spec.dtype)
     lengths = [len(v) for v in lists]
     flat = np.concatenate(lists) if lists else np.zeros(0, dtype=spec.dtype._np)
@@ -191,7 +191,7 @@ def _var_len(opname, examples, key, spec, batched):
 
 
 def _ragged(opname, examples, key, spec, batched):
-    from .ragged import RaggedTensor
+    from ...ragged import RaggedTensor
     lists = _lists(opname, examples, spec.value_key or key, spec.dtype)
     flat = np.concatenate(lists) if lists else np.zeros(0, dtype=spec.dtype._np)
     if spec.dtype.name == "string":

@@ -7,7 +7,7 @@ import gzip
 import struct
 import zlib
 
-from .errors import DataLossError, InvalidArgumentError
+from ...errors import DataLossError, InvalidArgumentError
 
 __all__ = ["TFRecordOptions", "TFRecordWriter"]
 
@@ -52,7 +52,7 @@ class TFRecordWriter:
                 self._zlib = zlib.compressobj(options.compression_level)
 
     def write(self, record):
-        from .summary._events import frame_record
+        from ...summary._events import frame_record
         if self._file is None:
             raise InvalidArgumentError("TFRecordWriter.write: the writer is closed")
         if isinstance(record, str):
@@ -104,7 +104,7 @@ def read_records(fileobj):
 
     A truncated record, a CRC mismatch or a length past the end of the file raises
     ``DataLossError`` with the offset of the record (in the decompressed stream)."""
-    from .summary._events import masked_crc32c
+    from ...summary._events import masked_crc32c
     offset = 0
     while True:
         header = fileobj.read(12)

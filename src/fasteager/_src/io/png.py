@@ -19,7 +19,7 @@ import zlib
 
 import numpy as np
 
-from ._kernels import png_unfilter
+from ..._kernels import png_unfilter
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
