@@ -249,11 +249,26 @@ def gpu_backend_state():
     return _gpu_state
 
 
+# The device layer (placement) installs these: the first op's GPU probe (it loads the GPU
+# backend, which then calls set_gpu_backend) and ``t.gpu()``'s copy. The core imports
+# nothing above the leaf modules.
+cdef object _gpu_probe_hook = None
+cdef object _gpu_copy_hook = None
+
+
+def set_device_hooks(gpu_probe, gpu_copy):
+    """Installed by the placement module: ``gpu_probe()`` runs on the first op (it loads
+    the GPU backend, which calls ``set_gpu_backend``); ``gpu_copy(t, index)`` is ``t.gpu``."""
+    global _gpu_probe_hook, _gpu_copy_hook
+    _gpu_probe_hook = gpu_probe
+    _gpu_copy_hook = gpu_copy
+
+
 cdef int _probe_gpu() except -1:
     global _gpu_state
     _gpu_state = 0          # until the probe says otherwise (and if it fails)
-    from . import cuda
-    cuda._probe()
+    if _gpu_probe_hook is not None:
+        _gpu_probe_hook()
     return 0
 
 
@@ -359,6 +374,25 @@ def set_numpy_operator_hook(hook):
     (``_np_rules`` set) follow NumPy's promotion instead of TensorFlow's."""
     global _numpy_operator_hook
     _numpy_operator_hook = hook
+
+
+# Tensor's NumPy-style methods (sum, mean, T, astype, ...) call functions of the layers
+# above, which install them here at their import: a dict lookup per call, no import.
+cdef dict _array_methods = {}
+
+
+def set_array_methods(dict methods):
+    """``fasteager.ops`` (T, astype, reshape, real, imag, conj) and ``fasteager.numpy``
+    (sum, mean, max, ...) install the functions behind Tensor's NumPy-style methods."""
+    _array_methods.update(methods)
+
+
+cdef object _array_method(str name):
+    f = _array_methods.get(name)
+    if f is None:
+        raise InternalError("Tensor.%s: its implementation is not installed (it comes with "
+                            "fasteager.ops / fasteager.numpy; import fasteager)" % name)
+    return f
 
 
 def set_placement_hook(hook):
@@ -553,12 +587,12 @@ cdef class Tensor:
     def cpu(self):
         if cnp.PyArray_CheckExact(self._value):
             return self
-        from .placement import _cpu_copy
-        return _cpu_copy(self)
+        return _wrap(self._value.get())     # a GPU array: its host copy
 
     def gpu(self, index=0):
-        from .placement import _gpu_copy
-        return _gpu_copy(self, index)
+        if _gpu_copy_hook is None:
+            raise InternalError("Tensor.gpu: no device layer is loaded (import fasteager)")
+        return _gpu_copy_hook(self, index)
 
     def __array__(self, dtype=None, copy=None):
         if _n_recording and self._np_rules and _array_escape_hook is not None and (
@@ -723,138 +757,136 @@ cdef class Tensor:
     def __getitem__(self, key):
         return execute(_op_getitem, (self,), {"key": normalize_index(key)})
 
-    # -- NumPy-style methods (the fasteager.numpy namespace extends these) --------------
+    # -- NumPy-style methods: the op layer and fasteager.numpy install them (set_array_methods)
     @property
     def T(self):
-        from .ops.array_ops import transpose
-        return transpose(self)
+        return _array_method("T")(self)
 
     def astype(self, dtype):
-        from .ops.math_ops import cast
-        return cast(self, dtype)
+        return _array_method("astype")(self, dtype)
 
     def reshape(self, *shape):
-        from .ops.array_ops import reshape
+        f = _array_method("reshape")
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return reshape(self, shape)
+        return f(self, shape)
 
     # each delegates to fasteager.numpy (NumPy's signature and dtype rules)
     def sum(self, *args, **kwargs):
-        from .numpy import sum as f
+        f = _array_method("sum")
         return f(self, *args, **kwargs)
 
     def mean(self, *args, **kwargs):
-        from .numpy import mean as f
+        f = _array_method("mean")
         return f(self, *args, **kwargs)
 
     # complex parts, as NumPy arrays have them (a real tensor is its own real part)
     @property
     def real(self):
-        from .ops.math_ops import real as f
+        f = _array_method("real")
         return f(self)
 
     @property
     def imag(self):
-        from .ops.math_ops import imag as f
+        f = _array_method("imag")
         return f(self)
 
     def conj(self):
-        from .ops.math_ops import conj as f
+        f = _array_method("conj")
         return f(self)
 
     conjugate = conj
 
     def max(self, *args, **kwargs):
-        from .numpy import max as f
+        f = _array_method("max")
         return f(self, *args, **kwargs)
 
     def min(self, *args, **kwargs):
-        from .numpy import min as f
+        f = _array_method("min")
         return f(self, *args, **kwargs)
 
     def prod(self, *args, **kwargs):
-        from .numpy import prod as f
+        f = _array_method("prod")
         return f(self, *args, **kwargs)
 
     def std(self, *args, **kwargs):
-        from .numpy import std as f
+        f = _array_method("std")
         return f(self, *args, **kwargs)
 
     def var(self, *args, **kwargs):
-        from .numpy import var as f
+        f = _array_method("var")
         return f(self, *args, **kwargs)
 
     def argmax(self, *args, **kwargs):
-        from .numpy import argmax as f
+        f = _array_method("argmax")
         return f(self, *args, **kwargs)
 
     def argmin(self, *args, **kwargs):
-        from .numpy import argmin as f
+        f = _array_method("argmin")
         return f(self, *args, **kwargs)
 
     def cumsum(self, *args, **kwargs):
-        from .numpy import cumsum as f
+        f = _array_method("cumsum")
         return f(self, *args, **kwargs)
 
     def cumprod(self, *args, **kwargs):
-        from .numpy import cumprod as f
+        f = _array_method("cumprod")
         return f(self, *args, **kwargs)
 
     def dot(self, *args, **kwargs):
-        from .numpy import dot as f
+        f = _array_method("dot")
         return f(self, *args, **kwargs)
 
     def clip(self, *args, **kwargs):
-        from .numpy import clip as f
+        f = _array_method("clip")
         return f(self, *args, **kwargs)
 
     def all(self, *args, **kwargs):
-        from .numpy import all as f
+        f = _array_method("all")
         return f(self, *args, **kwargs)
 
     def any(self, *args, **kwargs):
-        from .numpy import any as f
+        f = _array_method("any")
         return f(self, *args, **kwargs)
 
     def round(self, *args, **kwargs):
-        from .numpy import round as f
+        f = _array_method("round")
         return f(self, *args, **kwargs)
 
     def copy(self, *args, **kwargs):
-        from .numpy import copy as f
+        f = _array_method("copy")
         return f(self, *args, **kwargs)
 
     def ravel(self, *args, **kwargs):
-        from .numpy import ravel as f
+        f = _array_method("ravel")
         return f(self, *args, **kwargs)
 
     def squeeze(self, *args, **kwargs):
-        from .numpy import squeeze as f
+        f = _array_method("squeeze")
         return f(self, *args, **kwargs)
 
     def repeat(self, *args, **kwargs):
-        from .numpy import repeat as f
+        f = _array_method("repeat")
         return f(self, *args, **kwargs)
 
     def nonzero(self, *args, **kwargs):
-        from .numpy import nonzero as f
+        f = _array_method("nonzero")
         return f(self, *args, **kwargs)
 
     def trace(self, *args, **kwargs):
-        from .numpy import trace as f
+        f = _array_method("trace")
         return f(self, *args, **kwargs)
 
     def swapaxes(self, *args, **kwargs):
-        from .numpy import swapaxes as f
+        f = _array_method("swapaxes")
         return f(self, *args, **kwargs)
 
     def transpose(self, *axes):
-        from .numpy import _transpose_method as f
+        f = _array_method("transpose")
         return f(self, *axes)
 
     def flatten(self, order="C"):
-        from .numpy import ravel as f
+        f = _array_method("flatten")
         return f(self, order)
 
     def tolist(self):

@@ -40,10 +40,26 @@ def parse_device(name):
     return m.group("type").upper(), 0 if index in (None, "*") else int(index)
 
 
+# The GPU backend (fasteager.cuda) sits above this layer: the package root registers a
+# loader that imports it on first use, so nothing here imports it. The backend gives
+# num_gpus(), _probe() (installs its op hook into the core) and to_gpu(tensor, index).
+_gpu_backend_loader = None
+
+
+def set_gpu_backend_loader(loader):
+    """``loader()`` returns the GPU backend module, loading it on the first call."""
+    global _gpu_backend_loader
+    _gpu_backend_loader = loader
+
+
+def _gpu_backend():
+    return _gpu_backend_loader() if _gpu_backend_loader is not None else None
+
+
 def num_gpus():
     """GPUs usable through the CUDA backend (0 without PyCUDA, a driver or a device)."""
-    from .cuda.context import num_gpus as _n
-    return _n()
+    backend = _gpu_backend()
+    return 0 if backend is None else backend.num_gpus()
 
 
 def _resolve(kind, index):
@@ -109,13 +125,17 @@ def _gpu_copy(tensor, index=0):
     kind, index = _resolve("GPU", int(index))
     if kind == "CPU":
         return tensor
-    from .cuda import ops
-    return ops.to_gpu(tensor, index)
+    return _gpu_backend().to_gpu(tensor, index)
 
 
-def _cpu_copy(tensor):
-    """``t.cpu()`` of a GPU tensor: a host copy."""
-    return _core.wrap(tensor._value.get())
+def _probe_gpu():
+    """The core's first op: let the GPU backend (if any) install its op hook."""
+    backend = _gpu_backend()
+    if backend is not None:
+        backend._probe()
+
+
+_core.set_device_hooks(_probe_gpu, _gpu_copy)
 
 
 def set_soft_device_placement(enabled):

@@ -202,3 +202,13 @@ def _transpose_method(x, *axes):
     if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
         axes = axes[0]
     return transpose(x, axes or None)
+
+
+# Tensor's NumPy-style methods (x.sum(), x.mean(axis=0), ...) are these functions, with
+# NumPy's signatures and dtype rules; the core looks them up in its registry.
+_core.set_array_methods(dict(
+    {name: globals()[name] for name in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "cumsum",
+        "cumprod", "dot", "clip", "all", "any", "round", "copy", "ravel", "squeeze",
+        "repeat", "nonzero", "trace", "swapaxes")},
+    transpose=_transpose_method, flatten=ravel))

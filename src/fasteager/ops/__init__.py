@@ -6,3 +6,7 @@ from . import norm_ops, rnn_ops  # noqa: F401
 from .registry import NO_GRADIENT, OPS
 
 _core.set_core_ops(OPS)
+# Tensor's methods built on ops (NumPy-style ones come from fasteager.numpy)
+_core.set_array_methods({"T": array_ops.transpose, "astype": math_ops.cast,
+                         "reshape": array_ops.reshape, "real": math_ops.real,
+                         "imag": math_ops.imag, "conj": math_ops.conj})
