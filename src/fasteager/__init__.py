@@ -3,7 +3,9 @@
 ``import fasteager as tf`` runs TensorFlow-2 eager code; see README.md for a tour.
 This module only re-exports the public names.
 """
+import importlib as _importlib
 import os as _os
+import warnings as _warnings
 
 # Our Cython kernels' OpenMP threads must not spin-wait between parallel loops: on small
 # machines the spinning starves OpenBLAS's threads (measured: 2x slower convnet steps).
@@ -61,6 +63,7 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
                        value_and_gradients_function)
 from .placement import device  # noqa: F401
+from . import placement as _placement
 from .module import Module, name_scope  # noqa: F401
 from .tensor_array import TensorArray  # noqa: F401
 from .py_function import init_scope, py_function  # noqa: F401
@@ -68,13 +71,9 @@ from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
 from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
 from . import data, profiler, summary, train  # noqa: F401
-from . import keras, layers  # noqa: F401
-# TensorFlow 2's short names for Keras's namespaces (tf.losses is tf.keras.losses)
-from .keras import initializers, losses, metrics, optimizers  # noqa: F401,E402
-from . import distribute  # noqa: F401
-from . import saved_model  # noqa: F401,E402
 from . import image, io, ragged, sparse, strings  # noqa: F401
 from . import bitwise, signal  # noqa: F401
+from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
 from .ops.functional_ops import map_fn  # noqa: F401
@@ -114,3 +113,52 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 def get_logger():
     import logging
     return logging.getLogger("fasteager")
+
+
+# Heavy parts load on first use (``fe.keras``, ``fe.saved_model``, ...), so ``import
+# fasteager`` pays for the core, the ops and the engine only. TensorFlow 2's short names
+# for Keras's namespaces (``tf.losses`` is ``tf.keras.losses``; ``tf.layers`` is the 2017
+# name of ``tf.keras.layers``) are aliases of the same modules.
+_LAZY = {
+    "keras": "fasteager.keras",
+    "saved_model": "fasteager.saved_model",
+    "distribute": "fasteager.distribute",
+    "cuda": "fasteager.cuda",
+    "bench": "fasteager.bench",
+    "initializers": "fasteager.keras.initializers",
+    "losses": "fasteager.keras.losses",
+    "metrics": "fasteager.keras.metrics",
+    "optimizers": "fasteager.keras.optimizers",
+    "layers": "fasteager.keras.layers",
+}
+
+# Module paths that moved (old attribute -> new module): the old name still works for one
+# release and warns (DeprecationWarning).
+_DEPRECATED = {
+}
+
+
+def __getattr__(name):
+    target = _LAZY.get(name)
+    if target is not None:
+        module = _importlib.import_module(target)
+        globals()[name] = module     # later reads are plain attribute reads
+        return module
+    target = _DEPRECATED.get(name)
+    if target is not None:
+        _warnings.warn("fasteager.%s is deprecated and will be removed in the next release; "
+                       "use %s" % (name, target), DeprecationWarning, stacklevel=2)
+        return _importlib.import_module(target)
+    raise AttributeError("module 'fasteager' has no attribute %r" % (name,))
+
+
+def _load_gpu_backend():
+    """The device layer's GPU backend: fasteager.cuda, loaded on the first op."""
+    return __getattr__("cuda")
+
+
+_placement.set_gpu_backend_loader(_load_gpu_backend)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

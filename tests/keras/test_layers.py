@@ -234,7 +234,7 @@ def test_input_builds_sequential_at_once():
 
 def test_mnist_2017_network():
     import fasteager.contrib.eager as tfe
-    import fasteager.layers as tf_layers
+    tf_layers = fe.layers
 
     class MNISTModel(tfe.Network):
         def __init__(self):

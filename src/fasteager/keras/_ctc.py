@@ -4,7 +4,8 @@ softmax(logits) - (posterior class occupancy), as ``tf.nn.ctc_loss`` computes it
 batch-major logits, the first ``label_length`` labels of each row)."""
 import numpy as np
 
-import fasteager as fe
+from ..autodiff import custom_gradient
+from ..ops.array_ops import constant, expand_dims
 
 
 def _logsumexp(*xs):
@@ -78,9 +79,9 @@ def ctc_loss(labels, label_length, logits):
         losses[b], grads[b] = _ctc_one(lp[b], labels[b, :label_length[b]])
     dt = logits.dtype
 
-    @fe.custom_gradient
+    @custom_gradient
     def f(x):
         def grad(dy):
-            return fe.expand_dims(fe.expand_dims(dy, -1), -1) * fe.constant(grads, dtype=dt)
-        return fe.constant(losses, dtype=dt), grad
+            return expand_dims(expand_dims(dy, -1), -1) * constant(grads, dtype=dt)
+        return constant(losses, dtype=dt), grad
     return f(logits)

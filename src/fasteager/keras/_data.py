@@ -8,11 +8,16 @@ iterates (an ``fe.data.Dataset``, a generator) yields batches itself: ``(x, y)``
 """
 import numpy as np
 
-import fasteager as fe
+from .. import random as fe_random
+from .._core import Tensor
+from ..ops.array_ops import constant
+from ..ragged import RaggedTensor
+from ..sparse import SparseTensor
+from ..variables import Variable
 
 
 def is_dataset(x):
-    if isinstance(x, (np.ndarray, fe.Tensor, fe.Variable, list, tuple, dict, str, bytes)):
+    if isinstance(x, (np.ndarray, Tensor, Variable, list, tuple, dict, str, bytes)):
         return False
     return hasattr(x, "__iter__")
 
@@ -20,12 +25,12 @@ def is_dataset(x):
 def _to_numpy(x):
     if x is None:
         return None
-    if isinstance(x, (fe.Tensor, fe.Variable)):
+    if isinstance(x, (Tensor, Variable)):
         return np.asarray(x.numpy())
-    if isinstance(x, (fe.SparseTensor, fe.RaggedTensor)):     # batched by rows, as arrays
+    if isinstance(x, (SparseTensor, RaggedTensor)):     # batched by rows, as arrays
         from ..data.structure import to_array
         return to_array(x)
-    if isinstance(x, (list, tuple)) and x and isinstance(x[0], (np.ndarray, fe.Tensor)):
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], (np.ndarray, Tensor)):
         return type(x)(_to_numpy(v) for v in x)
     if isinstance(x, dict):
         return {k: _to_numpy(v) for k, v in x.items()}
@@ -49,7 +54,7 @@ def _take(x, idx):
         return {k: _take(v, idx) for k, v in x.items()}
     from ..data.composite import LEAVES
     part = x[idx]
-    return part.to_tensor() if isinstance(part, LEAVES) else fe.constant(part)
+    return part.to_tensor() if isinstance(part, LEAVES) else constant(part)
 
 
 def _slice(x, start, stop):
@@ -139,7 +144,7 @@ class DataHandler:
             return
         x, y, sw = self.arrays
         if self.shuffle:
-            order = np.asarray(fe.random.shuffle(np.arange(self.n)).numpy())
+            order = np.asarray(fe_random.shuffle(np.arange(self.n)).numpy())
             for i in range(self.steps):
                 idx = order[i * self.batch_size:(i + 1) * self.batch_size]
                 yield _take(x, idx), _take(y, idx), _take(sw, idx)

@@ -13,6 +13,9 @@ import warnings
 
 import numpy as np
 
+from .. import image as fe_image
+from .._core import convert_to_tensor
+from ..ops.array_ops import transpose
 from . import backend
 
 _INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "hamming", "box", "lanczos")
@@ -178,13 +181,12 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last",
     """Resize an image (h, w, c) or a batch (n, h, w, c) to ``size`` (height, width)
     without distorting it: the largest centred crop with the target's aspect ratio, then
     ``fe.image.resize``. A NumPy input gives a NumPy array, a tensor a tensor."""
-    import fasteager as fe
     if kwargs:
         raise TypeError("smart_resize() got unexpected keyword arguments: %s"
                         % list(kwargs.keys()))
     if len(size) != 2:
         raise ValueError("Expected `size` to be a tuple of 2 integers, but got: %s." % (size,))
-    img = fe.convert_to_tensor(x)
+    img = convert_to_tensor(x)
     rank = img.shape.rank
     if rank < 3 or rank > 4:
         raise ValueError("Expected an image array with shape `(height, width, channels)`, or "
@@ -199,11 +201,11 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last",
     left = int(float(width - crop_width) / 2)
     rows, cols = slice(top, top + crop_height), slice(left, left + crop_width)
     if not channels_last:
-        img = fe.transpose(img, [1, 2, 0] if rank == 3 else [0, 2, 3, 1])
+        img = transpose(img, [1, 2, 0] if rank == 3 else [0, 2, 3, 1])
     img = img[..., rows, cols, :]
-    img = fe.image.resize(img, size, method=interpolation)
+    img = fe_image.resize(img, size, method=interpolation)
     if not channels_last:
-        img = fe.transpose(img, [2, 0, 1] if rank == 3 else [0, 3, 1, 2])
+        img = transpose(img, [2, 0, 1] if rank == 3 else [0, 3, 1, 2])
     if isinstance(x, np.ndarray):
         return np.array(img)
     return img

@@ -2,7 +2,12 @@
 
 >>> fe.keras.activations.get("relu")(fe.constant([-1., 2.]))
 """
-import fasteager as fe
+from .. import math as fe_math, nn
+from ..ops import array_ops, math_ops
+from .._core import convert_to_tensor
+from ..ops.array_ops import broadcast_to, ones_like, reshape, shape, split, zeros_like
+from ..ops.math_ops import cast, clip_by_value, exp, maximum, minimum, reduce_sum, sqrt, square
+from ..ops.special_ops import sort
 
 from . import _ops
 
@@ -16,33 +21,33 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
 
     >>> relu(fe.constant([-10., 0., 10.]), negative_slope=0.5, max_value=5.)
     """
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     negative_part = None
     if negative_slope != 0.0:
         if max_value is None and threshold == 0:
             return _ops.leaky_relu(x, negative_slope)
-        negative_part = fe.nn.relu(threshold - x if threshold != 0 else -x)
+        negative_part = nn.relu(threshold - x if threshold != 0 else -x)
     clip_max = max_value is not None
     if threshold != 0:
-        x = fe.where(x > fe.cast(threshold, x.dtype), x, fe.zeros_like(x))
+        x = math_ops.where(x > cast(threshold, x.dtype), x, zeros_like(x))
     elif max_value == 6:
         x = _ops.relu6(x)
         clip_max = False
     else:
-        x = fe.nn.relu(x)
+        x = nn.relu(x)
     if clip_max:
-        x = fe.clip_by_value(x, fe.cast(0.0, x.dtype), fe.cast(max_value, x.dtype))
+        x = clip_by_value(x, cast(0.0, x.dtype), cast(max_value, x.dtype))
     if negative_part is not None:
         x = x - negative_slope * negative_part
     return x
 
 
 def sigmoid(x):
-    return fe.sigmoid(x)
+    return math_ops.sigmoid(x)
 
 
 def tanh(x):
-    return fe.tanh(x)
+    return math_ops.tanh(x)
 
 
 def softmax(x, axis=-1):
@@ -54,7 +59,7 @@ def log_softmax(x, axis=-1):
 
 
 def linear(x):
-    return fe.convert_to_tensor(x)
+    return convert_to_tensor(x)
 
 
 def elu(x, alpha=1.0):
@@ -81,8 +86,8 @@ def softplus(x):
 
 
 def softsign(x):
-    x = fe.convert_to_tensor(x)
-    return x / (1.0 + fe.abs(x))
+    x = convert_to_tensor(x)
+    return x / (1.0 + math_ops.abs(x))
 
 
 def leaky_relu(x, negative_slope=0.2):
@@ -95,47 +100,47 @@ def relu6(x):
 
 def hard_sigmoid(x):
     # Keras 3's piecewise-linear sigmoid, relu6(x + 3) / 6 (TF 2's was 0.2 x + 0.5, clipped)
-    x = fe.convert_to_tensor(x)
-    return _ops.relu6(x + fe.cast(3.0, x.dtype)) / fe.cast(6.0, x.dtype)
+    x = convert_to_tensor(x)
+    return _ops.relu6(x + cast(3.0, x.dtype)) / cast(6.0, x.dtype)
 
 
 def exponential(x):
-    return fe.exp(x)
+    return exp(x)
 
 
 def _const(value, like):
-    return fe.cast(value, like.dtype)
+    return cast(value, like.dtype)
 
 
 def celu(x, alpha=1.0):
     """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``, as Keras 3 composes it (so the
     gradient at 0 is Keras's: both max and min pass it)."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     zero = _const(0.0, x)
-    return fe.maximum(x, zero) + _const(alpha, x) * fe.math.expm1(
-        fe.minimum(x, zero) / _const(alpha, x))
+    return maximum(x, zero) + _const(alpha, x) * fe_math.expm1(
+        minimum(x, zero) / _const(alpha, x))
 
 
 def glu(x, axis=-1):
     """Gated linear unit: the first half of ``axis`` times the sigmoid of the second."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     size = x.shape[axis]
     if size is not None and size % 2 != 0:
         raise ValueError("glu: axis size must be divisible by 2. Received: x.shape=%s with "
                          "axis=%s" % (tuple(x.shape), axis))
-    x1, x2 = fe.split(x, 2, axis=axis)
-    return x1 * fe.sigmoid(x2)
+    x1, x2 = split(x, 2, axis=axis)
+    return x1 * math_ops.sigmoid(x2)
 
 
 def hard_shrink(x, threshold=0.5):
     """``x`` where ``|x| > threshold``, else 0."""
-    x = fe.convert_to_tensor(x)
-    return fe.where(fe.abs(x) > _const(threshold, x), x, fe.zeros_like(x))
+    x = convert_to_tensor(x)
+    return math_ops.where(math_ops.abs(x) > _const(threshold, x), x, zeros_like(x))
 
 
 def hard_silu(x):
     """``x * hard_sigmoid(x)``."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     return x * hard_sigmoid(x)
 
 
@@ -144,42 +149,42 @@ hard_swish = hard_silu
 
 def hard_tanh(x):
     """``x`` clipped to [-1, 1] (gradient 1 at the bounds, as clip_by_value's)."""
-    x = fe.convert_to_tensor(x)
-    return fe.clip_by_value(x, _const(-1.0, x), _const(1.0, x))
+    x = convert_to_tensor(x)
+    return clip_by_value(x, _const(-1.0, x), _const(1.0, x))
 
 
 def log_sigmoid(x):
     """``log(sigmoid(x))`` without overflow for large ``|x|``."""
-    return fe.math.log_sigmoid(fe.convert_to_tensor(x))
+    return fe_math.log_sigmoid(convert_to_tensor(x))
 
 
 def mish(x):
     """``x * tanh(softplus(x))``."""
-    x = fe.convert_to_tensor(x)
-    return x * fe.tanh(_ops.softplus(x))
+    x = convert_to_tensor(x)
+    return x * math_ops.tanh(_ops.softplus(x))
 
 
 def soft_shrink(x, threshold=0.5):
     """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     t = _const(threshold, x)
-    return fe.where(x > t, x - t, fe.where(x < -t, x + t, fe.zeros_like(x)))
+    return math_ops.where(x > t, x - t, math_ops.where(x < -t, x + t, zeros_like(x)))
 
 
 def sparse_plus(x):
     """0 for ``x <= -1``, ``(x + 1)**2 / 4`` on (-1, 1), ``x`` from 1 on."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     one = _const(1.0, x)
-    return fe.where(x <= -one, fe.zeros_like(x),
-                    fe.where(x < one, _const(0.25, x) * fe.square(x + one), x))
+    return math_ops.where(x <= -one, zeros_like(x),
+                    math_ops.where(x < one, _const(0.25, x) * square(x + one), x))
 
 
 def sparse_sigmoid(x):
     """0 for ``x <= -1``, 1 for ``x >= 1``, ``(x + 1) / 2`` between."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     one = _const(1.0, x)
-    return fe.where(x <= -one, fe.zeros_like(x),
-                    fe.where(x >= one, fe.ones_like(x), _const(0.5, x) * (x + one)))
+    return math_ops.where(x <= -one, zeros_like(x),
+                    math_ops.where(x >= one, ones_like(x), _const(0.5, x) * (x + one)))
 
 
 def sparsemax(x, axis=-1):
@@ -189,42 +194,42 @@ def sparsemax(x, axis=-1):
     taking the last one, so where the support has more than one element its rows are not
     the simplex projection of Martins & Astudillo (2016) and may be all zero; the project
     promises Keras's values, so this keeps them (see docs)."""
-    x = fe.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     rank = len(x.shape)
     if not -rank <= axis < rank:
         raise ValueError("sparsemax: axis %d is out of bounds for an input of rank %d"
                          % (axis, rank))
     axis %= rank
-    x_sorted = fe.sort(x, axis=axis, direction="DESCENDING")
-    cumsum = fe.cumsum(x_sorted, axis=axis)
+    x_sorted = sort(x, axis=axis, direction="DESCENDING")
+    cumsum = math_ops.cumsum(x_sorted, axis=axis)
     r_shape = [1] * rank
     r_shape[axis] = -1
-    r = fe.reshape(fe.range(1, fe.shape(x)[axis] + 1, dtype=x.dtype), r_shape)
+    r = reshape(array_ops.range(1, shape(x)[axis] + 1, dtype=x.dtype), r_shape)
     one = _const(1.0, x)
     support = x_sorted - (cumsum - one) / r > _const(0.0, x)
-    cumsum_safe = fe.where(support, cumsum, fe.zeros_like(cumsum))
-    k = fe.reduce_sum(fe.cast(support, x.dtype), axis=axis, keepdims=True)
-    tau = (fe.reduce_sum(cumsum_safe, axis=axis, keepdims=True) - one) / k
-    return fe.maximum(x - tau, _const(0.0, x))
+    cumsum_safe = math_ops.where(support, cumsum, zeros_like(cumsum))
+    k = reduce_sum(cast(support, x.dtype), axis=axis, keepdims=True)
+    tau = (reduce_sum(cumsum_safe, axis=axis, keepdims=True) - one) / k
+    return maximum(x - tau, _const(0.0, x))
 
 
 def squareplus(x, b=4):
     """``(x + sqrt(x**2 + b)) / 2``."""
-    x = fe.convert_to_tensor(x)
-    return (x + fe.sqrt(fe.square(x) + _const(b, x))) / _const(2.0, x)
+    x = convert_to_tensor(x)
+    return (x + sqrt(square(x) + _const(b, x))) / _const(2.0, x)
 
 
 def tanh_shrink(x):
     """``x - tanh(x)``."""
-    x = fe.convert_to_tensor(x)
-    return x - fe.tanh(x)
+    x = convert_to_tensor(x)
+    return x - math_ops.tanh(x)
 
 
 def threshold(x, threshold, default_value):
     """``x`` where ``x > threshold``, else ``default_value``."""
-    x = fe.convert_to_tensor(x)
-    default = fe.broadcast_to(_const(default_value, x), fe.shape(x))
-    return fe.where(x > _const(threshold, x), x, default)
+    x = convert_to_tensor(x)
+    default = broadcast_to(_const(default_value, x), shape(x))
+    return math_ops.where(x > _const(threshold, x), x, default)
 
 
 _BY_NAME = {f.__name__: f for f in (relu, sigmoid, tanh, softmax, log_softmax, linear, elu,

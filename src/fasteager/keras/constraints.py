@@ -3,7 +3,8 @@ weight after each update, as Keras 3 does (``variable.assign(constraint(variable
 
 >>> layer = fe.keras.layers.Dense(4, kernel_constraint=fe.keras.constraints.MaxNorm(2.0))
 """
-import fasteager as fe
+from .._core import convert_to_tensor
+from ..ops.math_ops import cast, clip_by_value, greater_equal, reduce_sum, sqrt, square
 
 _EPSILON = 1e-7          # Keras's backend.epsilon()
 
@@ -23,7 +24,7 @@ class Constraint:
 
 
 def _norms(w, axis):
-    return fe.sqrt(fe.reduce_sum(fe.square(w), axis=axis, keepdims=True))
+    return sqrt(reduce_sum(square(w), axis=axis, keepdims=True))
 
 
 class MaxNorm(Constraint):
@@ -34,9 +35,9 @@ class MaxNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = fe.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        desired = fe.clip_by_value(norms, 0, self.max_value)
+        desired = clip_by_value(norms, 0, self.max_value)
         return w * (desired / (_EPSILON + norms))
 
     def get_config(self):
@@ -47,8 +48,8 @@ class NonNeg(Constraint):
     """Zero the negative entries."""
 
     def __call__(self, w):
-        w = fe.convert_to_tensor(w)
-        return w * fe.cast(fe.greater_equal(w, 0.0), w.dtype)
+        w = convert_to_tensor(w)
+        return w * cast(greater_equal(w, 0.0), w.dtype)
 
 
 class UnitNorm(Constraint):
@@ -58,7 +59,7 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = fe.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         return w / (_EPSILON + _norms(w, self.axis))
 
     def get_config(self):
@@ -75,9 +76,9 @@ class MinMaxNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = fe.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        desired = self.rate * fe.clip_by_value(norms, self.min_value, self.max_value) + \
+        desired = self.rate * clip_by_value(norms, self.min_value, self.max_value) + \
             (1 - self.rate) * norms
         return w * (desired / (_EPSILON + norms))
 

@@ -22,7 +22,13 @@ whose arguments are plain JSON values and tensor references: nothing in a file r
 or one for all), ``loss_weights`` and metrics per output, logged as ``<output>_loss`` and
 ``<output>_<metric>``, as Keras 3 does.
 """
-import fasteager as fe
+from .. import errors, nest
+from ..ops import array_ops, math_ops
+from .._core import Tensor, convert_to_tensor
+from ..ops.math_ops import add, add_n, cast, matmul, multiply, negative, subtract, truediv
+from ..ragged import RaggedTensor
+from ..sparse import SparseTensor
+from ..variables import Variable
 
 from . import metrics as metrics_module
 from .layers.base import InputLayer, KerasTensor, Layer, ListInput
@@ -33,7 +39,7 @@ _TENSOR_TAG = "__keras_tensor__"
 
 def _tensors(structure, where, argname):
     """The KerasTensors of ``structure`` (a tensor, or lists/tuples/dicts of them), flat."""
-    flat = fe.nest.flatten(structure)
+    flat = nest.flatten(structure)
     for t in flat:
         if not isinstance(t, KerasTensor):
             raise TypeError("%s: %s must be KerasTensors from fe.keras.Input or layer calls "
@@ -174,21 +180,21 @@ class Functional(Model):
         flat = self._flat_inputs(x)
         out = []
         for spec, v in zip(self.inputs, flat):
-            if not isinstance(v, (fe.SparseTensor, fe.RaggedTensor)):   # kept, as Keras's
-                v = fe.convert_to_tensor(v.read_value() if isinstance(v, fe.Variable) else v)
+            if not isinstance(v, (SparseTensor, RaggedTensor)):   # kept, as Keras's
+                v = convert_to_tensor(v.read_value() if isinstance(v, Variable) else v)
             if v.dtype != spec.dtype and v.dtype.is_floating == spec.dtype.is_floating:
-                v = fe.cast(v, spec.dtype)    # Keras casts inputs to the Input's dtype
+                v = cast(v, spec.dtype)    # Keras casts inputs to the Input's dtype
             out.append(v)
         return out
 
     def call(self, inputs, training=None, mask=None):
         flat = inputs if isinstance(inputs, list) and len(inputs) == len(self.inputs) and \
-            all(isinstance(v, fe.Tensor) for v in inputs) else self._convert_input(inputs)
+            all(isinstance(v, Tensor) for v in inputs) else self._convert_input(inputs)
         for spec, v in zip(self.inputs, flat):
             want, got = spec.shape.as_list(), v.shape.as_list()
             if len(want) != len(got) or any(w is not None and w != g
                                             for w, g in zip(want, got)):
-                raise fe.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     "%s: input %r is incompatible with the model (expected shape %s, got %s)"
                     % (self.name, spec.name, tuple(want), tuple(got)))
         values = {id(t): v for t, v in zip(self.inputs, flat)}
@@ -201,23 +207,23 @@ class Functional(Model):
         def value(v):
             return values[id(v)] if isinstance(v, KerasTensor) else v
         for node in self._nodes:
-            x, args, kwargs = fe.nest.map_structure(value, node.call_args)
+            x, args, kwargs = nest.map_structure(value, node.call_args)
             in_mask = None
             if masks:
                 in_mask = _map_tensors(lambda t: masks.get(id(t)), node.call_args[0])
-                if any(m is not None for m in fe.nest.flatten(in_mask)) and \
+                if any(m is not None for m in nest.flatten(in_mask)) and \
                         "mask" not in kwargs and _takes_mask(node.layer):
                     kwargs["mask"] = in_mask
             out = node.layer(x, *args, **kwargs)
             out_mask = _next_mask(node.layer, x, in_mask) if self._masking else None
-            outs = fe.nest.flatten(out)
+            outs = nest.flatten(out)
             out_masks = list(out_mask) if isinstance(out_mask, (list, tuple)) else \
                 [out_mask] + [None] * (len(outs) - 1)
             for t, v, m in zip(node.outputs, outs, out_masks):
                 values[id(t)] = v
                 if m is not None:
                     masks[id(t)] = m
-        return fe.nest.map_structure(value, self._outputs_struct)
+        return nest.map_structure(value, self._outputs_struct)
 
     # ---- config ---------------------------------------------------------------------------
     def _history_config(self, tensor):
@@ -244,7 +250,7 @@ class Functional(Model):
             entry["inbound_nodes"] = []
             for node in layer._inbound_nodes:
                 if id(node) in self._node_index and not isinstance(layer, InputLayer):
-                    x, args, kwargs = fe.nest.map_structure(encode, node.call_args)
+                    x, args, kwargs = nest.map_structure(encode, node.call_args)
                     entry["inbound_nodes"].append({"args": [x] + list(args), "kwargs": kwargs})
             layers.append(entry)
         return {"name": self.name, "trainable": self.trainable, "layers": layers,
@@ -322,7 +328,7 @@ class Functional(Model):
                     raise DataLossError("%s: a node of layer %r has no arguments"
                                         % (where, name))
                 out = created[name](*args, **kwargs)
-                outputs[name].append(fe.nest.flatten(out))
+                outputs[name].append(nest.flatten(out))
                 pending.remove(item)
                 progressed = True
             if not progressed:
@@ -392,7 +398,7 @@ class StructuredLoss:
     def __init__(self, model, loss, loss_weights, metrics):
         names = list(getattr(model, "output_names", ()))
         if not names:
-            raise fe.errors.UnimplementedError(
+            raise errors.UnimplementedError(
                 "compile: a loss or metrics per output (a list or dict) needs a functional "
                 "model (fe.keras.Model(inputs, outputs)); %s has no named outputs"
                 % type(model).__name__)
@@ -462,7 +468,7 @@ class StructuredLoss:
         if not terms:
             raise ValueError("Model: no loss to optimize; pass loss=... to compile()")
         dtype = terms[0].dtype
-        return fe.add_n([fe.cast(t, dtype) if t.dtype != dtype else t for t in terms])
+        return add_n([cast(t, dtype) if t.dtype != dtype else t for t in terms])
 
     def update_metrics(self, y_true, y_pred, sample_weight=None):
         """Update the per-output loss trackers and metrics; every metric's result."""
@@ -487,7 +493,7 @@ class StructuredLoss:
             values = dict(self.per_output(y_true, y_pred, sample_weight))
             # Keras 3 weighs each batch's per-output loss by the batch size, which its traced
             # step does not know (None: each batch counts once); run_eagerly knows it
-            n = fe.nest.flatten(y_pred)[0].shape.as_list()[0] \
+            n = nest.flatten(y_pred)[0].shape.as_list()[0] \
                 if getattr(model, "run_eagerly", False) else None
             for i, tracker in self._trackers:
                 tracker.update_state(values[self.names[i]], sample_weight=n)
@@ -500,9 +506,9 @@ class StructuredLoss:
 
 # ---- operators on KerasTensors ----------------------------------------------------------------
 
-_OPERATORS = {"add": fe.add, "subtract": fe.subtract, "multiply": fe.multiply,
-              "truediv": fe.truediv, "pow": fe.pow, "matmul": fe.matmul,
-              "negative": fe.negative, "abs": fe.abs}
+_OPERATORS = {"add": add, "subtract": subtract, "multiply": multiply,
+              "truediv": truediv, "pow": math_ops.pow, "matmul": matmul,
+              "negative": negative, "abs": math_ops.abs}
 
 
 def _encode_index(index):
@@ -562,7 +568,7 @@ class TensorOp(ListInput, Layer):
             return fn(inputs[0])
         if len(inputs) == 2:
             return fn(inputs[0], inputs[1])
-        c = fe.constant(self.constant, dtype=inputs[0].dtype)
+        c = array_ops.constant(self.constant, dtype=inputs[0].dtype)
         return fn(c, inputs[0]) if self.constant_first else fn(inputs[0], c)
 
     def get_config(self):
@@ -580,10 +586,10 @@ def symbolic_op(op, a, b=None, reverse=False):
         return TensorOp(op)([a])
     if isinstance(b, KerasTensor):
         return TensorOp(op)([b, a] if reverse else [a, b])
-    if isinstance(b, (fe.Variable, Layer)):
+    if isinstance(b, (Variable, Layer)):
         raise TypeError("KerasTensor %s: a Variable operand would not be saved with the "
                         "model (got %r); create it in a layer's build()" % (op, b))
-    if isinstance(b, fe.Tensor):
+    if isinstance(b, Tensor):
         b = b.numpy()
     value = b.tolist() if hasattr(b, "tolist") else b
     if not isinstance(value, (int, float, list)) or isinstance(value, bool):

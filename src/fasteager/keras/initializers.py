@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-import fasteager as fe
+from .. import dtypes, random as fe_random
+from ..ops import array_ops
 
 
 def _fans(shape, input_axes=None, output_axes=None):
@@ -38,7 +39,7 @@ def _fans(shape, input_axes=None, output_axes=None):
 
 
 def _dtype(dtype):
-    return fe.float32 if dtype is None else fe.as_dtype(dtype)
+    return dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
 
 
 class Initializer:
@@ -57,12 +58,12 @@ class Initializer:
 
 class Zeros(Initializer):
     def __call__(self, shape, dtype=None):
-        return fe.zeros(shape, dtype=_dtype(dtype))
+        return array_ops.zeros(shape, dtype=_dtype(dtype))
 
 
 class Ones(Initializer):
     def __call__(self, shape, dtype=None):
-        return fe.ones(shape, dtype=_dtype(dtype))
+        return array_ops.ones(shape, dtype=_dtype(dtype))
 
 
 class Constant(Initializer):
@@ -71,7 +72,7 @@ class Constant(Initializer):
 
     def __call__(self, shape, dtype=None):
         d = _dtype(dtype)
-        return fe.constant(np.full([int(s) for s in shape], self.value, d.as_numpy_dtype))
+        return array_ops.constant(np.full([int(s) for s in shape], self.value, d.as_numpy_dtype))
 
     def get_config(self):
         return {"value": self.value}
@@ -82,7 +83,7 @@ class RandomNormal(Initializer):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=None):
-        return fe.random.normal(shape, self.mean, self.stddev, dtype=_dtype(dtype),
+        return fe_random.normal(shape, self.mean, self.stddev, dtype=_dtype(dtype),
                                 seed=self.seed)
 
     def get_config(self):
@@ -94,7 +95,7 @@ class RandomUniform(Initializer):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape, dtype=None):
-        return fe.random.uniform(shape, self.minval, self.maxval, dtype=_dtype(dtype),
+        return fe_random.uniform(shape, self.minval, self.maxval, dtype=_dtype(dtype),
                                  seed=self.seed)
 
     def get_config(self):
@@ -106,7 +107,7 @@ class TruncatedNormal(Initializer):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=None):
-        return fe.random.truncated_normal(shape, self.mean, self.stddev, dtype=_dtype(dtype),
+        return fe_random.truncated_normal(shape, self.mean, self.stddev, dtype=_dtype(dtype),
                                           seed=self.seed)
 
     def get_config(self):
@@ -144,11 +145,11 @@ class VarianceScaling(Initializer):
         if self.distribution == "truncated_normal":
             # 0.879...: the stddev of a unit normal truncated to [-2, 2] (Keras's constant)
             std = math.sqrt(scale) / 0.87962566103423978
-            return fe.random.truncated_normal(shape, 0.0, std, dtype=d, seed=self.seed)
+            return fe_random.truncated_normal(shape, 0.0, std, dtype=d, seed=self.seed)
         if self.distribution == "untruncated_normal":
-            return fe.random.normal(shape, 0.0, math.sqrt(scale), dtype=d, seed=self.seed)
+            return fe_random.normal(shape, 0.0, math.sqrt(scale), dtype=d, seed=self.seed)
         limit = math.sqrt(3.0 * scale)
-        return fe.random.uniform(shape, -limit, limit, dtype=d, seed=self.seed)
+        return fe_random.uniform(shape, -limit, limit, dtype=d, seed=self.seed)
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
@@ -222,14 +223,14 @@ class Orthogonal(Initializer):
             raise ValueError("Orthogonal: the shape must have rank >= 2 (got %s)" % shape)
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
-        a = fe.random.normal([max(rows, cols), min(rows, cols)], dtype=fe.float64,
+        a = fe_random.normal([max(rows, cols), min(rows, cols)], dtype=dtypes.float64,
                              seed=self.seed).numpy()
         q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))      # make the decomposition unique (Mezzadri 2007)
         if rows < cols:
             q = q.T
         d = _dtype(dtype)
-        return fe.constant((self.gain * q.reshape(shape)).astype(d.as_numpy_dtype))
+        return array_ops.constant((self.gain * q.reshape(shape)).astype(d.as_numpy_dtype))
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed}

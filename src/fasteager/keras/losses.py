@@ -11,7 +11,15 @@ stable ``fe.nn`` cross-entropy ops.
 """
 import numpy as np
 
-import fasteager as fe
+from .. import dtypes, errors, math as fe_math, nn
+from ..ops import math_ops
+from .._core import convert_to_tensor
+from ..ops.array_ops import (constant, expand_dims, fill, one_hot, ones_like, reshape, shape,
+                             squeeze, transpose, zeros_like)
+from ..ops.math_ops import (cast, clip_by_value, equal, log, logical_and, logical_not, matmul,
+                            maximum, minimum, not_equal, reduce_logsumexp, reduce_max, reduce_mean,
+                            reduce_sum, sigmoid, square, where)
+from ..variables import Variable
 
 from . import _ctc, _ops, backend
 
@@ -38,18 +46,18 @@ class Reduction:
 
 
 def _t(x, dtype=None):
-    if isinstance(x, fe.Variable):
+    if isinstance(x, Variable):
         x = x.read_value()
-    t = fe.convert_to_tensor(x)
+    t = convert_to_tensor(x)
     if dtype is not None and t.dtype != dtype:
-        t = fe.cast(t, dtype)
+        t = cast(t, dtype)
     return t
 
 
 def _pred(y_pred):
     y = _t(y_pred)
     if not y.dtype.is_floating:
-        y = fe.cast(y, fe.float32)
+        y = cast(y, dtypes.float32)
     return y
 
 
@@ -57,9 +65,9 @@ def _match_ranks(y_true, y_pred):
     """Align ranks that differ by a trailing size-1 axis (Keras's squeeze_or_expand)."""
     rt, rp = y_true.shape.rank, y_pred.shape.rank
     if rt == rp - 1 and y_pred.shape[-1] == 1:
-        y_true = fe.expand_dims(y_true, -1)
+        y_true = expand_dims(y_true, -1)
     elif rp == rt - 1 and y_true.shape[-1] == 1:
-        y_true = fe.squeeze(y_true, axis=-1)
+        y_true = squeeze(y_true, axis=-1)
     return y_true
 
 
@@ -68,23 +76,23 @@ def _match_ranks(y_true, y_pred):
 def mean_squared_error(y_true, y_pred):
     y_pred = _pred(y_pred)
     y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
-    return fe.reduce_mean(fe.square(y_pred - y_true), axis=-1)
+    return reduce_mean(square(y_pred - y_true), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
     y_pred = _pred(y_pred)
     y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
-    return fe.reduce_mean(fe.abs(y_pred - y_true), axis=-1)
+    return reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
 def huber(y_true, y_pred, delta=1.0):
     y_pred = _pred(y_pred)
     y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
     err = y_pred - y_true
-    a = fe.abs(err)
-    quad = 0.5 * fe.square(err)
+    a = math_ops.abs(err)
+    quad = 0.5 * square(err)
     lin = delta * a - 0.5 * delta * delta
-    return fe.reduce_mean(fe.where(a <= delta, quad, lin), axis=-1)
+    return reduce_mean(where(a <= delta, quad, lin), axis=-1)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
@@ -99,26 +107,26 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
                          "supported. Received: axis=%s" % (axis,))
     labels = _t(y_true)
     if len(labels._value.shape) == rank and rank > 0 and labels._value.shape[-1] == 1:
-        labels = fe.squeeze(labels, axis=-1)
+        labels = squeeze(labels, axis=-1)
     if labels._value.dtype.kind == "f":
-        labels = fe.cast(labels, fe.int64)
+        labels = cast(labels, dtypes.int64)
     valid = None
     if ignore_class is not None:
-        valid = fe.not_equal(labels, fe.cast(ignore_class, labels.dtype))
+        valid = not_equal(labels, cast(ignore_class, labels.dtype))
         # Keras sends the ignored rows through as label 0 and all-zero predictions, then
         # zeroes their losses (the where() also stops their gradient)
-        labels = fe.where(valid, labels, fe.zeros_like(labels))
-        y_pred = fe.where(fe.expand_dims(valid, -1), y_pred, fe.zeros_like(y_pred))
+        labels = where(valid, labels, zeros_like(labels))
+        y_pred = where(expand_dims(valid, -1), y_pred, zeros_like(y_pred))
     # (labels outside [0, classes) are refused by the cross-entropy kernel, naming the row)
     if from_logits:
         res = _ops.sparse_softmax_xent(labels, y_pred)
     else:
         eps = backend.epsilon()
-        p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
+        p = clip_by_value(y_pred, eps, 1.0 - eps)
         # Keras takes log(clipped p) as logits: -log(p[label] / sum(p))
-        res = _ops.sparse_softmax_xent(labels, fe.log(p))
+        res = _ops.sparse_softmax_xent(labels, log(p))
     if valid is not None:
-        res = fe.where(valid, res, fe.zeros_like(res))
+        res = where(valid, res, zeros_like(res))
         _set_mask(res, valid)
     return res
 
@@ -127,7 +135,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     y_pred = _pred(y_pred)
     y_true = _t(y_true, y_pred.dtype)
     if y_true.shape.as_list() != y_pred.shape.as_list():
-        raise fe.errors.InvalidArgumentError(
+        raise errors.InvalidArgumentError(
             "categorical_crossentropy: y_true and y_pred must have the same shape (got %s and "
             "%s); use sparse_categorical_crossentropy for integer labels"
             % (y_true.shape.as_list(), y_pred.shape.as_list()))
@@ -137,9 +145,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if from_logits:
         return _ops.softmax_xent(y_true, y_pred, axis=axis)
     eps = backend.epsilon()
-    p = y_pred / fe.reduce_sum(y_pred, axis=axis, keepdims=True)
-    p = fe.clip_by_value(p, eps, 1.0 - eps)
-    return -fe.reduce_sum(y_true * fe.log(p), axis=axis)
+    p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = clip_by_value(p, eps, 1.0 - eps)
+    return -reduce_sum(y_true * log(p), axis=axis)
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -148,12 +156,12 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
-        return fe.reduce_mean(_ops.sigmoid_xent(y_true, y_pred), axis=axis)
+        return reduce_mean(_ops.sigmoid_xent(y_true, y_pred), axis=axis)
     eps = backend.epsilon()
-    p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
+    p = clip_by_value(y_pred, eps, 1.0 - eps)
     # Keras 3 clips and takes the logs as they are (Keras 2 added eps inside them)
-    bce = y_true * fe.log(p) + (1.0 - y_true) * fe.log(1.0 - p)
-    return -fe.reduce_mean(bce, axis=axis)
+    bce = y_true * log(p) + (1.0 - y_true) * log(1.0 - p)
+    return -reduce_mean(bce, axis=axis)
 
 
 mse = MSE = mean_squared_error
@@ -171,27 +179,27 @@ def _pair(y_true, y_pred, match_ranks=True):
 
 def mean_absolute_percentage_error(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
-    denom = fe.maximum(fe.abs(y_true), fe.constant(backend.epsilon(), y_pred.dtype))
-    return 100.0 * fe.reduce_mean(fe.abs((y_true - y_pred) / denom), axis=-1)
+    denom = maximum(math_ops.abs(y_true), constant(backend.epsilon(), y_pred.dtype))
+    return 100.0 * reduce_mean(math_ops.abs((y_true - y_pred) / denom), axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
-    eps = fe.constant(backend.epsilon(), y_pred.dtype)
-    first = fe.math.log(fe.maximum(y_pred, eps) + 1.0)
-    second = fe.math.log(fe.maximum(y_true, eps) + 1.0)
-    return fe.reduce_mean(fe.square(first - second), axis=-1)
+    eps = constant(backend.epsilon(), y_pred.dtype)
+    first = fe_math.log(maximum(y_pred, eps) + 1.0)
+    second = fe_math.log(maximum(y_true, eps) + 1.0)
+    return reduce_mean(square(first - second), axis=-1)
 
 
 def _l2_normalize(x, axis):
     # Keras's normalize: x * min(rsqrt(sum(x^2)), 1/eps), so a zero vector stays zero
-    inv = fe.math.rsqrt(fe.reduce_sum(fe.square(x), axis=axis, keepdims=True))
-    return x * fe.minimum(inv, fe.constant(1.0 / backend.epsilon(), x.dtype))
+    inv = fe_math.rsqrt(reduce_sum(square(x), axis=axis, keepdims=True))
+    return x * minimum(inv, constant(1.0 / backend.epsilon(), x.dtype))
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):
     y_true, y_pred = _pair(y_true, y_pred)
-    return -fe.reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis),
+    return -reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis),
                           axis=axis)
 
 
@@ -199,7 +207,7 @@ def log_cosh(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
     x = y_pred - y_true
     # log(cosh(x)) = x + softplus(-2x) - log(2), stable for large |x|
-    return fe.reduce_mean(x + fe.nn.softplus(x * -2.0) - float(np.log(2.0)), axis=-1)
+    return reduce_mean(x + nn.softplus(x * -2.0) - float(np.log(2.0)), axis=-1)
 
 
 def _hinge_labels(y_true):
@@ -213,33 +221,33 @@ def _hinge_labels(y_true):
 def hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
     y_true = _hinge_labels(y_true)
-    return fe.reduce_mean(fe.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+    return reduce_mean(maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
 def squared_hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
     y_true = _hinge_labels(y_true)
-    return fe.reduce_mean(fe.square(fe.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+    return reduce_mean(square(maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
 
 def categorical_hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
-    pos = fe.reduce_sum(y_true * y_pred, axis=-1)
-    neg = fe.reduce_max((1.0 - y_true) * y_pred, axis=-1)
-    return fe.maximum(neg - pos + 1.0, 0.0)
+    pos = reduce_sum(y_true * y_pred, axis=-1)
+    neg = reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return maximum(neg - pos + 1.0, 0.0)
 
 
 def kl_divergence(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
     eps = backend.epsilon()
-    y_true = fe.clip_by_value(y_true, eps, 1.0)
-    y_pred = fe.clip_by_value(y_pred, eps, 1.0)
-    return fe.reduce_sum(y_true * fe.math.log(y_true / y_pred), axis=-1)
+    y_true = clip_by_value(y_true, eps, 1.0)
+    y_pred = clip_by_value(y_pred, eps, 1.0)
+    return reduce_sum(y_true * fe_math.log(y_true / y_pred), axis=-1)
 
 
 def poisson(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
-    return fe.reduce_mean(y_pred - y_true * fe.math.log(y_pred + backend.epsilon()), axis=-1)
+    return reduce_mean(y_pred - y_true * fe_math.log(y_pred + backend.epsilon()), axis=-1)
 
 
 def _bool_axis(axis):
@@ -255,15 +263,15 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         # (Keras takes the sigmoid, then the clipped probability path)
-        y_pred = fe.sigmoid(y_pred)
+        y_pred = sigmoid(y_pred)
     eps = backend.epsilon()
-    p = fe.clip_by_value(y_pred, eps, 1.0 - eps)
-    bce = -(y_true * fe.math.log(p + eps) + (1.0 - y_true) * fe.math.log(1.0 - p + eps))
+    p = clip_by_value(y_pred, eps, 1.0 - eps)
+    bce = -(y_true * fe_math.log(p + eps) + (1.0 - y_true) * fe_math.log(1.0 - p + eps))
     p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
-    focal = fe.pow(1.0 - p_t, gamma) * bce
+    focal = math_ops.pow(1.0 - p_t, gamma) * bce
     if apply_class_balancing:
         focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
-    return fe.reduce_mean(focal, axis=axis)
+    return reduce_mean(focal, axis=axis)
 
 
 def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
@@ -274,28 +282,28 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
         k = y_true.shape[-1]
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / k
     if from_logits:
-        y_pred = fe.nn.softmax(y_pred, axis=axis)
+        y_pred = nn.softmax(y_pred, axis=axis)
     eps = backend.epsilon()
-    out = y_pred / fe.reduce_sum(y_pred, axis=axis, keepdims=True)
-    out = fe.clip_by_value(out, eps, 1.0 - eps)
-    cce = -y_true * fe.math.log(out)
-    weight = fe.pow(1.0 - out, gamma) * _t(alpha, out.dtype)
-    return fe.reduce_sum(weight * cce, axis=axis)
+    out = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
+    out = clip_by_value(out, eps, 1.0 - eps)
+    cce = -y_true * fe_math.log(out)
+    weight = math_ops.pow(1.0 - out, gamma) * _t(alpha, out.dtype)
+    return reduce_sum(weight * cce, axis=axis)
 
 
 def dice(y_true, y_pred, axis=None):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
-    inter = fe.reduce_sum(y_true * y_pred, axis=axis)
-    denom = (fe.reduce_sum(y_true, axis=axis) + fe.reduce_sum(y_pred, axis=axis)
+    inter = reduce_sum(y_true * y_pred, axis=axis)
+    denom = (reduce_sum(y_true, axis=axis) + reduce_sum(y_pred, axis=axis)
              + backend.epsilon())
     return 1.0 - 2.0 * inter / denom
 
 
 def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
     y_true, y_pred = _pair(y_true, y_pred, match_ranks=False)
-    inter = fe.reduce_sum(y_true * y_pred, axis=axis)
-    fp = fe.reduce_sum((1.0 - y_pred) * y_true, axis=axis)
-    fn = fe.reduce_sum(y_pred * (1.0 - y_true), axis=axis)
+    inter = reduce_sum(y_true * y_pred, axis=axis)
+    fp = reduce_sum((1.0 - y_pred) * y_true, axis=axis)
+    fn = reduce_sum(y_pred * (1.0 - y_true), axis=axis)
     return 1.0 - inter / (inter + fp * alpha + fn * beta + backend.epsilon())
 
 
@@ -304,35 +312,35 @@ def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal
     """Circle loss of L2-normalised embeddings ``y_pred`` with integer labels ``y_true``;
     the result carries a Keras mask of its positive entries (Keras averages over those)."""
     y_pred = _pred(y_pred)
-    y_true = _t(y_true, fe.int32)
+    y_true = _t(y_true, dtypes.int32)
     ref_emb = y_pred if ref_embeddings is None else _pred(ref_embeddings)
-    ref_labels = y_true if ref_labels is None else _t(ref_labels, fe.int32)
-    dist = fe.maximum(1.0 - fe.matmul(y_pred, fe.transpose(ref_emb)), 0.0)
-    q = fe.reshape(y_true, [-1, 1]) if y_true.shape.rank == 1 else y_true
-    k = fe.reshape(ref_labels, [-1, 1]) if ref_labels.shape.rank == 1 else ref_labels
-    pos = fe.equal(q, fe.transpose(k))
-    neg = fe.logical_not(pos)
+    ref_labels = y_true if ref_labels is None else _t(ref_labels, dtypes.int32)
+    dist = maximum(1.0 - matmul(y_pred, transpose(ref_emb)), 0.0)
+    q = reshape(y_true, [-1, 1]) if y_true.shape.rank == 1 else y_true
+    k = reshape(ref_labels, [-1, 1]) if ref_labels.shape.rank == 1 else ref_labels
+    pos = equal(q, transpose(k))
+    neg = logical_not(pos)
     if remove_diagonal:
         n, m = int(q._value.size), int(k._value.size)
-        pos = fe.logical_and(pos, fe.constant(~np.eye(n, m, dtype=bool)))
-    posf, negf = fe.cast(pos, dist.dtype), fe.cast(neg, dist.dtype)
-    pos_w = fe.maximum((margin + dist) * posf, 0.0)
-    neg_w = fe.maximum((1.0 + margin - dist) * negf, 0.0)
+        pos = logical_and(pos, constant(~np.eye(n, m, dtype=bool)))
+    posf, negf = cast(pos, dist.dtype), cast(neg, dist.dtype)
+    pos_w = maximum((margin + dist) * posf, 0.0)
+    neg_w = maximum((1.0 + margin - dist) * negf, 0.0)
     pos_wd = -1.0 * gamma * pos_w * (margin - dist)
     neg_wd = gamma * neg_w * ((1.0 - margin) - dist)
-    ninf = fe.fill(fe.shape(dist), fe.constant(-np.inf, dist.dtype))
-    p_loss = fe.reduce_logsumexp(fe.where(pos, pos_wd, ninf), axis=1)
-    n_loss = fe.reduce_logsumexp(fe.where(neg, neg_wd, ninf), axis=1)
-    res = fe.nn.softplus(p_loss + n_loss)
+    ninf = fill(shape(dist), constant(-np.inf, dist.dtype))
+    p_loss = reduce_logsumexp(where(pos, pos_wd, ninf), axis=1)
+    n_loss = reduce_logsumexp(where(neg, neg_wd, ninf), axis=1)
+    res = nn.softplus(p_loss + n_loss)
     _set_mask(res, res > 0)
     return res
 
 
 def categorical_generalized_cross_entropy(y_true, y_pred, q):
     y_pred = _pred(y_pred)
-    onehot = fe.one_hot(fe.cast(_t(y_true), fe.int32), y_pred.shape[-1], dtype=y_pred.dtype)
-    p = fe.reduce_sum(y_pred * onehot, axis=-1)
-    return (1.0 - fe.pow(p, q)) / q
+    onehot = one_hot(cast(_t(y_true), dtypes.int32), y_pred.shape[-1], dtype=y_pred.dtype)
+    p = reduce_sum(y_pred * onehot, axis=-1)
+    return (1.0 - math_ops.pow(p, q)) / q
 
 
 
@@ -352,7 +360,7 @@ def ctc(y_true, y_pred):
     labels = y_true._value.astype(np.int64)
     num_classes = y_pred.shape[-1]
     if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
-        raise fe.errors.InvalidArgumentError(
+        raise errors.InvalidArgumentError(
             "ctc: labels must lie in [0, %d) (num_classes of y_pred); got values in [%d, %d]"
             % (num_classes, labels.min(), labels.max()))
     # (Keras counts the non-blank labels of a row and takes that many from its start)
@@ -386,14 +394,14 @@ def same_rank(x1, x2, expand_rank_1=True):
     r1, r2 = x1.shape.rank, x2.shape.rank
     if r1 == r2 + 1 and x1.shape[-1] == 1:
         if r2 == 1 and expand_rank_1:
-            x2 = fe.expand_dims(x2, -1)
+            x2 = expand_dims(x2, -1)
         else:
-            x1 = fe.squeeze(x1, axis=-1)
+            x1 = squeeze(x1, axis=-1)
     elif r2 == r1 + 1 and x2.shape[-1] == 1:
         if r1 == 1 and expand_rank_1:
-            x1 = fe.expand_dims(x1, -1)
+            x1 = expand_dims(x1, -1)
         else:
-            x2 = fe.squeeze(x2, axis=-1)
+            x2 = squeeze(x2, axis=-1)
     return x1, x2
 
 
@@ -404,16 +412,16 @@ def apply_mask(sample_weight, mask, dtype, reduction):
     if mask is None:
         return sample_weight
     mask = _t(mask)
-    if mask.dtype != fe.bool:
-        mask = fe.cast(mask, fe.bool)
+    if mask.dtype != dtypes.bool:
+        mask = cast(mask, dtypes.bool)
     if reduction in ("mean", "sum_over_batch_size"):
         total = float(mask._value.size)
-        valid = fe.reduce_sum(fe.cast(mask, dtype))
-        scale = fe.math.divide_no_nan(fe.constant(total, dtype), valid)
-        float_mask = fe.where(mask, scale * fe.ones_like(mask, dtype=dtype),
-                              fe.zeros_like(mask, dtype=dtype))
+        valid = reduce_sum(cast(mask, dtype))
+        scale = fe_math.divide_no_nan(constant(total, dtype), valid)
+        float_mask = where(mask, scale * ones_like(mask, dtype=dtype),
+                              zeros_like(mask, dtype=dtype))
     else:
-        float_mask = fe.cast(mask, dtype)
+        float_mask = cast(mask, dtype)
     if sample_weight is None:
         return float_mask
     float_mask, sample_weight = same_rank(float_mask, _t(sample_weight, dtype))
@@ -424,12 +432,12 @@ def reduce_losses(losses, reduction, sample_weight=None):
     if reduction in (None, "none"):
         return losses
     if reduction == "sum":
-        return fe.reduce_sum(losses)
+        return reduce_sum(losses)
     if losses._value.size == 0:
-        return fe.reduce_sum(losses) * 0.0
+        return reduce_sum(losses) * 0.0
     if reduction == "mean_with_sample_weight" and sample_weight is not None:
-        return fe.math.divide_no_nan(fe.reduce_sum(losses), fe.reduce_sum(sample_weight))
-    return fe.reduce_mean(losses)        # the sum over the batch size, in one op
+        return fe_math.divide_no_nan(reduce_sum(losses), reduce_sum(sample_weight))
+    return reduce_mean(losses)        # the sum over the batch size, in one op
 
 
 def reduce_weighted_values(losses, sample_weight=None, mask=None,
@@ -456,11 +464,11 @@ class Loss:
                     "reduction=%s" % (", ".join(repr(r) for r in _REDUCTIONS), reduction))
         self.reduction = "sum_over_batch_size" if reduction == "auto" else reduction
         self.name = name
-        self._dtype = fe.as_dtype(dtype) if dtype is not None else None
+        self._dtype = dtypes.as_dtype(dtype) if dtype is not None else None
 
     @property
     def dtype(self):
-        return (self._dtype or fe.float32).name
+        return (self._dtype or dtypes.float32).name
 
     def call(self, y_true, y_pred):
         raise NotImplementedError
@@ -472,7 +480,7 @@ class Loss:
         losses = self.call(y_true, y_pred)
         out_mask = _get_mask(losses)
         if in_mask is not None and out_mask is not None:
-            mask = fe.logical_and(fe.cast(in_mask, fe.bool), fe.cast(out_mask, fe.bool))
+            mask = logical_and(cast(in_mask, dtypes.bool), cast(out_mask, dtypes.bool))
         else:
             mask = in_mask if out_mask is None else out_mask
         return reduce_weighted_values(losses, sample_weight, mask, self.reduction)

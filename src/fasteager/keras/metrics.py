@@ -13,14 +13,19 @@ import functools
 
 import numpy as np
 
-import fasteager as fe
+from .. import dtypes, errors, math as fe_math
+from ..ops import array_ops
+from .._core import Tensor, convert_to_tensor
+from ..ops.array_ops import constant, expand_dims, identity, ones_like, size, squeeze
+from ..ops.math_ops import argmax, cast, equal, reduce_mean, reduce_sum
+from ..variables import Variable
 
 from . import _naming, backend, losses as _losses
 from ..distribute import strategy as _distribute
 
 
 def _np(x):
-    if isinstance(x, (fe.Tensor, fe.Variable)):
+    if isinstance(x, (Tensor, Variable)):
         return np.asarray(x.numpy())
     return np.asarray(x)
 
@@ -34,21 +39,21 @@ def _tracing():
 
 
 def _weights_like_t(v, sample_weight):
-    sw = fe.cast(sample_weight, fe.float64)
+    sw = cast(sample_weight, dtypes.float64)
     if sw.shape.rank == v.shape.rank + 1 and sw.shape[-1] == 1:
-        sw = fe.squeeze(sw, -1)
+        sw = squeeze(sw, -1)
     while sw.shape.rank < v.shape.rank:
-        sw = fe.expand_dims(sw, -1)
-    return sw * fe.ones_like(v)
+        sw = expand_dims(sw, -1)
+    return sw * ones_like(v)
 
 
 def _mean_state_t(values, sample_weight):
     """(total, count) of ``values`` as float64 tensors, by fasteager ops."""
-    v = fe.cast(values, fe.float64)
+    v = cast(values, dtypes.float64)
     if sample_weight is None:
-        return fe.reduce_sum(v), fe.cast(fe.size(v), fe.float64)
+        return reduce_sum(v), cast(size(v), dtypes.float64)
     w = _weights_like_t(v, sample_weight)
-    return fe.reduce_sum(v * w), fe.reduce_sum(w)
+    return reduce_sum(v * w), reduce_sum(w)
 
 
 def _result_over_workers(result):
@@ -80,7 +85,7 @@ class Metric:
 
     def __init__(self, name=None, dtype=None):
         self.name = name or backend.unique_name(type(self).__name__.lower())
-        self._dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
+        self._dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
         self._variables = []
         self._metrics = []
         # made in strategy.scope(): state variables added later are created under it
@@ -91,7 +96,7 @@ class Metric:
         # this metric's variables (and reset_state zeroes it)
         tracked = self.__dict__.get("_variables"), self.__dict__.get("_metrics")
         if tracked[0] is not None:
-            if isinstance(value, fe.Variable) and not any(value is v for v in tracked[0]):
+            if isinstance(value, Variable) and not any(value is v for v in tracked[0]):
                 tracked[0].append(value)
             elif isinstance(value, Metric) and not any(value is m for m in tracked[1]):
                 tracked[1].append(value)
@@ -115,7 +120,7 @@ class Metric:
         if init is None:
             raise ValueError("%s.add_variable: initializer is required (got None)"
                              % type(self).__name__)
-        d = fe.as_dtype(dtype) if dtype is not None else fe.as_dtype(backend.floatx())
+        d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.as_dtype(backend.floatx())
         shape = tuple(shape) if isinstance(shape, (list, tuple)) else (
             () if shape is None else (int(shape),))
         name = name or "variable"
@@ -206,7 +211,7 @@ def _samplewise_np(values, sample_weight):
         try:
             w = np.broadcast_to(w, v.shape)
         except ValueError:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "Mean.update_state: sample_weight of shape %s does not broadcast to the "
                 "values' shape %s" % (np.shape(_np(sample_weight)), values.shape)) from None
         v = v * w
@@ -219,24 +224,24 @@ def _samplewise_np(values, sample_weight):
 
 def _samplewise_t(values, sample_weight):
     """``_samplewise_np`` by fasteager ops (inside fe.function)."""
-    v = fe.cast(values, fe.float64)
+    v = cast(values, dtypes.float64)
     if sample_weight is None:
-        count = fe.cast(fe.shape(v)[0], fe.float64) if v.shape.rank else \
-            fe.constant(1.0, fe.float64)
+        count = cast(array_ops.shape(v)[0], dtypes.float64) if v.shape.rank else \
+            constant(1.0, dtypes.float64)
         if v.shape.rank > 1:
-            v = fe.reduce_mean(v, axis=list(range(1, v.shape.rank)))
-        return fe.reduce_sum(v), count
-    v, w = _losses.same_rank(v, fe.cast(sample_weight, fe.float64))
+            v = reduce_mean(v, axis=list(range(1, v.shape.rank)))
+        return reduce_sum(v), count
+    v, w = _losses.same_rank(v, cast(sample_weight, dtypes.float64))
     wn = w.shape.rank
     if v.shape.rank > wn:
-        v = fe.reduce_mean(v, axis=list(range(wn, v.shape.rank)))
-    w = w * fe.ones_like(v)
+        v = reduce_mean(v, axis=list(range(wn, v.shape.rank)))
+    w = w * ones_like(v)
     v = v * w
     if wn > 1:
-        w = fe.reduce_mean(w, axis=list(range(1, wn)))
+        w = reduce_mean(w, axis=list(range(1, wn)))
     if v.shape.rank > 1:
-        v = fe.reduce_mean(v, axis=list(range(1, v.shape.rank)))
-    return fe.reduce_sum(v), fe.reduce_sum(w)
+        v = reduce_mean(v, axis=list(range(1, v.shape.rank)))
+    return reduce_sum(v), reduce_sum(w)
 
 
 class Sum(Metric):
@@ -249,7 +254,7 @@ class Sum(Metric):
     def update_state(self, values, sample_weight=None):
         if _tracing():
             total, _ = _mean_state_t(values, sample_weight)
-            self.total.assign_add(fe.cast(total, self._dtype))
+            self.total.assign_add(cast(total, self._dtype))
             return
         v = _np(values).astype(np.float64)
         if sample_weight is not None:
@@ -257,7 +262,7 @@ class Sum(Metric):
         self.total.assign_add(np.asarray(v.sum(), self._dtype.as_numpy_dtype))
 
     def result(self):
-        return fe.identity(self.total.read_value())
+        return identity(self.total.read_value())
 
 
 class Mean(Metric):
@@ -274,11 +279,11 @@ class Mean(Metric):
             # ignore_class) only together with sample weights; unweighted, the masked
             # entries count as zeros
             sample_weight = _losses.apply_mask(sample_weight, _losses._get_mask(values),
-                                               fe.float32, "sum")
+                                               dtypes.float32, "sum")
         if _tracing():
             total, count = _samplewise_t(values, sample_weight)
-            self.total.assign_add(fe.cast(total, self._dtype))
-            self.count.assign_add(fe.cast(count, self._dtype))
+            self.total.assign_add(cast(total, self._dtype))
+            self.count.assign_add(cast(count, self._dtype))
             return
         total, count = _samplewise_np(_np(values), sample_weight)
         d = self._dtype.as_numpy_dtype
@@ -287,10 +292,10 @@ class Mean(Metric):
 
     def result(self):
         if _tracing():
-            return fe.math.divide_no_nan(self.total.read_value(), self.count.read_value())
+            return fe_math.divide_no_nan(self.total.read_value(), self.count.read_value())
         t = float(self.total.numpy())
         c = float(self.count.numpy())
-        return fe.constant(np.asarray(t / c if c else 0.0, self._dtype.as_numpy_dtype))
+        return constant(np.asarray(t / c if c else 0.0, self._dtype.as_numpy_dtype))
 
 
 class MeanMetricWrapper(Mean):
@@ -308,7 +313,7 @@ class MeanMetricWrapper(Mean):
         mask = _losses._get_mask(y_pred)      # (a Keras mask on y_pred weighs its entries)
         values = fn(y_true, y_pred, **self._fn_kwargs)
         if mask is not None:
-            sample_weight = _losses.apply_mask(sample_weight, mask, fe.float32, "sum")
+            sample_weight = _losses.apply_mask(sample_weight, mask, dtypes.float32, "sum")
         super().update_state(values, sample_weight)
 
     def get_config(self):
@@ -372,7 +377,7 @@ def _in_top_k(targets, predictions, k):
     t = targets.astype(np.int64).reshape(-1)
     p = predictions
     if p.ndim != 2 or t.shape[0] != p.shape[0]:
-        raise fe.errors.InvalidArgumentError(
+        raise errors.InvalidArgumentError(
             "in_top_k: predictions must be (rows, classes) with one target per row (got "
             "targets of %d and predictions of shape %s)" % (t.shape[0], p.shape))
     ok = (t >= 0) & (t < p.shape[-1])
@@ -408,33 +413,33 @@ def _traced(numpy_fn):
 
 @_traced(accuracy)
 def _accuracy_t(y_true, y_pred):
-    t, p = fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred)
+    t, p = convert_to_tensor(y_true), convert_to_tensor(y_pred)
     if t.shape.rank == p.shape.rank + 1 and t.shape[-1] == 1:
-        t = fe.squeeze(t, -1)
+        t = squeeze(t, -1)
     if t.dtype != p.dtype:
-        p = fe.cast(p, t.dtype)
-    return fe.cast(fe.equal(t, p), fe.float32)
+        p = cast(p, t.dtype)
+    return cast(equal(t, p), dtypes.float32)
 
 
 @_traced(sparse_categorical_accuracy)
 def _sparse_categorical_accuracy_t(y_true, y_pred):
-    t, p = fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred)
+    t, p = convert_to_tensor(y_true), convert_to_tensor(y_pred)
     if t.shape.rank == p.shape.rank and t.shape.rank > 0 and t.shape[-1] == 1:
-        t = fe.squeeze(t, -1)
-    return fe.cast(fe.equal(fe.cast(fe.argmax(p, -1), fe.float64), fe.cast(t, fe.float64)),
-                   fe.float32)
+        t = squeeze(t, -1)
+    return cast(equal(cast(argmax(p, -1), dtypes.float64), cast(t, dtypes.float64)),
+                   dtypes.float32)
 
 
 @_traced(categorical_accuracy)
 def _categorical_accuracy_t(y_true, y_pred):
-    return fe.cast(fe.equal(fe.argmax(y_true, -1), fe.argmax(y_pred, -1)), fe.float32)
+    return cast(equal(argmax(y_true, -1), argmax(y_pred, -1)), dtypes.float32)
 
 
 @_traced(binary_accuracy)
 def _binary_accuracy_t(y_true, y_pred, threshold=0.5):
-    t, p = _losses.same_rank(fe.convert_to_tensor(y_true), fe.convert_to_tensor(y_pred))
-    hit = fe.equal(fe.cast(p > threshold, fe.float64), fe.cast(t, fe.float64))
-    return fe.cast(hit, fe.float32)
+    t, p = _losses.same_rank(convert_to_tensor(y_true), convert_to_tensor(y_pred))
+    hit = equal(cast(p > threshold, dtypes.float64), cast(t, dtypes.float64))
+    return cast(hit, dtypes.float32)
 
 
 # the losses as metric functions: Keras 3 exports the same functions from both modules
@@ -585,7 +590,7 @@ class _Confusion(Metric):
                                  "shape (num_samples, num_classes), found shape: %s"
                                  % (p.shape,))
             if not -p.shape[-1] <= self.class_id < p.shape[-1]:
-                raise fe.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     "%s: slice index %d of dimension %d out of bounds (class_id must be in "
                     "[0, %d))" % (type(self).__name__, self.class_id, p.ndim - 1,
                                   p.shape[-1]))
@@ -619,7 +624,7 @@ class _Confusion(Metric):
         r = np.divide(a, a + b, out=np.zeros_like(a), where=(a + b) != 0)
         r = r.astype(num.dtype.as_numpy_dtype)
         # one threshold: a scalar; a list of thresholds: one value per threshold
-        return fe.constant(r[0] if len(self.thresholds) == 1 else r)
+        return constant(r[0] if len(self.thresholds) == 1 else r)
 
     def get_config(self):
         config = super().get_config()
@@ -665,7 +670,7 @@ class _ConfusionCount(_Confusion):
 
     def result(self):
         v = self.accumulator.read_value()
-        return fe.identity(v[0] if len(self.thresholds) == 1 else v)
+        return identity(v[0] if len(self.thresholds) == 1 else v)
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype, "thresholds": self.init_thresholds}
@@ -741,7 +746,7 @@ class _AtConstraint(_Confusion):
         rates = self._rates()
         feasible = rates[constrained] >= np.float32(self.value)
         best = np.where(feasible, rates[dependent], np.float32(0)).max(initial=0)
-        return fe.constant(np.asarray(best, self._dtype.as_numpy_dtype))
+        return constant(np.asarray(best, self._dtype.as_numpy_dtype))
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype, "class_id": self.class_id,
@@ -835,7 +840,7 @@ class AUC(Metric):
         self.label_weights = None if label_weights is None else \
             np.asarray(_np(label_weights), np.float32)
         if self.label_weights is not None and np.any(self.label_weights < 0):
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "AUC: all values of `label_weights` must be non-negative (got %s)"
                 % (self.label_weights.tolist(),))
         self._built = False
@@ -909,7 +914,7 @@ class AUC(Metric):
     def result(self):
         f32 = np.float32
         if not self._built:
-            return fe.constant(np.float32(0))
+            return constant(np.float32(0))
         tp, fp, tn, fn = (getattr(self, a).numpy().astype(f32) for a in self._COUNTS)
 
         def div(a, b):
@@ -943,7 +948,7 @@ class AUC(Metric):
             else:
                 heights = np.maximum(y[:n - 1], y[1:])
             by_label = ((x[:n - 1] - x[1:]) * heights).sum(axis=0, dtype=f32)
-        return fe.constant(np.asarray(self._average(by_label), self._dtype.as_numpy_dtype))
+        return constant(np.asarray(self._average(by_label), self._dtype.as_numpy_dtype))
 
     def reset_state(self):
         if self._built:
@@ -979,7 +984,7 @@ class RootMeanSquaredError(Mean):
     def result(self):
         t = float(self.total.numpy())
         c = float(self.count.numpy())
-        return fe.constant(np.asarray(np.sqrt(t / c) if c else 0.0,
+        return constant(np.asarray(np.sqrt(t / c) if c else 0.0,
                                       self._dtype.as_numpy_dtype))
 
 
@@ -1110,7 +1115,7 @@ class R2Score(Metric):
                 else:
                     r2 = 1 - (1 - r2) * np.float32(n - 1) / \
                         np.float32(n - self.num_regressors - 1)
-        return fe.constant(np.asarray(r2, np.float32))
+        return constant(np.asarray(r2, np.float32))
 
     def get_config(self):
         config = super().get_config()
@@ -1191,7 +1196,7 @@ class FBetaScore(Metric):
             f = (f * (iw / (iw.sum() + eps))).sum(dtype=np.float32)
         elif self.average is not None:
             f = np.mean(f, dtype=np.float32)
-        return fe.constant(np.asarray(f, np.float32))
+        return constant(np.asarray(f, np.float32))
 
     def get_config(self):
         config = super().get_config()
@@ -1220,7 +1225,7 @@ def pearson_correlation(y_true, y_pred, axis=-1):
     with np.errstate(divide="ignore", invalid="ignore"):
         tn = tn / tn.std(axis=axis, keepdims=True)
         pn = pn / pn.std(axis=axis, keepdims=True)
-    return fe.constant((tn * pn).mean(axis=axis).astype(np.float32))
+    return constant((tn * pn).mean(axis=axis).astype(np.float32))
 
 
 def concordance_correlation(y_true, y_pred, axis=-1):
@@ -1232,7 +1237,7 @@ def concordance_correlation(y_true, y_pred, axis=-1):
     norm = (t - tm).var(axis=axis, keepdims=True) + (p - pm).var(axis=axis, keepdims=True) \
         + np.square(tm - pm)
     covar = (t - pm) * (p - pm)
-    return fe.constant((2 * covar / (norm + np.float32(backend.epsilon())))
+    return constant((2 * covar / (norm + np.float32(backend.epsilon())))
                        .mean(axis=axis).astype(np.float32))
 
 
@@ -1322,7 +1327,7 @@ class IoU(_IoUBase):
         eps = np.float32(backend.epsilon())
         valid = denom > 1e-9
         iou = np.where(valid, tp / (denom + eps), np.float32(0))
-        return fe.constant(np.float32(iou.sum(dtype=np.float32) /
+        return constant(np.float32(iou.sum(dtype=np.float32) /
                                       (np.float32(valid.sum()) + eps)))
 
     def get_config(self):

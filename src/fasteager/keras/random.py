@@ -13,7 +13,11 @@ import threading
 
 import numpy as np
 
-import fasteager as fe
+from .. import dtypes, random as fe_random
+from .._core import convert_to_tensor
+from ..ops.array_ops import constant, gather, zeros_like
+from ..ops.math_ops import cast
+from ..ops.special_ops import argsort
 
 from . import _naming, backend
 
@@ -77,38 +81,38 @@ def _draw_seed(seed):
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    return fe.random.stateless_normal(shape, _draw_seed(seed), mean=mean, stddev=stddev,
+    return fe_random.stateless_normal(shape, _draw_seed(seed), mean=mean, stddev=stddev,
                                       dtype=dtype or backend.floatx())
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     dtype = dtype or backend.floatx()
-    return fe.random.stateless_uniform(shape, _draw_seed(seed), minval=fe.cast(minval, dtype),
-                                       maxval=fe.cast(maxval, dtype), dtype=dtype)
+    return fe_random.stateless_uniform(shape, _draw_seed(seed), minval=cast(minval, dtype),
+                                       maxval=cast(maxval, dtype), dtype=dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    return fe.random.stateless_truncated_normal(shape, _draw_seed(seed), mean=mean,
+    return fe_random.stateless_truncated_normal(shape, _draw_seed(seed), mean=mean,
                                                 stddev=stddev, dtype=dtype or backend.floatx())
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):
-    inter = dtype if fe.as_dtype(dtype).name in ("int32", "int64") else "int64"
-    out = fe.random.stateless_uniform(shape, _draw_seed(seed), minval=minval, maxval=maxval,
+    inter = dtype if dtypes.as_dtype(dtype).name in ("int32", "int64") else "int64"
+    out = fe_random.stateless_uniform(shape, _draw_seed(seed), minval=minval, maxval=maxval,
                                       dtype=inter)
-    return fe.cast(out, dtype)
+    return cast(out, dtype)
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None):
-    out = fe.random.stateless_categorical(logits, num_samples, _draw_seed(seed))
-    return fe.cast(out, dtype)
+    out = fe_random.stateless_categorical(logits, num_samples, _draw_seed(seed))
+    return cast(out, dtype)
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None):
     """Zero each entry with probability ``rate`` and scale the kept ones by 1/(1-rate)."""
-    inputs = fe.convert_to_tensor(inputs)
+    inputs = convert_to_tensor(inputs)
     if rate == 1.0:
-        return fe.zeros_like(inputs)
+        return zeros_like(inputs)
     if rate == 0.0:
         return inputs
     shape = tuple(inputs.shape)
@@ -116,21 +120,21 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         noise_shape = tuple(shape[i] if d is None else d for i, d in enumerate(noise_shape))
     else:
         noise_shape = shape
-    noise = fe.random.stateless_uniform(noise_shape, _draw_seed(seed), dtype=inputs.dtype)
-    keep = fe.cast(noise >= rate, inputs.dtype)
-    return inputs * fe.constant(1.0 / (1.0 - rate), inputs.dtype) * keep
+    noise = fe_random.stateless_uniform(noise_shape, _draw_seed(seed), dtype=inputs.dtype)
+    keep = cast(noise >= rate, inputs.dtype)
+    return inputs * constant(1.0 / (1.0 - rate), inputs.dtype) * keep
 
 
 def shuffle(x, axis=0, seed=None):
     """``x`` with its entries along ``axis`` in a random order."""
-    x = fe.convert_to_tensor(x)
-    order = fe.argsort(fe.random.stateless_uniform([x.shape[axis]], _draw_seed(seed)))
-    return fe.gather(x, order, axis=axis)
+    x = convert_to_tensor(x)
+    order = argsort(fe_random.stateless_uniform([x.shape[axis]], _draw_seed(seed)))
+    return gather(x, order, axis=axis)
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
     dtype = dtype or backend.floatx()
-    return fe.random.stateless_binomial(shape, _draw_seed(seed), counts, probabilities,
+    return fe_random.stateless_binomial(shape, _draw_seed(seed), counts, probabilities,
                                         output_dtype=dtype)
 
 
@@ -150,10 +154,10 @@ def _gamma_from_seed(shape, alpha, seed, dtype):
     for rnd in range(1000):            # each round accepts > 95% of what is pending
         if not pending.any():
             break
-        rseed = fe.random.stateless_fold_in(seed, rnd).numpy()
-        z = fe.random.stateless_normal(shape, rseed, dtype=fe.float64).numpy()
-        u = fe.random.stateless_uniform(shape, fe.random.stateless_fold_in(rseed, 1).numpy(),
-                                        dtype=fe.float64).numpy()
+        rseed = fe_random.stateless_fold_in(seed, rnd).numpy()
+        z = fe_random.stateless_normal(shape, rseed, dtype=dtypes.float64).numpy()
+        u = fe_random.stateless_uniform(shape, fe_random.stateless_fold_in(rseed, 1).numpy(),
+                                        dtype=dtypes.float64).numpy()
         v = (1.0 + c * z) ** 3
         with np.errstate(invalid="ignore", divide="ignore"):
             ok = (v > 0) & (np.log(np.maximum(u, 1e-300))
@@ -162,11 +166,11 @@ def _gamma_from_seed(shape, alpha, seed, dtype):
         out[take] = (d * v)[take]
         pending &= ~take
     if boost.any():
-        u = fe.random.stateless_uniform(shape, fe.random.stateless_fold_in(seed, -1).numpy(),
-                                        dtype=fe.float64).numpy()
+        u = fe_random.stateless_uniform(shape, fe_random.stateless_fold_in(seed, -1).numpy(),
+                                        dtype=dtypes.float64).numpy()
         out = np.where(boost, out * u ** (1.0 / alpha), out)
     out[invalid] = np.nan
-    return fe.constant(out.astype(fe.as_dtype(dtype).as_numpy_dtype))
+    return constant(out.astype(dtypes.as_dtype(dtype).as_numpy_dtype))
 
 
 def gamma(shape, alpha, dtype=None, seed=None):
@@ -181,4 +185,4 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     seed1 = _draw_seed(seed)
     x = _gamma_from_seed(shape, alpha, seed1, "float64").numpy()
     y = _gamma_from_seed(shape, beta, seed1 + 12, "float64").numpy()
-    return fe.constant((x / (x + y)).astype(fe.as_dtype(dtype).as_numpy_dtype))
+    return constant((x / (x + y)).astype(dtypes.as_dtype(dtype).as_numpy_dtype))

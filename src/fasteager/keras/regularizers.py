@@ -2,14 +2,17 @@
 
 >>> layer = fe.keras.layers.Dense(4, kernel_regularizer=fe.keras.regularizers.l2(1e-4))
 """
-import fasteager as fe
+from ..ops import math_ops
+from .._core import convert_to_tensor
+from ..ops.array_ops import constant
+from ..ops.math_ops import reduce_sum, square
 
 
 class Regularizer:
     """Base class: ``__call__(weight)`` returns a scalar penalty tensor."""
 
     def __call__(self, x):
-        return fe.constant(0.0)
+        return constant(0.0)
 
     def get_config(self):
         return {}
@@ -31,14 +34,14 @@ class L1L2(Regularizer):
         self.l2 = float(l2)
 
     def __call__(self, x):
-        x = fe.convert_to_tensor(x)
+        x = convert_to_tensor(x)
         total = None
         if self.l1:
-            total = self.l1 * fe.reduce_sum(fe.abs(x))
+            total = self.l1 * reduce_sum(math_ops.abs(x))
         if self.l2:
-            term = self.l2 * fe.reduce_sum(fe.square(x))
+            term = self.l2 * reduce_sum(square(x))
             total = term if total is None else total + term
-        return fe.constant(0.0, dtype=x.dtype) if total is None else total
+        return constant(0.0, dtype=x.dtype) if total is None else total
 
     def get_config(self):
         return {"l1": self.l1, "l2": self.l2}

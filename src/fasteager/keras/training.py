@@ -18,10 +18,17 @@ import os
 
 import numpy as np
 
-import fasteager as fe
+from .. import errors, nest
+from .._core import Tensor, convert_to_tensor, get_tracer
+from ..autodiff import GradientTape
+from ..function import function
+from ..ops.array_ops import zeros
+from ..ops.math_ops import add_n, cast
+from ..tensor_shape import TensorShape
+from ..variables import Variable
 
 from ..distribute import strategy as _distribute
-from . import _naming
+from . import _naming, backend
 from . import _data, callbacks as callbacks_module, losses as losses_module
 from . import metrics as metrics_module
 from .layers.base import KerasTensor, Layer, user_build as _user_build
@@ -30,7 +37,7 @@ from .layers.base import KerasTensor, Layer, user_build as _user_build
 def _float(v):
     """A log value as a Python float; a metric with several values (Precision with a list
     of thresholds) stays an array, as Keras 3's logs keep what float() refuses."""
-    if isinstance(v, (fe.Tensor, fe.Variable)):
+    if isinstance(v, (Tensor, Variable)):
         v = np.asarray(v.numpy())
     if np.ndim(v) and np.size(v) != 1:
         return np.asarray(v)
@@ -44,7 +51,7 @@ def _check_count(where, arg, value, minimum=1):
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or value < minimum:
-        raise fe.errors.InvalidArgumentError(
+        raise errors.InvalidArgumentError(
             "%s: %s must be an integer >= %d (expected an int >= %d, got %r)"
             % (where, arg, minimum, minimum, value))
     return int(value)
@@ -79,7 +86,7 @@ class _CompiledLoss:
                                  "none (pass y, or a dataset yielding (x, y))")
             total = self.loss(y_true, y_pred, sample_weight)
         if regularization_losses:
-            reg = fe.add_n([fe.cast(r, y_pred.dtype) if r.dtype != y_pred.dtype else r
+            reg = add_n([cast(r, y_pred.dtype) if r.dtype != y_pred.dtype else r
                             for r in regularization_losses])
             total = reg if total is None else total + reg
         if total is None:
@@ -96,7 +103,7 @@ def _resolve_metric(identifier, y_true, y_pred, loss):
     """Keras's rules for 'accuracy'/'crossentropy': pick the variant that fits the shapes."""
     if identifier not in ("accuracy", "acc", "crossentropy", "ce"):
         return metrics_module.get(identifier)
-    yt = fe.convert_to_tensor(y_true) if y_true is not None else None
+    yt = convert_to_tensor(y_true) if y_true is not None else None
     p_shape = y_pred.shape.as_list()
     is_binary = bool(p_shape) and p_shape[-1] == 1
     t_rank = yt.shape.rank if yt is not None else len(p_shape)
@@ -140,7 +147,7 @@ class Model(Layer):
             raise TypeError("%s: Layer.__init__() takes 1 positional argument but %d were "
                             "given" % (type(self).__name__, len(args) + 1))
         if functional:
-            raise fe.errors.UnimplementedError(
+            raise errors.UnimplementedError(
                 "%s(inputs, outputs): a subclassed Model built from inputs and outputs is not "
                 "supported; call fe.keras.Model(inputs, outputs) or define call()"
                 % type(self).__name__)
@@ -198,10 +205,10 @@ class Model(Layer):
         if self.__dict__.get("_in_user_build"):
             self.built = True        # a user's build() in progress must not run again
         if isinstance(input_shape, (list, tuple)) and input_shape and \
-                isinstance(input_shape[0], (list, tuple, fe.TensorShape)):
-            raise fe.errors.UnimplementedError("Model.build: several inputs are not supported")
-        shape = [1 if d is None else int(d) for d in fe.TensorShape(input_shape)]
-        self(fe.zeros(shape), training=False)
+                isinstance(input_shape[0], (list, tuple, TensorShape)):
+            raise errors.UnimplementedError("Model.build: several inputs are not supported")
+        shape = [1 if d is None else int(d) for d in TensorShape(input_shape)]
+        self(zeros(shape), training=False)
         self.built = True
 
     def _maybe_build(self, inputs):
@@ -214,7 +221,7 @@ class Model(Layer):
         if getattr(self, "_saved_input_shape", None) is None:
             shape = getattr(inputs, "shape", None)
             if shape is not None and not isinstance(shape, list):
-                dims = list(fe.TensorShape(shape).as_list())
+                dims = list(TensorShape(shape).as_list())
                 if dims:
                     object.__setattr__(self, "_saved_input_shape", tuple([None] + dims[1:]))
         self.built = True
@@ -271,7 +278,7 @@ class Model(Layer):
                              "dict. Received instead: weighted_metrics=%s of type %s"
                              % (weighted_metrics, type(weighted_metrics)))
         if (structured or isinstance(weighted_metrics, dict)) and weighted_metrics:
-            raise fe.errors.UnimplementedError(
+            raise errors.UnimplementedError(
                 "compile: weighted_metrics with a loss or metrics per output is not "
                 "supported (expected weighted_metrics=None, got %r)" % (weighted_metrics,))
         self._compiled_metric_ids = list(metrics)
@@ -401,7 +408,7 @@ class Model(Layer):
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def _train_core(self, x, y, sample_weight):
-        with fe.GradientTape() as tape:
+        with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
             # Keras 3 differentiates the scaled loss (the optimizer unscales the gradients)
@@ -420,14 +427,14 @@ class Model(Layer):
     def _step(self, kind, core):
         """``core`` as an fe.function (metrics stay eager: they compute in NumPy), or
         ``core`` itself with ``compile(run_eagerly=True)``."""
-        if getattr(self, "run_eagerly", True) or not fe.executing_eagerly():
+        if getattr(self, "run_eagerly", True) or get_tracer() is not None:
             return core
         steps = self.__dict__.setdefault("_traced_steps", {})
         fn = steps.get(kind)
         if fn is None:
             # a step that cannot be traced runs eagerly, and fe.function warns once: the
             # user learns the graph speed-up is lost (compile(run_eagerly=True) says so)
-            fn = steps[kind] = fe.function(core, name="%s.%s_step" % (self.name, kind))
+            fn = steps[kind] = function(core, name="%s.%s_step" % (self.name, kind))
         return fn
 
     def test_step(self, data):
@@ -467,7 +474,8 @@ class Model(Layer):
                 x, y, sample_weight, validation_split)
         strategy = _distribute._active_strategy()   # None outside a multi-worker scope
         if strategy is not None:
-            x, y, sample_weight, batch_size = strategy._local_data(x, y, sample_weight, batch_size)
+            x, y, sample_weight, batch_size = strategy._local_data(
+                x, y, sample_weight, batch_size, _data)
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
         if handler.steps == 0:
             raise _no_data("fit")
@@ -532,7 +540,8 @@ class Model(Layer):
         verbose = 1 if verbose == "auto" else int(verbose)
         strategy = _distribute._active_strategy()   # None outside a multi-worker scope
         if strategy is not None:
-            x, y, sample_weight, batch_size = strategy._local_data(x, y, sample_weight, batch_size)
+            x, y, sample_weight, batch_size = strategy._local_data(
+                x, y, sample_weight, batch_size, _data)
         handler = _data.DataHandler(x, y, sample_weight, batch_size, steps, False, "evaluate")
         if handler.steps == 0:
             raise _no_data("evaluate")
@@ -589,7 +598,7 @@ class Model(Layer):
     def predict_on_batch(self, x):
         """The model's outputs on one batch, as NumPy arrays (Keras 3's predict_step)."""
         out = self.predict_step((x,))
-        return fe.nest.map_structure(lambda t: np.asarray(t.numpy()), out)
+        return nest.map_structure(lambda t: np.asarray(t.numpy()), out)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
@@ -605,7 +614,7 @@ class Model(Layer):
             sample_weight = _class_weight_to_sample_weight(y, class_weight)
         self.reset_metrics()
         logs = _sorted_logs(self.train_step(
-            (fe.convert_to_tensor(x), None if y is None else fe.convert_to_tensor(y),
+            (convert_to_tensor(x), None if y is None else convert_to_tensor(y),
              sample_weight)))
         return logs if return_dict else self._flatten_logs(logs)
 
@@ -688,7 +697,7 @@ def _class_weight_to_sample_weight(y, class_weight):
         y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
     classes = np.round(y).astype(np.int32)
     return np.array([class_weight.get(int(c), 1.0) for c in classes.reshape(-1)],
-                    dtype=fe.keras.backend.floatx()).reshape(classes.shape)
+                    dtype=backend.floatx()).reshape(classes.shape)
 
 
 def _class_weighted(batches, class_weight):
@@ -706,7 +715,7 @@ def _sorted_logs(logs):
 
 
 def _batch_size(y_pred):
-    y_pred = fe.nest.flatten(y_pred)[0] if isinstance(y_pred, (list, tuple, dict)) else y_pred
+    y_pred = nest.flatten(y_pred)[0] if isinstance(y_pred, (list, tuple, dict)) else y_pred
     shape = y_pred.shape.as_list() if hasattr(y_pred, "shape") else []
     return shape[0] if shape else 1
 

@@ -12,7 +12,10 @@ import warnings
 
 import numpy as np
 
-import fasteager as fe
+from ...ops import array_ops
+from ..._core import convert_to_tensor
+from ...ops.array_ops import constant
+from ...ops.math_ops import cast
 
 from .. import activations, backend
 from .._files import get_file
@@ -45,7 +48,7 @@ def preprocess_input(x, data_format=None, mode="caffe"):
                          "`channels_last`. Received: data_format=%s" % (data_format,))
     if isinstance(x, np.ndarray):
         return _preprocess_numpy(x, data_format, mode)
-    return _preprocess_tensor(fe.convert_to_tensor(x), data_format, mode)
+    return _preprocess_tensor(convert_to_tensor(x), data_format, mode)
 
 
 def _channel_axis(ndim, data_format):
@@ -83,20 +86,20 @@ def _preprocess_numpy(x, data_format, mode):
 
 def _preprocess_tensor(x, data_format, mode):
     if not x.dtype.is_floating:
-        x = fe.cast(x, backend.floatx())
+        x = cast(x, backend.floatx())
     if mode == "tf":
         return x / 127.5 - 1.0
     axis = _channel_axis(x.shape.rank, data_format)
     if mode == "torch":
         x = x / 255.0
     else:
-        x = fe.reverse(x, [axis])
+        x = array_ops.reverse(x, [axis])
     mean, std = _mean_std(mode)
     shape = [1] * x.shape.rank
     shape[axis] = 3
-    x = x - fe.constant(np.asarray(mean).reshape(shape), dtype=x.dtype)
+    x = x - constant(np.asarray(mean).reshape(shape), dtype=x.dtype)
     if std is not None:
-        x = x / fe.constant(np.asarray(std).reshape(shape), dtype=x.dtype)
+        x = x / constant(np.asarray(std).reshape(shape), dtype=x.dtype)
     return x
 
 

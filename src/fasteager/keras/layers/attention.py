@@ -13,7 +13,10 @@ TensorShape([1, 5, 8])
 """
 import numpy as np
 
-import fasteager as fe
+from ... import errors
+from ...ops.array_ops import constant, expand_dims, reshape, transpose
+from ...ops.math_ops import matmul, reduce_sum, tanh
+from ...tensor_shape import TensorShape
 
 from .. import _ops, constraints, initializers, regularizers
 from ...ops import attention_ops
@@ -40,10 +43,10 @@ class _Projection(Layer):
         self.bias_regularizer = bias_regularizer
 
     def build(self, input_shape):
-        in_dims = fe.TensorShape(input_shape).as_list()[-self.n_in:]
+        in_dims = TensorShape(input_shape).as_list()[-self.n_in:]
         if any(d is None for d in in_dims):
             raise ValueError("%s: the feature dimensions of the input must be known (got input "
-                             "shape %s)" % (self.name, fe.TensorShape(input_shape)))
+                             "shape %s)" % (self.name, TensorShape(input_shape)))
         self.kernel = self._add_weight("kernel", in_dims + list(self.out_dims),
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
@@ -60,11 +63,11 @@ class _Projection(Layer):
         n_in = int(np.prod(k[:self.n_in]))
         n_out = int(np.prod(self.out_dims))
         if shape[-self.n_in:] != k[:self.n_in]:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "%s: the input's last dimensions must be %s, as the kernel was built for "
                 "(kernel shape %s, got input shape %s)" % (self.name, k[:self.n_in], k, shape))
-        y = fe.matmul(fe.reshape(inputs, [-1, n_in]), fe.reshape(self.kernel, [n_in, n_out]))
-        y = fe.reshape(y, shape[:-self.n_in] + list(self.out_dims))
+        y = matmul(reshape(inputs, [-1, n_in]), reshape(self.kernel, [n_in, n_out]))
+        y = reshape(y, shape[:-self.n_in] + list(self.out_dims))
         return y + self.bias if self.use_bias else y
 
 
@@ -137,13 +140,13 @@ class MultiHeadAttention(Layer):
                            name=name, dtype=self.dtype)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
-        query_shape = fe.TensorShape(query_shape)
-        value_shape = query_shape if value_shape is None else fe.TensorShape(value_shape)
-        key_shape = value_shape if key_shape is None else fe.TensorShape(key_shape)
+        query_shape = TensorShape(query_shape)
+        value_shape = query_shape if value_shape is None else TensorShape(value_shape)
+        key_shape = value_shape if key_shape is None else TensorShape(key_shape)
         rank = query_shape.rank
         axes = self.attention_axes
         if axes is not None and sorted(a % rank for a in axes) != list(range(1, rank - 1)):
-            raise fe.errors.UnimplementedError(
+            raise errors.UnimplementedError(
                 "MultiHeadAttention: attention_axes=%s is not supported (expected None or all "
                 "the axes between batch and features, %s, for inputs of rank %d)"
                 % (axes, tuple(range(1, rank - 1)), rank))
@@ -174,7 +177,7 @@ class MultiHeadAttention(Layer):
         shape = x.shape.as_list()
         if len(shape) == 3:
             return x
-        return fe.reshape(x, [shape[0], int(np.prod(shape[1:-1])), shape[-1]])
+        return reshape(x, [shape[0], int(np.prod(shape[1:-1])), shape[-1]])
 
     def call(self, query, value, key=None, attention_mask=None, return_attention_scores=False,
              training=None, use_causal_mask=False, query_mask=None, value_mask=None,
@@ -186,7 +189,7 @@ class MultiHeadAttention(Layer):
         q_shape = query.shape.as_list()
         if query.shape.rank < 3 or value.shape.rank != query.shape.rank or \
                 key.shape.rank != query.shape.rank:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "MultiHeadAttention (layer %r): query, value and key must have the same rank "
                 ">= 3 (got shapes %s, %s and %s)" % (self.name, q_shape, value.shape.as_list(),
                                                      key.shape.as_list()))
@@ -196,22 +199,22 @@ class MultiHeadAttention(Layer):
         tq, tk = q.shape[1], k.shape[1]
         mask = self._mask(attention_mask, q_shape[0], tq, tk, use_causal_mask, query_mask,
                           value_mask if value_mask is not None else key_mask)
-        q, k, v = (fe.transpose(t, [0, 2, 1, 3]) for t in (q, k, v))   # (B, H, T, d)
+        q, k, v = (transpose(t, [0, 2, 1, 3]) for t in (q, k, v))   # (B, H, T, d)
         scale = 1.0 / float(np.sqrt(self.key_dim))
         dropping = bool(training) and self.dropout > 0
         if return_attention_scores or dropping:
-            scores = _masked_softmax(fe.matmul(q * scale, k, transpose_b=True),
+            scores = _masked_softmax(matmul(q * scale, k, transpose_b=True),
                                      None if mask is None else mask[:, None])
             weights = _ops.dropout(scores, self.dropout, seed=self.seed) if dropping \
                 else scores
-            out = fe.matmul(weights, v)
+            out = matmul(weights, v)
         else:
             scores = None
             out = attention_ops.scaled_dot_product_attention(
                 q, k, v, mask=None if mask is None else mask[:, None], scale=scale)
-        out = self._output_dense(fe.transpose(out, [0, 2, 1, 3]))    # (B, Tq, out...)
+        out = self._output_dense(transpose(out, [0, 2, 1, 3]))    # (B, Tq, out...)
         if len(q_shape) > 3:
-            out = fe.reshape(out, q_shape[:-1] + out.shape.as_list()[2:])
+            out = reshape(out, q_shape[:-1] + out.shape.as_list()[2:])
         if return_attention_scores:
             return out, scores
         return out
@@ -226,7 +229,7 @@ class MultiHeadAttention(Layer):
             try:
                 mask = np.broadcast_to(mask, (batch, tq, tk))
             except ValueError:
-                raise fe.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     "%s: attention_mask must broadcast to (batch, Tq, Tv) = %s (got shape %s)"
                     % (where, (batch, tq, tk), list(mask.shape))) from None
         extra = []
@@ -297,19 +300,19 @@ class Attention(ListInput, Layer):
         query, value, key = self._split(inputs)
         for t in (query, value, key):
             if t.shape.rank != 3:
-                raise fe.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     "Attention (layer %r): query, value and key must be 3-D (batch, steps, "
                     "features) (got shapes %s)" % (self.name, [x.shape.as_list() for x in
                                                                (query, value, key)]))
         if self.score_mode == "dot":
-            scores = fe.matmul(query, key, transpose_b=True)
+            scores = matmul(query, key, transpose_b=True)
             if self.scale is not None:
                 scores = scores * self.scale
         else:
-            summed = fe.expand_dims(query, -2) + fe.expand_dims(key, -3)
+            summed = expand_dims(query, -2) + expand_dims(key, -3)
             if self.scale is not None:
                 summed = self.scale * summed
-            scores = self.concat_score_weight * fe.reduce_sum(fe.tanh(summed), axis=-1)
+            scores = self.concat_score_weight * reduce_sum(tanh(summed), axis=-1)
         q_mask, v_mask = (mask if isinstance(mask, (list, tuple)) else (None, mask)) \
             if mask is not None else (None, None)
         tq, tv = scores.shape[1], scores.shape[2]
@@ -322,9 +325,9 @@ class Attention(ListInput, Layer):
         weights = _masked_softmax(scores, score_mask)
         if training and self.dropout > 0:
             weights = _ops.dropout(weights, self.dropout, seed=self.seed)
-        out = fe.matmul(weights, value)
+        out = matmul(weights, value)
         if q_mask is not None:
-            out = out * fe.constant(_as_mask(q_mask, "Attention")[..., None],
+            out = out * constant(_as_mask(q_mask, "Attention")[..., None],
                                     dtype=out.dtype)
         if return_attention_scores:
             return out, weights

@@ -23,7 +23,16 @@ import threading
 
 import numpy as np
 
-import fasteager as fe
+from ... import _core, dtypes, errors, nest
+from ...ops import array_ops
+from ..._core import Tensor, convert_to_tensor
+from ...module import Module
+from ...ops.array_ops import zeros
+from ...ops.math_ops import cast
+from ...ragged import RaggedTensor
+from ...sparse import SparseTensor
+from ...tensor_shape import TensorShape
+from ...variables import Variable
 from ...py_function import init_scope
 
 from .. import backend
@@ -50,7 +59,7 @@ _CONTEXT = _CallContext()
 
 
 def _is_tensor_like(x):
-    return isinstance(x, (fe.Tensor, fe.Variable, np.ndarray, float, int, list))
+    return isinstance(x, (Tensor, Variable, np.ndarray, float, int, list))
 
 
 # Tracking is cached: every structural change (an attribute set on any layer, a weight
@@ -146,7 +155,7 @@ def _input_masks(inputs):
 
 def _walk(value, seen):
     """Yield the Variables and Layers reachable through containers, in order."""
-    if isinstance(value, (fe.Variable, Layer)):
+    if isinstance(value, (Variable, Layer)):
         if id(value) not in seen:
             seen.add(id(value))
             yield value
@@ -159,11 +168,11 @@ def _walk(value, seen):
 
 
 def _shape_of(x):
-    if isinstance(x, (fe.Tensor, fe.Variable, KerasTensor)):
-        return fe.TensorShape(x.shape)
-    if isinstance(x, (list, tuple)) and x and isinstance(x[0], (fe.Tensor, KerasTensor)):
+    if isinstance(x, (Tensor, Variable, KerasTensor)):
+        return TensorShape(x.shape)
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], (Tensor, KerasTensor)):
         return [_shape_of(v) for v in x]
-    return fe.TensorShape(np.shape(x))
+    return TensorShape(np.shape(x))
 
 
 def _json_value(v):
@@ -254,7 +263,7 @@ def _wrap_build(build):
     return wrapper
 
 
-class Layer(fe.Module):
+class Layer(Module):
     """Base class of layers: override ``build(input_shape)`` and ``call(inputs)``."""
 
     def __new__(cls, *args, **kwargs):
@@ -303,7 +312,7 @@ class Layer(fe.Module):
         # (Keras 3 keeps an empty name: the guides name Models "" and summary() shows it)
         self._name = name if name is not None else backend.unique_name(
             _snake(type(self).__name__))
-        self._dtype = fe.as_dtype(dtype if dtype is not None else backend.floatx())
+        self._dtype = dtypes.as_dtype(dtype if dtype is not None else backend.floatx())
         self.built = False
         self.supports_masking = False
         if input_dim is not None and input_shape is None:
@@ -343,7 +352,7 @@ class Layer(fe.Module):
 
     # ---- tracking -------------------------------------------------------------------------
     def __setattr__(self, name, value):
-        if "_own_weights" not in self.__dict__ and isinstance(value, (fe.Variable, Layer)):
+        if "_own_weights" not in self.__dict__ and isinstance(value, (Variable, Layer)):
             raise RuntimeError("%s: call super().__init__() before assigning variables or "
                                "layers as attributes" % type(self).__name__)
         if type(value) is list:
@@ -435,7 +444,7 @@ class Layer(fe.Module):
         eff = parent_trainable and self._trainable
         out = []
         own = list(self._own_weights) + [v for v in self._tracked()
-                                         if isinstance(v, fe.Variable)]
+                                         if isinstance(v, Variable)]
         for v in own:
             if id(v) not in seen:
                 seen.add(id(v))
@@ -535,7 +544,7 @@ class Layer(fe.Module):
                     regularizer=None, trainable=None, constraint=None, **kwargs):
         """add_weight with the name first (fasteager's layers call it so)."""
         shape = () if shape is None else tuple(int(d) for d in shape)
-        dtype = fe.as_dtype(dtype) if dtype is not None else self._dtype
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = _initializers.get(initializer)
@@ -573,7 +582,7 @@ class Layer(fe.Module):
             for reg, var in layer._regularizer_fns:
                 out.append(reg(var))
             for loss in layer._call_losses:
-                out.append(loss() if callable(loss) else fe.convert_to_tensor(loss))
+                out.append(loss() if callable(loss) else convert_to_tensor(loss))
         return out
 
     # ---- build and call -------------------------------------------------------------------
@@ -582,7 +591,7 @@ class Layer(fe.Module):
         if isinstance(shape, list) or (self._input_ndim is None and
                                        self._input_min_ndim is None):
             return                        # several inputs (checked by the layer), or no rule
-        rank = len(shape) if type(shape) is tuple else fe.TensorShape(shape).rank
+        rank = len(shape) if type(shape) is tuple else TensorShape(shape).rank
         if rank is None:
             return
         if self._input_ndim is not None and rank != self._input_ndim:
@@ -591,10 +600,10 @@ class Layer(fe.Module):
             expected = "min_ndim=%d" % self._input_min_ndim
         else:
             return
-        raise fe.errors.InvalidArgumentError(
+        raise errors.InvalidArgumentError(
             "%s (layer %r): input 0 is incompatible with the layer (expected %s, got ndim=%d; "
             "full shape received: %s)" % (type(self).__name__, self._name, expected, rank,
-                                          tuple(fe.TensorShape(shape).as_list())))
+                                          tuple(TensorShape(shape).as_list())))
 
     def build(self, input_shape):
         """Create the layer's weights for inputs of ``input_shape`` (override)."""
@@ -614,27 +623,27 @@ class Layer(fe.Module):
         ``None`` for sizes that depend on unknown ones: found by running the layer, as a
         call on KerasTensors does (see ``_call_symbolic``)."""
         several = isinstance(input_shape, (list, tuple)) and input_shape and \
-            not isinstance(input_shape, fe.TensorShape) and \
-            all(isinstance(s, (list, tuple, fe.TensorShape)) for s in input_shape)
+            not isinstance(input_shape, TensorShape) and \
+            all(isinstance(s, (list, tuple, TensorShape)) for s in input_shape)
         specs = [KerasTensor(s) for s in input_shape] if several else KerasTensor(input_shape)
         packed, _ = self._infer_specs(specs, (), {})
-        return fe.nest.map_structure(lambda t: t.shape, packed)
+        return nest.map_structure(lambda t: t.shape, packed)
 
     def _convert_input(self, x):
-        if type(x) is fe.Tensor:     # the common call: only the autocast below applies
+        if type(x) is Tensor:     # the common call: only the autocast below applies
             dtype = x.dtype
             if dtype is self._dtype or not (dtype.is_floating and self._dtype.is_floating):
                 return x
-            return fe.cast(x, self._dtype)
-        if isinstance(x, fe.Variable):
+            return cast(x, self._dtype)
+        if isinstance(x, Variable):
             x = x.read_value()
-        if not isinstance(x, fe.Tensor):
-            if isinstance(x, (list, tuple)) and x and isinstance(x[0], (fe.Tensor, fe.Variable)):
+        if not isinstance(x, Tensor):
+            if isinstance(x, (list, tuple)) and x and isinstance(x[0], (Tensor, Variable)):
                 return type(x)(self._convert_input(v) for v in x)
             if isinstance(x, dict):
                 return {k: self._convert_input(v) for k, v in x.items()}
-            if isinstance(x, (fe.SparseTensor, fe.RaggedTensor)):
-                kind = "sparse" if isinstance(x, fe.SparseTensor) else "ragged"
+            if isinstance(x, (SparseTensor, RaggedTensor)):
+                kind = "sparse" if isinstance(x, SparseTensor) else "ragged"
                 if not getattr(self, "_accepts_" + kind, False):
                     raise ValueError("%s (layer %r): does not take a %s input (convert it "
                                      "first: %s)" % (type(self).__name__, self.name,
@@ -642,10 +651,10 @@ class Layer(fe.Module):
                                                      "fe.sparse.to_dense(x)" if kind ==
                                                      "sparse" else "x.to_tensor()"))
                 return x          # Keras's layers that take it: Dense (sparse), Embedding
-            x = fe.convert_to_tensor(x)
+            x = convert_to_tensor(x)
         # Keras autocasts floating inputs to the layer's dtype (float64 NumPy -> float32)
         if x.dtype.is_floating and self._dtype.is_floating and x.dtype != self._dtype:
-            x = fe.cast(x, self._dtype)
+            x = cast(x, self._dtype)
         return x
 
     def _maybe_build(self, inputs):
@@ -666,7 +675,7 @@ class Layer(fe.Module):
                 (args or kwargs or isinstance(inputs, (list, tuple, dict)))
                 and _any_symbolic(inputs, args, kwargs)):
             return self._call_symbolic(inputs, args, kwargs)
-        if type(inputs) is not fe.Tensor or args:
+        if type(inputs) is not Tensor or args:
             _check_positional(inputs, args)
         # the masks travelling on the inputs (Keras's _keras_mask): the call's mask= when
         # it takes one and none is given, and what compute_mask hands on
@@ -675,7 +684,7 @@ class Layer(fe.Module):
             kwargs["mask"] = in_mask
         raw_inputs = inputs
         inputs = self._convert_input(inputs)
-        if isinstance(inputs, fe.Tensor):
+        if isinstance(inputs, Tensor):
             self._check_rank(inputs._value.shape)
         training = kwargs.pop("training", None)
         ctx = _CONTEXT
@@ -699,7 +708,7 @@ class Layer(fe.Module):
             if self._call_takes_training:
                 kwargs["training"] = training
             call = self.call
-            if fe._core_get_tracer() is not None:
+            if _core.get_tracer() is not None:
                 # inside fe.function (fit's train step included): AutoGraph converts a
                 # user's call as TensorFlow's Keras does, so Python control flow on
                 # tensors in it is traced once per signature
@@ -721,22 +730,22 @@ class Layer(fe.Module):
                                       type(self).compute_mask is not Layer.compute_mask):
             # (the default compute_mask of an unmasked input gives no mask: skipped)
             self._set_output_masks(raw_inputs, out, in_mask)
-        if isinstance(out, fe.Tensor):
+        if isinstance(out, Tensor):
             dims = out._value.shape
             if dims != self.__dict__.get("_output_dims"):     # build the shape on changes only
                 object.__setattr__(self, "_output_dims", dims)
-                self._output_shape = fe.TensorShape((None,) + tuple(dims[1:])) \
-                    if dims else fe.TensorShape(())
+                self._output_shape = TensorShape((None,) + tuple(dims[1:])) \
+                    if dims else TensorShape(())
         return out
 
     def _add_activity_losses(self, out):
         """Keras 3's activity regularization: the regularizer of each output tensor,
         divided by the batch size, goes to ``losses`` (with its gradient)."""
         for t in (out if isinstance(out, (list, tuple)) else [out]):
-            if isinstance(t, fe.Tensor) and t.dtype.is_floating:
+            if isinstance(t, Tensor) and t.dtype.is_floating:
                 loss = self.activity_regularizer(t)
                 if t.shape.rank:
-                    loss = loss / fe.cast(fe.shape(t)[0], loss.dtype)
+                    loss = loss / cast(array_ops.shape(t)[0], loss.dtype)
                 self.add_loss(loss)
 
     def _set_output_masks(self, inputs, out, in_mask):
@@ -751,7 +760,7 @@ class Layer(fe.Module):
         masks = masks if isinstance(out, (list, tuple)) and isinstance(masks, (list, tuple)) \
             else [masks]
         for t, m in zip(flat, masks):
-            if m is not None and isinstance(t, fe.Tensor) and get_keras_mask(t) is None:
+            if m is not None and isinstance(t, Tensor) and get_keras_mask(t) is None:
                 set_keras_mask(t, m)
 
     def _call_symbolic(self, inputs, args, kwargs):
@@ -787,20 +796,20 @@ class Layer(fe.Module):
         training = kwargs.get("training")
         runs = []
         for probe in (0, 1):
-            concrete = fe.nest.map_structure(
+            concrete = nest.map_structure(
                 lambda v: _probe_value(v, probe) if isinstance(v, KerasTensor) else v,
                 (inputs, args, dict(kwargs, training=bool(training))))
             runs.append(self(concrete[0], *concrete[1], **concrete[2]))
-        first, second = (fe.nest.flatten(r) for r in runs)
+        first, second = (nest.flatten(r) for r in runs)
         specs = []
         for a, b in zip(first, second):
-            if not isinstance(a, fe.Tensor):
+            if not isinstance(a, Tensor):
                 raise TypeError("%s (layer %r): a layer called on symbolic inputs must return "
                                 "tensors (got %r)" % (type(self).__name__, self._name, a))
             shape = [da if da == db else None
                      for da, db in zip(a.shape.as_list(), b.shape.as_list())]
             specs.append(KerasTensor(shape, a.dtype))
-        return fe.nest.pack_sequence_as(runs[0], specs), specs
+        return nest.pack_sequence_as(runs[0], specs), specs
 
     @property
     def output_shape(self):
@@ -851,15 +860,15 @@ class ListInput:
 
 
 def _is_input_value(v):
-    return v is None or isinstance(v, (fe.Tensor, fe.Variable, np.ndarray, KerasTensor,
-                                       fe.SparseTensor, fe.RaggedTensor)) or \
+    return v is None or isinstance(v, (Tensor, Variable, np.ndarray, KerasTensor,
+                                       SparseTensor, RaggedTensor)) or \
         hasattr(type(v), "_to_components")          # (extension types)
 
 
 def _check_positional(inputs, args):
     """Keras 3's rule: positional arguments of a layer call are tensors (or arrays, or
     structures of them); a Python number, string or bool goes by keyword."""
-    for v in fe.nest.flatten((inputs, args)):
+    for v in nest.flatten((inputs, args)):
         if not _is_input_value(v):
             raise ValueError("Only input tensors may be passed as positional arguments. The "
                              "following argument value should be passed as a keyword "
@@ -878,7 +887,7 @@ def _any_symbolic(inputs, args, kwargs):
 
 
 def _symbolic_leaves(structure):
-    return [v for v in fe.nest.flatten(structure) if isinstance(v, KerasTensor)]
+    return [v for v in nest.flatten(structure) if isinstance(v, KerasTensor)]
 
 
 # sizes given to unknown dimensions in the two runs of a symbolic call: the batch, then the
@@ -890,7 +899,7 @@ _PROBE_SIZE = (32, 37)
 def _probe_value(spec, probe):
     shape = [d if d is not None else (_PROBE_BATCH if i == 0 else _PROBE_SIZE)[probe]
              for i, d in enumerate(spec.shape.as_list())]
-    return fe.zeros(shape, dtype=spec.dtype)
+    return zeros(shape, dtype=spec.dtype)
 
 
 class KerasTensor:
@@ -903,8 +912,8 @@ class KerasTensor:
     """
 
     def __init__(self, shape, dtype=None, name=None):
-        self.shape = fe.TensorShape(shape)
-        self.dtype = fe.as_dtype(dtype) if dtype is not None else fe.float32
+        self.shape = TensorShape(shape)
+        self.dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
         self.name = name
         self._history = None
         self.sparse = self.ragged = False   # an Input's value: a SparseTensor/RaggedTensor
@@ -1047,7 +1056,7 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
     TensorShape([None, None, None, 8])
     """
     if tensor is not None or optional:
-        raise fe.errors.UnimplementedError("Input: tensor= and optional= are not supported")
+        raise errors.UnimplementedError("Input: tensor= and optional= are not supported")
     if "batch_input_shape" in kwargs:
         batch_shape = kwargs.pop("batch_input_shape")
     if kwargs:
@@ -1059,8 +1068,8 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
 
 
 # attribute values that can hold (or be) tracked variables and layers
-_TRACKABLE = (fe.Variable, Layer, list, tuple, dict)
+_TRACKABLE = (Variable, Layer, list, tuple, dict)
 
 
 def _may_hold_trackables(value):
-    return isinstance(value, _TRACKABLE) and not isinstance(value, fe.TensorShape)
+    return isinstance(value, _TRACKABLE) and not isinstance(value, TensorShape)

@@ -1,5 +1,10 @@
 """Convolution and pooling layers (channels_last: NHWC for 2-D, NWC for 1-D)."""
-import fasteager as fe
+from ... import dtypes, errors, nn
+from ...ops import array_ops
+from ...ops.array_ops import (broadcast_to, concat, expand_dims, split, squeeze, transpose,
+                              zeros_like)
+from ...ops.math_ops import cast, reduce_max, reduce_mean, reduce_sum, where
+from ...tensor_shape import TensorShape
 
 from .. import _ops, activations, constraints, initializers, regularizers
 from ...ops.nn_ops import fused_conv2d
@@ -82,7 +87,7 @@ class _Conv(Layer):
         return 1 if self.data_format == "channels_first" else -1
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         self._check_rank(shape)
         cin = shape[self._channel_axis()]
         if cin is not None and cin % self.groups:
@@ -105,7 +110,7 @@ class _Conv(Layer):
         shape = inputs.shape.as_list()
         cin = self.kernel.shape[-2] * self.groups
         if len(shape) != self.rank + 2 or shape[self._channel_axis()] != cin:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "%s (layer %r): expected inputs of rank %d with %d channels, as the kernel was "
                 "built for (kernel shape %s, got input shape %s)"
                 % (type(self).__name__, self.name, self.rank + 2, cin,
@@ -132,7 +137,7 @@ class Conv2D(_Conv):
         self._check(inputs)
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 3, 1])
+            x = transpose(x, [0, 2, 3, 1])
         if self.groups == 1 and cpu_fusable(self, x):
             y = fused_conv2d(x, self.kernel, self.bias, self.strides, self.padding.upper(),
                              self.dilation_rate,
@@ -144,7 +149,7 @@ class Conv2D(_Conv):
                 y = y + self.bias
             y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 3, 1, 2])
+            y = transpose(y, [0, 3, 1, 2])
         return y
 
 
@@ -157,23 +162,23 @@ class Conv1D(_Conv):
         self._check(inputs)
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 1])
+            x = transpose(x, [0, 2, 1])
         padding = self.padding
         if padding == "causal":
             # output t sees inputs <= t only: pad the past by the dilated kernel's reach
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = fe.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
-        x = fe.expand_dims(x, 1)
-        k = fe.expand_dims(self.kernel, 0)
+        x = expand_dims(x, 1)
+        k = expand_dims(self.kernel, 0)
         y = _ops.conv2d(x, k, (1, self.strides[0]), padding.upper(),
                         (1, self.dilation_rate[0]))
-        y = fe.squeeze(y, axis=1)
+        y = squeeze(y, axis=1)
         if self.use_bias:
             y = y + self.bias
         y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 2, 1])
+            y = transpose(y, [0, 2, 1])
         return y
 
 
@@ -186,21 +191,21 @@ class Conv3D(_Conv):
         self._check(inputs)
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 3, 4, 1])
+            x = transpose(x, [0, 2, 3, 4, 1])
         args = (self.strides, self.padding.upper())
         if self.groups == 1:
-            y = fe.nn.conv3d(x, self.kernel, *args, dilations=self.dilation_rate)
+            y = nn.conv3d(x, self.kernel, *args, dilations=self.dilation_rate)
         else:
             # TensorFlow's conv3d has no groups: one convolution per group, as Keras 3 does
-            y = fe.concat([fe.nn.conv3d(xg, kg, *args, dilations=self.dilation_rate)
-                           for xg, kg in zip(fe.split(x, self.groups, axis=-1),
-                                             fe.split(self.kernel, self.groups, axis=-1))],
+            y = concat([nn.conv3d(xg, kg, *args, dilations=self.dilation_rate)
+                           for xg, kg in zip(split(x, self.groups, axis=-1),
+                                             split(self.kernel, self.groups, axis=-1))],
                           axis=-1)
         if self.use_bias:
             y = y + self.bias
         y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 4, 1, 2, 3])
+            y = transpose(y, [0, 4, 1, 2, 3])
         return y
 
 
@@ -229,10 +234,10 @@ class _Pool(Layer):
         x = inputs
         last = self._rank + 1
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0] + list(range(2, last + 1)) + [1])
+            x = transpose(x, [0] + list(range(2, last + 1)) + [1])
         y = type(self)._fn(x, self.pool_size, self.strides, self.padding.upper())
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, last] + list(range(1, last)))
+            y = transpose(y, [0, last] + list(range(1, last)))
         return y
 
     def get_config(self):
@@ -274,14 +279,14 @@ def _pool3d(fn):
 class MaxPooling1D(_Pool1D):
     """The maximum over each ``pool_size`` window of (N, steps, C) inputs."""
 
-    _fn = _pool1d(fe.nn.max_pool1d)
+    _fn = _pool1d(nn.max_pool1d)
 
 
 class AveragePooling1D(_Pool1D):
     """The mean over each ``pool_size`` window of (N, steps, C) inputs ('same': over the
     cells inside the input)."""
 
-    _fn = _pool1d(fe.nn.avg_pool1d)
+    _fn = _pool1d(nn.avg_pool1d)
 
     def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None,
                  **kwargs):
@@ -293,13 +298,13 @@ class AveragePooling1D(_Pool1D):
 class MaxPooling3D(_Pool3D):
     """The maximum over each ``pool_size`` window of 5-D inputs."""
 
-    _fn = _pool3d(fe.nn.max_pool3d)
+    _fn = _pool3d(nn.max_pool3d)
 
 
 class AveragePooling3D(_Pool3D):
     """The mean over each ``pool_size`` window of 5-D inputs."""
 
-    _fn = _pool3d(fe.nn.avg_pool3d)
+    _fn = _pool3d(nn.avg_pool3d)
 
     def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None,
                  **kwargs):
@@ -347,20 +352,20 @@ class _GlobalPool(Layer):
 class GlobalAveragePooling2D(_GlobalPool):
     """The mean over height and width: (N, H, W, C) -> (N, C)."""
 
-    _reduce = staticmethod(fe.reduce_mean)
+    _reduce = staticmethod(reduce_mean)
 
 
 class GlobalMaxPooling2D(_GlobalPool):
     """The maximum over height and width: (N, H, W, C) -> (N, C)."""
 
-    _reduce = staticmethod(fe.reduce_max)
+    _reduce = staticmethod(reduce_max)
 
 
 class GlobalAveragePooling1D(_GlobalPool):
     """The mean over time: (N, T, C) -> (N, C); with a mask (``Embedding(mask_zero=True)``
     before it), the mean over the unmasked steps only, as Keras."""
 
-    _reduce = staticmethod(fe.reduce_mean)
+    _reduce = staticmethod(reduce_mean)
     _spatial = (1,)
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
@@ -372,11 +377,11 @@ class GlobalAveragePooling1D(_GlobalPool):
             return super().call(inputs)
         last = self.data_format == "channels_last"
         steps = 1 if last else 2
-        keep = fe.expand_dims(fe.cast(mask, fe.bool), 2 if last else 1)
-        keep = fe.broadcast_to(keep, fe.shape(inputs))
-        total = fe.reduce_sum(fe.where(keep, inputs, fe.zeros_like(inputs)), axis=steps,
+        keep = expand_dims(cast(mask, dtypes.bool), 2 if last else 1)
+        keep = broadcast_to(keep, array_ops.shape(inputs))
+        total = reduce_sum(where(keep, inputs, zeros_like(inputs)), axis=steps,
                               keepdims=self.keepdims)
-        return total / fe.reduce_sum(fe.cast(keep, inputs.dtype), axis=steps,
+        return total / reduce_sum(cast(keep, inputs.dtype), axis=steps,
                                      keepdims=self.keepdims)
 
     def compute_mask(self, inputs, mask=None):
@@ -384,21 +389,21 @@ class GlobalAveragePooling1D(_GlobalPool):
 
 
 class GlobalMaxPooling1D(_GlobalPool):
-    _reduce = staticmethod(fe.reduce_max)
+    _reduce = staticmethod(reduce_max)
     _spatial = (1,)
 
 
 class GlobalAveragePooling3D(_GlobalPool):
     """The mean over the three spatial axes: (N, D, H, W, C) -> (N, C)."""
 
-    _reduce = staticmethod(fe.reduce_mean)
+    _reduce = staticmethod(reduce_mean)
     _spatial = (1, 2, 3)
 
 
 class GlobalMaxPooling3D(_GlobalPool):
     """The maximum over the three spatial axes: (N, D, H, W, C) -> (N, C)."""
 
-    _reduce = staticmethod(fe.reduce_max)
+    _reduce = staticmethod(reduce_max)
     _spatial = (1, 2, 3)
 
 
@@ -466,7 +471,7 @@ class Conv2DTranspose(_Conv):
                              % (cls, self.output_padding, self.strides))
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         self._check_rank(shape)
         cin = shape[self._channel_axis()]
         if cin is None:
@@ -486,7 +491,7 @@ class Conv2DTranspose(_Conv):
         shape = inputs.shape.as_list()
         cin = self.kernel.shape[-1]
         if len(shape) != self.rank + 2 or shape[self._channel_axis()] != cin:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "%s (layer %r): expected inputs of rank %d with %d channels, as the kernel "
                 "was built for (kernel shape %s, got input shape %s)"
                 % (type(self).__name__, self.name, self.rank + 2, cin,
@@ -496,19 +501,19 @@ class Conv2DTranspose(_Conv):
         self._check_inputs(inputs)
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 3, 1])
+            x = transpose(x, [0, 2, 3, 1])
         n, h, w, _ = x.shape.as_list()
         pads = self.output_padding or (None, None)
         out = [_transpose_length(size, k, s, d, self.padding, p) for size, k, s, d, p in
                zip((h, w), self.kernel_size, self.strides, self.dilation_rate, pads)]
-        y = fe.nn.conv2d_transpose(x, self.kernel, [n, out[0], out[1], self.filters],
+        y = nn.conv2d_transpose(x, self.kernel, [n, out[0], out[1], self.filters],
                                    self.strides, self.padding.upper(),
                                    dilations=self.dilation_rate)
         if self.use_bias:
             y = y + self.bias
         y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 3, 1, 2])
+            y = transpose(y, [0, 3, 1, 2])
         return y
 
     def get_config(self):
@@ -538,21 +543,21 @@ class Conv1DTranspose(Conv2DTranspose):
         self._check_inputs(inputs)
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 1])
+            x = transpose(x, [0, 2, 1])
         n, w, _ = x.shape.as_list()
         pad = self.output_padding[0] if self.output_padding else None
         out = _transpose_length(w, self.kernel_size[0], self.strides[0],
                                 self.dilation_rate[0], self.padding, pad)
-        y = fe.nn.conv2d_transpose(fe.expand_dims(x, 1), fe.expand_dims(self.kernel, 0),
+        y = nn.conv2d_transpose(expand_dims(x, 1), expand_dims(self.kernel, 0),
                                    [n, 1, out, self.filters], (1, self.strides[0]),
                                    self.padding.upper(),
                                    dilations=(1, self.dilation_rate[0]))
-        y = fe.squeeze(y, [1])
+        y = squeeze(y, [1])
         if self.use_bias:
             y = y + self.bias
         y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 2, 1])
+            y = transpose(y, [0, 2, 1])
         return y
 
 
@@ -594,14 +599,14 @@ class DepthwiseConv2D(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
 
     def _channels(self, shape):
-        cin = fe.TensorShape(shape)[1 if self.data_format == "channels_first" else -1]
+        cin = TensorShape(shape)[1 if self.data_format == "channels_first" else -1]
         if cin is None:
             raise ValueError("%s (layer %r): the channel dimension of the input must be known "
                              "(got input shape %s)" % (type(self).__name__, self.name, shape))
         return cin
 
     def build(self, input_shape):
-        self._check_rank(fe.TensorShape(input_shape))
+        self._check_rank(TensorShape(input_shape))
         cin = self._channels(input_shape)
         self.kernel = self._add_weight(
             "kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
@@ -615,24 +620,24 @@ class DepthwiseConv2D(Layer):
 
     def _depthwise(self, x, kernel):
         if x.shape.as_list()[-1] != kernel.shape[2]:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "%s (layer %r): expected inputs with %d channels, as the kernel was built for "
                 "(kernel shape %s, got input shape %s)"
                 % (type(self).__name__, self.name, kernel.shape[2], kernel.shape.as_list(),
                    x.shape.as_list()))
-        return fe.nn.depthwise_conv2d(x, kernel, [1] + list(self.strides) + [1],
+        return nn.depthwise_conv2d(x, kernel, [1] + list(self.strides) + [1],
                                       self.padding.upper(), dilations=self.dilation_rate)
 
     def call(self, inputs):
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 3, 1])
+            x = transpose(x, [0, 2, 3, 1])
         y = self._depthwise(x, self.kernel)
         if self.use_bias:
             y = y + self.bias
         y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 3, 1, 2])
+            y = transpose(y, [0, 3, 1, 2])
         return y
 
     def get_config(self):
@@ -679,7 +684,7 @@ class SeparableConv2D(DepthwiseConv2D):
         self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
-        self._check_rank(fe.TensorShape(input_shape))
+        self._check_rank(TensorShape(input_shape))
         cin = self._channels(input_shape)
         self.depthwise_kernel = self._add_weight(
             "depthwise_kernel", list(self.kernel_size) + [cin, self.depth_multiplier],
@@ -697,14 +702,14 @@ class SeparableConv2D(DepthwiseConv2D):
     def call(self, inputs):
         x = inputs
         if self.data_format == "channels_first":
-            x = fe.transpose(x, [0, 2, 3, 1])
+            x = transpose(x, [0, 2, 3, 1])
         y = _ops.conv2d(self._depthwise(x, self.depthwise_kernel), self.pointwise_kernel,
                         (1, 1), "VALID", (1, 1))
         if self.use_bias:
             y = y + self.bias
         y = self.activation(y)
         if self.data_format == "channels_first":
-            y = fe.transpose(y, [0, 3, 1, 2])
+            y = transpose(y, [0, 3, 1, 2])
         return y
 
     def get_config(self):

@@ -5,7 +5,15 @@ import warnings
 
 import numpy as np
 
-import fasteager as fe
+from ... import dtypes, errors, nn, random as fe_random, sparse as fe_sparse
+from ...ops import array_ops, math_ops
+from ..._core import convert_to_tensor
+from ...ops.array_ops import constant, expand_dims, gather, reshape, transpose, zeros_like
+from ...ops.math_ops import cast, exp, matmul, not_equal, reduce_any, reduce_logsumexp
+from ...ragged import RaggedTensor
+from ...sparse import SparseTensor
+from ...tensor_shape import TensorShape
+from ...variables import Variable
 
 from ... import _core
 from ...ops.nn_ops import fused_matmul
@@ -14,7 +22,7 @@ from .base import Layer
 
 
 def _bad_shape(layer, msg):
-    return fe.errors.InvalidArgumentError("%s (layer %r): %s" % (type(layer).__name__,
+    return errors.InvalidArgumentError("%s (layer %r): %s" % (type(layer).__name__,
                                                                  layer.name, msg))
 
 
@@ -70,7 +78,7 @@ class Dense(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         self._check_rank(shape)
         if shape.rank is None or shape[-1] is None:
             raise ValueError("Dense (layer %r): the last dimension of the input must be known "
@@ -85,7 +93,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        sparse = isinstance(inputs, fe.SparseTensor)     # Keras's sparse x dense matmul
+        sparse = isinstance(inputs, SparseTensor)     # Keras's sparse x dense matmul
         shape = inputs.shape.as_list() if sparse else list(inputs._value.shape)
         want = self.kernel._tensor._value.shape[0]
         if not shape or shape[-1] != want:
@@ -93,17 +101,17 @@ class Dense(Layer):
                              "built for (kernel shape %s, got input shape %s)"
                              % (want, self.kernel.shape.as_list(), shape))
         if sparse:
-            y = fe.sparse.sparse_dense_matmul(fe.cast(inputs, self.kernel.dtype), self.kernel)
+            y = fe_sparse.sparse_dense_matmul(cast(inputs, self.kernel.dtype), self.kernel)
         elif cpu_fusable(self, inputs):
-            flat = inputs if len(shape) == 2 else fe.reshape(inputs, [-1, want])
+            flat = inputs if len(shape) == 2 else reshape(inputs, [-1, want])
             y = fused_matmul(flat, self.kernel, self.bias,
                                   "relu" if self.activation is activations.relu else "linear")
-            return y if len(shape) == 2 else fe.reshape(y, shape[:-1] + [self.units])
+            return y if len(shape) == 2 else reshape(y, shape[:-1] + [self.units])
         elif len(shape) == 2:
-            y = fe.matmul(inputs, self.kernel)
+            y = matmul(inputs, self.kernel)
         else:
-            flat = fe.reshape(inputs, [-1, want])
-            y = fe.reshape(fe.matmul(flat, self.kernel), shape[:-1] + [self.units])
+            flat = reshape(inputs, [-1, want])
+            y = reshape(matmul(flat, self.kernel), shape[:-1] + [self.units])
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
@@ -129,12 +137,12 @@ class Flatten(Layer):
     def call(self, inputs):
         shape = inputs.shape.as_list()
         if len(shape) == 1:
-            return fe.expand_dims(inputs, 1)
+            return expand_dims(inputs, 1)
         if self.data_format == "channels_first" and len(shape) > 2:
-            inputs = fe.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
+            inputs = transpose(inputs, [0] + list(range(2, len(shape))) + [1])
         rest = int(np.prod(shape[1:]))
         # (-1 for the batch: a traced call then serves every batch size, see _relax)
-        return fe.reshape(inputs, [-1 if rest and shape[0] else shape[0], rest])
+        return reshape(inputs, [-1 if rest and shape[0] else shape[0], rest])
 
     def get_config(self):
         config = super().get_config()
@@ -161,7 +169,7 @@ class Reshape(Layer):
         if (-1 not in self.target_shape and want != per) or (want == 0 or per % want):
             raise _bad_shape(self, "cannot reshape examples of shape %s (%d values) to %s"
                              % (inputs.shape.as_list()[1:], per, list(self.target_shape)))
-        return fe.reshape(inputs, [n] + list(self.target_shape))
+        return reshape(inputs, [n] + list(self.target_shape))
 
     def get_config(self):
         config = super().get_config()
@@ -229,7 +237,7 @@ class GaussianNoise(Layer):
 
     def call(self, inputs, training=False):
         if training and self.stddev > 0:
-            return inputs + fe.random.normal(fe.shape(inputs), mean=0.0, stddev=self.stddev,
+            return inputs + fe_random.normal(array_ops.shape(inputs), mean=0.0, stddev=self.stddev,
                                              dtype=inputs.dtype, seed=self.seed)
         return inputs
 
@@ -252,7 +260,7 @@ class GaussianDropout(Layer):
     def call(self, inputs, training=False):
         if training and self.rate > 0:
             stddev = float(np.sqrt(self.rate / (1.0 - self.rate)))
-            return inputs * fe.random.normal(fe.shape(inputs), mean=1.0, stddev=stddev,
+            return inputs * fe_random.normal(array_ops.shape(inputs), mean=1.0, stddev=stddev,
                                              dtype=inputs.dtype, seed=self.seed)
         return inputs
 
@@ -280,7 +288,7 @@ class AlphaDropout(Layer):
         noise = shape if self.noise_shape is None else \
             [shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
         alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
-        kept = fe.cast(fe.random.uniform(noise, dtype=inputs.dtype, seed=self.seed)
+        kept = cast(fe_random.uniform(noise, dtype=inputs.dtype, seed=self.seed)
                        >= self.rate, inputs.dtype)
         a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5
         b = -a * alpha_p * self.rate
@@ -406,7 +414,7 @@ class PReLU(Layer):
             self.shared_axes = list(shared_axes)
 
     def build(self, input_shape):
-        param_shape = list(fe.TensorShape(input_shape).as_list()[1:])
+        param_shape = list(TensorShape(input_shape).as_list()[1:])
         for i in self.shared_axes or ():
             param_shape[i - 1] = 1
         self.alpha = self._add_weight("alpha", param_shape, initializer=self.alpha_initializer,
@@ -527,20 +535,20 @@ class Softmax(Layer):
 
     def call(self, inputs, mask=None):
         if mask is not None:
-            mask = fe.convert_to_tensor(mask)
+            mask = convert_to_tensor(mask)
             _check_softmax_mask(inputs, mask)
-            if mask.dtype != fe.bool:
-                mask = mask > fe.cast(0.5, mask.dtype)
-            fill = -3e4 if inputs.dtype == fe.float16 else -1e9
-            inputs = fe.where(mask, inputs, fe.constant(fill, inputs.dtype))
+            if mask.dtype != dtypes.bool:
+                mask = mask > cast(0.5, mask.dtype)
+            fill = -3e4 if inputs.dtype == dtypes.float16 else -1e9
+            inputs = math_ops.where(mask, inputs, constant(fill, inputs.dtype))
         if isinstance(self.axis, (tuple, list)) and len(self.axis) > 1:
             axes = list(self.axis)
-            outputs = fe.exp(inputs - fe.reduce_logsumexp(inputs, axis=axes, keepdims=True))
+            outputs = exp(inputs - reduce_logsumexp(inputs, axis=axes, keepdims=True))
         else:
             axis = self.axis[0] if isinstance(self.axis, (tuple, list)) else self.axis
             outputs = _ops.softmax(inputs, axis=axis)
         if mask is not None:
-            outputs = fe.where(mask, outputs, fe.zeros_like(outputs))
+            outputs = math_ops.where(mask, outputs, zeros_like(outputs))
         return outputs
 
     def get_config(self):
@@ -580,24 +588,24 @@ class Embedding(Layer):
         self.built = True
 
     def _convert_input(self, x):
-        if not isinstance(x, fe.RaggedTensor):
-            x = fe.convert_to_tensor(x.read_value() if isinstance(x, fe.Variable) else x)
+        if not isinstance(x, RaggedTensor):
+            x = convert_to_tensor(x.read_value() if isinstance(x, Variable) else x)
         if not x.dtype.is_integer:
-            x = fe.cast(x, fe.int32)
+            x = cast(x, dtypes.int32)
         return x
 
     def call(self, inputs):
         # gather checks the ids' range when it runs (InvalidArgumentError, as TensorFlow's
         # CPU gather), so a traced step replays instead of reading the ids in Python
-        if isinstance(inputs, fe.RaggedTensor):      # ragged ids: ragged embeddings
-            return fe.nn.embedding_lookup(self.embeddings, inputs)
-        return fe.gather(self.embeddings, fe.convert_to_tensor(inputs))
+        if isinstance(inputs, RaggedTensor):      # ragged ids: ragged embeddings
+            return nn.embedding_lookup(self.embeddings, inputs)
+        return gather(self.embeddings, convert_to_tensor(inputs))
 
     def compute_mask(self, inputs, mask=None):
         """With ``mask_zero=True``, id 0 is padding: the mask is ``inputs != 0``."""
         if not self.mask_zero:
             return None
-        return fe.not_equal(self._convert_input(inputs), 0)
+        return not_equal(self._convert_input(inputs), 0)
 
     def get_config(self):
         config = super().get_config()
@@ -625,12 +633,12 @@ class Masking(Layer):
         self.supports_masking = True
 
     def compute_mask(self, inputs, mask=None):
-        return fe.reduce_any(fe.not_equal(self._convert_input(inputs), self.mask_value),
+        return reduce_any(not_equal(self._convert_input(inputs), self.mask_value),
                              axis=-1)
 
     def call(self, inputs):
         keep = self.compute_mask(inputs)
-        return inputs * fe.cast(fe.expand_dims(keep, -1), inputs.dtype)
+        return inputs * cast(expand_dims(keep, -1), inputs.dtype)
 
     def get_config(self):
         config = super().get_config()

@@ -5,7 +5,12 @@ Minimum, Concatenate, Dot), and their function forms (``add([a, b])`` ...), as K
 >>> fe.keras.layers.Concatenate()([a, b]).shape
 TensorShape([None, 8])
 """
-import fasteager as fe
+from ... import nn
+from ...ops import math_ops
+from ...ops.array_ops import concat, expand_dims
+from ...ops.linalg_ops import einsum
+from ...ops.math_ops import add_n
+from ...tensor_shape import TensorShape
 
 from .base import Layer, ListInput
 
@@ -16,13 +21,13 @@ def _bad(layer, msg):
 
 def _shapes_of(layer, inputs, minimum):
     """The inputs' shapes, checking the layer got a list of at least ``minimum`` tensors."""
-    if not isinstance(inputs, (list, tuple)) or isinstance(inputs, fe.TensorShape):
+    if not isinstance(inputs, (list, tuple)) or isinstance(inputs, TensorShape):
         raise _bad(layer, "a merge layer must be called on a list of inputs (expected a list "
                    "of at least %d tensors, got %r)" % (minimum, inputs))
     if len(inputs) < minimum:
         raise _bad(layer, "a merge layer must be called on a list of at least %d inputs "
                    "(got %d)" % (minimum, len(inputs)))
-    return [x if isinstance(x, fe.TensorShape) else fe.TensorShape(x.shape)
+    return [x if isinstance(x, TensorShape) else TensorShape(x.shape)
             for x in inputs]
 
 
@@ -57,8 +62,8 @@ class Add(_Merge):
     """The sum of the inputs: ``Add()([a, b])``."""
 
     def _merge(self, inputs):
-        return fe.add_n(inputs) if len({tuple(x.shape.as_list()) for x in inputs}) == 1 \
-            else _fold(fe.add, inputs)
+        return add_n(inputs) if len({tuple(x.shape.as_list()) for x in inputs}) == 1 \
+            else _fold(math_ops.add, inputs)
 
 
 class Subtract(_Merge):
@@ -83,28 +88,28 @@ class Multiply(_Merge):
     """The elementwise product of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(fe.multiply, inputs)
+        return _fold(math_ops.multiply, inputs)
 
 
 class Average(_Merge):
     """The elementwise mean of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(fe.add, inputs) / float(len(inputs))
+        return _fold(math_ops.add, inputs) / float(len(inputs))
 
 
 class Maximum(_Merge):
     """The elementwise maximum of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(fe.maximum, inputs)
+        return _fold(math_ops.maximum, inputs)
 
 
 class Minimum(_Merge):
     """The elementwise minimum of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(fe.minimum, inputs)
+        return _fold(math_ops.minimum, inputs)
 
 
 def _fold(fn, inputs):
@@ -140,7 +145,7 @@ class Concatenate(ListInput, Layer):
 
     def call(self, inputs):
         _shapes_of(self, inputs, 1)
-        return fe.concat(list(inputs), axis=self.axis)
+        return concat(list(inputs), axis=self.axis)
 
     def get_config(self):
         config = super().get_config()
@@ -193,16 +198,16 @@ class Dot(ListInput, Layer):
         x, y = inputs
         ax = self._axes(shapes)
         if self.normalize:
-            x = fe.nn.l2_normalize(x, axis=ax[0])
-            y = fe.nn.l2_normalize(y, axis=ax[1])
+            x = nn.l2_normalize(x, axis=ax[0])
+            y = nn.l2_normalize(y, axis=ax[1])
         letters = "abcdefghijklmnopqrstuvw"
         xs = ["b"] + [letters[i] for i in range(len(shapes[0]) - 1)]
         ys = ["b"] + [letters[len(shapes[0]) + i] for i in range(len(shapes[1]) - 1)]
         ys[ax[1]] = xs[ax[0]] = "z"
         out = [c for c in xs if c != "z"] + [c for c in ys[1:] if c != "z"]
-        result = fe.einsum("%s,%s->%s" % ("".join(xs), "".join(ys), "".join(out)), x, y)
+        result = einsum("%s,%s->%s" % ("".join(xs), "".join(ys), "".join(out)), x, y)
         if len(out) == 1:
-            result = fe.expand_dims(result, 1)
+            result = expand_dims(result, 1)
         return result
 
     def get_config(self):

@@ -3,7 +3,12 @@ import warnings
 
 import numpy as np
 
-import fasteager as fe
+from ... import dtypes, errors
+from ...ops import array_ops
+from ...ops.array_ops import (broadcast_to, concat, constant, expand_dims, reshape, stop_gradient,
+                              transpose, zeros_like)
+from ...ops.math_ops import cast, maximum, minimum, reduce_mean, reduce_sum, rsqrt, square, where
+from ...tensor_shape import TensorShape
 
 from ...distribute import strategy as _distribute
 from ...ops import norm_ops
@@ -13,7 +18,7 @@ from .base import Layer
 
 
 def _in_dtype(t, dtype):
-    return t if t.dtype == dtype else fe.cast(t, dtype)
+    return t if t.dtype == dtype else cast(t, dtype)
 
 
 def _axes(axis, rank, layer):
@@ -80,7 +85,7 @@ class BatchNormalization(Layer):
         self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape).as_list()
+        shape = TensorShape(input_shape).as_list()
         self._axes = _axes(self.axis, len(shape), "BatchNormalization")
         param_shape = [shape[a] for a in self._axes]
         self._reduce_axes = [a for a in range(len(shape)) if a not in self._axes]
@@ -109,21 +114,21 @@ class BatchNormalization(Layer):
         size = self.moving_mean.shape.num_elements()
         shape = inputs.shape.as_list()
         count = float(np.prod([shape[a] for a in self._reduce_axes]))
-        local = fe.concat([fe.reshape(fe.reduce_sum(inputs, self._reduce_axes), [-1]),
-                           fe.reshape(fe.reduce_sum(fe.square(inputs), self._reduce_axes),
+        local = concat([reshape(reduce_sum(inputs, self._reduce_axes), [-1]),
+                           reshape(reduce_sum(square(inputs), self._reduce_axes),
                                       [-1]),
-                           fe.constant([count], dtype=inputs.dtype)], axis=0)
+                           constant([count], dtype=inputs.dtype)], axis=0)
         total = _distribute.all_reduce_sum(self._strategy, local)
-        n = fe.stop_gradient(total[2 * size])
+        n = stop_gradient(total[2 * size])
         mean = total[:size] / n
-        var = fe.maximum(total[size:2 * size] / n - fe.square(mean), 0.0)
-        return fe.reshape(mean, self._bshape), fe.reshape(var, self._bshape)
+        var = maximum(total[size:2 * size] / n - square(mean), 0.0)
+        return reshape(mean, self._bshape), reshape(var, self._bshape)
 
     def call(self, inputs, training=None, mask=None):
         shape = inputs.shape.as_list()
         if len(shape) != len(self._bshape) or any(
                 shape[a] != self._bshape[a] for a in self._axes):
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "BatchNormalization (layer %r): the input shape %s does not match the shape "
                 "the layer was built for (normalised axes %s of size %s)"
                 % (self.name, shape, self._axes, [self._bshape[a] for a in self._axes]))
@@ -134,21 +139,21 @@ class BatchNormalization(Layer):
                                                    list(mask.shape), shape))
         train = bool(training) and self.trainable
         compute = inputs.dtype
-        if compute == fe.float16:       # statistics in float32, as Keras
-            inputs = fe.cast(inputs, fe.float32)
+        if compute == dtypes.float16:       # statistics in float32, as Keras
+            inputs = cast(inputs, dtypes.float32)
         if (mask is None and len(self._axes) == 1
                 and not (train and self.synchronized and self._strategy is not None)):
             y = self._fused(inputs, train)
         else:
             y = self._composite(inputs, train, mask)
-        return y if y.dtype == compute else fe.cast(y, compute)
+        return y if y.dtype == compute else cast(y, compute)
 
     def _params(self, dtype):
         """gamma and beta in ``dtype`` (ones and zeros where the layer has none)."""
         size = self.moving_mean.shape.as_list()
         np_dtype = dtype.as_numpy_dtype
-        gamma = self.gamma if self.scale else fe.constant(np.ones(size, np_dtype))
-        beta = self.beta if self.center else fe.constant(np.zeros(size, np_dtype))
+        gamma = self.gamma if self.scale else constant(np.ones(size, np_dtype))
+        beta = self.beta if self.center else constant(np.zeros(size, np_dtype))
         return _in_dtype(gamma, dtype), _in_dtype(beta, dtype)
 
     def _update_moving(self, mean, var):
@@ -156,7 +161,7 @@ class BatchNormalization(Layer):
         (no numpy()): fe.function can replay the update."""
         m = self.momentum
         for moving, batch in ((self.moving_mean, mean), (self.moving_variance, var)):
-            batch = _in_dtype(fe.reshape(fe.stop_gradient(batch), moving.shape.as_list()),
+            batch = _in_dtype(reshape(stop_gradient(batch), moving.shape.as_list()),
                               moving.dtype)
             moving.assign(moving * m + batch * (1 - m))
 
@@ -167,9 +172,9 @@ class BatchNormalization(Layer):
         x = inputs
         if axis != rank - 1:
             perm = [a for a in range(rank) if a != axis] + [axis]
-            x = fe.transpose(x, perm)
+            x = transpose(x, perm)
         if rank == 1:       # one example of C channels: a batch of one row
-            x = fe.reshape(x, [1, -1])
+            x = reshape(x, [1, -1])
         gamma, beta = self._params(x.dtype)
         if train:
             y, mean, var = norm_ops.fused_batch_norm_train(x, gamma, beta, self.epsilon)
@@ -180,23 +185,23 @@ class BatchNormalization(Layer):
                 _in_dtype(self.moving_variance.read_value(), x.dtype), gamma, beta,
                 self.epsilon)
         if rank == 1:
-            y = fe.reshape(y, [-1])
+            y = reshape(y, [-1])
         if axis != rank - 1:
-            y = fe.transpose(y, [perm.index(a) for a in range(rank)])
+            y = transpose(y, [perm.index(a) for a in range(rank)])
         return y
 
     def _masked_moments(self, inputs, mask):
         """Keras 3's masked statistics: mean and (biased) variance over the entries the mask
         keeps, each divided by (count + backend epsilon)."""
-        keep = fe.broadcast_to(fe.expand_dims(fe.cast(mask, fe.bool), -1),
+        keep = broadcast_to(expand_dims(cast(mask, dtypes.bool), -1),
                                inputs.shape.as_list())
-        zeros = fe.zeros_like(inputs)
-        count = fe.reduce_sum(fe.cast(keep, inputs.dtype), self._reduce_axes, keepdims=True)
+        zeros = zeros_like(inputs)
+        count = reduce_sum(cast(keep, inputs.dtype), self._reduce_axes, keepdims=True)
         denom = count + _backend.epsilon()
-        mean = fe.reduce_sum(fe.where(keep, inputs, zeros), self._reduce_axes,
+        mean = reduce_sum(where(keep, inputs, zeros), self._reduce_axes,
                              keepdims=True) / denom
-        diff = fe.where(keep, inputs - mean, zeros)
-        var = fe.reduce_sum(fe.square(diff), self._reduce_axes, keepdims=True) / denom
+        diff = where(keep, inputs - mean, zeros)
+        var = reduce_sum(square(diff), self._reduce_axes, keepdims=True) / denom
         return mean, var
 
     def _composite(self, inputs, train, mask):
@@ -210,16 +215,16 @@ class BatchNormalization(Layer):
                 mean, var = _ops.moments(inputs, self._reduce_axes, keepdims=True)
             self._update_moving(mean, var)
         else:
-            mean = fe.reshape(_in_dtype(self.moving_mean.read_value(), inputs.dtype),
+            mean = reshape(_in_dtype(self.moving_mean.read_value(), inputs.dtype),
                               self._bshape)
-            var = fe.reshape(_in_dtype(self.moving_variance.read_value(), inputs.dtype),
+            var = reshape(_in_dtype(self.moving_variance.read_value(), inputs.dtype),
                              self._bshape)
-        inv = fe.rsqrt(var + self.epsilon)
+        inv = rsqrt(var + self.epsilon)
         if self.scale:
-            inv = inv * fe.reshape(_in_dtype(self.gamma, inputs.dtype), self._bshape)
+            inv = inv * reshape(_in_dtype(self.gamma, inputs.dtype), self._bshape)
         y = (inputs - mean) * inv
         if self.center:
-            y = y + fe.reshape(_in_dtype(self.beta, inputs.dtype), self._bshape)
+            y = y + reshape(_in_dtype(self.beta, inputs.dtype), self._bshape)
         return y
 
     def get_config(self):
@@ -264,7 +269,7 @@ class LayerNormalization(Layer):
         self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape).as_list()
+        shape = TensorShape(input_shape).as_list()
         self._axes = _axes(self.axis, len(shape), "LayerNormalization")
         param_shape = [shape[a] for a in self._axes]
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
@@ -282,12 +287,12 @@ class LayerNormalization(Layer):
         mean, var = _ops.moments(inputs, self._axes, keepdims=True)
         if self.rms_scaling:
             # (Keras 3 scales by the variance without subtracting the mean)
-            return inputs * fe.rsqrt(var + self.epsilon) * fe.reshape(self.gamma, self._bshape)
-        y = (inputs - mean) * fe.rsqrt(var + self.epsilon)
+            return inputs * rsqrt(var + self.epsilon) * reshape(self.gamma, self._bshape)
+        y = (inputs - mean) * rsqrt(var + self.epsilon)
         if self.scale:
-            y = y * fe.reshape(self.gamma, self._bshape)
+            y = y * reshape(self.gamma, self._bshape)
         if self.center:
-            y = y + fe.reshape(self.beta, self._bshape)
+            y = y + reshape(self.beta, self._bshape)
         return y
 
     def get_config(self):
@@ -318,8 +323,8 @@ class UnitNormalization(Layer):
     def call(self, inputs):
         rank = inputs.shape.rank
         axes = _axes(self.axis, rank, "UnitNormalization")
-        inv = fe.rsqrt(fe.reduce_sum(fe.square(inputs), axis=axes, keepdims=True))
-        return inputs * fe.minimum(inv, fe.constant(1e12, inv.dtype))
+        inv = rsqrt(reduce_sum(square(inputs), axis=axes, keepdims=True))
+        return inputs * minimum(inv, constant(1e12, inv.dtype))
 
     def get_config(self):
         config = super().get_config()
@@ -338,7 +343,7 @@ class RMSNormalization(Layer):
         self.epsilon = epsilon
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape).as_list()
+        shape = TensorShape(input_shape).as_list()
         self.axis = sorted(self.axis) if isinstance(self.axis, (list, tuple)) else [self.axis]
         self._axes = _axes(self.axis, len(shape), "RMSNormalization")
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
@@ -347,10 +352,10 @@ class RMSNormalization(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = inputs if inputs.dtype.size >= 4 else fe.cast(inputs, fe.float32)
-        rrms = fe.rsqrt(fe.reduce_mean(fe.square(x), axis=self._axes, keepdims=True)
+        x = inputs if inputs.dtype.size >= 4 else cast(inputs, dtypes.float32)
+        rrms = rsqrt(reduce_mean(square(x), axis=self._axes, keepdims=True)
                         + self.epsilon)
-        y = x * rrms * fe.reshape(fe.cast(self.scale, x.dtype), self._bshape)
+        y = x * rrms * reshape(cast(self.scale, x.dtype), self._bshape)
         return _in_dtype(y, inputs.dtype)
 
     def get_config(self):
@@ -388,7 +393,7 @@ class GroupNormalization(Layer):
         self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape).as_list()
+        shape = TensorShape(input_shape).as_list()
         dim = shape[self.axis]
         if dim is None:
             raise ValueError("Axis %s of input tensor should have a defined dimension but the "
@@ -413,22 +418,22 @@ class GroupNormalization(Layer):
         shape = inputs.shape.as_list()
         rank = len(shape)
         axis = self.axis % rank
-        x = inputs if inputs.dtype.size >= 4 else fe.cast(inputs, fe.float32)
+        x = inputs if inputs.dtype.size >= 4 else cast(inputs, dtypes.float32)
         # (batch, ..., groups, channels per group, ...): moments over all but batch, group
         gshape = [-1] + shape[1:axis] + [self.groups, shape[axis] // self.groups] \
             + shape[axis + 1:]
-        xg = fe.reshape(x, gshape)
+        xg = reshape(x, gshape)
         red = [i for i in range(1, rank + 1) if i != axis]
         mean, var = _ops.moments(xg, red, keepdims=True)
         bshape = [1] * (rank + 1)
         bshape[axis], bshape[axis + 1] = self.groups, shape[axis] // self.groups
-        inv = fe.rsqrt(var + self.epsilon)
+        inv = rsqrt(var + self.epsilon)
         if self.scale:
-            inv = inv * fe.reshape(fe.cast(self.gamma, x.dtype), bshape)
+            inv = inv * reshape(cast(self.gamma, x.dtype), bshape)
         res = -mean * inv
         if self.center:
-            res = res + fe.reshape(fe.cast(self.beta, x.dtype), bshape)
-        y = fe.reshape(xg * inv + res, fe.shape(inputs))
+            res = res + reshape(cast(self.beta, x.dtype), bshape)
+        y = reshape(xg * inv + res, array_ops.shape(inputs))
         return _in_dtype(y, inputs.dtype)
 
     def get_config(self):

@@ -27,7 +27,12 @@ TensorShape([2, 5, 8])
 """
 import numpy as np
 
-import fasteager as fe
+from ... import dtypes, errors
+from ..._core import convert_to_tensor
+from ...ops.array_ops import (concat, expand_dims, ones_like, reshape, reverse, split, stack,
+                              stop_gradient, transpose, zeros, zeros_like)
+from ...ops.math_ops import cast, cumsum, matmul, not_equal
+from ...tensor_shape import TensorShape
 from fasteager.ops import rnn_ops
 
 from .. import _naming, _ops, activations, backend, constraints, initializers, regularizers
@@ -35,7 +40,7 @@ from .base import Layer, _snake
 
 
 def _bad(layer, msg):
-    return fe.errors.InvalidArgumentError("%s (layer %r): %s" % (type(layer).__name__,
+    return errors.InvalidArgumentError("%s (layer %r): %s" % (type(layer).__name__,
                                                                  layer.name, msg))
 
 
@@ -120,7 +125,7 @@ class _Cell(Layer):
         return [self._GATES * self.units]
 
     def build(self, input_shape):
-        dim = fe.TensorShape(input_shape)[-1]
+        dim = TensorShape(input_shape)[-1]
         if dim is None:
             raise ValueError("%s (layer %r): the last dimension of the input must be known "
                              "(got input shape %s)" % (type(self).__name__, self.name,
@@ -147,12 +152,12 @@ class _Cell(Layer):
 
     def get_dropout_mask(self, inputs):
         if self._dropout_mask is None:
-            self._dropout_mask = _ops.dropout(fe.ones_like(inputs), self.dropout, seed=self.seed)
+            self._dropout_mask = _ops.dropout(ones_like(inputs), self.dropout, seed=self.seed)
         return self._dropout_mask
 
     def get_recurrent_dropout_mask(self, state):
         if self._recurrent_dropout_mask is None:
-            self._recurrent_dropout_mask = _ops.dropout(fe.ones_like(state),
+            self._recurrent_dropout_mask = _ops.dropout(ones_like(state),
                                                         self.recurrent_dropout, seed=self.seed)
         return self._recurrent_dropout_mask
 
@@ -166,7 +171,7 @@ class _Cell(Layer):
     def get_initial_state(self, batch_size=None):
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [
             self.state_size]
-        return [fe.zeros([batch_size, s], dtype=self.dtype) for s in sizes]
+        return [zeros([batch_size, s], dtype=self.dtype) for s in sizes]
 
     def get_config(self):
         config = super().get_config()
@@ -181,10 +186,10 @@ class SimpleRNNCell(_Cell):
     def call(self, inputs, states, training=None):
         h_tm1 = states[0] if isinstance(states, (list, tuple)) else states
         inputs, h_tm1 = self._dropped(inputs, h_tm1, training)
-        h = fe.matmul(inputs, self.kernel)
+        h = matmul(inputs, self.kernel)
         if self.use_bias:
             h = h + self.bias
-        output = self.activation(h + fe.matmul(h_tm1, self.recurrent_kernel))
+        output = self.activation(h + matmul(h_tm1, self.recurrent_kernel))
         return output, [output]
 
 
@@ -213,16 +218,16 @@ class LSTMCell(_Cell):
             # Keras: the bias initializer for i, ones for f, the initializer for c and o
             parts = [np.asarray(base([units], dtype=dtype)), np.ones(units),
                      np.asarray(base([2 * units], dtype=dtype))]
-            return np.concatenate(parts).astype(fe.as_dtype(dtype).as_numpy_dtype)
+            return np.concatenate(parts).astype(dtypes.as_dtype(dtype).as_numpy_dtype)
         return init
 
     def call(self, inputs, states, training=None):
         h_tm1, c_tm1 = states[0], states[1]
         inputs, h_tm1 = self._dropped(inputs, h_tm1, training)
-        z = fe.matmul(inputs, self.kernel) + fe.matmul(h_tm1, self.recurrent_kernel)
+        z = matmul(inputs, self.kernel) + matmul(h_tm1, self.recurrent_kernel)
         if self.use_bias:
             z = z + self.bias
-        zi, zf, zc, zo = fe.split(z, 4, axis=1)
+        zi, zf, zc, zo = split(z, 4, axis=1)
         ract = self.recurrent_activation
         c = ract(zf) * c_tm1 + ract(zi) * self.activation(zc)
         h = ract(zo) * self.activation(c)
@@ -254,26 +259,26 @@ class GRUCell(_Cell):
         h_tm1 = states[0] if isinstance(states, (list, tuple)) else states
         x, h_in = self._dropped(inputs, h_tm1, training)
         U = self.units
-        xp = fe.matmul(x, self.kernel)
+        xp = matmul(x, self.kernel)
         bias_in = bias_rec = None
         if self.use_bias:
             bias_in, bias_rec = (self.bias[0], self.bias[1]) if self.reset_after else (
                 self.bias, None)
             xp = xp + bias_in
-        xz, xr, xh = fe.split(xp, 3, axis=1)
+        xz, xr, xh = split(xp, 3, axis=1)
         ract = self.recurrent_activation
         if self.reset_after:
-            hr = fe.matmul(h_in, self.recurrent_kernel)
+            hr = matmul(h_in, self.recurrent_kernel)
             if bias_rec is not None:
                 hr = hr + bias_rec
-            hz, hrr, hh = fe.split(hr, 3, axis=1)
+            hz, hrr, hh = split(hr, 3, axis=1)
             z, r = ract(xz + hz), ract(xr + hrr)
             cand = self.activation(xh + r * hh)
         else:
-            hzr = fe.matmul(h_in, self.recurrent_kernel[:, :2 * U])
-            hz, hrr = fe.split(hzr, 2, axis=1)
+            hzr = matmul(h_in, self.recurrent_kernel[:, :2 * U])
+            hz, hrr = split(hzr, 2, axis=1)
             z, r = ract(xz + hz), ract(xr + hrr)
-            cand = self.activation(xh + fe.matmul(r * h_in, self.recurrent_kernel[:, 2 * U:]))
+            cand = self.activation(xh + matmul(r * h_in, self.recurrent_kernel[:, 2 * U:]))
         h = z * h_tm1 + (1 - z) * cand
         return h, [h]
 
@@ -296,13 +301,13 @@ def _mask_tensor(layer, mask, batch, steps, dtype):
         mask = mask[0]
     if mask is None:
         return None
-    mask = fe.convert_to_tensor(mask)
+    mask = convert_to_tensor(mask)
     if mask.shape.as_list() != [batch, steps]:
         raise _bad(layer, "mask must be (batch, time) (expected %s, got %s)"
                    % ([batch, steps], mask.shape.as_list()))
-    if mask.dtype != fe.bool:
-        mask = fe.not_equal(mask, 0)
-    return fe.cast(mask, dtype)
+    if mask.dtype != dtypes.bool:
+        mask = not_equal(mask, 0)
+    return cast(mask, dtype)
 
 
 class RNN(Layer):
@@ -351,7 +356,7 @@ class RNN(Layer):
             return
         batch = self._states[0].shape[0]
         if states is None:
-            self._states = [fe.zeros([batch, s], dtype=self.dtype) for s in self._state_sizes()]
+            self._states = [zeros([batch, s], dtype=self.dtype) for s in self._state_sizes()]
         else:
             self._states = self._check_states(_as_list(states), batch)
 
@@ -372,13 +377,13 @@ class RNN(Layer):
 
     # ---- build and call -------------------------------------------------------------------
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         self._check_rank(shape)
         if isinstance(self.cell, Layer) and not self.cell.built:
-            self.cell.build(fe.TensorShape([shape[0], shape[-1]]))
+            self.cell.build(TensorShape([shape[0], shape[-1]]))
             self.cell.built = True
         elif not isinstance(self.cell, Layer) and hasattr(self.cell, "build"):
-            self.cell.build(fe.TensorShape([shape[0], shape[-1]]))
+            self.cell.build(TensorShape([shape[0], shape[-1]]))
         self.built = True
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
@@ -396,7 +401,7 @@ class RNN(Layer):
         elif hasattr(self.cell, "get_initial_state"):
             states = _as_list(self.cell.get_initial_state(batch_size=batch))
         else:
-            states = [fe.zeros([batch, s], dtype=sequences.dtype) for s in self._state_sizes()]
+            states = [zeros([batch, s], dtype=sequences.dtype) for s in self._state_sizes()]
         mask = _mask_tensor(self, mask, batch, steps, sequences.dtype)
         cell = self.cell
         for reset in ("reset_dropout_mask", "reset_recurrent_dropout_mask"):
@@ -413,7 +418,7 @@ class RNN(Layer):
                 if hasattr(cell, reset):
                     getattr(cell, reset)()
         if self.stateful:
-            self._states = [fe.stop_gradient(s) for s in states]
+            self._states = [stop_gradient(s) for s in states]
         output = outputs if self.return_sequences else last
         if self.return_state:
             return [output] + list(states)
@@ -439,14 +444,14 @@ class RNN(Layer):
                 m = keep[:, t:t + 1]
                 states = [m * n + (1 - m) * s for n, s in zip(new_states, states)]
                 if prev is None:
-                    prev = fe.zeros_like(out)
-                out = m * out + (1 - m) * (fe.zeros_like(out) if self.zero_output_for_mask
+                    prev = zeros_like(out)
+                out = m * out + (1 - m) * (zeros_like(out) if self.zero_output_for_mask
                                            else prev)
             else:
                 states = new_states
             outputs.append(out)
             prev = out
-        seq = fe.stack(outputs, axis=1) if self.return_sequences else None
+        seq = stack(outputs, axis=1) if self.return_sequences else None
         return outputs[-1], seq, states
 
     def _fused(self, sequences, states, mask, training):
@@ -462,21 +467,21 @@ class RNN(Layer):
         x = sequences
         if training and cell.dropout > 0:
             # one mask for every step (Keras's DropoutRNNCell)
-            x = x * fe.expand_dims(cell.get_dropout_mask(x[:, 0]), 1)
-        x_tm = fe.transpose(x, [1, 0, 2])
-        m_tm = None if mask is None else fe.transpose(mask, [1, 0])
+            x = x * expand_dims(cell.get_dropout_mask(x[:, 0]), 1)
+        x_tm = transpose(x, [1, 0, 2])
+        m_tm = None if mask is None else transpose(mask, [1, 0])
         if self.go_backwards:
-            x_tm = fe.reverse(x_tm, [0])
-            m_tm = None if m_tm is None else fe.reverse(m_tm, [0])
+            x_tm = reverse(x_tm, [0])
+            m_tm = None if m_tm is None else reverse(m_tm, [0])
         h_seq, states = run(x_tm, m_tm)
         if m_tm is not None:
             # the kernel repeats the carried state at masked steps; Keras's outputs there
             # are zeros (zero_output_for_mask) or the previous output, zeros before the
             # first unmasked step
-            keep = m_tm if self.zero_output_for_mask else fe.cast(
-                fe.cumsum(m_tm, axis=0) > 0, m_tm.dtype)
-            h_seq = h_seq * fe.expand_dims(keep, -1)
-        seq = fe.transpose(h_seq, [1, 0, 2]) if self.return_sequences else None
+            keep = m_tm if self.zero_output_for_mask else cast(
+                cumsum(m_tm, axis=0) > 0, m_tm.dtype)
+            h_seq = h_seq * expand_dims(keep, -1)
+        seq = transpose(h_seq, [1, 0, 2]) if self.return_sequences else None
         return h_seq[-1], seq, states
 
     def _fusable(self, training, *acts):
@@ -568,7 +573,7 @@ class _Builtin(RNN):
 def _bias_or_zeros(cell, shape):
     if cell.use_bias:
         return cell.bias
-    return fe.zeros(shape, dtype=cell.dtype)
+    return zeros(shape, dtype=cell.dtype)
 
 
 class SimpleRNN(_Builtin):
@@ -717,9 +722,9 @@ class Bidirectional(Layer):
             y_rev, rev_states = y_rev[0], list(y_rev[1:])
             states += rev_states
         if self.return_sequences:
-            y_rev = fe.reverse(y_rev, [1])
+            y_rev = reverse(y_rev, [1])
         if self.merge_mode == "concat":
-            out = [fe.concat([y, y_rev], axis=-1)]
+            out = [concat([y, y_rev], axis=-1)]
         elif self.merge_mode == "sum":
             out = [y + y_rev]
         elif self.merge_mode == "ave":
@@ -776,17 +781,17 @@ class TimeDistributed(Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
-        shape = fe.TensorShape(input_shape).as_list()
+        shape = TensorShape(input_shape).as_list()
         if not self.layer.built:
-            _naming.build_in_scope(self.layer, fe.TensorShape([None] + shape[2:]))
+            _naming.build_in_scope(self.layer, TensorShape([None] + shape[2:]))
             self.layer.built = True
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
         shape = inputs.shape.as_list()
-        flat = fe.reshape(inputs, [shape[0] * shape[1]] + shape[2:])
+        flat = reshape(inputs, [shape[0] * shape[1]] + shape[2:])
         y = self.layer(flat, training=training)
-        return fe.reshape(y, shape[:2] + y.shape.as_list()[1:])
+        return reshape(y, shape[:2] + y.shape.as_list()[1:])
 
     def compute_mask(self, inputs, mask=None):
         return mask

@@ -6,7 +6,8 @@ TensorShape([1, 6, 6, 3])
 """
 import numpy as np
 
-import fasteager as fe
+from ... import errors
+from ...ops.array_ops import constant, expand_dims, gather, pad, repeat, tile, transpose
 
 from .base import Layer
 
@@ -67,10 +68,10 @@ class Permute(Layer):
 
     def call(self, inputs):
         if inputs.shape.rank != len(self.dims) + 1:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "Permute (layer %r): dims %s need inputs of rank %d (got shape %s)"
                 % (self.name, self.dims, len(self.dims) + 1, inputs.shape.as_list()))
-        return fe.transpose(inputs, [0] + list(self.dims))
+        return transpose(inputs, [0] + list(self.dims))
 
     def get_config(self):
         config = super().get_config()
@@ -90,7 +91,7 @@ class RepeatVector(Layer):
         self.n = int(n)
 
     def call(self, inputs):
-        return fe.tile(fe.expand_dims(inputs, 1), [1, self.n, 1])
+        return tile(expand_dims(inputs, 1), [1, self.n, 1])
 
     def get_config(self):
         config = super().get_config()
@@ -108,8 +109,8 @@ def _resize_axis_linear(x, axis, size):
     hi = np.minimum(lo + 1, n - 1)
     shape = [1] * x.shape.rank
     shape[axis] = size
-    w = fe.constant((src - lo).reshape(shape), dtype=x.dtype)
-    return fe.gather(x, lo, axis=axis) * (1.0 - w) + fe.gather(x, hi, axis=axis) * w
+    w = constant((src - lo).reshape(shape), dtype=x.dtype)
+    return gather(x, lo, axis=axis) * (1.0 - w) + gather(x, hi, axis=axis) * w
 
 
 class UpSampling2D(Layer):
@@ -140,7 +141,7 @@ class UpSampling2D(Layer):
             if factor == 1:
                 continue
             if self.interpolation == "nearest":
-                x = fe.repeat(x, factor, axis=axis)
+                x = repeat(x, factor, axis=axis)
             else:
                 x = _resize_axis_linear(x, axis, x.shape.as_list()[axis] * factor)
         return x
@@ -167,7 +168,7 @@ class ZeroPadding2D(Layer):
         pads = [[0, 0]] * 4
         for axis, pair in zip(_spatial_axes(self), self.padding):
             pads[axis] = list(pair)
-        return fe.pad(inputs, pads)
+        return pad(inputs, pads)
 
     def get_config(self):
         config = super().get_config()
@@ -190,7 +191,7 @@ class Cropping2D(Layer):
         index = [slice(None)] * 4
         for axis, (before, after) in zip(_spatial_axes(self), self.cropping):
             if before + after >= shape[axis]:
-                raise fe.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     "Cropping2D (layer %r): cropping %s leaves nothing of an input of shape %s "
                     "(expected less than %d along axis %d)"
                     % (self.name, self.cropping, shape, shape[axis], axis))
@@ -229,7 +230,7 @@ class UpSampling1D(Layer):
         self.size = int(size)
 
     def call(self, inputs):
-        return fe.repeat(inputs, self.size, axis=1) if self.size > 1 else inputs
+        return repeat(inputs, self.size, axis=1) if self.size > 1 else inputs
 
     def get_config(self):
         config = super().get_config()
@@ -247,7 +248,7 @@ class ZeroPadding1D(Layer):
         self.padding = _pair(self, "padding", padding)
 
     def call(self, inputs):
-        return fe.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+        return pad(inputs, [[0, 0], list(self.padding), [0, 0]])
 
     def get_config(self):
         config = super().get_config()
@@ -268,7 +269,7 @@ class Cropping1D(Layer):
         steps = inputs.shape.as_list()[1]
         before, after = self.cropping
         if before + after >= steps:
-            raise fe.errors.InvalidArgumentError(
+            raise errors.InvalidArgumentError(
                 "Cropping1D (layer %r): cropping %s leaves nothing of %d steps (expected less "
                 "than %d in all)" % (self.name, self.cropping, steps, steps))
         return inputs[:, before:steps - after]
@@ -301,7 +302,7 @@ class UpSampling3D(Layer):
         x = inputs
         for axis, factor in zip(_spatial_axes(self, 3), self.size):
             if factor != 1:
-                x = fe.repeat(x, factor, axis=axis)
+                x = repeat(x, factor, axis=axis)
         return x
 
     def get_config(self):
@@ -324,7 +325,7 @@ class ZeroPadding3D(Layer):
         pads = [[0, 0]] * 5
         for axis, pair in zip(_spatial_axes(self, 3), self.padding):
             pads[axis] = list(pair)
-        return fe.pad(inputs, pads)
+        return pad(inputs, pads)
 
     def get_config(self):
         config = super().get_config()
