@@ -29,7 +29,7 @@ from tests.fuzz import _support as S
 
 
 def _masked_crc(data):
-    from fasteager.summary._events import masked_crc32c
+    from fasteager._src.io.tfrecord import masked_crc32c
     return masked_crc32c(data)
 
 

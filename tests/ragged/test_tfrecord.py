@@ -77,7 +77,7 @@ def _frame(data, length=None):
     right), so the record claims more data than it has."""
     import struct
 
-    from fasteager.summary._events import masked_crc32c
+    from fasteager._src.io.tfrecord import masked_crc32c
     header = struct.pack("<Q", len(data) if length is None else length)
     return (header + struct.pack("<I", masked_crc32c(header)) + data
             + struct.pack("<I", masked_crc32c(data)))

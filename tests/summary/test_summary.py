@@ -18,7 +18,9 @@ import pytest
 
 from fasteager import summary
 from fasteager.errors import DataLossError
-from fasteager.summary import _crc32c, _events, _png
+from fasteager._src.io import _crc32c, tfrecord
+from fasteager._src.io import png as png_codec
+from fasteager.summary import _events
 from tests.child_process import child_env
 
 ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
@@ -110,7 +112,7 @@ def test_crc32c_matches_pure_python_all_lengths_and_alignments():
     for start in range(8):
         for length in range(70):
             chunk = memoryview(data)[start:start + length]
-            assert _crc32c.crc32c(chunk) == _events.py_crc32c(chunk)
+            assert _crc32c.crc32c(chunk) == tfrecord.py_crc32c(chunk)
 
 
 def test_masked_crc_matches_tensorboard():
@@ -306,13 +308,13 @@ def test_image_float_and_uint8(tmp_path):
     assert step == 2 and rgb.shape == (2 + 3,)
     assert rgb[0] == b"7" and rgb[1] == b"6"  # width, height
     for png, expected in zip(rgb[2:], _expected_uint8(floats[:3])):
-        np.testing.assert_array_equal(_png.decode_png(png), expected)
+        np.testing.assert_array_equal(png_codec.decode(png), expected)
     ((_, g),) = tensors(acc, "gray")
     assert g.shape == (4,) and g[0] == b"9" and g[1] == b"4"
     for png, expected in zip(g[2:], gray):
-        np.testing.assert_array_equal(_png.decode_png(png), expected)
+        np.testing.assert_array_equal(png_codec.decode(png), expected)
     ((_, a),) = tensors(acc, "rgba")
-    np.testing.assert_array_equal(_png.decode_png(a[2]), rgba[0])
+    np.testing.assert_array_equal(png_codec.decode(a[2]), rgba[0])
 
 
 def test_png_decodes_with_pillow():
@@ -320,14 +322,14 @@ def test_png_decodes_with_pillow():
     rng = np.random.default_rng(0)
     for channels, mode in ((1, "L"), (2, "LA"), (3, "RGB"), (4, "RGBA")):
         img = rng.integers(0, 256, (13, 17, channels), dtype=np.uint8)
-        decoded = pil.open(io.BytesIO(_png.encode_png(img)))
+        decoded = pil.open(io.BytesIO(png_codec.encode(img)))
         decoded.load()
         assert decoded.mode == mode and decoded.size == (17, 13)
         np.testing.assert_array_equal(np.asarray(decoded).reshape(img.shape), img)
 
 
 def test_png_structure():
-    png = _png.encode_png(np.zeros((2, 3, 3), np.uint8))
+    png = png_codec.encode(np.zeros((2, 3, 3), np.uint8))
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     length, kind = struct.unpack(">I4s", png[8:16])
     assert kind == b"IHDR" and length == 13

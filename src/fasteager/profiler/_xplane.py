@@ -1,5 +1,6 @@
 """TensorBoard's profile file (``<host>.xplane.pb``): an ``XSpace`` protobuf message,
-written and read here without the protobuf package (the fields used are those of
+written and read here on the package's protobuf codec (``fasteager._src.io.protobuf``;
+the fields used are those of
 TensorFlow's ``tsl/profiler/protobuf/xplane.proto``):
 
 * ``XSpace``: planes = 1, errors = 2, warnings = 3, hostnames = 4;
@@ -16,33 +17,18 @@ TensorFlow's ``tsl/profiler/protobuf/xplane.proto``):
 """
 import struct
 
+from .._src.io.protobuf import field_bytes as _bytes
+from .._src.io.protobuf import field_double
+from .._src.io.protobuf import field_varint
+from .._src.io.protobuf import fields as _pb_fields
+from .._src.io.protobuf import signed64 as _signed
+
 __all__ = ["encode_space", "decode_space"]
 
 
 # -- writing ----------------------------------------------------------------------------
-def _varint(n):
-    n &= (1 << 64) - 1             # negative int64 values: two's complement, 10 bytes
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _key(field, wire):
-    return _varint(field << 3 | wire)
-
-
 def _int(field, n):
-    return _key(field, 0) + _varint(n) if n else b""
-
-
-def _bytes(field, data):
-    return _key(field, 2) + _varint(len(data)) + data
+    return field_varint(field, n) if n else b""
 
 
 def _str(field, text):
@@ -52,9 +38,9 @@ def _str(field, text):
 def _stat(metadata_id, value):
     out = _int(1, metadata_id)
     if isinstance(value, bool) or isinstance(value, int):
-        return out + _key(4, 0) + _varint(int(value))
+        return out + field_varint(4, int(value))
     if isinstance(value, float):
-        return out + _key(2, 1) + struct.pack("<d", value)
+        return out + field_double(2, value)
     return out + _bytes(5, str(value).encode("utf-8"))
 
 
@@ -90,41 +76,9 @@ def encode_space(hostname, planes):
 
 # -- reading (tests, and anyone checking a file) ------------------------------------------
 def _fields(data):
-    """(field, wire type, value) of a message's bytes: ints for varints and fixed64
-    (as bytes), bytes for length-delimited fields."""
-    i, n = 0, len(data)
-    while i < n:
-        key, i = _read_varint(data, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = _read_varint(data, i)
-        elif wire == 1:
-            value, i = data[i:i + 8], i + 8
-        elif wire == 2:
-            size, i = _read_varint(data, i)
-            value, i = data[i:i + size], i + size
-        elif wire == 5:
-            value, i = data[i:i + 4], i + 4
-        else:
-            raise ValueError("xplane: unsupported wire type %d" % wire)
-        yield field, wire, value
-
-
-def _read_varint(data, i):
-    shift = result = 0
-    while True:
-        if i >= len(data):
-            raise ValueError("xplane: truncated varint")
-        b = data[i]
-        i += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, i
-        shift += 7
-
-
-def _signed(n):
-    return n - (1 << 64) if n >= 1 << 63 else n
+    """(field, wire type, value) of a message's bytes: ints for varints, bytes otherwise;
+    DataLossError (a ValueError) if malformed."""
+    return _pb_fields(data, "xplane")
 
 
 def _decode_stat(data, names):

@@ -2,10 +2,10 @@
 
 Event files are ``events.out.tfevents.<time>.<host>.<pid>.<n>.v2``: TFRecord-framed
 ``Event`` protos with CRC-32C, in the TF2 tensor form that TensorBoard's scalar,
-histogram, image, audio and text plugins read. Layers: ``_crc32c`` (Cython CRC),
-``_events`` (protobuf encoding and TFRecord framing), ``_png`` and ``_wav`` (PNG and WAV
-encoders), ``_checks`` (argument checks), ``writer`` (file writers and thread-local
-state), ``_ops`` (the summary ops).
+histogram, image, audio and text plugins read. Layers: ``_events`` (the Event messages,
+on the engine's protobuf codec and TFRecord framing and CRC-32C, ``fasteager._src.io``),
+``_wav`` (WAV encoder; PNG is the engine's one PNG codec), ``_checks`` (argument checks),
+``writer`` (file writers and thread-local state), ``_ops`` (the summary ops).
 
 >>> import fasteager as fe
 >>> writer = fe.summary.create_file_writer("/tmp/logs")

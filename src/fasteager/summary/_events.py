@@ -1,4 +1,4 @@
-"""Hand-rolled protobuf encoding of TensorBoard ``Event`` records and TFRecord framing.
+"""TensorBoard ``Event`` records: their protobuf messages and their TFRecord files.
 
 TensorBoard reads ``events.out.tfevents.*`` files: a sequence of TFRecords, each
 ``uint64 length | uint32 masked_crc32c(length) | data | uint32 masked_crc32c(data)``
@@ -7,21 +7,18 @@ messages a summary writer needs are encoded here, so neither TensorFlow nor the
 ``protobuf`` package is needed. Field numbers follow tensorboard/compat/proto
 (event.proto, summary.proto, tensor.proto, tensor_shape.proto, types.proto).
 
-Wire format (https://protobuf.dev/programming-guides/encoding/): a key is the varint
-``field_number << 3 | wire_type``; wire types used: 0 varint, 1 fixed64, 2
-length-delimited. Fields may appear in any order and default values may be omitted.
+The wire format is the package's one codec (``fasteager._src.io.protobuf``), the
+framing and CRC-32C its TFRecord module's (``fasteager._src.io.tfrecord``).
 """
-
-import struct
 
 import numpy as np
 
-from ..errors import DataLossError
-
-try:
-    from ._crc32c import crc32c, masked_crc32c
-except ImportError:  # extension not built: correct but ~100x slower pure-Python path
-    crc32c = masked_crc32c = None
+from .._src.io.protobuf import field_bytes as _f_bytes
+from .._src.io.protobuf import field_double as _f_double
+from .._src.io.protobuf import field_varint as _f_varint
+from .._src.io.protobuf import fields
+from .._src.io.protobuf import key as _key  # noqa: F401 - graph_view writes with it
+from .._src.io.tfrecord import crc32c, frame_record, masked_crc32c, read_records
 
 __all__ = [
     "DATA_CLASS_BLOB_SEQUENCE",
@@ -62,57 +59,6 @@ _DTYPE_ENUM = {
 }
 DT_STRING = 7
 
-_MASK64 = (1 << 64) - 1
-
-
-# ---------------------------------------------------------------------------
-# CRC fallback (only used when the Cython extension is missing)
-# ---------------------------------------------------------------------------
-
-def _py_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_PY_TABLE = None
-
-
-def py_crc32c(data, crc=0):
-    """Pure-Python CRC-32C (bytewise table); reference for the Cython version."""
-    global _PY_TABLE
-    if _PY_TABLE is None:
-        _PY_TABLE = _py_table()
-    table = _PY_TABLE
-    crc ^= 0xFFFFFFFF
-    for b in memoryview(data).cast("B"):
-        crc = (crc >> 8) ^ table[(crc ^ b) & 0xFF]
-    return crc ^ 0xFFFFFFFF
-
-
-def py_masked_crc32c(data):
-    c = py_crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-if crc32c is None:
-    crc32c, masked_crc32c = py_crc32c, py_masked_crc32c
-
-
-# ---------------------------------------------------------------------------
-# TFRecord framing
-# ---------------------------------------------------------------------------
-
-def frame_record(data):
-    """Wrap ``data`` (bytes) in a TFRecord frame: length, its CRC, data, data's CRC."""
-    header = struct.pack("<Q", len(data))
-    return b"".join((header, struct.pack("<I", masked_crc32c(header)), data,
-                     struct.pack("<I", masked_crc32c(data))))
-
 
 def iter_records(fileobj):
     """Yield the data of each TFRecord in a binary file object, checking both CRCs.
@@ -120,40 +66,7 @@ def iter_records(fileobj):
     Raises DataLossError (a ValueError) on a truncated record or a CRC mismatch. Used by
     tests and for debugging; TensorBoard has its own reader.
     """
-    from .._src.io.tfrecord import read_records
     return read_records(fileobj)
-
-
-# ---------------------------------------------------------------------------
-# Protobuf primitives
-# ---------------------------------------------------------------------------
-
-def _varint(value):
-    value &= _MASK64  # negative int64 values encode as 10-byte two's complement
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _key(field, wire_type):
-    return _varint((field << 3) | wire_type)
-
-
-def _f_varint(field, value):
-    return _key(field, 0) + _varint(value)
-
-
-def _f_double(field, value):
-    return _key(field, 1) + struct.pack("<d", value)
-
-
-def _f_bytes(field, payload):
-    if isinstance(payload, str):
-        payload = payload.encode("utf-8")
-    return _key(field, 2) + _varint(len(payload)) + payload
 
 
 # ---------------------------------------------------------------------------
@@ -205,42 +118,6 @@ def summary_metadata(plugin_name, data_class, description=None, display_name=Non
     return b"".join(parts)
 
 
-def _read_varint(data, i):
-    value = shift = 0
-    while True:
-        if i >= len(data) or shift > 63:
-            raise ValueError(f"truncated or over-long varint at byte {i}")
-        b = data[i]
-        value |= (b & 0x7F) << shift
-        i += 1
-        if not b & 0x80:
-            return value, i
-        shift += 7
-
-
-def _fields(data):
-    """Yield ``(field, wire_type, payload)`` of a serialized message; ValueError if malformed."""
-    i, n = 0, len(data)
-    while i < n:
-        key, i = _read_varint(data, i)
-        field, wire_type = key >> 3, key & 7
-        if not 1 <= field < 1 << 29:
-            raise ValueError(f"invalid field number {field} at byte {i}")
-        if wire_type == 0:
-            payload, i = _read_varint(data, i)
-        elif wire_type in (1, 5):
-            size = 8 if wire_type == 1 else 4
-            payload, i = data[i:i + size], i + size
-        elif wire_type == 2:
-            size, i = _read_varint(data, i)
-            payload, i = data[i:i + size], i + size
-        else:   # 3/4 are the deprecated groups, 6/7 do not exist
-            raise ValueError(f"unsupported wire type {wire_type} for field {field}")
-        if i > n:
-            raise ValueError(f"field {field} runs past the end ({i} > {n} bytes)")
-        yield field, wire_type, payload
-
-
 def check_summary_metadata(data):
     """Raise ValueError unless ``data`` parses as a SummaryMetadata.
 
@@ -249,13 +126,13 @@ def check_summary_metadata(data):
     event file, so user-supplied metadata is checked before it is written.
     """
     data = bytes(data)
-    for field, wire_type, payload in _fields(data):
+    for field, wire_type, payload in fields(data, "SummaryMetadata"):
         if wire_type != 2:
             continue
         if field in (2, 3):
             payload.decode("utf-8")
         elif field == 1:
-            for sub, sub_type, sub_payload in _fields(payload):
+            for sub, sub_type, sub_payload in fields(payload, "SummaryMetadata.plugin_data"):
                 if sub == 1 and sub_type == 2:
                     sub_payload.decode("utf-8")
 

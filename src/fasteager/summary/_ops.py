@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from . import _checks, _events
-from ._png import encode_png
+from .._src.io.png import encode as encode_png
 from ._wav import MAX_CHANNELS, encode_wav
 from .writer import _state, resolve_step, should_record_summaries
 

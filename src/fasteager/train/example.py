@@ -18,79 +18,15 @@ import struct
 
 import numpy as np
 
-from ..errors import DataLossError
-from ..summary._events import _f_bytes, _varint
+from .._src.io.protobuf import I32 as _I32
+from .._src.io.protobuf import LEN as _LEN
+from .._src.io.protobuf import VARINT as _VARINT
+from .._src.io.protobuf import Reader
+from .._src.io.protobuf import field_bytes as _f_bytes
+from .._src.io.protobuf import signed64 as _signed64
+from .._src.io.protobuf import varint as _varint
 
 __all__ = ["BytesList", "Example", "Feature", "Features", "FloatList", "Int64List"]
-
-_MASK64 = (1 << 64) - 1
-_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
-
-
-# ---- reading the wire format -----------------------------------------------------------------
-
-class _Reader:
-    """Fields of one message in ``data[start:end]``; every fault is a DataLossError."""
-
-    __slots__ = ("data", "pos", "end")
-
-    def __init__(self, data, start=0, end=None):
-        self.data, self.pos = data, start
-        self.end = len(data) if end is None else end
-
-    def fail(self, what):
-        raise DataLossError("tf.train.Example: malformed protobuf at byte %d (%s)"
-                            % (self.pos, what))
-
-    def varint(self):
-        result = shift = 0
-        data, pos, end = self.data, self.pos, self.end
-        for _ in range(10):
-            if pos >= end:
-                self.fail("a varint runs past the end of its message")
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                self.pos = pos
-                return result & _MASK64
-            shift += 7
-        self.fail("a varint is longer than 10 bytes")
-
-    def fields(self):
-        """Yield ``(field_number, wire_type, value)``: an int for varints, a
-        ``(start, end)`` span for length-delimited and fixed-width fields."""
-        while self.pos < self.end:
-            key = self.varint()
-            number, wire = key >> 3, key & 7
-            if number == 0:
-                self.fail("field number 0")
-            if wire == _VARINT:
-                yield number, wire, self.varint()
-            elif wire in (_I64, _I32):
-                width = 8 if wire == _I64 else 4
-                if self.pos + width > self.end:
-                    self.fail("a fixed-width field runs past the end of its message")
-                yield number, wire, (self.pos, self.pos + width)
-                self.pos += width
-            elif wire == _LEN:
-                length = self.varint()
-                if length > self.end - self.pos:
-                    self.fail("a length of %d runs past the end of its message" % length)
-                yield number, wire, (self.pos, self.pos + length)
-                self.pos += length
-            else:          # 3/4 (groups) have no place in these messages; 6/7 do not exist
-                self.fail("wire type %d" % wire)
-
-    def sub(self, span):
-        return _Reader(self.data, span[0], span[1])
-
-    def bytes_of(self, span):
-        return bytes(self.data[span[0]:span[1]])
-
-
-def _signed64(v):
-    return v - (1 << 64) if v >> 63 else v
 
 
 def _expect(reader, wire, want, what):
@@ -194,7 +130,7 @@ class _Message:
             raise TypeError("%s.MergeFromString: expected bytes (got %s)"
                             % (type(self).__name__, type(data).__name__))
         data = bytes(data)
-        self._merge(_Reader(data))
+        self._merge(Reader(data, what="tf.train.Example"))
         return len(data)
 
     def CopyFrom(self, other):  # noqa: N802

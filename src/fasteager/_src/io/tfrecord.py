@@ -1,6 +1,7 @@
-"""``fe.io.TFRecordWriter`` and ``TFRecordOptions``: files of TFRecords, as TensorFlow
-writes them (``uint64 length | masked CRC-32C of it | data | masked CRC-32C of data``,
-the framing of ``fasteager.summary._events``), plain, GZIP or ZLIB compressed.
+"""TFRecord framing and ``fe.io.TFRecordWriter`` / ``TFRecordOptions``: files of
+TFRecords, as TensorFlow writes them (``uint64 length | masked CRC-32C of it | data |
+masked CRC-32C of data``, all little-endian), plain, GZIP or ZLIB compressed. The one
+framing of the package: TensorBoard event files (``fasteager.summary``) use it too.
 ``read_records`` reads them back (``fe.data.TFRecordDataset`` and the summary tests use
 it)."""
 import gzip
@@ -9,7 +10,57 @@ import zlib
 
 from ...errors import DataLossError, InvalidArgumentError
 
-__all__ = ["TFRecordOptions", "TFRecordWriter"]
+try:
+    from ._crc32c import crc32c, masked_crc32c
+except ImportError:  # extension not built: correct but ~100x slower pure-Python path
+    crc32c = masked_crc32c = None
+
+__all__ = ["TFRecordOptions", "TFRecordWriter", "crc32c", "frame_record", "masked_crc32c",
+           "read_records"]
+
+
+# ---- CRC-32C fallback (only used when the Cython extension is missing) ----------------
+
+def _py_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_PY_TABLE = None
+
+
+def py_crc32c(data, crc=0):
+    """Pure-Python CRC-32C (bytewise table); reference for the Cython version."""
+    global _PY_TABLE
+    if _PY_TABLE is None:
+        _PY_TABLE = _py_table()
+    table = _PY_TABLE
+    crc ^= 0xFFFFFFFF
+    for b in memoryview(data).cast("B"):
+        crc = (crc >> 8) ^ table[(crc ^ b) & 0xFF]
+    return crc ^ 0xFFFFFFFF
+
+
+def py_masked_crc32c(data):
+    c = py_crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+if crc32c is None:
+    crc32c, masked_crc32c = py_crc32c, py_masked_crc32c
+
+
+def frame_record(data):
+    """Wrap ``data`` (bytes) in a TFRecord frame: length, its CRC, data, data's CRC."""
+    header = struct.pack("<Q", len(data))
+    return b"".join((header, struct.pack("<I", masked_crc32c(header)), data,
+                     struct.pack("<I", masked_crc32c(data))))
+
 
 # a record's data is read in pieces of at most this many bytes, so that a length field
 # claiming 2**40 (or 2**64 - 1) bytes costs what the file holds, not what it claims
@@ -52,7 +103,6 @@ class TFRecordWriter:
                 self._zlib = zlib.compressobj(options.compression_level)
 
     def write(self, record):
-        from ...summary._events import frame_record
         if self._file is None:
             raise InvalidArgumentError("TFRecordWriter.write: the writer is closed")
         if isinstance(record, str):
@@ -104,7 +154,6 @@ def read_records(fileobj):
 
     A truncated record, a CRC mismatch or a length past the end of the file raises
     ``DataLossError`` with the offset of the record (in the decompressed stream)."""
-    from ...summary._events import masked_crc32c
     offset = 0
     while True:
         header = fileobj.read(12)
