@@ -15,7 +15,7 @@ from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, gelu,  # n
                          sparse_softmax_cross_entropy_with_logits, swish)
 from .ragged import embedding_lookup  # noqa: F401,E402
 from .sparse import embedding_lookup_sparse  # noqa: F401,E402
-from .distribute.mirrored import compute_average_loss, scale_regularization_loss  # noqa: F401,E402,E501
+from ._src.state.replicas import compute_average_loss, scale_regularization_loss  # noqa: F401,E402,E501
 from .ops.more_math_ops import (approx_max_k, approx_min_k, in_top_k,  # noqa: F401,E402
                                 zero_fraction)
 from .ops.more_nn_ops import (atrous_conv2d, atrous_conv2d_transpose, avg_pool3d,  # noqa: F401,E402,E501

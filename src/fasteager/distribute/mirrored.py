@@ -10,20 +10,16 @@ import threading
 
 import numpy as np
 
-from ..ops import _philox
+from .. import _core, config, dtypes, nest
+from .._src.autodiff import tape as autodiff
+from .._src.state import placement
+from .._src.state import replicas
+from ..ops import _philox, array_ops
 from . import _comm
 from . import strategy as _strategy
-from .strategy import ReduceOp, _InputContext
-
-_replica = threading.local()   # .context: this replica thread's ReplicaContext (None: not one)
-
-
-def _context():
-    return getattr(_replica, "context", None)
-
-
-def _merging():
-    return getattr(_replica, "merging", False)
+from .strategy import (ReduceOp, _InputContext, _merging, _replica, in_replica_thread,
+                       merged_apply)
+from .strategy import _replica_context as _context
 
 
 class PerReplica:
@@ -49,7 +45,6 @@ class PerReplica:
 
 def _component(value, replica_id):
     """``value`` as replica ``replica_id`` sees it (its part of a PerReplica)."""
-    from .. import nest
     return nest.map_structure(
         lambda v: v._values[replica_id] if isinstance(v, PerReplica) else v, value)
 
@@ -57,7 +52,6 @@ def _component(value, replica_id):
 def _regroup(values):
     """The replicas' results as one value: itself where every replica returned the same
     object, else a PerReplica (at the leaves of a common structure)."""
-    from .. import nest
     first = values[0]
     if all(v is first for v in values):
         return first
@@ -144,8 +138,7 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        import fasteager as fe
-        return fe.constant(self._replica_id, fe.int32)
+        return array_ops.constant(self._replica_id, dtypes.int32)
 
     @property
     def devices(self):
@@ -168,12 +161,10 @@ class ReplicaContext:
         the replicas; every replica gets its own copy of the result. Differentiable: the
         gradient is the same reduction of the replicas' upstream gradients (so every
         replica must compute its gradient, as in TensorFlow)."""
-        import fasteager as fe
-        from .. import nest
         op = _reduce_op(reduce_op, "ReplicaContext.all_reduce")
-        flat = [fe.convert_to_tensor(x) for x in nest.flatten(value)]
+        flat = [_core.convert_to_tensor(x) for x in nest.flatten(value)]
         if any(t.dtype.is_floating for t in flat):
-            @fe.custom_gradient
+            @autodiff.custom_gradient
             def reduced(*xs):
                 out = self._all_reduce_flat(op, list(xs))
 
@@ -187,8 +178,6 @@ class ReplicaContext:
         return nest.pack_sequence_as(value, result)
 
     def _all_reduce_flat(self, op, flat):
-        import fasteager as fe
-
         def combine(parts):
             out = []
             for leaves in zip(*parts):
@@ -199,7 +188,7 @@ class ReplicaContext:
                 out.append(total)
             return out
         reduced = self._run.exchange(self._replica_id, flat, combine)
-        return [fe.constant(np.array(a, copy=True)) for a in reduced]
+        return [array_ops.constant(np.array(a, copy=True)) for a in reduced]
 
     def __repr__(self):
         return "<fe.distribute.ReplicaContext replica_id_in_sync_group=%d " \
@@ -213,8 +202,7 @@ class _DefaultReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        import fasteager as fe
-        return fe.constant(0, fe.int32)
+        return array_ops.constant(0, dtypes.int32)
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
         return merge_fn(self.strategy, *args, **(kwargs or {}))
@@ -287,13 +275,11 @@ class _MirroredExtended:
 
 
 def _canonical_device(name):
-    from ..placement import parse_device
-    kind, index = parse_device(name)
+    kind, index = placement.parse_device(name)
     return "/job:localhost/replica:0/task:0/device:%s:%d" % (kind, index)
 
 
 def _default_devices():
-    from .. import config
     gpus = config.list_logical_devices("GPU")
     return [d.name for d in gpus] if gpus else ["/device:CPU:0"]
 
@@ -310,7 +296,6 @@ class MirroredStrategy:
     """
 
     def __init__(self, devices=None, cross_device_ops=None):
-        from .. import config
         config._mark_initialized()
         if devices is None:
             devices = _default_devices()
@@ -362,7 +347,6 @@ class MirroredStrategy:
         if _context() is not None and not _merging():
             raise RuntimeError("MirroredStrategy.run: cannot be called inside a replica "
                                "function (it is already running on every replica)")
-        from .. import _core
         tracer = _core.get_tracer()
         if tracer is not None and tracer.escaped is None:
             # the replicas' ops happen in their threads, outside this trace: a replay could
@@ -375,11 +359,10 @@ class MirroredStrategy:
         devices = self.extended.worker_devices
 
         def replica(rid):
-            from ..placement import device
             _replica.context = ReplicaContext(self, rid, run)
             _replica.merging = False
             try:
-                with self.scope(), device(devices[rid]):
+                with self.scope(), placement.device(devices[rid]):
                     results[rid] = fn(*_component(tuple(args), rid),
                                       **_component(dict(kwargs), rid))
             except BaseException as exc:
@@ -409,7 +392,6 @@ class MirroredStrategy:
         """The replicas' values as a tuple (one entry per replica)."""
         if isinstance(value, PerReplica):
             return value.values
-        from .. import nest
         leaves = nest.flatten(value)
         if any(isinstance(v, PerReplica) for v in leaves):
             return tuple(_component(value, r) for r in range(self.num_replicas_in_sync))
@@ -423,7 +405,6 @@ class MirroredStrategy:
     def reduce(self, reduce_op, value, axis=None):
         """``value`` combined over the replicas (``ReduceOp.SUM`` or ``MEAN``); with
         ``axis``, also over that axis of each replica's value (a mean over all examples)."""
-        import fasteager as fe
         op = _reduce_op(reduce_op, "MirroredStrategy.reduce")
         if value is None:
             return None
@@ -437,12 +418,12 @@ class MirroredStrategy:
         total = np.sum(np.stack(arrays), axis=0)
         if op is ReduceOp.MEAN:
             total = total / count
-        return fe.constant(np.asarray(total).astype(dtype))
+        return array_ops.constant(np.asarray(total).astype(dtype))
 
     def gather(self, value, axis):
         """The replicas' values concatenated along ``axis``."""
-        import fasteager as fe
-        return fe.concat([fe.convert_to_tensor(v) for v in self._parts(value)], axis=axis)
+        return array_ops.concat([_core.convert_to_tensor(v) for v in self._parts(value)],
+                                axis=axis)
 
     # -- input ----------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
@@ -498,7 +479,6 @@ class _DistributedIterator:
         return self
 
     def __next__(self):
-        from .. import nest
         if self._split:
             element = next(self._it)
             flat = nest.flatten(element)
@@ -527,54 +507,14 @@ class _DistributedIterator:
         return next(self)
 
 
-def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
-    """The sum of the (weighted) per-example losses divided by the global batch size (by
-    default: this replica's batch times the number of replicas), so that summing the
-    replicas' gradients gives the gradient of the mean loss over the global batch."""
-    import fasteager as fe
-    loss = fe.convert_to_tensor(per_example_loss)
-    if sample_weight is not None:
-        loss = loss * fe.cast(sample_weight, loss.dtype)
-    if global_batch_size is None:
-        replicas = get_replica_context()
-        n = replicas.num_replicas_in_sync if replicas is not None else 1
-        global_batch_size = fe.cast(fe.shape(loss)[0] if loss.shape.rank else 1,
-                                    loss.dtype) * n
-    elif isinstance(global_batch_size, bool) or not isinstance(
-            global_batch_size, (int, np.integer)) and not hasattr(global_batch_size, "dtype"):
-        raise TypeError("compute_average_loss: global_batch_size must be an integer (got %r)"
-                        % (global_batch_size,))
-    return fe.reduce_sum(loss) / fe.cast(global_batch_size, loss.dtype)
+def _replica_count():
+    """``replicas.replica_count``: the replicas in sync in this thread's replica context
+    (1 in cross-replica context, where there is none)."""
+    ctx = get_replica_context()
+    return ctx.num_replicas_in_sync if ctx is not None else 1
 
 
-def scale_regularization_loss(regularization_loss):
-    """``regularization_loss`` divided by the number of replicas in sync (inside
-    ``strategy.run``), so that summing the replicas' gradients counts it once."""
-    import fasteager as fe
-    loss = fe.convert_to_tensor(regularization_loss)
-    replicas = get_replica_context()
-    n = replicas.num_replicas_in_sync if replicas is not None else 1
-    return loss / fe.cast(n, loss.dtype)
-
-
-# -- hooks: the optimizer's update and the random generators ---------------------------------
-def in_replica_thread():
-    """True inside a MirroredStrategy replica's function (outside a merge_call)."""
-    return _context() is not None and not _merging()
-
-
-def merged_apply(arrays, apply):
-    """From every replica: sum the replicas' gradient ``arrays`` (in replica order) and call
-    ``apply(summed)`` once; every replica waits for that update and gets its result."""
-    ctx = _context()
-
-    def combine(parts):
-        summed = [np.sum(np.stack(group), axis=0).astype(group[0].dtype, copy=False)
-                  for group in zip(*parts)]
-        return apply(summed)
-    return ctx._run.exchange(ctx._replica_id, list(arrays), combine)
-
-
+# -- hooks: the random generators' replica streams ----------------------------------------
 def creating_strategy():
     """The MirroredStrategy a new generator belongs to (its scope or run is active)."""
     s = _strategy.current_strategy()
@@ -622,3 +562,9 @@ def replica_stream(gen, traced=False):
     if ctx is None or _merging():
         return None
     return _ReplicaStream(ctx._run, gen, ctx._replica_id, traced)
+
+
+# fe.distribute answers the layers below it from now on (they never import it)
+replicas.install(should_write=_strategy.should_write, replica_count=_replica_count,
+                 aggregate_gradients=_strategy.aggregate_gradients,
+                 written_by_update=_strategy.written_by_update)

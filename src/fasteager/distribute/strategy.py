@@ -17,10 +17,26 @@ import weakref
 
 import numpy as np
 
+from .. import _core, nest
+from .._src.autodiff import tape as autodiff
+from .._src.state import variables
+from .._src.state import replicas
+from ..ops import array_ops
 from . import _comm
 
 _local = threading.local()         # .stack: this thread's strategies whose scope is active
 _strategies = weakref.WeakSet()    # every multi-replica strategy made in this process
+# .context: this MirroredStrategy replica thread's ReplicaContext (None: not one);
+# .merging: True while a merge_call / collective's combine runs in this thread
+_replica = threading.local()
+
+
+def _replica_context():
+    return getattr(_replica, "context", None)
+
+
+def _merging():
+    return getattr(_replica, "merging", False)
 
 
 def _stack():
@@ -139,7 +155,6 @@ class MultiWorkerMirroredStrategy:
         self._on_read = []          # ON_READ/MEAN variables (BatchNormalization statistics)
         if self._comm.size > 1:
             _strategies.add(self)
-            from .. import variables
             variables._on_create = _variable_created   # acts inside a scope, per thread
 
     # -- properties -------------------------------------------------------------------------
@@ -289,7 +304,6 @@ class MultiWorkerMirroredStrategy:
     def reduce(self, reduce_op, value, axis=None):
         """Combine ``value`` over the workers: ``ReduceOp.SUM`` or ``ReduceOp.MEAN``;
         with ``axis``, also over that axis of each worker's value (a per-example mean)."""
-        import fasteager as fe
         op = ReduceOp(reduce_op.value if isinstance(reduce_op, ReduceOp)
                       else str(reduce_op).upper())
         arr = _np(value)
@@ -313,13 +327,12 @@ class MultiWorkerMirroredStrategy:
         result = work.reshape(arr.shape)
         if kind.kind == "f" or (kind.kind in "iub" and op is ReduceOp.SUM):
             result = result.astype(kind if kind.kind != "b" else np.int64)
-        return fe.constant(result)
+        return array_ops.constant(result)
 
     def gather(self, value, axis=0):
         """Concatenate the workers' values along ``axis`` (rank order)."""
-        import fasteager as fe
         parts = self._comm.allgather(_np(value))
-        return fe.constant(np.concatenate([np.atleast_1d(p) for p in parts], axis=axis))
+        return array_ops.constant(np.concatenate([np.atleast_1d(p) for p in parts], axis=axis))
 
     def barrier(self):
         """Wait until every worker gets here (e.g. after the chief saved a checkpoint)."""
@@ -334,7 +347,6 @@ class MultiWorkerMirroredStrategy:
         n, r = self._comm.size, self._comm.rank
         if n == 1 or getattr(dataset, "_fe_distributed", None) is self:
             return dataset
-        from .. import nest
         leaves = nest.flatten(dataset.element_spec)
         if not leaves or any(getattr(s, "shape", None) is None or s.shape.rank in (None, 0)
                              for s in leaves):
@@ -361,10 +373,11 @@ class MultiWorkerMirroredStrategy:
         return ds
 
     # -- Keras hooks ------------------------------------------------------------------------
-    def _local_data(self, x, y, sample_weight, batch_size):
+    def _local_data(self, x, y, sample_weight, batch_size, _data):
         """``fit``/``evaluate`` inputs for this worker: datasets are distributed, arrays
-        are split into N equal interleaved shards and ``batch_size`` (global) is divided."""
-        from ..keras import _data
+        are split into N equal interleaved shards and ``batch_size`` (global) is divided.
+        ``_data`` is Keras's input module (``is_dataset``, ``_length``, ``_take``,
+        ``_to_numpy``): Keras is above this package, so it passes its helpers in."""
         n, r = self._comm.size, self._comm.rank
         if n == 1:
             return x, y, sample_weight, batch_size
@@ -498,11 +511,10 @@ def all_reduce_sum(strategy, value):
     """``value`` summed over the workers, differentiably: its gradient is the sum over the
     workers of the upstream gradients (each worker's loss depends on every worker's
     ``value``), again an all-reduce, so higher orders work too."""
-    import fasteager as fe
     if strategy._comm.size == 1:
-        return fe.convert_to_tensor(value)
+        return _core.convert_to_tensor(value)
 
-    @fe.custom_gradient
+    @autodiff.custom_gradient
     def summed(t):
         dtype = t.dtype.as_numpy_dtype
         buf = np.array(_comm.reducible(_np(t)), order="C", copy=True)
@@ -510,7 +522,7 @@ def all_reduce_sum(strategy, value):
 
         def grad(upstream):
             return all_reduce_sum(strategy, upstream)
-        return fe.constant(buf.astype(dtype, copy=False)), grad
+        return array_ops.constant(buf.astype(dtype, copy=False)), grad
     return summed(value)
 
 
@@ -522,16 +534,41 @@ def should_write():
 
 
 def in_replica_thread():
-    """True inside a MirroredStrategy replica's function: optimizers then merge the
-    replicas' updates (``merged_apply``)."""
-    from . import mirrored
-    return mirrored.in_replica_thread()
+    """True inside a MirroredStrategy replica's function (outside a merge_call): optimizers
+    then merge the replicas' updates (``merged_apply``)."""
+    return _replica_context() is not None and not _merging()
 
 
 def merged_apply(arrays, apply):
-    """The replicas' gradient ``arrays`` summed and applied once (``apply(summed)``)."""
-    from . import mirrored
-    return mirrored.merged_apply(arrays, apply)
+    """From every replica: sum the replicas' gradient ``arrays`` (in replica order) and call
+    ``apply(summed)`` once; every replica waits for that update and gets its result."""
+    ctx = _replica_context()
+
+    def combine(parts):
+        summed = [np.sum(np.stack(group), axis=0).astype(group[0].dtype, copy=False)
+                  for group in zip(*parts)]
+        return apply(summed)
+    return ctx._run.exchange(ctx._replica_id, list(arrays), combine)
+
+
+def aggregate_gradients(owner, arrays, variables, apply, skip_aggregation=False):
+    """``replicas.aggregate_gradients`` with strategies: a MirroredStrategy's replicas sum
+    their gradients and update once; a multi-worker strategy averages them over the
+    workers (one fused all-reduce per dtype); then ``apply(arrays)``."""
+    if not skip_aggregation:
+        if in_replica_thread():
+            return merged_apply(arrays, apply)
+        strategy = owner_of(owner) or _active_strategy()
+        if strategy is not None:   # the mean over the workers
+            arrays = strategy._all_reduce_gradients(arrays, variables)
+    return apply(arrays)
+
+
+def written_by_update(owner):
+    """``replicas.written_by_update``: a multi-worker step also averages the strategy's
+    ON_READ variables (BatchNormalization's moving statistics)."""
+    strategy = owner_of(owner) or _active_strategy()
+    return tuple(getattr(strategy, "_on_read", ())) if strategy is not None else ()
 
 
 def distributed(method):

@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from .. import errors
-from ..distribute import strategy as _distribute
+from .._src.state import replicas
 from . import _checks, _events
 
 __all__ = [
@@ -394,7 +394,7 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
     suffix = _suffix_arg(filename_suffix)
     if name is not None:
         _checks.string(op, "name", name)
-    if not _distribute.should_write():   # multi-worker: only the chief writes summaries
+    if not replicas.should_write():   # multi-worker: only the chief writes summaries
         return create_noop_writer()
     return FileWriter(logdir, max_queue, flush_millis, suffix)
 

@@ -31,9 +31,9 @@ import weakref
 import numpy as np
 
 from .._src.io import atomic as _atomic
-from ..distribute import strategy as _distribute
+from .._src.state import replicas
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
-from ..variables import Variable
+from .._src.state.variables import Variable
 from . import _safetensors
 
 FORMAT = "fasteager-checkpoint-1"
@@ -204,7 +204,7 @@ def _unescape(raw, file, lineno):
 
 
 def _write_state(directory, latest, all_paths):
-    if not _distribute.should_write():   # multi-worker: only the chief writes
+    if not replicas.should_write():   # multi-worker: only the chief writes
         return
     lines = ["model_checkpoint_path: " + _quote(latest)]
     lines += ["all_model_checkpoint_paths: " + _quote(p) for p in all_paths]
@@ -319,7 +319,7 @@ def _slot_tf_name(opt_path, var_path, slot_name, position):
 
 def write_file(path, roots):
     """Write every variable reachable from ``roots`` to ``path`` (atomically)."""
-    if not _distribute.should_write():   # multi-worker: only the chief writes
+    if not replicas.should_write():   # multi-worker: only the chief writes
         return
     entries, tf_names, aliases = _gather_named(roots)
     tensors = {}
