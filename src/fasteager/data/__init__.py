@@ -5,8 +5,11 @@
 ...     train_step(images, labels)
 """
 from . import experimental
+# the dataset kinds register with Dataset's methods (dataset.register) as they load
+from . import sampling as _sampling  # noqa: F401
 from . import sources as _sources  # noqa: F401
 from . import transforms as _transforms  # noqa: F401
+from . import windowing as _windowing  # noqa: F401
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, OwnedIterator
 from .sources import TextLineDataset, TFRecordDataset
 from .structure import DatasetSpec, TensorSpec

@@ -21,14 +21,34 @@ import threading
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidArgumentError
+from ..dtypes import as_dtype
+from ..errors import InvalidArgumentError, OutOfRangeError
 from ..ops import random_ops as _random
 from . import structure as S
+from .composite import LEAVES, row_spec
 
 AUTOTUNE = -1
 INFINITE = -1
 UNKNOWN = -2
 _CHUNK = 4096   # elements per list in the generic shuffle
+
+
+class _Kinds:
+    """The dataset kinds ``Dataset``'s methods make (``Batch``, ``Map``, ``FromGenerator``,
+    ...). They subclass ``Dataset``, so they live in the modules above this one
+    (transforms, sampling, windowing, sources), and each registers itself here with
+    ``@register`` when its module is imported (``fe.data`` imports them all); this module
+    imports none of them."""
+
+
+_kinds = _Kinds()
+
+
+def register(kind):
+    """Decorator: ``Dataset``'s methods may make ``kind`` (a Dataset subclass, or a
+    function returning one) as ``_kinds.<its name>``."""
+    setattr(_kinds, kind.__name__, kind)
+    return kind
 
 
 class _Plan:
@@ -74,8 +94,8 @@ class Dataset:
     def from_generator(generator, output_types=None, output_shapes=None, args=None,
                        output_signature=None, name=None):
         """Elements from ``generator(*args)``, called afresh for every iteration."""
-        from .sources import FromGenerator
-        return FromGenerator(generator, output_types, output_shapes, args, output_signature)
+        return _kinds.FromGenerator(generator, output_types, output_shapes, args,
+                                    output_signature)
 
     @staticmethod
     def counter(start=0, step=1, dtype="int64", name=None):
@@ -87,8 +107,7 @@ class Dataset:
         """The names of the files matching ``file_pattern`` (a glob pattern or a list of
         them), as string scalars; shuffled (``shuffle=None`` means True), with the file
         names matched when this is called. No match raises ``InvalidArgumentError``."""
-        from .sources import list_files
-        return list_files(file_pattern, shuffle, seed)
+        return _kinds.list_files(file_pattern, shuffle, seed)
 
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
@@ -97,36 +116,31 @@ class Dataset:
         ``weights`` (uniform by default; a list, a tensor or a dataset of weight vectors).
         An exhausted dataset is no longer drawn (the others' weights are renormalised),
         unless ``stop_on_empty_dataset``, which ends the dataset then."""
-        from .sampling import SampleFromDatasets
-        return SampleFromDatasets(datasets, weights, seed, stop_on_empty_dataset,
+        return _kinds.SampleFromDatasets(datasets, weights, seed, stop_on_empty_dataset,
                                   rerandomize_each_iteration)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         """The next element of ``datasets[i]`` for each int64 scalar ``i`` of
         ``choice_dataset``."""
-        from .sampling import ChooseFromDatasets
-        return ChooseFromDatasets(datasets, choice_dataset, stop_on_empty_dataset)
+        return _kinds.ChooseFromDatasets(datasets, choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def zip(*datasets, name=None):
         """Elements are tuples (or the given structure) of the datasets' elements."""
         if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
             datasets = datasets[0]
-        from .transforms import Zip
-        return Zip(datasets)
+        return _kinds.Zip(datasets)
 
     # -- transformations ------------------------------------------------------------------
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Randomly shuffle with a buffer of ``buffer_size`` elements, as tf.data does."""
-        from .transforms import Shuffle
-        return Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+        return _kinds.Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
         """Stack ``batch_size`` consecutive elements (the last batch may be smaller)."""
-        from .transforms import Batch
-        return Batch(self, batch_size, drop_remainder)
+        return _kinds.Batch(self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -134,98 +148,82 @@ class Dataset:
         shape: ``padded_shapes`` (per component; ``None``/-1 dimensions, or all of them by
         default, become the largest in the batch), padded with ``padding_values`` (0, or
         ``b''`` for strings, by default; one scalar pads every component)."""
-        from .transforms import PaddedBatch
-        return PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+        return _kinds.PaddedBatch(self, batch_size, padded_shapes, padding_values,
+                                  drop_remainder)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """A dataset of windows: each window is a dataset (a structure of datasets, one
         per component) of ``size`` elements taken every ``stride``-th, windows starting
         every ``shift`` (``size`` by default) elements. The last windows may be smaller
         unless ``drop_remainder``."""
-        from .windowing import Window
-        return Window(self, size, shift, stride, drop_remainder)
+        return _kinds.Window(self, size, shift, stride, drop_remainder)
 
     def flat_map(self, map_func, name=None):
         """The elements of the datasets ``map_func(element)`` returns, one after another."""
-        from .windowing import FlatMap
-        return FlatMap(self, map_func)
+        return _kinds.FlatMap(self, map_func)
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
         """The elements of the datasets ``map_func`` makes from ``cycle_length`` input
         elements at a time, ``block_length`` from each in turn (in tf.data's order)."""
-        from .windowing import Interleave
-        return Interleave(self, map_func, cycle_length, block_length)
+        return _kinds.Interleave(self, map_func, cycle_length, block_length)
 
     def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
                            name=None):
         """Elements ``(class_func(element), element)`` resampled (by rejection) so that
         the classes follow ``target_dist``; ``initial_dist`` is the classes' distribution
         in this dataset, estimated while iterating when not given."""
-        from .sampling import RejectionResample
-        return RejectionResample(self, class_func, target_dist, initial_dist, seed)
+        return _kinds.RejectionResample(self, class_func, target_dist, initial_dist, seed)
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
                      name=None):
         """Batch ``batch_size`` consecutive elements; components whose shapes differ
         between elements become RaggedTensors (``tf.data.Dataset.ragged_batch``)."""
-        from .transforms import RaggedBatch
-        return RaggedBatch(self, batch_size, drop_remainder, row_splits_dtype)
+        return _kinds.RaggedBatch(self, batch_size, drop_remainder, row_splits_dtype)
 
     def unbatch(self, name=None):
         """Split every element along its first dimension."""
-        from .transforms import Unbatch
-        return Unbatch(self)
+        return _kinds.Unbatch(self)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Apply ``map_func`` to every element (a tuple element is passed unpacked)."""
-        from .transforms import Map
-        return Map(self, map_func, num_parallel_calls)
+        return _kinds.Map(self, map_func, num_parallel_calls)
 
     def filter(self, predicate, name=None):
         """Keep the elements for which ``predicate`` is true."""
-        from .transforms import Filter
-        return Filter(self, predicate)
+        return _kinds.Filter(self, predicate)
 
     def take(self, count, name=None):
         """The first ``count`` elements (all of them for -1)."""
-        from .transforms import Take
-        return Take(self, count)
+        return _kinds.Take(self, count)
 
     def skip(self, count, name=None):
         """All but the first ``count`` elements (none of them for -1)."""
-        from .transforms import Skip
-        return Skip(self, count)
+        return _kinds.Skip(self, count)
 
     def repeat(self, count=None, name=None):
         """Iterate ``count`` times (forever for None or -1)."""
-        from .transforms import Repeat
-        return Repeat(self, count)
+        return _kinds.Repeat(self, count)
 
     def prefetch(self, buffer_size, name=None):
         """Produce up to ``buffer_size`` elements ahead on a background thread."""
-        from .transforms import Prefetch
-        return Prefetch(self, buffer_size)
+        return _kinds.Prefetch(self, buffer_size)
 
     def cache(self, filename="", name=None):
         """Keep the elements of the first complete iteration in memory and replay them."""
-        from .transforms import Cache
-        return Cache(self, filename)
+        return _kinds.Cache(self, filename)
 
     def concatenate(self, dataset, name=None):
         """This dataset's elements followed by ``dataset``'s."""
-        from .transforms import Concatenate
-        return Concatenate(self, dataset)
+        return _kinds.Concatenate(self, dataset)
 
     def enumerate(self, start=0, name=None):
         """Elements ``(index, element)`` with an int64 index counting from ``start``."""
-        from .transforms import Enumerate
-        return Enumerate(self, start)
+        return _kinds.Enumerate(self, start)
 
     def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element, starting at ``index``."""
-        from .transforms import Shard
-        return Shard(self, num_shards, index)
+        return _kinds.Shard(self, num_shards, index)
 
     def apply(self, transformation_func):
         return transformation_func(self)
@@ -291,6 +289,15 @@ class Dataset:
 
     def _cardinality(self):
         return UNKNOWN
+
+    def _skip_ahead(self, n):
+        """A fresh element iterator after the first ``n`` (> 0) elements, for a dataset
+        without an index plan (see "iterator positions" below): by default the elements
+        are produced and dropped; a kind that can pass the skip to its input overrides
+        this."""
+        it = self._iter()
+        collections.deque(itertools.islice(it, n), maxlen=0)
+        return it
 
 
 def _iter_plan(plan):
@@ -431,7 +438,6 @@ class OwnedIterator(_SharedIterator):
         try:
             return self.__next__()
         except StopIteration:
-            from ..errors import OutOfRangeError
             raise OutOfRangeError("Iterator.get_next: end of sequence") from None
 
     def get_next_as_optional(self):
@@ -509,52 +515,13 @@ def _drop_indices(stream, n):
 
 def _advanced(dataset, n):
     """A fresh element iterator of ``dataset`` positioned after its first ``n`` elements."""
-    from . import transforms as T
     if n <= 0:
         return dataset._iter()
     plan = dataset._plan()
     if plan is not None:
         return _iter_plan(_Plan(plan.source, lambda: _drop_indices(plan.stream(), n),
                                 plan.runs, plan.random))
-    kind = type(dataset)
-    if kind is T.Batch:
-        size = dataset._n
-        inner = dataset._input._plan()
-        if inner is not None:       # every batch before the position was full
-            return dataset._gather(_Plan(inner.source,
-                                         lambda: _drop_indices(inner.stream(), n * size),
-                                         inner.runs, inner.random))
-        return _batched(dataset, _advanced(dataset._input, n * size))
-    if kind is T.PaddedBatch:       # every batch before the position was full
-        return dataset._batches(_advanced(dataset._input, n * dataset._n))
-    if kind is T.Map:
-        return map(dataset._apply, _advanced(dataset._input, n))
-    if kind is T.Take:
-        if dataset._count < 0:
-            return _advanced(dataset._input, n)
-        return itertools.islice(_advanced(dataset._input, min(n, dataset._count)),
-                                max(dataset._count - n, 0))
-    if kind is T.Skip and dataset._count >= 0:
-        return _advanced(dataset._input, dataset._count + n)
-    if kind is T.Enumerate:
-        return ((np.asarray(i, np.int64), e)
-                for i, e in enumerate(_advanced(dataset._input, n), dataset._start + n))
-    if kind is T.Prefetch:          # (no background thread after a restore)
-        return _advanced(dataset._input, n)
-    if kind is T.Zip:
-        parts = [_advanced(d, n) for d in dataset._datasets]
-        return (S.pack(dataset._template, list(e)) for e in zip(*parts))
-    it = dataset._iter()
-    collections.deque(itertools.islice(it, n), maxlen=0)
-    return it
-
-
-def _batched(batch, elements):
-    from .transforms import _stack
-    for group in chunked(elements, batch._n):
-        if len(group) < batch._n and batch._drop:
-            return
-        yield _stack(group)
+    return dataset._skip_ahead(n)
 
 
 _state_class = []
@@ -565,7 +532,7 @@ def _iterator_state(iterator):
     restore does) moves the iterator there. (The class is made on first use: fe.variables
     imports this package.)"""
     if not _state_class:
-        from ..variables import Variable
+        from .._src.state.variables import Variable
 
         class IteratorState(Variable):
             def __init__(self, iterator):
@@ -615,7 +582,6 @@ class _TensorSlices(Dataset):
         return self.n
 
     def _element_spec(self):
-        from .composite import LEAVES, row_spec
         return S.pack(self.template, [
             (row_spec(a) or S.TensorSpec([None] + list(a.values.shape[1:]), a.dtype))
             if isinstance(a, LEAVES) else S.TensorSpec(a.shape[1:], a.dtype)
@@ -655,7 +621,6 @@ class RandomDataset(Dataset):
 
 class _Counter(Dataset):
     def __init__(self, start, step, dtype):
-        from ..dtypes import as_dtype
         self._dtype = as_dtype(dtype)._np
         self._start, self._step = S.to_array(start).item(), S.to_array(step).item()
 
@@ -680,7 +645,6 @@ class _Range(Dataset):
             raise InvalidArgumentError("Dataset.range: step must not be 0 (expected a non-zero "
                                        "step, got 0)")
         self._range = r
-        from ..dtypes import as_dtype
         self._dtype = as_dtype("int64" if dtype is None else dtype)._np
 
     def _iter(self):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from . import structure as S
-from .dataset import INFINITE, UNKNOWN, Dataset, RandomDataset
+from .dataset import INFINITE, UNKNOWN, Dataset, RandomDataset, register
 from .transforms import _call
 
 
@@ -51,6 +51,7 @@ def _weights_vector(value, n, opname):
     return w
 
 
+@register
 class SampleFromDatasets(RandomDataset):
     def __init__(self, datasets, weights, seed, stop_on_empty_dataset,
                  rerandomize_each_iteration):
@@ -99,6 +100,7 @@ class SampleFromDatasets(RandomDataset):
         return self._datasets[0]._element_spec()
 
 
+@register
 class ChooseFromDatasets(Dataset):
     def __init__(self, datasets, choice_dataset, stop_on_empty_dataset):
         self._datasets = _check_datasets(datasets, "choose_from_datasets")
@@ -148,6 +150,7 @@ def _distribution(value, opname, argname):
     return p
 
 
+@register
 class RejectionResample(RandomDataset):
     """Each element of class ``i`` is kept with probability ``r_i / max(r)``, where
     ``r = target_dist / initial_dist``, so the classes of the kept elements follow

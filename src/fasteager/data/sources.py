@@ -2,6 +2,7 @@
 generator, checked against a declared signature: ``output_signature``, or
 ``output_types`` with ``output_shapes``), ``TextLineDataset`` (lines of text files) and
 ``TFRecordDataset`` (the records of TFRecord files)."""
+import glob
 import io
 import os
 import zlib
@@ -9,11 +10,13 @@ import zlib
 import numpy as np
 
 from .. import _core
+from .._src.io.tfrecord import read_records
 from ..dtypes import as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..extension_type import ExtensionTypeSpec
+from ..strings import bytes_array
 from . import structure as S
-from .dataset import UNKNOWN, Dataset
+from .dataset import UNKNOWN, Dataset, register
 
 
 def _zip_structure(template, other, what):
@@ -28,6 +31,7 @@ def _zip_structure(template, other, what):
     return S.TensorSpec(other, template)
 
 
+@register
 class FromGenerator(Dataset):
     def __init__(self, generator, output_types, output_shapes, args, output_signature):
         if not callable(generator):
@@ -114,7 +118,6 @@ class FromGenerator(Dataset):
 
 def filenames_list(filenames, opname):
     """``filenames`` (a string, path, list or string tensor) as a list of str."""
-    from ..strings import bytes_array
     names = bytes_array(os.fsencode(filenames) if isinstance(filenames, os.PathLike)
                         else filenames, opname)
     if names.ndim > 1:
@@ -254,7 +257,6 @@ class TFRecordDataset(TextLineDataset):
     ``DataLossError`` naming it. ``fe.io.TFRecordWriter`` writes such files."""
 
     def _iter(self):
-        from .._src.io.tfrecord import read_records
         for path in self._filenames:
             with self._open(path) as f:
                 try:
@@ -271,20 +273,19 @@ class TFRecordDataset(TextLineDataset):
 
 def matching_files(file_pattern, opname):
     """The files matching each glob pattern (sorted per pattern), as ``tf.io.gfile.glob``."""
-    import glob
     out = []
     for pattern in filenames_list(file_pattern, opname):
         out.extend(sorted(glob.glob(pattern)))
     return out
 
 
+@register
 def list_files(file_pattern, shuffle, seed):
     names = matching_files(file_pattern, "Dataset.list_files")
     if not names:
         raise InvalidArgumentError("Dataset.list_files: no files matched pattern: %s"
                                    % ", ".join(filenames_list(file_pattern,
                                                               "Dataset.list_files")))
-    from ..strings import bytes_array
     dataset = Dataset.from_tensor_slices(bytes_array([os.fsencode(n) for n in names]))
     if shuffle is None or shuffle:
         dataset = dataset.shuffle(len(names), seed=seed)

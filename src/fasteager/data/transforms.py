@@ -11,10 +11,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
+from ..tensor_shape import TensorShape
 from . import structure as S
-from .composite import RaggedLeaf, batched_spec, stack_column
-from .dataset import _CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, RandomDataset, _Plan, chunked
+from .composite import LEAVES, RaggedLeaf, batched_spec, stack_column
+from .dataset import (_CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, RandomDataset, _advanced,
+                      _drop_indices, _Plan, chunked, register)
 
 
 def _count(name, value):
@@ -50,6 +53,7 @@ def shuffle_lists(chunks, size, rng):
         yield [buf[i] for i in order]
 
 
+@register
 class Shuffle(RandomDataset):
     def __init__(self, input, buffer_size, seed, reshuffle_each_iteration):
         size = _count("shuffle: buffer_size", buffer_size)
@@ -128,6 +132,7 @@ def _stack(elements):
     return S.pack(first, out)
 
 
+@register
 class Batch(Dataset):
     def __init__(self, input, batch_size, drop_remainder):
         n = _count("batch: batch_size", batch_size)
@@ -152,10 +157,22 @@ class Batch(Dataset):
                 yield S.pack(template, [a[idx] for a in arrays])
 
     def _generic(self):
-        for elements in chunked(self._input._iter(), self._n):
-            if len(elements) < self._n and self._drop:
+        yield from self._stacked(self._input._iter())
+
+    def _stacked(self, elements):
+        for group in chunked(elements, self._n):
+            if len(group) < self._n and self._drop:
                 return
-            yield _stack(elements)
+            yield _stack(group)
+
+    def _skip_ahead(self, n):
+        # every batch before the position was full
+        skip = n * self._n
+        inner = self._input._plan()
+        if inner is not None:
+            return self._gather(_Plan(inner.source, lambda: _drop_indices(inner.stream(), skip),
+                                      inner.runs, inner.random))
+        return self._stacked(_advanced(self._input, skip))
 
     def _cardinality(self):
         c = self._input._cardinality()
@@ -201,7 +218,6 @@ def _leaves_up_to(template, value, what, broadcast, out=None):
 def _padded_shape(value):
     """A padded shape as a list of int-or-None (None: the batch's largest), or None for
     an unknown rank."""
-    from ..tensor_shape import TensorShape
     if value is None:
         return None
     if isinstance(value, TensorShape):
@@ -225,6 +241,7 @@ def _padded_shape(value):
     return out
 
 
+@register
 class PaddedBatch(Batch):
     """``padded_batch``: batches whose components are padded to one shape per batch."""
 
@@ -234,6 +251,9 @@ class PaddedBatch(Batch):
 
     def _iter(self):
         return self._batches(self._input._iter())
+
+    def _skip_ahead(self, n):   # every batch before the position was full
+        return self._batches(_advanced(self._input, n * self._n))
 
     def _batches(self, elements):
         for group in chunked(elements, self._n):
@@ -292,7 +312,6 @@ def _padding_value(value, dtype, i):
 
 
 def _pad_column(i, col, shape, value):
-    from .composite import LEAVES
     if any(isinstance(a, (*LEAVES, Dataset)) for a in col):
         raise TypeError("padded_batch: only tensor components can be padded (component %d "
                         "holds %s)" % (i, type(next(a for a in col if not isinstance(
@@ -327,15 +346,17 @@ def _pad_column(i, col, shape, value):
     return out
 
 
+@register
 class RaggedBatch(Batch):
     """``ragged_batch`` / ``dense_to_ragged_batch``: as ``batch``, but components whose
     rows may differ in shape are stacked as RaggedTensors (ragged in the first axis of the
     rows). Slices of one array (a ``from_tensor_slices`` pipeline) have one shape, so
     they stay dense, as TensorFlow keeps components of a fully known shape dense."""
 
+    _skip_ahead = Dataset._skip_ahead   # its batches are made again and dropped
+
     def __init__(self, input, batch_size, drop_remainder, row_splits_dtype):
         super().__init__(input, batch_size, drop_remainder)
-        from ..dtypes import as_dtype
         self._splits = as_dtype(row_splits_dtype)._np
         if self._splits not in (np.int32, np.int64):
             raise InvalidArgumentError("ragged_batch: row_splits_dtype must be int32 or int64 "
@@ -362,6 +383,7 @@ class RaggedBatch(Batch):
                                    "cannot be inspected (expected an element)")
 
 
+@register
 class Unbatch(Dataset):
     def __init__(self, input):
         self._input = input
@@ -401,6 +423,7 @@ def _call(fn, element):
     return fn(t)
 
 
+@register
 class Map(Dataset):
     def __init__(self, input, fn, num_parallel_calls):
         if not callable(fn):
@@ -439,7 +462,11 @@ class Map(Dataset):
     def _cardinality(self):
         return self._input._cardinality()
 
+    def _skip_ahead(self, n):   # the map function does not run for skipped elements
+        return map(self._apply, _advanced(self._input, n))
 
+
+@register
 class Filter(Dataset):
     def __init__(self, input, predicate):
         if not callable(predicate):
@@ -486,6 +513,7 @@ def _skip_stream(stream, n):
         n = 0
 
 
+@register
 class Take(Dataset):
     def __init__(self, input, count):
         self._input, self._count = input, _count("take: count", count)
@@ -515,7 +543,14 @@ class Take(Dataset):
     def _element_spec(self):
         return self._input._element_spec()
 
+    def _skip_ahead(self, n):
+        if self._count < 0:
+            return _advanced(self._input, n)
+        return itertools.islice(_advanced(self._input, min(n, self._count)),
+                                max(self._count - n, 0))
 
+
+@register
 class Skip(Dataset):
     def __init__(self, input, count):
         self._input, self._count = input, _count("skip: count", count)
@@ -545,7 +580,13 @@ class Skip(Dataset):
     def _element_spec(self):
         return self._input._element_spec()
 
+    def _skip_ahead(self, n):
+        if self._count < 0:
+            return Dataset._skip_ahead(self, n)
+        return _advanced(self._input, self._count + n)
 
+
+@register
 class Repeat(Dataset):
     def __init__(self, input, count):
         count = -1 if count is None else _count("repeat: count", count)
@@ -595,6 +636,7 @@ class Repeat(Dataset):
         return self._input._element_spec()
 
 
+@register
 class Shard(Dataset):
     def __init__(self, input, num_shards, index):
         n, i = _count("shard: num_shards", num_shards), _count("shard: index", index)
@@ -617,6 +659,7 @@ class Shard(Dataset):
 
 
 # -- caching and prefetching --------------------------------------------------------------
+@register
 class Cache(Dataset):
     def __init__(self, input, filename):
         if filename:
@@ -734,6 +777,7 @@ class _PrefetchIterator:
             pass
 
 
+@register
 class Prefetch(Dataset):
     def __init__(self, input, buffer_size):
         n = _count("prefetch: buffer_size", buffer_size)
@@ -749,6 +793,9 @@ class Prefetch(Dataset):
             return self._input._iter()
         return _PrefetchIterator(self._input, self._n)
 
+    def _skip_ahead(self, n):   # (no background thread after a restore)
+        return _advanced(self._input, n)
+
     def _cardinality(self):
         return self._input._cardinality()
 
@@ -757,6 +804,7 @@ class Prefetch(Dataset):
 
 
 # -- combining ----------------------------------------------------------------------------
+@register
 class Zip(Dataset):
     def __init__(self, datasets):
         flat = S.flatten(datasets)
@@ -779,7 +827,12 @@ class Zip(Dataset):
     def _element_spec(self):
         return S.pack(self._template, [d._element_spec() for d in self._datasets])
 
+    def _skip_ahead(self, n):
+        parts = [_advanced(d, n) for d in self._datasets]
+        return (S.pack(self._template, list(e)) for e in zip(*parts))
 
+
+@register
 class Concatenate(Dataset):
     def __init__(self, first, second):
         if not isinstance(second, Dataset):
@@ -813,6 +866,7 @@ class Concatenate(Dataset):
         return a + b
 
 
+@register
 class Enumerate(Dataset):
     def __init__(self, input, start):
         self._input, self._start = input, _count("enumerate: start", start)
@@ -820,6 +874,10 @@ class Enumerate(Dataset):
     def _iter(self):
         for i, element in enumerate(self._input._iter(), self._start):
             yield (np.asarray(i, np.int64), element)
+
+    def _skip_ahead(self, n):
+        return ((np.asarray(i, np.int64), e)
+                for i, e in enumerate(_advanced(self._input, n), self._start + n))
 
     def _cardinality(self):
         return self._input._cardinality()

@@ -6,7 +6,7 @@ import os
 
 from ..errors import InvalidArgumentError
 from . import structure as S
-from .dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset
+from .dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset, register
 from .transforms import _call, _count
 
 
@@ -52,6 +52,7 @@ def _window_starts(stream, size, shift, stride, drop_remainder):
         start += shift
 
 
+@register
 class Window(Dataset):
     def __init__(self, input, size, shift, stride, drop_remainder):
         self._size = _count("window: size", size)
@@ -95,6 +96,7 @@ def _dataset_of(map_func, element, opname):
     return result
 
 
+@register
 class FlatMap(Dataset):
     def __init__(self, input, map_func):
         if not callable(map_func):
@@ -110,6 +112,7 @@ class FlatMap(Dataset):
         return UNKNOWN
 
 
+@register
 class Interleave(Dataset):
     """tf.data's interleave order: ``cycle_length`` slots, each reading a dataset made
     from the next input element; ``block_length`` elements are taken from a slot before
