@@ -8,7 +8,7 @@ import colorsys
 
 import numpy as np
 
-from fasteager import image
+from fasteager.ops import image_color_ops as image
 from fasteager.ops.registry import execute
 from tests.ops.op_specs_base import Spec
 

@@ -15,20 +15,11 @@ import numpy as np
 
 from .. import image as fe_image
 from .._core import convert_to_tensor
+from .._src.io.image_codecs import pil_image as _pil_image
 from ..ops.array_ops import transpose
 from . import backend
 
 _INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "hamming", "box", "lanczos")
-
-
-def _pil_image(opname):
-    """PIL.Image, or Keras's ImportError naming ``opname``."""
-    try:
-        from PIL import Image
-    except ImportError:
-        raise ImportError("Could not import PIL.Image. The use of `%s` requires PIL."
-                          % opname) from None
-    return Image
 
 
 def _resampling(image_module, interpolation):

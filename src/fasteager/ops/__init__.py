@@ -3,6 +3,7 @@ from .. import _core
 from . import array_ops, math_ops, nn_ops, random_ops  # noqa: F401 - defines the ops
 from . import attention_ops, fft_ops, linalg_ops, special_ops  # noqa: F401
 from . import norm_ops, rnn_ops  # noqa: F401
+from . import image_box_ops, image_color_ops, image_ops  # noqa: F401
 from .registry import NO_GRADIENT, OPS
 
 _core.set_core_ops(OPS)

@@ -1,8 +1,9 @@
 """Image file codecs of ``fe.io`` / ``fe.image`` (``decode_png``, ``encode_png``,
 ``decode_jpeg``, ``encode_jpeg``, ``decode_gif``, ``decode_bmp``, ``decode_image`` ...),
-with TensorFlow 2.21's arguments, dtypes, shapes and errors.
+with TensorFlow 2.21's arguments, dtypes, shapes and errors, and the ops built on a JPEG
+round trip (``adjust_jpeg_quality`` and its random forms).
 
-PNG is decoded and encoded here (``_png``: NumPy and zlib), bit-exact with TensorFlow's
+PNG is decoded and encoded by the one PNG codec (``png``: NumPy and zlib), bit-exact with TensorFlow's
 libpng decoding; GIF (giflib's reading, the LZW loop in ``_kernels``) and BMP (TensorFlow's
 own reader) are decoded here too. JPEG needs a codec: Pillow, imported on first use (an
 ImportError naming the function without it). Pillow's libjpeg decoding may differ from
@@ -21,16 +22,19 @@ import struct
 import numpy as np
 
 from ... import _core
-from . import png as _png
 from ..._kernels import gif_lzw_decode
+from ...dtypes import as_dtype
 from ...errors import InternalError, InvalidArgumentError, ResourceExhaustedError
+from ...ops.image_color_ops import _check_jpeg_range
+from ...ops.image_ops import _image, _uniform, convert_image_dtype, convert_to_tensor
+from ...strings import bytes_array
+from . import png as _png
 
 _PNG, _JPEG, _GIF, _BMP = "png", "jpeg", "gif", "bmp"
 
 
 def _contents(opname, contents):
     """The bytes of a scalar string tensor / bytes argument."""
-    from ...strings import bytes_array
     arr = bytes_array(contents, opname)
     if arr.ndim != 0:
         raise InvalidArgumentError("%s: `contents` must be scalar but got shape%s"
@@ -53,9 +57,16 @@ def _format(opname, data):
                                "required." % opname)
 
 
-def _pil(opname):
-    from ...keras._image_utils import _pil_image
-    return _pil_image(opname)
+def pil_image(opname):
+    """PIL.Image, or Keras's ImportError naming ``opname`` (Pillow is optional: imported
+    on first use)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("Could not import PIL.Image. The use of `%s` requires PIL."
+                          % opname) from None
+    return Image
+
 
 
 def _check_channels(opname, channels, allowed):
@@ -78,7 +89,7 @@ def _png_array(opname, data, channels, dtype):
 def _jpeg_array(opname, data, channels, ratio=1):
     if channels == 4:
         raise InvalidArgumentError("%s: JPEG does not support 4 channels" % opname)
-    image_module = _pil(opname)
+    image_module = pil_image(opname)
     try:
         img = image_module.open(io.BytesIO(data))
         mode = "L" if channels == 1 else ("RGB" if channels == 3 or img.mode != "L" else "L")
@@ -360,7 +371,6 @@ def _wrap(arr):
 def decode_png(contents, channels=0, dtype="uint8", name=None):
     """The PNG (or JPEG, non-animated GIF) image in ``contents`` as a [height, width,
     channels] uint8 or uint16 tensor; ``channels`` 0 keeps the file's, 1/3/4 converts."""
-    from ...dtypes import as_dtype
     dt = as_dtype(dtype)
     if dt.name not in ("uint8", "uint16"):
         raise InvalidArgumentError("decode_png: dtype must be uint8 or uint16 (got %s)"
@@ -444,8 +454,6 @@ def decode_image(contents, channels=None, dtype="uint8", name=None, expand_anima
     1/65535, the other formats' uint8 times 1/255); uint16 multiplies an 8-bit PNG by 257
     and the other formats by 256; any other dtype is ``convert_image_dtype`` of the uint16
     decoding, as TensorFlow does."""
-    from ...dtypes import as_dtype
-    from ...image import convert_image_dtype
     dt = as_dtype(dtype)
     channels = _check_channels("decode_image", 0 if channels is None else channels,
                                (0, 1, 3, 4))
@@ -520,7 +528,7 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
     if 0 in x.shape:
         raise InvalidArgumentError("encode_jpeg: image must not be empty (got shape %s)"
                                    % list(x.shape))
-    image_module = _pil("encode_jpeg")
+    image_module = pil_image("encode_jpeg")
     img = image_module.fromarray(x[..., 0] if x.shape[-1] == 1 else x,
                                  "L" if x.shape[-1] == 1 else "RGB")
     buf = io.BytesIO()
@@ -535,11 +543,10 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
 
 def extract_jpeg_shape(contents, output_type="int32", name=None):
     """[height, width, channels] of the JPEG in ``contents`` without decoding it."""
-    from ...dtypes import as_dtype
     data = _contents("extract_jpeg_shape", contents)
     if _format("extract_jpeg_shape", data) != _JPEG:
         raise InvalidArgumentError("extract_jpeg_shape: Invalid JPEG data, size %d" % len(data))
-    image_module = _pil("extract_jpeg_shape")
+    image_module = pil_image("extract_jpeg_shape")
     try:
         img = image_module.open(io.BytesIO(data))
         shape = [img.size[1], img.size[0], len(img.getbands())]
@@ -551,3 +558,32 @@ def extract_jpeg_shape(contents, output_type="int32", name=None):
 def is_jpeg(contents, name=None):
     """Whether ``contents`` starts as a JPEG file does (a scalar bool tensor)."""
     return _wrap(np.array(_contents("is_jpeg", contents).startswith(b"\xff\xd8\xff")))
+
+
+# ---- ops on a JPEG round trip ----------------------------------------------------------
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+    """The image after a JPEG round trip at quality ``jpeg_quality`` (0-100), in its own
+    dtype. Needs Pillow. Not differentiable (TF has no gradient for it either)."""
+    x = _image("adjust_jpeg_quality", image)
+    orig = x.dtype
+    u8 = convert_image_dtype(x, "uint8", saturate=True)._value
+    quality = int(convert_to_tensor(jpeg_quality)._value)
+    channels = u8.shape[-1]
+    flat = u8.reshape((-1,) + u8.shape[-3:])
+    out = np.stack([decode_jpeg(encode_jpeg(img, quality=quality),
+                                channels=channels)._value for img in flat])
+    return convert_image_dtype(_core.wrap(out.reshape(u8.shape)), orig, saturate=True)
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """``adjust_jpeg_quality`` at a quality uniform in [min, max). Needs Pillow."""
+    _check_jpeg_range(min_jpeg_quality, max_jpeg_quality)
+    q = _uniform(seed, False, (), min_jpeg_quality, max_jpeg_quality, "int32")
+    return adjust_jpeg_quality(image, q)
+
+
+def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed):
+    _check_jpeg_range(min_jpeg_quality, max_jpeg_quality)
+    q = _uniform(seed, True, (), min_jpeg_quality, max_jpeg_quality, "int32")
+    return adjust_jpeg_quality(image, q)

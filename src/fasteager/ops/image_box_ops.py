@@ -17,9 +17,11 @@ draws from fasteager's global stream.
 """
 import numpy as np
 
-from . import _core
-from .errors import InvalidArgumentError
-from .ops import _philox
+from .. import _core
+from ..errors import InvalidArgumentError
+from . import _philox, random_ops
+
+__all__ = ["sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box"]
 
 _F32 = np.float32
 _U32 = 0xFFFFFFFF
@@ -220,7 +222,6 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object
     >>> begin, size, box = fe.image.sample_distorted_bounding_box(
     ...     [64, 64, 3], [[[0.1, 0.1, 0.9, 0.9]]], seed=1)
     """
-    from .ops import random_ops
     seed = int(seed)
 
     def make_rng(attrs):
@@ -271,5 +272,6 @@ def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed,
                                    % (opname, list(seed_v.shape)))
     key, counter = _philox.scramble_seed(int(seed_v[0]), int(seed_v[1]))
     return _sample(opname, image_size, bounding_boxes,
-                   lambda attrs: _SimplePhilox(key, counter), min_object_covered, aspect_ratio_range, area_range, max_attempts,
+                   lambda attrs: _SimplePhilox(key, counter), min_object_covered,
+                   aspect_ratio_range, area_range, max_attempts,
                    use_image_if_no_bounding_boxes)
