@@ -58,13 +58,14 @@ from .ops.indexing_ops import (tensor_scatter_nd_add, tensor_scatter_nd_max,  # 
 from .ops.linalg_ops import einsum, norm, tensordot  # noqa: F401
 from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
                               cosh, erf, sinh, sort)
-from .variables import Variable  # noqa: F401
+from ._src.state.variables import Variable  # noqa: F401
 from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # noqa: F401
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
                        value_and_gradients_function)
-from .placement import device  # noqa: F401
+from ._src.state.placement import device  # noqa: F401
+from ._src.state import placement as _placement
 from . import placement as _placement
-from .module import Module, name_scope  # noqa: F401
+from ._src.state.module import Module, name_scope  # noqa: F401
 from .tensor_array import TensorArray  # noqa: F401
 from .py_function import init_scope, py_function  # noqa: F401
 from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
@@ -73,6 +74,7 @@ from . import debugging, linalg  # noqa: F401
 from . import data, profiler, summary, train  # noqa: F401
 from . import image, io, ragged, sparse, strings  # noqa: F401
 from . import bitwise, signal  # noqa: F401
+from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
@@ -108,6 +110,16 @@ def executing_eagerly():
 
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
     """Accepted for 2017-style programs; eager execution is always on."""
+
+
+def _load_gpu_backend():
+    """The device layer's GPU backend, fasteager.cuda: loaded on the first op, never at
+    import (it is heavy and optional)."""
+    from . import cuda
+    return cuda
+
+
+_placement.set_gpu_backend_loader(_load_gpu_backend)
 
 
 def get_logger():

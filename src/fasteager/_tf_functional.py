@@ -264,7 +264,7 @@ def recompute_grad(f):
     """
     import functools
 
-    from .autodiff import GradientTape, custom_gradient
+    from ._src.autodiff.tape import GradientTape, custom_gradient
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
@@ -294,7 +294,7 @@ def grad_pass_through(f):
     ``fe.grad_pass_through(v.assign)(y)`` assigns and passes the gradient to ``y``)."""
     import functools
 
-    from .autodiff import custom_gradient
+    from ._src.autodiff.tape import custom_gradient
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):

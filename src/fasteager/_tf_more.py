@@ -135,7 +135,7 @@ def get_static_value(tensor, partial=False):
 
 def get_current_name_scope():
     """The current ``fe.name_scope`` path, ``'a/b'`` (``''`` at the top level)."""
-    from .module import _current_scope
+    from ._src.state.module import _current_scope
     return _current_scope().rstrip("/")
 
 

@@ -6,7 +6,7 @@ import types
 import numpy as np
 
 from . import _alloc
-from . import placement as _device
+from ._src.state import placement as _device
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])

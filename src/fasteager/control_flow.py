@@ -240,7 +240,7 @@ def _present(grads):
 def _gradient_of(eager, n_in, variables):
     """``grad(*inputs, *output_grads)``: the gradients of ``eager``'s outputs w.r.t. its
     float inputs and ``variables`` (None for the others), by running it under a tape."""
-    from .autodiff import GradientTape
+    from ._src.autodiff.tape import GradientTape
     from .ops.array_ops import identity
 
     def grad(*tensors):

@@ -988,7 +988,7 @@ class ConcreteFunction:
         """Trace the backward alone, reading the forward's intermediates as inputs, and
         plan a forward replay that keeps those intermediates; returns this call's
         gradients (computed while tracing)."""
-        from .autodiff import GradientTape
+        from ._src.autodiff.tape import GradientTape
         floats = [t for t in inputs if t._value.dtype.kind in "fc"]
         with GradientTape(watch_accessed_variables=False) as tape:
             for t in floats:
@@ -1031,7 +1031,7 @@ class ConcreteFunction:
     def _eager_gradient(self, inputs, gs, seeds=None):
         """Gradients of the outputs w.r.t. every input, by running the graph's ops
         eagerly under a tape (traced itself: the backward of a function is a function)."""
-        from .autodiff import GradientTape
+        from ._src.autodiff.tape import GradientTape
         floats = [t for t in inputs if t._value.dtype.kind in "fc"]
         with GradientTape(watch_accessed_variables=False) as tape:
             for t in floats:

@@ -241,7 +241,7 @@ def test_devices_cpu_and_soft_placement():
     with fe.device("/cpu:0"):
         assert (fe.constant(1.0) + 1.0).numpy() == 2.0
     with pytest.warns(RuntimeWarning, match="soft device placement"):
-        import fasteager.placement as placement
+        import fasteager._src.state.placement as placement
         placement._warned = False
         with fe.device("/gpu:0"):
             r = fe.matmul([[2.0]], [[2.0]])

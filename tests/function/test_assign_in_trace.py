@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager.variables import _UnreadVariable
+from fasteager._src.state.variables import _UnreadVariable
 
 
 def test_eager_assign_returns_an_unread_view():

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager import _core, placement
+from fasteager import _core
+from fasteager._src.state import placement
 from fasteager.cuda import elementwise, kernels, memory
 
 NVCC = shutil.which("nvcc")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fasteager as tf
-from fasteager.module import Module
+from fasteager._src.state.module import Module
 
 
 class Dense(Module):

@@ -606,7 +606,8 @@ def converted_call(f, args, kwargs=None):
 _NOT_DEFERRED = ("fasteager.keras", "fasteager.function", "fasteager.autograph",
                  "fasteager.control_flow", "fasteager.py_function", "fasteager.data",
                  "fasteager.debugging", "fasteager.summary", "fasteager.saved_model",
-                 "fasteager.train", "fasteager.distribute", "fasteager.variables")
+                 "fasteager.train", "fasteager.distribute", "fasteager.variables",
+                 "fasteager._src.state")
 
 
 def _deferrable(f):

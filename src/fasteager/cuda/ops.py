@@ -17,7 +17,8 @@ import warnings
 
 import numpy as np
 
-from .. import _core, placement
+from .. import _core
+from .._src.state import placement
 from ..errors import OpError
 from . import kernels
 from .elementwise import BINARY, CTYPES, UNARY, entry, symbol

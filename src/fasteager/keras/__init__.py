@@ -27,7 +27,7 @@ def version():
 
 def device(device_name):
     """``with fe.keras.device("cpu:0"):`` places the ops inside, as ``keras.device``."""
-    from ..placement import device as _device
+    from .._src.state.placement import device as _device
     return _device(device_name)
 from . import random  # noqa: F401,E402
 from . import tree  # noqa: F401,E402

@@ -4,7 +4,7 @@ softmax(logits) - (posterior class occupancy), as ``tf.nn.ctc_loss`` computes it
 batch-major logits, the first ``label_length`` labels of each row)."""
 import numpy as np
 
-from ..autodiff import custom_gradient
+from .._src.autodiff.tape import custom_gradient
 from ..ops.array_ops import constant, expand_dims
 
 

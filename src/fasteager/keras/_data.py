@@ -13,7 +13,7 @@ from .._core import Tensor
 from ..ops.array_ops import constant
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
-from ..variables import Variable
+from .._src.state.variables import Variable
 
 
 def is_dataset(x):

@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from ..variables import Variable, _UnreadVariable
+from .._src.state.variables import Variable, _UnreadVariable
 
 _state = threading.local()
 

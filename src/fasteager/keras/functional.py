@@ -28,7 +28,7 @@ from .._core import Tensor, convert_to_tensor
 from ..ops.math_ops import add, add_n, cast, matmul, multiply, negative, subtract, truediv
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
-from ..variables import Variable
+from .._src.state.variables import Variable
 
 from . import metrics as metrics_module
 from .layers.base import InputLayer, KerasTensor, Layer, ListInput

@@ -19,7 +19,7 @@ from ..ops.array_ops import (constant, expand_dims, fill, one_hot, ones_like, re
 from ..ops.math_ops import (cast, clip_by_value, equal, log, logical_and, logical_not, matmul,
                             maximum, minimum, not_equal, reduce_logsumexp, reduce_max, reduce_mean,
                             reduce_sum, sigmoid, square, where)
-from ..variables import Variable
+from .._src.state.variables import Variable
 
 from . import _ctc, _ops, backend
 

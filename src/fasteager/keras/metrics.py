@@ -18,7 +18,7 @@ from ..ops import array_ops
 from .._core import Tensor, convert_to_tensor
 from ..ops.array_ops import constant, expand_dims, identity, ones_like, size, squeeze
 from ..ops.math_ops import argmax, cast, equal, reduce_mean, reduce_sum
-from ..variables import Variable
+from .._src.state.variables import Variable
 
 from . import _naming, backend, losses as _losses
 from ..distribute import strategy as _distribute

@@ -20,12 +20,12 @@ import numpy as np
 
 from .. import errors, nest
 from .._core import Tensor, convert_to_tensor, get_tracer
-from ..autodiff import GradientTape
+from .._src.autodiff.tape import GradientTape
 from ..function import function
 from ..ops.array_ops import zeros
 from ..ops.math_ops import add_n, cast
 from ..tensor_shape import TensorShape
-from ..variables import Variable
+from .._src.state.variables import Variable
 
 from ..distribute import strategy as _distribute
 from . import _naming, backend

@@ -450,7 +450,7 @@ class Generator:
             raise ValueError("Generator: give a state (or use Generator.from_seed, "
                              "from_non_deterministic_state, from_state or from_key_counter)")
         self._alg = _alg_id(alg, "Generator", Algorithm.PHILOX)
-        from ..variables import Variable
+        from .._src.state.variables import Variable
         self._state_var = Variable(self._checked_state(state, "Generator"), trainable=False)
         # made under a MirroredStrategy: each replica of its run draws its own stream
         self._strategy = _mirrored.creating_strategy()

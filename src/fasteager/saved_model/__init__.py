@@ -37,10 +37,10 @@ from .. import _core, nest
 from ..data.structure import TensorSpec
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
 from ..function import ConcreteFunction, Function
-from ..module import Module
+from .._src.state.module import Module
 from ..train import _safetensors
 from ..train import checkpoint as _ckpt
-from ..variables import Variable
+from .._src.state.variables import Variable
 from . import _generic, _keras
 from ._describe import describe
 from ._encoding import encode, key_text

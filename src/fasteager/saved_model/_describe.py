@@ -170,7 +170,7 @@ def _custom_gradient(cf, fn, in_regs, out_regs, kwargs, fname, var_paths, prefix
     tensors of the traced shapes and dtypes: the graph from its inputs and incoming
     gradients to its gradients, as TensorFlow saves it (SaveOptions'
     experimental_custom_gradients)."""
-    from ..autodiff import GradientTape
+    from .._src.autodiff.tape import GradientTape
     meta = cf._reg_meta
     xs = [_core.wrap(np.zeros(*meta[r])) for r in in_regs]
     tracer = _Tracer(fname + "_custom_gradient", allow_variables=False)

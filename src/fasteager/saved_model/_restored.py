@@ -23,7 +23,7 @@ import numpy as np
 from .. import _core, nest
 from ..dtypes import ALL, as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, OpError
-from ..module import Module
+from .._src.state.module import Module
 from . import _generic
 from ._encoding import decode, evaluate, is_symbolic, key_text
 

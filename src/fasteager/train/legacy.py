@@ -15,7 +15,7 @@ import numpy as np
 from .. import _kernels
 from ..dtypes import int64
 from ..keras.optimizers.base import Optimizer as _KerasOptimizer
-from ..variables import Variable
+from .._src.state.variables import Variable
 
 
 class Optimizer(_KerasOptimizer):
@@ -30,7 +30,7 @@ class Optimizer(_KerasOptimizer):
 
     def compute_gradients(self, loss, var_list=None, **kwargs):
         """``[(gradient, variable), ...]`` of a zero-argument callable ``loss``."""
-        from ..autodiff import GradientTape
+        from .._src.autodiff.tape import GradientTape
         if not callable(loss):
             raise ValueError("%s.compute_gradients: in eager mode the loss must be a "
                              "callable (expected a function, got %s)"

@@ -26,13 +26,13 @@ import numpy as np
 from ... import _core, dtypes, errors, nest
 from ...ops import array_ops
 from ..._core import Tensor, convert_to_tensor
-from ...module import Module
+from ..._src.state.module import Module
 from ...ops.array_ops import zeros
 from ...ops.math_ops import cast
 from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
-from ...variables import Variable
+from ..._src.state.variables import Variable
 from ...py_function import init_scope
 
 from .. import backend

@@ -13,7 +13,7 @@ from ...ops.math_ops import cast, exp, matmul, not_equal, reduce_any, reduce_log
 from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
-from ...variables import Variable
+from ..._src.state.variables import Variable
 
 from ... import _core
 from ...ops.nn_ops import fused_matmul

@@ -25,7 +25,7 @@ import numpy as np
 from ... import _core
 from ...distribute import strategy as _distribute
 from ...dtypes import int64
-from ...variables import Variable
+from ..._src.state.variables import Variable
 from .._naming import KerasVariable
 from . import schedules as _schedules
 
@@ -581,7 +581,7 @@ class Optimizer:
         ``tape``, a tensor that tape recorded. ``var_list`` (a list, or a callable giving
         one) defaults to every trainable variable the loss read.
         """
-        from ...autodiff import GradientTape
+        from ..._src.autodiff.tape import GradientTape
         if callable(var_list):
             var_list = var_list()
         if callable(loss):

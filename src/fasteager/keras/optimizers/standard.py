@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import _kernels
 from .._naming import KerasVariable
-from ...variables import Variable
+from ..._src.state.variables import Variable
 from .base import Optimizer, _slot_variable_name
 
 

@@ -7,11 +7,11 @@ buffer): a value saved for a gradient never changes afterwards.
 """
 import numpy as np
 
-from . import _core
-from . import function as _function
-from .dtypes import as_dtype, from_numpy
-from .errors import InvalidArgumentError
-from .tensor_shape import TensorShape
+from ... import _core
+from ... import function as _function
+from ...dtypes import as_dtype, from_numpy
+from ...errors import InvalidArgumentError
+from ...tensor_shape import TensorShape
 
 _name_counts = {}
 _on_create = None   # set by fe.distribute inside a multi-worker strategy scope
@@ -248,8 +248,8 @@ class Variable(_core.VariableBase):
                                                     list(current.shape)))
         if _core.get_tracer() is not None:
             # inside fe.function: the new value as graph ops, written by assign
-            from .ops.array_ops import broadcast_to
-            from .ops.indexing_ops import tensor_scatter_nd_update_op
+            from ...ops.array_ops import broadcast_to
+            from ...ops.indexing_ops import tensor_scatter_nd_update_op
             if have != want:
                 u = broadcast_to(u, want)
             return Variable.assign(self, _core.execute(tensor_scatter_nd_update_op,
@@ -402,3 +402,9 @@ def is_variable(x):
 
 
 __all__ = ["Variable", "as_dtype", "is_variable"]
+
+# The classes keep the module name they had before the move to fasteager._src: it is
+# what their repr and saved references show.
+for _cls in (Variable, ResourceVariable, _SliceOfVariable, _UnreadVariable):
+    _cls.__module__ = "fasteager.variables"
+del _cls

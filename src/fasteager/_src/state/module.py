@@ -210,7 +210,7 @@ class Module:
 
     def _checkpoint_dependencies(self):
         """(attribute, value) edges of the checkpoint object graph, in assignment order."""
-        from .train import checkpoint as _ckpt
+        from ...train import checkpoint as _ckpt
         return [(k, v) for k, v in vars(self).items()
                 if k not in self._TF_MODULE_IGNORED_PROPERTIES and k not in _ckpt._SKIP
                 and (_ckpt._is_trackable(v) or _ckpt._container(v))]
@@ -218,7 +218,7 @@ class Module:
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
         # a variable (or module) created after Checkpoint.restore takes its saved value now
-        from .train import checkpoint as _ckpt
+        from ...train import checkpoint as _ckpt
         if _ckpt.has_pending(self):
             _ckpt.restore_deferred(self)
 
@@ -230,3 +230,9 @@ class Module:
             with self.name_scope:
                 return method(self, *args, **kwargs)
         return wrapped
+
+# The classes keep the module name they had before the move to fasteager._src: it is
+# what their repr and saved references show.
+for _cls in (name_scope, Module):
+    _cls.__module__ = "fasteager.module"
+del _cls

@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from . import _core, nest
-from .errors import InvalidArgumentError
-from .ops import array_ops, math_ops
+from ... import _core, nest
+from ...errors import InvalidArgumentError
+from ...ops import array_ops, math_ops
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -468,3 +468,9 @@ def _as_grad_list(grads, targets, fname, what):
 
 # forward mode (tf.autodiff.ForwardAccumulator; jax.jvp / jax.linearize)
 from .forward import ForwardAccumulator, jvp, linearize  # noqa: F401
+
+# The classes keep the module name they had before the move to fasteager._src: it is
+# what their repr and saved references show.
+for _cls in (UnconnectedGradients, GradientTape, _StopRecording):
+    _cls.__module__ = "fasteager.autodiff"
+del _cls

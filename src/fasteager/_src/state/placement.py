@@ -10,8 +10,8 @@ import re
 import threading
 import warnings
 
-from . import _core
-from .errors import InvalidArgumentError
+from ... import _core
+from ...errors import InvalidArgumentError
 
 _state = threading.local()
 _soft_placement = True
@@ -145,3 +145,9 @@ def set_soft_device_placement(enabled):
 
 def get_soft_device_placement():
     return _soft_placement
+
+# The classes keep the module name they had before the move to fasteager._src: it is
+# what their repr and saved references show.
+for _cls in (device,):
+    _cls.__module__ = "fasteager.placement"
+del _cls

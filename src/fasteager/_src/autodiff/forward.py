@@ -33,10 +33,10 @@ import warnings
 
 import numpy as np
 
-from . import _core, nest
-from .errors import InvalidArgumentError, UnimplementedError
-from .ops import array_ops, math_ops, registry
-from .ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR
+from ... import _core, nest
+from ...errors import InvalidArgumentError, UnimplementedError
+from ...ops import array_ops, math_ops, registry
+from ...ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -86,7 +86,7 @@ def _on_array_escape(tensor):
     if not watched:
         watched = any(w._connected(tensor) for w in _state.watchers)
     if watched:
-        from .errors import FailedPreconditionError
+        from ...errors import FailedPreconditionError
         raise FailedPreconditionError(
             "a NumPy function was given a fasteager.numpy tensor that is being "
             "differentiated (shape %s, dtype %s): NumPy would return an ndarray and its "
@@ -142,7 +142,7 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
     skipping an all-zero cotangent (an unused output of a multi-output op) take the path
     whose derivative is wanted. For complex values the pairing is the real inner product
     Re(sum(conj(a) b)), of which TensorFlow-convention VJPs are the adjoints."""
-    from .autodiff import GradientTape
+    from .tape import GradientTape
     outs = outputs if type(outputs) is tuple else (outputs,)
     differentiable = [o._value.dtype.kind in "fc" for o in outs]
     if not any(differentiable):
@@ -396,7 +396,7 @@ class ForwardAccumulator(_Watcher):
         """The JVP computed for ``primals`` (a tensor, variable or nested structure):
         None, or zeros with ``unconnected_gradients=fe.UnconnectedGradients.ZERO``, for
         values that do not depend on the watched primals."""
-        from .autodiff import UnconnectedGradients
+        from .tape import UnconnectedGradients
         unconnected = UnconnectedGradients(unconnected_gradients or UnconnectedGradients.NONE)
 
         def one(p):
@@ -559,3 +559,9 @@ def linearize(f, *primals):
         out_t = [t if t is not None else array_ops.zeros_like(o) for o, t in zip(flat_out, out_t)]
         return nest.pack_sequence_as(out, out_t)
     return out, f_jvp
+
+# The classes keep the module name they had before the move to fasteager._src: it is
+# what their repr and saved references show.
+for _cls in (_ForwardState, _Watcher, _Paused, ForwardAccumulator, _Recorder):
+    _cls.__module__ = "fasteager.forward"
+del _cls
