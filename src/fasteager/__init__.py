@@ -64,7 +64,6 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
                        value_and_gradients_function)
 from ._src.state.placement import device  # noqa: F401
 from ._src.state import placement as _placement
-from . import placement as _placement
 from ._src.state.module import Module, name_scope  # noqa: F401
 from .tensor_array import TensorArray  # noqa: F401
 from .py_function import init_scope, py_function  # noqa: F401
@@ -74,7 +73,6 @@ from . import debugging, linalg  # noqa: F401
 from . import data, profiler, summary, train  # noqa: F401
 from . import image, io, ragged, sparse, strings  # noqa: F401
 from . import bitwise, signal  # noqa: F401
-from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
@@ -110,16 +108,6 @@ def executing_eagerly():
 
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
     """Accepted for 2017-style programs; eager execution is always on."""
-
-
-def _load_gpu_backend():
-    """The device layer's GPU backend, fasteager.cuda: loaded on the first op, never at
-    import (it is heavy and optional)."""
-    from . import cuda
-    return cuda
-
-
-_placement.set_gpu_backend_loader(_load_gpu_backend)
 
 
 def get_logger():
@@ -165,8 +153,10 @@ def __getattr__(name):
 
 
 def _load_gpu_backend():
-    """The device layer's GPU backend: fasteager.cuda, loaded on the first op."""
-    return __getattr__("cuda")
+    """The device layer's GPU backend, fasteager.cuda: loaded on the first op, never at
+    import (it is heavy and optional)."""
+    from . import cuda
+    return cuda
 
 
 _placement.set_gpu_backend_loader(_load_gpu_backend)
