@@ -33,6 +33,7 @@ import numpy as np
 from .._src.io import atomic as _atomic
 from .._src.state import replicas
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from .._src.state import module as _module
 from .._src.state.variables import Variable
 from . import _safetensors
 
@@ -479,6 +480,15 @@ def has_pending(obj):
     return bool(_pending_of(obj))
 
 
+def _restore_if_pending(obj):
+    if has_pending(obj):
+        restore_deferred(obj)
+
+
+def _module_edge(name, value):
+    return name not in _SKIP and (_is_trackable(value) or _container(value))
+
+
 def restore_deferred(obj):
     """Give variables created since ``restore`` (under ``obj``) their saved values.
 
@@ -871,3 +881,8 @@ class CheckpointManager:
             self._checkpoint.restore(self.latest_checkpoint)
             return self.latest_checkpoint
         return None
+
+
+# fe.Module (a layer below) asks these through its hooks: its checkpoint edges, and the
+# deferred restore after an attribute is set.
+_module.set_checkpoint_hooks(_module_edge, _restore_if_pending)

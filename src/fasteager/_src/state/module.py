@@ -32,6 +32,21 @@ __all__ = ["Module", "name_scope"]
 _VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CAMEL = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 
+# Checkpoints (fasteager.train.checkpoint, a layer above) install these at their import:
+# which attributes are edges of the checkpoint object graph, and what runs after an
+# attribute is set (a value a restore left waiting takes its new variable).
+_checkpoint_edge = None          # (name, value) -> bool
+_after_setattr = None            # module -> None
+
+
+def set_checkpoint_hooks(is_edge, after_setattr):
+    """Called by fasteager.train.checkpoint: ``is_edge(name, value)`` picks the attributes
+    ``_checkpoint_dependencies`` returns; ``after_setattr(module)`` runs after every set."""
+    global _checkpoint_edge, _after_setattr
+    _checkpoint_edge = is_edge
+    _after_setattr = after_setattr
+
+
 # ---- name scopes ------------------------------------------------------------------------------
 
 _scopes = threading.local()
@@ -210,17 +225,16 @@ class Module:
 
     def _checkpoint_dependencies(self):
         """(attribute, value) edges of the checkpoint object graph, in assignment order."""
-        from ...train import checkpoint as _ckpt
+        if _checkpoint_edge is None:        # no checkpoint layer loaded: nothing to save
+            return []
         return [(k, v) for k, v in vars(self).items()
-                if k not in self._TF_MODULE_IGNORED_PROPERTIES and k not in _ckpt._SKIP
-                and (_ckpt._is_trackable(v) or _ckpt._container(v))]
+                if k not in self._TF_MODULE_IGNORED_PROPERTIES and _checkpoint_edge(k, v)]
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
         # a variable (or module) created after Checkpoint.restore takes its saved value now
-        from ...train import checkpoint as _ckpt
-        if _ckpt.has_pending(self):
-            _ckpt.restore_deferred(self)
+        if _after_setattr is not None:
+            _after_setattr(self)
 
     @classmethod
     def with_name_scope(cls, method):
