@@ -2,7 +2,6 @@
 generator, checked against a declared signature: ``output_signature``, or
 ``output_types`` with ``output_shapes``), ``TextLineDataset`` (lines of text files) and
 ``TFRecordDataset`` (the records of TFRecord files)."""
-import glob
 import io
 import os
 import zlib
@@ -10,6 +9,8 @@ import zlib
 import numpy as np
 
 from .. import _core
+from .._src.io.gfile import filenames_list
+from .._src.io.gfile import glob_files as matching_files
 from .._src.io.tfrecord import read_records
 from ..dtypes import as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
@@ -114,16 +115,6 @@ class FromGenerator(Dataset):
 
     def _element_spec(self):
         return self._spec
-
-
-def filenames_list(filenames, opname):
-    """``filenames`` (a string, path, list or string tensor) as a list of str."""
-    names = bytes_array(os.fsencode(filenames) if isinstance(filenames, os.PathLike)
-                        else filenames, opname)
-    if names.ndim > 1:
-        raise InvalidArgumentError("%s: filenames must be a string or a list of strings "
-                                   "(got rank %d)" % (opname, names.ndim))
-    return [os.fsdecode(n) for n in names.reshape(-1)]
 
 
 def compression_kind(compression_type, opname):
@@ -269,14 +260,6 @@ class TFRecordDataset(TextLineDataset):
                 except OSError as e:
                     raise DataLossError("TFRecordDataset: cannot read %s as %s (%s)"
                                         % (path, self._compression or "TFRecords", e)) from None
-
-
-def matching_files(file_pattern, opname):
-    """The files matching each glob pattern (sorted per pattern), as ``tf.io.gfile.glob``."""
-    out = []
-    for pattern in filenames_list(file_pattern, opname):
-        out.extend(sorted(glob.glob(pattern)))
-    return out
 
 
 @register

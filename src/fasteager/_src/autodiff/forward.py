@@ -34,10 +34,9 @@ import warnings
 import numpy as np
 
 from ... import _core, nest
-from ...errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
+from ...errors import InvalidArgumentError, UnimplementedError
 from ...ops import array_ops, math_ops, registry
 from ...ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR
-from .tape import GradientTape, UnconnectedGradients
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -87,6 +86,7 @@ def _on_array_escape(tensor):
     if not watched:
         watched = any(w._connected(tensor) for w in _state.watchers)
     if watched:
+        from ...errors import FailedPreconditionError
         raise FailedPreconditionError(
             "a NumPy function was given a fasteager.numpy tensor that is being "
             "differentiated (shape %s, dtype %s): NumPy would return an ndarray and its "
@@ -142,6 +142,7 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
     skipping an all-zero cotangent (an unused output of a multi-output op) take the path
     whose derivative is wanted. For complex values the pairing is the real inner product
     Re(sum(conj(a) b)), of which TensorFlow-convention VJPs are the adjoints."""
+    from .tape import GradientTape
     outs = outputs if type(outputs) is tuple else (outputs,)
     differentiable = [o._value.dtype.kind in "fc" for o in outs]
     if not any(differentiable):
@@ -395,6 +396,7 @@ class ForwardAccumulator(_Watcher):
         """The JVP computed for ``primals`` (a tensor, variable or nested structure):
         None, or zeros with ``unconnected_gradients=fe.UnconnectedGradients.ZERO``, for
         values that do not depend on the watched primals."""
+        from .tape import UnconnectedGradients
         unconnected = UnconnectedGradients(unconnected_gradients or UnconnectedGradients.NONE)
 
         def one(p):

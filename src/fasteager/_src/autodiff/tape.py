@@ -466,6 +466,9 @@ def _as_grad_list(grads, targets, fname, what):
     return grads
 
 
+# forward mode (tf.autodiff.ForwardAccumulator; jax.jvp / jax.linearize)
+from .forward import ForwardAccumulator, jvp, linearize  # noqa: F401
+
 # The classes keep the module name they had before the move to fasteager._src: it is
 # what their repr and saved references show.
 for _cls in (UnconnectedGradients, GradientTape, _StopRecording):

@@ -23,8 +23,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ... import _core
+from ...dtypes import DType, as_dtype
 from ...errors import InvalidArgumentError
-from ...strings import _StringOp
+from ...ops.string_values import bytes_array
+from ..composite.strings import _StringOp
 
 __all__ = ["TYPES", "Scanner", "column_defaults", "convert", "decode_csv", "parse_number"]
 
@@ -136,7 +139,6 @@ def parse_number(field, dtype):
 def column_defaults(opname, record_defaults, to_array):
     """``[(dtype name, default ndarray scalar or None for a required column)]`` of each
     entry of ``record_defaults``: a dtype, an empty tensor (required) or one value."""
-    from ...dtypes import DType, as_dtype
     if not isinstance(record_defaults, (list, tuple)) or not record_defaults:
         raise ValueError("%s: record_defaults must be a non-empty list (got %r)"
                          % (opname, record_defaults))
@@ -362,7 +364,6 @@ class Scanner:
 # ---- tf.io.decode_csv ---------------------------------------------------------------------
 
 def _default_array(value):
-    from ... import _core
     if isinstance(value, _core.VariableBase):
         value = value._read()
     return _core.convert_to_tensor(value)._value
@@ -378,8 +379,6 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
     >>> fe.io.decode_csv(fe.constant("a.jpg,3"), ["", 0])
     [<... b'a.jpg'>, <... 3>]
     """
-    from ... import _core
-    from ...strings import bytes_array
     op = "decode_csv"
     if not isinstance(use_quote_delim, (bool, np.bool_)):
         raise TypeError("%s: expected bool for argument 'use_quote_delim' not %r"

@@ -11,6 +11,7 @@ from ... import _core
 from ...errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError,
                      NotFoundError, PermissionDeniedError, ResourceExhaustedError,
                      UnknownError)
+from ...ops.string_values import bytes_array
 
 # TensorFlow's mapping of a file system's errno to its error classes (ErrnoToCode in
 # tsl/platform/errors.cc), for the errors local files give
@@ -72,7 +73,6 @@ def read_file(filename, name=None):
 def write_file(filename, contents, name=None):
     """Writes the scalar string ``contents`` to ``filename`` (its directories are created,
     as TensorFlow's WriteFile does)."""
-    from ...strings import bytes_array
     path = _path("write_file", filename)
     data = bytes_array(contents, "write_file")
     if data.ndim != 0:
@@ -85,12 +85,29 @@ def write_file(filename, contents, name=None):
         f.write(data[()])
 
 
+def filenames_list(filenames, opname):
+    """``filenames`` (a string, path, list or string tensor) as a list of str."""
+    names = bytes_array(os.fsencode(filenames) if isinstance(filenames, os.PathLike)
+                        else filenames, opname)
+    if names.ndim > 1:
+        raise InvalidArgumentError("%s: filenames must be a string or a list of strings "
+                                   "(got rank %d)" % (opname, names.ndim))
+    return [os.fsdecode(n) for n in names.reshape(-1)]
+
+
+def glob_files(file_pattern, opname):
+    """The files matching each glob pattern (sorted per pattern), as ``tf.io.gfile.glob``;
+    what ``matching_files`` and the file datasets of ``fe.data`` list."""
+    out = []
+    for pattern in filenames_list(file_pattern, opname):
+        out.extend(sorted(_glob.glob(pattern)))
+    return out
+
+
 def matching_files(pattern, name=None):
     """The paths matching the glob ``pattern`` (a string or a vector of them), sorted, as a
     string vector."""
-    from ...data.sources import matching_files as _matching
-    from ...strings import bytes_array
-    names = _matching(pattern.numpy() if isinstance(pattern, _core.Tensor) else pattern,
+    names = glob_files(pattern.numpy() if isinstance(pattern, _core.Tensor) else pattern,
                       "matching_files")
     return _core.convert_to_tensor(bytes_array([os.fsencode(n) for n in names]) if names
                                    else np.empty((0,), object))

@@ -27,7 +27,7 @@ from ...dtypes import as_dtype
 from ...errors import InternalError, InvalidArgumentError, ResourceExhaustedError
 from ...ops.image_color_ops import _check_jpeg_range
 from ...ops.image_ops import _image, _uniform, convert_image_dtype, convert_to_tensor
-from ...strings import bytes_array
+from ...ops.string_values import bytes_array
 from . import png as _png
 
 _PNG, _JPEG, _GIF, _BMP = "png", "jpeg", "gif", "bmp"

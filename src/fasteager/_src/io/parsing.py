@@ -1,6 +1,6 @@
 """``tf.io.parse_example`` / ``parse_single_example`` and their feature specs.
 
-Each serialized ``tf.train.Example`` is decoded by ``fasteager.train.example`` (the
+Each serialized ``tf.train.Example`` is decoded by ``example`` (``fe.train.Example``, the
 protobuf wire format, read defensively); its features become tensors by the spec:
 ``FixedLenFeature`` a dense tensor ``[batch] + shape`` (the default where missing),
 ``VarLenFeature`` a SparseTensor ``[batch, longest]`` and ``RaggedFeature`` a RaggedTensor
@@ -13,7 +13,13 @@ import collections
 import numpy as np
 
 from ... import _core
+from ...dtypes import as_dtype
 from ...errors import DataLossError, InvalidArgumentError, UnimplementedError
+from ...ops.string_values import bytes_array
+from ..composite.ragged import RaggedTensor
+from ..composite.sparse import SparseTensor
+from ..composite.values import _np
+from .example import Example
 
 __all__ = ["FixedLenFeature", "RaggedFeature", "VarLenFeature", "parse_example",
            "parse_single_example"]
@@ -25,7 +31,6 @@ _KIND_NAME = {"bytes_list": "string", "float_list": "float", "int64_list": "int6
 
 
 def _feature_dtype(cls_name, dtype):
-    from ...dtypes import as_dtype
     d = as_dtype(dtype)
     if d.name not in _LIST_OF:
         raise ValueError("%s: dtype must be string, float32 or int64 (got %s)"
@@ -66,7 +71,6 @@ class RaggedFeature(collections.namedtuple(
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype="int32",
                 validate=False):
-        from ...dtypes import as_dtype
         if partitions:
             raise UnimplementedError("RaggedFeature: partitions are not supported (expected "
                                      "(), got %r)" % (tuple(partitions),))
@@ -79,12 +83,10 @@ class RaggedFeature(collections.namedtuple(
 
 
 def _records(opname, serialized):
-    from ...strings import bytes_array
     if isinstance(serialized, _core.Tensor):
         # parsing is NumPy-level work a graph replay could not redo: inside fe.function,
         # records computed from the inputs make it run eagerly (with a warning) rather
         # than keep the first call's values
-        from ...ragged import _np
         _np(serialized, "the records %s parses" % opname)
     try:
         arr = bytes_array(serialized, opname)
@@ -95,7 +97,6 @@ def _records(opname, serialized):
 
 
 def _decode(opname, index, record):
-    from ...train.example import Example
     try:
         return Example.FromString(record)
     except DataLossError as e:
@@ -128,7 +129,6 @@ def _fixed(opname, examples, key, spec, batched):
     size = int(np.prod(spec.shape, dtype=np.int64))
     default = None
     if spec.default_value is not None:
-        from ...strings import bytes_array
         if spec.dtype.name == "string":
             d = bytes_array(spec.default_value, opname)
         else:
@@ -172,7 +172,6 @@ def _lists(opname, examples, key, dtype):
 
 
 def _var_len(opname, examples, key, spec, batched):
-    from ...sparse import SparseTensor
     lists = _lists(opname, examples, key, spec.dtype)
     lengths = [len(v) for v in lists]
     flat = np.concatenate(lists) if lists else np.zeros(0, dtype=spec.dtype._np)
@@ -191,7 +190,6 @@ def _var_len(opname, examples, key, spec, batched):
 
 
 def _ragged(opname, examples, key, spec, batched):
-    from ...ragged import RaggedTensor
     lists = _lists(opname, examples, spec.value_key or key, spec.dtype)
     flat = np.concatenate(lists) if lists else np.zeros(0, dtype=spec.dtype._np)
     if spec.dtype.name == "string":
