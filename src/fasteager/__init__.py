@@ -39,25 +39,29 @@ from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, eye, fi
                             identity, linspace, ones, ones_like, range, rank, reshape, shape,
                             size, split, squeeze, stack, stop_gradient, transpose, unstack,
                             zeros, zeros_like)
-from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_norm,  # noqa: F401
-                           clip_by_value, cos, divide, equal, exp, expm1, floor, floordiv,
-                           floormod, greater, greater_equal, is_finite, is_inf, is_nan, less,
-                           less_equal, log, log1p, logical_and, logical_not, logical_or,
-                           logical_xor, matmul, maximum, minimum, mod, multiply, negative,
-                           not_equal, pow, reciprocal, reduce_all, reduce_any, reduce_max,
-                           reduce_mean, reduce_min, reduce_sum, round, rsqrt, sigmoid, sign,
-                           sin, sqrt, square, squared_difference, subtract, tan, tanh, truediv,
-                           where)
-from .ops.math_ops import (cumprod, cumsum, reduce_logsumexp, reduce_prod)  # noqa: F401
-from .ops.math_ops import complex  # noqa: F401,A004 - tf.complex
-from .ops.array_ops import (boolean_mask, gather, gather_nd, meshgrid, one_hot,  # noqa: F401
-                            pad, repeat, reverse, scatter_nd, slice, strided_slice, tile)
+from .ops.elementwise_ops import (abs, add, add_n, cast, ceil, clip_by_value, cos,  # noqa: F401
+                                  divide, equal, exp, expm1, floor, floordiv, floormod, greater,
+                                  greater_equal, is_finite, is_inf, is_nan, less, less_equal, log,
+                                  log1p, logical_and, logical_not, logical_or, logical_xor,
+                                  maximum, minimum, mod, multiply, negative, not_equal, pow,
+                                  reciprocal, round, rsqrt, sigmoid, sign, sin, sqrt, square,
+                                  squared_difference, subtract, tan, tanh, truediv, where)
+from .ops.reduction_ops import (argmax, argmin, clip_by_norm, reduce_all, reduce_any,  # noqa: F401
+                                reduce_max, reduce_mean, reduce_min, reduce_sum)
+from .ops.linalg_ops import matmul  # noqa: F401
+from .ops.reduction_ops import cumprod, cumsum, reduce_logsumexp, reduce_prod  # noqa: F401
+from .ops.elementwise_ops import complex  # noqa: F401,A004 - tf.complex
+from .ops.indexing_ops import (boolean_mask, gather, gather_nd, meshgrid, repeat,  # noqa: F401
+                               reverse, scatter_nd, slice, strided_slice)
+from .ops.array_ops import one_hot, pad, tile  # noqa: F401
 from .ops.indexing_ops import (tensor_scatter_nd_add, tensor_scatter_nd_max,  # noqa: F401
                                tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                tensor_scatter_nd_update)
 from .ops.linalg_ops import einsum, norm, tensordot  # noqa: F401
-from .ops.special_ops import (acos, acosh, argsort, asin, asinh, atan, atan2, atanh,  # noqa: F401
-                              cosh, erf, sinh, sort)
+from .ops.elementwise_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh,  # noqa: F401
+                                  sinh)
+from .ops.sort_ops import argsort, sort  # noqa: F401
+from .ops.special_ops import erf  # noqa: F401
 from ._src.state.variables import Variable  # noqa: F401
 from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # noqa: F401
                        gradients_function, implicit_gradients, implicit_value_and_gradients,
@@ -65,7 +69,7 @@ from .autodiff import (GradientTape, UnconnectedGradients, custom_gradient,  # n
 from ._src.state.placement import device  # noqa: F401
 from ._src.state import placement as _placement
 from ._src.state.module import Module, name_scope  # noqa: F401
-from .tensor_array import TensorArray  # noqa: F401
+from ._src.composite.tensor_array import TensorArray  # noqa: F401
 from .py_function import init_scope, py_function  # noqa: F401
 from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
 from . import compat, config, math, nest, nn, random  # noqa: F401
@@ -82,7 +86,7 @@ from . import autograph  # noqa: F401
 from . import types  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
 from . import experimental  # noqa: F401,E402
-from .extension_type import type_spec_from_value  # noqa: F401,E402
+from ._src.composite.extension_type import type_spec_from_value  # noqa: F401,E402
 from ._tf_more import (AggregationMethod, IndexedSlices, TypeSpec,  # noqa: F401,A004,E402
                        VariableAggregation, VariableSynchronization, as_string,
                        batch_to_space, broadcast_dynamic_shape, broadcast_static_shape, case,

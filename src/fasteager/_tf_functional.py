@@ -212,7 +212,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     >>> fe.switch_case(fe.constant(1), [lambda: fe.constant(10), lambda: fe.constant(20)])
     <fe.Tensor: shape=(), dtype=int32, numpy=20>
     """
-    from .ops.math_ops import equal
+    from .ops.elementwise_ops import equal
     if isinstance(branch_index, VariableBase):
         branch_index = branch_index._read()
     if not isinstance(branch_index, Tensor):

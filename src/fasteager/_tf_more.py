@@ -38,24 +38,12 @@ from ._tf_functional import (  # noqa: F401
 )
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
-from .ops.more_math_ops import scalar_mul  # noqa: F401  (tf.scalar_mul is tf.math's)
-from .ops.sequence_ops import (  # noqa: F401
-    batch_to_space,
-    dynamic_partition,
-    dynamic_stitch,
-    histogram_fixed_width,
-    histogram_fixed_width_bins,
-    parallel_stack,
-    reverse_sequence,
-    roll,
-    searchsorted,
-    sequence_mask,
-    space_to_batch,
-    space_to_batch_nd,
-    unique,
-    unique_with_counts,
-    unravel_index,
-)
+from .ops.elementwise_ops import scalar_mul  # noqa: F401  (tf.scalar_mul is tf.math's)
+from .ops.sequence_ops import (batch_to_space, parallel_stack, reverse_sequence,  # noqa: F401
+                               roll, sequence_mask, space_to_batch, space_to_batch_nd)
+from .ops.indexing_ops import dynamic_partition, dynamic_stitch, unravel_index  # noqa: F401
+from .ops.segment_ops import histogram_fixed_width, histogram_fixed_width_bins  # noqa: F401
+from .ops.sort_ops import searchsorted, unique, unique_with_counts  # noqa: F401
 from .tensor_shape import TensorShape
 
 Tensor = _core.Tensor
@@ -288,7 +276,7 @@ def broadcast_dynamic_shape(shape_x, shape_y):
 
 def realdiv(x, y, name=None):
     """``x / y`` for floating-point (or complex) tensors of one dtype."""
-    from .ops.math_ops import convert_same, truediv
+    from .ops.elementwise_ops import convert_same, truediv
     a, b = convert_same(x, y)
     if not (a.dtype.is_floating or a.dtype.is_complex):
         raise InvalidArgumentError("realdiv: expects floating-point or complex tensors (got "
@@ -305,8 +293,8 @@ def _integer_zero_check(opname, b):
 
 def truncatediv(x, y, name=None):
     """``x / y`` rounded toward zero (C's integer division): ``truncatediv(-7, 2) == -3``."""
-    from .ops.math_ops import abs as fe_abs
-    from .ops.math_ops import convert_same, floor, floordiv, multiply, sign, truediv
+    from .ops.elementwise_ops import abs as fe_abs
+    from .ops.elementwise_ops import convert_same, floor, floordiv, multiply, sign, truediv
     a, b = convert_same(x, y)
     if a.dtype.is_integer:
         _integer_zero_check("truncatediv", b)
@@ -319,7 +307,7 @@ def truncatediv(x, y, name=None):
 
 def truncatemod(x, y, name=None):
     """The remainder of ``truncatediv``: it has the sign of ``x`` (C's ``fmod``)."""
-    from .ops.math_ops import convert_same, multiply, subtract
+    from .ops.elementwise_ops import convert_same, multiply, subtract
     a, b = convert_same(x, y)
     return subtract(a, multiply(truncatediv(a, b), b))
 
@@ -331,7 +319,7 @@ def saturate_cast(value, dtype, name=None):
     array([  0,   5, 255], dtype=uint8)
     """
     from .ops.array_ops import zeros_like
-    from .ops.math_ops import cast, clip_by_value, is_nan, where
+    from .ops.elementwise_ops import cast, clip_by_value, is_nan, where
     x = _core.convert_to_tensor(value)
     d = as_dtype(dtype)
     src = x.dtype.as_numpy_dtype
@@ -366,18 +354,9 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     >>> float(norm)
     5.0
     """
-    from .ops.math_ops import (
-        add_n,
-        cast,
-        is_finite,
-        minimum,
-        multiply,
-        reduce_sum,
-        sqrt,
-        square,
-        truediv,
-        where,
-    )
+    from .ops.elementwise_ops import (add_n, cast, is_finite, minimum, multiply, sqrt, square,
+                                      truediv, where)
+    from .ops.reduction_ops import reduce_sum
     if not isinstance(t_list, (list, builtins.tuple)) or isinstance(t_list, str):
         raise TypeError("clip_by_global_norm: t_list should be a sequence of tensors (got %s)"
                         % type(t_list).__name__)
@@ -423,7 +402,7 @@ def fingerprint(data, method="farmhash64", name=None):
     """A uint8 tensor of shape ``(len(data), 8)``: the little-endian FarmHash64 fingerprint
     of each row of ``data`` (its entries' little-endian bytes; a row of strings: of the
     string, or of the fingerprints of its strings), bit-exact with TensorFlow's."""
-    from ._farmhash import fingerprint64
+    from ._src.composite.farmhash import fingerprint64
     if method != "farmhash64":
         raise InvalidArgumentError("fingerprint: unsupported method %r (expected "
                                    "'farmhash64')" % (method,))
@@ -531,7 +510,7 @@ class AggregationMethod:
 
 def _spec_classes():
     from .data.structure import TensorSpec
-    from .extension_type import ExtensionTypeSpec
+    from ._src.composite.extension_type import ExtensionTypeSpec
     from .ragged import RaggedTensorSpec
     from .sparse import SparseTensorSpec
     return (TensorSpec, RaggedTensorSpec, SparseTensorSpec, ExtensionTypeSpec)
@@ -579,7 +558,7 @@ class IndexedSlices:
 
     def to_dense(self):
         """The dense tensor (differentiable in ``values``)."""
-        from .ops.indexing_ops import unsorted_segment_sum
+        from .ops.segment_ops import unsorted_segment_sum
         if self.dense_shape is None:
             raise ValueError("IndexedSlices: to_dense needs a dense_shape")
         n = int(self.dense_shape.numpy()[0])

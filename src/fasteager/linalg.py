@@ -3,8 +3,8 @@ from .ops.array_ops import eye  # noqa: F401
 from .ops.linalg_ops import (cholesky, det, diag, diag_part, eig, eigh, eigvals,  # noqa: F401
                              eigvalsh, einsum, inv, logdet, matrix_transpose, norm, pinv, qr,
                              slogdet, solve, svd, tensordot, trace, triangular_solve)
-from .ops.math_ops import conj as _conj
-from .ops.math_ops import matmul  # noqa: F401
+from .ops.elementwise_ops import conj as _conj
+from .ops.linalg_ops import matmul  # noqa: F401
 
 transpose = matrix_transpose
 matrix_inverse = inv
@@ -27,8 +27,9 @@ from .errors import InvalidArgumentError as _InvalidArgument  # noqa: E402
 from .ops.array_ops import _index_backward, getitem as _getitem  # noqa: E402
 from .ops.array_ops import reshape as _reshape, stack as _stack  # noqa: E402
 from .ops.array_ops import zeros_like as _zeros_like  # noqa: E402
-from .ops.math_ops import (convert_same as _convert_same, reduce_sum as _reduce_sum,  # noqa: E402
-                           sqrt as _sqrt, where as _where)
+from .ops.elementwise_ops import (convert_same as _convert_same, sqrt as _sqrt,  # noqa: E402
+                                  where as _where)
+from .ops.reduction_ops import reduce_sum as _reduce_sum  # noqa: E402
 from .ops.nn_ops import l2_normalize  # noqa: F401,E402
 from .ops import registry as _registry  # noqa: E402
 
@@ -227,7 +228,7 @@ def _gather_rows(x, perm):
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     """The matrix ``A`` whose ``lu`` is ``(lower_upper, perm)``."""
     lower, upper = _lu_factors(_matrices("lu_reconstruct", lower_upper))
-    from .ops.more_math_ops import invert_permutation
+    from .ops.indexing_ops import invert_permutation
     p = _np.asarray(_core.data_of(_to_tensor(perm), "lu_reconstruct"))
     inverse = _np.apply_along_axis(lambda r: invert_permutation(r).numpy(), -1, p) \
         if p.ndim > 1 else invert_permutation(p).numpy()
@@ -437,7 +438,7 @@ def logm(input, name=None):
     complex128 only), through the eigendecomposition ``V diag(log w) V^-1``: exact for
     diagonalizable input; TensorFlow uses an inverse scaling-and-squaring method, more
     accurate for nearly defective matrices."""
-    from .ops.math_ops import log as _log
+    from .ops.elementwise_ops import log as _log
     x = _matrices("logm", input)
     if x._value.dtype.kind != "c":
         raise _InvalidArgument("logm: input must be complex64 or complex128 (got %s)"
@@ -456,7 +457,7 @@ def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=No
     the Hermitian tridiagonal matrix with diagonal ``alpha`` and superdiagonal ``beta``:
     through the dense matrix's ``eigh``. ``select``: 'a' all, 'i' the inclusive index
     range, 'v' the values in ``(lo, hi]``."""
-    from .ops.math_ops import conj as _conj_op
+    from .ops.elementwise_ops import conj as _conj_op
     a, b = _convert_same(alpha, beta)
     if a._value.ndim != 1 or b._value.shape != (max(a._value.shape[0] - 1, 0),):
         raise _InvalidArgument("eigh_tridiagonal: alpha must be [n] and beta [n - 1] (got %s "

@@ -22,7 +22,7 @@ from .ops import fft_ops as _f
 from .ops.array_ops import getitem as _getitem
 from .ops.array_ops import pad as _pad
 from .ops.array_ops import reshape as _reshape
-from .ops.math_ops import cast as _cast
+from .ops.elementwise_ops import cast as _cast
 from .ops.registry import execute as _execute
 from .ops.registry import single_axis as _single_axis
 
@@ -336,7 +336,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
 
 def kaiser_window(window_length, beta=12.0, dtype=np.float32, name=None):
     """``I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta)``, the Kaiser window."""
-    from .ops.more_special_ops import _bessel_scaled_np
+    from .ops.special_ops import _bessel_scaled_np
     np_dtype = _window_dtype("kaiser_window", dtype)
     n = int(window_length)
     if n == 1:
@@ -430,7 +430,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 - T
     size = x._value.shape[last]
     if type == 1 and size < 2:
         raise ValueError("dct: the type-1 DCT needs at least 2 points (got %d)" % size)
-    from .ops.math_ops import matmul
+    from .ops.linalg_ops import matmul
     c = _core.wrap(_dct_matrix(type, size, norm).T.astype(x._value.dtype))
     flat = _reshape(x, (-1, size))
     return _reshape(matmul(flat, c), x._value.shape)

@@ -18,7 +18,7 @@ Spec fields
 import numpy as np
 
 import fasteager as fe
-from fasteager.ops.math_ops import prod_others
+from fasteager.ops.reduction_ops import prod_others
 
 from tests.ops.op_specs_base import (BINARY, FLOATS, UNARY, Spec, away_from_zero,  # noqa: F401
                                      _sigmoid, in_open_unit, positive)

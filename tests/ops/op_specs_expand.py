@@ -3,7 +3,7 @@ reads its input's shape when it runs (so traced gradients serve other batch size
 import numpy as np
 
 import fasteager as fe
-from fasteager.ops.math_ops import expand_to
+from fasteager.ops.reduction_ops import expand_to
 from tests.ops.op_specs_base import Spec
 
 _SHAPE = (4, 2, 3)

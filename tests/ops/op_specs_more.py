@@ -9,7 +9,7 @@ import numpy as np
 
 import fasteager as fe
 from fasteager import bitwise
-from fasteager.ops.more_special_ops import igamma_grad_a_op
+from fasteager.ops.special_ops import igamma_grad_a_op
 from fasteager.ops.registry import execute
 from tests.ops.op_specs_base import BINARY, UNARY, Spec, away_from_zero, in_open_unit, positive
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 import fasteager as fe
-from fasteager.ops import conv_ops
+from fasteager.ops import conv_ops, pool_ops
 from fasteager.ops.registry import execute
 from tests.ops.op_specs_base import Spec, away_from_zero
 
@@ -246,9 +246,9 @@ def _fixed_input(shape, dtype):
 def _max_bp(dy):
     n, oh, ow, c = dy.shape
     x = _fixed_input((n, 2 * oh, 2 * ow, c), np.asarray(dy).dtype)
-    _, argmax = execute(conv_ops.max_pool2d_op, fe.constant(x), ksize=(2, 2), strides=(2, 2),
+    _, argmax = execute(pool_ops.max_pool2d_op, fe.constant(x), ksize=(2, 2), strides=(2, 2),
                         padding="VALID")
-    return execute(conv_ops.max_pool2d_backprop_op, dy, argmax, input_shape=x.shape)
+    return execute(pool_ops.max_pool2d_backprop_op, dy, argmax, input_shape=x.shape)
 
 
 def _max_bp_ref(dy):
@@ -260,9 +260,9 @@ def _max_bp_ref(dy):
 def _avg_bp(dy):
     # VALID 2x2/2 on (2 OH, 2 OW) and SAME 3x3/2 on (2 OH - 1, 2 OW - 1): both give dy's shape
     n, oh, ow, c = dy.shape
-    return [execute(conv_ops.avg_pool2d_backprop_op, dy, input_shape=(n, 2 * oh, 2 * ow, c),
+    return [execute(pool_ops.avg_pool2d_backprop_op, dy, input_shape=(n, 2 * oh, 2 * ow, c),
                     ksize=(2, 2), strides=(2, 2), padding="VALID"),
-            execute(conv_ops.avg_pool2d_backprop_op, dy, input_shape=(n, 2 * oh - 1, 2 * ow - 1, c),
+            execute(pool_ops.avg_pool2d_backprop_op, dy, input_shape=(n, 2 * oh - 1, 2 * ow - 1, c),
                     ksize=(3, 3), strides=(2, 2), padding="SAME")]
 
 

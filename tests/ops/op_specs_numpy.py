@@ -10,8 +10,8 @@ of real inputs test the complex VJPs (TensorFlow's convention) end to end.
 import numpy as np
 
 import fasteager as fe
-from fasteager.ops import math_ops as m
-from fasteager.ops import special_ops as sp
+from fasteager.ops import elementwise_ops as m_elem
+from fasteager.ops import special_ops as sp, elementwise_ops as sp_elem
 
 from tests.ops.op_specs_base import BINARY, Spec, in_open_unit, positive
 
@@ -37,17 +37,17 @@ def _np_cplx(x, y):
 
 AREA_SPECS = {
     # ---- hyperbolic and inverse trigonometric functions (special_ops)
-    "sinh": Spec(sp.sinh, np.sinh),
-    "cosh": Spec(sp.cosh, np.cosh),
-    "asinh": Spec(sp.asinh, np.arcsinh),
-    "acosh": Spec(sp.acosh, np.arccosh, domain=_greater_than_one),
-    "atanh": Spec(sp.atanh, np.arctanh, domain=in_open_unit),
-    "asin": Spec(sp.asin, np.arcsin, domain=in_open_unit),
-    "acos": Spec(sp.acos, np.arccos, domain=in_open_unit),
-    "atan": Spec(sp.atan, np.arctan),
-    "atan2": Spec(sp.atan2, np.arctan2, BINARY, domain=positive),
-    "hypot": Spec(sp.hypot, np.hypot, BINARY, domain=positive),
-    "exp2": Spec(sp.exp2, np.exp2),
+    "sinh": Spec(sp_elem.sinh, np.sinh),
+    "cosh": Spec(sp_elem.cosh, np.cosh),
+    "asinh": Spec(sp_elem.asinh, np.arcsinh),
+    "acosh": Spec(sp_elem.acosh, np.arccosh, domain=_greater_than_one),
+    "atanh": Spec(sp_elem.atanh, np.arctanh, domain=in_open_unit),
+    "asin": Spec(sp_elem.asin, np.arcsin, domain=in_open_unit),
+    "acos": Spec(sp_elem.acos, np.arccos, domain=in_open_unit),
+    "atan": Spec(sp_elem.atan, np.arctan),
+    "atan2": Spec(sp_elem.atan2, np.arctan2, BINARY, domain=positive),
+    "hypot": Spec(sp_elem.hypot, np.hypot, BINARY, domain=positive),
+    "exp2": Spec(sp_elem.exp2, np.exp2),
     # ---- the gamma family (SciPy as the reference)
     "erfc": Spec(sp.erfc, _scipy("erfc")),
     "lgamma": Spec(sp.lgamma, _scipy("gammaln"), domain=positive, rtol=1e-5),
@@ -56,11 +56,11 @@ AREA_SPECS = {
                       lambda x: [_scipy("polygamma")(1, x), _scipy("polygamma")(2, x)],
                       domain=positive, rtol=1e-5),
     # ---- complex parts (math_ops): real functions of real inputs through complex values
-    "conj": Spec(lambda x, y: m.imag(m.conj(_cplx(x, y)) * _cplx(y, x)),
+    "conj": Spec(lambda x, y: m_elem.imag(m_elem.conj(_cplx(x, y)) * _cplx(y, x)),
                  lambda x, y: np.imag(np.conj(_np_cplx(x, y)) * _np_cplx(y, x)), BINARY),
-    "real": Spec(lambda x, y: m.real(fe.exp(_cplx(x, y))),
+    "real": Spec(lambda x, y: m_elem.real(fe.exp(_cplx(x, y))),
                  lambda x, y: np.real(np.exp(_np_cplx(x, y))), BINARY),
-    "imag": Spec(lambda x, y: m.imag(fe.exp(_cplx(x, y))),
+    "imag": Spec(lambda x, y: m_elem.imag(fe.exp(_cplx(x, y))),
                  lambda x, y: np.imag(np.exp(_np_cplx(x, y))), BINARY),
 }
 
@@ -96,7 +96,7 @@ def _eig_invariants(a, xp):
     e, v = fe.linalg.eig(a)
     inv_v = fe.linalg.inv(v)
     rebuilt = fe.matmul(v, fe.expand_dims(e, -1) * inv_v)
-    return [m.real(fe.reduce_sum(e * e, -1)), m.real(rebuilt)]
+    return [m_elem.real(fe.reduce_sum(e * e, -1)), m_elem.real(rebuilt)]
 
 
 def _distinct_real_spectrum(x):
@@ -174,12 +174,12 @@ def _fnp_fft():
 _FFT_CASES = [((3,), (3,)), ((2, 4), (2, 4)), ((2, 1), (2, 1))]
 
 AREA_SPECS.update({
-    "fft": Spec(_fft_parts(_fnp_fft(), m.real, m.imag), _fft_parts(np.fft, np.real, np.imag),
+    "fft": Spec(_fft_parts(_fnp_fft(), m_elem.real, m_elem.imag), _fft_parts(np.fft, np.real, np.imag),
                 _FFT_CASES),
-    "rfft": Spec(_rfft_parts(_fnp_fft(), m.real, m.imag),
+    "rfft": Spec(_rfft_parts(_fnp_fft(), m_elem.real, m_elem.imag),
                  lambda x: [v.astype(x.dtype) for v in _rfft_parts(np.fft, np.real, np.imag)(x)],
                  [((3,),), ((2, 4),), ((1,),)]),
-    "irfft": Spec(_irfft_parts(_fnp_fft(), m.real),
+    "irfft": Spec(_irfft_parts(_fnp_fft(), m_elem.real),
                   lambda x, y: [v.astype(x.dtype) for v in _irfft_parts(np.fft, np.real)(x, y)],
                   [((3,), (3,)), ((2, 4), (2, 4)), ((2, 2), (2, 2))]),
 })

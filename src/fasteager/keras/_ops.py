@@ -6,7 +6,7 @@ with an ``alpha`` other than 1 (which ``tf.nn.elu`` does not take) is composed h
 """
 from .. import nn
 from .._core import convert_to_tensor
-from ..ops.math_ops import expm1, minimum, where
+from ..ops.elementwise_ops import expm1, minimum, where
 
 
 # ---- activations --------------------------------------------------------------------------

@@ -15,9 +15,10 @@ import numpy as np
 
 from .. import dtypes, random as fe_random
 from .._core import convert_to_tensor
-from ..ops.array_ops import constant, gather, zeros_like
-from ..ops.math_ops import cast
-from ..ops.special_ops import argsort
+from ..ops.array_ops import constant, zeros_like
+from ..ops.indexing_ops import gather
+from ..ops.elementwise_ops import cast
+from ..ops.sort_ops import argsort
 
 from . import _naming, backend
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError, UnimplementedError
-from ..ops.math_ops import cast
+from ..ops.elementwise_ops import cast
 
 Tensor = _core.Tensor
 _PY_SCALARS = (bool, int, float, complex)

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
-from ..ops import math_ops as m
+from ..ops import elementwise_ops as m_elem, linalg_ops as m_lina, reduction_ops as m_redu
 from ._promotion import promote, tensor
 from ._reductions import matmul  # noqa: F401 - np.linalg.matmul
 
@@ -20,7 +20,7 @@ def _float(*xs):
     # integers become float64; complex stays complex (the ops that take it say so)
     xs = promote(xs)
     if xs[0]._value.dtype.kind not in "fc":
-        xs = [m.cast(x, np.float64) for x in xs]
+        xs = [m_elem.cast(x, np.float64) for x in xs]
     return xs
 
 
@@ -31,17 +31,17 @@ def _vector_norm(t, ord, axis, keepdims):
     if isinstance(ord, str):
         raise InvalidArgumentError("fasteager.numpy.linalg.norm: invalid norm order %r for "
                                    "vectors" % (ord,))
-    a = m.abs(t)
+    a = m_elem.abs(t)
     if ord == np.inf:
-        return m.reduce_max(a, ax, keepdims=keepdims)
+        return m_redu.reduce_max(a, ax, keepdims=keepdims)
     if ord == -np.inf:
-        return m.reduce_min(a, ax, keepdims=keepdims)
+        return m_redu.reduce_min(a, ax, keepdims=keepdims)
     if ord == 0:        # the count of non-zero entries (no gradient: it is a count)
-        return m.reduce_sum(m.cast(m.not_equal(t, 0), t._value.dtype), ax, keepdims=keepdims)
+        return m_redu.reduce_sum(m_elem.cast(m_elem.not_equal(t, 0), t._value.dtype), ax, keepdims=keepdims)
     if ord == 1:
-        return m.reduce_sum(a, ax, keepdims=keepdims)
+        return m_redu.reduce_sum(a, ax, keepdims=keepdims)
     p = np.asarray(ord, dtype=t._value.dtype)[()]
-    return m.pow(m.reduce_sum(m.pow(a, p), ax, keepdims=keepdims), 1 / p)
+    return m_elem.pow(m_redu.reduce_sum(m_elem.pow(a, p), ax, keepdims=keepdims), 1 / p)
 
 
 def _matrix_norm(t, ord, axis, keepdims):
@@ -54,14 +54,14 @@ def _matrix_norm(t, ord, axis, keepdims):
     if ord in (1, -1, np.inf, -np.inf):
         # the max (min) over columns of column sums of |x| (rows of row sums for inf)
         summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
-        s = m.reduce_sum(m.abs(t), summed, keepdims=True)
-        pick = m.reduce_max if ord > 0 else m.reduce_min
+        s = m_redu.reduce_sum(m_elem.abs(t), summed, keepdims=True)
+        pick = m_redu.reduce_max if ord > 0 else m_redu.reduce_min
         out = pick(s, over, keepdims=True)
     elif ord in (2, -2, "nuc"):
         # singular values of the planes (rows, cols), moved last
         from ._arrays import moveaxis
         sv = l_ops.svd(moveaxis(t, [rows, cols], [-2, -1]), compute_uv=False)
-        red = m.reduce_sum if ord == "nuc" else (m.reduce_max if ord == 2 else m.reduce_min)
+        red = m_redu.reduce_sum if ord == "nuc" else (m_redu.reduce_max if ord == 2 else m_redu.reduce_min)
         out = red(sv, -1)
         if keepdims:
             for ax in sorted((rows, cols)):
@@ -87,7 +87,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
         matrix = (axis is None and ord is not None and t._value.ndim == 2) or (
             isinstance(axis, (tuple, list)) and len(axis) == 2)
         if not (matrix and ord in ("nuc", 2, -2)):
-            t = m.abs(t)
+            t = m_elem.abs(t)
     else:
         (t,) = _float(t)
     r = t._value.ndim
@@ -156,7 +156,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         return l_ops.svd(t, compute_uv=False)
     s, u, v = l_ops.svd(t, full_matrices=bool(full_matrices))
     vh = l_ops.matrix_transpose(v)
-    return SVDResult(u, s, m.conj(vh) if vh._value.dtype.kind == "c" else vh)
+    return SVDResult(u, s, m_elem.conj(vh) if vh._value.dtype.kind == "c" else vh)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -171,10 +171,10 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
         # gradient then lands on the upper triangle only)
         t = l_ops.matrix_transpose(t)
         if t._value.dtype.kind == "c":
-            t = m.conj(t)
+            t = m_elem.conj(t)
     w, v = l_ops.eigh(t)
     if w._value.dtype.kind == "c":      # NumPy's eigenvalues of a Hermitian matrix are real
-        w = m.real(w)
+        w = m_elem.real(w)
     return EighResult(w, v)
 
 
@@ -186,7 +186,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803
 def _maybe_real(z):
     # NumPy's eig gives real arrays when every eigenvalue is real
     if np.all(np.imag(z[0]._value) == 0):
-        return [m.real(v) for v in z]
+        return [m_elem.real(v) for v in z]
     return list(z)
 
 
@@ -230,10 +230,10 @@ def matrix_power(a, n):
     result = None
     while n:
         if n & 1:
-            result = t if result is None else m.matmul(result, t)
+            result = t if result is None else m_lina.matmul(result, t)
         n >>= 1
         if n:
-            t = m.matmul(t, t)
+            t = m_lina.matmul(t, t)
     if result is None:
         eye = np.broadcast_to(np.eye(size, dtype=t._value.dtype), t._value.shape)
         return tensor(np.ascontiguousarray(eye))

@@ -1,13 +1,55 @@
-"""The op table. Importing this package defines every op and hands the core its operators."""
+"""The op table. Importing this package defines every op and hands the core its operators.
+
+Modules hold one topic each and import only downward, in the order below: ``registry``
+(``defop`` and the helpers every op uses), then elementwise math, arrays, reductions,
+indexing, segment sums, order, special functions, sequences, linear algebra,
+convolution, pooling, neural-network ops, normalization, random, attention, FFT, RNN
+and image ops. When this package has finished importing, the table is complete.
+"""
+import importlib as _importlib
+import types as _types
+import warnings as _warnings
+
 from .. import _core
-from . import array_ops, math_ops, nn_ops, random_ops  # noqa: F401 - defines the ops
-from . import attention_ops, fft_ops, linalg_ops, special_ops  # noqa: F401
-from . import norm_ops, rnn_ops  # noqa: F401
+from . import registry
+from . import elementwise_ops, array_ops, reduction_ops, indexing_ops  # noqa: F401
+from . import segment_ops, sort_ops, special_ops, sequence_ops  # noqa: F401
+from . import linalg_ops, conv_ops, pool_ops, nn_ops, norm_ops  # noqa: F401
+from . import random_ops, attention_ops, fft_ops, rnn_ops  # noqa: F401
 from . import image_box_ops, image_color_ops, image_ops  # noqa: F401
-from .registry import NO_GRADIENT, OPS
+from .registry import NO_GRADIENT, OPS  # noqa: F401
 
 _core.set_core_ops(OPS)
 # Tensor's methods built on ops (NumPy-style ones come from fasteager.numpy)
-_core.set_array_methods({"T": array_ops.transpose, "astype": math_ops.cast,
-                         "reshape": array_ops.reshape, "real": math_ops.real,
-                         "imag": math_ops.imag, "conj": math_ops.conj})
+_core.set_array_methods({"T": array_ops.transpose, "astype": elementwise_ops.cast,
+                         "reshape": array_ops.reshape, "real": elementwise_ops.real,
+                         "imag": elementwise_ops.imag, "conj": elementwise_ops.conj})
+
+# Old module names (by arrival) kept for one release: each maps to the topic modules that
+# now hold its functions, searched in order.
+_DEPRECATED = {
+    "math_ops": ("elementwise_ops", "reduction_ops", "linalg_ops", "nn_ops"),
+    "more_math_ops": ("segment_ops", "reduction_ops", "elementwise_ops", "sort_ops",
+                      "indexing_ops", "special_ops"),
+    "more_nn_ops": ("conv_ops", "pool_ops", "nn_ops", "norm_ops", "sequence_ops"),
+    "more_special_ops": ("special_ops",),
+}
+_shims = {}
+
+
+def __getattr__(name):
+    if name not in _DEPRECATED:
+        raise AttributeError("module 'fasteager.ops' has no attribute %r" % name)
+    homes = _DEPRECATED[name]
+    _warnings.warn("fasteager.ops.%s is deprecated and will be removed in the next release; "
+                   "its functions are in fasteager.ops.%s" % (name, ", fasteager.ops.".join(homes)),
+                   DeprecationWarning, stacklevel=2)
+    shim = _shims.get(name)
+    if shim is None:
+        shim = _types.ModuleType("fasteager.ops." + name, "Deprecated: see " + ", ".join(homes))
+        for home in reversed(homes):    # the first module listed wins a shared name
+            module = _importlib.import_module("." + home, __name__)
+            shim.__dict__.update({k: v for k, v in vars(module).items()
+                                  if not k.startswith("__")})
+        _shims[name] = shim
+    return shim

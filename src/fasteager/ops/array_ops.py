@@ -9,19 +9,22 @@ scatters wrap on overflow, as NumPy and TensorFlow do. Indices must be integers;
 out-of-range indices raise ``InvalidArgumentError`` naming the op (NumPy's IndexError is
 converted), except in one_hot, where they give rows of ``off_value`` (TensorFlow's rule).
 """
+
 import builtins
 
 import numpy as np
 
 from .. import _core
+from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
-from .registry import (ALL, ANY_DTYPE, COMPOSITE_TYPES, LINEAR, as_int, as_shape,
-                       check_output_size, composite_call, defop, execute, normalize_axis,
-                       single_axis, unbroadcast)
+from .elementwise_ops import add, cast, convert_same, multiply, subtract, truediv
+from .registry import (ALL, ANY_DTYPE, as_int, as_shape, check_output_size, composite_call,
+                       COMPOSITE_TYPES, defop, execute, LINEAR, normalize_axis, single_axis,
+                       sum_axes, unbroadcast)
 
-convert_to_tensor = _core.convert_to_tensor
-builtins_range = builtins.range   # this module defines fe.range and fe.slice
+builtins_range = builtins.range
 builtins_slice = builtins.slice
+convert_to_tensor = _core.convert_to_tensor
 
 
 def _shape_of(x):
@@ -170,7 +173,6 @@ def concat(values, axis, name=None):
     for v in values:
         if type(v) in COMPOSITE_TYPES:         # ragged operands: a ragged result
             return composite_call("concat", v, values, axis)
-    from .math_ops import convert_same
     values = convert_same(*values)
     if not values:
         raise InvalidArgumentError("concat: values must be a non-empty list")
@@ -232,7 +234,6 @@ def stack(values, axis=0, name=None):
     for v in values:
         if type(v) in COMPOSITE_TYPES:         # ragged operands: a ragged result
             return composite_call("stack", v, values, axis)
-    from .math_ops import convert_same
     values = convert_same(*values)
     if not values:
         raise InvalidArgumentError("stack: values must be a non-empty list")
@@ -385,7 +386,6 @@ def shape(input, out_type=np.int32, name=None):
     if type(input) in COMPOSITE_TYPES:
         return composite_call("shape", input, input, out_type)
     x = convert_to_tensor(input)
-    from ..dtypes import as_dtype
     out_type = as_dtype(out_type)._np
     if _tracing(x):
         return execute(_shape, x, out_type=out_type)
@@ -395,7 +395,6 @@ def shape(input, out_type=np.int32, name=None):
 def size(input, out_type=np.int32, name=None):
     """The number of elements as a scalar tensor."""
     x = convert_to_tensor(input)
-    from ..dtypes import as_dtype
     out_type = as_dtype(out_type)._np
     if _tracing(x):
         return execute(_size, x, out_type=out_type)
@@ -448,7 +447,6 @@ def _python_scalar(opname, argname, v):
 
 
 def _np_dtype(dtype, default=np.float32):
-    from ..dtypes import as_dtype
     return np.dtype(default) if dtype is None else as_dtype(dtype)._np
 
 
@@ -458,7 +456,6 @@ def _strings():
 
 
 def _is_string_dtype(dtype):
-    from ..dtypes import as_dtype
     return as_dtype(dtype).is_string
 
 
@@ -471,7 +468,6 @@ def constant(value, dtype=None, shape=None, name=None):
     if isinstance(value, (_core.Tensor, _core.VariableBase)):
         t = convert_to_tensor(value)
         if dtype is not None:
-            from .math_ops import cast
             t = cast(t, dtype)
     elif dtype is not None and _is_string_dtype(dtype):
         return _strings().constant(value, shape)
@@ -616,7 +612,6 @@ def linspace_of(start, stop, num, endpoint, axis, dtype, opname="linspace"):
     """``start + i * step`` along a new ``axis`` with ``step = (stop - start) / div``, the
     last point ``stop`` itself: NumPy's arithmetic in the same order (the same values),
     in fasteager ops, so the result is differentiable in ``start`` and ``stop``."""
-    from .math_ops import add, cast, multiply, subtract, truediv
     if num < 0:
         raise InvalidArgumentError("%s: num must be non-negative (expected num >= 0, got %d)"
                                    % (opname, num))
@@ -657,12 +652,11 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None):
 
 def _tile_grad(g, ans, x, multiples):
     # tile copies x m_i times along axis i: view g as (m0, d0, m1, d1, ...), sum the copies
-    from .math_ops import reduce_sum
     inter = []
     for m, d in zip(multiples, x._value.shape):
         inter += [m, d]
     g = reshape(g, inter)
-    return reduce_sum(g, axis=list(builtins_range(0, len(inter), 2)))
+    return sum_axes(g, builtins_range(0, len(inter), 2))
 
 
 _tile = defop("tile", lambda x, multiples: np.tile(x, multiples), kinds=ANY_DTYPE,
@@ -780,9 +774,3 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     check_output_size("one_hot", idx._value.shape + (depth,), np_dtype, "depth %d" % depth)
     return execute(_one_hot, idx, depth=depth, on=on, off=off,
                    axis=-1 if axis == rank else axis, dtype=np_dtype)
-
-
-# the gather family lives in indexing_ops.py (it builds on getitem above)
-from .indexing_ops import (boolean_mask, gather, gather_nd, meshgrid, repeat,  # noqa: E402,F401
-                           reverse, scatter_nd, segment_sum, slice, strided_slice,
-                           unsorted_segment_sum)

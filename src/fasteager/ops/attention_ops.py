@@ -16,13 +16,18 @@ what the first backward pass sends back through P).
 >>> scaled_dot_product_attention(q, k, v).shape
 TensorShape([2, 4, 8])
 """
+
+
 import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .math_ops import cast, matmul, reduce_sum
+from .elementwise_ops import cast
+from .linalg_ops import matmul
 from .nn_ops import _on_kernel_dtype
-from .registry import FLOAT, defop, execute, unbroadcast
+from .reduction_ops import reduce_sum
+from .registry import defop, execute, FLOAT, unbroadcast
+
 
 # what a masked-out score gets: large enough that exp() underflows to 0 next to any real
 # score, finite so that a row with every position masked is uniform (as Keras's softmax
@@ -135,4 +140,3 @@ def scaled_dot_product_attention(query, key, value, mask=None, scale=None, is_ca
         causal = mask_to_bias(causal_mask(q._value.shape[-2], k._value.shape[-2]), dtype)
         bias = bias + causal
     return execute(sdpa_op, q, k, v, bias, scale=float(scale))[0]
-

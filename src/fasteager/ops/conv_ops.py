@@ -15,12 +15,17 @@ derivatives run through the same kernels:
 depthwise_conv2d has the same three-op scheme (NumPy, one pass per filter tap).
 NCHW and 1-D variants are the 2-D NHWC ops between transposes and reshapes.
 """
+
+import itertools
+
 import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError, UnimplementedError
-from .array_ops import reshape, transpose
-from .registry import FLOAT, defop, execute
+from .array_ops import _index_backward, concat, getitem, pad, reshape, split, transpose
+from .elementwise_ops import convert_same
+from .linalg_ops import matmul
+from .registry import as_int, defop, execute, FLOAT
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -294,7 +299,6 @@ def _grouped_conv2d(x, w, groups, attrs):
         # reads input channel c, the grouped order too
         return execute(depthwise_conv2d_op, x, reshape(w, (kh, kw, groups, fout // groups)),
                        **attrs)
-    from .array_ops import concat, split
     ys = [execute(conv2d_op, xg, wg, **attrs)
           for xg, wg in zip(split(x, groups, axis=3), split(w, groups, axis=3))]
     return concat(ys, axis=3)
@@ -546,136 +550,6 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
                % list(x._value.shape))
 
 
-# ---- pooling -----------------------------------------------------------------------------
-
-def _check_pool(opname, x, ksize, strides, padding):
-    _rank(opname, "input", x, 4, "NHWC")
-    # (a saved graph's attributes reach here without the public function's normalising)
-    ksize, strides = _hw(opname, "ksize", ksize, "NHWC"), _hw(opname, "strides", strides,
-                                                                  "NHWC")
-    return _pool_shape(opname, x.shape, ksize, strides, padding)
-
-
-def _pool_shape(opname, shape, ksize, strides, padding):
-    return (shape[0],
-            _out_size(opname, shape[1], ksize[0], strides[0], 1, padding, "pooling"),
-            _out_size(opname, shape[2], ksize[1], strides[1], 1, padding, "pooling"),
-            shape[3])
-
-
-def _max_pool_fwd(x, ksize, strides, padding):
-    return _kernel_call("max_pool2d", _kernels.max_pool2d_forward, x, ksize, strides, padding)
-
-
-def _max_pool_dx(g, ans, x, ksize, strides, padding):
-    # the gradient goes to the (first) maximum of each window
-    return execute(max_pool2d_backprop_op, g[0], ans[1], input_shape=x._value.shape)
-
-
-# outputs (y, argmax): argmax is int64, flat indices into x (the public function returns y)
-max_pool2d_op = defop("max_pool2d", _max_pool_fwd, kinds=FLOAT, multi=True,
-                      check=lambda x, **a: _check_pool("max_pool2d", x, **a),
-                      grads=[_max_pool_dx])
-
-
-def _check_max_pool_backprop(dy, argmax, input_shape):
-    name = "max_pool2d_backprop"
-    if dy.dtype.kind != "f" or argmax.dtype != np.int64:
-        raise _err(name, "dy must be floating and argmax int64 (got dy %s and argmax %s)"
-                   % (dy.dtype, argmax.dtype))
-    _rank(name, "dy", dy, 4, "NHWC")
-    if argmax.shape != dy.shape:
-        raise _err(name, "argmax and dy shapes differ (expected %s, got %s)"
-                   % (list(dy.shape), list(argmax.shape)))
-
-
-def _max_pool_backprop_fwd(dy, argmax, input_shape):
-    return _kernel_call("max_pool2d_backprop", _kernels.max_pool2d_backward, dy, argmax,
-                        input_shape)
-
-
-def _max_pool_backprop_ddy(g, ans, dy, argmax, input_shape):
-    # a scatter-add of dy at argmax: the adjoint gathers G at argmax
-    return reshape(g, (-1,))[argmax._value]
-
-
-# argmax holds integer indices: no gradient for it
-max_pool2d_backprop_op = defop("max_pool2d_backprop", _max_pool_backprop_fwd, kinds="fi",
-                               same_dtype=False, check=_check_max_pool_backprop,
-                               grads=[_max_pool_backprop_ddy, None])
-
-
-def _avg_pool_fwd(x, ksize, strides, padding):
-    return _kernel_call("avg_pool2d", _kernels.avg_pool2d_forward, x, ksize, strides, padding)
-
-
-# average pooling is linear: its gradient is the backprop op, and that one's is avg_pool2d
-avg_pool2d_op = defop("avg_pool2d", _avg_pool_fwd, kinds=FLOAT,
-                      check=lambda x, **a: _check_pool("avg_pool2d", x, **a),
-                      grads=[lambda g, ans, x, **a: execute(
-                          avg_pool2d_backprop_op, g, input_shape=x._value.shape, **a)])
-
-
-def _check_avg_pool_backprop(dy, input_shape, ksize, strides, padding):
-    name = "avg_pool2d_backprop"
-    _rank(name, "dy", dy, 4, "NHWC")
-    if len(input_shape) != 4:
-        raise _err(name, "input_shape must have 4 entries (got %s)" % list(input_shape))
-    want = _pool_shape(name, input_shape, ksize, strides, padding)
-    if dy.shape != want:
-        raise _err(name, "dy does not match the pooling output shape (expected %s for input "
-                   "shape %s, got %s)" % (list(want), list(input_shape), list(dy.shape)))
-
-
-def _avg_pool_backprop_fwd(dy, input_shape, ksize, strides, padding):
-    return _kernel_call("avg_pool2d_backprop", _kernels.avg_pool2d_backward, dy, input_shape,
-                        ksize, strides, padding)
-
-
-avg_pool2d_backprop_op = defop("avg_pool2d_backprop", _avg_pool_backprop_fwd, kinds=FLOAT,
-                               check=_check_avg_pool_backprop,
-                               grads=[lambda g, ans, dy, input_shape, **a:
-                                      execute(avg_pool2d_op, g, **a)])
-
-
-def _pool2d(op, opname, input, ksize, strides, padding, data_format):
-    data_format = _data_format(opname, data_format, _NHWC)
-    x = _float_tensor(opname, "input", input)
-    attrs = {"ksize": _hw(opname, "ksize", ksize, data_format),
-             "strides": _hw(opname, "strides", strides, data_format),
-             "padding": _padding(opname, padding)}
-    if data_format == "NCHW":
-        _rank(opname, "input", x._value, 4, "NCHW")
-    y = execute(op, _to_nhwc(x, data_format), **attrs)
-    if op.multi:
-        y = y[0]
-    return _from_nhwc(y, data_format)
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """Max over ``ksize`` windows of NHWC ``input`` ('SAME' pads with -inf)."""
-    return _pool2d(max_pool2d_op, "max_pool2d", input, ksize, strides, padding, data_format)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """Mean over ``ksize`` windows; with 'SAME', over the window's cells inside the input."""
-    return _pool2d(avg_pool2d_op, "avg_pool2d", input, ksize, strides, padding, data_format)
-
-
-def _pool1d(fn, opname, input, ksize, strides, padding, data_format):
-    data_format = _data_format(opname, data_format, ("NWC", "NCW"))
-    x = _float_tensor(opname, "input", input)
-    _rank(opname, "input", x._value, 3, data_format)
-    if data_format == "NCW":
-        x = transpose(x, (0, 2, 1))
-    n, width, c = x._value.shape
-    k = _one_or_three(opname, "ksize", ksize)
-    s = _one_or_three(opname, "strides", strides)
-    y = fn(reshape(x, (n, 1, width, c)), (1, k), (1, s), padding)
-    y = reshape(y, (n, y._value.shape[2], c))
-    return transpose(y, (0, 2, 1)) if data_format == "NCW" else y
-
-
 def _one_or_three(opname, argname, v):
     if np.ndim(v) == 0:
         return int(v)
@@ -685,33 +559,258 @@ def _one_or_three(opname, argname, v):
     return _one(opname, argname, v)
 
 
-def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
-    """1-D max pooling of NWC ``input``."""
-    return _pool1d(max_pool2d, "max_pool1d", input, ksize, strides, padding, data_format)
+def _float(opname, x):
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError("%s: input must be floating point (got %s)"
+                                   % (opname, x._value.dtype))
+    return x
 
 
-def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
-    """1-D average pooling of NWC ``input``."""
-    return _pool1d(avg_pool2d, "avg_pool1d", input, ksize, strides, padding, data_format)
+# ---- convolutions -------------------------------------------------------------------------
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
+                     data_format=None, dilations=None, name=None):
+    """A depthwise convolution followed by a 1x1 (pointwise) convolution mixing channels."""
+    fmt = data_format or "NHWC"
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format=fmt,
+                                 dilations=dilations)
+    return conv2d(depthwise, pointwise_filter, 1, "VALID", data_format=fmt)
 
 
-def _pool_nd(f1, f2, opname, input, ksize, strides, padding, data_format):
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",
+                     dilations=None, name=None):
+    """The transpose of ``conv1d`` (``filters`` is [width, out_channels, in_channels]),
+    computed as ``conv2d_transpose`` of a height-1 image."""
+    if data_format not in ("NWC", "NCW"):
+        raise InvalidArgumentError("conv1d_transpose: data_format must be 'NWC' or 'NCW' "
+                                   "(got %r)" % (data_format,))
+    x = _float("conv1d_transpose", input)
+    w = _float("conv1d_transpose", filters)
+    if x._value.ndim != 3 or w._value.ndim != 3:
+        raise InvalidArgumentError("conv1d_transpose: input and filters must be 3-D (got %s "
+                                   "and %s)" % (list(x._value.shape), list(w._value.shape)))
+    shape = [int(d) for d in np.asarray(output_shape).tolist()]
+    if len(shape) != 3:
+        raise InvalidArgumentError("conv1d_transpose: output_shape must have 3 entries (got "
+                                   "%r)" % (output_shape,))
+    if data_format == "NCW":
+        x = transpose(x, (0, 2, 1))
+        shape = [shape[0], shape[2], shape[1]]
+    s = _single("conv1d_transpose", "strides", strides)
+    d = 1 if dilations is None else _single("conv1d_transpose", "dilations", dilations)
+    n, width, c = x._value.shape
+    y = conv2d_transpose(reshape(x, (n, 1, width, c)), reshape(w, (1,) + w._value.shape),
+                         [shape[0], 1, shape[1], shape[2]], (1, s), padding, dilations=(1, d))
+    y = reshape(y, shape)
+    return transpose(y, (0, 2, 1)) if data_format == "NCW" else y
+
+
+def _single(opname, argname, v):
+    vals = np.asarray(v).reshape(-1).tolist()
+    if len(vals) == 3 and vals[0] == 1 and vals[2] == 1:
+        vals = vals[1:2]
+    if len(vals) != 1:
+        raise InvalidArgumentError("%s: %s must be an int or [1, s, 1] (got %r)"
+                                   % (opname, argname, v))
+    return int(vals[0])
+
+
+# ---- pooling ------------------------------------------------------------------------------
+
+def _per_dim(opname, argname, v, rank):
+    vals = [int(i) for i in np.asarray(1 if v is None else v).reshape(-1).tolist()]
+    if len(vals) == 1:
+        vals = vals * rank
+    if len(vals) != rank or min(vals) < 1:
+        raise InvalidArgumentError("%s: %s must be %d positive ints (got %r)"
+                                   % (opname, argname, rank, v))
+    return vals
+
+
+def _tap_geometry(spatial, window, strides, padding, dilations):
+    """(pads, output sizes) of a windowed op over channels-last spatial dims (TF's rule:
+    SAME puts the odd cell of padding after)."""
+    pads, outs = [], []
+    for size, k, s, d in zip(spatial, window, strides, dilations):
+        span = (k - 1) * d + 1
+        if padding == "VALID":
+            out = max(-(-(size - span + 1) // s), 0)
+            pads.append((0, 0))
+        else:
+            out = -(-size // s)
+            total = max((out - 1) * s + span - size, 0)
+            pads.append((total // 2, total - total // 2))
+        outs.append(out)
+    return pads, outs
+
+
+def _window_taps(window, strides, dilations, outs):
+    """For each window tap: (tap, the strided spatial slices it reads of the padded input)."""
+    for tap in itertools.product(*[range(k) for k in window]):
+        yield tap, tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
+                         for t, d, o, s in zip(tap, dilations, outs, strides))
+
+
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):
+    """3-D convolution of NDHWC ``input`` with [d, h, w, in, out] ``filters``: one matmul
+    per filter tap over a strided slice of the (padded) input, summed."""
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise InvalidArgumentError("conv3d: data_format must be 'NDHWC' or 'NCDHW' (got %r)"
+                                   % (data_format,))
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError("conv3d: padding must be 'SAME' or 'VALID' (got %r)"
+                                   % (padding,))
+    x = _float("conv3d", input)
+    w = convert_same(x, filters)[1]
+    if x._value.ndim != 5 or w._value.ndim != 5:
+        raise InvalidArgumentError("conv3d: input and filters must be 5-D (got %s and %s)"
+                                   % (list(x._value.shape), list(w._value.shape)))
+    if data_format == "NCDHW":
+        x = transpose(x, (0, 2, 3, 4, 1))
+    c_in, c_out = w._value.shape[3:]
+    if x._value.shape[-1] != c_in:
+        raise InvalidArgumentError("conv3d: input depth %d does not match the filters' %d "
+                                   "input channels" % (x._value.shape[-1], c_in))
+    strides = _spatial3("strides", "conv3d", strides, data_format)
+    dilations = _spatial3("dilations", "conv3d", 1 if dilations is None else dilations,
+                          data_format)
+    if max(strides) > 1 and max(dilations) > 1:
+        raise InvalidArgumentError("conv3d: strides > 1 together with dilations > 1 is not "
+                                   "supported (got %s and %s)" % (strides, dilations))
+    window = list(w._value.shape[:3])
+    pads, outs = _tap_geometry(x._value.shape[1:4], window, strides, padding, dilations)
+    if min(outs) <= 0:
+        raise InvalidArgumentError("conv3d: the filter window is larger than the input "
+                                   "(filters %s, input %s)"
+                                   % (window, list(x._value.shape[1:4])))
+    padded = pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]])
+    n = x._value.shape[0]
+    total = None
+    for tap, key in _window_taps(window, strides, dilations, outs):
+        part = execute(getitem, padded, key=(slice(None),) + key + (slice(None),))
+        term = matmul(reshape(part, (-1, c_in)), execute(getitem, w, key=tap))
+        total = term if total is None else total + term
+    y = reshape(total, [n] + outs + [c_out])
+    return transpose(y, (0, 4, 1, 2, 3)) if data_format == "NCDHW" else y
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",
+                     data_format="NDHWC", dilations=None, name=None):
+    """The transpose (adjoint) of ``conv3d``: ``filters`` is [d, h, w, out, in]; each filter
+    tap's matmul is scatter-added at its strided slice of the (padded) output."""
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise InvalidArgumentError("conv3d_transpose: data_format must be 'NDHWC' or "
+                                   "'NCDHW' (got %r)" % (data_format,))
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError("conv3d_transpose: padding must be 'SAME' or 'VALID' "
+                                   "(got %r)" % (padding,))
+    x = _float("conv3d_transpose", input)
+    w = convert_same(x, filters)[1]
+    if x._value.ndim != 5 or w._value.ndim != 5:
+        raise InvalidArgumentError("conv3d_transpose: input and filters must be 5-D (got %s "
+                                   "and %s)" % (list(x._value.shape), list(w._value.shape)))
+    shape = [int(d) for d in np.asarray(output_shape).reshape(-1).tolist()]
+    if len(shape) != 5:
+        raise InvalidArgumentError("conv3d_transpose: output_shape must have 5 entries (got "
+                                   "%r)" % (output_shape,))
+    if data_format == "NCDHW":
+        x = transpose(x, (0, 2, 3, 4, 1))
+        shape = [shape[0]] + shape[2:] + [shape[1]]
+    c_out, c_in = w._value.shape[3:]
+    if x._value.shape[-1] != c_in or shape[-1] != c_out:
+        raise InvalidArgumentError("conv3d_transpose: filters [.., %d, %d] do not match the "
+                                   "input's %d channels and output_shape's %d"
+                                   % (c_out, c_in, x._value.shape[-1], shape[-1]))
+    strides = _spatial3("strides", "conv3d_transpose", strides, data_format)
+    dilations = _spatial3("dilations", "conv3d_transpose", 1 if dilations is None
+                          else dilations, data_format)
+    window = list(w._value.shape[:3])
+    pads, outs = _tap_geometry(shape[1:4], window, strides, padding, dilations)
+    if outs != list(x._value.shape[1:4]) or shape[0] != x._value.shape[0]:
+        raise InvalidArgumentError("conv3d_transpose: output_shape %s does not give the "
+                                   "input's shape %s under conv3d (it gives %s)"
+                                   % (shape, list(x._value.shape), [shape[0]] + outs + [c_in]))
+    padded_shape = tuple([shape[0]] + [n + a + b for n, (a, b) in zip(shape[1:4], pads)]
+                         + [c_out])
+    flat = reshape(x, (-1, c_in))
+    total = None
+    for tap, key in _window_taps(window, strides, dilations, outs):
+        part = reshape(matmul(flat, execute(getitem, w, key=tap), transpose_b=True),
+                       [shape[0]] + outs + [c_out])
+        placed = execute(_index_backward, part, key=(slice(None),) + key + (slice(None),),
+                         shape=padded_shape)
+        total = placed if total is None else total + placed
+    y = execute(getitem, total, key=(slice(None),) + tuple(
+        slice(a, a + n) for n, (a, _) in zip(shape[1:4], pads)) + (slice(None),))
+    return transpose(y, (0, 4, 1, 2, 3)) if data_format == "NCDHW" else y
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,
+                   dilations=None, name=None):
+    """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the rank of ``input``."""
     x = convert_to_tensor(input)
-    if x._value.ndim == 3:
-        return f1(x, ksize, strides, padding, data_format or "NWC")
-    if x._value.ndim == 4:
-        return f2(x, ksize, strides, padding, data_format or "NHWC")
-    raise _err(opname, "input must be 3-D or 4-D (expected rank 3 or 4, got shape %s)"
-               % list(x._value.shape))
+    rank = x._value.ndim
+    if rank not in (3, 4, 5):
+        raise InvalidArgumentError("conv_transpose: input must be 3-D, 4-D or 5-D (got shape "
+                                   "%s)" % list(x._value.shape))
+    fn, default = {3: (conv1d_transpose, "NWC"), 4: (conv2d_transpose, "NHWC"),
+                   5: (conv3d_transpose, "NDHWC")}[rank]
+    return fn(x, filters, output_shape, strides, padding, data_format or default, dilations)
 
 
-def max_pool(input, ksize, strides, padding, data_format=None, name=None):
-    """max_pool1d or max_pool2d, chosen by the rank of ``input``."""
-    return _pool_nd(max_pool1d, max_pool2d, "max_pool", input, ksize, strides, padding,
-                    data_format)
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with the filter taps ``rate`` apart (dilations = rate)."""
+    return conv2d(value, filters, 1, padding, dilations=as_int("atrous_conv2d", rate, "rate"))
 
 
-def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
-    """avg_pool1d or avg_pool2d, chosen by the rank of ``input``."""
-    return _pool_nd(avg_pool1d, avg_pool2d, "avg_pool", input, ksize, strides, padding,
-                    data_format)
+def _spatial3(argname, opname, v, data_format):
+    vals = [int(i) for i in np.asarray(v).reshape(-1).tolist()]
+    if len(vals) == 5:
+        lo = 1 if data_format == "NDHWC" else 2
+        vals = vals[lo:lo + 3]
+    if len(vals) == 1:
+        vals = vals * 3
+    if len(vals) != 3:
+        raise InvalidArgumentError("%s: %s must be 1, 3 or 5 ints (got %r)"
+                                   % (opname, argname, v))
+    return vals
+
+
+# ---- more convolution wrappers, morphology, sequence helpers ------------------------------
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of ``atrous_conv2d``: conv2d_transpose with dilations = rate."""
+    return conv2d_transpose(value, filters, output_shape, 1, padding,
+                            dilations=as_int("atrous_conv2d_transpose", rate, "rate"))
+
+
+def _depthwise_attrs(opname, strides, padding, data_format, dilations):
+    if data_format != "NHWC":
+        raise InvalidArgumentError("%s: only data_format='NHWC' is supported (got %r)"
+                                   % (opname, data_format))
+    return {"strides": _hw(opname, "strides", strides, "NHWC"),
+            "padding": _padding(opname, padding),
+            "dilations": _hw(opname, "dilations", dilations, "NHWC")}
+
+
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,
+                                    data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The gradient of ``depthwise_conv2d`` with respect to its input (of shape
+    ``input_sizes``)."""
+    attrs = _depthwise_attrs("depthwise_conv2d_backprop_input", strides, padding,
+                             data_format, dilations)
+    dy, w = convert_same(out_backprop, filter)
+    shape = tuple(int(d) for d in np.asarray(input_sizes).reshape(-1).tolist())
+    return execute(depthwise_backprop_input_op, dy, w, input_shape=shape, **attrs)
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+                                     data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape
+    ``filter_sizes``)."""
+    attrs = _depthwise_attrs("depthwise_conv2d_backprop_filter", strides, padding,
+                             data_format, dilations)
+    x, dy = convert_same(input, out_backprop)
+    shape = tuple(int(d) for d in np.asarray(filter_sizes).reshape(-1).tolist())
+    return execute(depthwise_backprop_filter_op, x, dy, filter_shape=shape, **attrs)

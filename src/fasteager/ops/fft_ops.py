@@ -16,12 +16,16 @@ entries, so its VJP zero-pads g and takes the real part (the input is real); ``i
 VJP is an ``rfft`` weighted 1 at the entries whose imaginary part the inverse ignores (0
 and, for even n, n/2) and 2 at the others, which stand for their conjugate pair.
 """
+
+
 import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .math_ops import cast, conj, real
+from .array_ops import pad
+from .elementwise_ops import cast, conj, real
 from .registry import defop, execute
+
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -53,7 +57,6 @@ def _rfft_fwd(x, axis, norm):
 
 def _rfft_grad(g, ans, x, axis, norm):
     # the half spectrum zero-padded to the input's length n, then real(F^H g)
-    from .array_ops import pad
     n = x._value.shape[axis]
     widths = [[0, 0]] * g._value.ndim
     widths[axis] = [0, n - g._value.shape[axis]]

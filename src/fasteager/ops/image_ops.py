@@ -25,9 +25,9 @@ from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, getitem, pad, reshape, stack, tile
 from .indexing_ops import gather, reverse
 from .linalg_ops import einsum, tensordot
-from .math_ops import abs as abs_
-from .math_ops import cast, clip_by_value, floordiv, maximum, reduce_mean, reduce_std, \
-    reduce_sum, where
+from .elementwise_ops import abs as abs_
+from .elementwise_ops import cast, clip_by_value, floordiv, maximum, where
+from .reduction_ops import reduce_mean, reduce_std, reduce_sum
 from .random_ops import stateless_uniform, uniform
 from .registry import as_shape, check_output_size, execute
 

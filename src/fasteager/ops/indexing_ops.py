@@ -6,20 +6,23 @@ Indices must be integers (int32 or int64) and in range: out-of-range or negative
 raise ``InvalidArgumentError`` naming the op (TensorFlow's CPU rule), except where a
 function says otherwise (negative segment ids are dropped).
 """
+
 import builtins
 
 import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from .array_ops import (_index_backward, broadcast_to, getitem, reshape, transpose,
+from .array_ops import (_index_backward, broadcast_to, concat, getitem, reshape, transpose, zeros,
                         zeros_like)
-from .registry import (ALL, COMPOSITE_TYPES, NUMERIC, as_int, as_shape, check_output_size,
-                       composite_call, defop, execute, normalize_axis, single_axis)
+from .elementwise_ops import cast, convert_same, equal
+from .reduction_ops import reduce_sum
+from .registry import (ALL, as_int, as_shape, check_output_size, composite_call, COMPOSITE_TYPES,
+                       defop, execute, INT, normalize_axis, NUMERIC, single_axis)
 
-convert_to_tensor = _core.convert_to_tensor
 builtins_range = builtins.range
 builtins_slice = builtins.slice
+convert_to_tensor = _core.convert_to_tensor
 
 
 # ---- gathers: getitem with a built key (gradients scatter-add through index_backward) -----
@@ -191,7 +194,6 @@ def scatter_nd(indices, updates, shape, name=None):
                                    "%s)" % (list(want), list(u._value.shape)))
     if q == 0:
         # an empty index row addresses the whole tensor: every update adds to all of it
-        from .math_ops import reduce_sum
         return reduce_sum(u, axis=list(builtins_range(idx.ndim - 1)))
     for j in builtins_range(q):
         _check_range("scatter_nd", idx[..., j], dims[j], "axis %d of shape" % j)
@@ -332,7 +334,6 @@ def repeat(input, repeats, axis=None, name=None):
 
 def meshgrid(*args, indexing="xy", name=None):
     """Coordinate grids from 1-D tensors (``indexing='xy'``: Cartesian, ``'ij'``: matrix)."""
-    from .math_ops import convert_same
     xs = [reshape(a, [-1]) for a in convert_same(*args)]
     if indexing not in ("xy", "ij"):
         raise InvalidArgumentError("meshgrid: indexing must be 'xy' or 'ij' (got %r)" % indexing)
@@ -349,53 +350,6 @@ def meshgrid(*args, indexing="xy", name=None):
         shape[pos] = sizes[pos]
         out.append(broadcast_to(reshape(x, shape), sizes))
     return out
-
-
-def _segment_ids(opname, segment_ids, lead_shape):
-    ids = _int_indices(opname, segment_ids, "segment_ids")
-    if ids.shape != tuple(lead_shape[:ids.ndim]) or ids.ndim == 0:
-        raise InvalidArgumentError("%s: segment_ids must match the leading dimensions of data "
-                                   "(expected a prefix of %s, got %s)"
-                                   % (opname, list(lead_shape), list(ids.shape)))
-    return ids
-
-
-def segment_sum(data, segment_ids, name=None):
-    """Sums of the rows of ``data`` sharing a (sorted) segment id; ``max(id) + 1`` rows out.
-
-    >>> fe.math.segment_sum([1., 2., 3.], [0, 0, 1]).numpy()
-    array([3., 3.], dtype=float32)
-    """
-    x = convert_to_tensor(data)
-    ids = _segment_ids("segment_sum", segment_ids, x._value.shape)
-    if ids.ndim != 1:
-        raise InvalidArgumentError("segment_sum: segment_ids must be 1-D (got shape %s)"
-                                   % list(ids.shape))
-    if ids.size and (ids.min() < 0 or np.any(np.diff(ids) < 0)):
-        raise InvalidArgumentError("segment_sum: segment_ids must be sorted and non-negative "
-                                   "(got %s)" % ids.tolist()[:10])
-    num = int(ids.max()) + 1 if ids.size else 0
-    return execute(_index_backward, x, key=(ids,), shape=(num,) + x._value.shape[1:])
-
-
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
-    """Sums of the entries of ``data`` per segment id (any order; negative ids are dropped).
-
-    ``segment_ids`` covers the leading axes of ``data``; the result has ``num_segments``
-    rows. The gradient gathers the incoming gradient at the ids.
-    """
-    x = convert_to_tensor(data)
-    ids = _segment_ids("unsorted_segment_sum", segment_ids, x._value.shape)
-    num = int(np.asarray(num_segments))
-    if ids.size and ids.max() >= num:
-        raise InvalidArgumentError("unsorted_segment_sum: segment id %d is out of range "
-                                   "(expected < num_segments = %d)" % (ids.max(), num))
-    out_shape = (num,) + x._value.shape[ids.ndim:]
-    if ids.size and ids.min() < 0:
-        keep = ids >= 0
-        x = execute(getitem, x, key=keep)
-        ids = ids[keep]
-    return execute(_index_backward, x, key=(ids,), shape=out_shape)
 
 
 # ---- tensor_scatter_nd_*: a copy of a tensor with updates written at multi-indices --------
@@ -417,7 +371,6 @@ def _scatter_fwd(ufunc_at):
 def _scatter_min_max_grad(g, ans, inputs, attrs, needs):
     # TensorFlow's rule: the gradient goes to whichever of x and the updates gave each
     # output entry, split evenly between ties
-    from .math_ops import cast, equal
     x, u = inputs
     key = attrs["key"]
     x_won = cast(equal(x, ans), g.dtype)
@@ -516,3 +469,140 @@ def tensor_scatter_nd_max(tensor, indices, updates, name=None):
     """A copy of ``tensor`` where each entry at ``indices`` is the maximum of itself and
     its updates."""
     return _tensor_scatter(tensor_scatter_nd_max_op, tensor, indices, updates)
+
+
+def _ints(value, opname, argname):
+    """An integer argument (Python value or tensor) as an int64 ndarray."""
+    arr = np.asarray(_core.data_of(value, opname) if isinstance(value, _core.Tensor) else value)
+    if arr.dtype.kind not in "iu" and not (arr.size == 0 and arr.dtype.kind == "f"):
+        raise InvalidArgumentError("%s: %s must be integers (got dtype %s)"
+                                   % (opname, argname, arr.dtype))
+    return arr.astype(np.int64)
+
+
+def _take(x, key):
+    return execute(getitem, x, key=key)
+
+
+def _unravel_fwd(idx, shape):
+    if shape.ndim != 1 or idx.ndim > 1:
+        raise InvalidArgumentError("unravel_index: indices must be a scalar or a vector and "
+                                   "dims a vector (got shapes %s and %s)"
+                                   % (list(idx.shape), list(shape.shape)))
+    if np.any(shape < 0):
+        raise InvalidArgumentError("unravel_index: dims must be non-negative (got %s)"
+                                   % shape.tolist())
+    total = int(np.prod(shape))
+    if idx.size and (idx.min() < 0 or idx.max() >= total):
+        raise InvalidArgumentError("unravel_index: index is out of bound as with dims "
+                                   "(expected 0 <= index < %d, got %s)" % (total, idx.tolist()))
+    if not shape.size:
+        return np.zeros((0,) + idx.shape, idx.dtype)
+    return np.stack(np.unravel_index(idx, tuple(shape.tolist()))).astype(idx.dtype)
+
+
+unravel_index_op = defop("unravel_index", _unravel_fwd, kinds=INT, nin=2,
+                         no_grad="returns integer coordinates")
+
+
+def unravel_index(indices, dims, name=None):
+    """The coordinates of flat ``indices`` in an array of shape ``dims``: shape
+    ``(len(dims),) + indices.shape``, of ``indices``' dtype.
+
+    >>> fe.unravel_index([2, 5], [3, 3]).numpy()
+    array([[0, 1],
+           [2, 2]], dtype=int32)
+    """
+    idx = convert_to_tensor(indices)
+    if idx.dtype.name not in ("int32", "int64"):
+        raise InvalidArgumentError("unravel_index: indices must be int32 or int64 (got %s)"
+                                   % idx.dtype.name)
+    return execute(unravel_index_op, idx, convert_to_tensor(dims, idx.dtype))
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """Split ``data`` into ``num_partitions`` tensors: output ``i`` holds the slices of
+    ``data`` (over the axes of ``partitions``) where ``partitions == i``, in order.
+
+    >>> [p.numpy() for p in fe.dynamic_partition([10, 20, 30], [1, 0, 1], 2)]
+    [array([20], dtype=int32), array([10, 30], dtype=int32)]
+    """
+    x = convert_to_tensor(data)
+    parts = _ints(partitions, "dynamic_partition", "partitions")
+    n = as_int("dynamic_partition", num_partitions, "num_partitions")
+    if n < 1:
+        raise InvalidArgumentError("dynamic_partition: num_partitions must be >= 1 (got %d)"
+                                   % n)
+    k = parts.ndim
+    if x._value.shape[:k] != parts.shape:
+        raise InvalidArgumentError("dynamic_partition: partitions' shape must be a prefix of "
+                                   "data's (got %s and %s)" % (list(parts.shape),
+                                                               list(x._value.shape)))
+    flat_parts = parts.reshape(-1)
+    bad = np.nonzero((flat_parts < 0) | (flat_parts >= n))[0]
+    if bad.size:
+        raise InvalidArgumentError("dynamic_partition: partitions[%d] = %d is not in [0, %d)"
+                                   % (bad[0], flat_parts[bad[0]], n))
+    rows = reshape(x, (-1,) + tuple(x._value.shape[k:])) if k != 1 else x
+    return [_take(rows, (np.nonzero(flat_parts == i)[0],)) for i in builtins.range(n)]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """Interleave ``data`` into one tensor: ``merged[indices[m][i, ...]] = data[m][i, ...]``
+    (a later ``m`` wins where indices repeat; rows no index names are zeros).
+
+    >>> fe.dynamic_stitch([[0, 2], [1]], [[1., 3.], [2.]]).numpy()
+    array([1., 2., 3.], dtype=float32)
+    """
+    if not isinstance(indices, (list, tuple)) or not isinstance(data, (list, tuple)):
+        raise TypeError("dynamic_stitch: indices and data must be lists of tensors (got %s "
+                        "and %s)" % (type(indices).__name__, type(data).__name__))
+    if len(indices) != len(data) or not indices:
+        raise InvalidArgumentError("dynamic_stitch: indices and data need the same, non-zero "
+                                   "number of tensors (got %d and %d)"
+                                   % (len(indices), len(data)))
+    idx = [_ints(i, "dynamic_stitch", "indices") for i in indices]
+    ds = convert_same(*data)
+    inner = None
+    rows = []
+    for m, (i, d) in enumerate(zip(idx, ds)):
+        dshape = d._value.shape
+        if dshape[:i.ndim] != i.shape:
+            raise InvalidArgumentError("dynamic_stitch: data[%d].shape must start with "
+                                       "indices[%d].shape (got %s and %s)"
+                                       % (m, m, list(dshape), list(i.shape)))
+        tail = tuple(dshape[i.ndim:])
+        if inner is None:
+            inner = tail
+        elif tail != inner:
+            raise InvalidArgumentError("dynamic_stitch: data[%d] has inner shape %s, but "
+                                       "data[0] has %s" % (m, list(tail), list(inner)))
+        rows.append(reshape(d, (-1,) + inner))
+    flat_idx = np.concatenate([i.reshape(-1) for i in idx])
+    if flat_idx.size and flat_idx.min() < 0:
+        raise InvalidArgumentError("dynamic_stitch: indices must be non-negative (got %d)"
+                                   % flat_idx.min())
+    size = int(flat_idx.max()) + 1 if flat_idx.size else 0
+    src = np.full(size, flat_idx.size, np.int64)   # an unnamed row: the zero row at the end
+    src[flat_idx] = np.arange(flat_idx.size)       # NumPy keeps the last write of a repeat
+    pool = concat(rows + [zeros((1,) + inner, dtype=ds[0].dtype)], axis=0)
+    return _take(pool, (src,))
+
+
+def invert_permutation(x, name=None):
+    """The inverse of the permutation ``x`` of ``0..n-1`` (``y[x[i]] = i``)."""
+    p = _int_indices("invert_permutation", convert_to_tensor(x), "x")
+    if p.ndim != 1:
+        raise InvalidArgumentError("invert_permutation: x must be 1-D (got shape %s)"
+                                   % list(p.shape))
+    n = p.size
+    if n and (p.min() < 0 or p.max() >= n):
+        bad = p[(p < 0) | (p >= n)][0]
+        raise InvalidArgumentError("invert_permutation: %d is not between 0 and %d" % (bad, n))
+    seen = np.bincount(p, minlength=n) if n else np.zeros(0, np.int64)
+    if n and seen.max() > 1:
+        raise InvalidArgumentError("invert_permutation: %d is duplicated in the input"
+                                   % np.argmax(seen > 1))
+    out = np.empty(n, p.dtype)
+    out[p] = np.arange(n, dtype=p.dtype)
+    return _core.wrap(out)

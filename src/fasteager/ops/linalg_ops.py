@@ -7,18 +7,123 @@ slogdet, solve, cholesky, qr and svd have gradients (qr and svd for full-rank in
 their docstrings say which cases). Float dtypes only (float32 stays float32); singular
 or non-positive-definite inputs raise ``InvalidArgumentError`` naming the op.
 """
+
 import string
 
 import numpy as np
 
-from .. import _core
-from ..errors import InvalidArgumentError, UnimplementedError
-from .array_ops import eye, getitem, reshape, transpose
-from .math_ops import (_cj, abs, convert_same, matmul, reduce_max, reduce_sum, sqrt, square,
-                       pow as _pow)
-from .registry import FLOAT, NUMERIC, defop, execute, normalize_axis, unbroadcast
+from .. import _core, _gemm
+from ..errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from .array_ops import concat, expand_dims, eye, getitem, reshape, transpose
+from .elementwise_ops import _cj, cast, convert_same, log, NUMERIC_C, real, sqrt, square, where
+from .reduction_ops import reduce_max, reduce_sum
+from .registry import defop, execute, FLOAT, MULTILINEAR, normalize_axis, NUMERIC, unbroadcast
+from .elementwise_ops import pow as _pow
 
 convert_to_tensor = _core.convert_to_tensor
+
+
+# ---- matmul -------------------------------------------------------------------------------
+
+def _matmul_fwd(a, b, transpose_a=False, transpose_b=False):
+    # 2-D float32 products of the thin shapes where fasteager's kernel beats OpenBLAS
+    c = _gemm.sgemm_if_pays(a, b, transpose_a, transpose_b)
+    if c is not None:
+        return c
+    if a.ndim < 2 or b.ndim < 2:
+        _check_matmul(a, b, transpose_a, transpose_b)
+    x = np.swapaxes(a, -1, -2) if transpose_a else a
+    y = np.swapaxes(b, -1, -2) if transpose_b else b
+    try:
+        return np.matmul(x, y)
+    except ValueError:
+        _check_matmul(a, b, transpose_a, transpose_b)   # says which dimensions differ
+        raise
+
+
+def _check_matmul(a, b, transpose_a=False, transpose_b=False):
+    if a.ndim < 2 or b.ndim < 2:
+        raise InvalidArgumentError(
+            "matmul: inputs must have rank >= 2 (expected matrices, got shapes %s and %s)"
+            % (list(a.shape), list(b.shape)))
+    ka = a.shape[-2] if transpose_a else a.shape[-1]
+    kb = b.shape[-1] if transpose_b else b.shape[-2]
+    if ka != kb:
+        raise InvalidArgumentError(
+            "matmul: inner dimensions differ (a is %s%s, b is %s%s: expected %d == %d)"
+            % (list(a.shape), " transposed" if transpose_a else "",
+               list(b.shape), " transposed" if transpose_b else "", ka, kb))
+
+
+def _matmul_da(g, ans, a, b, transpose_a=False, transpose_b=False):
+    # C = A B: dA = dC B^T (and the transposed variants)
+    b = _cj(b)          # complex: dA = dC B^H
+    if not transpose_a:
+        da = _mm(g, b, False, not transpose_b)
+    else:
+        da = _mm(b, g, transpose_b, True)
+    return unbroadcast(da, a)
+
+
+def _matmul_db(g, ans, a, b, transpose_a=False, transpose_b=False):
+    # C = A B: dB = A^T dC (and the transposed variants)
+    a = _cj(a)          # complex: dB = A^H dC
+    if not transpose_b:
+        db = _mm(a, g, not transpose_a, False)
+    else:
+        db = _mm(g, a, True, transpose_a)
+    return unbroadcast(db, b)
+
+
+def _mm(a, b, ta, tb):
+    if ta or tb:
+        return execute(_matmul, a, b, transpose_a=ta, transpose_b=tb)
+    return execute(_matmul, a, b)
+
+
+# (shapes are checked in the kernel, and explained by _check_matmul only on failure)
+def _matmul_into(a, b, out, transpose_a=False, transpose_b=False):
+    if _gemm.sgemm_if_pays(a, b, transpose_a, transpose_b, out) is not None:
+        return out
+    x = np.swapaxes(a, -1, -2) if transpose_a else a
+    y = np.swapaxes(b, -1, -2) if transpose_b else b
+    return np.matmul(x, y, out)
+
+
+# quiet: products of large values overflow to inf as in TensorFlow, without a NumPy warning
+_matmul = defop("matmul", _matmul_fwd, kinds=NUMERIC_C, grads=[_matmul_da, _matmul_db],
+                into=_matmul_into, quiet=True, jvp=MULTILINEAR)
+# TensorFlow's MatMul takes no 8- or 16-bit signed integers and has no kernel for unsigned
+_matmul.refuse_dtypes([np.int8, np.int16])
+_matmul.refuse_dtypes([np.uint8, np.uint16, np.uint32, np.uint64], NotFoundError)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
+    """Matrix product of the last two axes; leading (batch) axes broadcast.
+
+    >>> fe.matmul([[2.]], [[2.]]).numpy()
+    array([[4.]], dtype=float32)
+    """
+    try:
+        ta = bool(transpose_a or adjoint_a)
+        tb = bool(transpose_b or adjoint_b)
+    except ValueError:      # an array for a flag
+        raise InvalidArgumentError("matmul: transpose and adjoint flags must be bools (got "
+                                   "%r, %r, %r, %r)" % (transpose_a, transpose_b, adjoint_a,
+                                                        adjoint_b)) from None
+    if not (type(a) is _core.Tensor and type(b) is _core.Tensor):
+        # as TensorFlow: a converts alone, b to a's dtype where it can
+        a = convert_to_tensor(a)
+        b = _core.convert_hinted(b, a._value.dtype)
+    if adjoint_a:       # the adjoint conjugates too (a no-op for real tensors)
+        a = _cj(a)
+    if adjoint_b:
+        b = _cj(b)
+    out = _mm(a, b, ta, tb)
+    if output_type is not None:
+        out = cast(out, output_type)
+    return out
 
 
 def matrix_transpose(a, name=None, conjugate=False):
@@ -339,7 +444,6 @@ def slogdet(input, name=None):
 
 def logdet(matrix, name=None):
     """log(det(matrix)) of a positive-definite matrix: 2 sum(log(diag(cholesky(matrix))))."""
-    from .math_ops import log
     return 2.0 * reduce_sum(log(diag_part(cholesky(matrix))), -1)
 
 
@@ -464,7 +568,6 @@ def _qr_grad_square_r(q, r, gq, gr):
 
 
 def _qr_grad(g, ans, a, full_matrices=False):
-    from .array_ops import concat
     gq, gr = g
     q, r = ans
     rows, cols = a._value.shape[-2:]
@@ -544,21 +647,17 @@ def _adj(x):
 
 def _as(x, like):
     # a real tensor (singular values, their gradient) in a complex matrix's dtype
-    from .math_ops import cast
     dtype = like._value.dtype
     return x if x._value.dtype == dtype else cast(x, dtype)
 
 
 def _svd_s_grad(gs, u, v):
     # d s_i = Re(u_i^H dA v_i): Abar = U diag(sbar) V^H, over the thin u and v (k columns)
-    from .array_ops import expand_dims
     k = gs._value.shape[-1]
     return matmul(u[..., :k] * expand_dims(_as(gs, u), -2), _adj(v[..., :k]))
 
 
 def _svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
-    from .array_ops import expand_dims
-    from .math_ops import where
     rows, cols = a._value.shape[-2:]
     if not compute_uv:
         _, u, v = execute(svd_op, a, full_matrices=False, compute_uv=True)
@@ -670,8 +769,6 @@ def _eigh_grad(g, ans, a):
     # triangle of A only, so the gradient is that of the lower triangle: G + G^H below the
     # diagonal, Re G_ii on it, 0 above (TensorFlow's SelfAdjointEigV2 gradient). Eigenvectors
     # of repeated eigenvalues are not unique: their gradient is refused, as svd's.
-    from .array_ops import expand_dims
-    from .math_ops import where
     gw, gv = g
     w, v = ans
     n = w._value.shape[-1]
@@ -778,7 +875,6 @@ def _triangular_fwd(a, b, lower=True, adjoint=False):
 def _triangular_da(g, ans, a, b, lower=True, adjoint=False):
     # X = T^-1 B: Bbar = T^-T G and Tbar = -Bbar X^T (T^op on the adjoint side), kept to
     # the triangle that was read
-    from .math_ops import where
     gb = triangular_solve(a, g, lower=lower, adjoint=not adjoint)
     ga = -matmul(ans, gb, transpose_b=True) if adjoint else -matmul(gb, ans, transpose_b=True)
     n = a._value.shape[-1]
@@ -816,8 +912,6 @@ def _eig_grad(g, ans, a):
     # A = V diag(e) V^-1 with unit-norm columns of V: with F_ij = conj(1 / (e_j - e_i)) off
     # the diagonal, Abar = V^-H (diag(ebar) + F o (V^H Vbar - V^H V diag(Re(V^H Vbar))))
     # V^H, and its real part for a real A (TensorFlow's EigGrad; Giles 2008, sec. 3.1)
-    from .array_ops import expand_dims
-    from .math_ops import cast, real, where
     ge, gv = g
     e, v = ans
     n = e._value.shape[-1]

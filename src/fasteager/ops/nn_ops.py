@@ -7,22 +7,28 @@ fused cross-entropy ops return ``(loss, backprop)`` as TensorFlow's do, so the f
 derivative is a product with a value already computed, and the second derivative
 differentiates ``backprop`` through ops. Convolution and pooling live in ``conv_ops``.
 """
+
 import math
 
 import numpy as np
 
 from .. import _core, _kernels
 from ..errors import InvalidArgumentError
-from .array_ops import expand_dims, reshape, transpose, zeros_like
-from .math_ops import (_matmul, _matmul_fwd, _matmul_into, _reduce_sum, cast, convert_same,
-                       exp, greater, less, maximum, multiply, reduce_mean, reduce_sum, rsqrt,
-                       sigmoid, square, squared_difference, tanh, where)
-from .registry import (ELEMENTWISE, FLOAT, NUMERIC, as_bool, defop, execute, normalize_axis,
-                       single_axis)
+from .array_ops import concat, expand_dims, transpose, zeros_like
+from .elementwise_ops import (_sigmoid, cast, convert_same, exp, greater, greater_equal, less,
+                              less_equal, log, log1p, logical_and, maximum, multiply, negative,
+                              rsqrt, sigmoid, square, tanh, where)
+from .linalg_ops import _matmul, _matmul_fwd, _matmul_into
+from .random_ops import _rng_for, draw_seed
+from .reduction_ops import _reduce_sum, reduce_sum
 from .special_ops import _erf_kernel, erf
+from .registry import (composite_call, COMPOSITE_TYPES, defop, ELEMENTWISE, execute, FLOAT,
+                       normalize_axis, NUMERIC, single_axis)
 from . import conv_ops
 
 convert_to_tensor = _core.convert_to_tensor
+
+
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -187,7 +193,6 @@ softsign = defop("softsign", lambda x: x / (1 + np.abs(x)), kinds=FLOAT, jvp=ELE
 
 
 def _sigmoid_np(x):
-    from .math_ops import _sigmoid   # sigmoid's own kernel: accurate for negative x too
     return _sigmoid(np.asarray(x))
 
 
@@ -697,7 +702,6 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
     Random draws follow ``fe.random``'s seed rules. ``keep_prob=`` (the TF1 keyword) is
     accepted as ``rate = 1 - keep_prob``.
     """
-    from .random_ops import _rng_for
     x = _float_input("dropout", x)
     if (rate is None) == (keep_prob is None):
         raise InvalidArgumentError("dropout: give exactly one of rate and keep_prob (got rate=%r, "
@@ -729,7 +733,6 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
     if tracer is not None and tracer.parent is None:
         # inside fe.function: the mask is an op on a seed drawn by a step of the graph, so
         # every call draws a new mask (a frozen draw would make the function run eagerly)
-        from .random_ops import draw_seed
         key = tracer.random_seed(draw_seed(seed))
         mask = execute(dropout_mask, x, key, rate=rate,
                        noise_shape=None if noise_shape is None else shape)
@@ -760,33 +763,6 @@ dropout_mask = defop("dropout_mask", _dropout_mask_fwd, kinds="fiu", same_dtype=
                      no_grad="a random mask: no gradient with respect to x or the key")
 
 
-def moments(x, axes, shift=None, keepdims=False, name=None):
-    """``(mean, variance)`` of ``x`` over ``axes``.
-
-    Composite: the variance is the mean of ``(x - mean)^2`` with the mean differentiated
-    too, so second derivatives are exact.
-    """
-    x = _float_input("moments", x)
-    axes = normalize_axis("moments", axes, x._value.ndim)
-    mean = reduce_mean(x, axes, keepdims=True)
-    variance = reduce_mean(squared_difference(x, mean), axes, keepdims=True)
-    if not as_bool("moments", keepdims, "keepdims"):
-        shape = [d for i, d in enumerate(x._value.shape) if i not in (axes or range(99))]
-        mean, variance = reshape(mean, shape), reshape(variance, shape)
-    return mean, variance
-
-
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
-    """``(x - mean) * scale / sqrt(variance + eps) + offset`` (offset, scale may be None)."""
-    x = _float_input("batch_normalization", x)
-    mean, variance = convert_same(x, mean, variance)[1:]
-    inv = rsqrt(variance + variance_epsilon)
-    if scale is not None:
-        inv = inv * convert_same(x, scale)[1]
-    shift = -(mean * inv) if offset is None else convert_same(x, offset)[1] - mean * inv
-    return x * inv + shift
-
-
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x^2, axis), epsilon))``."""
     x = _float_input("l2_normalize", x)
@@ -795,5 +771,61 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     return x * rsqrt(maximum(reduce_sum(square(x), axes, keepdims=True), epsilon))
 
 
-# conv2d and pooling register their ops from conv_ops (ops/__init__ imports only this module)
-from .conv_ops import conv2d  # noqa: F401
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
+
+    A composite of softplus, whose gradient gives d/dx = sigmoid(-x) (0.5 at 0, where the
+    min/abs form had a kink of each and gave 1).
+
+    >>> fe.math.log_sigmoid(0.0).numpy()
+    -0.6931472
+    """
+    if type(x) in COMPOSITE_TYPES:
+        return composite_call("log_sigmoid", x, x)
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind != "f":
+        raise InvalidArgumentError("log_sigmoid: input must be floating (expected float, got "
+                                   "%s)" % x._value.dtype)
+    return negative(softplus(negative(x)))
+
+
+# ---- activations and losses ---------------------------------------------------------------
+
+def crelu(features, axis=-1, name=None):
+    """``concat([relu(x), relu(-x)], axis)``: the positive and negative parts side by side."""
+    x = convert_to_tensor(features)
+    return concat([relu(x), relu(-x)], axis)
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """``exp(log_input) - log_input * targets``; ``compute_full_loss`` adds Stirling's
+    approximation of ``log(targets!)`` where ``targets > 1``.
+
+    >>> fe.nn.log_poisson_loss([1., 3.], [-1., 2.]).numpy()
+    array([1.3678794, 1.3890562], dtype=float32)
+    """
+    log_input, targets = convert_same(log_input, targets)
+    if log_input._value.shape != targets._value.shape:
+        raise ValueError("log_poisson_loss: log_input and targets must have the same shape "
+                         "(%s vs %s)" % (list(log_input._value.shape),
+                                         list(targets._value.shape)))
+    result = exp(log_input) - log_input * targets
+    if not compute_full_loss:
+        return result
+    zeros = zeros_like(targets)
+    small = logical_and(greater_equal(targets, zeros), less_equal(targets, zeros + 1))
+    safe = where(small, zeros + 1, targets)    # log() only where the branch is taken
+    stirling = safe * log(safe) - safe + 0.5 * log(2 * math.pi * safe)
+    return result + where(small, zeros, stirling)
+
+
+def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
+    """Sigmoid cross-entropy with the positive term weighted by ``pos_weight``, in the
+    stable form ``(1 - z) x + (1 + (q - 1) z) (log1p(exp(-|x|)) + max(-x, 0))``."""
+    logits, labels, pos_weight = convert_same(logits, labels, pos_weight)
+    if logits._value.shape != labels._value.shape:
+        raise ValueError("weighted_cross_entropy_with_logits: logits and labels must have "
+                         "the same shape (%s vs %s)" % (list(logits._value.shape),
+                                                        list(labels._value.shape)))
+    log_weight = 1 + (pos_weight - 1) * labels
+    return (1 - labels) * logits + log_weight * (log1p(exp(-abs(logits))) + relu(-logits))

@@ -17,15 +17,20 @@ same formula, so derivatives of every order exist.
 ``fused_batch_norm_v1`` is ``fe.compat.v1.nn.fused_batch_norm`` (TensorFlow's signature:
 NHWC or NCHW, training or inference, ``exponential_avg_factor``).
 """
+
+
 import numpy as np
 
 from .. import _core, _norm
 from ..dtypes import float32
 from ..errors import InvalidArgumentError
-from .array_ops import transpose, zeros_like
-from .conv_ops import _kernel_call
-from .math_ops import cast, convert_same, reduce_sum, rsqrt
-from .registry import FLOAT, defop, execute
+from .array_ops import getitem, pad, reshape, squeeze, stop_gradient, transpose, zeros_like
+from .conv_ops import _float, _kernel_call
+from .elementwise_ops import (cast, convert_same, divide_no_nan, exp, log, rsqrt, square,
+                              squared_difference)
+from .nn_ops import _float_input
+from .reduction_ops import reduce_mean, reduce_sum
+from .registry import as_bool, as_int, defop, execute, FLOAT, normalize_axis
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -260,3 +265,109 @@ def fused_batch_norm_v1(x, scale, offset, mean=None, variance=None, epsilon=0.00
 
 
 __all__ = ["batch_norm_inference", "fused_batch_norm_train", "fused_batch_norm_v1"]
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """``(mean, variance)`` of ``x`` over ``axes``.
+
+    Composite: the variance is the mean of ``(x - mean)^2`` with the mean differentiated
+    too, so second derivatives are exact.
+    """
+    x = _float_input("moments", x)
+    axes = normalize_axis("moments", axes, x._value.ndim)
+    mean = reduce_mean(x, axes, keepdims=True)
+    variance = reduce_mean(squared_difference(x, mean), axes, keepdims=True)
+    if not as_bool("moments", keepdims, "keepdims"):
+        shape = [d for i, d in enumerate(x._value.shape) if i not in (axes or range(99))]
+        mean, variance = reshape(mean, shape), reshape(variance, shape)
+    return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``(x - mean) * scale / sqrt(variance + eps) + offset`` (offset, scale may be None)."""
+    x = _float_input("batch_normalization", x)
+    mean, variance = convert_same(x, mean, variance)[1:]
+    inv = rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * convert_same(x, scale)[1]
+    shift = -(mean * inv) if offset is None else convert_same(x, offset)[1] - mean * inv
+    return x * inv + shift
+
+
+# ---- moments ------------------------------------------------------------------------------
+
+def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
+    """``(count, sum(x - shift), sum((x - shift)^2), shift)`` over ``axes`` (the moments
+    before division; ``shift`` None sums ``x`` itself)."""
+    x = _float("sufficient_statistics", x)
+    axes = normalize_axis("sufficient_statistics", axes, x._value.ndim) or ()
+    count = _core.wrap(np.array(np.prod([x._value.shape[a] for a in axes]),
+                                x._value.dtype))
+    if shift is not None:
+        shift = convert_same(x, shift)[1]
+        centred = x - shift
+    else:
+        centred = x
+    m_ss = reduce_sum(centred, axes, keepdims=bool(keepdims))
+    v_ss = reduce_sum(square(centred), axes, keepdims=bool(keepdims))
+    return count, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """``(mean, variance)`` from ``sufficient_statistics``'s sums."""
+    mean_ss, counts, variance_ss = convert_same(mean_ss, counts, variance_ss)
+    shifted_mean = mean_ss / counts
+    mean = shifted_mean if shift is None else shifted_mean + convert_same(mean_ss, shift)[1]
+    return mean, variance_ss / counts - square(shifted_mean)
+
+
+# ---- local response normalization ---------------------------------------------------------
+
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
+                                 name=None):
+    """``x / (bias + alpha * sum(x^2 over the 2r+1 nearest channels)) ** beta`` (NHWC)."""
+    x = _float("local_response_normalization", input)
+    if x._value.ndim != 4:
+        raise InvalidArgumentError("local_response_normalization: input must be 4-D (got "
+                                   "shape %s)" % list(x._value.shape))
+    r = as_int("local_response_normalization", depth_radius, "depth_radius")
+    if r < 0:
+        raise InvalidArgumentError("local_response_normalization: depth_radius must be >= 0 "
+                                   "(got %d)" % r)
+    c = x._value.shape[-1]
+    padded = pad(square(x), [[0, 0]] * 3 + [[r, r]])
+    sqr_sum = None
+    for k in range(2 * r + 1):      # the window as 2r+1 shifted channel slices
+        part = execute(getitem, padded, key=(Ellipsis, slice(k, k + c)))
+        sqr_sum = part if sqr_sum is None else sqr_sum + part
+    return x * exp(-beta * log(bias + alpha * sqr_sum))
+
+
+lrn = local_response_normalization
+
+
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+    """``(mean, variance)`` of ``x`` over ``axes`` with each entry counted
+    ``frequency_weights`` times (broadcast against ``x``); the variance's gradient treats the
+    mean as a constant, as TensorFlow's."""
+    x = _float("weighted_moments", x)
+    w = convert_same(x, frequency_weights)[1]
+    axes = normalize_axis("weighted_moments", axes, x._value.ndim) or ()
+    total = reduce_sum(w * x, axes, keepdims=True)
+    weight_sum = reduce_sum(w + zeros_like(x), axes, keepdims=True)
+    mean = divide_no_nan(total, weight_sum)
+    spread = reduce_sum(w * squared_difference(x, stop_gradient(mean)), axes, keepdims=True)
+    variance = divide_no_nan(spread, weight_sum)
+    if keepdims:
+        return mean, variance
+    return squeeze(mean, list(axes)), squeeze(variance, list(axes))
+
+
+def batch_norm_with_global_normalization(input, mean, variance, beta, gamma,
+                                         variance_epsilon, scale_after_normalization,
+                                         name=None):
+    """``batch_normalization`` with ``gamma`` applied only if ``scale_after_normalization``
+    (TensorFlow 1's argument order)."""
+    return batch_normalization(input, mean, variance, beta,
+                               gamma if scale_after_normalization else None,
+                               variance_epsilon)

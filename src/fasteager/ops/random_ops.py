@@ -19,8 +19,11 @@ import numpy as np
 
 from .. import _core
 from ..distribute import mirrored as _mirrored
+from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, UnimplementedError
 from . import _philox
+from .array_ops import stack, zeros_like
+from .elementwise_ops import add, multiply, subtract
 from .registry import as_shape, check_output_size, defop
 
 _DEFAULT_GLOBAL_SEED = 87654321
@@ -81,7 +84,6 @@ def draw_seed(seed):
 
 
 def _float_dtype(opname, dtype):
-    from ..dtypes import as_dtype
     d = as_dtype(np.float32 if dtype is None else dtype)._np
     if d.kind != "f":
         raise InvalidArgumentError("%s: dtype must be floating (got %s)" % (opname, d))
@@ -101,9 +103,8 @@ def _affine(opname, z, scale, shift, d):
     them, as in TensorFlow) when ``scale`` or ``shift`` is a tensor, else in NumPy, in
     the precision of ``z`` (``d`` for Philox draws, as TensorFlow's ops compute it)."""
     if _is_tensor(scale) or _is_tensor(shift):
-        from . import math_ops
         t = _core.wrap(z.astype(d, copy=False))
-        return math_ops.add(math_ops.multiply(t, _core.convert_to_tensor(scale, d)),
+        return add(multiply(t, _core.convert_to_tensor(scale, d)),
                             _core.convert_to_tensor(shift, d))
     out = z * np.asarray(_scalar(scale), z.dtype) + np.asarray(_scalar(shift), z.dtype)
     return _core.wrap(np.asarray(out).astype(d, copy=False))
@@ -190,7 +191,6 @@ _INT_DTYPES = (np.int32, np.int64, np.uint32, np.uint64)
 
 
 def _uniform(src, shape, minval, maxval, dtype, opname="random.uniform"):
-    from ..dtypes import as_dtype
     src = _source(src)
     d = as_dtype(np.float32 if dtype is None else dtype)._np
     dims = _draw_shape(opname, shape)
@@ -211,9 +211,8 @@ def _uniform(src, shape, minval, maxval, dtype, opname="random.uniform"):
     hi = 1.0 if maxval is None else maxval
     u = src.uniform(dims, d)
     if _is_tensor(hi) or _is_tensor(minval):
-        from . import math_ops
         lo_t, hi_t = _core.convert_to_tensor(minval, d), _core.convert_to_tensor(hi, d)
-        return _affine(opname, u, math_ops.subtract(hi_t, lo_t), lo_t, d)
+        return _affine(opname, u, subtract(hi_t, lo_t), lo_t, d)
     span = np.asarray(_scalar(hi), u.dtype) - np.asarray(_scalar(minval), u.dtype)
     return _affine(opname, u, span, minval, d)
 
@@ -238,7 +237,6 @@ def _categorical(src, logits, num_samples, dtype, opname="random.categorical"):
         gumbel = -np.log(-np.log(src.rng.random((lg.shape[0], int(num_samples),
                                                  lg.shape[1]))))
         out = np.argmax(lg[:, None, :] + gumbel, axis=-1)
-    from ..dtypes import as_dtype
     return _core.wrap(out.astype(as_dtype(np.int64 if dtype is None else dtype)._np))
 
 
@@ -298,7 +296,6 @@ def _replayed_draw(dist, shape, params, dtype, seed):
             _is_attr(p) for p in params):
         return None
     dims = _draw_shape("random." + dist, shape)
-    from ..dtypes import as_dtype
     d = None if dtype is None else as_dtype(dtype).name
     params = tuple(p.item() if isinstance(p, np.generic) else p for p in params)
     key = tracer.random_seed(draw_seed(seed))
@@ -587,7 +584,6 @@ class Generator:
     def uniform(self, shape, minval=0, maxval=None, dtype=np.float32, name=None):
         """Samples from U[minval, maxval) (maxval defaults to 1 for floats; integer dtypes
         need maxval, or neither bound for the full range)."""
-        from ..dtypes import as_dtype
         if as_dtype(dtype)._np.kind in "iu" and minval is None and maxval is None:
             return self.uniform_full_int(shape, dtype)
         args = (_shape_attr(shape), 0 if minval is None else minval, maxval, dtype,
@@ -617,9 +613,8 @@ class Generator:
     def make_seeds(self, count=1):
         """``count`` seed pairs for stateless ops: an int64 tensor of shape [2, count] (a
         row of 64-bit draws and a row of zeros, as in TensorFlow)."""
-        from . import array_ops
         keys = self.uniform_full_int([int(count)], np.int64)   # (a graph op when traced)
-        return array_ops.stack([keys, array_ops.zeros_like(keys)])
+        return stack([keys, zeros_like(keys)])
 
     def split(self, count=1):
         """``count`` new generators (advances this one): generator i has key
@@ -697,7 +692,6 @@ generator_draw = defop("generator_draw", _draw_fwd, kinds="iu", same_dtype=False
 
 
 def _full_int(src, shape, dtype, opname):
-    from ..dtypes import as_dtype
     d = as_dtype(dtype)._np
     if d not in _INT_DTYPES:
         raise InvalidArgumentError("%s: dtype must be int32, int64, uint32 or uint64 (got %s)"
@@ -730,7 +724,6 @@ def _binomial_parts(opname, shape, counts, probs):
 
 def _binomial(src, shape, counts, probs, dtype, opname):
     """TensorFlow's binomial sampler (inversion, or BTRS for count * prob >= 10)."""
-    from ..dtypes import as_dtype
     d = as_dtype(dtype)._np
     dims, n, p, per_member = _binomial_parts(opname, shape, counts, probs)
     out = _philox.binomial(src.key, src.counter, n, p, per_member)
@@ -795,7 +788,6 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=np.float32, name
                       alg="auto_select"):
     """U[minval, maxval) samples that depend only on ``seed``. Integer dtypes need both
     bounds, or neither (the full range), as in TensorFlow."""
-    from ..dtypes import as_dtype
     src = _stateless_source("stateless_uniform", seed, alg)
     if as_dtype(dtype)._np.kind in "iu":
         if minval is None and maxval is None:
@@ -819,7 +811,6 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=np.int32, name=N
 
 
 def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
-    from ..dtypes import as_dtype
     rng = _stateless_source("stateless_poisson", seed, None).numpy_rng()
     lam = np.asarray(_scalar(lam), np.float64)
     if (lam < 0).any():

@@ -34,11 +34,13 @@ the same result as ``forward``: ``fe.function`` replays use it to reuse buffers 
 calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
 """
 import inspect
+import os
+import resource
 
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ResourceExhaustedError
 
 FLOAT = "f"
 INT = "iu"
@@ -174,18 +176,24 @@ def unbroadcast(g, x):
     xshape = x._value.shape
     if gshape == xshape:
         return g
-    from .math_ops import reduce_sum
-    from .array_ops import reshape
     lead = len(gshape) - len(xshape)
     axes = list(range(lead))
     for i, d in enumerate(xshape):
         if d == 1 and gshape[lead + i] != 1:
             axes.append(lead + i)
     if axes:
-        g = reduce_sum(g, axis=axes)
+        g = sum_axes(g, axes)
     if g._value.shape != xshape:
-        g = reshape(g, xshape)
+        g = _core.execute(OPS["reshape"], (g,), {"shape": tuple(xshape)})
     return g
+
+
+def sum_axes(g, axes):
+    """``reduce_sum(g, axes)`` for the gradients of ops defined below the reductions
+    (broadcasting, tile): the op is taken from the table, so this module and those
+    modules import nothing above them."""
+    return _core.execute(OPS["reduce_sum"], (g,),
+                         {"axis": tuple(sorted(int(a) for a in axes)), "keepdims": False})
 
 
 def normalize_axis(opname, axis, rank, argname="axis"):
@@ -225,7 +233,6 @@ def single_axis(opname, axis, rank, argname="axis"):
 
 
 def _err(msg):
-    from ..errors import InvalidArgumentError
     return InvalidArgumentError(msg)
 
 
@@ -273,8 +280,6 @@ _SMALL_BYTES = 1 << 30          # below this, no need to ask what memory there i
 def _memory_bytes():
     """The most bytes one allocation can hope for: physical memory, or the address-space
     limit (RLIMIT_AS) when that is lower."""
-    import os
-    import resource
     try:
         phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
@@ -317,7 +322,6 @@ def check_output_size(opname, shape, dtype, what=""):
                                        "NumPy can't lay out%s" % (opname, dims, extra))
         return 0
     if nbytes > _SMALL_BYTES and nbytes > _memory_bytes():
-        from ..errors import ResourceExhaustedError
         # the words of the allocation failures execute reports (_core.out_of_memory_error)
         raise ResourceExhaustedError(
             "%s: out of memory (tried to allocate %s for an array of shape %s (%s); this "

@@ -30,16 +30,19 @@ check their activation names; a mismatch is the op's ``InvalidArgumentError``.
     gru(x, h0, kernel, recurrent_kernel, bias, mask)       -> (h_seq, gates, hrh)
     simple_rnn(x, h0, kernel, recurrent_kernel, bias, mask) -> h_seq
 """
+
+
 import numpy as np
 
 from .. import _core, _rnn
 from ..errors import InvalidArgumentError, UnimplementedError
 from .array_ops import reshape
 from .conv_ops import _kernel_call
-from .math_ops import matmul
-from .registry import FLOAT, defop, execute
+from .linalg_ops import matmul
+from .registry import defop, execute, FLOAT
 
 convert_to_tensor = _core.convert_to_tensor
+
 
 ACTIVATIONS = tuple(_rnn.ACTIVATIONS)
 

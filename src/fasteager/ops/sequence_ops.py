@@ -12,40 +12,21 @@ values, so it runs such a function eagerly) and move the entries through ``getit
 ``reshape``, ``transpose`` and ``pad``, whose gradients already exist; outputs that are
 positions or counts are integer constants, as in TensorFlow (no gradient).
 """
+
 import builtins
-import collections
 
 import numpy as np
 
 from .. import _core
-from .._core import convert_to_tensor
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
-from .array_ops import concat, getitem, ones_like, pad, reshape, stack, transpose, zeros
-from .math_ops import cast, clip_by_value, floor, less, multiply, subtract, truediv
-from .registry import ANY_DTYPE, INT, NUMERIC, as_int, defop, execute, normalize_axis
-from .registry import unregistered_gradient
+from .array_ops import expand_dims, pad, reshape, stack, transpose
+from .elementwise_ops import cast, less
+from .indexing_ops import _ints, _take
+from .registry import ANY_DTYPE, as_int, defop, execute, normalize_axis
+from .array_ops import range as fe_range
 
-__all__ = ["batch_to_space", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width",
-           "histogram_fixed_width_bins", "parallel_stack", "reverse_sequence", "roll",
-           "searchsorted", "sequence_mask", "space_to_batch", "space_to_batch_nd", "unique",
-           "unique_with_counts", "unravel_index"]
-
-Unique = collections.namedtuple("Unique", ["y", "idx"])
-UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
-
-
-def _ints(value, opname, argname):
-    """An integer argument (Python value or tensor) as an int64 ndarray."""
-    arr = np.asarray(_core.data_of(value, opname) if isinstance(value, _core.Tensor) else value)
-    if arr.dtype.kind not in "iu" and not (arr.size == 0 and arr.dtype.kind == "f"):
-        raise InvalidArgumentError("%s: %s must be integers (got dtype %s)"
-                                   % (opname, argname, arr.dtype))
-    return arr.astype(np.int64)
-
-
-def _take(x, key):
-    return execute(getitem, x, key=key)
+convert_to_tensor = _core.convert_to_tensor
 
 
 def roll(input, shift, axis, name=None):
@@ -65,48 +46,6 @@ def roll(input, shift, axis, name=None):
     return numpy_roll(x, shifts.tolist(), axes.tolist()) if shifts.size else x
 
 
-def _searchsorted_fwd(seq, vals, side, out_type):
-    rows = int(np.prod(seq.shape[:-1]))      # (reshape(-1, 0) cannot tell the rows)
-    s2 = seq.reshape(rows, seq.shape[-1])
-    v2 = vals.reshape(rows, vals.shape[-1])
-    out = np.empty(v2.shape, out_type)
-    for i in builtins.range(s2.shape[0]):
-        out[i] = np.searchsorted(s2[i], v2[i], side=side)
-    return out.reshape(vals.shape)
-
-
-searchsorted_op = defop("searchsorted", _searchsorted_fwd, kinds=NUMERIC, same_dtype=True,
-                        nin=2, attrs=("side", "out_type"), no_grad="returns integer positions")
-
-
-def searchsorted(sorted_sequence, values, side="left", out_type=np.int32, name=None):
-    """Where each of ``values`` would go in ``sorted_sequence`` to keep it sorted, row by
-    row along the innermost axis (``side='left'``: before equal entries, ``'right'``:
-    after them); the leading axes of both must match.
-
-    >>> fe.searchsorted([0, 3, 9, 10], [2, 9]).numpy()
-    array([1, 2], dtype=int32)
-    """
-    from .math_ops import convert_same
-    if side not in ("left", "right"):
-        raise ValueError("searchsorted: side must be either 'right' or 'left' (got %r)"
-                         % (side,))
-    seq, vals = convert_same(sorted_sequence, values)
-    sshape, vshape = seq._value.shape, vals._value.shape
-    if not sshape or not vshape:
-        raise InvalidArgumentError("searchsorted: sorted_sequence and values must have rank "
-                                   ">= 1 (got shapes %s and %s)" % (list(sshape), list(vshape)))
-    if sshape[:-1] != vshape[:-1]:
-        raise InvalidArgumentError("searchsorted: the leading dimensions of sorted_sequence "
-                                   "and values must match (got shapes %s and %s)"
-                                   % (list(sshape), list(vshape)))
-    d = as_dtype(out_type)
-    if d.name not in ("int32", "int64"):
-        raise InvalidArgumentError("searchsorted: out_type must be int32 or int64 (got %s)"
-                                   % d.name)
-    return execute(searchsorted_op, seq, vals, side=side, out_type=d.as_numpy_dtype)
-
-
 def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
     """``mask[..., j] = j < lengths[...]`` for ``j < maxlen`` (default: the largest length).
 
@@ -114,8 +53,6 @@ def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
     array([[ True, False, False, False],
            [ True,  True,  True, False]])
     """
-    from .array_ops import expand_dims
-    from .array_ops import range as fe_range
     lens = convert_to_tensor(lengths)
     if lens.dtype.is_floating or lens.dtype.name == "bool":
         raise InvalidArgumentError("sequence_mask: lengths must be integers (got %s)"
@@ -131,92 +68,6 @@ def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
     mask = less(fe_range(maxlen, dtype=lens.dtype), expand_dims(lens, -1))
     d = as_dtype(dtype)
     return mask if d.name == "bool" else cast(mask, d)
-
-
-def _unique_arrays(x, out_idx):
-    """(y, idx, count) of 1-D ``x``, in TensorFlow's order: that of first occurrence."""
-    if x.ndim != 1:
-        raise InvalidArgumentError("unique: x must be a 1-D vector (got shape %s)"
-                                   % list(x.shape))
-    # (every NaN is a value of its own, as TensorFlow's hash table compares them)
-    _, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
-                                          return_counts=True, equal_nan=False)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return (x[first[order]], rank[inverse.reshape(-1)].astype(out_idx),
-            counts[order].astype(out_idx))
-
-
-# TensorFlow registers no gradient for either: a tape through them raises its LookupError
-unique_op = defop("unique", lambda x, out_idx: _unique_arrays(x, out_idx)[:2], kinds=ANY_DTYPE,
-                  same_dtype=False, multi=True, nin=1, attrs=("out_idx",),
-                  joint_grad=unregistered_gradient("unique", "Unique"))
-unique_with_counts_op = defop(
-    "unique_with_counts", _unique_arrays, kinds=ANY_DTYPE, same_dtype=False, multi=True, nin=1,
-    attrs=("out_idx",), joint_grad=unregistered_gradient("unique_with_counts", "UniqueWithCounts"))
-
-
-def _out_idx(out_idx, opname):
-    d = as_dtype(out_idx)
-    if d.name not in ("int32", "int64"):
-        raise InvalidArgumentError("%s: out_idx must be int32 or int64 (got %s)"
-                                   % (opname, d.name))
-    return d.as_numpy_dtype
-
-
-def unique(x, out_idx=np.int32, name=None):
-    """The distinct entries of 1-D ``x`` in order of first occurrence, and for each entry
-    of ``x`` the index of its value in ``y``: ``Unique(y, idx)``.
-
-    >>> fe.unique([1, 1, 2, 4, 4]).y.numpy()
-    array([1, 2, 4], dtype=int32)
-    """
-    y, idx = execute(unique_op, convert_to_tensor(x), out_idx=_out_idx(out_idx, "unique"))
-    return Unique(y, idx)
-
-
-def unique_with_counts(x, out_idx=np.int32, name=None):
-    """``unique`` plus how many times each distinct value occurs:
-    ``UniqueWithCounts(y, idx, count)``."""
-    return UniqueWithCounts(*execute(unique_with_counts_op, convert_to_tensor(x),
-                                     out_idx=_out_idx(out_idx, "unique_with_counts")))
-
-
-def _unravel_fwd(idx, shape):
-    if shape.ndim != 1 or idx.ndim > 1:
-        raise InvalidArgumentError("unravel_index: indices must be a scalar or a vector and "
-                                   "dims a vector (got shapes %s and %s)"
-                                   % (list(idx.shape), list(shape.shape)))
-    if np.any(shape < 0):
-        raise InvalidArgumentError("unravel_index: dims must be non-negative (got %s)"
-                                   % shape.tolist())
-    total = int(np.prod(shape))
-    if idx.size and (idx.min() < 0 or idx.max() >= total):
-        raise InvalidArgumentError("unravel_index: index is out of bound as with dims "
-                                   "(expected 0 <= index < %d, got %s)" % (total, idx.tolist()))
-    if not shape.size:
-        return np.zeros((0,) + idx.shape, idx.dtype)
-    return np.stack(np.unravel_index(idx, tuple(shape.tolist()))).astype(idx.dtype)
-
-
-unravel_index_op = defop("unravel_index", _unravel_fwd, kinds=INT, nin=2,
-                         no_grad="returns integer coordinates")
-
-
-def unravel_index(indices, dims, name=None):
-    """The coordinates of flat ``indices`` in an array of shape ``dims``: shape
-    ``(len(dims),) + indices.shape``, of ``indices``' dtype.
-
-    >>> fe.unravel_index([2, 5], [3, 3]).numpy()
-    array([[0, 1],
-           [2, 2]], dtype=int32)
-    """
-    idx = convert_to_tensor(indices)
-    if idx.dtype.name not in ("int32", "int64"):
-        raise InvalidArgumentError("unravel_index: indices must be int32 or int64 (got %s)"
-                                   % idx.dtype.name)
-    return execute(unravel_index_op, idx, convert_to_tensor(dims, idx.dtype))
 
 
 def _reverse_sequence_fwd(x, lens, seq_axis, batch_axis):
@@ -273,132 +124,10 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     return execute(reverse_sequence_op, x, lens, seq_axis=sa, batch_axis=ba)
 
 
-def dynamic_partition(data, partitions, num_partitions, name=None):
-    """Split ``data`` into ``num_partitions`` tensors: output ``i`` holds the slices of
-    ``data`` (over the axes of ``partitions``) where ``partitions == i``, in order.
-
-    >>> [p.numpy() for p in fe.dynamic_partition([10, 20, 30], [1, 0, 1], 2)]
-    [array([20], dtype=int32), array([10, 30], dtype=int32)]
-    """
-    x = convert_to_tensor(data)
-    parts = _ints(partitions, "dynamic_partition", "partitions")
-    n = as_int("dynamic_partition", num_partitions, "num_partitions")
-    if n < 1:
-        raise InvalidArgumentError("dynamic_partition: num_partitions must be >= 1 (got %d)"
-                                   % n)
-    k = parts.ndim
-    if x._value.shape[:k] != parts.shape:
-        raise InvalidArgumentError("dynamic_partition: partitions' shape must be a prefix of "
-                                   "data's (got %s and %s)" % (list(parts.shape),
-                                                               list(x._value.shape)))
-    flat_parts = parts.reshape(-1)
-    bad = np.nonzero((flat_parts < 0) | (flat_parts >= n))[0]
-    if bad.size:
-        raise InvalidArgumentError("dynamic_partition: partitions[%d] = %d is not in [0, %d)"
-                                   % (bad[0], flat_parts[bad[0]], n))
-    rows = reshape(x, (-1,) + tuple(x._value.shape[k:])) if k != 1 else x
-    return [_take(rows, (np.nonzero(flat_parts == i)[0],)) for i in builtins.range(n)]
-
-
-def dynamic_stitch(indices, data, name=None):
-    """Interleave ``data`` into one tensor: ``merged[indices[m][i, ...]] = data[m][i, ...]``
-    (a later ``m`` wins where indices repeat; rows no index names are zeros).
-
-    >>> fe.dynamic_stitch([[0, 2], [1]], [[1., 3.], [2.]]).numpy()
-    array([1., 2., 3.], dtype=float32)
-    """
-    if not isinstance(indices, (list, tuple)) or not isinstance(data, (list, tuple)):
-        raise TypeError("dynamic_stitch: indices and data must be lists of tensors (got %s "
-                        "and %s)" % (type(indices).__name__, type(data).__name__))
-    if len(indices) != len(data) or not indices:
-        raise InvalidArgumentError("dynamic_stitch: indices and data need the same, non-zero "
-                                   "number of tensors (got %d and %d)"
-                                   % (len(indices), len(data)))
-    idx = [_ints(i, "dynamic_stitch", "indices") for i in indices]
-    from .math_ops import convert_same
-    ds = convert_same(*data)
-    inner = None
-    rows = []
-    for m, (i, d) in enumerate(zip(idx, ds)):
-        dshape = d._value.shape
-        if dshape[:i.ndim] != i.shape:
-            raise InvalidArgumentError("dynamic_stitch: data[%d].shape must start with "
-                                       "indices[%d].shape (got %s and %s)"
-                                       % (m, m, list(dshape), list(i.shape)))
-        tail = tuple(dshape[i.ndim:])
-        if inner is None:
-            inner = tail
-        elif tail != inner:
-            raise InvalidArgumentError("dynamic_stitch: data[%d] has inner shape %s, but "
-                                       "data[0] has %s" % (m, list(tail), list(inner)))
-        rows.append(reshape(d, (-1,) + inner))
-    flat_idx = np.concatenate([i.reshape(-1) for i in idx])
-    if flat_idx.size and flat_idx.min() < 0:
-        raise InvalidArgumentError("dynamic_stitch: indices must be non-negative (got %d)"
-                                   % flat_idx.min())
-    size = int(flat_idx.max()) + 1 if flat_idx.size else 0
-    src = np.full(size, flat_idx.size, np.int64)   # an unnamed row: the zero row at the end
-    src[flat_idx] = np.arange(flat_idx.size)       # NumPy keeps the last write of a repeat
-    pool = concat(rows + [zeros((1,) + inner, dtype=ds[0].dtype)], axis=0)
-    return _take(pool, (src,))
-
-
 def parallel_stack(values, name="parallel_stack"):
     """``fe.stack(values)``. TensorFlow allows it only in graphs (eagerly it raises
     RuntimeError); fasteager's functions may run their Python eagerly, so it works in both."""
     return stack(values, axis=0)
-
-
-def _histogram_args(values, value_range, nbins, dtype, opname):
-    v = convert_to_tensor(values)
-    r = convert_to_tensor(value_range, v.dtype)
-    n = as_int(opname, nbins, "nbins")
-    if n <= 0:
-        raise InvalidArgumentError("%s: nbins should be a positive number (got %d)"
-                                   % (opname, n))
-    lo_hi = _core.data_of(r, opname)
-    if lo_hi.shape != (2,):
-        raise InvalidArgumentError("%s: value_range must have shape [2] (got %s)"
-                                   % (opname, list(lo_hi.shape)))
-    if not lo_hi[0] < lo_hi[1]:
-        raise InvalidArgumentError("%s: value_range should satisfy value_range[0] < "
-                                   "value_range[1] (got %s)" % (opname, lo_hi.tolist()))
-    d = as_dtype(dtype)
-    if d.name not in ("int32", "int64"):
-        raise InvalidArgumentError("%s: dtype must be int32 or int64 (got %s)" % (opname, d.name))
-    return v, r, n, d
-
-
-def _bins(v, r, n):
-    """TensorFlow's bin of each value: floor(nbins * (v - lo) / (hi - lo)), clipped."""
-    scaled = truediv(subtract(v, r[0]), subtract(r[1], r[0]))
-    idx = floor(multiply(scaled, np.asarray(n, scaled.dtype.as_numpy_dtype)))
-    return clip_by_value(cast(idx, np.int64), 0, n - 1)
-
-
-def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=np.int32, name=None):
-    """The bin of each of ``values`` among ``nbins`` equal bins over ``value_range``
-    (values outside go to the first or last bin).
-
-    >>> fe.histogram_fixed_width_bins([-1., 1.5, 15.], [0., 5.], nbins=5).numpy()
-    array([0, 1, 4], dtype=int32)
-    """
-    v, r, n, d = _histogram_args(values, value_range, nbins, dtype,
-                                 "histogram_fixed_width_bins")
-    return cast(_bins(v, r, n), d)
-
-
-def histogram_fixed_width(values, value_range, nbins=100, dtype=np.int32, name=None):
-    """How many of ``values`` fall in each of ``nbins`` equal bins over ``value_range``
-    (values outside count in the first or last bin).
-
-    >>> fe.histogram_fixed_width([-1., 0., 1.5, 2., 5., 15.], [0., 5.], nbins=5).numpy()
-    array([2, 1, 1, 0, 2], dtype=int32)
-    """
-    from .indexing_ops import unsorted_segment_sum
-    v, r, n, d = _histogram_args(values, value_range, nbins, dtype, "histogram_fixed_width")
-    bins = reshape(_bins(v, r, n), [-1])
-    return cast(unsorted_segment_sum(ones_like(bins), bins, n), d)
 
 
 def _block_args(x, block_shape, pairs, opname, argname):
@@ -486,3 +215,74 @@ def batch_to_space(input, block_shape, crops, name=None):
                                               for i, (a, b) in enumerate(crop))
         x = _take(x, key)
     return x
+
+
+# ---- depth_to_space / space_to_depth ------------------------------------------------------
+
+def _block(opname, x, block_size, data_format):
+    if data_format not in ("NHWC", "NCHW"):
+        raise InvalidArgumentError("%s: data_format must be 'NHWC' or 'NCHW' (got %r)"
+                                   % (opname, data_format))
+    b = as_int(opname, block_size, "block_size")
+    if b < 2:
+        raise InvalidArgumentError("%s: block_size must be at least 2 (got %d)" % (opname, b))
+    x = convert_to_tensor(x)
+    if x._value.ndim != 4:
+        raise InvalidArgumentError("%s: input must be 4-D (got shape %s)"
+                                   % (opname, list(x._value.shape)))
+    return (x if data_format == "NHWC" else transpose(x, (0, 2, 3, 1))), b
+
+
+def _back(y, data_format):
+    return y if data_format == "NHWC" else transpose(y, (0, 3, 1, 2))
+
+
+def depth_to_space(input, block_size, data_format="NHWC", name=None):
+    """Moves channel blocks into ``block_size x block_size`` spatial tiles.
+
+    >>> fe.nn.depth_to_space(fe.reshape(fe.range(4.), [1, 1, 1, 4]), 2)[0, :, :, 0].numpy()
+    array([[0., 1.],
+           [2., 3.]], dtype=float32)
+    """
+    x, b = _block("depth_to_space", input, block_size, data_format)
+    n, h, w, c = x._value.shape
+    if c % (b * b):
+        raise InvalidArgumentError("depth_to_space: input depth dimension %d should be "
+                                   "divisible by: %d" % (c, b * b))
+    y = transpose(reshape(x, (n, h, w, b, b, c // (b * b))), (0, 1, 3, 2, 4, 5))
+    return _back(reshape(y, (n, h * b, w * b, c // (b * b))), data_format)
+
+
+def space_to_depth(input, block_size, data_format="NHWC", name=None):
+    """Moves each ``block_size x block_size`` spatial tile into the channels (the inverse
+    of ``depth_to_space``)."""
+    x, b = _block("space_to_depth", input, block_size, data_format)
+    n, h, w, c = x._value.shape
+    if h % b or w % b:
+        raise InvalidArgumentError("space_to_depth: image width %d and height %d should be "
+                                   "divisible by block_size: %d" % (w, h, b))
+    y = transpose(reshape(x, (n, h // b, b, w // b, b, c)), (0, 1, 3, 2, 4, 5))
+    return _back(reshape(y, (n, h // b, w // b, b * b * c)), data_format)
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """``(collapsed, new_lengths)``: each row's runs of repeated labels (within its
+    ``seq_length``) merged into one, left-aligned and zero-padded to the longest row."""
+    lab = _core.data_of(convert_to_tensor(labels), "collapse_repeated")
+    lengths = np.asarray(_core.data_of(convert_to_tensor(seq_length), "collapse_repeated"))
+    if lab.ndim != 2 or lengths.shape != (lab.shape[0],):
+        raise InvalidArgumentError("collapse_repeated: labels must be [batch, time] and "
+                                   "seq_length [batch] (got %s and %s)"
+                                   % (list(lab.shape), list(lengths.shape)))
+    rows = []
+    for row, n in zip(lab, lengths):
+        row = row[:int(n)]
+        keep = np.ones(row.shape, bool)
+        keep[1:] = row[1:] != row[:-1]
+        rows.append(row[keep])
+    width = max((r.size for r in rows), default=0)
+    out = np.zeros((lab.shape[0], width), lab.dtype)
+    for i, r in enumerate(rows):
+        out[i, :r.size] = r
+    return (_core.wrap(out),
+            _core.wrap(np.array([r.size for r in rows], lengths.dtype)))

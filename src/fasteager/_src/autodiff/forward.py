@@ -34,9 +34,10 @@ import warnings
 import numpy as np
 
 from ... import _core, nest
-from ...errors import InvalidArgumentError, UnimplementedError
-from ...ops import array_ops, math_ops, registry
+from ...errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
+from ...ops import array_ops, elementwise_ops, reduction_ops, registry
 from ...ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR
+from .tape import GradientTape, UnconnectedGradients
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -86,7 +87,6 @@ def _on_array_escape(tensor):
     if not watched:
         watched = any(w._connected(tensor) for w in _state.watchers)
     if watched:
-        from ...errors import FailedPreconditionError
         raise FailedPreconditionError(
             "a NumPy function was given a fasteager.numpy tensor that is being "
             "differentiated (shape %s, dtype %s): NumPy would return an ndarray and its "
@@ -132,7 +132,7 @@ def _elementwise_jvp(op, inputs, ans, attrs, tangents):
         term = op.grads[j](t, ans, *same, **attrs) if attrs else op.grads[j](t, ans, *same)
         term = _as_tensor(term, ans)
         if term is not None:
-            total = term if total is None else math_ops.add(total, term)
+            total = term if total is None else elementwise_ops.add(total, term)
     return total
 
 
@@ -142,7 +142,6 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
     skipping an all-zero cotangent (an unused output of a multi-output op) take the path
     whose derivative is wanted. For complex values the pairing is the real inner product
     Re(sum(conj(a) b)), of which TensorFlow-convention VJPs are the adjoints."""
-    from .tape import GradientTape
     outs = outputs if type(outputs) is tuple else (outputs,)
     differentiable = [o._value.dtype.kind in "fc" for o in outs]
     if not any(differentiable):
@@ -165,11 +164,11 @@ def _transpose_jvp(op, inputs, outputs, attrs, custom, tangents):
                     raise _underivable(op, custom)
                 continue     # a constant zero gradient: no contribution
             if ig._value.dtype.kind == "c":
-                term = registry.execute(math_ops.real_op, math_ops.reduce_sum(
-                    math_ops.multiply(registry.execute(math_ops.conj_op, ig), t)))
+                term = registry.execute(elementwise_ops.real_op, reduction_ops.reduce_sum(
+                    elementwise_ops.multiply(registry.execute(elementwise_ops.conj_op, ig), t)))
             else:
-                term = math_ops.reduce_sum(math_ops.multiply(ig, t))
-            total = term if total is None else math_ops.add(total, term)
+                term = reduction_ops.reduce_sum(elementwise_ops.multiply(ig, t))
+            total = term if total is None else elementwise_ops.add(total, term)
     if total is None:
         return None
     watched = [s for s, d in zip(seeds, differentiable) if d]
@@ -211,7 +210,7 @@ def _multilinear_jvp(op, inputs, attrs, tangents):
             args = list(inputs)
             args[j] = t
             term = registry.execute(op, *args, **(attrs or {}))
-            total = term if total is None else math_ops.add(total, term)
+            total = term if total is None else elementwise_ops.add(total, term)
     return total
 
 
@@ -396,7 +395,6 @@ class ForwardAccumulator(_Watcher):
         """The JVP computed for ``primals`` (a tensor, variable or nested structure):
         None, or zeros with ``unconnected_gradients=fe.UnconnectedGradients.ZERO``, for
         values that do not depend on the watched primals."""
-        from .tape import UnconnectedGradients
         unconnected = UnconnectedGradients(unconnected_gradients or UnconnectedGradients.NONE)
 
         def one(p):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import _core, nest
 from ...errors import InvalidArgumentError
-from ...ops import array_ops, math_ops
+from ...ops import array_ops, elementwise_ops
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -163,7 +163,7 @@ class GradientTape(_core.Tape):
                     parts = [grads[t._id] for t in reads if t._id in grads]
                     g = parts[0] if parts else None
                     for p in parts[1:]:
-                        g = math_ops.add(g, p)
+                        g = elementwise_ops.add(g, p)
             else:
                 value = s
                 g = grads.get(s._id)
@@ -251,7 +251,7 @@ def _self_gradient(value, targets, seeds):
     g = None
     for t, seed in zip(targets, seeds):
         if t is value:
-            g = seed if g is None else math_ops.add(g, seed)
+            g = seed if g is None else elementwise_ops.add(g, seed)
     return g
 
 
@@ -465,9 +465,6 @@ def _as_grad_list(grads, targets, fname, what):
                                           what[:-1]))
     return grads
 
-
-# forward mode (tf.autodiff.ForwardAccumulator; jax.jvp / jax.linearize)
-from .forward import ForwardAccumulator, jvp, linearize  # noqa: F401
 
 # The classes keep the module name they had before the move to fasteager._src: it is
 # what their repr and saved references show.

@@ -11,7 +11,7 @@ exact, not approximations.
 import numpy as np
 
 from ... import _core
-from ...ops import array_ops, math_ops
+from ...ops import array_ops, elementwise_ops, reduction_ops
 
 
 def _true():
@@ -78,20 +78,20 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     replicas' gradients gives the gradient of the mean loss over the global batch."""
     loss = _core.convert_to_tensor(per_example_loss)
     if sample_weight is not None:
-        loss = loss * math_ops.cast(sample_weight, loss.dtype)
+        loss = loss * elementwise_ops.cast(sample_weight, loss.dtype)
     if global_batch_size is None:
         n = replica_count()
-        global_batch_size = math_ops.cast(array_ops.shape(loss)[0] if loss.shape.rank else 1,
+        global_batch_size = elementwise_ops.cast(array_ops.shape(loss)[0] if loss.shape.rank else 1,
                                           loss.dtype) * n
     elif isinstance(global_batch_size, bool) or not isinstance(
             global_batch_size, (int, np.integer)) and not hasattr(global_batch_size, "dtype"):
         raise TypeError("compute_average_loss: global_batch_size must be an integer (got %r)"
                         % (global_batch_size,))
-    return math_ops.reduce_sum(loss) / math_ops.cast(global_batch_size, loss.dtype)
+    return reduction_ops.reduce_sum(loss) / elementwise_ops.cast(global_batch_size, loss.dtype)
 
 
 def scale_regularization_loss(regularization_loss):
     """``regularization_loss`` divided by the number of replicas in sync (inside
     ``strategy.run``), so that summing the replicas' gradients counts it once."""
     loss = _core.convert_to_tensor(regularization_loss)
-    return loss / math_ops.cast(replica_count(), loss.dtype)
+    return loss / elementwise_ops.cast(replica_count(), loss.dtype)

@@ -15,7 +15,9 @@ import numpy as np
 
 from ... import errors
 from ...ops.array_ops import constant, expand_dims, reshape, transpose
-from ...ops.math_ops import matmul, reduce_sum, tanh
+from ...ops.linalg_ops import matmul
+from ...ops.reduction_ops import reduce_sum
+from ...ops.elementwise_ops import tanh
 from ...tensor_shape import TensorShape
 
 from .. import _ops, constraints, initializers, regularizers

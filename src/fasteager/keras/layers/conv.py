@@ -3,7 +3,8 @@ from ... import dtypes, errors, nn
 from ...ops import array_ops
 from ...ops.array_ops import (broadcast_to, concat, expand_dims, split, squeeze, transpose,
                               zeros_like)
-from ...ops.math_ops import cast, reduce_max, reduce_mean, reduce_sum, where
+from ...ops.elementwise_ops import cast, where
+from ...ops.reduction_ops import reduce_max, reduce_mean, reduce_sum
 from ...tensor_shape import TensorShape
 
 from .. import _ops, activations, constraints, initializers, regularizers

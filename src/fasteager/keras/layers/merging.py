@@ -6,10 +6,10 @@ Minimum, Concatenate, Dot), and their function forms (``add([a, b])`` ...), as K
 TensorShape([None, 8])
 """
 from ... import nn
-from ...ops import math_ops
+from ...ops import elementwise_ops
 from ...ops.array_ops import concat, expand_dims
 from ...ops.linalg_ops import einsum
-from ...ops.math_ops import add_n
+from ...ops.elementwise_ops import add_n
 from ...tensor_shape import TensorShape
 
 from .base import Layer, ListInput
@@ -63,7 +63,7 @@ class Add(_Merge):
 
     def _merge(self, inputs):
         return add_n(inputs) if len({tuple(x.shape.as_list()) for x in inputs}) == 1 \
-            else _fold(math_ops.add, inputs)
+            else _fold(elementwise_ops.add, inputs)
 
 
 class Subtract(_Merge):
@@ -88,28 +88,28 @@ class Multiply(_Merge):
     """The elementwise product of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(math_ops.multiply, inputs)
+        return _fold(elementwise_ops.multiply, inputs)
 
 
 class Average(_Merge):
     """The elementwise mean of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(math_ops.add, inputs) / float(len(inputs))
+        return _fold(elementwise_ops.add, inputs) / float(len(inputs))
 
 
 class Maximum(_Merge):
     """The elementwise maximum of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(math_ops.maximum, inputs)
+        return _fold(elementwise_ops.maximum, inputs)
 
 
 class Minimum(_Merge):
     """The elementwise minimum of the inputs."""
 
     def _merge(self, inputs):
-        return _fold(math_ops.minimum, inputs)
+        return _fold(elementwise_ops.minimum, inputs)
 
 
 def _fold(fn, inputs):

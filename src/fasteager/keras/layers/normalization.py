@@ -7,7 +7,8 @@ from ... import dtypes, errors
 from ...ops import array_ops
 from ...ops.array_ops import (broadcast_to, concat, constant, expand_dims, reshape, stop_gradient,
                               transpose, zeros_like)
-from ...ops.math_ops import cast, maximum, minimum, reduce_mean, reduce_sum, rsqrt, square, where
+from ...ops.elementwise_ops import cast, maximum, minimum, rsqrt, square, where
+from ...ops.reduction_ops import reduce_mean, reduce_sum
 from ...tensor_shape import TensorShape
 
 from ...distribute import strategy as _distribute

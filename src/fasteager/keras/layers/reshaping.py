@@ -7,7 +7,8 @@ TensorShape([1, 6, 6, 3])
 import numpy as np
 
 from ... import errors
-from ...ops.array_ops import constant, expand_dims, gather, pad, repeat, tile, transpose
+from ...ops.array_ops import constant, expand_dims, pad, tile, transpose
+from ...ops.indexing_ops import gather, repeat
 
 from .base import Layer
 
