@@ -2,10 +2,10 @@
 types ``DynamicRaggedShape`` and ``RowPartition``, extension types (``ExtensionType``,
 ``BatchableExtensionType``, ``ExtensionTypeSpec``) and type-based dispatch of API
 functions (``dispatch_for_api`` and the elementwise ones, ``unregister_dispatch_for``)."""
-from ._dispatch import (dispatch_for_api, dispatch_for_binary_elementwise_apis,  # noqa: F401
+from ._src.composite.dispatch import (dispatch_for_api, dispatch_for_binary_elementwise_apis,  # noqa: F401
                         dispatch_for_unary_elementwise_apis, unregister_dispatch_for)
-from ._ragged_dispatch import DynamicRaggedShape, RowPartition  # noqa: F401
-from .extension_type import (BatchableExtensionType, ExtensionType,  # noqa: F401
+from ._src.composite.ragged_ops import DynamicRaggedShape, RowPartition  # noqa: F401
+from ._src.composite.extension_type import (BatchableExtensionType, ExtensionType,  # noqa: F401
                              ExtensionTypeSpec)
 
 __all__ = ["BatchableExtensionType", "DynamicRaggedShape", "ExtensionType", "ExtensionTypeSpec",

@@ -56,7 +56,7 @@ from . import _buffers, _core, _function_type, _graph, _relax, nest
 from .data import structure as _data_structure
 from .data.structure import TensorSpec
 from .tensor_shape import TensorShape
-from ._summarize import summarize_value
+from ._src.composite.summarize import summarize_value
 from .errors import InvalidArgumentError, OutOfRangeError
 from .summary import _trace as _summary_trace
 

@@ -318,7 +318,7 @@ def test_saved_model_keeps_extension_outputs(tmp_path):
 
 
 def test_saved_extension_type_names_and_missing_classes():
-    from fasteager import extension_type
+    from fasteager._src.composite import extension_type
 
     class Named(tf.experimental.ExtensionType):
         __name__ = "my_project.Named"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import fasteager as tf
-from fasteager._farmhash import fingerprint64
+from fasteager._src.composite.farmhash import fingerprint64
 from fasteager.errors import InvalidArgumentError
 
 

@@ -25,7 +25,7 @@ from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..ops import random_ops as _random
 from . import structure as S
-from .composite import LEAVES, row_spec
+from .._src.composite.leaves import LEAVES, row_spec
 
 AUTOTUNE = -1
 INFINITE = -1
@@ -684,3 +684,6 @@ def chunked(iterator, size):
 # Constants as tf.data names them.
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
+
+
+S.register_dataset_type(Dataset)   # the composite layer's specs know datasets through this

@@ -15,7 +15,7 @@ from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from ..tensor_shape import TensorShape
 from . import structure as S
-from .composite import LEAVES, RaggedLeaf, batched_spec, stack_column
+from .._src.composite.leaves import LEAVES, RaggedLeaf, batched_spec, stack_column
 from .dataset import (_CHUNK, AUTOTUNE, INFINITE, UNKNOWN, Dataset, RandomDataset, _advanced,
                       _drop_indices, _Plan, chunked, register)
 

@@ -26,7 +26,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     if not callable(fn):
         raise TypeError("map_fn: fn must be callable (got %s)" % type(fn).__name__)
     signature = fn_output_signature if fn_output_signature is not None else dtype
-    from ..extension_type import ExtensionType, map_extension_rows
+    from .._src.composite.extension_type import ExtensionType, map_extension_rows
     if isinstance(elems, ExtensionType):       # a BatchableExtensionType's rows
         return map_extension_rows(fn, elems, "map_fn")
     leaves = [x if isinstance(x, RaggedTensor) else _core.convert_to_tensor(x)

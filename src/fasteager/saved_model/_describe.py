@@ -112,7 +112,7 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
         kind = {"RaggedTensor": "ragged", "SparseTensor": "sparse"}.get(type(x).__name__)
         if kind is None and hasattr(x, "_static_key"):
             # an extension value: its class and static fields, and its components' outputs
-            from ..extension_type import saved_form
+            from .._src.composite.extension_type import saved_form
             return {"composite": "extension",
                     "form": saved_form(x, "saved_model.save (fe.function %s)" % fname),
                     "parts": [leaf(c) for c in x._to_components()]}

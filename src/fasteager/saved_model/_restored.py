@@ -612,7 +612,7 @@ def _fill(template, leaves):
         return leaves[i]
     if isinstance(template, dict) and set(template) == {"composite", "form", "parts"} and \
             template["composite"] == "extension" and isinstance(template["parts"], list):
-        from ..extension_type import from_saved_form
+        from .._src.composite.extension_type import from_saved_form
         return from_saved_form(template["form"], [_fill(p, leaves) for p in template["parts"]],
                                "saved_model.load")
     if isinstance(template, dict) and set(template) == {"composite", "parts"}:

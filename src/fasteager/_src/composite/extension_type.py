@@ -35,9 +35,16 @@ import typing
 
 import numpy as np
 
-from . import _core
-from .dtypes import DType, as_dtype
-from .tensor_shape import TensorShape
+from ... import _core
+from ...dtypes import DType, as_dtype
+from ...errors import DataLossError, NotFoundError, UnimplementedError
+from ...ops.array_ops import stack, unstack
+from ...ops.string_values import bytes_array, is_string_value
+from ...tensor_shape import TensorShape
+from .. import nest
+from .ragged import RaggedTensor, RaggedTensorSpec
+from .sparse import SparseTensor, SparseTensorSpec, to_dense
+from .structure import DatasetSpec, TensorSpec, _is_dataset
 
 __all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec",
            "type_spec_from_value"]
@@ -50,8 +57,6 @@ def _type_name(t):
 
 
 def _tensor_classes():
-    from .ragged import RaggedTensor
-    from .sparse import SparseTensor
     return RaggedTensor, SparseTensor
 
 
@@ -134,12 +139,10 @@ class _ImmutableDict(collections.abc.Mapping):
 
 
 def _is_string(value):
-    from .strings import is_string_value
     return is_string_value(value)
 
 
 def _string_tensor(value):
-    from .strings import bytes_array
     return _core.wrap(bytes_array(value))
 
 
@@ -160,7 +163,6 @@ def _field_equal(a, b):
     if isinstance(a, ragged) or isinstance(b, ragged):
         return type(a) is type(b) and a.to_list() == b.to_list()
     if isinstance(a, sparse) or isinstance(b, sparse):
-        from .sparse import to_dense
         return type(a) is type(b) and _field_equal(to_dense(a, validate_indices=False),
                                                    to_dense(b, validate_indices=False))
     return a == b
@@ -272,15 +274,12 @@ def type_spec_from_value(value):
     >>> fe.type_spec_from_value(fe.constant([1, 2]))
     TensorSpec(shape=(2,), dtype=fe.int32, name=None)
     """
-    from .data.structure import DatasetSpec, TensorSpec, _is_dataset
     if isinstance(value, ExtensionType):
         return type(value).Spec.from_value(value)
     ragged, sparse = _tensor_classes()
     if isinstance(value, ragged):
-        from .ragged import RaggedTensorSpec
         return RaggedTensorSpec.from_value(value)
     if isinstance(value, sparse):
-        from .sparse import SparseTensorSpec
         return SparseTensorSpec.from_value(value)
     if _is_dataset(value):
         return DatasetSpec.from_value(value)
@@ -367,6 +366,7 @@ class ExtensionTypeSpec:
     own nested ``class Spec`` (a constructor, properties, methods): it becomes a subclass of
     this one.
     """
+    __module__ = 'fasteager.extension_type'     # its public home (printed types, pickles)
 
     value_type = None
 
@@ -450,7 +450,6 @@ class ExtensionTypeSpec:
 
 
 def _placeholder(spec):
-    from .data.structure import TensorSpec
     if isinstance(spec, tuple):
         return tuple(_placeholder(s) for s in spec)
     if isinstance(spec, collections.abc.Mapping):
@@ -521,6 +520,7 @@ def _constructing_spec(init):
 
 class ExtensionType:
     """Base class of user-defined composite types (see the module docstring)."""
+    __module__ = 'fasteager.extension_type'     # its public home (printed types, pickles)
 
     _fields = ()
     _defaults = {}
@@ -628,6 +628,7 @@ class BatchableExtensionType(ExtensionType):
     ``fe.map_fn`` maps over them, each tensor field gaining or losing its leading
     dimension. A ``fe.TensorShape`` field is the batch shape: it gains or loses the same
     dimensions (unknown, ``None``, for a dataset's batches, as in TensorFlow)."""
+    __module__ = 'fasteager.extension_type'     # its public home (printed types, pickles)
 
     _fe_base = True
 
@@ -650,7 +651,6 @@ class BatchableExtensionType(ExtensionType):
 def batch_values(values, opname):
     """The values (all of one BatchableExtensionType, and one spec) as one batched value,
     each component stacked along a new axis 0, a TensorShape field gaining that axis."""
-    from .ops.array_ops import stack
     first = values[0]
     if not isinstance(first, BatchableExtensionType):
         raise TypeError("%s: %s is not a BatchableExtensionType (only those batch)"
@@ -668,8 +668,6 @@ def batch_values(values, opname):
 def map_extension_rows(fn, value, opname):
     """``fn`` on each row of a batched extension value, the results batched again (extension
     values with ``batch_values``, tensors and structures of them stacked)."""
-    from . import nest
-    from .ops.array_ops import stack
     outs = [fn(row) for row in unbatch_value(value, opname)]
     if not outs:
         raise ValueError("%s: %s has no rows to map over" % (opname, type(value).__name__))
@@ -681,7 +679,6 @@ def map_extension_rows(fn, value, opname):
 
 def unbatch_value(value, opname):
     """The rows (along axis 0) of a batched BatchableExtensionType value."""
-    from .ops.array_ops import unstack
     if not isinstance(value, BatchableExtensionType):
         raise TypeError("%s: %s is not a BatchableExtensionType (only those unbatch)"
                         % (opname, type(value).__name__))
@@ -743,7 +740,6 @@ def saved_form(value, what):
 
 
 def _unsaveable(what, value, v):
-    from .errors import UnimplementedError
     return UnimplementedError("%s: a field of %s holds %r, which cannot be saved (expected "
                               "tensors, numbers, strings, shapes, dtypes, tuples and "
                               "mappings)" % (what, type(value).__name__, v))
@@ -751,7 +747,6 @@ def _unsaveable(what, value, v):
 
 def from_saved_form(form, parts, what):
     """The value ``saved_form`` described, with ``parts`` as its components."""
-    from .errors import DataLossError, NotFoundError
     try:
         cls = _registry.get(form["type"])
         if cls is None:

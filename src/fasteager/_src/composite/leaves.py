@@ -11,8 +11,10 @@ no row splits is that dense row.
 """
 import numpy as np
 
-from .. import _core
-from ..errors import InvalidArgumentError
+from ... import _core
+from ...errors import InvalidArgumentError
+from .ragged import RaggedTensor, RaggedTensorSpec
+from .sparse import SparseTensor, SparseTensorSpec
 
 
 def _ranges(starts, ends):
@@ -106,7 +108,6 @@ class RaggedLeaf:
         return RaggedLeaf(values, levels, dtype)
 
     def to_tensor(self):
-        from ..ragged import RaggedTensor
         values = _core.wrap(self.values)
         if not self.splits:
             return values
@@ -115,7 +116,6 @@ class RaggedLeaf:
 
     def spec(self, lead=None, batched=False):
         """The RaggedTensorSpec of this component (of a batch of them with ``batched``)."""
-        from ..ragged import RaggedTensorSpec
         shape = [None] * (self.ragged_rank + 1) + list(self.values.shape[1:])
         if batched:
             return RaggedTensorSpec([lead] + shape, self.values.dtype, self.ragged_rank + 1,
@@ -125,8 +125,6 @@ class RaggedLeaf:
 
 def row_spec(leaf):
     """The spec of one row (``from_tensor_slices``) of a ragged or sparse component."""
-    from ..ragged import RaggedTensorSpec
-    from ..sparse import SparseTensorSpec
     if isinstance(leaf, SparseLeaf):
         return SparseTensorSpec(list(leaf.shape[1:]), leaf.values.dtype)
     if not leaf.splits:
@@ -137,8 +135,6 @@ def row_spec(leaf):
 
 def batched_spec(spec, lead):
     """The spec of a batch of components of ``spec`` (a RaggedTensorSpec/SparseTensorSpec)."""
-    from ..ragged import RaggedTensorSpec
-    from ..sparse import SparseTensorSpec
     if isinstance(spec, SparseTensorSpec):
         return SparseTensorSpec([lead] + spec.shape.as_list(), spec.dtype)
     if isinstance(spec, RaggedTensorSpec):
@@ -208,11 +204,9 @@ class SparseLeaf:
         return SparseLeaf(indices, values, np.concatenate([[len(leaves)], shape]))
 
     def to_tensor(self):
-        from ..sparse import SparseTensor
         return SparseTensor(self.indices, _core.wrap(self.values), self.dense_shape)
 
     def spec(self, lead=None, batched=False):
-        from ..sparse import SparseTensorSpec
         shape = [lead] + list(self.shape) if batched else list(self.shape)
         return SparseTensorSpec(shape, self.values.dtype)
 

@@ -17,16 +17,18 @@ array([0., 1., 2.], dtype=float32)
 """
 import numpy as np
 
-from . import _core
-from .dtypes import as_dtype
-from .errors import InvalidArgumentError, OutOfRangeError
-from .tensor_shape import TensorShape
+from ... import _core
+from ...dtypes import as_dtype
+from ...errors import InvalidArgumentError, OutOfRangeError
+from ...ops import array_ops
+from ...tensor_shape import TensorShape
 
 __all__ = ["TensorArray"]
 
 
 class TensorArray:
     """A resizable (``dynamic_size=True``) or fixed-size array of tensors of one dtype."""
+    __module__ = 'fasteager.tensor_array'     # its public home (printed types, pickles)
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,
@@ -141,7 +143,6 @@ class TensorArray:
             raise InvalidArgumentError(
                 "TensorArray.%s: an element was never written and the element shape is not "
                 "known (got %s), so it cannot be read as zeros" % (opname, self._element_shape))
-        from .ops import array_ops
         return array_ops.zeros(self._element_shape.as_list(), self._dtype)
 
     # ---- reading ----------------------------------------------------------------------------
@@ -156,14 +157,12 @@ class TensorArray:
 
     def stack(self, name=None):
         """All elements stacked along a new first axis."""
-        from .ops import array_ops
         if not self._elements:
             return self._empty()
         return array_ops.stack([self._element(i, "stack") for i in range(len(self._elements))])
 
     def gather(self, indices, name=None):
         """The elements at ``indices``, stacked."""
-        from .ops import array_ops
         idx = self._indices(indices, "indices")
         if not idx:
             return self._empty()
@@ -171,14 +170,12 @@ class TensorArray:
 
     def concat(self, name=None):
         """All elements concatenated along their first axis."""
-        from .ops import array_ops
         if not self._elements:
             return self._empty()
         return array_ops.concat([self._element(i, "concat")
                                  for i in range(len(self._elements))], axis=0)
 
     def _empty(self):
-        from .ops import array_ops
         known = self._element_shape
         rest = known.as_list() if known is not None and known.is_fully_defined() else []
         return array_ops.zeros([0] + rest, self._dtype)
@@ -203,7 +200,6 @@ class TensorArray:
 
     def unstack(self, value, name=None):
         """Write the rows of ``value`` to elements 0, 1, ...; returns the array."""
-        from .ops import array_ops
         t = self._convert(value, "unstack")
         if t.shape.rank == 0:
             raise InvalidArgumentError("TensorArray.unstack: value must have rank >= 1")
@@ -217,7 +213,6 @@ class TensorArray:
 
     def scatter(self, indices, value, name=None):
         """Write the rows of ``value`` to the elements at ``indices``; returns the array."""
-        from .ops import array_ops
         idx = self._indices(indices, "indices")
         t = self._convert(value, "scatter")
         if t.shape.rank == 0 or t.shape[0] != len(idx):
@@ -230,7 +225,6 @@ class TensorArray:
     def split(self, value, lengths, name=None):
         """Split ``value`` along its first axis into pieces of ``lengths`` and write them
         to elements 0, 1, ...; returns the array."""
-        from .ops import array_ops
         sizes = self._indices(lengths, "lengths")
         t = self._convert(value, "split")
         if t.shape.rank == 0 or sum(sizes) != t.shape[0] or any(s < 0 for s in sizes):

@@ -25,9 +25,10 @@ import typing
 
 import numpy as np
 
-from . import _core
+from ... import _core
+from ...ops.registry import register_composite
 
-__all__ = ["dispatch_for_api", "dispatch_for_binary_elementwise_apis",
+__all__ = ["register_type", "dispatch_for_api", "dispatch_for_binary_elementwise_apis",
            "dispatch_for_unary_elementwise_apis", "unregister_dispatch_for",
            "unary_elementwise_apis", "binary_elementwise_apis"]
 
@@ -67,6 +68,19 @@ _BINARY_NAMES = (
     "math.squared_difference", "math.subtract", "math.truediv", "math.xdivy", "math.xlog1py",
     "math.xlogy", "math.zeta", "nn.sigmoid_cross_entropy_with_logits", "realdiv",
     "truncatediv", "truncatemod")
+
+def register_type(cls, functions=None, op_handler=None):
+    """Let values of ``cls`` (a composite tensor type: RaggedTensor, SparseTensor, ...) take
+    over TensorFlow's API on them: ``op_handler(op, args, attrs)`` runs an op called with a
+    ``cls`` argument (the core asks it only for arguments that are neither tensors nor
+    Python numbers), and ``functions[name](*args, **kwargs)`` runs the Python-level function
+    ``name`` (a reduction, concat, cast ...) called on one (they test
+    ``type(x) in COMPOSITE_TYPES`` first: no cost on the tensor path)."""
+    if functions:
+        register_composite(cls, functions)
+    if op_handler is not None:
+        _core.register_dispatch(cls, op_handler)
+
 
 _lock = threading.RLock()
 _entries = {}          # id(original API) -> _Entry, while it has dispatchers
