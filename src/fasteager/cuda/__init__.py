@@ -11,24 +11,29 @@ Layers, bottom up:
 - ``ops``: the GPU forward of each op, and the documented CPU fallback for the others.
 
 Nothing here touches CUDA at import: ``import fasteager`` works without PyCUDA or a GPU,
-and then ``num_gpus()`` is 0 and GPU requests follow soft placement.
+and then ``num_gpus()`` is 0 and GPU requests follow soft placement. Nothing below
+imports this package either: the package root registers a loader with the placement
+layer, which calls it on the first op (``_probe``) or GPU request (``num_gpus``,
+``to_gpu``); PyCUDA itself is imported by ``context`` only then.
 """
+from .. import _core
 from .context import num_gpus
 
 
 def _probe():
     """Called by the core on the first op: install the GPU hook when a GPU is usable."""
-    from .. import _core
     if num_gpus() == 0:
         _core.set_gpu_backend(0)
         return
+    # the GPU ops and allocator load only where a GPU exists: on a machine without one
+    # the first op would otherwise pay for importing them (~25 ms) for nothing
     from . import memory, ops
     _core.set_gpu_backend(1, ops.execute, memory.DeviceArray)
 
 
 def to_gpu(tensor, index=0):
     """``t.gpu(index)`` when a GPU exists (the placement layer calls it)."""
-    from . import ops
+    from . import ops   # (only reached with a GPU: see _probe)
     return ops.to_gpu(tensor, index)
 
 

@@ -8,6 +8,8 @@ import atexit
 import os
 import threading
 
+from ..errors import InvalidArgumentError
+
 _lock = threading.Lock()
 _driver = None          # the pycuda.driver module, once imported
 _import_error = None    # why PyCUDA could not be used (shown in error messages)
@@ -61,7 +63,6 @@ def context(index=0):
         if ctx is None:
             drv = driver()
             if drv is None or index >= num_gpus():
-                from ..errors import InvalidArgumentError
                 raise InvalidArgumentError(
                     "cuda: no GPU %d (expected an index below %d; %s)"
                     % (index, num_gpus(), unavailable_reason() or "no device"))

@@ -8,6 +8,8 @@ and context. Entry: name -> (C expression, dtype kinds, output: "same" or "bool"
 """
 import numpy as np
 
+from .sources import read_source
+
 F, I, B = "f", "iu", "b"
 
 UNARY = {
@@ -112,7 +114,6 @@ def symbol(name, dtype):
 
 def generate(dtype):
     """CUDA source with every table op that accepts ``dtype`` (the header included)."""
-    from .kernels import read_source
     dtype = np.dtype(dtype)
     ctype, sfx = CTYPES[dtype]
     lines = [read_source("elementwise.cu"), "", "// generated: fasteager/cuda/elementwise.py"]

@@ -21,7 +21,9 @@ import hashlib
 import numpy as np
 
 from .. import _graph
+from . import context, kernels
 from .elementwise import BINARY, CTYPES, UNARY, entry
+from .memory import DeviceArray
 
 # fused ops with no entry of their own in the GPU elementwise table
 _EXTRA = {"squared_difference": "(a - b) * (a - b)"}
@@ -128,7 +130,6 @@ class FusedGPU:
                                                 self.dtype, self.shape)
 
     def _function(self):
-        from . import kernels
         key = (self.source, kernels._context_key())
         fn = _compiled.get(key)
         if fn is None:
@@ -140,7 +141,6 @@ class FusedGPU:
         return fn
 
     def run(self, arrays, out=None):
-        from .memory import DeviceArray
         f = self.fused
         if len(arrays) != f.n_in:
             raise ValueError("FusedGPU: expected %d inputs (got %d)" % (f.n_in, len(arrays)))
@@ -155,7 +155,6 @@ class FusedGPU:
         if out is None:
             out = DeviceArray(self.shape, self.dtype, device=device)
         if self.size:
-            from . import context, kernels
             context.activate(device)
             kernels.launch(self._function(), self.size, self.size,
                            *[a.ptr for a in arrays], out.ptr)

@@ -6,9 +6,11 @@ Nothing is compiled at import. The modules: ``elementwise`` (generated per dtype
 table in ``elementwise.py``), ``reduce``, ``matmul``, ``nn``, ``optimizer``, ``random``,
 ``array``.
 """
-import functools
-import importlib.resources
 import threading
+
+from . import context
+from .elementwise import generate
+from .sources import read_source
 
 MODULES = ("elementwise", "reduce", "matmul", "nn", "optimizer", "random", "array")
 THREADS = 256
@@ -17,23 +19,15 @@ _modules = {}       # (name, dtype or None, context handle) -> SourceModule
 _functions = {}     # (name, dtype, symbol, context handle) -> prepared function
 
 
-@functools.lru_cache(maxsize=None)
-def read_source(filename):
-    """The text of ``kernels/<filename>`` from the installed package."""
-    return importlib.resources.files("fasteager.cuda").joinpath("kernels", filename).read_text()
-
-
 def source(module, dtype=None):
     """The full CUDA source compiled for ``module`` (and ``dtype`` for elementwise)."""
     if module == "elementwise":
-        from .elementwise import generate
         return generate(dtype)
     return read_source(module + ".cu")
 
 
 def _context_key():
-    from .context import driver
-    return driver().Context.get_current().handle
+    return context.driver().Context.get_current().handle
 
 
 def get_module(module, dtype=None):

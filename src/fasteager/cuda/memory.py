@@ -15,6 +15,7 @@ import threading
 import numpy as np
 
 from ..errors import ResourceExhaustedError
+from . import context
 
 _MIN = 512
 _SMALL = 1 << 20
@@ -132,7 +133,6 @@ def allocator(device=0):
     """The caching allocator of one GPU (its context is created on first use)."""
     a = _allocators.get(device)
     if a is None:
-        from . import context
         context.context(device)
         drv = context.driver()
         a = CachingAllocator(drv.mem_alloc, lambda h: h.free(), drv.mem_get_info,
@@ -185,16 +185,14 @@ class DeviceArray:
         arr = np.ascontiguousarray(array)
         out = cls(arr.shape, arr.dtype, device=device)
         if out.nbytes:
-            from .context import driver
-            driver().memcpy_htod(out.ptr, arr)
+            context.driver().memcpy_htod(out.ptr, arr)
         return out
 
     def get(self):
         """A new host ndarray with this array's contents."""
         host = np.empty(self.shape, self.dtype)
         if self.nbytes:
-            from .context import driver
-            driver().memcpy_dtoh(host, self.ptr)
+            context.driver().memcpy_dtoh(host, self.ptr)
         return host
 
     def __array__(self, dtype=None, copy=None):
@@ -204,8 +202,7 @@ class DeviceArray:
     def copy(self):
         out = DeviceArray(self.shape, self.dtype, device=self.device)
         if self.nbytes:
-            from .context import driver
-            driver().memcpy_dtod(out.ptr, self.ptr, self.nbytes)
+            context.driver().memcpy_dtod(out.ptr, self.ptr, self.nbytes)
         return out
 
     def reshape(self, shape):

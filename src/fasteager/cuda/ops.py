@@ -20,7 +20,8 @@ import numpy as np
 from .. import _core
 from .._src.state import placement
 from ..errors import OpError
-from . import kernels
+from ..ops.registry import OPS
+from . import context, cublas, kernels
 from .elementwise import BINARY, CTYPES, UNARY, entry, symbol
 from .memory import DeviceArray
 
@@ -47,7 +48,6 @@ def to_gpu(t, index=0):
     """A GPU copy of host tensor ``t``, recorded so its gradient comes back to the host."""
     if type(t._value) is DeviceArray and t._value.device == index:
         return t
-    from . import context
     context.activate(index)
     out = _core.wrap(_upload(t._value, index))
     _core.record_custom((t,), (out,), lambda gs: [_to_host_tensor(gs[0])])
@@ -103,7 +103,6 @@ def execute(op, args, attrs):
         with placement.device("/cpu:0"):
             return _core.execute(op, tuple(host), attrs)
     index = target[1]
-    from . import context
     context.activate(index)
     ref_dtype = next((v.dtype for v in values if v is not None), None)
     for i, (t, v) in enumerate(zip(tensors, values)):
@@ -414,7 +413,6 @@ def matmul_arrays(a, b):
         return out
     if k == 0:
         return NotImplemented                     # zeros: the CPU path is simplest
-    from . import cublas
     if cublas.gemm(a, b, out, m, n, k, nb, m * k if ba else 0, k * n if bb else 0):
         return out
     sfx = CTYPES[a.dtype][1]
@@ -509,7 +507,6 @@ GPU_FORWARDS.update({
 
 def coverage():
     """(ops with a GPU forward, ops that fall back to the CPU), from the op table."""
-    from ..ops.registry import OPS
     on_gpu = sorted(n for n in OPS if n in GPU_FORWARDS)
     fallback = sorted(n for n in OPS if n not in GPU_FORWARDS)
     return on_gpu, fallback

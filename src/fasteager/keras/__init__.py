@@ -7,6 +7,7 @@ from . import (activations, backend, callbacks, constraints, initializers,  # no
                layers, losses, metrics, models, regularizers, utils)
 from .layers import Input  # noqa: F401
 from .training import Model, Sequential  # noqa: F401
+from . import functional  # noqa: F401 - registers Functional, which Model(inputs, outputs) makes
 from . import applications, datasets, optimizers, preprocessing  # noqa: F401
 from . import config  # noqa: F401
 from ._naming import KerasVariable as Variable, name_scope  # noqa: F401
@@ -27,7 +28,7 @@ def version():
 
 def device(device_name):
     """``with fe.keras.device("cpu:0"):`` places the ops inside, as ``keras.device``."""
-    from .._src.state.placement import device as _device
     return _device(device_name)
 from . import random  # noqa: F401,E402
 from . import tree  # noqa: F401,E402
+from .._src.state.placement import device as _device

@@ -14,6 +14,8 @@ from ..ops.array_ops import constant
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
 from .._src.state.variables import Variable
+from ..data.structure import to_array
+from .._src.composite.leaves import LEAVES
 
 
 def is_dataset(x):
@@ -28,7 +30,6 @@ def _to_numpy(x):
     if isinstance(x, (Tensor, Variable)):
         return np.asarray(x.numpy())
     if isinstance(x, (SparseTensor, RaggedTensor)):     # batched by rows, as arrays
-        from ..data.structure import to_array
         return to_array(x)
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], (np.ndarray, Tensor)):
         return type(x)(_to_numpy(v) for v in x)
@@ -52,7 +53,6 @@ def _take(x, idx):
         return type(x)(_take(v, idx) for v in x)
     if isinstance(x, dict):
         return {k: _take(v, idx) for k, v in x.items()}
-    from ..data.composite import LEAVES
     part = x[idx]
     return part.to_tensor() if isinstance(part, LEAVES) else constant(part)
 

@@ -29,8 +29,7 @@ def _resampling(image_module, interpolation):
 
 def image_data_format():
     """The global image layout (``keras.config.set_image_data_format``)."""
-    from . import backend as _backend
-    return _backend.image_data_format()
+    return backend.image_data_format()
 
 
 def standardize_data_format(data_format):

@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from .._src.state.variables import Variable, _UnreadVariable
+from . import backend
 
 _state = threading.local()
 
@@ -76,10 +77,8 @@ class KerasVariable(Variable):
                 raise ValueError("When creating a Variable from an initializer, the `shape` "
                                  "argument should be specified. Received: initializer=%s "
                                  "and shape=None" % (initializer,))
-            from . import backend
             initializer = initializer(tuple(shape), dtype=dtype or backend.floatx())
         if name is None:                          # a user's unnamed keras.Variable
-            from . import backend
             name = backend.unique_name("variable")
         super().__init__(initializer, trainable=trainable, name=name, dtype=dtype,
                          constraint=constraint)

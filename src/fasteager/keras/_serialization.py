@@ -23,6 +23,7 @@ import sys
 import threading
 import types
 
+from .._core import Op
 from ..errors import DataLossError, InvalidArgumentError
 
 # registered name ('package>Name') -> object, process-wide like Keras's registry
@@ -143,7 +144,41 @@ def _custom_lookup(key, custom_objects):
 
 
 # ---- fasteager's own objects ----------------------------------------------------------------
+# Each Keras module registers what it defines (it imports this module; this module imports
+# none of them). The order of _SOURCES decides a bare name found in two places (losses
+# before metrics), whatever order the modules were imported in.
+_SOURCES = ("layers", "training", "functional", "initializers", "regularizers",
+            "constraints", "optimizers", "schedules", "losses", "metrics")
+_FUNCTION_SOURCES = ("activations", "losses")
+_REGISTERED = {}            # source -> (the module's namespace, the base class)
+_REGISTERED_FUNCTIONS = {}  # source -> {name: function}
 _BUILTINS = None
+
+
+def register_builtins(source, namespace, base):
+    """Make the ``base`` subclasses in ``namespace`` (a module's globals, read when the
+    first lookup needs them) loadable by class name; ``source`` is one of _SOURCES."""
+    global _BUILTINS
+    if source not in _SOURCES:
+        raise ValueError("register_builtins: unknown source %r (expected one of %s)"
+                         % (source, _SOURCES))
+    _REGISTERED[source] = (namespace, base)
+    _BUILTINS = None
+
+
+def register_functions(source, by_name):
+    """Make the functions of ``by_name`` (a live name -> function dict) loadable by name."""
+    global _BUILTINS
+    if source not in _FUNCTION_SOURCES:
+        raise ValueError("register_functions: unknown source %r (expected one of %s)"
+                         % (source, _FUNCTION_SOURCES))
+    _REGISTERED_FUNCTIONS[source] = by_name
+    _BUILTINS = None
+
+
+def activation_names():
+    """The activations' name -> function table (empty before keras.activations loads)."""
+    return _REGISTERED_FUNCTIONS.get("activations", {})
 
 
 def _builtins():
@@ -151,30 +186,23 @@ def _builtins():
     global _BUILTINS
     if _BUILTINS is not None:
         return _BUILTINS
-    from . import activations, constraints, initializers, layers, losses, metrics, regularizers
-    from . import functional, training
-    from .optimizers import base as opt_base, schedules, standard
     table = {}
 
     def add(name, obj):
         if obj not in table.setdefault(name, []):
             table[name].append(obj)
 
-    # the order decides a bare name found in two modules (losses before metrics)
-    for module, base in ((layers, layers.Layer), (training, layers.Layer),
-                         (functional, layers.Layer),
-                         (initializers, initializers.Initializer),
-                         (regularizers, regularizers.Regularizer),
-                         (constraints, constraints.Constraint),
-                         (standard, opt_base.Optimizer),
-                         (schedules, schedules.LearningRateSchedule),
-                         (losses, losses.Loss), (metrics, metrics.Metric)):
-        for obj in list(vars(module).values()):
+    for source in _SOURCES:
+        if source not in _REGISTERED:
+            continue
+        namespace, base = _REGISTERED[source]
+        for obj in list(namespace.values()):
             if isinstance(obj, type) and issubclass(obj, base) and \
                     obj.__module__.startswith("fasteager."):
                 add(obj.__name__, obj)
-    for name, fn in list(activations._BY_NAME.items()) + list(losses._BY_NAME.items()):
-        add(name, fn)
+    for source in _FUNCTION_SOURCES:
+        for name, fn in list(_REGISTERED_FUNCTIONS.get(source, {}).items()):
+            add(name, fn)
     _BUILTINS = table
     return table
 
@@ -228,9 +256,7 @@ def serialize_keras_object(obj):
     if hasattr(obj, "tolist"):
         return obj.tolist()
     if isinstance(obj, type) or not hasattr(obj, "get_config"):
-        from .activations import _BY_NAME
-        from .._core import Op
-        if isinstance(obj, Op) and obj.name in _BY_NAME:
+        if isinstance(obj, Op) and obj.name in activation_names():
             return obj.name      # an op used as an activation (fe.nn.relu): Keras's name for it
         if callable(obj):
             return get_registered_name(obj)

@@ -27,9 +27,10 @@ _WORD = re.compile(r"\s*\S+\s*")
 
 def print_summary(model, line_length=None, positions=None, print_fn=None,
                   expand_nested=False, show_trainable=False, layer_range=None):
-    from .functional import Functional
-    from .training import Sequential
-    if isinstance(model, Functional):
+    # the model classes (above this module) mark themselves: _graph_model on Functional,
+    # _layer_stack on Sequential
+    functional = getattr(model, "_graph_model", False)
+    if functional:
         layers, sequential_like = _functional_layers(model)
     else:
         layers, sequential_like = model.layers, True
@@ -58,13 +59,13 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
         widths.append(width)
         current += width
 
-    in_sequential = isinstance(model, Sequential)
+    in_sequential = getattr(model, "_layer_stack", False)
 
     def rows_of(layer, level=0):
         prefix = "   " * level + "└ " if level else ""
         fields = [[(prefix + layer.name + " (", None), (type(layer).__name__, _SYMBOL),
                    (")", None)],
-                  _layer_shape(layer, in_sequential or isinstance(model, Functional)),
+                  _layer_shape(layer, in_sequential or functional),
                   _layer_params(layer)]
         if not sequential_like:
             fields.append(_connections(model, layer))

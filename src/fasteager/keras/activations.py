@@ -3,13 +3,15 @@
 >>> fe.keras.activations.get("relu")(fe.constant([-1., 2.]))
 """
 from .. import math as fe_math, nn
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, elementwise_ops, reduction_ops
 from .._core import convert_to_tensor
 from ..ops.array_ops import broadcast_to, ones_like, reshape, shape, split, zeros_like
-from ..ops.math_ops import cast, clip_by_value, exp, maximum, minimum, reduce_sum, sqrt, square
-from ..ops.special_ops import sort
+from ..ops.elementwise_ops import cast, clip_by_value, exp, maximum, minimum, sqrt, square
+from ..ops.reduction_ops import reduce_sum
+from ..ops.sort_ops import sort
 
 from . import _ops
+from . import _serialization
 
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
@@ -29,7 +31,7 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
         negative_part = nn.relu(threshold - x if threshold != 0 else -x)
     clip_max = max_value is not None
     if threshold != 0:
-        x = math_ops.where(x > cast(threshold, x.dtype), x, zeros_like(x))
+        x = elementwise_ops.where(x > cast(threshold, x.dtype), x, zeros_like(x))
     elif max_value == 6:
         x = _ops.relu6(x)
         clip_max = False
@@ -43,11 +45,11 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
 
 
 def sigmoid(x):
-    return math_ops.sigmoid(x)
+    return elementwise_ops.sigmoid(x)
 
 
 def tanh(x):
-    return math_ops.tanh(x)
+    return elementwise_ops.tanh(x)
 
 
 def softmax(x, axis=-1):
@@ -87,7 +89,7 @@ def softplus(x):
 
 def softsign(x):
     x = convert_to_tensor(x)
-    return x / (1.0 + math_ops.abs(x))
+    return x / (1.0 + elementwise_ops.abs(x))
 
 
 def leaky_relu(x, negative_slope=0.2):
@@ -129,13 +131,13 @@ def glu(x, axis=-1):
         raise ValueError("glu: axis size must be divisible by 2. Received: x.shape=%s with "
                          "axis=%s" % (tuple(x.shape), axis))
     x1, x2 = split(x, 2, axis=axis)
-    return x1 * math_ops.sigmoid(x2)
+    return x1 * elementwise_ops.sigmoid(x2)
 
 
 def hard_shrink(x, threshold=0.5):
     """``x`` where ``|x| > threshold``, else 0."""
     x = convert_to_tensor(x)
-    return math_ops.where(math_ops.abs(x) > _const(threshold, x), x, zeros_like(x))
+    return elementwise_ops.where(elementwise_ops.abs(x) > _const(threshold, x), x, zeros_like(x))
 
 
 def hard_silu(x):
@@ -161,30 +163,30 @@ def log_sigmoid(x):
 def mish(x):
     """``x * tanh(softplus(x))``."""
     x = convert_to_tensor(x)
-    return x * math_ops.tanh(_ops.softplus(x))
+    return x * elementwise_ops.tanh(_ops.softplus(x))
 
 
 def soft_shrink(x, threshold=0.5):
     """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0."""
     x = convert_to_tensor(x)
     t = _const(threshold, x)
-    return math_ops.where(x > t, x - t, math_ops.where(x < -t, x + t, zeros_like(x)))
+    return elementwise_ops.where(x > t, x - t, elementwise_ops.where(x < -t, x + t, zeros_like(x)))
 
 
 def sparse_plus(x):
     """0 for ``x <= -1``, ``(x + 1)**2 / 4`` on (-1, 1), ``x`` from 1 on."""
     x = convert_to_tensor(x)
     one = _const(1.0, x)
-    return math_ops.where(x <= -one, zeros_like(x),
-                    math_ops.where(x < one, _const(0.25, x) * square(x + one), x))
+    return elementwise_ops.where(x <= -one, zeros_like(x),
+                    elementwise_ops.where(x < one, _const(0.25, x) * square(x + one), x))
 
 
 def sparse_sigmoid(x):
     """0 for ``x <= -1``, 1 for ``x >= 1``, ``(x + 1) / 2`` between."""
     x = convert_to_tensor(x)
     one = _const(1.0, x)
-    return math_ops.where(x <= -one, zeros_like(x),
-                    math_ops.where(x >= one, ones_like(x), _const(0.5, x) * (x + one)))
+    return elementwise_ops.where(x <= -one, zeros_like(x),
+                    elementwise_ops.where(x >= one, ones_like(x), _const(0.5, x) * (x + one)))
 
 
 def sparsemax(x, axis=-1):
@@ -201,13 +203,13 @@ def sparsemax(x, axis=-1):
                          % (axis, rank))
     axis %= rank
     x_sorted = sort(x, axis=axis, direction="DESCENDING")
-    cumsum = math_ops.cumsum(x_sorted, axis=axis)
+    cumsum = reduction_ops.cumsum(x_sorted, axis=axis)
     r_shape = [1] * rank
     r_shape[axis] = -1
     r = reshape(array_ops.range(1, shape(x)[axis] + 1, dtype=x.dtype), r_shape)
     one = _const(1.0, x)
     support = x_sorted - (cumsum - one) / r > _const(0.0, x)
-    cumsum_safe = math_ops.where(support, cumsum, zeros_like(cumsum))
+    cumsum_safe = elementwise_ops.where(support, cumsum, zeros_like(cumsum))
     k = reduce_sum(cast(support, x.dtype), axis=axis, keepdims=True)
     tau = (reduce_sum(cumsum_safe, axis=axis, keepdims=True) - one) / k
     return maximum(x - tau, _const(0.0, x))
@@ -222,14 +224,14 @@ def squareplus(x, b=4):
 def tanh_shrink(x):
     """``x - tanh(x)``."""
     x = convert_to_tensor(x)
-    return x - math_ops.tanh(x)
+    return x - elementwise_ops.tanh(x)
 
 
 def threshold(x, threshold, default_value):
     """``x`` where ``x > threshold``, else ``default_value``."""
     x = convert_to_tensor(x)
     default = broadcast_to(_const(default_value, x), shape(x))
-    return math_ops.where(x > _const(threshold, x), x, default)
+    return elementwise_ops.where(x > _const(threshold, x), x, default)
 
 
 _BY_NAME = {f.__name__: f for f in (relu, sigmoid, tanh, softmax, log_softmax, linear, elu,
@@ -256,7 +258,6 @@ def serialize(activation):
 def deserialize(config, custom_objects=None):
     """The activation a name (``"mish"``) or a serialized dict names; custom objects
     (``custom_objects``, registered or in a custom-object scope) come first."""
-    from . import _serialization
     if isinstance(config, str):
         f = _serialization.get_registered_object(config, custom_objects, _BY_NAME)
         if f is None:
@@ -292,3 +293,6 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError("activations.get: cannot interpret %r as an activation" % (identifier,))
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_functions("activations", _BY_NAME)

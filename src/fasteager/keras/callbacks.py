@@ -10,6 +10,13 @@ import numpy as np
 
 from ..distribute import strategy as _distribute
 from .utils import Progbar, _write
+from ..train.checkpoint import Checkpoint
+from ..ops import random_ops
+from ..errors import OpError
+from .._src.io.atomic import atomic_write
+from .. import summary
+from .optimizers import schedules as _schedules
+from .optimizers.base import _var_key
 
 
 class Callback:
@@ -497,7 +504,6 @@ class BackupAndRestore(Callback):
 
     # -- what is saved ----------------------------------------------------------------------
     def _checkpoint(self):
-        from ..train import Checkpoint
         deps = {"model": self.model}
         if getattr(self.model, "optimizer", None) is not None:
             deps["optimizer"] = self.model.optimizer
@@ -505,7 +511,6 @@ class BackupAndRestore(Callback):
 
     @staticmethod
     def _rng_state():
-        from ..ops import random_ops
         return {"global": random_ops._global_rng.bit_generator.state,
                 "streams": [[list(key), rng.bit_generator.state]
                             for key, rng in random_ops._op_streams.items()]}
@@ -513,7 +518,6 @@ class BackupAndRestore(Callback):
     @staticmethod
     def _set_rng_state(state):
         import numpy as np
-        from ..ops import random_ops
         random_ops._global_rng.bit_generator.state = state["global"]
         random_ops._op_streams.clear()
         for key, value in state["streams"]:
@@ -590,7 +594,6 @@ class BackupAndRestore(Callback):
     def _restore(self):
         """Restore the latest backup (with ``double_checkpoint``, the previous one when the
         latest cannot be read); returns its metadata, or None when there is no backup."""
-        from ..errors import OpError
         metadata = self._read_metadata(self._METADATA)
         if metadata is None:
             return None
@@ -610,7 +613,6 @@ class BackupAndRestore(Callback):
         """Write a new checkpoint, then the metadata naming it (the atomic commit point),
         then remove older checkpoints: a crash at any moment leaves a consistent backup."""
         import json
-        from .._src.io.atomic import atomic_write
         strategy = _distribute.strategy_for(self.model)
         rng = self._rng_state()
         # every worker's generator state (a collective: all workers reach this point)
@@ -660,7 +662,6 @@ class TensorBoard(Callback):
     def _writer(self, which):
         w = self._writers.get(which)
         if w is None:
-            from .. import summary
             w = self._writers[which] = summary.create_file_writer(
                 os.path.join(self.log_dir, which))
         return w
@@ -671,13 +672,11 @@ class TensorBoard(Callback):
     def on_train_batch_end(self, batch, logs=None):
         self._step += 1
         if isinstance(self.update_freq, int) and self._step % self.update_freq == 0:
-            from .. import summary
             with self._writer("train").as_default():
                 for k, v in (logs or {}).items():
                     summary.scalar("batch_" + k, float(v), step=self._step)
 
     def on_epoch_end(self, epoch, logs=None):
-        from .. import summary
         train, val = {}, {}
         for k, v in (logs or {}).items():
             if k.startswith("val_"):
@@ -831,7 +830,6 @@ class ReduceLROnPlateau(Callback):
         self.wait = 0
 
     def _reduce(self, optimizer, epoch):
-        from .optimizers import schedules as _schedules
         old_lr = _optimizer_lr(optimizer)
         if not old_lr > np.float32(self.min_lr):
             return False
@@ -915,7 +913,6 @@ class SwapEMAWeights(Callback):
         return opt
 
     def _pairs(self, opt):
-        from .optimizers.base import _var_key
         return [(v._mutable_array(), opt._slots[_var_key(v)]["average"]._mutable_array())
                 for v in opt._tracked_variables]
 

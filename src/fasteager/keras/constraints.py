@@ -4,7 +4,9 @@ weight after each update, as Keras 3 does (``variable.assign(constraint(variable
 >>> layer = fe.keras.layers.Dense(4, kernel_constraint=fe.keras.constraints.MaxNorm(2.0))
 """
 from .._core import convert_to_tensor
-from ..ops.math_ops import cast, clip_by_value, greater_equal, reduce_sum, sqrt, square
+from ..ops.elementwise_ops import cast, clip_by_value, greater_equal, sqrt, square
+from ..ops.reduction_ops import reduce_sum
+from . import _serialization
 
 _EPSILON = 1e-7          # Keras's backend.epsilon()
 
@@ -116,3 +118,6 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError("constraints.get: cannot interpret %r as a constraint" % (identifier,))
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("constraints", globals(), Constraint)

@@ -23,16 +23,19 @@ or one for all), ``loss_weights`` and metrics per output, logged as ``<output>_l
 ``<output>_<metric>``, as Keras 3 does.
 """
 from .. import errors, nest
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, elementwise_ops
 from .._core import Tensor, convert_to_tensor
-from ..ops.math_ops import add, add_n, cast, matmul, multiply, negative, subtract, truediv
+from ..ops.elementwise_ops import add, cast, multiply, negative, subtract, truediv
+from ..ops.linalg_ops import matmul
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
 from .._src.state.variables import Variable
 
-from . import metrics as metrics_module
-from .layers.base import InputLayer, KerasTensor, Layer, ListInput
-from .training import Model, _CompiledLoss, _next_mask, _resolve_metric, _takes_mask
+from .layers.base import InputLayer, KerasTensor, Layer, ListInput, set_symbolic_op
+from .training import Model, _next_mask, _takes_mask, set_functional_class
+from ._serialization import deserialize_keras_object, in_safe_mode, serialize_keras_object
+from . import _serialization
+from ..errors import DataLossError
 
 _TENSOR_TAG = "__keras_tensor__"
 
@@ -52,6 +55,8 @@ def _tensors(structure, where, argname):
 
 class Functional(Model):
     """A model defined by its ``inputs`` and ``outputs`` KerasTensors (see the module)."""
+
+    _graph_model = True     # _summary prints its graph
 
     _NOT_TRACKED = Model._NOT_TRACKED | {"_inputs_struct", "_outputs_struct", "_nodes",
                                          "_node_index", "inputs", "outputs"}
@@ -232,7 +237,6 @@ class Functional(Model):
                 tensor_index]
 
     def get_config(self):
-        from ._serialization import serialize_keras_object
 
         def encode(v):
             if isinstance(v, KerasTensor):
@@ -263,8 +267,6 @@ class Functional(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..errors import DataLossError
-        from ._serialization import deserialize_keras_object, in_safe_mode
         where = "Functional.from_config"
         entries = config.get("layers")
         if not isinstance(entries, list):
@@ -365,150 +367,15 @@ def _map_histories(fn, structure):
         return fn(structure)
     if isinstance(structure, list):
         return [_map_histories(fn, v) for v in structure]
-    from ..errors import DataLossError
     raise DataLossError("Functional.from_config: input_layers/output_layers must be tensor "
                         "references (got %r)" % (structure,))
-
-
-# ---- several outputs: losses and metrics per output -----------------------------------------
-
-def _per_output(what, value, names, where):
-    """``value`` (one for all, a list in output order, or a dict by output name) as a list
-    with one entry per output name."""
-    if isinstance(value, dict):
-        unknown = sorted(set(value) - set(names))
-        if unknown:
-            raise ValueError("%s: %s names unknown outputs %s (expected keys among the output "
-                             "names %s)" % (where, what, unknown, names))
-        return [value.get(n) for n in names]
-    if isinstance(value, (list, tuple)):
-        if len(value) != len(names):
-            raise ValueError("%s: for a model with %d outputs, %s as a list must have %d "
-                             "entries (got %d)" % (where, len(names), what, len(names),
-                                                   len(value)))
-        return list(value)
-    return [value] * len(names)
-
-
-class StructuredLoss:
-    """The compiled loss and metrics of a model with one or several named outputs."""
-
-    structured = True
-
-    def __init__(self, model, loss, loss_weights, metrics):
-        names = list(getattr(model, "output_names", ()))
-        if not names:
-            raise errors.UnimplementedError(
-                "compile: a loss or metrics per output (a list or dict) needs a functional "
-                "model (fe.keras.Model(inputs, outputs)); %s has no named outputs"
-                % type(model).__name__)
-        self.model = model
-        self.names = names
-        self.losses = [_CompiledLoss(v).loss for v in _per_output("loss", loss, names,
-                                                                 "compile")]
-        weights = _per_output("loss_weights", 1.0 if loss_weights is None else loss_weights,
-                              names, "compile")
-        self.weights = [1.0 if w is None else float(w) for w in weights]
-        if isinstance(metrics, (list, tuple)) and len(names) > 1 and metrics and \
-                not all(m is None or isinstance(m, (list, tuple)) for m in metrics):
-            raise ValueError("compile: for a model with %d outputs, metrics as a list must have "
-                             "one entry (a list of metrics) per output (got %r); or pass a "
-                             "dict by output name" % (len(names), metrics))
-        if metrics is None:
-            metrics = [None] * len(names)
-        elif not isinstance(metrics, (list, tuple, dict)):
-            metrics = [metrics] * len(names)
-        elif len(names) == 1 and isinstance(metrics, (list, tuple)) and \
-                not any(isinstance(m, (list, tuple)) for m in metrics):
-            metrics = [list(metrics)]
-        per = _per_output("metrics", metrics, names, "compile")
-        self.metric_ids = [[] if m is None else list(m) if isinstance(m, (list, tuple))
-                           else [m] for m in per]
-        self.name = None
-        self.loss = None
-        self._trackers = None
-
-    def _align(self, what, value):
-        if value is None:
-            return [None] * len(self.names)
-        if isinstance(value, dict):
-            missing = [n for n in self.names if n not in value]
-            if missing:
-                raise ValueError("%s: %s has no entries for outputs %s (expected keys %s)"
-                                 % (self.model.name, what, missing, self.names))
-            return [value[n] for n in self.names]
-        if isinstance(value, (list, tuple)) and len(self.names) > 1:
-            if len(value) != len(self.names):
-                raise ValueError("%s: %s must have one entry per output (expected %d, got %d)"
-                                 % (self.model.name, what, len(self.names), len(value)))
-            return list(value)
-        return [value]
-
-    def per_output(self, y_true, y_pred, sample_weight=None):
-        """[(output name, loss value or None)] for each output."""
-        ys, ps = self._align("y", y_true), self._align("the model's outputs", y_pred)
-        sws = self._align("sample_weight", sample_weight) \
-            if isinstance(sample_weight, (list, tuple, dict)) else [sample_weight] * len(ys)
-        out = []
-        for name, fn, y, p, sw in zip(self.names, self.losses, ys, ps, sws):
-            if fn is None:
-                out.append((name, None))
-                continue
-            if y is None:
-                raise ValueError("%s: output %r has a loss but the data has no targets for it"
-                                 % (self.model.name, name))
-            out.append((name, fn(y, p, sw)))
-        return out
-
-    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
-        terms = [v * w if w != 1.0 else v for (_, v), w in
-                 zip(self.per_output(y_true, y_pred, sample_weight), self.weights)
-                 if v is not None]
-        terms += list(regularization_losses or [])
-        if not terms:
-            raise ValueError("Model: no loss to optimize; pass loss=... to compile()")
-        dtype = terms[0].dtype
-        return add_n([cast(t, dtype) if t.dtype != dtype else t for t in terms])
-
-    def update_metrics(self, y_true, y_pred, sample_weight=None):
-        """Update the per-output loss trackers and metrics; every metric's result."""
-        model = self.model
-        ys, ps = self._align("y", y_true), self._align("the model's outputs", y_pred)
-        if model._metric_objects is None:
-            objects, self._trackers = [], []
-            for i, name in enumerate(self.names):
-                if len(self.names) > 1 and self.losses[i] is not None:
-                    tracker = metrics_module.Mean(name + "_loss")
-                    self._trackers.append((i, tracker))
-                    objects.append(tracker)
-                for ident in self.metric_ids[i]:
-                    m = _resolve_metric(ident, ys[i], ps[i], self.losses[i])
-                    if isinstance(ident, str) and len(self.names) > 1:
-                        m.name = "%s_%s" % (name, m.name)
-                    objects.append((i, m))
-            model._metric_objects = [o if isinstance(o, metrics_module.Metric) else o[1]
-                                     for o in objects]
-            self._metrics = [o for o in objects if isinstance(o, tuple)]
-        if self._trackers:
-            values = dict(self.per_output(y_true, y_pred, sample_weight))
-            # Keras 3 weighs each batch's per-output loss by the batch size, which its traced
-            # step does not know (None: each batch counts once); run_eagerly knows it
-            n = nest.flatten(y_pred)[0].shape.as_list()[0] \
-                if getattr(model, "run_eagerly", False) else None
-            for i, tracker in self._trackers:
-                tracker.update_state(values[self.names[i]], sample_weight=n)
-        if y_true is not None:
-            for i, m in self._metrics:
-                if ys[i] is not None:
-                    m.update_state(ys[i], ps[i])   # Keras 3: compiled metrics are unweighted
-        return model.get_metrics_result()
 
 
 # ---- operators on KerasTensors ----------------------------------------------------------------
 
 _OPERATORS = {"add": add, "subtract": subtract, "multiply": multiply,
-              "truediv": truediv, "pow": math_ops.pow, "matmul": matmul,
-              "negative": negative, "abs": math_ops.abs}
+              "truediv": truediv, "pow": elementwise_ops.pow, "matmul": matmul,
+              "negative": negative, "abs": elementwise_ops.abs}
 
 
 def _encode_index(index):
@@ -596,3 +463,10 @@ def symbolic_op(op, a, b=None, reverse=False):
         raise TypeError("KerasTensor %s: expected a KerasTensor, a number or an array "
                         "operand (got %r)" % (op, b))
     return TensorOp(op, constant=value, constant_first=reverse)([a])
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("functional", globals(), Layer)
+
+
+set_symbolic_op(symbolic_op)
+set_functional_class(Functional)

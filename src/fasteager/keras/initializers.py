@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes, random as fe_random
 from ..ops import array_ops
+from . import _serialization
 
 
 def _fans(shape, input_axes=None, output_axes=None):
@@ -291,3 +292,6 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError("initializers.get: cannot interpret %r as an initializer" % (identifier,))
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("initializers", globals(), Initializer)

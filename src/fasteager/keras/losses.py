@@ -12,16 +12,20 @@ stable ``fe.nn`` cross-entropy ops.
 import numpy as np
 
 from .. import dtypes, errors, math as fe_math, nn
-from ..ops import math_ops
+from ..ops import elementwise_ops
 from .._core import convert_to_tensor
 from ..ops.array_ops import (constant, expand_dims, fill, one_hot, ones_like, reshape, shape,
                              squeeze, transpose, zeros_like)
-from ..ops.math_ops import (cast, clip_by_value, equal, log, logical_and, logical_not, matmul,
-                            maximum, minimum, not_equal, reduce_logsumexp, reduce_max, reduce_mean,
-                            reduce_sum, sigmoid, square, where)
+from ..ops.elementwise_ops import (cast, clip_by_value, equal, log, logical_and, logical_not,
+                                   maximum, minimum, not_equal, sigmoid, square, where)
+from ..ops.linalg_ops import matmul
+from ..ops.reduction_ops import reduce_logsumexp, reduce_max, reduce_mean, reduce_sum
 from .._src.state.variables import Variable
 
 from . import _ctc, _ops, backend
+from . import _serialization
+from .layers.base import get_keras_mask
+from .layers.base import set_keras_mask
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean", "mean_with_sample_weight",
                "auto")
@@ -82,14 +86,14 @@ def mean_squared_error(y_true, y_pred):
 def mean_absolute_error(y_true, y_pred):
     y_pred = _pred(y_pred)
     y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
-    return reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
+    return reduce_mean(elementwise_ops.abs(y_pred - y_true), axis=-1)
 
 
 def huber(y_true, y_pred, delta=1.0):
     y_pred = _pred(y_pred)
     y_true = _match_ranks(_t(y_true, y_pred.dtype), y_pred)
     err = y_pred - y_true
-    a = math_ops.abs(err)
+    a = elementwise_ops.abs(err)
     quad = 0.5 * square(err)
     lin = delta * a - 0.5 * delta * delta
     return reduce_mean(where(a <= delta, quad, lin), axis=-1)
@@ -179,8 +183,8 @@ def _pair(y_true, y_pred, match_ranks=True):
 
 def mean_absolute_percentage_error(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
-    denom = maximum(math_ops.abs(y_true), constant(backend.epsilon(), y_pred.dtype))
-    return 100.0 * reduce_mean(math_ops.abs((y_true - y_pred) / denom), axis=-1)
+    denom = maximum(elementwise_ops.abs(y_true), constant(backend.epsilon(), y_pred.dtype))
+    return 100.0 * reduce_mean(elementwise_ops.abs((y_true - y_pred) / denom), axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
@@ -268,7 +272,7 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
     p = clip_by_value(y_pred, eps, 1.0 - eps)
     bce = -(y_true * fe_math.log(p + eps) + (1.0 - y_true) * fe_math.log(1.0 - p + eps))
     p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
-    focal = math_ops.pow(1.0 - p_t, gamma) * bce
+    focal = elementwise_ops.pow(1.0 - p_t, gamma) * bce
     if apply_class_balancing:
         focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
     return reduce_mean(focal, axis=axis)
@@ -287,7 +291,7 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
     out = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
     out = clip_by_value(out, eps, 1.0 - eps)
     cce = -y_true * fe_math.log(out)
-    weight = math_ops.pow(1.0 - out, gamma) * _t(alpha, out.dtype)
+    weight = elementwise_ops.pow(1.0 - out, gamma) * _t(alpha, out.dtype)
     return reduce_sum(weight * cce, axis=axis)
 
 
@@ -340,7 +344,7 @@ def categorical_generalized_cross_entropy(y_true, y_pred, q):
     y_pred = _pred(y_pred)
     onehot = one_hot(cast(_t(y_true), dtypes.int32), y_pred.shape[-1], dtype=y_pred.dtype)
     p = reduce_sum(y_pred * onehot, axis=-1)
-    return (1.0 - math_ops.pow(p, q)) / q
+    return (1.0 - elementwise_ops.pow(p, q)) / q
 
 
 
@@ -379,12 +383,10 @@ bce = BCE = binary_crossentropy
 # ---- reduction ----------------------------------------------------------------------------
 
 def _get_mask(x):
-    from .layers.base import get_keras_mask
     return get_keras_mask(x)
 
 
 def _set_mask(x, mask):
-    from .layers.base import set_keras_mask
     set_keras_mask(x, mask)
 
 
@@ -734,3 +736,7 @@ def deserialize(name, custom_objects=None):
                              % (cls_name, ", ".join(sorted(_CLASSES))))
         return cls.from_config(config)
     raise ValueError("losses.deserialize: cannot interpret %r as a loss" % (name,))
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("losses", globals(), Loss)
+_serialization.register_functions("losses", _BY_NAME)

@@ -17,11 +17,15 @@ from .. import dtypes, errors, math as fe_math
 from ..ops import array_ops
 from .._core import Tensor, convert_to_tensor
 from ..ops.array_ops import constant, expand_dims, identity, ones_like, size, squeeze
-from ..ops.math_ops import argmax, cast, equal, reduce_mean, reduce_sum
+from ..ops.reduction_ops import argmax, reduce_mean, reduce_sum
+from ..ops.elementwise_ops import cast, equal
 from .._src.state.variables import Variable
 
 from . import _naming, backend, losses as _losses
 from ..distribute import strategy as _distribute
+from . import _serialization
+from ..function import current_tracer
+from . import initializers
 
 
 def _np(x):
@@ -34,7 +38,6 @@ def _np(x):
 # with fasteager ops instead, so a training step that updates them stays a graph (NumPy
 # would read the tensors' values and make the function run eagerly).
 def _tracing():
-    from ..function import current_tracer
     return current_tracer() is not None
 
 
@@ -108,7 +111,6 @@ class Metric:
 
     def add_variable(self, shape, initializer, dtype=None, aggregation="sum", name=None):
         """A non-trainable state variable (Keras 3: ``dtype`` None is float32, floatx)."""
-        from . import initializers
         if "_variables" not in self.__dict__:
             raise RuntimeError("You forgot to call `super().__init__()` in the `__init__()` "
                                "method. Go add it!")
@@ -1439,7 +1441,6 @@ _FUNCTIONS = {
 def serialize(metric):
     """Keras 3's form: ``{"module": "keras.metrics", "class_name", "config",
     "registered_name"}`` for a built-in metric; other objects as saving stores them."""
-    from . import _serialization
     if isinstance(metric, Metric) and _CLASSES.get(type(metric).__name__) is type(metric):
         return {"module": "keras.metrics", "class_name": type(metric).__name__,
                 "config": _serialization.serialize_keras_object(metric.get_config()),
@@ -1491,3 +1492,6 @@ def get(identifier):
         name = getattr(identifier, "__name__", None) or getattr(identifier, "name", None)
         return MeanMetricWrapper(identifier, name if isinstance(name, str) else None)
     raise ValueError("metrics.get: cannot interpret %r as a metric" % (identifier,))
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("metrics", globals(), Metric)

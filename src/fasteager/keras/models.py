@@ -4,6 +4,7 @@
 """
 from .training import Model, Sequential  # noqa: F401
 from .saving import load_model, save_model  # noqa: F401
+from ..saved_model._keras import export
 
 
 def _export(self, filepath, format="tf_saved_model", verbose=True, input_signature=None,
@@ -11,7 +12,6 @@ def _export(self, filepath, format="tf_saved_model", verbose=True, input_signatu
     """Keras 3's ``model.export(filepath)``: the inference call as the endpoint ``serve``
     (and the ``serving_default`` signature) in a fasteager SavedModel (see
     ``fe.saved_model``); reload it with ``fe.saved_model.load``."""
-    from ..saved_model._keras import export
     export(self, filepath, format=format, verbose=verbose, input_signature=input_signature,
            **kwargs)
 

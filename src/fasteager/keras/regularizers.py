@@ -2,10 +2,12 @@
 
 >>> layer = fe.keras.layers.Dense(4, kernel_regularizer=fe.keras.regularizers.l2(1e-4))
 """
-from ..ops import math_ops
+from ..ops import elementwise_ops
 from .._core import convert_to_tensor
 from ..ops.array_ops import constant
-from ..ops.math_ops import reduce_sum, square
+from ..ops.reduction_ops import reduce_sum
+from ..ops.elementwise_ops import square
+from . import _serialization
 
 
 class Regularizer:
@@ -37,7 +39,7 @@ class L1L2(Regularizer):
         x = convert_to_tensor(x)
         total = None
         if self.l1:
-            total = self.l1 * reduce_sum(math_ops.abs(x))
+            total = self.l1 * reduce_sum(elementwise_ops.abs(x))
         if self.l2:
             term = self.l2 * reduce_sum(square(x))
             total = term if total is None else total + term
@@ -90,3 +92,6 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError("regularizers.get: cannot interpret %r as a regularizer" % (identifier,))
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("regularizers", globals(), Regularizer)

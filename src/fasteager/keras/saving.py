@@ -38,6 +38,9 @@ from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F4
                              get_registered_object, register_keras_serializable,
                              serialize_keras_object)
 from . import _serialization
+from . import metrics as metrics_module
+from ..errors import InvalidArgumentError
+from .layers.base import Layer
 
 CONFIG = "config.json"
 WEIGHTS = "model.weights.safetensors"
@@ -275,7 +278,6 @@ def _check_compile_config(config, source):
 def _check_metric_names(args):
     """Resolve the metric names now (compile resolves them at the first batch), so a file
     naming an unknown metric fails at load time, as Keras 3's does."""
-    from . import metrics as metrics_module
     pending = [args.get("metrics"), args.get("weighted_metrics")]
     while pending:
         item = pending.pop()
@@ -292,7 +294,6 @@ def _compile_from_config(model, config, custom_objects=None, safe_mode=True,
     """Compile ``model`` from a saved compile_config (Model.compile_from_config's body):
     every object goes through the allow-list; the optimizer is built for the model's
     trainable variables so a restore can fill its state."""
-    from ..errors import InvalidArgumentError
     _check_compile_config(config, source)
     where = "load_model: %s: compile_config" % source
     args = deserialize_keras_object(config, custom_objects, safe_mode, where=where)
@@ -317,7 +318,6 @@ def _compile_from_config(model, config, custom_objects=None, safe_mode=True,
 
 def _rebuild(desc, custom_objects, safe_mode):
     """The model a config describes, through the allow-list of ``_serialization``."""
-    from .layers.base import Layer
     cls = _serialization.lookup(desc, custom_objects)
     if cls is None:
         raise _serialization.refuse(desc, "load_model")

@@ -23,15 +23,21 @@ from .._core import Tensor, convert_to_tensor, get_tracer
 from .._src.autodiff.tape import GradientTape
 from ..function import function
 from ..ops.array_ops import zeros
-from ..ops.math_ops import add_n, cast
 from ..tensor_shape import TensorShape
 from .._src.state.variables import Variable
 
 from ..distribute import strategy as _distribute
 from . import _naming, backend
-from . import _data, callbacks as callbacks_module, losses as losses_module
+from . import _data, callbacks as callbacks_module
 from . import metrics as metrics_module
-from .layers.base import KerasTensor, Layer, user_build as _user_build
+from ._summary import print_summary
+from ._compile import _CompiledLoss, _resolve_metric, StructuredLoss
+from .layers.base import InputLayer, KerasTensor, Layer, user_build as _user_build
+from ._serialization import deserialize_keras_object, serialize_keras_object
+from . import _serialization
+from . import optimizers
+from . import saving
+from ..train import weights
 
 
 def _float(v):
@@ -65,60 +71,13 @@ def _no_data(where):
                       % (where, where))
 
 
-class _CompiledLoss:
-    """The compiled loss: the user's loss (wrapped to reduce) plus the model's losses."""
-
-    def __init__(self, loss):
-        fn = losses_module.get(loss)
-        if fn is None:
-            self.loss = None
-        elif isinstance(fn, losses_module.Loss):
-            self.loss = fn
-        else:
-            self.loss = losses_module.LossFunctionWrapper(fn)
-        self.name = getattr(self.loss, "name", None)
-
-    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
-        total = None
-        if self.loss is not None:
-            if y_true is None:
-                raise ValueError("Model: the compiled loss needs targets y, but the data had "
-                                 "none (pass y, or a dataset yielding (x, y))")
-            total = self.loss(y_true, y_pred, sample_weight)
-        if regularization_losses:
-            reg = add_n([cast(r, y_pred.dtype) if r.dtype != y_pred.dtype else r
-                            for r in regularization_losses])
-            total = reg if total is None else total + reg
-        if total is None:
-            raise ValueError("Model: no loss to optimize; pass loss=... to compile()")
-        return total
+# Model(inputs, outputs) is a Functional; functional.py defines that subclass on top of
+# this module and registers it here when it is imported (the keras package imports it)
+_functional_class = [None]
 
 
-def _is_sparse_loss(loss):
-    fn = getattr(loss, "fn", loss)
-    return fn is losses_module.sparse_categorical_crossentropy
-
-
-def _resolve_metric(identifier, y_true, y_pred, loss):
-    """Keras's rules for 'accuracy'/'crossentropy': pick the variant that fits the shapes."""
-    if identifier not in ("accuracy", "acc", "crossentropy", "ce"):
-        return metrics_module.get(identifier)
-    yt = convert_to_tensor(y_true) if y_true is not None else None
-    p_shape = y_pred.shape.as_list()
-    is_binary = bool(p_shape) and p_shape[-1] == 1
-    t_rank = yt.shape.rank if yt is not None else len(p_shape)
-    t_last = yt.shape.as_list()[-1] if yt is not None and t_rank else None
-    is_sparse = (t_rank < len(p_shape)) or (t_last == 1 and p_shape and p_shape[-1] > 1) \
-        or (_is_sparse_loss(loss) and not is_binary)
-    if identifier in ("accuracy", "acc"):
-        cls = metrics_module.BinaryAccuracy if is_binary else (
-            metrics_module.SparseCategoricalAccuracy if is_sparse
-            else metrics_module.CategoricalAccuracy)
-    else:
-        cls = metrics_module.BinaryCrossentropy if is_binary else (
-            metrics_module.SparseCategoricalCrossentropy if is_sparse
-            else metrics_module.CategoricalCrossentropy)
-    return cls(name=identifier)
+def set_functional_class(cls):
+    _functional_class[0] = cls
 
 
 class Model(Layer):
@@ -135,8 +94,7 @@ class Model(Layer):
     def __new__(cls, *args, **kwargs):
         # Model(inputs, outputs) makes a functional model, as in Keras
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
-            from .functional import Functional
-            return object.__new__(Functional)
+            return object.__new__(_functional_class[0])
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, *args, **kwargs):
@@ -167,8 +125,7 @@ class Model(Layer):
     def from_config(cls, config, custom_objects=None):
         # Model.from_config(functional_model.get_config()) rebuilds the functional model
         if cls is Model and isinstance(config, dict) and "input_layers" in config:
-            from .functional import Functional
-            return Functional.from_config(config, custom_objects=custom_objects)
+            return _functional_class[0].from_config(config, custom_objects=custom_objects)
         return super().from_config(config)
 
     def call(self, inputs, training=None):
@@ -232,7 +189,6 @@ class Model(Layer):
         """Print Keras 3's table of the layers, their output shapes and parameter counts
         (and what each reads, for a functional model that is not a plain chain), then the
         parameter totals; ``print_fn`` receives the whole text as one string."""
-        from ._summary import print_summary
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
                       expand_nested=expand_nested, show_trainable=show_trainable,
                       layer_range=layer_range)
@@ -252,7 +208,6 @@ class Model(Layer):
                         "steps_per_execution": steps_per_execution or 1,
                         "jit_compile": bool(jit_compile)}
         if isinstance(optimizer, (str, dict)):
-            from . import optimizers
             optimizer = optimizers.get(optimizer)
         if optimizer is None or not hasattr(optimizer, "apply_gradients"):
             raise ValueError("compile: optimizer must be a name like 'adam' or an optimizer "
@@ -262,7 +217,6 @@ class Model(Layer):
         self.optimizer = optimizer
         if structured:
             # a loss (and metrics) per output of a functional model
-            from .functional import StructuredLoss
             self.compiled_loss = StructuredLoss(self, loss, loss_weights, metrics)
             metrics = []
         else:
@@ -297,7 +251,6 @@ class Model(Layer):
         None before compile. ``Model.save`` stores it beside the architecture."""
         if not self._is_compiled or getattr(self, "_compile_args", None) is None:
             return None
-        from ._serialization import serialize_keras_object
         args = self._compile_args
         out = {"optimizer": serialize_keras_object(args["optimizer"])}
         out.update((k, serialize_keras_object(args[k])) for k in (
@@ -310,7 +263,6 @@ class Model(Layer):
         optimizer's state for the model's variables (when the model is built) so saved
         optimizer values can be restored into it. Names in ``config`` are resolved only
         through the saving allow-list (fasteager's own and registered objects)."""
-        from . import saving
         saving._compile_from_config(self, config)
 
     @property
@@ -628,7 +580,6 @@ class Model(Layer):
     # ---- weights files (the formats live in fe.train.weights) ---------------------------
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Save every weight to ``filepath``: ``.safetensors``, ``.npz`` or ``.h5``."""
-        from ..train import weights
         if not self.built:
             # Keras 3's error (a file of an unbuilt model would hold no weights)
             raise ValueError("You are saving a model that has not yet been built. Try "
@@ -638,14 +589,12 @@ class Model(Layer):
 
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
         """Save architecture (``get_config``) and weights: a ``.keras`` zip or a directory."""
-        from . import saving
         return saving.save_model(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
         """Load weights saved by ``save_weights``. Returns None for Keras 3's HDF5 files
         (``.weights.h5``), as Keras 3 does; a load status for fasteager's own formats
         (``.safetensors``, ``.npz``), whose ``assert_consumed()`` checks the match."""
-        from ..train import weights
         status = weights.load_weights(self, filepath, skip_mismatch=skip_mismatch,
                                       by_name=by_name)
         keras_h5 = os.fspath(filepath).endswith((".h5", ".hdf5"))
@@ -737,6 +686,8 @@ def _next_mask(layer, inputs, mask):
 class Sequential(Model):
     """A linear stack of layers: ``Sequential([Conv2D(16, 3), Flatten(), Dense(10)])``."""
 
+    _layer_stack = True     # _summary prints it as a stack
+
     def __init__(self, layers=None, name=None):
         super().__init__(name=name)
         self._layers = []
@@ -750,7 +701,6 @@ class Sequential(Model):
 
     def add(self, layer):
         """Append a layer (or an ``Input``, which sets the input shape and builds)."""
-        from .layers.base import InputLayer
         if isinstance(layer, KerasTensor):
             if self._layers or self._input_spec is not None:
                 raise ValueError("Sequential.add: an Input must come first")
@@ -804,7 +754,6 @@ class Sequential(Model):
         self._build_by_call(input_shape)
 
     def get_config(self):
-        from ._serialization import serialize_keras_object
         return {"name": self.name,
                 "layers": [serialize_keras_object(lay) for lay in self._layers]}
 
@@ -813,7 +762,6 @@ class Sequential(Model):
         # a layer that comes twice is saved twice under one name: rebuild it once, shared
         # (two copies would each take half of the weights: Keras 3 refuses to load such
         # a file, fasteager loads it as it was saved)
-        from ._serialization import deserialize_keras_object
         config = dict(config)
         seen = {}
         layers = []
@@ -823,3 +771,6 @@ class Sequential(Model):
             layers.append(seen.setdefault(lay.name, lay) if isinstance(lay, Layer) else lay)
         config["layers"] = layers
         return cls(**config)
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("training", globals(), Layer)

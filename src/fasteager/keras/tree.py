@@ -7,7 +7,7 @@ structures that should match are checked (node types and lengths), and a mismatc
 """
 import collections
 
-from ..nest import _sort_key
+from .._src.nest import _sort_key
 
 
 class MAP_TO_NONE:

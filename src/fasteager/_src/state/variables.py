@@ -11,6 +11,8 @@ from ... import _core
 from ... import function as _function
 from ...dtypes import as_dtype, from_numpy
 from ...errors import InvalidArgumentError
+from ...ops.array_ops import broadcast_to
+from ...ops.indexing_ops import tensor_scatter_nd_update_op
 from ...tensor_shape import TensorShape
 
 _name_counts = {}
@@ -248,8 +250,6 @@ class Variable(_core.VariableBase):
                                                     list(current.shape)))
         if _core.get_tracer() is not None:
             # inside fe.function: the new value as graph ops, written by assign
-            from ...ops.array_ops import broadcast_to
-            from ...ops.indexing_ops import tensor_scatter_nd_update_op
             if have != want:
                 u = broadcast_to(u, want)
             return Variable.assign(self, _core.execute(tensor_scatter_nd_update_op,

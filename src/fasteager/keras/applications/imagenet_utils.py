@@ -12,14 +12,17 @@ import warnings
 
 import numpy as np
 
-from ...ops import array_ops
+from ...ops import indexing_ops
 from ..._core import convert_to_tensor
 from ...ops.array_ops import constant
-from ...ops.math_ops import cast
+from ...ops.elementwise_ops import cast
 
 from .. import activations, backend
 from .._files import get_file
 from .._image_utils import image_data_format
+from ..functional import Functional
+from ..layers import GlobalAveragePooling2D, GlobalMaxPooling2D
+from ._weights import source_inputs
 
 CLASS_INDEX = None
 CLASS_INDEX_PATH = ("https://storage.googleapis.com/download.tensorflow.org/"
@@ -93,7 +96,7 @@ def _preprocess_tensor(x, data_format, mode):
     if mode == "torch":
         x = x / 255.0
     else:
-        x = array_ops.reverse(x, [axis])
+        x = indexing_ops.reverse(x, [axis])
     mean, std = _mean_std(mode)
     shape = [1] * x.shape.rank
     shape[axis] = 3
@@ -198,9 +201,6 @@ def pooled_model(x, pooling, input_tensor, img_input, name):
     """The headless tail both MobileNets share: ``x`` pooled as ``pooling`` asks ('avg',
     'max' or None), then a Functional model from the network's inputs (``input_tensor``'s
     source inputs when one was given)."""
-    from ..functional import Functional
-    from ..layers import GlobalAveragePooling2D, GlobalMaxPooling2D
-    from ._weights import source_inputs
     if pooling == "avg":
         x = GlobalAveragePooling2D()(x)
     elif pooling == "max":

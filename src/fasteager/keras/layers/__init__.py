@@ -25,21 +25,24 @@ from .reshaping import (Cropping1D, Cropping2D, Cropping3D, Permute,  # noqa: F4
                         ZeroPadding2D, ZeroPadding3D)
 from .recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell,  # noqa: F401
                         SimpleRNN, SimpleRNNCell, TimeDistributed)
+from .._serialization import deserialize_keras_object, serialize_keras_object
+from .. import _serialization
 
 
 def serialize(layer):
     """The layer as a config dict (``class_name``, ``module``, ``config``), as Keras 3's
     ``keras.layers.serialize``."""
-    from .._serialization import serialize_keras_object
     return serialize_keras_object(layer)
 
 
 def deserialize(config, custom_objects=None):
     """The layer that ``serialize`` described (Keras 3's ``keras.layers.deserialize``)."""
-    from .._serialization import deserialize_keras_object
     obj = deserialize_keras_object(config, custom_objects=custom_objects,
                                    where="layers.deserialize")
     if not isinstance(obj, Layer):
         raise ValueError("`keras.layers.deserialize` was passed a `config` object that is "
                          "not a `keras.layers.Layer`. Received: %s" % (config,))
     return obj
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("layers", globals(), Layer)

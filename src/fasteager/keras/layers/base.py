@@ -28,7 +28,7 @@ from ...ops import array_ops
 from ..._core import Tensor, convert_to_tensor
 from ..._src.state.module import Module
 from ...ops.array_ops import zeros
-from ...ops.math_ops import cast
+from ...ops.elementwise_ops import cast
 from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
@@ -41,6 +41,9 @@ from .. import _naming
 from ...distribute import strategy as _distribute
 from .. import constraints as _constraints
 from .. import regularizers as _regularizers
+from .._serialization import serialize_keras_object
+from ...train import checkpoint as _ckpt
+from ...autograph.transformer import converted_callable
 
 
 def _snake(name):
@@ -703,7 +706,6 @@ class Layer(Module):
             if not was_built:
                 self._maybe_build(inputs)
                 # weights made by build() take values a restore left pending, before use
-                from ...train import checkpoint as _ckpt
                 _ckpt.restore_deferred(self)
             if self._call_takes_training:
                 kwargs["training"] = training
@@ -712,7 +714,6 @@ class Layer(Module):
                 # inside fe.function (fit's train step included): AutoGraph converts a
                 # user's call as TensorFlow's Keras does, so Python control flow on
                 # tensors in it is traced once per signature
-                from ...autograph.transformer import converted_callable
                 call = converted_callable(call)
             out = call(inputs, *args, **kwargs)
         finally:
@@ -722,7 +723,6 @@ class Layer(Module):
             ctx.training = saved
         if not was_built:
             # variables created by this first call take values a restore left pending
-            from ...train import checkpoint as _ckpt
             _ckpt.restore_deferred(self)
         if self.activity_regularizer is not None:
             self._add_activity_losses(out)
@@ -791,7 +791,6 @@ class Layer(Module):
             # build from the symbolic shape (unknown dimensions as None), as Keras does, so a
             # weight never takes its size from a probe; models build as they run instead
             self._maybe_build(inputs)
-            from ...train import checkpoint as _ckpt
             _ckpt.restore_deferred(self)
         training = kwargs.get("training")
         runs = []
@@ -821,7 +820,6 @@ class Layer(Module):
     # ---- config ---------------------------------------------------------------------------
     def _serialized(self, *names):
         """The attributes ``names`` (initializers, regularizers) as config entries."""
-        from .._serialization import serialize_keras_object
         return {n: serialize_keras_object(getattr(self, n)) for n in names}
 
     def get_config(self):
@@ -902,6 +900,14 @@ def _probe_value(spec, probe):
     return zeros(shape, dtype=spec.dtype)
 
 
+_symbolic_op = [None]
+
+
+def set_symbolic_op(fn):
+    """Install ``fn(op, a, b, reverse)``, which records an operator on KerasTensors."""
+    _symbolic_op[0] = fn
+
+
 class KerasTensor:
     """A symbolic tensor: a shape (``None`` for unknown dimensions) and a dtype, no value.
 
@@ -922,10 +928,10 @@ class KerasTensor:
     def ndim(self):
         return self.shape.rank
 
-    # operators record a TensorOp layer in the graph (see functional.py)
+    # operators record a TensorOp layer in the graph: functional.py, which defines that
+    # layer on top of this module, installs the recorder (set_symbolic_op)
     def _op(self, op, other=None, reverse=False):
-        from ..functional import symbolic_op
-        return symbolic_op(op, self, other, reverse)
+        return _symbolic_op[0](op, self, other, reverse)
 
     def __add__(self, other):
         return self._op("add", other)

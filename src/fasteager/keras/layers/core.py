@@ -6,19 +6,24 @@ import warnings
 import numpy as np
 
 from ... import dtypes, errors, nn, random as fe_random, sparse as fe_sparse
-from ...ops import array_ops, math_ops
+from ...ops import array_ops, elementwise_ops
 from ..._core import convert_to_tensor
-from ...ops.array_ops import constant, expand_dims, gather, reshape, transpose, zeros_like
-from ...ops.math_ops import cast, exp, matmul, not_equal, reduce_any, reduce_logsumexp
+from ...ops.array_ops import constant, expand_dims, reshape, transpose, zeros_like
+from ...ops.indexing_ops import gather
+from ...ops.elementwise_ops import cast, exp, not_equal
+from ...ops.linalg_ops import matmul
+from ...ops.reduction_ops import reduce_any, reduce_logsumexp
 from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
 from ..._src.state.variables import Variable
 
 from ... import _core
+from ..._src.state import placement
 from ...ops.nn_ops import fused_matmul
 from .. import _ops, activations, constraints, initializers, regularizers
 from .base import Layer
+from .. import _serialization
 
 
 def _bad_shape(layer, msg):
@@ -34,8 +39,7 @@ def cpu_fusable(layer, inputs):
     included: traces of one function must not differ.)"""
     gpu = _core.gpu_backend_state()
     if gpu < 0:
-        from ... import cuda
-        cuda._probe()
+        placement._probe_gpu()     # the first op of the process: load the GPU backend, if any
         gpu = _core.gpu_backend_state()
     return (layer.use_bias and gpu == 0
             and (layer.activation is activations.relu or layer.activation is activations.linear)
@@ -540,7 +544,7 @@ class Softmax(Layer):
             if mask.dtype != dtypes.bool:
                 mask = mask > cast(0.5, mask.dtype)
             fill = -3e4 if inputs.dtype == dtypes.float16 else -1e9
-            inputs = math_ops.where(mask, inputs, constant(fill, inputs.dtype))
+            inputs = elementwise_ops.where(mask, inputs, constant(fill, inputs.dtype))
         if isinstance(self.axis, (tuple, list)) and len(self.axis) > 1:
             axes = list(self.axis)
             outputs = exp(inputs - reduce_logsumexp(inputs, axis=axes, keepdims=True))
@@ -548,7 +552,7 @@ class Softmax(Layer):
             axis = self.axis[0] if isinstance(self.axis, (tuple, list)) else self.axis
             outputs = _ops.softmax(inputs, axis=axis)
         if mask is not None:
-            outputs = math_ops.where(mask, outputs, zeros_like(outputs))
+            outputs = elementwise_ops.where(mask, outputs, zeros_like(outputs))
         return outputs
 
     def get_config(self):
@@ -675,7 +679,6 @@ class Lambda(Layer):
         return self.function(inputs, **self.arguments, **kwargs)
 
     def get_config(self):
-        from .. import _serialization
         fn, config = self.function, super().get_config()
         anonymous = isinstance(fn, types.FunctionType) and (
             fn.__name__ == "<lambda>" or "<locals>" in fn.__qualname__)
@@ -691,7 +694,6 @@ class Lambda(Layer):
     # directly goes through the same gate
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
-        from .. import _serialization
         config = dict(config)
         fn = config.get("function")
         if isinstance(fn, dict):

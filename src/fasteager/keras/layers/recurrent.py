@@ -29,14 +29,18 @@ import numpy as np
 
 from ... import dtypes, errors
 from ..._core import convert_to_tensor
-from ...ops.array_ops import (concat, expand_dims, ones_like, reshape, reverse, split, stack,
-                              stop_gradient, transpose, zeros, zeros_like)
-from ...ops.math_ops import cast, cumsum, matmul, not_equal
+from ...ops.array_ops import (concat, expand_dims, ones_like, reshape, split, stack, stop_gradient,
+                              transpose, zeros, zeros_like)
+from ...ops.indexing_ops import reverse
+from ...ops.elementwise_ops import cast, not_equal
+from ...ops.reduction_ops import cumsum
+from ...ops.linalg_ops import matmul
 from ...tensor_shape import TensorShape
 from fasteager.ops import rnn_ops
 
 from .. import _naming, _ops, activations, backend, constraints, initializers, regularizers
 from .base import Layer, _snake
+from .._serialization import deserialize_keras_object
 
 
 def _bad(layer, msg):
@@ -517,7 +521,6 @@ def _decoded(config, keys, custom_objects):
     config = dict(config)
     for key in keys:
         if isinstance(config.get(key), dict):
-            from .._serialization import deserialize_keras_object
             config[key] = deserialize_keras_object(config[key], custom_objects)
     return config
 

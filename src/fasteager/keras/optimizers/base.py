@@ -28,6 +28,7 @@ from ...dtypes import int64
 from ..._src.state.variables import Variable
 from .._naming import KerasVariable
 from . import schedules as _schedules
+from ..._src.autodiff.tape import GradientTape
 
 
 class _CallableList(list):
@@ -581,7 +582,6 @@ class Optimizer:
         ``tape``, a tensor that tape recorded. ``var_list`` (a list, or a callable giving
         one) defaults to every trainable variable the loss read.
         """
-        from ..._src.autodiff.tape import GradientTape
         if callable(var_list):
             var_list = var_list()
         if callable(loss):

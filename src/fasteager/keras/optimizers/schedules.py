@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ... import _core
+from .. import _serialization
 
 
 def _step_value(step):
@@ -242,3 +243,6 @@ def deserialize(config, custom_objects=None):
 __all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",
            "LearningRateSchedule", "PiecewiseConstantDecay", "PolynomialDecay", "deserialize",
            "serialize"]
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("schedules", globals(), LearningRateSchedule)

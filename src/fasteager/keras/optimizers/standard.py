@@ -11,6 +11,7 @@ from ... import _kernels
 from .._naming import KerasVariable
 from ..._src.state.variables import Variable
 from .base import Optimizer, _slot_variable_name
+from .. import _serialization
 
 
 class SGD(Optimizer):
@@ -557,3 +558,6 @@ class Adafactor(Optimizer):
                  epsilon_2=self.epsilon_2, clip_threshold=self.clip_threshold,
                  relative_step=self.relative_step)
         return c
+
+# what a saved config may name (see _serialization: loading constructs only these)
+_serialization.register_builtins("optimizers", globals(), Optimizer)
