@@ -130,7 +130,7 @@ def test_accuracy_metrics():
 
 
 def test_accuracy_string_resolution():
-    from fasteager.keras.training import _resolve_metric
+    from fasteager.keras._compile import _resolve_metric
     logits = fe.zeros([4, 3])
     assert isinstance(_resolve_metric("accuracy", fe.constant(LABELS), logits, None),
                       keras.metrics.SparseCategoricalAccuracy)

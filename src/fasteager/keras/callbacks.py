@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..distribute import strategy as _distribute
+from .._src.state import replicas
 from .utils import Progbar, _write
 from ..train.checkpoint import Checkpoint
 from ..ops import random_ops
@@ -407,7 +408,7 @@ class ModelCheckpoint(Callback):
             self._save(epoch, None, logs)
 
     def _save(self, epoch, batch, logs):
-        if not _distribute.should_write():   # only the chief writes (multi-worker)
+        if not replicas.should_write():   # only the chief writes (multi-worker)
             return
         logs = logs or {}
         keys = dict(logs, epoch=epoch + 1)
@@ -572,7 +573,7 @@ class BackupAndRestore(Callback):
             self._save()
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and _distribute.should_write() and \
+        if self.delete_checkpoint and replicas.should_write() and \
                 os.path.isdir(self.backup_dir):
             import shutil
             shutil.rmtree(self.backup_dir)
@@ -618,7 +619,7 @@ class BackupAndRestore(Callback):
         # every worker's generator state (a collective: all workers reach this point)
         states = strategy._comm.allgather(rng) if strategy is not None else [rng]
         self._saves += 1
-        if not _distribute.should_write():
+        if not replicas.should_write():
             return
         os.makedirs(self.backup_dir, exist_ok=True)
         name = "backup-%d" % self._saves

@@ -24,6 +24,7 @@ import numpy as np
 
 from ... import _core
 from ...distribute import strategy as _distribute
+from ..._src.state import replicas
 from ...dtypes import int64
 from ..._src.state.variables import Variable
 from .._naming import KerasVariable
@@ -447,10 +448,9 @@ class Optimizer:
             for v in touched:
                 mutated.extend(self._slots[_var_key(v)].values())
             mutated.extend(self._step_state())
-            strategy = _distribute.owner_of(self) or _distribute._active_strategy()
             # (a multi-worker step also averages the ON_READ variables: BatchNormalization's
             # moving statistics)
-            mutated.extend(getattr(strategy, "_on_read", ()) if strategy is not None else ())
+            mutated.extend(replicas.written_by_update(self))
             tracer.effect(lambda *arrays: self._apply_arrays(
                 list(arrays), variables, skip_gradients_aggregation),
                 tensors, mutated, "%s.apply_gradients" % cls)
@@ -467,13 +467,14 @@ class Optimizer:
 
     def _apply_arrays(self, grads, variables, skip_gradients_aggregation=False):
         arrays = [self._grad_array(g, v) for g, v in zip(grads, variables)]
-        if not skip_gradients_aggregation and _distribute.in_replica_thread():
-            # MirroredStrategy replicas: their gradients summed, one update for all
-            return _distribute.merged_apply(
-                arrays, lambda summed: self._apply_arrays(summed, variables, True))
-        strategy = _distribute.owner_of(self) or _distribute._active_strategy()
-        if strategy is not None and not skip_gradients_aggregation:  # mean over workers
-            arrays = strategy._all_reduce_gradients(arrays, variables)
+        # inside a strategy the replicas' gradients are combined first (summed over a
+        # MirroredStrategy's replicas for one update, averaged over workers): the
+        # distribution layer decides, through the one entry point it installs
+        return replicas.aggregate_gradients(
+            self, arrays, variables, lambda combined: self._apply_combined(combined, variables),
+            skip_gradients_aggregation)
+
+    def _apply_combined(self, arrays, variables):
         if self.loss_scale_factor is not None:   # Keras 3: gradients of a scaled loss
             arrays = [g / g.dtype.type(self.loss_scale_factor) for g in arrays]
         self._track_many(variables)
