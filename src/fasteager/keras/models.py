@@ -4,7 +4,7 @@
 """
 from .training import Model, Sequential  # noqa: F401
 from .saving import load_model, save_model  # noqa: F401
-from ..saved_model._keras import export
+from ._saved_model import export
 
 
 def _export(self, filepath, format="tf_saved_model", verbose=True, input_signature=None,

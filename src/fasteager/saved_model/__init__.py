@@ -36,12 +36,13 @@ import os
 from .. import _core, nest
 from ..data.structure import TensorSpec
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
-from ..function import ConcreteFunction, Function
+from .._src.tracing.concrete import ConcreteFunction
+from .._src.tracing.function import Function
 from .._src.state.module import Module
 from ..train import _safetensors
 from ..train import checkpoint as _ckpt
 from .._src.state.variables import Variable
-from . import _generic, _keras
+from . import _generic
 from ._describe import describe
 from ._encoding import encode, key_text
 from ._restored import RestoredFunction, RestoredSignature, SignatureMap, _Environment, _Restored
@@ -347,6 +348,27 @@ def _signatures_of(signatures):
     return dict(signatures)
 
 
+# Model classes of the layers above (Keras registers its Model at import, in
+# keras/_saved_model.py): such an object is saved with its inference call as __call__ and
+# the serving_default signature, and its weight lists.
+_model_types = []   # (class, serving_function(obj, name), variable_lists(obj, var_paths))
+
+
+def register_model_type(cls, serving_function, variable_lists):
+    """Save instances of ``cls`` as models: ``serving_function(obj, name)`` is the
+    ``fe.function`` saved as ``__call__`` and as the default signature;
+    ``variable_lists(obj, var_paths)`` gives its weight lists as checkpoint paths."""
+    _model_types.append((cls, serving_function, variable_lists))
+
+
+def _model_type_of(obj):
+    """(serving_function, variable_lists) of a registered model class of ``obj``, or None."""
+    for cls, serving_function, variable_lists in _model_types:
+        if isinstance(obj, cls):
+            return serving_function, variable_lists
+    return None
+
+
 def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
     """Save ``obj`` (a ``fe.Module``, a Keras model, or any trackable object) with its
     ``fe.function`` traces and ``signatures`` to the directory ``export_dir`` (see the
@@ -360,9 +382,9 @@ def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
     custom_gradients = options is None or options.experimental_custom_gradients
     directory = os.fspath(export_dir)
     root_functions = dict(_root_functions or {})
-    is_model = _keras.is_model(obj)
-    if is_model and _root_functions is None:
-        call = _keras.serving_function(obj, "serving_default")
+    model_type = _model_type_of(obj)
+    if model_type is not None and _root_functions is None:
+        call = model_type[0](obj, "serving_default")
         root_functions["__call__"] = call
         if signatures is None:
             signatures = call
@@ -393,8 +415,8 @@ def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
     description = {"format": FORMAT, "variables": sorted(variables),
                    "trainable": {p: bool(v.trainable) for p, v in variables.items()},
                    "functions": functions, "signatures": sigs}
-    if is_model:
-        description["variable_lists"] = _keras.variable_lists(obj, var_paths)
+    if model_type is not None:
+        description["variable_lists"] = model_type[1](obj, var_paths)
     os.makedirs(directory, exist_ok=True)
     _ckpt.write_file(os.path.join(directory, VARIABLES_FILE), {"root": obj})
     _safetensors.save_file(constants, os.path.join(directory, CONSTANTS_FILE),

@@ -7,15 +7,15 @@ the object's ``__call__`` so ``loaded(x)`` works. ``model.export(dir)`` (Keras 3
 it as the endpoint ``serve`` with the signature's inputs named after the model's inputs.
 Both keep ``variables``, ``trainable_variables`` and ``non_trainable_variables`` in the
 model's order.
+
+``fe.saved_model`` sits below Keras: this module registers ``Model`` with it at import
+(``saved_model.register_model_type``), so the SavedModel code never imports Keras.
 """
-from .. import nest
+from .. import saved_model
+from .._src import nest
 from ..data.structure import TensorSpec
-from ..function import Function
-
-
-def is_model(obj):
-    from ..keras.training import Model
-    return isinstance(obj, Model)
+from .._src.tracing.function import Function
+from .training import Model
 
 
 def _spec(tensor, named):
@@ -73,7 +73,6 @@ def export(model, filepath, format="tf_saved_model", verbose=True, input_signatu
            **kwargs):
     """Keras 3's ``Model.export``: the inference call as the endpoint ``serve`` (and the
     ``serving_default`` signature), in fasteager's SavedModel format."""
-    from . import save
     if format != "tf_saved_model":
         raise ValueError("Model.export: format %r is not supported (expected "
                          "'tf_saved_model', which fasteager writes in its own format)"
@@ -92,11 +91,14 @@ def export(model, filepath, format="tf_saved_model", verbose=True, input_signatu
         serve_fn = Function(serve, input_signature=[structure], name="serve")
     else:
         serve_fn = serving_function(model, "serve", named=True)
-    save(model, filepath, signatures={"serving_default": serve_fn},
-         _root_functions={"serve": serve_fn})
+    saved_model.save(model, filepath, signatures={"serving_default": serve_fn},
+                     _root_functions={"serve": serve_fn})
     if verbose:
         specs = nest.flatten(serve_fn.input_signature)
         print("Saved artifact at '%s'. The following endpoints are available:\n\n"
               "* Endpoint 'serve'\n%s" % (filepath, "\n".join(
                   "  args_0 (POSITIONAL_ONLY): %r" % s if len(specs) == 1 else
                   "  args_0_%d: %r" % (i, s) for i, s in enumerate(specs))))
+
+
+saved_model.register_model_type(Model, serving_function, variable_lists)
