@@ -151,7 +151,7 @@ def test_compressed_records_stream_instead_of_inflating_the_whole_file():
     # in a child with 2 GB of address space: inflating the whole file first (the old
     # reader) runs out of memory before the first record
     from tests.fuzz._support import run_in_child
-    assert run_in_child("tests.ragged.test_tfrecord", "zlib_bomb", 0, 1, timeout=120,
+    assert run_in_child("tests.io.test_tfrecord", "zlib_bomb", 0, 1, timeout=120,
                         memory_mb=2048) == 1
 
 
