@@ -70,8 +70,9 @@ from ._src.state.placement import device  # noqa: F401
 from ._src.state import placement as _placement
 from ._src.state.module import Module, name_scope  # noqa: F401
 from ._src.composite.tensor_array import TensorArray  # noqa: F401
-from .py_function import init_scope, py_function  # noqa: F401
-from .function import function, TensorSpec, print_ as print  # noqa: F401,A001
+from ._src.tracing.py_function import init_scope, py_function  # noqa: F401
+from ._src.tracing.function import function, TensorSpec  # noqa: F401,A001
+from ._src.tracing.printing import print_ as print  # noqa: F401,A001
 from . import compat, config, math, nest, nn, random  # noqa: F401
 from . import debugging, linalg  # noqa: F401
 from . import data, profiler, summary, train  # noqa: F401
@@ -80,8 +81,8 @@ from . import bitwise, signal  # noqa: F401
 from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
-from .ops.functional_ops import map_fn  # noqa: F401
-from .control_flow import cond, while_loop  # noqa: F401
+from ._src.tracing.map_fn import map_fn  # noqa: F401
+from ._src.tracing.control_flow import cond, while_loop  # noqa: F401
 from . import autograph  # noqa: F401
 from . import types  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401

@@ -33,11 +33,18 @@ import numpy as np
 
 cnp.import_array()
 
-DEF KIND_OP = 0
-DEF KIND_READ = 1
-DEF KIND_EFFECT = 2
-DEF KIND_FUSED = 3
-# any other kind (copies between devices): fn(*arrays) -> the output register
+# The kinds of replay steps: their one definition. An anonymous ``cpdef enum`` is a C
+# constant in the loop below and a plain Python int for fe.function's modules
+# (``fasteager._src.tracing``), which import them from here.
+cpdef enum:
+    KIND_OP = 0         # a kernel: fn(*arrays, **attrs) -> array(s)
+    KIND_READ = 1       # a variable read: fn is the variable
+    KIND_EFFECT = 2     # fn(*arrays) run for its effect (a write, a print); no output
+    KIND_FUSED = 3      # a fused elementwise chain (a Fused or a GPU kernel)
+    KIND_COPY = 4       # a copy between host and GPU: fn(array) -> array
+    KIND_PY_CALL = 5    # fe.py_function: fn(*arrays) -> tuple of arrays
+    KIND_CONTROL = 6    # fe.cond / fe.while_loop: fn(*arrays) -> tuple; attrs["eager"]
+# kinds COPY, PY_CALL and CONTROL run as fn(*arrays) -> the output register(s)
 
 
 @cython.final

@@ -115,7 +115,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``fn`` on each row of ``elems`` (a tensor or nested structure), results stacked:
     TensorFlow vectorizes ``fn``; fasteager runs ``fe.map_fn``, with the same results."""
-    from .ops.functional_ops import map_fn
+    from ._src.tracing.map_fn import map_fn
     return map_fn(fn, elems)
 
 
@@ -200,7 +200,7 @@ def _raise_unless_any(flags):
 
 
 def _bind_cond(pred, true_fn, false_fn):
-    from .control_flow import cond
+    from ._src.tracing.control_flow import cond
     return lambda: cond(pred, true_fn, false_fn)
 
 

@@ -392,7 +392,7 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 def timestamp(name=None):
     """The current time in seconds since the epoch, a float64 scalar; inside ``fe.function``
     it is read again on every call."""
-    from .py_function import py_function
+    from ._src.tracing.py_function import py_function
     if _core.get_tracer() is None:
         return _core.wrap(np.asarray(_time.time(), np.float64))
     return py_function(lambda: np.asarray(_time.time(), np.float64), [], np.float64)
@@ -443,7 +443,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     import functools
 
     from .ops.array_ops import stop_gradient
-    from .py_function import py_function
+    from ._src.tracing.py_function import py_function
     if func is None:
         return lambda f: numpy_function(f, inp, Tout, stateful, name)
     if inp is None:

@@ -37,7 +37,8 @@ class TraceType(abc.ABC):
 
 
 def _experimental():
-    from .function import ConcreteFunction, Function
+    from ._src.tracing.concrete import ConcreteFunction
+    from ._src.tracing.function import Function
     return _pytypes.SimpleNamespace(TraceType=TraceType, PolymorphicFunction=Function,
                                     GenericFunction=Function,
                                     ConcreteFunction=ConcreteFunction)

@@ -2,7 +2,7 @@
 import contextlib
 import warnings
 
-from fasteager.function import KIND_CONTROL
+from fasteager._src.tracing.tracer import KIND_CONTROL
 
 
 @contextlib.contextmanager

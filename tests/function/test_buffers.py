@@ -110,7 +110,7 @@ def test_views_of_intermediates_extend_their_buffer():
 
 
 def test_effects_that_keep_their_inputs_keep_them_out_of_buffers():
-    from fasteager.function import current_tracer
+    from fasteager._src.tracing.tracer import current_tracer
     kept = []
 
     @fe.function

@@ -6,7 +6,7 @@ import pytest
 
 import fasteager as fe
 
-F = sys.modules["fasteager.function"]
+F = sys.modules["fasteager._src.tracing.function"]
 
 
 def c(x, dtype=np.float32):

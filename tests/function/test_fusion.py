@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager import _fusion, _graph
+from fasteager import _graph
+from fasteager._src.tracing import fusion as _fusion
 
 RTOL = {np.float32: 1e-6, np.float64: 1e-12}
 

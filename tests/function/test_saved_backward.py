@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager.function import _Saving
+from fasteager._src.tracing.replay import _Saving
 
 
 def rand(*shape, seed=0):

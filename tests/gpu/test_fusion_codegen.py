@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import fasteager as fe
-from fasteager import _fusion, _graph
+from fasteager import _graph
+from fasteager._src.tracing import fusion as _fusion
 from fasteager.cuda import fusion as gpu_fusion
 from fasteager.ops.registry import OPS
 

@@ -16,10 +16,10 @@ values keep Python semantics. See ``docs/function.md`` ("AutoGraph").
     print(fe.autograph.to_code(f.python_function))   # the converted source
 """
 from . import experimental
-from .operators import print_ as _print
-from .transformer import convert as _convert
-from .transformer import set_verbosity
-from .transformer import source_of as _source_of
+from .._src.tracing.autograph.operators import print_ as _print
+from .._src.tracing.autograph.transformer import convert as _convert
+from .._src.tracing.autograph.transformer import set_verbosity
+from .._src.tracing.autograph.transformer import source_of as _source_of
 
 __all__ = ["experimental", "set_verbosity", "to_code", "to_graph", "trace"]
 

@@ -1,4 +1,4 @@
 """``fe.autograph.experimental`` (``tf.autograph.experimental``)."""
-from .transformer import do_not_convert
+from .._src.tracing.autograph.transformer import do_not_convert
 
 __all__ = ["do_not_convert"]

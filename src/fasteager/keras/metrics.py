@@ -24,7 +24,7 @@ from .._src.state.variables import Variable
 from . import _naming, backend, losses as _losses
 from ..distribute import strategy as _distribute
 from . import _serialization
-from ..function import current_tracer
+from .._src.tracing.tracer import current_tracer
 from . import initializers
 
 

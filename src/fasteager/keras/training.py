@@ -21,7 +21,7 @@ import numpy as np
 from .. import errors, nest
 from .._core import Tensor, convert_to_tensor, get_tracer
 from .._src.autodiff.tape import GradientTape
-from ..function import function
+from .._src.tracing.function import function
 from ..ops.array_ops import zeros
 from ..tensor_shape import TensorShape
 from .._src.state.variables import Variable

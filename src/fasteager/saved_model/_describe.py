@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import _core, nest
 from ..errors import UnimplementedError
-from ..function import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ, ConcreteFunction, _Tracer
+from .._src.tracing.tracer import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ, _Tracer
+from .._src.tracing.concrete import ConcreteFunction
 from ._encoding import encode
 
 

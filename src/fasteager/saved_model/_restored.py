@@ -641,7 +641,7 @@ class RestoredFunction:
     input_signature with None dimensions) serves every size of them."""
 
     def __init__(self, name, spec, env):
-        from ..function import Function
+        from .._src.tracing.function import Function
         self._name = name
         sig = spec.get("input_signature")
         self.input_signature = None

@@ -13,7 +13,10 @@ as TensorFlow's); ``trace_export`` then stops it and writes the profile into
 import threading
 import warnings
 
-from . import _events
+from .._src.tracing import graph_view as _graph_view
+from .._src.tracing import tracer as _tracer
+from ..profiler import experimental as _profiler
+from . import _checks, _events
 from ._ops import _record
 
 __all__ = ["trace_export", "trace_off", "trace_on"]
@@ -38,8 +41,7 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
                       stacklevel=2)
         return
     if profiler:
-        from ..profiler import experimental
-        experimental.start(profiler_outdir)       # AlreadyExistsError if one runs
+        _profiler.start(profiler_outdir)       # AlreadyExistsError if one runs
         _state.profiler = (profiler_outdir,)
     _state.on = bool(graph)
     _state.functions = []
@@ -50,9 +52,12 @@ def collecting():
 
 
 def collect(concrete_function):
-    """Called by ``fe.function`` with each new trace while a trace is on."""
+    """Called by ``fe.function`` with each new trace (a trace listener)."""
     if _state.on:
         _state.functions.append(concrete_function)
+
+
+_tracer.add_trace_listener(collect)
 
 
 def trace_off():
@@ -61,21 +66,17 @@ def trace_off():
     _state.functions = []
     if _state.profiler is not None:
         _state.profiler = None
-        from ..profiler import experimental
-        if experimental.running():
-            experimental.stop(save=False)
+        if _profiler.running():
+            _profiler.stop(save=False)
 
 
 def trace_export(name, step=None, profiler_outdir=None):
     """Write the collected graphs as summary ``name`` at ``step``, then stop tracing."""
-    from ..graph_view import FuncGraph, run_metadata
-    from . import _checks
     name = _checks.string("summary.trace_export", "name", name)
     if _state.profiler is not None:
         (outdir,), _state.profiler = _state.profiler, None
-        from ..profiler import experimental
-        if experimental.running():
-            experimental._stop(True, profiler_outdir if profiler_outdir is not None
+        if _profiler.running():
+            _profiler._stop(True, profiler_outdir if profiler_outdir is not None
                                else outdir)
     if not _state.on and not _state.functions:
         warnings.warn("summary.trace_export: no trace is on (call fe.summary.trace_on() "
@@ -83,7 +84,8 @@ def trace_export(name, step=None, profiler_outdir=None):
         return
     functions, _state.functions = _state.functions, []
     _state.on = False
-    data = run_metadata([FuncGraph(cf).as_graph_def() for cf in functions])
+    data = _graph_view.run_metadata([_graph_view.FuncGraph(cf).as_graph_def()
+                                     for cf in functions])
     metadata = _events.summary_metadata("graph_run_metadata_graph", 0, content=b"1")
     if not _record("trace_export", name,
                    lambda: _events.string_tensor_proto([data], ()), step, metadata):

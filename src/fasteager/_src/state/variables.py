@@ -8,7 +8,7 @@ buffer): a value saved for a gradient never changes afterwards.
 import numpy as np
 
 from ... import _core
-from ... import function as _function
+from ..tracing import tracer as _tracer
 from ...dtypes import as_dtype, from_numpy
 from ...errors import InvalidArgumentError
 from ...ops.array_ops import broadcast_to
@@ -152,7 +152,7 @@ class Variable(_core.VariableBase):
         ``read_value=False``).
         """
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
-            _function.record_assign(self, "assign", value)
+            _tracer.record_assign(self, "assign", value)
             return _UnreadVariable(self) if read_value else None
         arr = self._checked_array(value, "assign")
         np.copyto(self._mutable_array(), arr)
@@ -161,7 +161,7 @@ class Variable(_core.VariableBase):
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Add ``delta`` in place. Returns what ``assign`` returns."""
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
-            _function.record_assign(self, "assign_add", delta)
+            _tracer.record_assign(self, "assign_add", delta)
             return _UnreadVariable(self) if read_value else None
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_add")
@@ -172,7 +172,7 @@ class Variable(_core.VariableBase):
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtract ``delta`` in place. Returns what ``assign`` returns."""
         if _core.get_tracer() is not None:   # inside fe.function: a graph step too
-            _function.record_assign(self, "assign_sub", delta)
+            _tracer.record_assign(self, "assign_sub", delta)
             return _UnreadVariable(self) if read_value else None
         arr = self._checked_array(np.broadcast_to(np.asarray(delta), self._tensor._value.shape)
                                   if np.ndim(delta) == 0 else delta, "assign_sub")

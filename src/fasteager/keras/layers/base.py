@@ -33,7 +33,7 @@ from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
 from ..._src.state.variables import Variable
-from ...py_function import init_scope
+from ..._src.tracing.py_function import init_scope
 
 from .. import backend
 from .. import initializers as _initializers
@@ -43,7 +43,7 @@ from .. import constraints as _constraints
 from .. import regularizers as _regularizers
 from .._serialization import serialize_keras_object
 from ...train import checkpoint as _ckpt
-from ...autograph.transformer import converted_callable
+from ..._src.tracing.autograph.transformer import converted_callable
 
 
 def _snake(name):

@@ -25,6 +25,7 @@ is cached per code object (and the function per function object). A function who
 source is unavailable, a generator, or code that does not parse is left unconverted.
 """
 import ast
+import functools
 import inspect
 import logging
 import os
@@ -82,7 +83,6 @@ def do_not_convert(func=None):
         setattr(func, _NO_CONVERT_FLAG, True)
         return func
     except (AttributeError, TypeError):
-        import functools
 
         @functools.wraps(func)
         def unconverted(*args, **kwargs):
@@ -700,3 +700,6 @@ class _Expressions(ast.NodeTransformer):
         if isinstance(node.op, ast.Not):
             return ast.copy_location(_call(_ag("not_"), node.operand), node)
         return node
+
+
+operators.set_converter(converted_callable)

@@ -21,8 +21,11 @@ import threading
 
 import numpy as np
 
-from . import _core, _graph, nest
-from .function import KIND_CONTROL, KIND_EFFECT, ConcreteFunction, _Tracer
+from ... import _core, _graph, nest
+from ..autodiff.tape import GradientTape
+from ...ops.array_ops import identity
+from .concrete import ConcreteFunction
+from .tracer import KIND_CONTROL, KIND_EFFECT, _Tracer
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -240,8 +243,6 @@ def _present(grads):
 def _gradient_of(eager, n_in, variables):
     """``grad(*inputs, *output_grads)``: the gradients of ``eager``'s outputs w.r.t. its
     float inputs and ``variables`` (None for the others), by running it under a tape."""
-    from ._src.autodiff.tape import GradientTape
-    from .ops.array_ops import identity
 
     def grad(*tensors):
         ins, gs = tensors[:n_in], tensors[n_in:]

@@ -31,11 +31,10 @@ nothing it recorded holds a number taken from the traced sizes. Three parts make
 """
 import numpy as np
 
-from . import _core, _graph
+from ... import _core, _graph
+from ..._graph import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_PY_CALL, KIND_READ
+from ...data.structure import TensorSpec
 
-# (kept in step with function.py; importing it here would be circular)
-_KIND_OP, _KIND_READ, _KIND_EFFECT, _KIND_CONTROL = 0, 1, 2, 6
-_KIND_PY_CALL = 5          # (py_function.py)
 _CONTROL_KEEPS = ("cond_keep", "while_loop_keep", "control_flow_grad_keep")
 
 
@@ -60,7 +59,6 @@ def signature_pattern(signature):
     """The shape of each tensor input of an ``input_signature`` (``None`` where a
     dimension is unknown), in the order its tensors are bound; None when the signature
     has ragged or sparse specs or a spec of unknown rank (those are traced per shape)."""
-    from .data.structure import TensorSpec
     pattern = []
 
     def walk(spec):
@@ -104,10 +102,10 @@ def _has_effects(graph):
     """Whether a sub-graph of a control step (a branch, a loop body) writes, prints or
     calls Python code (a py_function)."""
     for s in graph._all_steps:
-        if s.kind == _KIND_PY_CALL or (s.kind == _KIND_EFFECT and
+        if s.kind == KIND_PY_CALL or (s.kind == KIND_EFFECT and
                                        not (s.name or "").endswith("_keep")):
             return True
-        if s.kind == _KIND_CONTROL:
+        if s.kind == KIND_CONTROL:
             saved = (s.attrs or {}).get("control") or ()
             if any(_has_effects(g) for g in saved if hasattr(g, "_all_steps")):
                 return True
@@ -163,9 +161,9 @@ def shadow_check(cf, values, pattern, shape_reads=None):
     if cf._eager_only or cf._pulls is not None or len(cf._inputs) != len(pattern):
         return None
     for s in cf._all_steps:
-        if s.kind == _KIND_PY_CALL:
+        if s.kind == KIND_PY_CALL:
             return None            # (the check would call the user's Python function)
-        if s.kind == _KIND_CONTROL:
+        if s.kind == KIND_CONTROL:
             saved = (s.attrs or {}).get("control") or ()
             if any(_has_effects(g) for g in saved if hasattr(g, "_all_steps")):
                 return None
@@ -191,16 +189,16 @@ def shadow_check(cf, values, pattern, shape_reads=None):
     try:
         with np.errstate(all="ignore"):
             for s in cf._all_steps:
-                if s.kind == _KIND_EFFECT:
+                if s.kind == KIND_EFFECT:
                     if s.name in _CONTROL_KEEPS:
                         continue        # (keeps a control step's outputs: no effect)
                     watched.extend(s.ins)        # what the effect would write or print
                     if s.multi:                  # (a random seed: the trace's)
                         for r in s.out:
                             regs[r] = values[r]
-                elif s.kind == _KIND_READ:
+                elif s.kind == KIND_READ:
                     regs[s.out] = values[s.out]  # the variable as the trace read it
-                elif s.kind == _KIND_OP and s.multi:
+                elif s.kind == KIND_OP and s.multi:
                     # (a count of outputs taken from the shape, as unstack's, must hold)
                     out = s.fn(*[regs[r] for r in s.ins], **(s.attrs or {}))
                     if len(out) != len(s.out):
@@ -219,7 +217,7 @@ def shadow_check(cf, values, pattern, shape_reads=None):
         # when it is not a traced size): a size baked into an op shows here even where
         # the outputs built from it hide it (split's first part, the sum of a diagonal
         # taken with indices made for the traced size)
-        if s.kind in (_KIND_READ, _KIND_EFFECT):
+        if s.kind in (KIND_READ, KIND_EFFECT):
             continue
         for r in (s.out if s.multi else (s.out,)):
             if type(r) is int and r >= 0 and not _follows(values[r], regs[r], sizes):

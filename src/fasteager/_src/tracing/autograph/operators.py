@@ -9,13 +9,21 @@ going in and coming out. State values are checked as TensorFlow's AutoGraph chec
 with its messages. Outside a trace every operator is the plain Python statement.
 """
 import builtins
+import sys
 import types
 
 import numpy as np
 
-from .. import _core, control_flow, nest
-from ..errors import OpError
+from .... import _core, nest
+from ....dtypes import as_dtype
+from ....errors import OpError
+from ....ops import elementwise_ops
+from ....ops.array_ops import range as fe_range
+from ....ops.elementwise_ops import cast, logical_not
+from .. import control_flow
 from ..control_flow import _EAGER
+from ..tracer import KIND_CONTROL, KIND_EFFECT, _Tracer
+from .symbolic import graph_name
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -120,7 +128,6 @@ def _as_condition(value, what):
         raise ValueError("%s: the condition must be a scalar tensor (expected shape (), "
                          "got %s)" % (what, tuple(value._value.shape)))
     if value._value.dtype != np.bool_:
-        from ..ops.math_ops import cast
         value = cast(value, "bool")
     return value
 
@@ -299,8 +306,7 @@ def or_(*operands):
 
 
 def _logical(op, a, b):
-    from ..ops import math_ops
-    return getattr(math_ops, op)(_as_bool(a), _as_bool(b))
+    return getattr(elementwise_ops, op)(_as_bool(a), _as_bool(b))
 
 
 def _as_bool(x):
@@ -308,7 +314,6 @@ def _as_bool(x):
         x = x._read()
     if isinstance(x, Tensor):
         if x._value.dtype != np.bool_:
-            from ..ops.math_ops import cast
             return cast(x, "bool")
         return x
     return _core.convert_to_tensor(bool(x))
@@ -317,7 +322,6 @@ def _as_bool(x):
 def not_(x):
     """``not x`` (``fe.logical_not`` on a traced tensor)."""
     if _traced(x):
-        from ..ops.math_ops import logical_not
         return logical_not(_as_bool(x))
     return not x
 
@@ -435,7 +439,6 @@ class _NotStageable(Exception):
 def _trial_body(tracer, body, values):
     """The state after one run of ``body`` traced aside (its graph is dropped), or None
     when that run fails (the staged loop then reports the error)."""
-    from ..function import _Tracer
     sub = _Tracer(tracer.name + "/while_trial", allow_variables=False)
     sub.parent = tracer
     previous = _core.set_tracer(sub)
@@ -490,7 +493,6 @@ class _Range:
     ``fe.while_loop`` over the iterate (TensorFlow elides the range the same way)."""
 
     def __init__(self, start, limit, delta, dtype):
-        from ..ops.math_ops import cast
         self.dtype = dtype
         self.start, self.limit, self.delta = (
             cast(_core.convert_to_tensor(v), dtype) if isinstance(v, (Tensor, VariableBase))
@@ -499,14 +501,12 @@ class _Range:
             self.delta._value))
 
     def materialized(self):
-        from ..ops.array_ops import range as fe_range
         return fe_range(self.start, self.limit, self.delta, dtype=self.dtype)
 
 
 def for_iter(f, args, kwargs=None):
     """The iterable of a ``for`` statement written as a call: a traced ``fe.range`` (or
     ``range``) becomes a staged loop; other calls are ``converted_call``."""
-    from ..ops.array_ops import range as fe_range
     kwargs = kwargs or {}
     if (f is fe_range or f is builtins.range) and not set(kwargs) - {"dtype"} and \
             1 <= len(args) <= 3 and any(_traced(a) for a in args):
@@ -520,7 +520,6 @@ def for_iter(f, args, kwargs=None):
 def _range_dtype(bounds, dtype):
     """``fe.range``'s dtype rule: the one asked for, else float32 when a bound is a Python
     float, else the first tensor bound's dtype (int32 for Python ints)."""
-    from ..dtypes import as_dtype
     if dtype is not None:
         return as_dtype(dtype).as_numpy_dtype
     tensors = [b for b in bounds if isinstance(b, (Tensor, VariableBase))]
@@ -560,7 +559,6 @@ def for_stmt(iterable, extra_test, body, values, names, iterate_names=()):
 
 
 def _tf_range_for(rng, extra_test, body, values, names, iterate_names):
-    from ..ops import math_ops
     limit, delta = rng.limit, rng.delta
     # the loop's target, undefined before the loop, starts as the range's start (TF's rule)
     values = tuple(rng.start if n in iterate_names and type(v) is Undefined else v
@@ -568,13 +566,13 @@ def _tf_range_for(rng, extra_test, body, values, names, iterate_names):
 
     def test(i, *st):
         if rng.delta_value is None:
-            main = math_ops.logical_or(
-                math_ops.logical_and(delta >= 0, i < limit),
-                math_ops.logical_and(delta < 0, i > limit))
+            main = elementwise_ops.logical_or(
+                elementwise_ops.logical_and(delta >= 0, i < limit),
+                elementwise_ops.logical_and(delta < 0, i > limit))
         else:
             main = i < limit if rng.delta_value >= 0 else i > limit
         if extra_test is not None:
-            main = math_ops.logical_and(main, _as_bool(extra_test(*st)))
+            main = elementwise_ops.logical_and(main, _as_bool(extra_test(*st)))
         return main
 
     def loop_body(i, *st):
@@ -587,13 +585,22 @@ def _tf_range_for(rng, extra_test, body, values, names, iterate_names):
 
 
 # -- calls ----------------------------------------------------------------------------------
+# what converted code calls for a callable (``transformer.converted_callable``): the
+# transformer installs it when it loads (it imports this module for the code it makes)
+_converted_callable = None
+
+
+def set_converter(converted_callable):
+    global _converted_callable
+    _converted_callable = converted_callable
+
+
 def converted_call(f, args, kwargs=None):
     """``f(*args, **kwargs)`` with ``f`` converted first when it is user code. While
     tracing, an fasteager op that raises an op error is deferred (see ``_deferred``)."""
     if f is builtins.print:
         return print_(*args, **(kwargs or {}))
-    from . import transformer
-    target = transformer.converted_callable(f)
+    target = _converted_callable(f)
     tracer = _core.get_tracer()
     if tracer is not None and target is f and _deferrable(f):
         return _deferred(tracer, f, args, kwargs)
@@ -603,11 +610,15 @@ def converted_call(f, args, kwargs=None):
 
 
 # fasteager modules whose functions have effects or run user code: never deferred
-_NOT_DEFERRED = ("fasteager.keras", "fasteager.function", "fasteager.autograph",
-                 "fasteager.control_flow", "fasteager.py_function", "fasteager.data",
+# (fe.function's modules by their place in the engine; map_fn and the graph view are
+# not among them, as they were not before they moved there)
+_TRACING = __name__.rpartition(".autograph.")[0] + "."
+_NOT_DEFERRED = ("fasteager.keras", "fasteager.autograph", "fasteager.data",
                  "fasteager.debugging", "fasteager.summary", "fasteager.saved_model",
                  "fasteager.train", "fasteager.distribute", "fasteager.variables",
-                 "fasteager._src.state")
+                 "fasteager._src.state") + tuple(
+    _TRACING + m for m in ("function", "concrete", "tracer", "printing", "autograph",
+                           "control_flow", "py_function"))
 
 
 def _deferrable(f):
@@ -636,11 +647,9 @@ def _deferred(tracer, f, args, kwargs):
     try:
         return f(*args, **kwargs) if kwargs else f(*args)
     except OpError as e:
-        from ..function import KIND_CONTROL, KIND_EFFECT
         if len(tracer.created) != created or len(tracer.pulls) != pulls or any(
                 s.kind in (KIND_EFFECT, KIND_CONTROL) for s in tracer.steps[steps:]):
             raise
-        import sys
         user = sys._getframe(2)           # the converted code calling converted_call
         e._fe_raised_at = (user.f_code.co_filename, user.f_lineno)   # (for the note)
         return _core.wrap(_core.unusable_value((), None, error=e))
@@ -686,7 +695,6 @@ def print_(*args, **kwargs):
     dtype=float32)``, as TensorFlow prints them); otherwise unchanged."""
     tracer = _core.get_tracer()
     if tracer is not None:
-        from .symbolic import graph_name
         def sym(x):
             if isinstance(x, VariableBase):     # (its value is read when the graph runs)
                 return _SymbolicVariable(x.name, _shape_text(x.shape), x.dtype.name)

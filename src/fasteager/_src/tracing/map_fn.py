@@ -8,8 +8,12 @@ signature, when the matching input was ragged (the signature defaults to the inp
 """
 import numpy as np
 
-from .. import _core, nest
-from ..errors import InvalidArgumentError
+from ... import _core, nest
+from ...errors import InvalidArgumentError
+from ..composite.extension_type import ExtensionType, map_extension_rows
+from ...ops.array_ops import concat, stack, unstack, zeros
+from ...ragged import RaggedTensor, RaggedTensorSpec
+from ...ragged import stack as ragged_stack
 
 
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
@@ -22,11 +26,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     >>> print(fe.map_fn(fe.math.square, fe.ragged.constant([[1, 2], [3]])))
     <fe.RaggedTensor [[1, 4], [9]]>
     """
-    from ..ragged import RaggedTensor
     if not callable(fn):
         raise TypeError("map_fn: fn must be callable (got %s)" % type(fn).__name__)
     signature = fn_output_signature if fn_output_signature is not None else dtype
-    from .._src.composite.extension_type import ExtensionType, map_extension_rows
     if isinstance(elems, ExtensionType):       # a BatchableExtensionType's rows
         return map_extension_rows(fn, elems, "map_fn")
     leaves = [x if isinstance(x, RaggedTensor) else _core.convert_to_tensor(x)
@@ -55,7 +57,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
 
 
 def _rows(x):
-    from ..ragged import RaggedTensor
     if isinstance(x, RaggedTensor):
         return x.nrows_int()
     if x._value.ndim == 0:
@@ -65,16 +66,13 @@ def _rows(x):
 
 
 def _unstack(x):
-    from ..ragged import RaggedTensor
     if isinstance(x, RaggedTensor):
         return [x[i] for i in range(x.nrows_int())]
-    from .array_ops import unstack
     return unstack(x) if x._value.shape[0] else []
 
 
 def _output_kinds(signature, elems, leaves, structure):
     """For each output leaf: stacked as a RaggedTensor (True) or densely (False)."""
-    from ..ragged import RaggedTensor, RaggedTensorSpec
     n = len(nest.flatten(structure))
     if signature is not None:
         specs = nest.flatten(signature)
@@ -93,9 +91,6 @@ def _padded(leaves, n):
 
 
 def _stack_rows(rows, ragged, like):
-    from ..ragged import RaggedTensor
-    from ..ragged import stack as ragged_stack
-    from .array_ops import concat, stack, zeros
     if not rows:        # no rows at all: an empty result of the input's inner shape
         if like is None:
             raise InvalidArgumentError("map_fn: cannot tell the result's shape of an empty "

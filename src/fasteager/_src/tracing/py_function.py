@@ -11,14 +11,14 @@ recording tape, as TensorFlow's does: variables made there are made once, eagerl
 tensors computed there are constants to the trace.
 """
 import contextlib
+import functools
 
-from . import _core, _graph, nest
-from .dtypes import as_dtype
-from .errors import InvalidArgumentError
+from ... import _core, _graph, nest
+from ..._graph import KIND_PY_CALL
+from ...dtypes import as_dtype
+from ...errors import InvalidArgumentError
 
 __all__ = ["eager_py_func", "init_scope", "py_function"]
-
-KIND_PY_CALL = 5            # a step _graph.run calls as fn(*arrays) -> tuple of arrays
 
 
 def _out_dtypes(Tout):
@@ -49,8 +49,6 @@ def _convert_results(result, dtypes, name):
 
 
 def _decorated(func, Tout, name):
-    import functools
-
     @functools.wraps(func)
     def wrapper(*args):
         return py_function(func, list(args), Tout, name)

@@ -16,10 +16,15 @@ graphs (the guides print ``graph.get_operations()`` and ``graph.as_graph_def()``
 
 It is a view: built from a trace when asked for, never used to run anything.
 """
+import struct
+
 import numpy as np
 
 from .autograph.symbolic import _op_name
-from .summary import _events
+from ... import dtypes
+from ..._graph import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ
+from ...summary import _events
+from ...tensor_shape import TensorShape
 
 __all__ = ["FuncGraph", "GraphDef", "NodeDef", "Operation", "GraphTensor"]
 
@@ -82,7 +87,6 @@ class AttrValue:
         if k == "i":
             return _events._f_varint(3, int(v))
         if k == "f":
-            import struct
             return _events._key(4, 5) + struct.pack("<f", v)
         if k == "b":
             return _events._f_varint(5, int(bool(v)))
@@ -212,7 +216,6 @@ class GraphTensor:
         return self.op.graph
 
     def __repr__(self):
-        from .tensor_shape import TensorShape
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, TensorShape(self.shape),
                                                        self.dtype.name)
 
@@ -242,8 +245,6 @@ class FuncGraph:
     """The graph of one ``ConcreteFunction`` (see the module docstring)."""
 
     def __init__(self, concrete):
-        from . import dtypes
-        from .function import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ
         self.name = concrete.name
         self._ops = []
         names = {}

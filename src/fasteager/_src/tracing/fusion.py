@@ -32,9 +32,11 @@ CUDA kernel (``cuda.fusion.FusedGPU``) instead of the Cython loop.
 """
 import numpy as np
 
-from . import _graph
+from ... import _graph
+from ..._graph import KIND_EFFECT, KIND_FUSED, KIND_OP
+from ...ops.registry import OPS
+from . import tracer as _tracer
 
-KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED = 0, 1, 2, 3
 MIN_OPS = 2
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # The kernel evaluates these with scalar libm calls in double precision; NumPy's float32
@@ -46,7 +48,6 @@ SLOW_F32_MAX = 256
 
 
 def _library_ops():
-    from .ops.registry import OPS
     return OPS
 
 
@@ -77,8 +78,7 @@ def _eligible(s, values, ops):
         return None
     dtype, shape, gpu = m
     if gpu:
-        from .cuda.ops import array_forward
-        if s.fn is not array_forward(op):
+        if s.fn is not _tracer.gpu_kernels[0](op):
             return None
     elif s.fn is not op.forward:
         return None
@@ -255,8 +255,7 @@ def _build(members, key, values, consts, reducer=None):
                           dtype, tuple(shape), in_shapes, fallback, tuple(names),
                           _REDUCTIONS[reducer.name] if reducer is not None else 0)
     if gpu:
-        from .cuda.fusion import FusedGPU
-        kernel = FusedGPU(kernel)
+        kernel = _tracer.gpu_kernels[1](kernel)
     return _graph.Step(KIND_FUSED, kernel, tuple(in_regs), None, last[-1].out, False,
                        "fused(%s)" % "+".join(names))
 

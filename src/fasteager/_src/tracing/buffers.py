@@ -27,7 +27,8 @@ step reading a buffer never writes into it, so kernels never see overlapping ope
 """
 import numpy as np
 
-KIND_OP, KIND_READ, KIND_EFFECT, KIND_FUSED = 0, 1, 2, 3
+from ..._graph import KIND_EFFECT, KIND_FUSED, KIND_OP, KIND_READ
+from ...ops.registry import INTO
 
 
 def _outs(step):
@@ -61,7 +62,6 @@ def plan(steps, values, protected):
     never live in a kept buffer (outputs, constants, inputs, variable values).
     Returns the buffer specs, a list of (shape, dtype); sets ``step.buf``/``step.into``.
     """
-    from .ops.registry import INTO
     groups = _Groups()
     produced_at = {}
     for i, s in enumerate(steps):
