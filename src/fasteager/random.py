@@ -1,7 +1,8 @@
 """``fe.random``: seeded, reproducible random tensors, Generators and stateless ops."""
-from .ops.random_ops import (Algorithm, Generator, categorical, create_rng_state,  # noqa: F401
-                             get_global_generator, get_global_seed, normal,
-                             set_global_generator, set_seed, shuffle, stateless_binomial,
+from ._src.state.generators import (Generator, get_global_generator,  # noqa: F401
+                                    set_global_generator)
+from .ops.random_ops import (Algorithm, categorical, create_rng_state, get_global_seed,  # noqa: F401
+                             normal, set_seed, shuffle, stateless_binomial,
                              stateless_categorical, stateless_fold_in, stateless_normal,
                              stateless_poisson, stateless_split, stateless_truncated_normal,
                              stateless_uniform, truncated_normal, uniform)

@@ -21,6 +21,7 @@ from .elementwise_ops import add, cast, convert_same, multiply, subtract, truedi
 from .registry import (ALL, ANY_DTYPE, as_int, as_shape, check_output_size, composite_call,
                        COMPOSITE_TYPES, defop, execute, LINEAR, normalize_axis, single_axis,
                        sum_axes, unbroadcast)
+from .string_values import is_string_value, string_constant
 
 builtins_range = builtins.range
 builtins_slice = builtins.slice
@@ -450,11 +451,6 @@ def _np_dtype(dtype, default=np.float32):
     return np.dtype(default) if dtype is None else as_dtype(dtype)._np
 
 
-def _strings():
-    from .. import strings
-    return strings
-
-
 def _is_string_dtype(dtype):
     return as_dtype(dtype).is_string
 
@@ -470,13 +466,13 @@ def constant(value, dtype=None, shape=None, name=None):
         if dtype is not None:
             t = cast(t, dtype)
     elif dtype is not None and _is_string_dtype(dtype):
-        return _strings().constant(value, shape)
+        return string_constant(value, shape)
     else:
         try:
             t = convert_to_tensor(value, dtype)
         except InvalidArgumentError:
-            if dtype is None and _strings().is_string_value(value):
-                return _strings().constant(value, shape)   # fe.string: UTF-8 bytes
+            if dtype is None and is_string_value(value):
+                return string_constant(value, shape)   # fe.string: UTF-8 bytes
             raise
     if shape is not None:
         dims = _dims("constant", shape)

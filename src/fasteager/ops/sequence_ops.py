@@ -23,7 +23,7 @@ from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, pad, reshape, stack, transpose
 from .elementwise_ops import cast, less
 from .indexing_ops import _ints, _take
-from .registry import ANY_DTYPE, as_int, defop, execute, normalize_axis
+from .registry import ANY_DTYPE, as_int, defop, execute, normalize_axis, single_axis
 from .array_ops import range as fe_range
 
 convert_to_tensor = _core.convert_to_tensor
@@ -42,8 +42,17 @@ def roll(input, shift, axis, name=None):
     if shifts.size != axes.size:
         raise InvalidArgumentError("roll: shift and axis must have the same size (got %d "
                                    "shifts and %d axes)" % (shifts.size, axes.size))
-    from ..numpy._shapes import roll as numpy_roll  # the same gather, NumPy's rules
-    return numpy_roll(x, shifts.tolist(), axes.tolist()) if shifts.size else x
+    # shifts of one axis add up; each axis is then one gather (a getitem: the gradient
+    # scatter-adds back)
+    total = {}
+    for sh, ax in zip(shifts.tolist(), axes.tolist()):
+        ax = single_axis("roll", ax, x._value.ndim)
+        total[ax] = total.get(ax, 0) + int(sh)
+    for ax, sh in sorted(total.items()):
+        size = x._value.shape[ax]
+        if size:
+            x = x[(builtins.slice(None),) * ax + ((np.arange(size) - sh) % size,)]
+    return x
 
 
 def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
