@@ -642,3 +642,18 @@ def stateless_fold_in(seed, data, alg="auto_select"):
                                    "values)" % len(values))
     first = stateless_uniform([], seed, minval=None, maxval=None, dtype=d, alg=alg).numpy()
     return _core.wrap(np.array([first, _core.convert_to_tensor(data, d).numpy()], d._np))
+
+
+_MOVED = ("Generator", "get_global_generator", "set_global_generator")
+
+
+def __getattr__(name):
+    # fe.random.Generator lived here until the state layer took it: the old path warns for
+    # one release
+    if name in _MOVED:
+        import importlib
+        import warnings
+        warnings.warn("fasteager.ops.random_ops.%s is deprecated; use fasteager.random.%s"
+                      % (name, name), DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("fasteager._src.state.generators"), name)
+    raise AttributeError("module 'fasteager.ops.random_ops' has no attribute %r" % name)
