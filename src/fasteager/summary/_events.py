@@ -11,13 +11,11 @@ The wire format is the package's one codec (``fasteager._src.io.protobuf``), the
 framing and CRC-32C its TFRecord module's (``fasteager._src.io.tfrecord``).
 """
 
-import numpy as np
-
 from .._src.io.protobuf import field_bytes as _f_bytes
 from .._src.io.protobuf import field_double as _f_double
 from .._src.io.protobuf import field_varint as _f_varint
 from .._src.io.protobuf import fields
-from .._src.io.protobuf import key as _key  # noqa: F401 - graph_view writes with it
+from .._src.io.tensor_proto import string_tensor_proto, tensor_proto
 from .._src.io.tfrecord import crc32c, frame_record, masked_crc32c, read_records
 
 __all__ = [
@@ -42,22 +40,6 @@ DATA_CLASS_SCALAR = 1
 DATA_CLASS_TENSOR = 2
 DATA_CLASS_BLOB_SEQUENCE = 3
 
-# DataType enum (types.proto) for the NumPy dtypes a summary may carry.
-_DTYPE_ENUM = {
-    np.dtype(np.float32): 1,   # DT_FLOAT
-    np.dtype(np.float64): 2,   # DT_DOUBLE
-    np.dtype(np.int32): 3,     # DT_INT32
-    np.dtype(np.uint8): 4,     # DT_UINT8
-    np.dtype(np.int16): 5,     # DT_INT16
-    np.dtype(np.int8): 6,      # DT_INT8
-    np.dtype(np.int64): 9,     # DT_INT64
-    np.dtype(np.bool_): 10,    # DT_BOOL
-    np.dtype(np.uint16): 17,   # DT_UINT16
-    np.dtype(np.float16): 19,  # DT_HALF
-    np.dtype(np.uint32): 22,   # DT_UINT32
-    np.dtype(np.uint64): 23,   # DT_UINT64
-}
-DT_STRING = 7
 
 
 def iter_records(fileobj):
@@ -72,35 +54,6 @@ def iter_records(fileobj):
 # ---------------------------------------------------------------------------
 # Messages
 # ---------------------------------------------------------------------------
-
-def _tensor_shape(shape):
-    # TensorShapeProto.dim = 2, Dim.size = 1; an empty message is a scalar.
-    return b"".join(_f_bytes(2, _f_varint(1, int(d))) for d in shape)
-
-
-def tensor_proto(array):
-    """Serialize a numeric NumPy array as a TensorProto using ``tensor_content``."""
-    array = np.asarray(array)
-    dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
-    try:
-        enum = _DTYPE_ENUM[np.dtype(dtype.newbyteorder("="))]
-    except KeyError:
-        raise TypeError(f"summary: unsupported tensor dtype (expected one of "
-                        f"{sorted(str(d) for d in _DTYPE_ENUM)}, got {array.dtype})") from None
-    content = np.ascontiguousarray(array, dtype=dtype.newbyteorder("<")).tobytes()
-    return b"".join((
-        _f_varint(1, enum),                          # dtype
-        _f_bytes(2, _tensor_shape(array.shape)),     # tensor_shape
-        _f_bytes(4, content),                        # tensor_content (little-endian)
-    ))
-
-
-def string_tensor_proto(items, shape):
-    """Serialize a DT_STRING TensorProto from a flat sequence of bytes and a shape."""
-    parts = [_f_varint(1, DT_STRING), _f_bytes(2, _tensor_shape(shape))]
-    parts.extend(_f_bytes(8, item) for item in items)  # string_val
-    return b"".join(parts)
-
 
 def summary_metadata(plugin_name, data_class, description=None, display_name=None,
                      content=b""):

@@ -3,11 +3,12 @@
 with TensorFlow 2.21's arguments, dtypes, shapes and errors, and the ops built on a JPEG
 round trip (``adjust_jpeg_quality`` and its random forms).
 
-PNG is decoded and encoded by the one PNG codec (``png``: NumPy and zlib), bit-exact with TensorFlow's
-libpng decoding; GIF (giflib's reading, the LZW loop in ``_kernels``) and BMP (TensorFlow's
-own reader) are decoded here too. JPEG needs a codec: Pillow, imported on first use (an
-ImportError naming the function without it). Pillow's libjpeg decoding may differ from
-TensorFlow's by a few levels per pixel (TensorFlow picks libjpeg's fast integer DCT).
+PNG is decoded and encoded by the one PNG codec (``png``: NumPy and zlib), bit-exact
+with TensorFlow's libpng decoding; GIF (giflib's reading, the LZW loop in ``_kernels``)
+and BMP (TensorFlow's own reader) are decoded here too. JPEG needs a codec: Pillow,
+imported on first use (an ImportError naming the function without it). Pillow's libjpeg
+decoding may differ from TensorFlow's by a few levels per pixel (TensorFlow picks
+libjpeg's fast integer DCT).
 
 As in TensorFlow, ``decode_png``, ``decode_jpeg`` and ``decode_gif`` read PNG, JPEG and
 GIF (the format is sniffed from the first bytes; ``decode_gif`` always returns

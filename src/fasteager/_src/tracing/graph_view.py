@@ -23,7 +23,8 @@ import numpy as np
 from .autograph.symbolic import _op_name
 from ... import dtypes
 from ..._graph import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ
-from ...summary import _events
+from ..io import protobuf as _pb
+from ..io import tensor_proto as _tp
 from ...tensor_shape import TensorShape
 
 __all__ = ["FuncGraph", "GraphDef", "NodeDef", "Operation", "GraphTensor"]
@@ -55,8 +56,8 @@ _DT_NAMES = {1: "DT_FLOAT", 2: "DT_DOUBLE", 3: "DT_INT32", 4: "DT_UINT8", 5: "DT
 def _dtype_enum(dtype):
     dtype = np.dtype(dtype)
     if dtype.kind in "OSU":
-        return _events.DT_STRING
-    return _events._DTYPE_ENUM.get(dtype, 0)
+        return _tp.DT_STRING
+    return _tp.DTYPE_ENUM.get(dtype, 0)
 
 
 def _camel(name):
@@ -79,19 +80,19 @@ class AttrValue:
     def encode(self):
         k, v = self.kind, self.value
         if k == "type":
-            return _events._f_varint(6, v)
+            return _pb.field_varint(6, v)
         if k == "shape":
-            return _events._f_bytes(7, _shape_proto(v))
+            return _pb.field_bytes(7, _shape_proto(v))
         if k == "s":
-            return _events._f_bytes(2, v)
+            return _pb.field_bytes(2, v)
         if k == "i":
-            return _events._f_varint(3, int(v))
+            return _pb.field_varint(3, int(v))
         if k == "f":
-            return _events._key(4, 5) + struct.pack("<f", v)
+            return _pb.key(4, 5) + struct.pack("<f", v)
         if k == "b":
-            return _events._f_varint(5, int(bool(v)))
+            return _pb.field_varint(5, int(bool(v)))
         if k == "tensor":
-            return _events._f_bytes(8, _events.tensor_proto(v))
+            return _pb.field_bytes(8, _tp.tensor_proto(v))
         raise ValueError("AttrValue: unknown kind %r" % k)
 
     def text(self, indent):
@@ -132,8 +133,8 @@ class AttrValue:
 
 def _shape_proto(shape):
     if shape is None:
-        return _events._f_varint(3, 1)               # unknown_rank
-    return b"".join(_events._f_bytes(2, _events._f_varint(1, -1 if d is None else int(d)))
+        return _pb.field_varint(3, 1)               # unknown_rank
+    return b"".join(_pb.field_bytes(2, _pb.field_varint(1, -1 if d is None else int(d)))
                     for d in shape)
 
 
@@ -148,13 +149,13 @@ class NodeDef:
         self.attr = dict(attr or {})
 
     def SerializeToString(self):
-        parts = [_events._f_bytes(1, self.name), _events._f_bytes(2, self.op)]
-        parts += [_events._f_bytes(3, i) for i in self.input]
+        parts = [_pb.field_bytes(1, self.name), _pb.field_bytes(2, self.op)]
+        parts += [_pb.field_bytes(3, i) for i in self.input]
         if self.device:
-            parts.append(_events._f_bytes(4, self.device))
+            parts.append(_pb.field_bytes(4, self.device))
         for key in sorted(self.attr):
-            entry = _events._f_bytes(1, key) + _events._f_bytes(2, self.attr[key].encode())
-            parts.append(_events._f_bytes(5, entry))
+            entry = _pb.field_bytes(1, key) + _pb.field_bytes(2, self.attr[key].encode())
+            parts.append(_pb.field_bytes(5, entry))
         return b"".join(parts)
 
     def _text(self, indent=0):
@@ -185,9 +186,9 @@ class GraphDef:
         self.node = list(nodes)
 
     def SerializeToString(self):
-        versions = _events._f_varint(1, self.PRODUCER)
-        return b"".join([_events._f_bytes(1, n.SerializeToString()) for n in self.node]
-                        + [_events._f_bytes(4, versions)])
+        versions = _pb.field_varint(1, self.PRODUCER)
+        return b"".join([_pb.field_bytes(1, n.SerializeToString()) for n in self.node]
+                        + [_pb.field_bytes(4, versions)])
 
     def __str__(self):
         lines = []
@@ -352,5 +353,5 @@ def run_metadata(graph_defs):
     """A serialized RunMetadata holding ``graph_defs`` as function graphs (what
     ``fe.summary.trace_export`` writes for TensorBoard's graph dashboard)."""
     # RunMetadata.function_graphs = 4; FunctionGraphs.pre_optimization_graph = 2
-    return b"".join(_events._f_bytes(4, _events._f_bytes(2, g.SerializeToString()))
+    return b"".join(_pb.field_bytes(4, _pb.field_bytes(2, g.SerializeToString()))
                     for g in graph_defs)
