@@ -10,11 +10,13 @@ import threading
 
 import numpy as np
 
-from .. import _core, config, dtypes, nest
+from .. import _core, dtypes
+from .._src import nest
+from .._src.state import devices as _devices
 from .._src.autodiff import tape as autodiff
 from .._src.state import placement
 from .._src.state import replicas
-from ..ops import _philox, array_ops
+from ..ops import _philox, array_ops, random_ops
 from . import _comm
 from . import strategy as _strategy
 from .strategy import (ReduceOp, _InputContext, _merging, _replica, in_replica_thread,
@@ -280,7 +282,7 @@ def _canonical_device(name):
 
 
 def _default_devices():
-    gpus = config.list_logical_devices("GPU")
+    gpus = _devices.list_logical_devices("GPU")
     return [d.name for d in gpus] if gpus else ["/device:CPU:0"]
 
 
@@ -296,7 +298,7 @@ class MirroredStrategy:
     """
 
     def __init__(self, devices=None, cross_device_ops=None):
-        config._mark_initialized()
+        _devices._mark_initialized()
         if devices is None:
             devices = _default_devices()
         if isinstance(devices, str) or not hasattr(devices, "__iter__"):
@@ -565,6 +567,7 @@ def replica_stream(gen, traced=False):
 
 
 # fe.distribute answers the layers below it from now on (they never import it)
+random_ops.set_replica_hooks(creating_strategy, replica_stream)
 replicas.install(should_write=_strategy.should_write, replica_count=_replica_count,
                  aggregate_gradients=_strategy.aggregate_gradients,
                  written_by_update=_strategy.written_by_update)

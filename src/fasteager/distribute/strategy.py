@@ -17,7 +17,8 @@ import weakref
 
 import numpy as np
 
-from .. import _core, nest
+from .. import _core
+from .._src import nest
 from .._src.autodiff import tape as autodiff
 from .._src.state import variables
 from .._src.state import replicas

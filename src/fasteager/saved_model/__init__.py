@@ -33,8 +33,10 @@ multilinear polynomial of the sizes does not express.
 import json
 import os
 
-from .. import _core, nest
-from ..data.structure import TensorSpec
+from .. import _core
+from .._src import nest
+from .._src.io import atomic as _atomic
+from .._src.composite.structure import TensorSpec
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
 from .._src.tracing.concrete import ConcreteFunction
 from .._src.tracing.function import Function
@@ -291,7 +293,6 @@ class _SignaturePlan:
             raise InvalidArgumentError("saved_model.save: signature %r has no trace" % name)
 
     def describe(self, var_paths, constants, custom_gradients):
-        from ..data.structure import TensorSpec
         plan = self.plan
         cf = plan.first
         prefix = "signatures/" + self.name
@@ -318,7 +319,6 @@ class _SignaturePlan:
 
     def _output_specs(self, cf, names):
         """TensorSpecs of the outputs (a dimension that changes with the inputs is None)."""
-        from ..data.structure import TensorSpec
         others = [self.plan.verify] if self.plan.symbols is not None else []
         specs = []
         for i, (r, name) in enumerate(zip(cf._out_regs, names)):
@@ -421,7 +421,6 @@ def save(obj, export_dir, signatures=None, options=None, _root_functions=None):
     _ckpt.write_file(os.path.join(directory, VARIABLES_FILE), {"root": obj})
     _safetensors.save_file(constants, os.path.join(directory, CONSTANTS_FILE),
                            metadata={"format": FORMAT})
-    from .._src.io import atomic as _atomic
     _atomic.atomic_write(os.path.join(directory, GRAPH_FILE),
                          json.dumps(description, sort_keys=True, indent=1).encode())
 

@@ -19,7 +19,10 @@ per trainable variable it read).
 """
 import numpy as np
 
-from .. import _core, nest
+from .. import _core
+from .._src import nest
+from .._src.autodiff.tape import GradientTape
+from .._src.composite.extension_type import saved_form
 from ..errors import UnimplementedError
 from .._src.tracing.tracer import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_READ, _Tracer
 from .._src.tracing.concrete import ConcreteFunction
@@ -113,7 +116,6 @@ def describe(cf, fname, var_paths, prefix, custom_gradients=True):
         kind = {"RaggedTensor": "ragged", "SparseTensor": "sparse"}.get(type(x).__name__)
         if kind is None and hasattr(x, "_static_key"):
             # an extension value: its class and static fields, and its components' outputs
-            from .._src.composite.extension_type import saved_form
             return {"composite": "extension",
                     "form": saved_form(x, "saved_model.save (fe.function %s)" % fname),
                     "parts": [leaf(c) for c in x._to_components()]}
@@ -171,7 +173,6 @@ def _custom_gradient(cf, fn, in_regs, out_regs, kwargs, fname, var_paths, prefix
     tensors of the traced shapes and dtypes: the graph from its inputs and incoming
     gradients to its gradients, as TensorFlow saves it (SaveOptions'
     experimental_custom_gradients)."""
-    from .._src.autodiff.tape import GradientTape
     meta = cf._reg_meta
     xs = [_core.wrap(np.zeros(*meta[r])) for r in in_regs]
     tracer = _Tracer(fname + "_custom_gradient", allow_variables=False)

@@ -11,6 +11,10 @@ import json
 
 import numpy as np
 
+from .._src.composite.ragged import RaggedTensorSpec
+from .._src.composite.sparse import SparseTensorSpec
+from .._src.composite.structure import TensorSpec
+from ..dtypes import as_dtype
 from ..errors import DataLossError, UnimplementedError
 
 _MAX_DEPTH = 64          # nesting accepted in a file's values (deeper is corruption)
@@ -119,10 +123,8 @@ def _decode_tagged(value, dims, depth):
     if "__npdtype__" in value:
         return np.dtype(value["__npdtype__"])
     if "__dtype__" in value:
-        from ..dtypes import as_dtype
         return as_dtype(value["__dtype__"])
     if "__spec__" in value:
-        from ..data.structure import TensorSpec
         shape, dtype, name = value["__spec__"]
         if shape is not None and not all(d is None or type(d) is int and d >= 0
                                          for d in shape):
@@ -131,7 +133,6 @@ def _decode_tagged(value, dims, depth):
             raise DataLossError("saved_model.load: bad TensorSpec name %.80r" % (name,))
         return TensorSpec(shape, dtype, name)
     if "__ragged_spec__" in value:
-        from ..ragged import RaggedTensorSpec
         shape, dtype, ragged_rank, splits_dtype = value["__ragged_spec__"]
         _check_shape(shape, "RaggedTensorSpec")
         if type(ragged_rank) is not int or ragged_rank < 1 or shape is not None and \
@@ -139,7 +140,6 @@ def _decode_tagged(value, dims, depth):
             raise DataLossError("saved_model.load: bad RaggedTensorSpec %.80r" % (value,))
         return RaggedTensorSpec(shape, dtype, ragged_rank, splits_dtype)
     if "__sparse_spec__" in value:
-        from ..sparse import SparseTensorSpec
         shape, dtype = value["__sparse_spec__"]
         _check_shape(shape, "SparseTensorSpec")
         return SparseTensorSpec(shape, dtype)

@@ -26,9 +26,13 @@ broadcasts size-1 dimensions, which would change the graph's meaning).
 """
 import numpy as np
 
-from .. import _core, nest
-from ..data.structure import TensorSpec
-from ..errors import UnimplementedError
+from .. import _core
+from .._src import nest
+from .._src.composite.ragged import RaggedTensor
+from .._src.composite.sparse import SparseTensor
+from .._src.composite.structure import TensorSpec
+from ..dtypes import as_dtype
+from ..errors import DataLossError, InvalidArgumentError, UnimplementedError
 from ._encoding import decode, encode, evaluate, is_symbolic
 
 BASE, ALT = 2, 3
@@ -62,7 +66,6 @@ def component_specs(spec):
     the order ``_to_components`` gives them), or None for a leaf that is not a spec: a
     TensorSpec is itself; a RaggedTensorSpec, its flat values and the row splits of each
     ragged axis; a SparseTensorSpec, its indices, values and dense shape."""
-    from ..dtypes import as_dtype
     if isinstance(spec, TensorSpec):
         return [spec]
     kind = type(spec).__name__
@@ -90,7 +93,6 @@ def _example(spec, shapes):
     if isinstance(spec, TensorSpec):
         return _core.wrap(np.zeros(shapes[0], spec.dtype._np))
     if type(spec).__name__ == "RaggedTensorSpec":
-        from ..ragged import RaggedTensor
         flat = np.zeros(shapes[0], spec.dtype._np)
         rows_below = shapes[0][0]         # what the innermost splits partition
         splits = []
@@ -102,7 +104,6 @@ def _example(spec, shapes):
             rows_below = rows
         return RaggedTensor.from_nested_row_splits(
             _core.wrap(flat), [_core.wrap(a) for a in splits], validate=False)
-    from ..sparse import SparseTensor
     n = shapes[0][0]
     dense = [max(n, 1) if d is None else d for d in spec.shape.as_list()]
     indices = np.zeros((n, len(dense)), np.int64)
@@ -405,7 +406,6 @@ MAX_FILL_SIZE = 1 << 28       # elements of a fill constant a loaded graph may m
 
 def symbolic_constant(entry, dims):
     """The array a fitted constant takes at sizes ``dims``."""
-    from ..errors import DataLossError
     if isinstance(entry, dict) and "fill" in entry:
         try:
             dtype = np.dtype(entry["dtype"])
@@ -462,7 +462,6 @@ def used_symbols(node, found=None):
 
 def bind(symbols, used, tensors, fname):
     """The sizes of the symbols in a call with ``tensors``."""
-    from ..errors import InvalidArgumentError
     dims = []
     for i, sym in enumerate(symbols):
         sizes = sorted({tensors[leaf]._value.shape[axis] for leaf, axis in sym})

@@ -20,11 +20,20 @@ import contextlib
 
 import numpy as np
 
-from .. import _core, nest
-from ..dtypes import ALL, as_dtype
-from ..errors import DataLossError, InvalidArgumentError, NotFoundError, OpError
+from .. import _core
+from .._src import nest
+from .._src.composite.extension_type import from_saved_form
+from .._src.composite.ragged import RaggedTensor
+from .._src.composite.sparse import SparseTensor
+from .._src.composite.structure import TensorSpec
 from .._src.state.module import Module
+from .._src.tracing.function import Function
+from ..dtypes import ALL, as_dtype
+from ..errors import (DataLossError, InvalidArgumentError, NotFoundError, OpError,
+                      ResourceExhaustedError)
+from ..ops.registry import OPS
 from . import _generic
+from ._generic import component_specs
 from ._encoding import decode, evaluate, is_symbolic, key_text
 
 
@@ -107,7 +116,6 @@ def _list(value, what):
 
 def run_graph(g, fname, inputs, env, dims=None):
     """Run saved graph ``g`` on tensors ``inputs``; returns its output leaves."""
-    from ..ops.registry import OPS
     if not isinstance(g, dict):
         raise DataLossError("saved_model.load: a graph of %s is not an object" % fname)
     with _malformed(fname):
@@ -205,7 +213,6 @@ def _run_step(s, vals, fname, dims, ops, env):
     except OpError:
         raise
     except MemoryError as e:
-        from ..errors import ResourceExhaustedError
         raise ResourceExhaustedError("saved_model: op %s of function %s: out of memory (%s)"
                                      % (op.name, fname, e)) from None
     except Exception as e:
@@ -374,7 +381,6 @@ class _Check:
 def check_graph(g, c, depth=0):
     """Refuse graph ``g`` (and its sub-graphs) when anything in it is malformed (see the
     module docstring); ``c``: a ``_Check``."""
-    from ..ops.registry import OPS
     fname = c.fname
     if not isinstance(g, dict):
         raise DataLossError("saved_model.load: a graph of %s is not an object" % fname)
@@ -612,7 +618,6 @@ def _fill(template, leaves):
         return leaves[i]
     if isinstance(template, dict) and set(template) == {"composite", "form", "parts"} and \
             template["composite"] == "extension" and isinstance(template["parts"], list):
-        from .._src.composite.extension_type import from_saved_form
         return from_saved_form(template["form"], [_fill(p, leaves) for p in template["parts"]],
                                "saved_model.load")
     if isinstance(template, dict) and set(template) == {"composite", "parts"}:
@@ -622,10 +627,8 @@ def _fill(template, leaves):
             raise DataLossError("saved_model.load: bad composite output %.80r" % (template,))
         parts = [_fill(p, leaves) for p in parts]
         if template["composite"] == "ragged" and len(parts) >= 2:
-            from ..ragged import RaggedTensor
             return RaggedTensor.from_nested_row_splits(parts[0], parts[1:], validate=False)
         if template["composite"] == "sparse" and len(parts) == 3:
-            from ..sparse import SparseTensor
             return SparseTensor(*parts)
         raise DataLossError("saved_model.load: bad composite output %.80r" % (template,))
     if isinstance(template, (list, tuple)):
@@ -641,14 +644,11 @@ class RestoredFunction:
     input_signature with None dimensions) serves every size of them."""
 
     def __init__(self, name, spec, env):
-        from .._src.tracing.function import Function
         self._name = name
         sig = spec.get("input_signature")
         self.input_signature = None
         if sig is not None:
             sig = decode(sig)
-            from ..data.structure import TensorSpec
-            from ._generic import component_specs
             if not isinstance(sig, (list, tuple)) or not all(
                     isinstance(s, TensorSpec) or component_specs(s) is not None
                     for s in nest.flatten(sig)):
@@ -686,7 +686,6 @@ class RestoredFunction:
                 check_graph(self._generic["graph"], _Check(name, self._env, placeholder))
 
     def _check_symbols(self, symbols):
-        from ._generic import component_specs
         n = sum(len(component_specs(s)) for s in nest.flatten(self.input_signature)) \
             if self.input_signature else 0     # (the input tensors: a composite's parts)
         ok = isinstance(symbols, list) and all(
