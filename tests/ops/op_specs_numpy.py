@@ -10,8 +10,8 @@ of real inputs test the complex VJPs (TensorFlow's convention) end to end.
 import numpy as np
 
 import fasteager as fe
-from fasteager.ops import elementwise_ops as m_elem
-from fasteager.ops import special_ops as sp, elementwise_ops as sp_elem
+from fasteager.ops import elementwise_ops as ew_ops
+from fasteager.ops import special_ops as sp
 
 from tests.ops.op_specs_base import BINARY, Spec, in_open_unit, positive
 
@@ -37,17 +37,17 @@ def _np_cplx(x, y):
 
 AREA_SPECS = {
     # ---- hyperbolic and inverse trigonometric functions (special_ops)
-    "sinh": Spec(sp_elem.sinh, np.sinh),
-    "cosh": Spec(sp_elem.cosh, np.cosh),
-    "asinh": Spec(sp_elem.asinh, np.arcsinh),
-    "acosh": Spec(sp_elem.acosh, np.arccosh, domain=_greater_than_one),
-    "atanh": Spec(sp_elem.atanh, np.arctanh, domain=in_open_unit),
-    "asin": Spec(sp_elem.asin, np.arcsin, domain=in_open_unit),
-    "acos": Spec(sp_elem.acos, np.arccos, domain=in_open_unit),
-    "atan": Spec(sp_elem.atan, np.arctan),
-    "atan2": Spec(sp_elem.atan2, np.arctan2, BINARY, domain=positive),
-    "hypot": Spec(sp_elem.hypot, np.hypot, BINARY, domain=positive),
-    "exp2": Spec(sp_elem.exp2, np.exp2),
+    "sinh": Spec(ew_ops.sinh, np.sinh),
+    "cosh": Spec(ew_ops.cosh, np.cosh),
+    "asinh": Spec(ew_ops.asinh, np.arcsinh),
+    "acosh": Spec(ew_ops.acosh, np.arccosh, domain=_greater_than_one),
+    "atanh": Spec(ew_ops.atanh, np.arctanh, domain=in_open_unit),
+    "asin": Spec(ew_ops.asin, np.arcsin, domain=in_open_unit),
+    "acos": Spec(ew_ops.acos, np.arccos, domain=in_open_unit),
+    "atan": Spec(ew_ops.atan, np.arctan),
+    "atan2": Spec(ew_ops.atan2, np.arctan2, BINARY, domain=positive),
+    "hypot": Spec(ew_ops.hypot, np.hypot, BINARY, domain=positive),
+    "exp2": Spec(ew_ops.exp2, np.exp2),
     # ---- the gamma family (SciPy as the reference)
     "erfc": Spec(sp.erfc, _scipy("erfc")),
     "lgamma": Spec(sp.lgamma, _scipy("gammaln"), domain=positive, rtol=1e-5),
@@ -56,11 +56,11 @@ AREA_SPECS = {
                       lambda x: [_scipy("polygamma")(1, x), _scipy("polygamma")(2, x)],
                       domain=positive, rtol=1e-5),
     # ---- complex parts (math_ops): real functions of real inputs through complex values
-    "conj": Spec(lambda x, y: m_elem.imag(m_elem.conj(_cplx(x, y)) * _cplx(y, x)),
+    "conj": Spec(lambda x, y: ew_ops.imag(ew_ops.conj(_cplx(x, y)) * _cplx(y, x)),
                  lambda x, y: np.imag(np.conj(_np_cplx(x, y)) * _np_cplx(y, x)), BINARY),
-    "real": Spec(lambda x, y: m_elem.real(fe.exp(_cplx(x, y))),
+    "real": Spec(lambda x, y: ew_ops.real(fe.exp(_cplx(x, y))),
                  lambda x, y: np.real(np.exp(_np_cplx(x, y))), BINARY),
-    "imag": Spec(lambda x, y: m_elem.imag(fe.exp(_cplx(x, y))),
+    "imag": Spec(lambda x, y: ew_ops.imag(fe.exp(_cplx(x, y))),
                  lambda x, y: np.imag(np.exp(_np_cplx(x, y))), BINARY),
 }
 
@@ -96,7 +96,7 @@ def _eig_invariants(a, xp):
     e, v = fe.linalg.eig(a)
     inv_v = fe.linalg.inv(v)
     rebuilt = fe.matmul(v, fe.expand_dims(e, -1) * inv_v)
-    return [m_elem.real(fe.reduce_sum(e * e, -1)), m_elem.real(rebuilt)]
+    return [ew_ops.real(fe.reduce_sum(e * e, -1)), ew_ops.real(rebuilt)]
 
 
 def _distinct_real_spectrum(x):
@@ -174,12 +174,12 @@ def _fnp_fft():
 _FFT_CASES = [((3,), (3,)), ((2, 4), (2, 4)), ((2, 1), (2, 1))]
 
 AREA_SPECS.update({
-    "fft": Spec(_fft_parts(_fnp_fft(), m_elem.real, m_elem.imag), _fft_parts(np.fft, np.real, np.imag),
+    "fft": Spec(_fft_parts(_fnp_fft(), ew_ops.real, ew_ops.imag), _fft_parts(np.fft, np.real, np.imag),
                 _FFT_CASES),
-    "rfft": Spec(_rfft_parts(_fnp_fft(), m_elem.real, m_elem.imag),
+    "rfft": Spec(_rfft_parts(_fnp_fft(), ew_ops.real, ew_ops.imag),
                  lambda x: [v.astype(x.dtype) for v in _rfft_parts(np.fft, np.real, np.imag)(x)],
                  [((3,),), ((2, 4),), ((1,),)]),
-    "irfft": Spec(_irfft_parts(_fnp_fft(), m_elem.real),
+    "irfft": Spec(_irfft_parts(_fnp_fft(), ew_ops.real),
                   lambda x, y: [v.astype(x.dtype) for v in _irfft_parts(np.fft, np.real)(x, y)],
                   [((3,), (3,)), ((2, 4), (2, 4)), ((2, 2), (2, 2))]),
 })

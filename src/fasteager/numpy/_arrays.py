@@ -14,7 +14,7 @@ from .. import _core
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import indexing_ops as i_ops
-from ..ops import elementwise_ops as m_elem
+from ..ops import elementwise_ops as ew_ops
 from ..ops.registry import single_axis
 from ._promotion import _holds_tensor, promote, tensor
 
@@ -33,7 +33,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
         t = tensor(object)
     dtype = _dt(dtype, None)
     if dtype is not None and t._value.dtype != dtype:
-        t = m_elem.cast(t, dtype)
+        t = ew_ops.cast(t, dtype)
     if t._value.ndim < ndmin:
         t = a_ops.reshape(t, (1,) * (ndmin - t._value.ndim) + t._value.shape)
     return t

@@ -9,77 +9,76 @@ import numpy as np
 from .. import _core
 
 from ..errors import InvalidArgumentError
-from ..ops import elementwise_ops as m_elem
+from ..ops import elementwise_ops as ew_ops
 from ..ops import registry
-from ..ops import elementwise_ops as sp_elem
 from ._promotion import check_out, promote, tensor, ufunc_operands
 
 _UNARY = {
     # numpy name: (NumPy ufunc, fe op)
-    "negative": (np.negative, m_elem.negative),
+    "negative": (np.negative, ew_ops.negative),
     "positive": (np.positive, lambda x: x),
-    "abs": (np.absolute, m_elem.abs),
-    "absolute": (np.absolute, m_elem.abs),
-    "fabs": (np.fabs, m_elem.abs),
-    "sign": (np.sign, m_elem.sign),
-    "exp": (np.exp, m_elem.exp),
-    "expm1": (np.expm1, m_elem.expm1),
-    "log": (np.log, m_elem.log),
-    "log1p": (np.log1p, m_elem.log1p),
-    "sqrt": (np.sqrt, m_elem.sqrt),
-    "square": (np.square, m_elem.square),
-    "reciprocal": (np.reciprocal, m_elem.reciprocal),
-    "sin": (np.sin, m_elem.sin),
-    "cos": (np.cos, m_elem.cos),
-    "tan": (np.tan, m_elem.tan),
-    "tanh": (np.tanh, m_elem.tanh),
-    "sinh": (np.sinh, sp_elem.sinh),
-    "cosh": (np.cosh, sp_elem.cosh),
-    "arcsinh": (np.arcsinh, sp_elem.asinh),
-    "arccosh": (np.arccosh, sp_elem.acosh),
-    "arctanh": (np.arctanh, sp_elem.atanh),
-    "arcsin": (np.arcsin, sp_elem.asin),
-    "arccos": (np.arccos, sp_elem.acos),
-    "arctan": (np.arctan, sp_elem.atan),
-    "exp2": (np.exp2, sp_elem.exp2),
-    "floor": (np.floor, m_elem.floor),
-    "ceil": (np.ceil, m_elem.ceil),
-    "rint": (np.rint, m_elem.round),
-    "isnan": (np.isnan, m_elem.is_nan),
-    "isinf": (np.isinf, m_elem.is_inf),
-    "isfinite": (np.isfinite, m_elem.is_finite),
-    "logical_not": (np.logical_not, m_elem.logical_not),
-    "invert": (np.invert, m_elem.invert),
-    "bitwise_not": (np.invert, m_elem.invert),
+    "abs": (np.absolute, ew_ops.abs),
+    "absolute": (np.absolute, ew_ops.abs),
+    "fabs": (np.fabs, ew_ops.abs),
+    "sign": (np.sign, ew_ops.sign),
+    "exp": (np.exp, ew_ops.exp),
+    "expm1": (np.expm1, ew_ops.expm1),
+    "log": (np.log, ew_ops.log),
+    "log1p": (np.log1p, ew_ops.log1p),
+    "sqrt": (np.sqrt, ew_ops.sqrt),
+    "square": (np.square, ew_ops.square),
+    "reciprocal": (np.reciprocal, ew_ops.reciprocal),
+    "sin": (np.sin, ew_ops.sin),
+    "cos": (np.cos, ew_ops.cos),
+    "tan": (np.tan, ew_ops.tan),
+    "tanh": (np.tanh, ew_ops.tanh),
+    "sinh": (np.sinh, ew_ops.sinh),
+    "cosh": (np.cosh, ew_ops.cosh),
+    "arcsinh": (np.arcsinh, ew_ops.asinh),
+    "arccosh": (np.arccosh, ew_ops.acosh),
+    "arctanh": (np.arctanh, ew_ops.atanh),
+    "arcsin": (np.arcsin, ew_ops.asin),
+    "arccos": (np.arccos, ew_ops.acos),
+    "arctan": (np.arctan, ew_ops.atan),
+    "exp2": (np.exp2, ew_ops.exp2),
+    "floor": (np.floor, ew_ops.floor),
+    "ceil": (np.ceil, ew_ops.ceil),
+    "rint": (np.rint, ew_ops.round),
+    "isnan": (np.isnan, ew_ops.is_nan),
+    "isinf": (np.isinf, ew_ops.is_inf),
+    "isfinite": (np.isfinite, ew_ops.is_finite),
+    "logical_not": (np.logical_not, ew_ops.logical_not),
+    "invert": (np.invert, ew_ops.invert),
+    "bitwise_not": (np.invert, ew_ops.invert),
 }
 
 _BINARY = {
-    "add": (np.add, m_elem.add),
-    "subtract": (np.subtract, m_elem.subtract),
-    "multiply": (np.multiply, m_elem.multiply),
-    "divide": (np.true_divide, m_elem.truediv),
-    "true_divide": (np.true_divide, m_elem.truediv),
-    "floor_divide": (np.floor_divide, m_elem.floordiv),
-    "mod": (np.remainder, m_elem.floormod),
-    "remainder": (np.remainder, m_elem.floormod),
-    "power": (np.power, m_elem.pow),
-    "pow": (np.power, m_elem.pow),
-    "maximum": (np.maximum, m_elem.maximum),
-    "minimum": (np.minimum, m_elem.minimum),
-    "equal": (np.equal, m_elem.equal),
-    "not_equal": (np.not_equal, m_elem.not_equal),
-    "less": (np.less, m_elem.less),
-    "less_equal": (np.less_equal, m_elem.less_equal),
-    "greater": (np.greater, m_elem.greater),
-    "greater_equal": (np.greater_equal, m_elem.greater_equal),
-    "logical_and": (np.logical_and, m_elem.logical_and),
-    "logical_or": (np.logical_or, m_elem.logical_or),
-    "logical_xor": (np.logical_xor, m_elem.logical_xor),
-    "bitwise_and": (np.bitwise_and, m_elem.bitwise_and),
-    "bitwise_or": (np.bitwise_or, m_elem.bitwise_or),
-    "bitwise_xor": (np.bitwise_xor, m_elem.bitwise_xor),
-    "arctan2": (np.arctan2, sp_elem.atan2_op),
-    "hypot": (np.hypot, sp_elem.hypot_op),
+    "add": (np.add, ew_ops.add),
+    "subtract": (np.subtract, ew_ops.subtract),
+    "multiply": (np.multiply, ew_ops.multiply),
+    "divide": (np.true_divide, ew_ops.truediv),
+    "true_divide": (np.true_divide, ew_ops.truediv),
+    "floor_divide": (np.floor_divide, ew_ops.floordiv),
+    "mod": (np.remainder, ew_ops.floormod),
+    "remainder": (np.remainder, ew_ops.floormod),
+    "power": (np.power, ew_ops.pow),
+    "pow": (np.power, ew_ops.pow),
+    "maximum": (np.maximum, ew_ops.maximum),
+    "minimum": (np.minimum, ew_ops.minimum),
+    "equal": (np.equal, ew_ops.equal),
+    "not_equal": (np.not_equal, ew_ops.not_equal),
+    "less": (np.less, ew_ops.less),
+    "less_equal": (np.less_equal, ew_ops.less_equal),
+    "greater": (np.greater, ew_ops.greater),
+    "greater_equal": (np.greater_equal, ew_ops.greater_equal),
+    "logical_and": (np.logical_and, ew_ops.logical_and),
+    "logical_or": (np.logical_or, ew_ops.logical_or),
+    "logical_xor": (np.logical_xor, ew_ops.logical_xor),
+    "bitwise_and": (np.bitwise_and, ew_ops.bitwise_and),
+    "bitwise_or": (np.bitwise_or, ew_ops.bitwise_or),
+    "bitwise_xor": (np.bitwise_xor, ew_ops.bitwise_xor),
+    "arctan2": (np.arctan2, ew_ops.atan2_op),
+    "hypot": (np.hypot, ew_ops.hypot_op),
 }
 
 
@@ -135,7 +134,7 @@ def _log_base(name, ufunc, base):
         check_out(name, out)
         (a,) = ufunc_operands(ufunc, (x,), dtype)
         # log_b(x) = log(x) / log(b), in the input's float dtype
-        return m_elem.log(a) / np.asarray(np.log(base), dtype=a._value.dtype)[()]
+        return ew_ops.log(a) / np.asarray(np.log(base), dtype=a._value.dtype)[()]
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "NumPy's ``%s``: log(x) / log(%d) (a composite)." % (name, base)
     return f
@@ -169,9 +168,9 @@ def _logaddexp(a, b):
     # gradient splits evenly (sigmoid(0) = 1/2 each).
     from ..ops.nn_ops import softplus
     with np.errstate(invalid="ignore"):     # inf - inf: NaN in the branch not taken
-        out = m_elem.where(m_elem.greater_equal(a, b), a + softplus(b - a), b + softplus(a - b))
-    same_inf = m_elem.logical_and(m_elem.is_inf(a), m_elem.equal(a, b))     # -inf, -inf gives -inf
-    return m_elem.where(same_inf, a, out) if np.any(same_inf._value) else out
+        out = ew_ops.where(ew_ops.greater_equal(a, b), a + softplus(b - a), b + softplus(a - b))
+    same_inf = ew_ops.logical_and(ew_ops.is_inf(a), ew_ops.equal(a, b))     # -inf, -inf gives -inf
+    return ew_ops.where(same_inf, a, out) if np.any(same_inf._value) else out
 
 
 def logaddexp(x1, x2, /, out=None, *, dtype=None):
@@ -195,8 +194,8 @@ def _fextreme(name, ufunc, op):
         a, b = ufunc_operands(ufunc, (x1, x2), dtype)
         r = op(a, b)
         if a._value.dtype.kind == "f":    # NaNs are ignored: the other operand wins
-            r = m_elem.where(m_elem.is_nan(b), a, r)
-            r = m_elem.where(m_elem.is_nan(a), b, r)
+            r = ew_ops.where(ew_ops.is_nan(b), a, r)
+            r = ew_ops.where(ew_ops.is_nan(a), b, r)
         return r
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "NumPy's ``%s``: %s, ignoring NaNs (a composite)." % (name, op.name)
@@ -205,24 +204,24 @@ def _fextreme(name, ufunc, op):
 
 FUNCTIONS["logaddexp"] = logaddexp
 FUNCTIONS["logaddexp2"] = logaddexp2
-FUNCTIONS["fmax"] = _fextreme("fmax", np.fmax, m_elem.maximum)
-FUNCTIONS["fmin"] = _fextreme("fmin", np.fmin, m_elem.minimum)
+FUNCTIONS["fmax"] = _fextreme("fmax", np.fmax, ew_ops.maximum)
+FUNCTIONS["fmin"] = _fextreme("fmin", np.fmin, ew_ops.minimum)
 
 
 def real(val):
     """NumPy's ``real``: the real part (a real array as it is)."""
-    return m_elem.real(tensor(val))
+    return ew_ops.real(tensor(val))
 
 
 def imag(val):
     """NumPy's ``imag``: the imaginary part (zeros for a real array)."""
-    return m_elem.imag(tensor(val))
+    return ew_ops.imag(tensor(val))
 
 
 def conjugate(x, /, out=None):
     """NumPy's ``conjugate`` (and ``conj``)."""
     check_out("conjugate", out)
-    return m_elem.conj(tensor(x))
+    return ew_ops.conj(tensor(x))
 
 
 def angle(z, deg=False):
@@ -230,8 +229,8 @@ def angle(z, deg=False):
     input is made float as NumPy does."""
     x = tensor(z)
     if x._value.dtype.kind not in "fc":
-        x = m_elem.cast(x, np.float64)
-    a = m_elem.angle(x)
+        x = ew_ops.cast(x, np.float64)
+    a = ew_ops.angle(x)
     return a * np.asarray(180 / np.pi, dtype=a._value.dtype)[()] if deg else a
 
 
@@ -245,12 +244,12 @@ def sinc(x):
     (a,) = ufunc_operands(np.sin, (x,))
     dt = a._value.dtype
     y = a * np.asarray(np.pi, dtype=dt)[()]
-    small = m_elem.less(m_elem.abs(y), np.asarray(1e-3, dtype=dt)[()])
+    small = ew_ops.less(ew_ops.abs(y), np.asarray(1e-3, dtype=dt)[()])
     one = _core.wrap(np.ones((), dt))
-    safe = m_elem.where(small, one, y)
+    safe = ew_ops.where(small, one, y)
     y2 = y * y
     series = 1 - y2 * np.asarray(1 / 6, dtype=dt)[()] + y2 * y2 * np.asarray(1 / 120, dtype=dt)[()]
-    return m_elem.where(small, series, m_elem.sin(safe) / safe)
+    return ew_ops.where(small, series, ew_ops.sin(safe) / safe)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -264,9 +263,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     big = info.max if posinf is None else posinf
     small = info.min if neginf is None else neginf
     const = lambda v: _core.wrap(np.asarray(v, dtype=dt))   # noqa: E731
-    r = m_elem.where(m_elem.is_nan(a), const(nan), a)
-    r = m_elem.where(m_elem.logical_and(m_elem.is_inf(a), m_elem.greater(a, 0)), const(big), r)
-    return m_elem.where(m_elem.logical_and(m_elem.is_inf(a), m_elem.less(a, 0)), const(small), r)
+    r = ew_ops.where(ew_ops.is_nan(a), const(nan), a)
+    r = ew_ops.where(ew_ops.logical_and(ew_ops.is_inf(a), ew_ops.greater(a, 0)), const(big), r)
+    return ew_ops.where(ew_ops.logical_and(ew_ops.is_inf(a), ew_ops.less(a, 0)), const(small), r)
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
@@ -277,9 +276,9 @@ def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
         return x if decimals >= 0 else FUNCTIONS["multiply"](
             FUNCTIONS["floor_divide"](x, 10 ** -decimals), 10 ** -decimals)
     if decimals == 0:
-        return m_elem.round(x)
+        return ew_ops.round(x)
     scale = np.asarray(10.0 ** decimals, dtype=x._value.dtype)[()]
-    return m_elem.round(x * scale) / scale
+    return ew_ops.round(x * scale) / scale
 
 
 def where(condition, x=None, y=None, /):
@@ -287,21 +286,21 @@ def where(condition, x=None, y=None, /):
     with only ``condition``, a tuple of index arrays (one per axis), as ``np.nonzero``."""
     c = tensor(condition)
     if c._value.dtype != np.bool_:
-        c = m_elem.cast(c, np.bool_)
+        c = ew_ops.cast(c, np.bool_)
     if x is None and y is None:
         return nonzero(c)
     if x is None or y is None:
         raise InvalidArgumentError("fasteager.numpy.where: give both x and y, or neither")
     a, b = promote((x, y))
-    return m_elem.where(c, a, b)
+    return ew_ops.where(c, a, b)
 
 
 def nonzero(a):
     """NumPy's ``nonzero``: a tuple of int64 index arrays, one per axis."""
     x = tensor(a)
     if x._value.dtype != np.bool_:
-        x = m_elem.cast(x, np.bool_)
-    idx = m_elem.where(x)
+        x = ew_ops.cast(x, np.bool_)
+    idx = ew_ops.where(x)
     return tuple(idx[:, i] for i in range(x._value.ndim))
 
 
@@ -317,18 +316,18 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
     if hi is None:
         return FUNCTIONS["maximum"](a, lo)
     x, lo, hi = promote((a, lo, hi))
-    return registry.execute(m_elem.clip_by_value_op, x, lo, hi)
+    return registry.execute(ew_ops.clip_by_value_op, x, lo, hi)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """NumPy's ``isclose``: ``|a - b| <= atol + rtol * |b|`` (a composite, bool result)."""
     a, b = promote((a, b))
     if a._value.dtype.kind not in "fc":
-        a, b = m_elem.cast(a, np.float64), m_elem.cast(b, np.float64)
-    close = m_elem.less_equal(m_elem.abs(a - b), atol + rtol * m_elem.abs(b))
-    close = m_elem.logical_or(close, m_elem.equal(a, b))   # infinities of the same sign
+        a, b = ew_ops.cast(a, np.float64), ew_ops.cast(b, np.float64)
+    close = ew_ops.less_equal(ew_ops.abs(a - b), atol + rtol * ew_ops.abs(b))
+    close = ew_ops.logical_or(close, ew_ops.equal(a, b))   # infinities of the same sign
     if equal_nan:
-        close = m_elem.logical_or(close, m_elem.logical_and(m_elem.is_nan(a), m_elem.is_nan(b)))
+        close = ew_ops.logical_or(close, ew_ops.logical_and(ew_ops.is_nan(a), ew_ops.is_nan(b)))
     return close
 
 

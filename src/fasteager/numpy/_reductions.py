@@ -12,7 +12,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
-from ..ops import elementwise_ops as m_elem, linalg_ops as m_lina, reduction_ops as m_redu
+from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops, reduction_ops as rd_ops
 from ..ops.registry import normalize_axis
 from ._promotion import check_out, promote, reduce_dtype, tensor
 
@@ -32,7 +32,7 @@ def _accumulate(fname, fn, a, dtype, out):
         raise TypeError("fasteager.numpy.%s: dtype must name a NumPy dtype (got %r)"
                         % (fname, dtype)) from None
     d = reduce_dtype(fn, x._value.dtype, requested)
-    return m_elem.cast(x, d) if x._value.dtype != d else x
+    return ew_ops.cast(x, d) if x._value.dtype != d else x
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -40,7 +40,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     if initial is not None or where is not None:
         _no("sum", initial=initial, where=where)
     x = _accumulate("sum", np.sum, a, dtype, out)
-    return m_redu.reduce_sum(x, _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_sum(x, _axis(axis), keepdims=keepdims)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -48,7 +48,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     if initial is not None or where is not None:
         _no("prod", initial=initial, where=where)
     x = _accumulate("prod", np.prod, a, dtype, out)
-    return m_redu.reduce_prod(x, _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_prod(x, _axis(axis), keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
@@ -56,7 +56,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     if where is not None:
         _no("mean", where=where)
     x = _accumulate("mean", np.mean, a, dtype, out)
-    return m_redu.reduce_mean(x, _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_mean(x, _axis(axis), keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
@@ -67,11 +67,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     if x._value.dtype.kind == "c" and dtype is None:
         # NumPy's complex variance is real: mean(|x - mean(x)|^2)
         check_out("var", out)
-        d = x - m_redu.reduce_mean(x, _axis(axis), keepdims=True)
-        v = m_redu.reduce_mean(m_elem.real(d * m_elem.conj(d)), _axis(axis), keepdims=keepdims)
+        d = x - rd_ops.reduce_mean(x, _axis(axis), keepdims=True)
+        v = rd_ops.reduce_mean(ew_ops.real(d * ew_ops.conj(d)), _axis(axis), keepdims=keepdims)
     else:
         x = _accumulate("var", np.var, x, dtype, out)
-        v = m_redu.reduce_variance(x, _axis(axis), keepdims=keepdims)
+        v = rd_ops.reduce_variance(x, _axis(axis), keepdims=keepdims)
     if ddof:
         n = x._value.size // builtins.max(v._value.size, 1) if x._value.size else 0
         v = v * np.asarray(n / (n - ddof), dtype=v._value.dtype)[()]
@@ -82,8 +82,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """NumPy's ``std``: sqrt(var) (a composite). Where the variance is 0 the gradient is 0
     (as HIPS autograd gives), not sqrt's 0 * inf = NaN: sqrt sees only non-zero values."""
     v = var(a, axis, dtype, out, ddof, keepdims, where)
-    nonzero = m_elem.not_equal(v, 0)
-    return m_elem.where(nonzero, m_elem.sqrt(m_elem.where(nonzero, v, 1)), 0)
+    nonzero = ew_ops.not_equal(v, 0)
+    return ew_ops.where(nonzero, ew_ops.sqrt(ew_ops.where(nonzero, v, 1)), 0)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -94,10 +94,10 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     x = tensor(a)
     _nonempty("max", x, axis)
     if x._value.dtype == np.bool_:
-        return m_redu.reduce_any(x, _axis(axis), keepdims=keepdims)
+        return rd_ops.reduce_any(x, _axis(axis), keepdims=keepdims)
     if x._value.dtype.kind == "c":
         return _complex_extreme(np.max, x, axis, keepdims)
-    return m_redu.reduce_max(x, _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_max(x, _axis(axis), keepdims=keepdims)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -108,10 +108,10 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     x = tensor(a)
     _nonempty("min", x, axis)
     if x._value.dtype == np.bool_:
-        return m_redu.reduce_all(x, _axis(axis), keepdims=keepdims)
+        return rd_ops.reduce_all(x, _axis(axis), keepdims=keepdims)
     if x._value.dtype.kind == "c":
         return _complex_extreme(np.min, x, axis, keepdims)
-    return m_redu.reduce_min(x, _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_min(x, _axis(axis), keepdims=keepdims)
 
 
 def _complex_extreme(np_extreme, x, axis, keepdims):
@@ -123,7 +123,7 @@ def _complex_extreme(np_extreme, x, axis, keepdims):
     best = np_extreme(x._value, axis=np_axes, keepdims=True)
     ties = x._value == best
     weights = ties / ties.sum(axis=np_axes, keepdims=True)
-    return m_redu.reduce_sum(m_elem.multiply(x, tensor(weights.astype(x._value.dtype))), axes,
+    return rd_ops.reduce_sum(ew_ops.multiply(x, tensor(weights.astype(x._value.dtype))), axes,
                         keepdims=keepdims)
 
 
@@ -138,7 +138,7 @@ def _nonempty(fname, x, axis):
 
 
 def _bool(x):
-    return x if x._value.dtype == np.bool_ else m_elem.cast(x, np.bool_)
+    return x if x._value.dtype == np.bool_ else ew_ops.cast(x, np.bool_)
 
 
 def all(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
@@ -146,7 +146,7 @@ def all(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
     if where is not None:
         _no("all", where=where)
     check_out("all", out)
-    return m_redu.reduce_all(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_all(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
 
 
 def any(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
@@ -154,7 +154,7 @@ def any(a, axis=None, out=None, keepdims=False, where=None):  # noqa: A001
     if where is not None:
         _no("any", where=where)
     check_out("any", out)
-    return m_redu.reduce_any(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
+    return rd_ops.reduce_any(_bool(tensor(a)), _axis(axis), keepdims=keepdims)
 
 
 def _arg(fname, op, a, axis, out, keepdims):
@@ -170,28 +170,28 @@ def _arg(fname, op, a, axis, out, keepdims):
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
     """NumPy's ``argmax`` (int64; the flattened index when ``axis`` is None)."""
-    return _arg("argmax", m_redu.argmax, a, axis, out, keepdims)
+    return _arg("argmax", rd_ops.argmax, a, axis, out, keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
     """NumPy's ``argmin`` (int64; the flattened index when ``axis`` is None)."""
-    return _arg("argmin", m_redu.argmin, a, axis, out, keepdims)
+    return _arg("argmin", rd_ops.argmin, a, axis, out, keepdims)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """NumPy's ``cumsum`` (the flattened input when ``axis`` is None)."""
     x = _accumulate("cumsum", np.cumsum, a, dtype, out)
     if axis is None:
-        return m_redu.cumsum(a_ops.reshape(x, [-1]), axis=0)
-    return m_redu.cumsum(x, axis=axis)
+        return rd_ops.cumsum(a_ops.reshape(x, [-1]), axis=0)
+    return rd_ops.cumsum(x, axis=axis)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     """NumPy's ``cumprod`` (the flattened input when ``axis`` is None)."""
     x = _accumulate("cumprod", np.cumprod, a, dtype, out)
     if axis is None:
-        return m_redu.cumprod(a_ops.reshape(x, [-1]), axis=0)
-    return m_redu.cumprod(x, axis=axis)
+        return rd_ops.cumprod(a_ops.reshape(x, [-1]), axis=0)
+    return rd_ops.cumprod(x, axis=axis)
 
 
 def _no(fname, **kwargs):
@@ -212,7 +212,7 @@ def matmul(x1, x2, /, out=None, *, dtype=None):
     a, b = promote((x1, x2), dtype)
     ra, rb = a._value.ndim, b._value.ndim
     if ra == 2 and rb == 2:
-        return _core.execute(m_lina._matmul, (a, b), None)
+        return _core.execute(la_ops._matmul, (a, b), None)
     if ra == 0 or rb == 0:
         raise InvalidArgumentError("fasteager.numpy.matmul: operands must not be scalars "
                                    "(got shapes %s and %s)" % (list(a._value.shape),
@@ -221,7 +221,7 @@ def matmul(x1, x2, /, out=None, *, dtype=None):
         a = a_ops.reshape(a, (1,) + a._value.shape)
     if rb == 1:
         b = a_ops.reshape(b, b._value.shape + (1,))
-    r = m_lina.matmul(a, b)
+    r = la_ops.matmul(a, b)
     if ra == 1 or rb == 1:
         shape = r._value.shape
         shape = shape[:-2] + (shape[-2:-1] if ra != 1 else ()) + (shape[-1:] if rb != 1 else ())
@@ -235,9 +235,9 @@ def dot(a, b, out=None):
     x, y = promote((a, b))
     ra, rb = x._value.ndim, y._value.ndim
     if ra == 2 and rb == 2:
-        return _core.execute(m_lina._matmul, (x, y), None)
+        return _core.execute(la_ops._matmul, (x, y), None)
     if ra == 0 or rb == 0:
-        return m_elem.multiply(x, y)
+        return ew_ops.multiply(x, y)
     if ra <= 2 and rb <= 2:
         return matmul(x, y)
     return l_ops.tensordot(x, y, [[ra - 1], [rb - 2 if rb >= 2 else 0]])
@@ -246,7 +246,7 @@ def dot(a, b, out=None):
 def vdot(a, b):
     """NumPy's ``vdot``: the dot product of the flattened operands, the first conjugated."""
     x, y = promote((a, b))
-    return m_redu.reduce_sum(m_elem.conj(a_ops.reshape(x, [-1])) * a_ops.reshape(y, [-1]))
+    return rd_ops.reduce_sum(ew_ops.conj(a_ops.reshape(x, [-1])) * a_ops.reshape(y, [-1]))
 
 
 def inner(a, b, /):
@@ -254,7 +254,7 @@ def inner(a, b, /):
     x, y = promote((a, b))
     ra, rb = x._value.ndim, y._value.ndim
     if ra == 0 or rb == 0:
-        return m_elem.multiply(x, y)
+        return ew_ops.multiply(x, y)
     return l_ops.tensordot(x, y, [[ra - 1], [rb - 1]])
 
 
@@ -262,7 +262,7 @@ def outer(a, b, out=None):
     """NumPy's ``outer`` of the flattened operands."""
     check_out("outer", out)
     x, y = promote((a, b))
-    return m_elem.multiply(a_ops.reshape(x, [-1, 1]), a_ops.reshape(y, [1, -1]))
+    return ew_ops.multiply(a_ops.reshape(x, [-1, 1]), a_ops.reshape(y, [1, -1]))
 
 
 def tensordot(a, b, axes=2):

@@ -11,8 +11,8 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
-from ..ops import elementwise_ops as m_elem
-from ..ops import sort_ops as s_ops_sort
+from ..ops import elementwise_ops as ew_ops
+from ..ops import sort_ops
 from ..ops.registry import normalize_axis, single_axis
 from ._arrays import concatenate, flip, moveaxis, split, vstack
 from ._promotion import promote, tensor
@@ -49,7 +49,7 @@ def tril(m_, k=0):
     x = tensor(m_)
     if x._value.ndim == 1:      # NumPy broadcasts a vector to a square matrix first
         x = a_ops.broadcast_to(x, (x._value.shape[0],) * 2)
-    return m_elem.where(_tri_mask(x, int(k), True), x, _zero_like(x))
+    return ew_ops.where(_tri_mask(x, int(k), True), x, _zero_like(x))
 
 
 def triu(m_, k=0):
@@ -57,7 +57,7 @@ def triu(m_, k=0):
     x = tensor(m_)
     if x._value.ndim == 1:
         x = a_ops.broadcast_to(x, (x._value.shape[0],) * 2)
-    return m_elem.where(_tri_mask(x, int(k), False), x, _zero_like(x))
+    return ew_ops.where(_tri_mask(x, int(k), False), x, _zero_like(x))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -270,7 +270,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if x._value.ndim == 0:
         raise InvalidArgumentError("fasteager.numpy.sort: axis %r is out of bounds for a "
                                    "0-d array" % axis)
-    return s_ops_sort.sort(x, axis=axis)
+    return sort_ops.sort(x, axis=axis)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -284,7 +284,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if x._value.ndim == 0:
         raise InvalidArgumentError("fasteager.numpy.argsort: axis %r is out of bounds for a "
                                    "0-d array" % axis)
-    return m_elem.cast(s_ops_sort.argsort(x, axis=axis), np.int64)
+    return ew_ops.cast(sort_ops.argsort(x, axis=axis), np.int64)
 
 
 def _check_kth(fname, x, kth, axis):
@@ -334,7 +334,7 @@ def select(condlist, choicelist, default=0):
         if c._value.dtype != np.bool_:
             raise InvalidArgumentError("fasteager.numpy.select: invalid entry in condlist: "
                                        "should be boolean ndarray (got %s)" % c._value.dtype)
-        out = m_elem.where(c, choice, out)
+        out = ew_ops.where(c, choice, out)
     return out
 
 
@@ -346,7 +346,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     (a list when there are several)."""
     x = tensor(f)
     if x._value.dtype.kind != "f":
-        x = m_elem.cast(x, np.float64)
+        x = ew_ops.cast(x, np.float64)
     r = x._value.ndim
     axes = list(_range(r)) if axis is None else list(normalize_axis("gradient", axis, r))
     if len(varargs) == 0:
@@ -538,7 +538,7 @@ def real_if_close(a, tol=100):
     eps = np.finfo(x._value.dtype).eps
     t = tol * eps if tol > 1 else tol
     if np.all(np.abs(x._value.imag) < t):
-        return m_elem.real(x)
+        return ew_ops.real(x)
     return x
 
 

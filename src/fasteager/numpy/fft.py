@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..ops import array_ops as a_ops
 from ..ops import fft_ops as f_ops
-from ..ops import elementwise_ops as m_elem
+from ..ops import elementwise_ops as ew_ops
 from ..ops.registry import execute, single_axis
 from ._promotion import tensor
 from ._shapes import roll
@@ -95,7 +95,7 @@ def _real_input(fname, a):
         raise InvalidArgumentError("fasteager.numpy.fft.%s: input must be real (got %s; use "
                                    "fft for complex input)" % (fname, x._value.dtype))
     if x._value.dtype.kind != "f":
-        x = m_elem.cast(x, np.float64)
+        x = ew_ops.cast(x, np.float64)
     return x
 
 

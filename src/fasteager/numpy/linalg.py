@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
-from ..ops import elementwise_ops as m_elem, linalg_ops as m_lina, reduction_ops as m_redu
+from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops, reduction_ops as rd_ops
 from ._promotion import promote, tensor
 from ._reductions import matmul  # noqa: F401 - np.linalg.matmul
 
@@ -20,7 +20,7 @@ def _float(*xs):
     # integers become float64; complex stays complex (the ops that take it say so)
     xs = promote(xs)
     if xs[0]._value.dtype.kind not in "fc":
-        xs = [m_elem.cast(x, np.float64) for x in xs]
+        xs = [ew_ops.cast(x, np.float64) for x in xs]
     return xs
 
 
@@ -31,17 +31,18 @@ def _vector_norm(t, ord, axis, keepdims):
     if isinstance(ord, str):
         raise InvalidArgumentError("fasteager.numpy.linalg.norm: invalid norm order %r for "
                                    "vectors" % (ord,))
-    a = m_elem.abs(t)
+    a = ew_ops.abs(t)
     if ord == np.inf:
-        return m_redu.reduce_max(a, ax, keepdims=keepdims)
+        return rd_ops.reduce_max(a, ax, keepdims=keepdims)
     if ord == -np.inf:
-        return m_redu.reduce_min(a, ax, keepdims=keepdims)
+        return rd_ops.reduce_min(a, ax, keepdims=keepdims)
     if ord == 0:        # the count of non-zero entries (no gradient: it is a count)
-        return m_redu.reduce_sum(m_elem.cast(m_elem.not_equal(t, 0), t._value.dtype), ax, keepdims=keepdims)
+        return rd_ops.reduce_sum(ew_ops.cast(ew_ops.not_equal(t, 0), t._value.dtype), ax,
+                                 keepdims=keepdims)
     if ord == 1:
-        return m_redu.reduce_sum(a, ax, keepdims=keepdims)
+        return rd_ops.reduce_sum(a, ax, keepdims=keepdims)
     p = np.asarray(ord, dtype=t._value.dtype)[()]
-    return m_elem.pow(m_redu.reduce_sum(m_elem.pow(a, p), ax, keepdims=keepdims), 1 / p)
+    return ew_ops.pow(rd_ops.reduce_sum(ew_ops.pow(a, p), ax, keepdims=keepdims), 1 / p)
 
 
 def _matrix_norm(t, ord, axis, keepdims):
@@ -54,14 +55,15 @@ def _matrix_norm(t, ord, axis, keepdims):
     if ord in (1, -1, np.inf, -np.inf):
         # the max (min) over columns of column sums of |x| (rows of row sums for inf)
         summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
-        s = m_redu.reduce_sum(m_elem.abs(t), summed, keepdims=True)
-        pick = m_redu.reduce_max if ord > 0 else m_redu.reduce_min
+        s = rd_ops.reduce_sum(ew_ops.abs(t), summed, keepdims=True)
+        pick = rd_ops.reduce_max if ord > 0 else rd_ops.reduce_min
         out = pick(s, over, keepdims=True)
     elif ord in (2, -2, "nuc"):
         # singular values of the planes (rows, cols), moved last
         from ._arrays import moveaxis
         sv = l_ops.svd(moveaxis(t, [rows, cols], [-2, -1]), compute_uv=False)
-        red = m_redu.reduce_sum if ord == "nuc" else (m_redu.reduce_max if ord == 2 else m_redu.reduce_min)
+        red = rd_ops.reduce_sum if ord == "nuc" else (rd_ops.reduce_max if ord == 2
+                                                       else rd_ops.reduce_min)
         out = red(sv, -1)
         if keepdims:
             for ax in sorted((rows, cols)):
@@ -87,7 +89,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
         matrix = (axis is None and ord is not None and t._value.ndim == 2) or (
             isinstance(axis, (tuple, list)) and len(axis) == 2)
         if not (matrix and ord in ("nuc", 2, -2)):
-            t = m_elem.abs(t)
+            t = ew_ops.abs(t)
     else:
         (t,) = _float(t)
     r = t._value.ndim
@@ -156,7 +158,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         return l_ops.svd(t, compute_uv=False)
     s, u, v = l_ops.svd(t, full_matrices=bool(full_matrices))
     vh = l_ops.matrix_transpose(v)
-    return SVDResult(u, s, m_elem.conj(vh) if vh._value.dtype.kind == "c" else vh)
+    return SVDResult(u, s, ew_ops.conj(vh) if vh._value.dtype.kind == "c" else vh)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -171,10 +173,10 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
         # gradient then lands on the upper triangle only)
         t = l_ops.matrix_transpose(t)
         if t._value.dtype.kind == "c":
-            t = m_elem.conj(t)
+            t = ew_ops.conj(t)
     w, v = l_ops.eigh(t)
     if w._value.dtype.kind == "c":      # NumPy's eigenvalues of a Hermitian matrix are real
-        w = m_elem.real(w)
+        w = ew_ops.real(w)
     return EighResult(w, v)
 
 
@@ -186,7 +188,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803
 def _maybe_real(z):
     # NumPy's eig gives real arrays when every eigenvalue is real
     if np.all(np.imag(z[0]._value) == 0):
-        return [m_elem.real(v) for v in z]
+        return [ew_ops.real(v) for v in z]
     return list(z)
 
 
@@ -230,10 +232,10 @@ def matrix_power(a, n):
     result = None
     while n:
         if n & 1:
-            result = t if result is None else m_lina.matmul(result, t)
+            result = t if result is None else la_ops.matmul(result, t)
         n >>= 1
         if n:
-            t = m_lina.matmul(t, t)
+            t = la_ops.matmul(t, t)
     if result is None:
         eye = np.broadcast_to(np.eye(size, dtype=t._value.dtype), t._value.shape)
         return tensor(np.ascontiguousarray(eye))

@@ -8,7 +8,7 @@ from ..errors import InvalidArgumentError
 from ..numpy import linalg as _nl
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
-from ..ops import elementwise_ops as m_elem, linalg_ops as m_lina
+from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops
 from .special import _float
 
 inv, det, solve = _nl.inv, _nl.det, _nl.solve
@@ -58,12 +58,12 @@ def sqrtm(A, disp=True, blocksize=64):  # noqa: N803 - SciPy's name
     if np.array_equal(v, v.T):
         w, q = l_ops.eigh(t)
         if np.all(w._value >= 0):
-            return m_lina.matmul(q * a_ops.expand_dims(m_elem.sqrt(w), 0), q, transpose_b=True)
+            return la_ops.matmul(q * a_ops.expand_dims(ew_ops.sqrt(w), 0), q, transpose_b=True)
     e, q = l_ops.eig(t)
-    root = m_lina.matmul(q * a_ops.expand_dims(m_elem.sqrt(e), 0), l_ops.inv(q))
+    root = la_ops.matmul(q * a_ops.expand_dims(ew_ops.sqrt(e), 0), l_ops.inv(q))
     if np.allclose(np.imag(root._value), 0, atol=1e3 * np.finfo(v.dtype).eps
                    * max(1.0, np.abs(v).max())):
-        return m_elem.real(root)
+        return ew_ops.real(root)
     return root
 
 

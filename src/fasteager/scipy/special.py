@@ -9,7 +9,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgumentError
 from ..numpy._promotion import promote, tensor
-from ..ops import elementwise_ops as m_elem, nn_ops as m_nn, reduction_ops as m_redu
+from ..ops import elementwise_ops as ew_ops, nn_ops, reduction_ops as rd_ops
 from ..ops import special_ops as sp
 
 
@@ -17,7 +17,7 @@ def _float(*xs):
     """Operands promoted to one float dtype (integers become float64, as SciPy)."""
     ts = promote(xs) if len(xs) > 1 else [tensor(xs[0])]
     if ts[0]._value.dtype.kind != "f":
-        ts = [m_elem.cast(t, np.float64) for t in ts]
+        ts = [ew_ops.cast(t, np.float64) for t in ts]
     return ts
 
 
@@ -31,18 +31,18 @@ def _axis(axis):
 
 def expit(x):
     """SciPy's ``expit``: the logistic sigmoid."""
-    return m_elem.sigmoid(_float(x)[0])
+    return ew_ops.sigmoid(_float(x)[0])
 
 
 def logit(x):
     """SciPy's ``logit``: ``log(p / (1 - p))``."""
     (p,) = _float(x)
-    return m_elem.log(p) - m_elem.log1p(-p)
+    return ew_ops.log(p) - ew_ops.log1p(-p)
 
 
 def log_expit(x):
     """SciPy's ``log_expit``: ``log(expit(x))`` without overflow."""
-    return m_nn.log_sigmoid(_float(x)[0])
+    return nn_ops.log_sigmoid(_float(x)[0])
 
 
 def erf(x):
@@ -91,7 +91,7 @@ def gammasgn(x):
 def gamma(x):
     """SciPy's ``gamma``: ``gammasgn(x) * exp(gammaln(x))``."""
     (t,) = _float(x)
-    return m_elem.exp(sp.lgamma(t)) * _sign_gamma(t)
+    return ew_ops.exp(sp.lgamma(t)) * _sign_gamma(t)
 
 
 def rgamma(x):
@@ -100,7 +100,7 @@ def rgamma(x):
     sign = _sign_gamma(t)
     # at the poles exp(-inf) is the exact 0: a sign of 1 keeps it (nan * 0 would not)
     sign = _core.wrap(np.where(np.isnan(sign._value), 1, sign._value).astype(sign._value.dtype))
-    return m_elem.exp(-sp.lgamma(t)) * sign
+    return ew_ops.exp(-sp.lgamma(t)) * sign
 
 
 def betaln(a, b):
@@ -111,7 +111,7 @@ def betaln(a, b):
 
 def beta(a, b):
     """SciPy's ``beta`` for positive arguments: ``exp(betaln(a, b))``."""
-    return m_elem.exp(betaln(a, b))
+    return ew_ops.exp(betaln(a, b))
 
 
 def multigammaln(a, d):
@@ -134,24 +134,24 @@ def multigammaln(a, d):
 def xlogy(x, y):
     """SciPy's ``xlogy``: ``x * log(y)``, 0 where ``x == 0``."""
     x, y = _float(x, y)
-    zero = m_elem.equal(x, 0)
-    safe = m_elem.where(zero, _const(y, 1.0), y)
-    return m_elem.where(zero, _const(x, 0.0), x * m_elem.log(safe))
+    zero = ew_ops.equal(x, 0)
+    safe = ew_ops.where(zero, _const(y, 1.0), y)
+    return ew_ops.where(zero, _const(x, 0.0), x * ew_ops.log(safe))
 
 
 def xlog1py(x, y):
     """SciPy's ``xlog1py``: ``x * log1p(y)``, 0 where ``x == 0``."""
     x, y = _float(x, y)
-    zero = m_elem.equal(x, 0)
-    safe = m_elem.where(zero, _const(y, 0.0), y)
-    return m_elem.where(zero, _const(x, 0.0), x * m_elem.log1p(safe))
+    zero = ew_ops.equal(x, 0)
+    safe = ew_ops.where(zero, _const(y, 0.0), y)
+    return ew_ops.where(zero, _const(x, 0.0), x * ew_ops.log1p(safe))
 
 
 def entr(x):
     """SciPy's ``entr``: ``-x log(x)`` (0 at 0, -inf below 0)."""
     (t,) = _float(x)
     out = -xlogy(t, t)
-    return m_elem.where(m_elem.less(t, 0), _const(t, -np.inf), out)
+    return ew_ops.where(ew_ops.less(t, 0), _const(t, -np.inf), out)
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
@@ -160,13 +160,13 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     (x,) = _float(a)
     ax = _axis(axis)
     if b is None and not return_sign:
-        return m_redu.reduce_logsumexp(x, ax, keepdims=keepdims)
+        return rd_ops.reduce_logsumexp(x, ax, keepdims=keepdims)
     x, w = _float(x, 1.0 if b is None else b)
-    shift = m_redu.reduce_max(x, ax, keepdims=True)
+    shift = rd_ops.reduce_max(x, ax, keepdims=True)
     shift = _core.wrap(np.where(np.isfinite(shift._value), shift._value, 0))   # a constant
-    s = m_redu.reduce_sum(w * m_elem.exp(x - shift), ax, keepdims=True)
-    out = m_elem.log(m_elem.abs(s)) + shift
-    sign = m_elem.sign(s)
+    s = rd_ops.reduce_sum(w * ew_ops.exp(x - shift), ax, keepdims=True)
+    out = ew_ops.log(ew_ops.abs(s)) + shift
+    sign = ew_ops.sign(s)
     if not keepdims:
         from ..ops.array_ops import squeeze
         rank = x._value.ndim
@@ -181,7 +181,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 def softmax(x, axis=None):
     """SciPy's ``softmax`` (over all entries when ``axis`` is None, as SciPy)."""
     (t,) = _float(x)
-    return m_elem.exp(t - logsumexp(t, axis=axis, keepdims=True))
+    return ew_ops.exp(t - logsumexp(t, axis=axis, keepdims=True))
 
 
 def log_softmax(x, axis=None):

@@ -7,7 +7,7 @@ import types
 import numpy as np
 
 from ..ops import linalg_ops as l_ops
-from ..ops import elementwise_ops as m_elem, reduction_ops as m_redu
+from ..ops import elementwise_ops as ew_ops, reduction_ops as rd_ops
 from ..ops import special_ops as sp
 from .special import _const, _float, xlogy
 
@@ -22,11 +22,11 @@ def _standard(x, loc, scale):
 
 def _norm_logpdf(x, loc=0.0, scale=1.0):
     z, scale = _standard(x, loc, scale)
-    return -0.5 * m_elem.square(z) - m_elem.log(scale) - _const(z, _LOG_SQRT_2PI)
+    return -0.5 * ew_ops.square(z) - ew_ops.log(scale) - _const(z, _LOG_SQRT_2PI)
 
 
 def _norm_pdf(x, loc=0.0, scale=1.0):
-    return m_elem.exp(_norm_logpdf(x, loc, scale))
+    return ew_ops.exp(_norm_logpdf(x, loc, scale))
 
 
 def _norm_cdf(x, loc=0.0, scale=1.0):
@@ -36,7 +36,7 @@ def _norm_cdf(x, loc=0.0, scale=1.0):
 
 
 def _norm_logcdf(x, loc=0.0, scale=1.0):
-    return m_elem.log(_norm_cdf(x, loc, scale))
+    return ew_ops.log(_norm_cdf(x, loc, scale))
 
 
 def _norm_sf(x, loc=0.0, scale=1.0):
@@ -45,7 +45,7 @@ def _norm_sf(x, loc=0.0, scale=1.0):
 
 
 def _norm_logsf(x, loc=0.0, scale=1.0):
-    return m_elem.log(_norm_sf(x, loc, scale))
+    return ew_ops.log(_norm_sf(x, loc, scale))
 
 
 norm = types.SimpleNamespace(pdf=_norm_pdf, logpdf=_norm_logpdf, cdf=_norm_cdf,
@@ -62,19 +62,19 @@ def _mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
     mean = 0.0 if mean is None else mean
     x, mu, cov = _float(x, mean, cov)
     if cov._value.ndim < 2:
-        cov = l_ops.diag(m_elem.multiply(cov, _const(cov, np.ones(d))))
+        cov = l_ops.diag(ew_ops.multiply(cov, _const(cov, np.ones(d))))
     chol = l_ops.cholesky(cov)
     diff = x - mu
     flat = reshape(diff, [-1, d])
     sol = l_ops.triangular_solve(chol, l_ops.matrix_transpose(flat))
-    maha = m_redu.reduce_sum(m_elem.square(sol), 0)
-    out = -0.5 * maha - m_redu.reduce_sum(m_elem.log(diag_part(chol)), -1) \
+    maha = rd_ops.reduce_sum(ew_ops.square(sol), 0)
+    out = -0.5 * maha - rd_ops.reduce_sum(ew_ops.log(diag_part(chol)), -1) \
         - _const(x, d * _LOG_SQRT_2PI)
     return reshape(out, diff._value.shape[:-1])
 
 
 def _mvn_pdf(x, mean=None, cov=1, allow_singular=False):
-    return m_elem.exp(_mvn_logpdf(x, mean, cov, allow_singular))
+    return ew_ops.exp(_mvn_logpdf(x, mean, cov, allow_singular))
 
 
 multivariate_normal = types.SimpleNamespace(logpdf=_mvn_logpdf, pdf=_mvn_pdf)
@@ -86,23 +86,23 @@ def _t_logpdf(x, df, loc=0.0, scale=1.0):
     z = (x - loc) / scale
     half = _const(df, 0.5)
     return (sp.lgamma(half * (df + 1)) - sp.lgamma(half * df)
-            - half * m_elem.log(df * _const(df, np.pi)) - m_elem.log(scale)
-            - half * (df + 1) * m_elem.log1p(m_elem.square(z) / df))
+            - half * ew_ops.log(df * _const(df, np.pi)) - ew_ops.log(scale)
+            - half * (df + 1) * ew_ops.log1p(ew_ops.square(z) / df))
 
 
 t = types.SimpleNamespace(logpdf=_t_logpdf, pdf=lambda x, df, loc=0.0, scale=1.0:
-                          m_elem.exp(_t_logpdf(x, df, loc, scale)))
+                          ew_ops.exp(_t_logpdf(x, df, loc, scale)))
 t.__doc__ = "Student's t: logpdf, pdf (x, df, loc, scale)."
 
 
 def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     x, a, loc, scale = _float(x, a, loc, scale)
     z = (x - loc) / scale
-    return xlogy(a - 1, z) - z - sp.lgamma(a) - m_elem.log(scale)
+    return xlogy(a - 1, z) - z - sp.lgamma(a) - ew_ops.log(scale)
 
 
 gamma = types.SimpleNamespace(logpdf=_gamma_logpdf, pdf=lambda x, a, loc=0.0, scale=1.0:
-                              m_elem.exp(_gamma_logpdf(x, a, loc, scale)))
+                              ew_ops.exp(_gamma_logpdf(x, a, loc, scale)))
 gamma.__doc__ = "The gamma distribution: logpdf, pdf (x, a, loc, scale)."
 
 
@@ -110,11 +110,11 @@ def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     from .special import betaln, xlog1py
     x, a, b, loc, scale = _float(x, a, b, loc, scale)
     z = (x - loc) / scale
-    return xlogy(a - 1, z) + xlog1py(b - 1, -z) - betaln(a, b) - m_elem.log(scale)
+    return xlogy(a - 1, z) + xlog1py(b - 1, -z) - betaln(a, b) - ew_ops.log(scale)
 
 
 beta = types.SimpleNamespace(logpdf=_beta_logpdf, pdf=lambda x, a, b, loc=0.0, scale=1.0:
-                             m_elem.exp(_beta_logpdf(x, a, b, loc, scale)))
+                             ew_ops.exp(_beta_logpdf(x, a, b, loc, scale)))
 beta.__doc__ = "The beta distribution: logpdf, pdf (x, a, b, loc, scale)."
 
 
@@ -125,16 +125,16 @@ def _poisson_logpmf(k, mu, loc=0):
 
 
 poisson = types.SimpleNamespace(logpmf=_poisson_logpmf, pmf=lambda k, mu, loc=0:
-                                m_elem.exp(_poisson_logpmf(k, mu, loc)))
+                                ew_ops.exp(_poisson_logpmf(k, mu, loc)))
 poisson.__doc__ = "The Poisson distribution: logpmf, pmf (k, mu)."
 
 
 def _dirichlet_logpdf(x, alpha):
     x, alpha = _float(x, alpha)
-    return (m_redu.reduce_sum(xlogy(alpha - 1, x), -1) + sp.lgamma(m_redu.reduce_sum(alpha, -1))
-            - m_redu.reduce_sum(sp.lgamma(alpha), -1))
+    return (rd_ops.reduce_sum(xlogy(alpha - 1, x), -1) + sp.lgamma(rd_ops.reduce_sum(alpha, -1))
+            - rd_ops.reduce_sum(sp.lgamma(alpha), -1))
 
 
 dirichlet = types.SimpleNamespace(logpdf=_dirichlet_logpdf,
-                                  pdf=lambda x, alpha: m_elem.exp(_dirichlet_logpdf(x, alpha)))
+                                  pdf=lambda x, alpha: ew_ops.exp(_dirichlet_logpdf(x, alpha)))
 dirichlet.__doc__ = "The Dirichlet distribution: logpdf, pdf (x, alpha)."
