@@ -1,14 +1,14 @@
 """Workloads for whole training steps, convolution, elementwise ops and input pipelines."""
 import numpy as np
 
-from .workloads import _torch, all_workloads, workload
+from .workloads import _fasteager, _torch, all_workloads, workload
 
 # ---- elementwise and reductions at 1e3 / 1e6 elements -------------------------------------
 for _n in (1000, 1000000):
     _w = workload("elementwise_%d" % _n, "tanh(a * b + a) on %d float32 elements" % _n)
 
     def _make_fe(quick, n=_n):
-        import fasteager as fe
+        fe = _fasteager()
         a = fe.constant(np.linspace(-1, 1, n, dtype=np.float32))
         b = fe.constant(np.linspace(1, 2, n, dtype=np.float32))
         return lambda: fe.tanh(a * b + a)
@@ -30,7 +30,7 @@ for _n in (1000, 1000000):
     _r = workload("reduce_sum_%d" % _n, "sum over %d float32 elements" % _n)
 
     def _r_fe(quick, n=_n):
-        import fasteager as fe
+        fe = _fasteager()
         a = fe.constant(np.linspace(-1, 1, n, dtype=np.float32))
         return lambda: fe.reduce_sum(a)
 
@@ -137,11 +137,6 @@ def _sgd(tf):
 
 def _adam(tf):
     return tf.keras.optimizers.Adam()
-
-
-def _fasteager():
-    import fasteager
-    return fasteager
 
 
 # ---- MLP 784-128-10 training step, batch 32 ----------------------------------------------------
@@ -274,7 +269,7 @@ def _(quick):
 
 @chain.entry("fasteager_eager")
 def _(quick):
-    import fasteager as fe
+    fe = _fasteager()
     x = fe.constant(np.linspace(-1, 1, 64, dtype=np.float32))
     return lambda: _chain100(fe, x)
 
@@ -497,7 +492,7 @@ for _n in (64, 256, 1024, 2048):
     _m = workload("matmul_%d" % _n, "one %dx%d float32 matmul" % (_n, _n))
 
     def _m_fe(quick, n=_n):
-        import fasteager as fe
+        fe = _fasteager()
         a = fe.random.normal((n, n))
         return lambda: fe.matmul(a, a)
 
@@ -541,8 +536,8 @@ numpy_fwd = workload("numpy_program_forward",
 
 @numpy_grad.entry("fasteager")
 def _(quick):
-    import fasteager as fe
-    import fasteager.numpy as fnp
+    fe = _fasteager()
+    fnp = fe.numpy
     g = fe.gradients_function(_np_program(fnp), params=[0, 1])
     w1, w2, x, labels = _np_program_data()
     w1, w2, x, labels = fnp.asarray(w1), fnp.asarray(w2), fnp.asarray(x), fnp.asarray(labels)
@@ -560,7 +555,7 @@ def _(quick):
 
 @numpy_fwd.entry("fasteager")
 def _(quick):
-    import fasteager.numpy as fnp
+    fnp = _fasteager().numpy
     f = _np_program(fnp)
     w1, w2, x, labels = _np_program_data()
     w1, w2, x, labels = fnp.asarray(w1), fnp.asarray(w2), fnp.asarray(x), fnp.asarray(labels)
@@ -678,7 +673,7 @@ def _chain_large_x():
 
 @chain_large.entry("fasteager")
 def _(quick):
-    import fasteager as fe
+    fe = _fasteager()
     f = fe.function(lambda x: _chain_large(fe, x))
     x = fe.constant(_chain_large_x())
     f(x)
@@ -687,7 +682,7 @@ def _(quick):
 
 @chain_large.entry("fasteager_eager")
 def _(quick):
-    import fasteager as fe
+    fe = _fasteager()
     x = fe.constant(_chain_large_x())
     return lambda: _chain_large(fe, x)
 
@@ -721,7 +716,7 @@ def _buffers_inputs(quick):
 
 
 def _fe_buffers(quick, **options):
-    import fasteager as fe
+    fe = _fasteager()
     x, b = (fe.constant(a) for a in _buffers_inputs(quick))
     f = fe.function(lambda x, b: _buffers_chain(fe, x, b), **options)
     f(x, b)
