@@ -11,30 +11,12 @@ import builtins
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..ops import array_ops as a_ops
 from ..ops import fft_ops as f_ops
+from ..ops.fft_ops import resize as _resize
 from ..ops import elementwise_ops as ew_ops
 from ..ops.registry import execute, single_axis
 from ._promotion import tensor
 from ._shapes import roll
-
-
-def _resize(x, axis, n, fname):
-    """``x`` cropped or zero-padded to length ``n`` along ``axis``."""
-    if n is None:
-        return x
-    n = int(n)
-    if n < 1:
-        raise InvalidArgumentError("fasteager.numpy.fft.%s: invalid number of data points "
-                                   "(%d) specified" % (fname, n))
-    size = x._value.shape[axis]
-    if n < size:
-        return x[(builtins.slice(None),) * axis + (builtins.slice(0, n),)]
-    if n > size:
-        widths = [[0, 0]] * x._value.ndim
-        widths[axis] = [0, n - size]
-        return a_ops.pad(x, widths)
-    return x
 
 
 def _axes_and_sizes(fname, x, s, axes):

@@ -104,3 +104,22 @@ def as_complex(x):
     reaches a real input)."""
     d = complex_dtype(x._value.dtype)
     return x if x._value.dtype == d else cast(x, d)
+
+
+def resize(x, axis, n, fname):
+    """``x`` cropped or zero-padded to length ``n`` along ``axis`` (an FFT's length
+    argument: ``fasteager.numpy.fft`` and ``fe.signal``)."""
+    if n is None:
+        return x
+    n = int(n)
+    if n < 1:
+        raise InvalidArgumentError("fasteager.numpy.fft.%s: invalid number of data points "
+                                   "(%d) specified" % (fname, n))
+    size = x._value.shape[axis]
+    if n < size:
+        return x[(slice(None),) * axis + (slice(0, n),)]
+    if n > size:
+        widths = [[0, 0]] * x._value.ndim
+        widths[axis] = [0, n - size]
+        return pad(x, widths)
+    return x
