@@ -90,18 +90,22 @@ from . import experimental  # noqa: F401,E402
 from ._src.composite.extension_type import type_spec_from_value  # noqa: F401,E402
 from ._tf_more import (AggregationMethod, IndexedSlices, TypeSpec,  # noqa: F401,A004,E402
                        VariableAggregation, VariableSynchronization, as_string,
-                       batch_to_space, broadcast_dynamic_shape, broadcast_static_shape, case,
-                       clip_by_global_norm, constant_initializer, control_dependencies,
-                       dynamic_partition, dynamic_stitch, ensure_shape, fingerprint, foldl, foldr,
-                       get_current_name_scope, get_static_value, grad_pass_through, gradients,
-                       group, hessians, histogram_fixed_width, histogram_fixed_width_bins,
-                       identity_n, inside_function, is_symbolic_tensor, is_tensor, no_op,
-                       numpy_function, ones_initializer, parallel_stack,
-                       random_normal_initializer, random_uniform_initializer, realdiv,
-                       recompute_grad, reverse_sequence, roll, saturate_cast, scalar_mul, scan,
-                       searchsorted, sequence_mask, shape_n, space_to_batch, space_to_batch_nd,
-                       switch_case, timestamp, truncatediv, truncatemod, tuple, unique,
-                       unique_with_counts, unravel_index, vectorized_map, zeros_initializer)
+                       batch_to_space, broadcast_dynamic_shape, broadcast_static_shape,
+                       clip_by_global_norm, control_dependencies, dynamic_partition,
+                       dynamic_stitch, ensure_shape, fingerprint, get_current_name_scope,
+                       get_static_value, gradients, group, hessians, histogram_fixed_width,
+                       histogram_fixed_width_bins, identity_n, inside_function,
+                       is_symbolic_tensor, is_tensor, no_op, numpy_function, parallel_stack,
+                       realdiv, reverse_sequence, roll, saturate_cast, scalar_mul, searchsorted,
+                       sequence_mask, shape_n, space_to_batch, space_to_batch_nd, timestamp,
+                       truncatediv, truncatemod, tuple, unique, unique_with_counts,
+                       unravel_index)
+from ._src.autodiff.wrappers import grad_pass_through, recompute_grad  # noqa: F401,E402
+from ._src.initializers import (constant_initializer, ones_initializer,  # noqa: F401,E402
+                                random_normal_initializer, random_uniform_initializer,
+                                zeros_initializer)
+from ._src.tracing.functional import (case, foldl, foldr, scan, switch_case,  # noqa: F401,E402
+                                      vectorized_map)
 
 newaxis = None
 

@@ -8,8 +8,8 @@ Everything here composes existing fasteager ops, so it records on tapes and trac
 every op in program order, inside a trace too, so control dependencies hold by
 construction. ``tf.gradients``/``tf.hessians`` are graph-mode APIs: they raise
 TensorFlow's eager RuntimeError everywhere (fasteager never builds a TF graph).
-The functional control flow (``foldl``, ``scan``, ``case`` ...) and the initializer objects
-are in ``_tf_functional.py``.
+The functional control flow (``foldl``, ``scan``, ``case`` ...) is in
+``_src/tracing/functional.py``, the initializer objects in ``_src/initializers.py``.
 """
 import builtins
 import contextlib
@@ -20,22 +20,6 @@ import numpy as np
 
 from . import _core, nest
 
-# the rest of the names ``fasteager/__init__`` takes from here
-from ._tf_functional import (  # noqa: F401
-    case,
-    constant_initializer,
-    foldl,
-    foldr,
-    grad_pass_through,
-    ones_initializer,
-    random_normal_initializer,
-    random_uniform_initializer,
-    recompute_grad,
-    scan,
-    switch_case,
-    vectorized_map,
-    zeros_initializer,
-)
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 from .ops.elementwise_ops import scalar_mul  # noqa: F401  (tf.scalar_mul is tf.math's)

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .. import dtypes, random as fe_random
+from .._src import initializers as _family
 from ..ops import array_ops
 from . import _serialization
 
@@ -43,28 +44,27 @@ def _dtype(dtype):
     return dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
 
 
-class Initializer:
-    """Base class: subclasses implement ``__call__(shape, dtype=None)``."""
+class Initializer(_family.Initializer):
+    """Base class: subclasses implement ``__call__(shape, dtype=None)``. Keras's initializers
+    are the engine's one initializer family (``fe.zeros_initializer`` ...) with Keras's
+    names, float32 by default, and Keras's ``from_config`` (every key an argument)."""
 
     def __call__(self, shape, dtype=None):
         raise NotImplementedError
-
-    def get_config(self):
-        return {}
 
     @classmethod
     def from_config(cls, config):
         return cls(**config)
 
 
-class Zeros(Initializer):
+class Zeros(_family.zeros_initializer, Initializer):
     def __call__(self, shape, dtype=None):
-        return array_ops.zeros(shape, dtype=_dtype(dtype))
+        return super().__call__(shape, _dtype(dtype))
 
 
-class Ones(Initializer):
+class Ones(_family.ones_initializer, Initializer):
     def __call__(self, shape, dtype=None):
-        return array_ops.ones(shape, dtype=_dtype(dtype))
+        return super().__call__(shape, _dtype(dtype))
 
 
 class Constant(Initializer):

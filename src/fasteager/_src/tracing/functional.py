@@ -1,7 +1,6 @@
-"""TensorFlow 2's functional control flow and gradient helpers beyond ``fe.cond``,
-``fe.while_loop`` and ``fe.map_fn``: ``foldl``, ``foldr``, ``scan``, ``case``,
-``switch_case``, ``vectorized_map``, ``recompute_grad``, ``grad_pass_through``, and the
-Keras-independent initializer objects (``tf.constant_initializer`` ...).
+"""TensorFlow 2's functional control flow beyond ``fe.cond``, ``fe.while_loop`` and
+``fe.map_fn``: ``foldl``, ``foldr``, ``scan``, ``vectorized_map``, ``case`` and
+``switch_case``.
 
 The loops run in Python over the rows of ``elems`` (``fe.unstack``) with fasteager ops,
 so tapes record them and ``fe.function`` traces them unrolled, one trace per length.
@@ -10,23 +9,20 @@ predicate computed from the inputs picks its branch at every call.
 """
 import numpy as np
 
-from . import _core, nest
-from .dtypes import as_dtype
-from .errors import InvalidArgumentError
+from ... import _core
+from ...errors import InvalidArgumentError
+from ...ops.array_ops import stack, unstack, zeros
+from ...ops.elementwise_ops import equal
+from .. import nest
+from .control_flow import cond
+from .map_fn import map_fn
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
 
-__all__ = ["case", "constant_initializer", "foldl", "foldr", "grad_pass_through",
-           "ones_initializer", "random_normal_initializer", "random_uniform_initializer",
-           "recompute_grad", "scan", "switch_case", "vectorized_map", "zeros_initializer"]
-
-
-# ---- folds and scans --------------------------------------------------------------------------
 
 def _rows(elems, opname):
     """The structure of ``elems`` and, for each row along axis 0, its structure of slices."""
-    from .ops.array_ops import unstack
     leaves = [x._read() if isinstance(x, VariableBase) else _core.convert_to_tensor(x)
               for x in nest.flatten(elems)]
     if not leaves:
@@ -95,7 +91,6 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
     >>> fe.scan(lambda a, x: a + x, fe.constant([1, 2, 3, 4])).numpy()
     array([ 1,  3,  6, 10], dtype=int32)
     """
-    from .ops.array_ops import stack, zeros
     acc, rows = _fold(fn, elems, initializer, reverse, "scan")
     outputs = [] if initializer is not None else [acc]
     for row in rows:
@@ -115,7 +110,6 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``fn`` on each row of ``elems`` (a tensor or nested structure), results stacked:
     TensorFlow vectorizes ``fn``; fasteager runs ``fe.map_fn``, with the same results."""
-    from ._src.tracing.map_fn import map_fn
     return map_fn(fn, elems)
 
 
@@ -179,7 +173,6 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 def _check_some_pred_holds(preds):
     """TensorFlow's assertion of a ``case`` without default: now, and inside ``fe.function``
     at every later call (a step of the graph), without reading the values as data."""
-    from .ops.array_ops import stack
     stacked = stack(preds)
     tracer = _core.get_tracer()
     if tracer is None or tracer.parent is None:
@@ -200,7 +193,6 @@ def _raise_unless_any(flags):
 
 
 def _bind_cond(pred, true_fn, false_fn):
-    from ._src.tracing.control_flow import cond
     return lambda: cond(pred, true_fn, false_fn)
 
 
@@ -212,7 +204,6 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     >>> fe.switch_case(fe.constant(1), [lambda: fe.constant(10), lambda: fe.constant(20)])
     <fe.Tensor: shape=(), dtype=int32, numpy=20>
     """
-    from .ops.elementwise_ops import equal
     if isinstance(branch_index, VariableBase):
         branch_index = branch_index._read()
     if not isinstance(branch_index, Tensor):
@@ -251,176 +242,3 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     for k, f in reversed(keyed[:last]):
         fn = _bind_cond(equal(branch_index, k), f, fn)
     return fn()
-
-
-# ---- gradient helpers ---------------------------------------------------------------------
-
-def recompute_grad(f):
-    """``f`` with the same values and gradients, whose backward pass runs ``f`` again under
-    a tape instead of keeping what its forward pass recorded (TensorFlow's memory saving:
-    only ``f``'s inputs are kept). ``f`` may read trainable variables.
-
-    >>> g = fe.recompute_grad(lambda x: fe.sin(x) * x)
-    """
-    import functools
-
-    from ._src.autodiff.tape import GradientTape, custom_gradient
-
-    @functools.wraps(f)
-    def wrapper(*args, **kwargs):
-        @custom_gradient
-        def inner(*xs):
-            result = f(*xs, **kwargs)
-
-            def grad_fn(*dys, variables=None):
-                sources = list(xs) + list(variables or [])
-                with GradientTape(watch_accessed_variables=True) as tape:
-                    tape.watch(list(xs))
-                    again = f(*xs, **kwargs)
-                grads = tape.gradient(nest.flatten(again), sources,
-                                      output_gradients=list(dys))
-                n = len(xs)
-                if variables is None:
-                    return grads[:n] if n != 1 else grads[0]
-                return grads[:n], grads[n:]
-            return result, grad_fn
-        return inner(*args)
-    return wrapper
-
-
-def grad_pass_through(f):
-    """``f`` whose gradient is the identity: the incoming gradient goes to its inputs
-    unchanged (``fe.grad_pass_through(fe.round)(x)`` rounds, with gradient 1 in ``x``;
-    ``fe.grad_pass_through(v.assign)(y)`` assigns and passes the gradient to ``y``)."""
-    import functools
-
-    from ._src.autodiff.tape import custom_gradient
-
-    @functools.wraps(f)
-    def wrapper(*args, **kwargs):
-        @custom_gradient
-        def inner(*xs):
-            def grad_fn(*dys, variables=None):
-                grads = dys[0] if len(dys) == 1 else list(dys)
-                if variables is not None:
-                    return grads, [None] * len(variables)
-                return grads
-            result = f(*xs, **kwargs)
-            if isinstance(result, VariableBase):
-                result = result._read()
-            return result, grad_fn
-        return inner(*args)
-    return wrapper
-
-
-# ---- initializers (TensorFlow 2's tf.*_initializer objects) -----------------------------------
-
-class Initializer:
-    """Base of TensorFlow 2's initializer objects: ``init(shape, dtype=fe.float32)`` returns
-    a new tensor; ``get_config()`` / ``from_config(config)`` round-trip the arguments."""
-
-    def __call__(self, shape, dtype=None, **kwargs):
-        raise NotImplementedError("%s must define __call__" % type(self).__name__)
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config.pop("dtype", None)
-        return cls(**config)
-
-
-def _shape(shape, what):
-    from .ops.registry import as_shape
-    return as_shape(what, shape)
-
-
-class zeros_initializer(Initializer):
-    """Tensors of zeros (``tf.zeros_initializer``)."""
-
-    def __call__(self, shape, dtype=np.float32, **kwargs):
-        from .ops.array_ops import zeros
-        return zeros(_shape(shape, "zeros_initializer"), dtype=as_dtype(dtype))
-
-
-class ones_initializer(Initializer):
-    """Tensors of ones (``tf.ones_initializer``)."""
-
-    def __call__(self, shape, dtype=np.float32, **kwargs):
-        from .ops.array_ops import ones
-        return ones(_shape(shape, "ones_initializer"), dtype=as_dtype(dtype))
-
-
-class constant_initializer(Initializer):
-    """Tensors filled with ``value``: a scalar (broadcast), or a list/array with as many
-    entries as the shape asks (reshaped), as ``tf.constant_initializer``."""
-
-    def __init__(self, value=0):
-        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
-            raise TypeError("constant_initializer: invalid type for initial value: %s "
-                            "(expected a Python scalar, list or tuple of values, or "
-                            "numpy.ndarray)" % type(value).__name__)
-        self.value = value
-
-    def __call__(self, shape, dtype=None, **kwargs):
-        from .ops.array_ops import constant
-        dims = _shape(shape, "constant_initializer")
-        arr = np.asarray(self.value)
-        if arr.ndim and arr.size != int(np.prod(dims)):
-            raise TypeError("constant_initializer: the value has %d elements, but the shape %s "
-                            "has %d" % (arr.size, dims, int(np.prod(dims))))
-        return constant(self.value, dtype=None if dtype is None else as_dtype(dtype),
-                        shape=dims)
-
-    def get_config(self):
-        return {"value": self.value}
-
-
-def _float_dtype(dtype, what):
-    d = as_dtype(dtype)
-    if not d.is_floating:
-        raise ValueError("%s: argument `dtype` is expected to be floating point (got %s)"
-                         % (what, d.name))
-    return d
-
-
-class random_normal_initializer(Initializer):
-    """Normally distributed tensors (``tf.random_normal_initializer``); with a ``seed``
-    every call gives the same values (a stateless draw from ``[seed, 0]``)."""
-
-    def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean, self.stddev, self.seed = mean, stddev, seed
-
-    def __call__(self, shape, dtype=np.float32, **kwargs):
-        from . import random
-        d = _float_dtype(dtype, "random_normal_initializer")
-        dims = _shape(shape, "random_normal_initializer")
-        if self.seed is None:
-            return random.normal(dims, self.mean, self.stddev, dtype=d)
-        return random.stateless_normal(dims, [self.seed, 0], self.mean, self.stddev, dtype=d)
-
-    def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
-
-
-class random_uniform_initializer(Initializer):
-    """Uniformly distributed tensors in ``[minval, maxval)``
-    (``tf.random_uniform_initializer``); a ``seed`` makes every call give the same values."""
-
-    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
-        self.minval, self.maxval, self.seed = minval, maxval, seed
-
-    def __call__(self, shape, dtype=np.float32, **kwargs):
-        from . import random
-        d = as_dtype(dtype)
-        if not (d.is_floating or d.is_integer):
-            raise ValueError("random_uniform_initializer: invalid dtype %s" % d.name)
-        dims = _shape(shape, "random_uniform_initializer")
-        if self.seed is None:
-            return random.uniform(dims, self.minval, self.maxval, dtype=d)
-        return random.stateless_uniform(dims, [self.seed, 0], self.minval, self.maxval, dtype=d)
-
-    def get_config(self):
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
