@@ -121,6 +121,38 @@ def get_tracer():
     return _tracing()
 
 
+@cython.final
+cdef class _TracerScope:
+    """The block of a ``with`` runs with ``tracer`` installed in this thread (None: no
+    trace recorder); the recorder it replaced is back after the block, however it ends.
+    ``as`` gives that previous recorder."""
+    cdef object tracer
+    cdef object previous
+
+    def __cinit__(self, tracer):
+        self.tracer = tracer
+
+    def __enter__(self):
+        self.previous = set_tracer(self.tracer)
+        return self.previous
+
+    def __exit__(self, exc_type, exc, tb):
+        set_tracer(self.previous)
+        return False
+
+
+def no_tracer():
+    """``with no_tracer():`` runs a block outside any ``fe.function`` trace of this thread:
+    its ops run eagerly and are not recorded (a trace's own helper computations)."""
+    return _TracerScope(None)
+
+
+def tracing_into(tracer):
+    """``with tracing_into(t):`` records the block's ops into trace recorder ``t`` (a
+    sub-graph, a trace of the graph's own), then restores the previous recorder."""
+    return _TracerScope(tracer)
+
+
 cdef inline object _tracing():
     """This thread's trace recorder, or None."""
     if _n_tracers == 0:
@@ -1511,7 +1543,9 @@ cdef dict _dispatch_types = {}
 
 
 def register_dispatch(type cls, handler):
-    """Run ``handler(op, args, attrs)`` instead of an op when an argument is a ``cls``."""
+    """Run ``handler(op, args, attrs)`` instead of an op when an argument is a ``cls``; a
+    handler returning NotImplemented lets the op go on as usual (type-based dispatch of
+    ``fe.experimental.dispatch_for_api`` registers classes that only some ops take)."""
     _dispatch_types[cls] = handler
 
 
@@ -1599,7 +1633,9 @@ cpdef object execute(Op op, tuple args, dict attrs):
             a = args[i]
             if _dispatch_types and type(a) is not float and type(a) is not int \
                     and type(a) in _dispatch_types:
-                return _dispatch_types[type(a)](op, args, attrs)
+                r = _dispatch_types[type(a)](op, args, attrs)
+                if r is not NotImplemented:     # else: the op goes on as if unregistered
+                    return r
             # Python and NumPy values adopt the tensors' dtype, as TensorFlow converts them
             if op.same_dtype and ref_dtype is not None:
                 arr = _adopt_array(a, ref_dtype)

@@ -269,11 +269,8 @@ def _from_key_fwd(key, dist, shape, params, dtype):
         raise InvalidArgumentError("random_from_key: key must hold 2 integers (got %s of %d)"
                                    % (words.dtype, words.size))
     rng = np.random.default_rng([int(w) & 0xFFFFFFFFFFFFFFFF for w in words])
-    previous = _core.set_tracer(None)   # the kernel's own arrays are not graph tensors
-    try:
+    with _core.no_tracer():   # the kernel's own arrays are not graph tensors
         return np.asarray(_DISTRIBUTIONS[dist](rng, shape, *params, dtype)._value)
-    finally:
-        _core.set_tracer(previous)
 
 
 # fe.random.normal/uniform/truncated_normal inside fe.function: a draw from a seed that a
@@ -501,12 +498,9 @@ def _draw_fwd(state, method, args, stream):
     gen = _generators.get(stream)
     replica = replica_stream(gen, traced=True) if gen is not None else None
     draw = _DRAWS[method]
-    previous = _core.set_tracer(None)   # the kernel's own arrays are not graph tensors
-    try:
+    with _core.no_tracer():   # the kernel's own arrays are not graph tensors
         count = (_binomial_count if method == "binomial" else _count)(args)
         result, new_state = _advance(words, replica, lambda r: draw(r, *args), count)
-    finally:
-        _core.set_tracer(previous)
     return np.asarray(result._value), new_state
 
 

@@ -178,8 +178,7 @@ def _custom_gradient(cf, fn, in_regs, out_regs, kwargs, fname, var_paths, prefix
     tracer = _Tracer(fname + "_custom_gradient", allow_variables=False)
     for t in xs:
         tracer.add_input(t)
-    previous = _core.set_tracer(tracer)
-    try:
+    with _core.tracing_into(tracer):
         with GradientTape() as tape:
             for t in xs:
                 if _is_float(t._value.dtype):
@@ -193,8 +192,6 @@ def _custom_gradient(cf, fn, in_regs, out_regs, kwargs, fname, var_paths, prefix
         targets = [t for t in xs if _is_float(t._value.dtype)] + variables
         grads = tape.gradient(pairs, targets, output_gradients=dys,
                               unconnected_gradients="zero") if pairs and targets else []
-    finally:
-        _core.set_tracer(previous)
     # the call itself registered its re-run in this trace: not a block of the gradient
     for start in [s for s, c in tracer.custom.items() if c[1] is fn]:
         del tracer.custom[start]

@@ -132,11 +132,8 @@ class Generator:
 
     def _write(self, arr):
         # the state is bookkeeping, never part of a traced graph or a gradient
-        previous = _core.set_tracer(None)
-        try:
+        with _core.no_tracer():
             self._state_var.assign(arr)
-        finally:
-            _core.set_tracer(previous)
 
     def _draw(self, fn, count, method=None, args=()):
         """Run ``fn(source)`` at the current state (a ``_PhiloxSource``) and advance the

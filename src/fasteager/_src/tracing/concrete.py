@@ -385,13 +385,10 @@ class ConcreteFunction:
         tracer = _Tracer(self.name + "_backward", allow_variables=False)
         g_regs = [tracer.add_input(g) for _, g in pairs]
         forward = [(r, tracer.add_input(t)) for r, t in vals.items() if r not in self._consts]
-        previous = _core.set_tracer(tracer)
-        try:
+        with _core.tracing_into(tracer):
             grads = tape.gradient([o for o, _ in pairs], floats,
                                   output_gradients=[g for _, g in pairs],
                                   unconnected_gradients="zero")
-        finally:
-            _core.set_tracer(previous)
         it = iter(grads)
         result = [next(it) if t._value.dtype.kind in "fc" else None for t in inputs]
         if tracer.escaped or tracer.random_regs:

@@ -218,15 +218,12 @@ def _run_now(tracer, eager, in_tensors, graphs):
         gs = [g if g is not None else _core.wrap(np.zeros_like(o._value))
               for g, o in zip(gs, outs)]
         now = _core.get_tracer()
-        previous = _core.set_tracer(None)       # computed eagerly: no op of it is recorded
-        try:
+        with _core.no_tracer():       # computed eagerly: no op of it is recorded
             if now is not tracer or _core.any_tape_recording():
                 if now is not None and now.escaped is None:   # (a higher-order gradient)
                     now.escaped = "a higher-order gradient through fe.cond or fe.while_loop"
                 return grad(*in_tensors, *gs)
             result = grad(*in_tensors, *gs)
-        finally:
-            _core.set_tracer(previous)
         ins = [tracer.reg_of(t) for t in list(in_tensors) + gs]
         registered = iter(_control_step(tracer, "control_flow_grad",
                                         lambda *ts: _present(grad(*ts)), ins,
@@ -291,11 +288,10 @@ def _trace_raw(parent, label, fn, operands):
     operands = [_core.wrap(np.array(t._value, copy=True)) for t in operands]
     for t in operands:
         sub.add_input(t)
-    previous = _core.set_tracer(sub)
     try:
-        result = fn(*operands)
+        with _core.tracing_into(sub):
+            result = fn(*operands)
     finally:
-        _core.set_tracer(previous)
         for v, t in sub.snapshots.values():     # the branch that runs writes them again
             v._tensor = t
     if sub.escaped or sub.pulls or sub.fresh:

@@ -493,14 +493,14 @@ class Function:
         # trace's ops one by one and its records hold their tensors, so tensors leaked
         # from such a trace stay ordinary (see _out_of_scope).
         scoped = not (_core.any_tape_recording() or _core.forward_watching())
-        previous = _core.set_tracer(tracer)
         try:
-            result = _python_outputs_as_tensors(python_function(*args, **kwargs))
-            flat = nest.flatten(result, expand_composites=True)
-            for x in flat:
-                # a returned tensor whose op error was deferred (the call needs it now),
-                # or a tensor leaked out of another trace
-                _core.check_usable(x)
+            with _core.tracing_into(tracer):
+                result = _python_outputs_as_tensors(python_function(*args, **kwargs))
+                flat = nest.flatten(result, expand_composites=True)
+                for x in flat:
+                    # a returned tensor whose op error was deferred (the call needs it
+                    # now), or a tensor leaked out of another trace
+                    _core.check_usable(x)
         except Exception as e:
             if hasattr(e, "add_note"):
                 # (a deferred op error: where the op was called)
@@ -509,7 +509,6 @@ class Function:
                            % (self._name, ", at %s:%d" % where if where else ""))
             raise
         finally:
-            _core.set_tracer(previous)
             if not run:
                 for v, t in tracer.snapshots.values():
                     v._tensor = t
@@ -603,9 +602,9 @@ class Function:
         taken = [(src, element) for src, element, _ in first.pulls] if run else []
         _give_back(taken)                 # the second trace takes the same elements
         streams = _random_streams()
-        previous = _core.set_tracer(tracer)
         try:
-            self._traced_python_function()(*args, **kwargs)
+            with _core.tracing_into(tracer):
+                self._traced_python_function()(*args, **kwargs)
         except Exception as e:
             if hasattr(e, "add_note"):
                 where = _user_line(e.__traceback__)
@@ -614,7 +613,6 @@ class Function:
                            % (self._name, ", at %s:%d" % where if where else ""))
             raise
         finally:
-            _core.set_tracer(previous)
             for v, t in tracer.snapshots.values():
                 v._tensor = t
             _give_back([(src, element) for src, element, _ in tracer.pulls])

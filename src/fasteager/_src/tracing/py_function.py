@@ -96,22 +96,16 @@ def py_function(func=None, inp=None, Tout=None, name=None):
 def _traced_call(tracer, call, inputs, fname):
     """Inside a trace: run ``call`` eagerly now and record a step calling it on replays."""
     start = len(tracer.steps)
-    previous = _core.set_tracer(None)
-    try:
+    with _core.no_tracer():
         outs = call(*inputs)          # tapes still record it: the first call's gradients
-    finally:
-        _core.set_tracer(previous)
     # func's own output tensors become the step's registers (tapes that recorded func's
     # ops reach the inputs through them: the first call's gradients)
     ins = tuple(tracer.reg_of(t) for t in inputs)
     wrap = _core.wrap
 
     def replay(*arrays):
-        saved = _core.set_tracer(None)
-        try:
+        with _core.no_tracer():
             return tuple(t._value for t in call(*[wrap(a) for a in arrays]))
-        finally:
-            _core.set_tracer(saved)
     if outs:
         regs = tuple(tracer._out(t, True) for t in outs)   # run-time values: never constants
         tracer.steps.append(_graph.Step(KIND_PY_CALL, replay, ins, None, regs, True,
@@ -143,11 +137,10 @@ def init_scope():
     ...         assert fe.executing_eagerly()
     ...     return x
     """
-    previous = _core.set_tracer(None)
-    paused = [t for t in _core.recording_tapes() if t._pause()]
-    try:
-        yield
-    finally:
-        for t in paused:
-            t._resume()
-        _core.set_tracer(previous)
+    with _core.no_tracer():
+        paused = [t for t in _core.recording_tapes() if t._pause()]
+        try:
+            yield
+        finally:
+            for t in paused:
+                t._resume()

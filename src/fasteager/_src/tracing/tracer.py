@@ -300,23 +300,21 @@ class _Tracer:
         call), by a step at its place in the graph, so the effects ordered before the
         ``next`` happen before the pipeline computes the element."""
         fresh = self.fresh.get(id(iterator))
-        previous = _core.set_tracer(None)   # the pipeline's own functions run eagerly
-        try:
-            element = iterator._next_element()
-        except StopIteration:
-            if fresh is not None:
-                self.ended.add(fresh[0])   # a loop over the dataset: replays check the end
-                raise
-            if for_statement:
-                # a loop to the end of an iterator made outside: later calls would loop
-                # over nothing (TensorFlow's AutoGraph loop); eager calls do exactly that
-                if self.escaped is None:
-                    self.escaped = "a for loop to the end of an iterator made outside it"
-                raise
-            raise OutOfRangeError("fe.function %s: End of sequence (next() on an iterator "
-                                  "with no elements left)" % self.name) from None
-        finally:
-            _core.set_tracer(previous)
+        with _core.no_tracer():     # the pipeline's own functions run eagerly
+            try:
+                element = iterator._next_element()
+            except StopIteration:
+                if fresh is not None:
+                    self.ended.add(fresh[0])   # a loop over the dataset: replays check the end
+                    raise
+                if for_statement:
+                    # a loop to the end of an iterator made outside: later calls would loop
+                    # over nothing (TensorFlow's AutoGraph loop); eager calls do exactly that
+                    if self.escaped is None:
+                        self.escaped = "a for loop to the end of an iterator made outside it"
+                    raise
+                raise OutOfRangeError("fe.function %s: End of sequence (next() on an "
+                                      "iterator with no elements left)" % self.name) from None
         tensors = _data_structure.to_tensors(element)
         regs = tuple(self.add_input(t) for t in _data_structure.flatten(tensors))
         self.pulls.append((iterator if fresh is None else fresh[0], element, regs))

@@ -458,11 +458,8 @@ class Optimizer:
             # this call's update, now: the effect step does it on later calls, so nothing it
             # writes (the ON_READ averages' assignments) may be recorded as well, or the
             # replay would write this call's values again
-            previous = _core.set_tracer(None)
-            try:
+            with _core.no_tracer():
                 return self._apply_arrays(grads, variables, skip_gradients_aggregation)
-            finally:
-                _core.set_tracer(previous)
         return self._apply_arrays(grads, variables, skip_gradients_aggregation)
 
     def _apply_arrays(self, grads, variables, skip_gradients_aggregation=False):

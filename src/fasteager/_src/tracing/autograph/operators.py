@@ -441,13 +441,12 @@ def _trial_body(tracer, body, values):
     when that run fails (the staged loop then reports the error)."""
     sub = _Tracer(tracer.name + "/while_trial", allow_variables=False)
     sub.parent = tracer
-    previous = _core.set_tracer(sub)
     try:
-        return body(*values)
+        with _core.tracing_into(sub):
+            return body(*values)
     except Exception:
         return None
     finally:
-        _core.set_tracer(previous)
         for v, t in sub.snapshots.values():
             v._tensor = t
 
