@@ -8,6 +8,7 @@ from .. import enable_eager_execution, executing_eagerly  # noqa: F401
 from .._src.autodiff.tape import (custom_gradient, gradients_function, implicit_gradients,  # noqa: F401
                         implicit_value_and_gradients, value_and_gradients_function)
 from .._src.state.variables import Variable  # noqa: F401
+from ..data.dataset import OwnedIterator
 
 
 def num_gpus():
@@ -22,13 +23,13 @@ def in_eager_mode():
 def Iterator(dataset):
     """An iterator over ``dataset``'s elements (tensors): ``for x, y in tfe.Iterator(ds)``;
     ``.next()`` and ``.get_next()`` also work."""
-    from ..data.dataset import OwnedIterator
     return OwnedIterator(dataset)
 
 
 def __getattr__(name):
     # Network is a Keras Model: imported on first use so that importing tfe stays light
     if name == "Network":
+        from ..keras.layers import Layer
         from ..keras.training import Model
 
         class Network(Model):
@@ -40,7 +41,6 @@ def __getattr__(name):
                 self._tracked_layers = []
 
             def track_layer(self, layer):
-                from ..keras.layers import Layer
                 if not isinstance(layer, Layer):
                     raise TypeError("Network.track_layer: expected a Layer (got %r)" % (layer,))
                 if not any(lay is layer for lay in self._tracked_layers):
