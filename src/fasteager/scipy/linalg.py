@@ -8,7 +8,7 @@ from ..errors import InvalidArgumentError
 from ..numpy import linalg as _nl
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
-from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops
+from ..ops.matrix_ops import sqrtm_matrix
 from .special import _float
 
 inv, det, solve = _nl.inv, _nl.det, _nl.solve
@@ -55,15 +55,6 @@ def sqrtm(A, disp=True, blocksize=64):  # noqa: N803 - SciPy's name
     if v.ndim != 2 or v.shape[0] != v.shape[1]:
         raise InvalidArgumentError("fasteager.scipy.linalg.sqrtm: expected a square matrix "
                                    "(got shape %s)" % list(v.shape))
-    if np.array_equal(v, v.T):
-        w, q = l_ops.eigh(t)
-        if np.all(w._value >= 0):
-            return la_ops.matmul(q * a_ops.expand_dims(ew_ops.sqrt(w), 0), q, transpose_b=True)
-    e, q = l_ops.eig(t)
-    root = la_ops.matmul(q * a_ops.expand_dims(ew_ops.sqrt(e), 0), l_ops.inv(q))
-    if np.allclose(np.imag(root._value), 0, atol=1e3 * np.finfo(v.dtype).eps
-                   * max(1.0, np.abs(v).max())):
-        return ew_ops.real(root)
-    return root
+    return sqrtm_matrix(t)
 
 
