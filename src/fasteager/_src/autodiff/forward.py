@@ -33,7 +33,8 @@ import warnings
 
 import numpy as np
 
-from ... import _core, nest
+from ... import _core
+from .. import nest
 from ...errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
 from ...ops import array_ops, elementwise_ops, reduction_ops, registry
 from ...ops.registry import ELEMENTWISE, LINEAR, MULTILINEAR

@@ -11,7 +11,8 @@ import warnings
 
 import numpy as np
 
-from ... import _core, nest
+from ... import _core
+from .. import nest
 from ...errors import InvalidArgumentError
 from ...ops import array_ops, elementwise_ops
 
