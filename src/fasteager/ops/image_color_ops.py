@@ -10,11 +10,11 @@ import numpy as np
 from .. import _core
 from ..errors import FailedPreconditionError, InvalidArgumentError
 from .array_ops import stack, stop_gradient
+from .elementwise_ops import abs as abs_
+from .elementwise_ops import cast, convert_same, floor, maximum, minimum, where
 from .image_ops import _as_float, _uniform, convert_image_dtype, convert_to_tensor
 from .linalg_ops import tensordot
 from .reduction_ops import _mean_fwd
-from .elementwise_ops import cast, convert_same, floor, maximum, minimum, where
-from .elementwise_ops import abs as abs_
 from .registry import FLOAT, defop, execute, unregistered_gradient
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",

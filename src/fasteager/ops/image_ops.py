@@ -23,12 +23,12 @@ from .. import _core
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, getitem, pad, reshape, stack, tile
-from .indexing_ops import gather, reverse
-from .linalg_ops import einsum, tensordot
 from .elementwise_ops import abs as abs_
 from .elementwise_ops import cast, clip_by_value, floordiv, maximum, where
-from .reduction_ops import reduce_mean, reduce_std, reduce_sum
+from .indexing_ops import gather, reverse
+from .linalg_ops import einsum, tensordot
 from .random_ops import stateless_uniform, uniform
+from .reduction_ops import reduce_mean, reduce_std, reduce_sum
 from .registry import as_shape, check_output_size, execute
 
 __all__ = ["ResizeMethod", "central_crop", "convert_image_dtype", "crop_to_bounding_box",
