@@ -615,7 +615,7 @@ _TRACING = __name__.rpartition(".autograph.")[0] + "."
 _NOT_DEFERRED = ("fasteager.keras", "fasteager.autograph", "fasteager.data",
                  "fasteager.debugging", "fasteager.summary", "fasteager.saved_model",
                  "fasteager.train", "fasteager.distribute", "fasteager.variables",
-                 "fasteager._src.state") + tuple(
+                 "fasteager._src.state", "fasteager._src.debugging") + tuple(
     _TRACING + m for m in ("function", "concrete", "tracer", "printing", "autograph",
                            "control_flow", "py_function"))
 

@@ -1,4 +1,4 @@
-"""``fe.debugging``: runtime assertions on tensor values and shapes, and NaN/Inf checks.
+"""The implementation of ``fe.debugging``: runtime assertions on tensor values and shapes, and NaN/Inf checks.
 
 Every failed assertion raises ``fe.errors.InvalidArgumentError`` (a ``ValueError``) whose
 message names the condition and shows both values, as TensorFlow's eager asserts do.
@@ -10,8 +10,9 @@ op, on the first NaN or Inf (the check lives in the core's ``execute``).
 """
 import numpy as np
 
-from . import _core
-from .errors import InvalidArgumentError
+from .. import _core
+from ..dtypes import as_dtype
+from ..errors import InvalidArgumentError
 
 __all__ = ["assert_equal", "assert_near", "assert_less", "assert_greater", "assert_less_equal",
            "assert_greater_equal", "assert_none_equal", "assert_rank", "assert_rank_at_least",
@@ -150,7 +151,6 @@ def assert_rank_at_least(x, rank, message=None, name=None):
 
 def assert_type(tensor, tf_type, message=None, name=None):
     """Raise unless ``tensor`` has dtype ``tf_type``."""
-    from .dtypes import as_dtype
     t = _core.convert_to_tensor(tensor)
     if t.dtype != as_dtype(tf_type):
         lead = "%s: " % message if message else ""
