@@ -15,11 +15,16 @@ values keep Python semantics. See ``docs/function.md`` ("AutoGraph").
 
     print(fe.autograph.to_code(f.python_function))   # the converted source
 """
-from . import experimental
+import warnings
+
+from .._src.tracing.autograph import operators as _operators
+from .._src.tracing.autograph import symbolic as _symbolic
+from .._src.tracing.autograph import transformer as _transformer
 from .._src.tracing.autograph.operators import print_ as _print
 from .._src.tracing.autograph.transformer import convert as _convert
 from .._src.tracing.autograph.transformer import set_verbosity
 from .._src.tracing.autograph.transformer import source_of as _source_of
+from . import experimental
 
 __all__ = ["experimental", "set_verbosity", "to_code", "to_graph", "trace"]
 
@@ -42,3 +47,18 @@ def trace(*args):
     """Print ``args`` when the code runs: in a traced function, while tracing, with traced
     tensors shown as the graph tensors they are (``tf.autograph.trace``)."""
     _print(*args)
+
+
+# the modules of AutoGraph's implementation were submodules here before the engine had
+# layers: still found under their old names for one release, with a DeprecationWarning
+_MOVED = {"operators": _operators, "symbolic": _symbolic, "transformer": _transformer}
+
+
+def __getattr__(name):
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError("module 'fasteager.autograph' has no attribute %r" % name)
+    warnings.warn("fasteager.autograph.%s is deprecated and will be removed in the next "
+                  "release: it is private, now %s (use fasteager.autograph's public "
+                  "functions)" % (name, module.__name__), DeprecationWarning, stacklevel=2)
+    return module

@@ -476,3 +476,9 @@ class ConcreteFunction:
                     vals[r] = t
         outs = [vals[r] for r in self._out_regs]
         return (outs, vals) if with_values else outs
+
+
+# where these classes were defined before the engine had layers: printed types stay the same
+for _cls in (AtomicFunction, PythonOutput, ConcreteFunction):
+    _cls.__module__ = "fasteager.function"
+del _cls

@@ -836,3 +836,5 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=False,
 
 
 _concrete.set_function_class(Function)
+# where it was defined before the engine had layers: its printed type stays the same
+Function.__module__ = "fasteager.function"

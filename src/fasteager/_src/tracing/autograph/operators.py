@@ -703,3 +703,9 @@ def print_(*args, **kwargs):
             return _Symbolic(name, shape, x.dtype.name)
         args = [nest.map_structure(sym, a) if nest.is_nested(a) else sym(a) for a in args]
     builtins.print(*args, **kwargs)
+
+
+# where these classes were defined before the engine had layers: printed types stay the same
+for _cls in (Undefined, UndefinedReturnValue):
+    _cls.__module__ = "fasteager.autograph.operators"
+del _cls
