@@ -144,6 +144,15 @@ _LAZY = {
 # Module paths that moved (old attribute -> new module): the old name still works for one
 # release and warns (DeprecationWarning).
 _DEPRECATED = {
+    "control_flow": "fasteager._src.tracing.control_flow",
+    "graph_view": "fasteager._src.tracing.graph_view",
+    "forward": "fasteager._src.autodiff.forward",
+    "variables": "fasteager._src.state.variables",
+    "module": "fasteager._src.state.module",
+    "placement": "fasteager._src.state.placement",
+    # fasteager.function and fasteager.py_function were modules too, but those names are
+    # TensorFlow's tf.function and tf.py_function, which the package exports: they stay
+    # the functions (and `import fasteager.function` no longer gives a module)
 }
 
 
@@ -155,8 +164,9 @@ def __getattr__(name):
         return module
     target = _DEPRECATED.get(name)
     if target is not None:
-        _warnings.warn("fasteager.%s is deprecated and will be removed in the next release; "
-                       "use %s" % (name, target), DeprecationWarning, stacklevel=2)
+        _warnings.warn("fasteager.%s is deprecated and will be removed in the next release: "
+                       "it moved to %s, which is private; use the names fasteager exports"
+                       % (name, target), DeprecationWarning, stacklevel=2)
         return _importlib.import_module(target)
     raise AttributeError("module 'fasteager' has no attribute %r" % (name,))
 
