@@ -5,11 +5,24 @@ when the call's arguments match its type annotations (or the signatures given), 
 ``dispatch_for_unary_elementwise_apis(T)`` / ``dispatch_for_binary_elementwise_apis(T, U)``
 register a handler for every elementwise API of TensorFlow's lists that fasteager has.
 
-Nothing is paid when nothing is registered: an API gets a dispatching wrapper only when a
-first dispatcher for it is registered, by replacing the API's attribute in every public
-fasteager module that holds it (``fe.abs`` and ``fe.math.abs`` alike), and gets its own
-function back when its last dispatcher is unregistered. Modules imported after a
-registration keep the plain function. Registrations are process-wide, as in TensorFlow.
+One table, ``_entries`` (API -> its dispatch targets), holds every registration, and the
+APIs consult it themselves; no module attribute is ever replaced, so ``fe.abs``,
+``fe.math.abs`` and a reference taken before the registration behave alike, whatever the
+import order. Nothing is paid when nothing is registered:
+
+* an op (``fe.abs``, ``fe.add``, ...) is reached through the core's type hook
+  (``_core.register_dispatch``), which the core consults only for an argument that is
+  neither a tensor nor a Python number: the classes a dispatcher's signature names are
+  registered there, and their handler tries the op's targets, then the handler of the
+  composite type (ragged, sparse) if any, else lets the op run as usual;
+* a Python-level API function (``fe.stack``, ``fe.matmul``, ``fe.strings.length``, ...)
+  runs its targets first while it has any: its code is swapped for a short trampoline
+  (the function object, its identity and every reference to it stay the same) and put
+  back when its last dispatcher is unregistered.
+
+The composite types' own handlers (``register_type``: RaggedTensor, SparseTensor, ...)
+are installed through this module too, so that both kinds of dispatch meet in one place.
+Registrations are process-wide, as in TensorFlow.
 
 As in TensorFlow, a dispatcher is chosen only when every annotated parameter matches its
 type and at least one argument is of a type other than the core ones (a tensor, a
@@ -69,6 +82,15 @@ _BINARY_NAMES = (
     "math.xlogy", "math.zeta", "nn.sigmoid_cross_entropy_with_logits", "realdiv",
     "truncatediv", "truncatemod")
 
+_lock = threading.RLock()
+_entries = {}          # id(API) -> _Entry, while it has dispatchers
+_by_dispatcher = {}    # dispatcher function -> [(entry, target)] it registered
+_unary_handlers = {}   # x_type -> handler
+_binary_handlers = {}  # (x_type, y_type) -> handler
+_type_op_handlers = {}  # composite class -> its op handler (register_type)
+_core_classes = set()   # classes the core hands op calls on to this module
+
+
 def register_type(cls, functions=None, op_handler=None):
     """Let values of ``cls`` (a composite tensor type: RaggedTensor, SparseTensor, ...) take
     over TensorFlow's API on them: ``op_handler(op, args, attrs)`` runs an op called with a
@@ -79,14 +101,47 @@ def register_type(cls, functions=None, op_handler=None):
     if functions:
         register_composite(cls, functions)
     if op_handler is not None:
-        _core.register_dispatch(cls, op_handler)
+        with _lock:
+            _type_op_handlers[cls] = op_handler
+            _core_classes.add(cls)
+            _core.register_dispatch(cls, _op_handler(cls))
 
 
-_lock = threading.RLock()
-_entries = {}          # id(original API) -> _Entry, while it has dispatchers
-_by_dispatcher = {}    # dispatcher function -> [(entry, target)] it registered
-_unary_handlers = {}   # x_type -> handler
-_binary_handlers = {}  # (x_type, y_type) -> handler
+def _op_handler(cls):
+    """The core's handler for op calls with a ``cls`` argument: the op's dispatch targets
+    first, then ``cls``'s own op handler; NotImplemented (the op runs as usual) else."""
+    composite = _type_op_handlers.get(cls)
+
+    def on_op(op, args, attrs):
+        entry = _entries.get(id(op))
+        if entry is not None:
+            result = entry.call_targets(args, attrs or {})
+            if result is not NotImplemented:
+                return result
+        if composite is not None:
+            return composite(op, args, attrs)
+        return NotImplemented
+    return on_op
+
+
+def _hand_ops_over(classes):
+    """Have the core hand op calls with arguments of ``classes`` (and of their subclasses:
+    the core looks a type up exactly) to this module."""
+    todo = list(classes)
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls not in _core_classes:
+            _core_classes.add(cls)
+            _core.register_dispatch(cls, _op_handler(cls))
+
+
+def class_created(cls):
+    """A new class (an extension type) whose base the core hands op calls over for: so is
+    it (called by ExtensionType when a subclass is made)."""
+    if _core_classes and any(base in _core_classes for base in cls.__mro__[1:]):
+        with _lock:
+            _hand_ops_over([cls])
 
 
 def _resolve(name):
@@ -108,84 +163,108 @@ def binary_elementwise_apis():
     return [f for f in map(_resolve, _BINARY_NAMES) if f is not None]
 
 
-# -- where the API functions live -----------------------------------------------------------
-def _public_modules():
-    for name, mod in list(sys.modules.items()):
-        if mod is None or not (name == "fasteager" or name.startswith("fasteager.")):
-            continue
-        if any(part.startswith("_") for part in name.split(".")):
-            continue
-        yield mod
-
-
-def _places(originals):
-    """id(original) -> [(module, attribute)] holding it, for each API in ``originals``."""
-    wanted = {id(f): [] for f in originals}
-    for mod in _public_modules():
-        for attr, value in list(vars(mod).items()):
-            places = wanted.get(id(value))
-            if places is not None and not attr.startswith("_"):
-                places.append((mod, attr))
-    return wanted
+# -- the APIs that may be dispatched -------------------------------------------------------
+def _is_api(api):
+    """An op of the table, or a fasteager function (a public API is one of these)."""
+    if isinstance(api, _core.Op):
+        return True
+    return isinstance(api, _types.FunctionType) and \
+        (getattr(api, "__module__", None) or "").startswith("fasteager.")
 
 
 class _Entry:
-    """One dispatched API: its own function, the wrapper standing in for it, and the
-    dispatch targets tried in registration order."""
+    """One dispatched API and its dispatch targets, tried in registration order. A
+    Python function runs a trampoline in place of its own code while it has targets."""
 
-    def __init__(self, original, places):
-        self.original = original
-        self.places = places
+    def __init__(self, api):
+        self.api = api
         self.targets = []
-        self.wrapper = _make_wrapper(self)
-        for mod, attr in places:
-            setattr(mod, attr, self.wrapper)
+        self.original = api
+        if isinstance(api, _types.FunctionType):
+            self.original, self._saved = _install_trampoline(api, self)
 
-    def restore(self):
-        for mod, attr in self.places:
-            if vars(mod).get(attr) is self.wrapper:
-                setattr(mod, attr, self.original)
-
-
-def _make_wrapper(entry):
-    original = entry.original
-
-    def dispatching(*args, **kwargs):
-        for target in entry.targets:
+    def call_targets(self, args, kwargs):
+        for target in self.targets:
             result = target(args, kwargs)
             if result is not NotImplemented:
                 return result
-        return original(*args, **kwargs)
-    name = getattr(original, "__name__", None) or getattr(original, "name", "api")
-    dispatching.__name__ = dispatching.__qualname__ = name
-    dispatching.__doc__ = getattr(original, "__doc__", None)
-    dispatching.__wrapped__ = original
-    dispatching._fe_dispatch_entry = entry
-    return dispatching
+        return NotImplemented
+
+    def __call__(self, args, kwargs):       # the trampoline's call
+        result = self.call_targets(args, kwargs)
+        if result is NotImplemented:
+            return self.original(*args, **kwargs)
+        return result
+
+    def restore(self):
+        if self.original is not self.api:
+            _remove_trampoline(self.api, self._saved)
 
 
-def _original(api):
-    entry = getattr(api, "_fe_dispatch_entry", None)
-    return entry.original if entry is not None else api
+# The trampoline takes any arguments and hands them to its entry (a keyword-only default,
+# so it needs no global name). A function with a closure gets one reading the same free
+# variables (a code object runs only with a closure of its own free variables).
+_TRAMPOLINE = """
+def _make({free}):
+    def _fe_trampoline(*args, _fe_dispatch_entry_=None, **kwargs):
+        if _fe_dispatch_entry_ is None:
+            return ({free_tuple})
+        return _fe_dispatch_entry_(args, kwargs)
+    return _fe_trampoline
+"""
 
 
-def _entries_for(originals, what):
-    """The _Entry of each API (made, with its wrapper installed, where new)."""
-    missing = [f for f in originals if id(f) not in _entries]
-    places = _places(missing) if missing else {}
+def _install_trampoline(f, entry):
+    code = f.__code__
+    free = code.co_freevars
+    if set(free) & {"args", "kwargs", "_fe_dispatch_entry_"}:
+        raise ValueError("dispatch: %r cannot take a dispatcher (a free variable shadows the "
+                         "trampoline's arguments)" % (f,))
+    namespace = {}
+    exec(_TRAMPOLINE.format(free=", ".join(free),
+                            free_tuple="".join(n + ", " for n in free)), namespace)
+    trampoline = namespace["_make"](*[None] * len(free)).__code__
+    if trampoline.co_freevars != free:
+        raise ValueError("dispatch: %r cannot take a dispatcher (its free variables %s)"
+                         % (f, free))
+    # the function as it was, to run when no target takes the call
+    original = _types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__,
+                                   f.__closure__)
+    original.__kwdefaults__ = f.__kwdefaults__
+    original.__qualname__ = f.__qualname__
+    original.__module__ = f.__module__
+    original.__doc__ = f.__doc__
+    saved = (code, f.__defaults__, f.__kwdefaults__)
+    f.__code__ = trampoline.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    f.__defaults__ = None
+    f.__kwdefaults__ = {"_fe_dispatch_entry_": entry}
+    f.__wrapped__ = original            # inspect.signature(f) shows f's own parameters
+    return original, saved
+
+
+def _remove_trampoline(f, saved):
+    f.__code__, f.__defaults__, f.__kwdefaults__ = saved
+    f.__dict__.pop("__wrapped__", None)
+
+
+def _entries_for(apis, what):
+    """The _Entry of each API (made, with its trampoline installed, where new)."""
+    for f in apis:
+        if not _is_api(f):
+            raise ValueError("%s: %r does not support dispatch (expected a fasteager API "
+                             "function)" % (what, f))
     out = []
-    for f in originals:
+    for f in apis:
         entry = _entries.get(id(f))
         if entry is None:
-            if not places.get(id(f)):
-                raise ValueError("%s: %r does not support dispatch (expected a fasteager API "
-                                 "function)" % (what, f))
-            entry = _entries[id(f)] = _Entry(f, places[id(f)])
+            entry = _entries[id(f)] = _Entry(f)
         out.append(entry)
     return out
 
 
-def _add(dispatcher, entry, target):
+def _add(dispatcher, entry, target, classes):
+    if isinstance(entry.api, _core.Op):
+        _hand_ops_over(classes)
     entry.targets = entry.targets + [target]      # (a call in progress keeps its list)
     _by_dispatcher.setdefault(dispatcher, []).append((entry, target))
 
@@ -196,9 +275,12 @@ _CORE_TYPES = (_core.Tensor, _core.VariableBase, np.ndarray, np.generic, int, fl
                complex)
 
 
-def _checker(annotation, where):
+def _checker(annotation, where, named=None):
     """``check(value)``: _NO when ``value`` does not match ``annotation``, _DISPATCHABLE
-    when it matches through a type other than the core ones, else _PLAIN."""
+    when it matches through a type other than the core ones, else _PLAIN. The classes
+    other than the core ones that ``annotation`` names are added to the set ``named``."""
+    if named is None:
+        named = set()
     if annotation is typing.Any:
         return lambda v: _PLAIN
     if annotation is None or annotation is type(None):
@@ -206,14 +288,14 @@ def _checker(annotation, where):
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Union or origin is _types.UnionType:
-        options = [_checker(a, where) for a in args]
+        options = [_checker(a, where, named) for a in args]
 
         def union(v):
             return max(check(v) for check in options)
         return union
     if origin in (list, tuple, collections.abc.Sequence, collections.abc.Iterable):
         if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
-            items = [_checker(a, where) for a in args]
+            items = [_checker(a, where, named) for a in args]
 
             def fixed(v):
                 if not isinstance(v, (list, tuple)) or len(v) != len(items):
@@ -221,7 +303,7 @@ def _checker(annotation, where):
                 got = [check(x) for check, x in zip(items, v)]
                 return _NO if _NO in got else max(got, default=_PLAIN)
             return fixed
-        item = _checker(args[0], where) if args else (lambda v: _PLAIN)
+        item = _checker(args[0], where, named) if args else (lambda v: _PLAIN)
 
         def sequence(v):
             if not isinstance(v, (list, tuple)):
@@ -235,6 +317,8 @@ def _checker(annotation, where):
         else:
             classes = annotation
         core = issubclass(annotation, _CORE_TYPES) or annotation is _core.Tensor
+        if not core:
+            named.add(annotation)
 
         def instance(v):
             if not isinstance(v, classes):
@@ -278,7 +362,7 @@ def dispatch_for_api(api, *signatures):
     ...                         fe.stack([v.mask for v in values], axis))
     """
     what = "dispatch_for_api"
-    original = _original(api)
+    original = api
     if not callable(original):
         raise TypeError("%s: api must be a fasteager API function, got %r" % (what, api))
 
@@ -307,11 +391,12 @@ def dispatch_for_api(api, *signatures):
                     raise ValueError("%s: the signature names parameter(s) %s that %r does "
                                      "not have (its parameters: %s)"
                                      % (what, unknown, api, list(api_sig.parameters)))
-            checks = [[(n, _checker(t, "%s: parameter %r" % (what, n))) for n, t in s.items()]
-                      for s in sigs]
+            named = set()
+            checks = [[(n, _checker(t, "%s: parameter %r" % (what, n), named))
+                       for n, t in s.items()] for s in sigs]
             entry, = _entries_for([original], what)
             for check in checks:
-                _add(dispatcher, entry, _api_target(api_sig, check, dispatcher))
+                _add(dispatcher, entry, _api_target(api_sig, check, dispatcher), named)
         return dispatcher
     return decorator
 
@@ -349,7 +434,7 @@ def _elementwise_target(api_entry, handler, checks):
     bound."""
     n = len(checks)
     names = _parameter_names(api_entry.original, n)
-    public = api_entry.wrapper
+    public = api_entry.api
 
     def target(args, kwargs):
         operands = list(args[:n])
@@ -383,16 +468,17 @@ def _register_elementwise(kind, types_, handler, registry, apis):
     key = types_[0] if len(types_) == 1 else types_
     if not callable(handler):
         raise TypeError("%s: expected a function to register, got %r" % (what, handler))
-    checks = [_checker(t, "%s: %s" % (what, n)) for t, n in zip(types_, ("x_type", "y_type"))]
+    named = set()
+    checks = [_checker(t, "%s: %s" % (what, n), named)
+              for t, n in zip(types_, ("x_type", "y_type"))]
     with _lock:
         if key in registry:
             raise ValueError("A %s elementwise dispatch handler (%r) has already been "
                              "registered for %s." % (kind, registry[key],
                                                      key if len(types_) == 1 else
                                                      "(%s, %s)" % types_))
-        originals = [_original(f) for f in apis()]
-        for entry in _entries_for(originals, what):
-            _add(handler, entry, _elementwise_target(entry, handler, checks))
+        for entry in _entries_for(apis(), what):
+            _add(handler, entry, _elementwise_target(entry, handler, checks), named)
         registry[key] = handler
     return handler
 
@@ -420,7 +506,8 @@ def dispatch_for_binary_elementwise_apis(x_type, y_type):
 
 def unregister_dispatch_for(dispatch_target):
     """Remove every registration ``dispatch_target`` made with a ``dispatch_for_*``
-    decorator; an API left with none gets its own function back in every namespace."""
+    decorator; an API left with none runs as if never dispatched (a function's own code
+    is put back)."""
     with _lock:
         registered = _by_dispatcher.pop(dispatch_target, None)
         if registered is None:
@@ -430,7 +517,7 @@ def unregister_dispatch_for(dispatch_target):
             entry.targets = [t for t in entry.targets if t is not target]
             if not entry.targets:
                 entry.restore()
-                _entries.pop(id(entry.original), None)
+                _entries.pop(id(entry.api), None)
         for registry in (_unary_handlers, _binary_handlers):
             for key in [k for k, h in registry.items() if h is dispatch_target]:
                 del registry[key]

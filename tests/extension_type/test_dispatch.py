@@ -1,6 +1,7 @@
 """Type-based dispatch (``fe.experimental.dispatch_for_api`` and the elementwise
 dispatchers) with the extension-type guide's MaskedTensor; expected values and messages
 are TensorFlow 2.21's."""
+import inspect
 from typing import List, Union
 
 import numpy as np
@@ -189,3 +190,41 @@ def test_dispatchers_of_one_api_tried_in_order(registered):
     tf.experimental.unregister_dispatch_for(unary)
     assert tf.math.abs(Other([1])) == "other"
     np.testing.assert_array_equal(tf.abs(tf.constant([-1])).numpy(), [1])
+
+
+def test_dispatch_reaches_every_reference_without_rewriting_attributes(registered):
+    # one table the APIs consult: a reference taken before the registration (and the
+    # defining module's own name) dispatch too, and no module attribute is replaced
+    from fasteager.ops import array_ops
+    stack_before, abs_before = tf.stack, tf.math.abs
+    module_stack = vars(array_ops)["stack"]
+
+    @tf.experimental.dispatch_for_api(tf.stack)
+    def masked_stack(values: List[MaskedTensor], axis=0):
+        return MaskedTensor(tf.stack([v.values for v in values], axis),
+                            tf.stack([v.mask for v in values], axis))
+
+    @tf.experimental.dispatch_for_unary_elementwise_apis(MaskedTensor)
+    def unary(api_func, x):
+        return MaskedTensor(api_func(x.values), x.mask)
+    registered.extend([masked_stack, unary])
+    x = MaskedTensor([1, -2], [True, False])
+    assert tf.stack is stack_before and vars(array_ops)["stack"] is module_stack
+    assert tf.math.abs is abs_before
+    check(stack_before([x, x]), [[1, -2], [1, -2]], [[True, False], [True, False]])
+    check(module_stack([x, x]), [[1, -2], [1, -2]], [[True, False], [True, False]])
+    check(abs_before(x), [1, 2], [True, False])
+    # the API keeps its own signature while it dispatches
+    assert list(inspect.signature(tf.stack).parameters)[:2] == ["values", "axis"]
+
+
+def test_subclass_made_after_registration_dispatches_on_ops(registered):
+    @tf.experimental.dispatch_for_unary_elementwise_apis(MaskedTensor)
+    def unary(api_func, x):
+        return MaskedTensor(api_func(x.values), x.mask)
+    registered.append(unary)
+
+    class Later(MaskedTensor):
+        pass
+    out = tf.abs(Later([-1, 2], [True, True]))
+    check(out, [1, 2], [True, True])
