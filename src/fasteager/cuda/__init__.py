@@ -20,21 +20,26 @@ from .. import _core
 from .context import num_gpus
 
 
+def _gpu_modules():
+    """The GPU ops and allocator (``ops`` installs the traces' GPU kernels as it loads),
+    loaded where a GPU exists: on a machine without one the first op would otherwise pay
+    for importing them for nothing."""
+    from . import memory, ops
+    return memory, ops
+
+
 def _probe():
     """Called by the core on the first op: install the GPU hook when a GPU is usable."""
     if num_gpus() == 0:
         _core.set_gpu_backend(0)
         return
-    # the GPU ops and allocator load only where a GPU exists: on a machine without one
-    # the first op would otherwise pay for importing them (~25 ms) for nothing
-    from . import memory, ops
+    memory, ops = _gpu_modules()
     _core.set_gpu_backend(1, ops.execute, memory.DeviceArray)
 
 
 def to_gpu(tensor, index=0):
     """``t.gpu(index)`` when a GPU exists (the placement layer calls it)."""
-    from . import ops   # (only reached with a GPU: see _probe)
-    return ops.to_gpu(tensor, index)
+    return _gpu_modules()[1].to_gpu(tensor, index)
 
 
 __all__ = ["num_gpus"]

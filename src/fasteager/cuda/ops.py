@@ -19,10 +19,12 @@ import numpy as np
 
 from .. import _core
 from .._src.state import placement
+from .._src.tracing import tracer as _tracer
 from ..errors import OpError
 from ..ops.registry import OPS
 from . import context, cublas, kernels
 from .elementwise import BINARY, CTYPES, UNARY, entry, symbol
+from .fusion import FusedGPU
 from .memory import DeviceArray
 
 _warned = set()
@@ -510,3 +512,8 @@ def coverage():
     on_gpu = sorted(n for n in OPS if n in GPU_FORWARDS)
     fallback = sorted(n for n in OPS if n not in GPU_FORWARDS)
     return on_gpu, fallback
+
+
+# traces replay (and fuse) the steps that ran on the GPU with these; tracing never
+# imports this package
+_tracer.set_gpu_kernels(array_forward, FusedGPU)
