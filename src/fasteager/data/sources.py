@@ -15,7 +15,7 @@ from .._src.io.tfrecord import read_records
 from ..dtypes import as_dtype
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from .._src.composite.extension_type import ExtensionTypeSpec
-from ..strings import bytes_array
+from ..ops.string_values import bytes_array
 from . import structure as S
 from .dataset import UNKNOWN, Dataset, register
 

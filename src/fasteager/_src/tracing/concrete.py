@@ -7,7 +7,8 @@ import threading
 
 import numpy as np
 
-from ... import _core, _graph, nest
+from ... import _core, _graph
+from .. import nest
 from ..autodiff.tape import GradientTape
 from ...dtypes import as_dtype
 from ...errors import InvalidArgumentError

@@ -21,7 +21,8 @@ import threading
 
 import numpy as np
 
-from ... import _core, _graph, nest
+from ... import _core, _graph
+from .. import nest
 from ..autodiff.tape import GradientTape
 from ...ops.array_ops import identity
 from .concrete import ConcreteFunction

@@ -52,11 +52,12 @@ import weakref
 
 import numpy as np
 
-from ... import _core, nest
+from ... import _core
+from .. import nest
 from ...data.structure import TensorSpec
 from ...ops import random_ops
-from ...ragged import RaggedTensor
-from ...sparse import SparseTensor
+from ..composite.ragged import RaggedTensor
+from ..composite.sparse import SparseTensor
 from . import concrete as _concrete
 from . import function_type as _function_type
 from . import relax as _relax

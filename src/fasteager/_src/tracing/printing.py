@@ -4,10 +4,11 @@ import sys
 
 import numpy as np
 
-from ... import _core, nest
+from ... import _core
+from .. import nest
 from ..composite.summarize import summarize_value
-from ...ragged import RaggedTensor
-from ...sparse import SparseTensor
+from ..composite.ragged import RaggedTensor
+from ..composite.sparse import SparseTensor
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase

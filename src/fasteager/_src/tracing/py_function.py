@@ -13,7 +13,8 @@ tensors computed there are constants to the trace.
 import contextlib
 import functools
 
-from ... import _core, _graph, nest
+from ... import _core, _graph
+from .. import nest
 from ..._graph import KIND_PY_CALL
 from ...dtypes import as_dtype
 from ...errors import InvalidArgumentError

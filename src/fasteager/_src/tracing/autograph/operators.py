@@ -14,7 +14,8 @@ import types
 
 import numpy as np
 
-from .... import _core, nest
+from .... import _core
+from ... import nest
 from ....dtypes import as_dtype
 from ....errors import OpError
 from ....ops import elementwise_ops
