@@ -1,7 +1,6 @@
 """TensorBoard's profile file (``<host>.xplane.pb``): an ``XSpace`` protobuf message,
 written and read here on the package's protobuf codec (``fasteager._src.io.protobuf``;
-the fields used are those of
-TensorFlow's ``tsl/profiler/protobuf/xplane.proto``):
+the fields used are those of TensorFlow's ``tsl/profiler/protobuf/xplane.proto``):
 
 * ``XSpace``: planes = 1, errors = 2, warnings = 3, hostnames = 4;
 * ``XPlane``: id = 1, name = 2, lines = 3, event_metadata = 4 (map int64 -> metadata),
