@@ -81,7 +81,7 @@ from . import bitwise, signal  # noqa: F401
 from . import numpy as _numpy  # noqa: F401 - installs Tensor's NumPy-style methods
 from .dtypes import string  # noqa: F401
 from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
-from ._src.tracing.map_fn import map_fn  # noqa: F401
+from ._src.tracing.functional import map_fn  # noqa: F401
 from ._src.tracing.control_flow import cond, while_loop  # noqa: F401
 from . import autograph  # noqa: F401
 from . import types  # noqa: F401
