@@ -1,18 +1,15 @@
-"""``fe.types``: the public base types of TensorFlow's ``tf.types``.
-
-``fe.types.experimental.TraceType`` is the protocol an argument's class uses to say when
-``fe.function`` may reuse a trace: an object with ``__tf_tracing_type__(context)`` is keyed
-by the TraceType it returns (its ``__eq__`` and ``__hash__``), instead of by its identity.
-"""
+"""``TraceType`` (``fe.types.experimental.TraceType``): the protocol an argument's class
+uses to say when ``fe.function`` may reuse a trace: an object with
+``__tf_tracing_type__(context)`` is keyed by the TraceType it returns (its ``__eq__`` and
+``__hash__``), instead of by its identity."""
 import abc
-import types as _pytypes
-
-__all__ = ["experimental"]
 
 
 class TraceType(abc.ABC):
     """How ``fe.function`` tells arguments apart (TensorFlow's ``tf.types.experimental.
     TraceType``): equal trace types share a trace."""
+
+    __module__ = "fasteager.types"      # its public home (printed types)
 
     @abc.abstractmethod
     def is_subtype_of(self, other):
@@ -34,14 +31,3 @@ class TraceType(abc.ABC):
     @abc.abstractmethod
     def __hash__(self):
         ...
-
-
-def _experimental():
-    from ._src.tracing.concrete import ConcreteFunction
-    from ._src.tracing.function import Function
-    return _pytypes.SimpleNamespace(TraceType=TraceType, PolymorphicFunction=Function,
-                                    GenericFunction=Function,
-                                    ConcreteFunction=ConcreteFunction)
-
-
-experimental = _experimental()
