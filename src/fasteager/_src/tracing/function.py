@@ -54,7 +54,7 @@ import numpy as np
 
 from ... import _core
 from .. import nest
-from ...data.structure import TensorSpec
+from ..composite.structure import TensorSpec
 from ...ops import random_ops
 from ..composite.ragged import RaggedTensor
 from ..composite.sparse import SparseTensor

@@ -8,7 +8,7 @@ their elements, and the outputs the same way.
 import inspect
 
 from ... import _core
-from ...data.structure import TensorSpec
+from ..composite.structure import TensorSpec
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase

@@ -33,7 +33,7 @@ import numpy as np
 
 from ... import _core, _graph
 from ..._graph import KIND_CONTROL, KIND_EFFECT, KIND_OP, KIND_PY_CALL, KIND_READ
-from ...data.structure import TensorSpec
+from ..composite.structure import TensorSpec
 
 _CONTROL_KEEPS = ("cond_keep", "while_loop_keep", "control_flow_grad_keep")
 

@@ -11,7 +11,7 @@ import numpy as np
 from ... import _core, _graph
 from ..._graph import (KIND_CONTROL, KIND_COPY, KIND_EFFECT, KIND_FUSED,  # noqa: F401
                        KIND_OP, KIND_PY_CALL, KIND_READ)
-from ...data import structure as _data_structure
+from ..composite import elements as _data_structure
 from ...errors import InvalidArgumentError, OutOfRangeError
 from ...tensor_shape import TensorShape
 
