@@ -284,7 +284,7 @@ def _replayed_draw(dist, shape, params, dtype, seed):
     """The draw as a graph op when tracing (top level, Python parameters), else None
     (eager; or a trace that then runs eagerly). A shape tensor is read as numbers: one
     taken from an input's shape (``fe.shape(x)``) ties the trace to its sizes, one from
-    values makes the function run eagerly (function.py, ``_Tracer.escape``)."""
+    values makes the function run eagerly (_src/tracing/tracer.py, ``_Tracer.escape``)."""
     tracer = _core.get_tracer()
     if tracer is None or tracer.parent is not None or not all(
             _is_attr(p) for p in params):

@@ -9,7 +9,7 @@ assignments and optimizer updates are recorded as effect steps. The first call r
 the traced (real) results; later calls with the same signature replay the recorded
 kernels in ``_graph.run`` with no conversion, dtype checks or tape work per op.
 Intermediates that never leave the graph are written into buffers the concrete function
-keeps between calls (``_buffers``), so a warm replay allocates only its outputs.
+keeps between calls (``buffers.py``), so a warm replay allocates only its outputs.
 
 Gradients: a call under a recording tape records one node on the tape. Its backward has
 two forms. When no tape watches the backward (first-order gradients, the usual case), it
@@ -28,7 +28,7 @@ Python arguments and the identity of variables and other objects. With
 (``experimental_get_tracing_count``) grows once for it, and the trace serves every size of
 those dimensions when no Python value was taken from the traced sizes (``_Tracer``:
 ``shaped`` registers, ``size_bound``) and a shadow replay at doubled sizes shows it does
-not depend on them (``_relax``); otherwise a new concrete shape is traced again
+not depend on them (``relax.py``); otherwise a new concrete shape is traced again
 internally (recorded attributes such as reshape targets may depend on the shape).
 
 A trace that turns a computed tensor into a Python value (``bool(x)``, ``x.numpy()``,
@@ -64,7 +64,6 @@ from . import relax as _relax
 from .autograph.symbolic import graph_name
 from .autograph.transformer import converted_callable
 from .concrete import ConcreteFunction, PythonOutput
-from .printing import print_  # noqa: F401  (fe.print)
 from .tracer import _give_back, _trace_listeners, _Tracer
 
 Tensor = _core.Tensor
@@ -131,7 +130,7 @@ class Function:
         self._jit_compile = jit_compile
         self._cache = {}
         self._reduce_retracing = reduce_retracing
-        # relaxed traces (see _relax): shapeless key -> [(input shapes with None, trace)];
+        # relaxed traces (see relax.py): shapeless key -> [(input shapes with None, trace)];
         # their plans for the shapes they served: exact key -> ConcreteFunction
         self._relaxed = {}
         self._special = {}
@@ -410,7 +409,7 @@ class Function:
     def _first_call(self, args, kwargs, sig, key, tensors):
         """A call with a key not seen before: served by a relaxed trace whose None
         dimensions it fits, else traced (relaxed, when its signature or
-        ``reduce_retracing`` asks for None dimensions; see _relax)."""
+        ``reduce_retracing`` asks for None dimensions; see relax.py)."""
         variables = _variable_arguments(args, kwargs)
         by_spec = _variable_spec_key(key, variables) if variables else None
         if by_spec is not None:
@@ -562,7 +561,7 @@ class Function:
 
     def _relax(self, cf, tracer, relaxed, args, kwargs, tensors, result, leaves):
         """Let trace ``cf`` serve every size of its None dimensions when the shadow
-        check passes (see _relax), and describe it with them, as TensorFlow does."""
+        check passes (see relax.py), and describe it with them, as TensorFlow does."""
         skeleton, pattern = relaxed
         streams = _random_streams()     # (the check's random draws leave no trace)
         try:

@@ -10,7 +10,7 @@ nothing it recorded holds a number taken from the traced sizes. Three parts make
   ``ones_like`` are ops in a trace (ops/array_ops.py), which read the running input's
   shape at replay, and ops on them follow it;
 * a Python value taken from the sizes ties the trace to them (``_Tracer.size_bound`` in
-  function.py): the value of a tensor computed from shapes alone read by Python code
+  tracer.py): the value of a tensor computed from shapes alone read by Python code
   (``int(fe.shape(x)[0])``, ``fe.zeros(fe.shape(x))``), ``len()`` or a Python loop over
   a traced tensor, and a dimension user code reads of a computed tensor's ``.shape``
   that the check below finds following the sizes. Such a trace is not relaxed: the

@@ -90,7 +90,7 @@ class _Tracer:
         # ops on them), not from their values: read by Python code, they tie the trace to
         # its sizes (``size_bound``), which a replay at the same sizes still serves
         self.shaped = set()
-        self.size_bound = None   # why the trace may not serve other sizes (see _relax)
+        self.size_bound = None   # why the trace may not serve other sizes (see relax.py)
         self.shape_reads = {}    # register -> dimensions of it user code read (shown_shape)
 
     @property
@@ -185,7 +185,7 @@ class _Tracer:
         """``t.shape`` read by user code in a relaxed trace: for an input, the signature's
         shape, None dimensions included, as TensorFlow's symbolic tensors show it; for a
         tensor computed from the inputs, its concrete shape, each dimension user code
-        reads noted (``_relax`` refuses the trace when a read one follows the None
+        reads noted (``relax.py`` refuses the trace when a read one follows the None
         dimensions). None otherwise (fasteager's own code reads concrete shapes)."""
         frame = sys._getframe(1)
         module = frame.f_globals.get("__name__", "")
@@ -438,7 +438,7 @@ class _ReadShape(TensorShape):
     """The concrete shape of a tensor computed from a relaxed trace's inputs, as user code
     gets it (``y.shape``): the dimensions it reads are added to ``read`` (an index reads
     one; iterating, comparing or hashing reads them all), so the trace serves
-    other sizes only when those dimensions do not follow them (see ``_relax``)."""
+    other sizes only when those dimensions do not follow them (see ``relax.py``)."""
 
     def __new__(cls, dims, read):
         shape = TensorShape.__new__(cls, dims)

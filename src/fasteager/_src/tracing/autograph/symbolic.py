@@ -72,7 +72,7 @@ def graph_name(tracer, t):
     """(name, shape text) of tensor ``t`` in ``tracer``'s graph."""
     r = tracer.find(t)
     # (an input of a relaxed trace shows its None dimensions, as TensorFlow's symbolic
-    # shapes do; see _relax)
+    # shapes do; see relax.py)
     shape = getattr(tracer, "relaxed", {}).get(r) or tuple(t._value.shape)
     text = "(%s,)" % shape[0] if len(shape) == 1 else "(%s)" % ", ".join(map(str, shape))
     name = _names(tracer).get(r) if r is not None else None
