@@ -88,18 +88,27 @@ from . import types  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
 from . import experimental  # noqa: F401,E402
 from ._src.composite.extension_type import type_spec_from_value  # noqa: F401,E402
-from ._tf_more import (AggregationMethod, IndexedSlices, TypeSpec,  # noqa: F401,A004,E402
-                       VariableAggregation, VariableSynchronization, as_string,
-                       batch_to_space, broadcast_dynamic_shape, broadcast_static_shape,
-                       clip_by_global_norm, control_dependencies, dynamic_partition,
-                       dynamic_stitch, ensure_shape, fingerprint, get_current_name_scope,
-                       get_static_value, gradients, group, hessians, histogram_fixed_width,
-                       histogram_fixed_width_bins, identity_n, inside_function,
-                       is_symbolic_tensor, is_tensor, no_op, numpy_function, parallel_stack,
-                       realdiv, reverse_sequence, roll, saturate_cast, scalar_mul, searchsorted,
-                       sequence_mask, shape_n, space_to_batch, space_to_batch_nd, timestamp,
-                       truncatediv, truncatemod, tuple, unique, unique_with_counts,
-                       unravel_index)
+from ._src.autodiff.gradients import AggregationMethod, gradients, hessians  # noqa: F401,E402
+from ._src.composite.fingerprint import fingerprint  # noqa: F401,E402
+from ._src.composite.indexed_slices import IndexedSlices, is_tensor  # noqa: F401,E402
+from ._src.composite.strings import as_string  # noqa: F401,E402
+from ._src.composite.type_spec import TypeSpec  # noqa: F401,E402
+from ._src.state.scopes import get_current_name_scope  # noqa: F401,E402
+from ._src.state.variable_options import (VariableAggregation,  # noqa: F401,E402
+                                          VariableSynchronization)
+from ._src.tracing.control_deps import control_dependencies, group, no_op, tuple  # noqa: F401,A004,E402,E501
+from ._src.tracing.host_functions import numpy_function, timestamp  # noqa: F401,E402
+from ._src.tracing.introspection import (get_static_value, inside_function,  # noqa: F401,E402
+                                         is_symbolic_tensor)
+from .ops.array_ops import (broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401,E402
+                            ensure_shape, identity_n, saturate_cast, shape_n)
+from .ops.elementwise_ops import realdiv, scalar_mul, truncatediv, truncatemod  # noqa: F401,E402
+from .ops.indexing_ops import dynamic_partition, dynamic_stitch, unravel_index  # noqa: F401,E402
+from .ops.reduction_ops import clip_by_global_norm  # noqa: F401,E402
+from .ops.segment_ops import histogram_fixed_width, histogram_fixed_width_bins  # noqa: F401,E402
+from .ops.sequence_ops import (batch_to_space, parallel_stack, reverse_sequence,  # noqa: F401,E402
+                               roll, sequence_mask, space_to_batch, space_to_batch_nd)
+from .ops.sort_ops import searchsorted, unique, unique_with_counts  # noqa: F401,E402
 from ._src.autodiff.wrappers import grad_pass_through, recompute_grad  # noqa: F401,E402
 from ._src.initializers import (constant_initializer, ones_initializer,  # noqa: F401,E402
                                 random_normal_initializer, random_uniform_initializer,

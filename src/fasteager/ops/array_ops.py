@@ -17,7 +17,9 @@ import numpy as np
 from .. import _core
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
-from .elementwise_ops import add, cast, convert_same, multiply, subtract, truediv
+from ..tensor_shape import TensorShape
+from .elementwise_ops import (add, cast, clip_by_value, convert_same, is_nan, multiply, subtract,
+                              truediv, where)
 from .registry import (ALL, ANY_DTYPE, as_int, as_shape, check_output_size, composite_call,
                        COMPOSITE_TYPES, defop, execute, LINEAR, normalize_axis, single_axis,
                        sum_axes, unbroadcast)
@@ -34,7 +36,7 @@ def _shape_of(x):
 
 def _batch_free(shape):
     """A reshape target for ``shape`` with its leading dimension as -1: the same reshape,
-    but a traced one then serves other batch sizes (see _relax). As it is when the other
+    but a traced one then serves other batch sizes (see _src/tracing/relax.py). As it is when the other
     dimensions hold no entries (-1 would be ambiguous) or there are none."""
     shape = tuple(shape)
     if len(shape) < 1 or shape[0] <= 1 or 0 in shape[1:]:
@@ -770,3 +772,119 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     check_output_size("one_hot", idx._value.shape + (depth,), np_dtype, "depth %d" % depth)
     return execute(_one_hot, idx, depth=depth, on=on, off=off,
                    axis=-1 if axis == rank else axis, dtype=np_dtype)
+
+
+def saturate_cast(value, dtype, name=None):
+    """``value`` cast to ``dtype``, clamped to its range first (NaN becomes 0 for integers).
+
+    >>> fe.saturate_cast([-300., 5.7, 300.], fe.uint8).numpy()
+    array([  0,   5, 255], dtype=uint8)
+    """
+    x = _core.convert_to_tensor(value)
+    d = as_dtype(dtype)
+    src = x.dtype.as_numpy_dtype
+    dst = d.as_numpy_dtype
+    if x.dtype == d:
+        return x
+    if np.dtype(src).kind in "fiu" and np.dtype(dst).kind in "fiu":
+        info = np.iinfo if np.dtype(dst).kind in "iu" else np.finfo
+        lo, hi = info(dst).min, info(dst).max
+        src_info = np.iinfo if np.dtype(src).kind in "iu" else np.finfo
+        smin, smax = src_info(src).min, src_info(src).max
+        lo_in = None if lo <= smin else np.asarray(lo).astype(src)
+        hi_in = None if hi >= smax else np.asarray(hi).astype(src)
+        if np.dtype(src).kind == "f" and np.dtype(dst).kind in "iu":
+            # the largest src value that does not exceed hi (float(2**31-1) rounds up)
+            while hi_in is not None and float(hi_in) > hi:
+                hi_in = np.nextafter(hi_in, np.asarray(-np.inf, src)).astype(src)
+            x = where(is_nan(x), zeros_like(x), x)
+        if lo_in is not None or hi_in is not None:
+            x = clip_by_value(x, smin if lo_in is None else lo_in,
+                              smax if hi_in is None else hi_in)
+    return cast(x, d)
+
+
+def identity_n(input, name=None):
+    """``fe.identity`` of each of ``input`` (a list of tensors)."""
+    return [identity(x) for x in input]
+
+
+def ensure_shape(x, shape, name=None):
+    """``x`` itself after checking that its shape is compatible with ``shape`` (None: any
+    size); an InvalidArgumentError (a ValueError) otherwise."""
+    t = x._read() if isinstance(x, _core.VariableBase) else _core.convert_to_tensor(x)
+    want = TensorShape(shape)
+    got = TensorShape(t._value.shape)
+    if not want.is_compatible_with(got):
+        raise InvalidArgumentError("ensure_shape: shape of tensor %s is not compatible with "
+                                   "expected shape %s" % (_shape_text(got), _shape_text(want)))
+    return identity(t)
+
+
+def _shape_text(shape):
+    if shape.rank is None:
+        return "<unknown>"
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape.as_list())
+
+
+def shape_n(input, out_type=np.int32, name=None):
+    """``fe.shape`` of each tensor in ``input``."""
+    return [shape(x, out_type=out_type) for x in input]
+
+
+def _broadcast_dims(a, b):
+    """NumPy's broadcast of two dimension lists (None: unknown), or None if incompatible."""
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + list(a)
+    b = [1] * (n - len(b)) + list(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1 or x is None:
+            out.append(y)
+        elif y is None:
+            out.append(x)
+        else:
+            return None
+    return out
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The broadcast of two TensorShapes (unknown dimensions stay unknown unless the other
+    is known and not 1); ValueError if they are incompatible."""
+    sx, sy = TensorShape(shape_x), TensorShape(shape_y)
+    if sx.rank is None or sy.rank is None:
+        return TensorShape(None)
+    out = _broadcast_dims(sx.as_list(), sy.as_list())
+    if out is None:
+        raise ValueError("broadcast_static_shape: incompatible shapes for broadcasting. Two "
+                         "shapes are compatible if for each dimension pair they are either "
+                         "equal or one of them is 1. Received: %s and %s."
+                         % (builtins.tuple(sx.as_list()), builtins.tuple(sy.as_list())))
+    return TensorShape(out)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The broadcast of two shapes given as 1-D integer tensors (or lists), as a tensor of
+    their dtype; InvalidArgumentError if they are incompatible.
+
+    >>> fe.broadcast_dynamic_shape([2, 1, 3], [4, 1]).numpy()
+    array([2, 4, 3], dtype=int32)
+    """
+    tx = _core.convert_to_tensor(shape_x)
+    ty = _core.convert_to_tensor(shape_y, tx.dtype)
+    if tx.dtype.name not in ("int32", "int64"):
+        raise InvalidArgumentError("broadcast_dynamic_shape: shapes must be int32 or int64 "
+                                   "(got %s)" % tx.dtype.name)
+    a = _core.data_of(tx, "broadcast_dynamic_shape")
+    b = _core.data_of(ty, "broadcast_dynamic_shape")
+    if a.ndim != 1 or b.ndim != 1:
+        raise InvalidArgumentError("broadcast_dynamic_shape: shapes must be 1-D (got ranks "
+                                   "%d and %d)" % (a.ndim, b.ndim))
+    out = _broadcast_dims(a.tolist(), b.tolist())
+    if out is None:
+        raise InvalidArgumentError("broadcast_dynamic_shape: incompatible shapes: [%s] vs. [%s]"
+                                   % (",".join(map(str, a.tolist())),
+                                      ",".join(map(str, b.tolist()))))
+    return _core.wrap(np.asarray(out, dtype=a.dtype))

@@ -597,3 +597,37 @@ def right_shift(x, y, name=None):
     """``x >> y`` elementwise, arithmetic for signed integers."""
     x, y = convert_same(x, y)
     return execute(right_shift_op, x, y)
+
+
+def realdiv(x, y, name=None):
+    """``x / y`` for floating-point (or complex) tensors of one dtype."""
+    a, b = convert_same(x, y)
+    if not (a.dtype.is_floating or a.dtype.is_complex):
+        raise InvalidArgumentError("realdiv: expects floating-point or complex tensors (got "
+                                   "%s)" % a.dtype.name)
+    return truediv(a, b)
+
+
+def _integer_zero_check(opname, b):
+    if b.dtype.is_integer:
+        d = _core.data_of(b, opname)
+        if np.any(d == 0):
+            raise InvalidArgumentError("%s: integer division by zero" % opname)
+
+
+def truncatediv(x, y, name=None):
+    """``x / y`` rounded toward zero (C's integer division): ``truncatediv(-7, 2) == -3``."""
+    a, b = convert_same(x, y)
+    if a.dtype.is_integer:
+        _integer_zero_check("truncatediv", b)
+        return multiply(multiply(sign(a), sign(b)), floordiv(abs(a), abs(b)))
+    if not a.dtype.is_floating:
+        raise InvalidArgumentError("truncatediv: expects numbers (got %s)" % a.dtype.name)
+    q = truediv(a, b)
+    return multiply(sign(q), floor(abs(q)))
+
+
+def truncatemod(x, y, name=None):
+    """The remainder of ``truncatediv``: it has the sign of ``x`` (C's ``fmod``)."""
+    a, b = convert_same(x, y)
+    return subtract(a, multiply(truncatediv(a, b), b))

@@ -12,15 +12,17 @@ cumulative log-sum-exp of the cotangent's positive and negative parts, as Tensor
 """
 
 
+import builtins
+
 import numpy as np
 
 from .. import _core, _kernels
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, reshape, transpose, zeros_like
-from .elementwise_ops import (_cj, _CMP, _ones_of, _zeros_of, cast, conj, equal, exp, greater,
-                              is_finite, log, logical_and, maximum, not_equal, NUMERIC_C, sqrt,
-                              square, where)
+from .elementwise_ops import (_cj, _CMP, _ones_of, _zeros_of, add_n, cast, conj, equal, exp,
+                              greater, is_finite, log, logical_and, maximum, minimum, multiply,
+                              not_equal, NUMERIC_C, sqrt, square, truediv, where)
 from .registry import (ALL, as_bool, BOOL, composite_call, COMPOSITE_TYPES, defop, execute, FLOAT,
                        LINEAR, normalize_axis, NUMERIC, single_axis)
 
@@ -51,7 +53,7 @@ def _kept_shape(x, axis):
 def _expand_to_fwd(g, x, axis=None, keepdims=False, mean=False):
     """``g`` (a reduction's gradient, of the reduced shape) spread over ``x``'s shape,
     divided by the count of entries each output summed when ``mean``. Shapes are read from
-    the arrays when it runs, so a traced gradient serves other sizes (see _relax)."""
+    the arrays when it runs, so a traced gradient serves other sizes (see _src/tracing/relax.py)."""
     shape = x.shape
     if mean:
         g = g / np.asarray(_count_axes(shape, axis), g.dtype)
@@ -501,3 +503,37 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     return execute(_clse_op, x, axis=ax, exclusive=as_bool("cumulative_logsumexp", exclusive,
                                                            "exclusive"),
                    reverse=as_bool("cumulative_logsumexp", reverse, "reverse"))
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Scale every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``, where
+    ``global_norm`` is the L2 norm of all of them together; returns
+    ``(list_clipped, global_norm)``. None entries stay None; an infinite norm gives NaNs,
+    as in TensorFlow.
+
+    >>> clipped, norm = fe.clip_by_global_norm([fe.constant([3., 4.])], 1.0)
+    >>> float(norm)
+    5.0
+    """
+    if not isinstance(t_list, (list, builtins.tuple)) or isinstance(t_list, str):
+        raise TypeError("clip_by_global_norm: t_list should be a sequence of tensors (got %s)"
+                        % type(t_list).__name__)
+    ts = [None if t is None else
+          (t._read() if isinstance(t, _core.VariableBase) else _core.convert_to_tensor(t))
+          for t in t_list]
+    present = [t for t in ts if t is not None]
+    if use_norm is None:
+        if not present:
+            raise InvalidArgumentError("clip_by_global_norm: t_list holds no tensor")
+        squares = [reduce_sum(square(cast(t, present[0].dtype))) for t in present]
+        global_norm = sqrt(add_n(squares))
+    else:
+        global_norm = _core.convert_to_tensor(use_norm)
+    dtype = global_norm.dtype
+    c = _core.convert_to_tensor(clip_norm, dtype)
+    one = np.asarray(1.0, dtype.as_numpy_dtype)
+    scale = multiply(c, minimum(truediv(one, global_norm), truediv(one, c)))
+    # an infinite (or NaN) norm makes every entry NaN, as in TensorFlow
+    scale = where(is_finite(global_norm), scale, np.asarray(np.nan, dtype.as_numpy_dtype))
+    clipped = [None if t is None else multiply(t, cast(scale, t.dtype)) for t in ts]
+    return clipped, global_norm

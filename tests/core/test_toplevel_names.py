@@ -1,5 +1,6 @@
-"""TensorFlow's smaller top-level names (fasteager/_tf_more.py, _tf_functional.py,
-ops/sequence_ops.py). Expected values were read from TensorFlow 2.21 itself."""
+"""TensorFlow's smaller top-level names (predicates, graph-era names, shape helpers,
+arithmetic variants, numpy_function, the functional control flow, the sequence ops).
+Expected values were read from TensorFlow 2.21 itself."""
 import warnings
 
 import numpy as np
