@@ -16,7 +16,7 @@ from ..ops import array_ops as a_ops
 from ..ops import indexing_ops as i_ops
 from ..ops import elementwise_ops as ew_ops
 from ..ops.registry import single_axis
-from ._promotion import _holds_tensor, promote, tensor
+from ._promotion import _holds_tensor, check_out, promote, tensor
 
 Tensor = _core.Tensor
 _range = builtins.range
@@ -303,7 +303,6 @@ def atleast_2d(*arys):
 
 def concatenate(arrays, axis=0, out=None, dtype=None):
     """NumPy's ``concatenate`` (promoted to one dtype; ``axis=None`` flattens first)."""
-    from ._promotion import check_out
     check_out("concatenate", out)
     arrays = list(arrays)
     if not arrays:
@@ -317,7 +316,6 @@ def concatenate(arrays, axis=0, out=None, dtype=None):
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
-    from ._promotion import check_out
     check_out("stack", out)
     return a_ops.stack(promote(list(arrays), dtype), axis)
 

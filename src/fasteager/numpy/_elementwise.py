@@ -11,6 +11,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from ..ops import elementwise_ops as ew_ops
 from ..ops import registry
+from ..ops.nn_ops import softplus
 from ._promotion import check_out, promote, tensor, ufunc_operands
 
 _UNARY = {
@@ -166,7 +167,6 @@ def _logaddexp(a, b):
     # and each branch is smooth, so derivatives of every order hold, also at a tie (where
     # the two agree; |a - b| would make the second derivative 0 there). At a tie the
     # gradient splits evenly (sigmoid(0) = 1/2 each).
-    from ..ops.nn_ops import softplus
     with np.errstate(invalid="ignore"):     # inf - inf: NaN in the branch not taken
         out = ew_ops.where(ew_ops.greater_equal(a, b), a + softplus(b - a), b + softplus(a - b))
     same_inf = ew_ops.logical_and(ew_ops.is_inf(a), ew_ops.equal(a, b))     # -inf, -inf gives -inf

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgumentError, UnimplementedError
+from ..ops.array_ops import stack
 from ..ops.elementwise_ops import cast
 
 Tensor = _core.Tensor
@@ -38,8 +39,8 @@ def tensor(x):
         t._np_rules = True
         return t
     if isinstance(x, (list, tuple)) and _holds_tensor(x):
-        from ._arrays import array
-        return array(x)
+        # a (nested) list holding tensors is stacked, so gradients flow through it
+        return stack([tensor(v) for v in x], axis=0)
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as e:

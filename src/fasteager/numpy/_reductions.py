@@ -5,11 +5,12 @@ int64, ``mean``/``var``/``std`` of integers are float64 (asked of NumPy once per
 cached, then the input is cast and the op runs in that dtype).
 """
 import builtins
+import string
 
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
 from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops, reduction_ops as rd_ops
@@ -197,7 +198,6 @@ def cumprod(a, axis=None, dtype=None, out=None):
 def _no(fname, **kwargs):
     if not builtins.any(v is not None for v in kwargs.values()):
         return
-    from ..errors import UnimplementedError
     for k, v in kwargs.items():
         if v is not None:
             raise UnimplementedError("fasteager.numpy.%s: %s= is not supported (expected None)"
@@ -279,7 +279,6 @@ def tensordot(a, b, axes=2):
 def _sublist_subscripts(args):
     """NumPy's sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as a subscript string
     and its operands (axis labels are ints, ``...`` an Ellipsis)."""
-    import string
     letters = string.ascii_letters
 
     def word(sub):
@@ -307,7 +306,6 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, **kwargs
     dtype."""
     check_out("einsum", out)
     if kwargs:
-        from ..errors import UnimplementedError
         raise UnimplementedError("fasteager.numpy.einsum: unsupported keywords %s"
                                  % sorted(kwargs))
     if not isinstance(subscripts, str):

@@ -12,10 +12,12 @@ from .. import _core
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import elementwise_ops as ew_ops
+from ..ops import linalg_ops as l_ops
 from ..ops import sort_ops
 from ..ops.registry import normalize_axis, single_axis
 from ._arrays import concatenate, flip, moveaxis, split, vstack
 from ._promotion import promote, tensor
+from ._reductions import sum as np_sum
 
 _range = builtins.range
 _slice = builtins.slice
@@ -84,7 +86,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 def diag(v, k=0):
     """NumPy's ``diag``: a 1-D input gives a matrix with it on the ``k``-th diagonal, a 2-D
     one its ``k``-th diagonal."""
-    from ..ops import linalg_ops as l_ops
     x = tensor(v)
     k = int(k)
     if x._value.ndim == 1:
@@ -545,6 +546,5 @@ def real_if_close(a, tol=100):
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """NumPy's ``trace``: the sum of the ``offset`` diagonal of the ``axis1``/``axis2``
     planes (a composite of ``diagonal`` and a sum)."""
-    from ._reductions import sum as np_sum
     d = diagonal(a, offset, axis1, axis2)
     return np_sum(d, axis=-1, dtype=dtype, out=out)

@@ -12,7 +12,9 @@ from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
 from ..ops import linalg_ops as l_ops
 from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops, reduction_ops as rd_ops
+from ._arrays import moveaxis
 from ._promotion import promote, tensor
+from ._reductions import dot
 from ._reductions import matmul  # noqa: F401 - np.linalg.matmul
 
 
@@ -60,7 +62,6 @@ def _matrix_norm(t, ord, axis, keepdims):
         out = pick(s, over, keepdims=True)
     elif ord in (2, -2, "nuc"):
         # singular values of the planes (rows, cols), moved last
-        from ._arrays import moveaxis
         sv = l_ops.svd(moveaxis(t, [rows, cols], [-2, -1]), compute_uv=False)
         red = rd_ops.reduce_sum if ord == "nuc" else (rd_ops.reduce_max if ord == 2
                                                        else rd_ops.reduce_min)
@@ -245,7 +246,6 @@ def matrix_power(a, n):
 def multi_dot(arrays, *, out=None):
     """NumPy's ``multi_dot``: the product of the matrices, left to right (1-D ends are a
     row and a column vector, as NumPy)."""
-    from ._reductions import dot
     arrays = list(arrays)
     if len(arrays) < 2:
         raise InvalidArgumentError("fasteager.numpy.linalg.multi_dot: expecting at least two "

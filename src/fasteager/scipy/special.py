@@ -10,6 +10,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from ..numpy._promotion import promote, tensor
 from ..ops import elementwise_ops as ew_ops, nn_ops, reduction_ops as rd_ops
+from ..ops.array_ops import squeeze
 from ..ops import special_ops as sp
 
 
@@ -168,7 +169,6 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     out = ew_ops.log(ew_ops.abs(s)) + shift
     sign = ew_ops.sign(s)
     if not keepdims:
-        from ..ops.array_ops import squeeze
         rank = x._value.ndim
         dims = list(range(rank)) if axis is None else [
             d % rank for d in np.atleast_1d(axis).tolist()]

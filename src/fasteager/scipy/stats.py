@@ -7,9 +7,11 @@ import types
 import numpy as np
 
 from ..ops import linalg_ops as l_ops
+from ..ops.array_ops import reshape
+from ..ops.linalg_ops import diag_part
 from ..ops import elementwise_ops as ew_ops, reduction_ops as rd_ops
 from ..ops import special_ops as sp
-from .special import _const, _float, xlogy
+from .special import _const, _float, betaln, xlog1py, xlogy
 
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 _SQRT2 = np.sqrt(2.0)
@@ -55,8 +57,6 @@ norm.__doc__ = "The normal distribution: pdf, logpdf, cdf, logcdf, sf, logsf (lo
 
 def _mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
     # log N(x; mu, S) = -1/2 |L^-1 (x - mu)|^2 - sum log diag(L) - d/2 log(2 pi), S = L L^T
-    from ..ops.array_ops import reshape
-    from ..ops.linalg_ops import diag_part
     (x,) = _float(x)
     d = x._value.shape[-1]
     mean = 0.0 if mean is None else mean
@@ -107,7 +107,6 @@ gamma.__doc__ = "The gamma distribution: logpdf, pdf (x, a, loc, scale)."
 
 
 def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
-    from .special import betaln, xlog1py
     x, a, b, loc, scale = _float(x, a, b, loc, scale)
     z = (x - loc) / scale
     return xlogy(a - 1, z) + xlog1py(b - 1, -z) - betaln(a, b) - ew_ops.log(scale)
