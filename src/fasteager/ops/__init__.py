@@ -19,6 +19,7 @@ from . import random_ops, attention_ops, fft_ops, signal_ops, rnn_ops  # noqa: F
 from . import image_box_ops, image_color_ops, image_ops  # noqa: F401
 from .registry import NO_GRADIENT, OPS  # noqa: F401
 
+registry.close()
 _core.set_core_ops(OPS)
 # Tensor's methods built on ops (NumPy-style ones come from fasteager.numpy)
 _core.set_array_methods({"T": array_ops.transpose, "astype": elementwise_ops.cast,

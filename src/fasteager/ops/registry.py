@@ -14,6 +14,8 @@ A VJP receives the incoming gradient ``g``, the op's output ``ans`` and its inpu
 Tensors), plus the op's attributes as keywords, and returns the gradient for its input.
 VJPs are written with fasteager ops, so an outer tape records them (higher order).
 Ops without a gradient say why (``no_grad=...``); the op-table test checks every entry.
+Every op is defined in a topic module of ``fasteager/ops/`` that ``ops/__init__`` imports;
+when it has, the table is closed (``close``) and a later ``defop`` raises.
 
 Calls accept only the op's inputs and attributes (``name=`` is accepted and ignored, as
 in TensorFlow): anything else is a ``TypeError``, so NumPy's keywords never reach a
@@ -57,6 +59,7 @@ LINEAR = "linear"               # linear in all inputs together: the op of the t
 MULTILINEAR = "multilinear"     # linear in each input: sum of the op with one tangent
 
 OPS = {}
+_closed = False     # set by close(): the table is complete when ops/__init__ returns
 NO_GRADIENT = {}
 UNREGISTERED_GRADIENT = {}   # op name -> TensorFlow's op name (see unregistered_gradient)
 INTO = {}          # op name -> kernel writing into a given output array
@@ -71,6 +74,10 @@ def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=
     if grads is None and joint_grad is None and no_grad is None:
         raise ValueError("defop: op %r needs a gradient or a no_grad reason" % name)
     nin, attrs = _signature(name, forward, grads, nin, attrs)
+    if _closed:
+        raise RuntimeError("defop: the op table is closed (fasteager.ops has finished "
+                           "importing); define op %r in a topic module of fasteager/ops/ and "
+                           "import that module in ops/__init__" % name)
     op = _core.Op(name, forward, grads=grads, joint_grad=joint_grad, kinds=kinds,
                   same_dtype=same_dtype, multi=multi, check=check, doc=doc,
                   no_grad_reason=no_grad, quiet=quiet, nin=nin, attrs=attrs)
@@ -86,6 +93,13 @@ def defop(name, forward, grads=None, joint_grad=None, kinds=NUMERIC, same_dtype=
     if no_grad is not None:
         NO_GRADIENT[name] = no_grad
     return op
+
+
+def close():
+    """Called once, by ``ops/__init__`` after every topic module has run: from then on
+    ``defop`` raises, so no op can join the table after the core has been handed it."""
+    global _closed
+    _closed = True
 
 
 def unregistered_gradient(name, tf_name):
