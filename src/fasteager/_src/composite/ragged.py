@@ -12,9 +12,10 @@ broadcast against the flat values (or, for one ragged axis, against ``[nrows, 1]
 ``fe.ragged.map_flat_values(op, rt, ...)`` applies any op to the flat values. Reductions:
 ``fe.ragged.reduce_sum/mean/max/min/prod(rt, axis)``.
 
-TensorFlow's own ops take ragged tensors too (see the end of this module): elementwise ops
-through the core's dispatch hook, and ``fe.reduce_*``, ``fe.concat``, ``fe.tile`` and the
-elementwise Python-level functions through ``ops.registry.COMPOSITE_TYPES``.
+TensorFlow's own ops take ragged tensors too (``ragged_ops``, above this module):
+elementwise ops through the core's dispatch hook, and ``fe.reduce_*``, ``fe.concat``,
+``fe.tile`` and the elementwise Python-level functions through
+``ops.registry.COMPOSITE_TYPES``; both are registered through ``dispatch.register_type``.
 """
 import builtins
 

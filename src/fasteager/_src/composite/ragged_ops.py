@@ -1,10 +1,12 @@
-"""TensorFlow's ops on ragged tensors: the handlers ``fasteager.ragged`` registers.
+"""TensorFlow's ops on ragged tensors (the handlers importing ``fasteager.ragged``
+registers), and the ragged shape types ``RowPartition`` and ``DynamicRaggedShape``.
 
 TensorFlow's elementwise ops take ragged tensors and keep their rows; so do its
 reductions, concat, tile and map_fn. The core hands an op call with a RaggedTensor argument
 to ``_dispatch_op`` (``fe.add(rt, 3)``, ``fe.math.sqrt(rt)`` ...); the Python-level
 functions look their argument's type up in ``ops.registry.COMPOSITE_TYPES`` and reach the
-handlers registered at the end of this module. Everything is made of differentiable ops on the flat values.
+handlers registered at the end of this module (through ``dispatch.register_type``).
+Everything is made of differentiable ops on the flat values.
 """
 import numpy as np
 
