@@ -113,7 +113,7 @@ def _erf_ref(x):
 
 
 SPECS = {
-    # ---- math_ops: binary
+    # ---- elementwise_ops: binary
     "add": Spec(fe.add, np.add, BINARY),
     "subtract": Spec(fe.subtract, np.subtract, BINARY),
     "multiply": Spec(fe.multiply, np.multiply, BINARY),
@@ -124,7 +124,7 @@ SPECS = {
     "maximum": Spec(fe.maximum, np.maximum, BINARY),
     "minimum": Spec(fe.minimum, np.minimum, BINARY),
     "squared_difference": Spec(fe.squared_difference, lambda x, y: (x - y) ** 2, BINARY),
-    # ---- math_ops: unary
+    # ---- elementwise_ops: unary
     "negative": Spec(fe.negative, np.negative),
     "abs": Spec(fe.abs, np.abs, domain=away_from_zero),
     "sign": Spec(fe.sign, np.sign, domain=away_from_zero),
@@ -235,7 +235,7 @@ SPECS = {
     # the VJP of getitem; order 2 of this spec differentiates it (repeated indices add up)
     "index_backward": Spec(lambda x: x[np.array([0, 2, 0])], lambda x: x[np.array([0, 2, 0])],
                            [((3, 4),), ((3,),)]),
-    # ---- products, log-sum-exp, scans (math_ops)
+    # ---- products, log-sum-exp, scans (reduction_ops)
     # zeros: none in some rows, one or two in others (the derivatives must stay exact)
     "reduce_prod": Spec(lambda x: fe.reduce_prod(x, axis=-1), lambda x: np.prod(x, axis=-1),
                         [((3,),), ((2, 3),), ((2, 2),), ((0,),)], domain=with_zeros),

@@ -55,7 +55,7 @@ AREA_SPECS = {
     "polygamma": Spec(lambda x: [sp.polygamma(1, x), sp.polygamma(2, x)],
                       lambda x: [_scipy("polygamma")(1, x), _scipy("polygamma")(2, x)],
                       domain=positive, rtol=1e-5),
-    # ---- complex parts (math_ops): real functions of real inputs through complex values
+    # ---- complex parts (elementwise_ops): real functions of real inputs through complex values
     "conj": Spec(lambda x, y: ew_ops.imag(ew_ops.conj(_cplx(x, y)) * _cplx(y, x)),
                  lambda x, y: np.imag(np.conj(_np_cplx(x, y)) * _np_cplx(y, x)), BINARY),
     "real": Spec(lambda x, y: ew_ops.real(fe.exp(_cplx(x, y))),

@@ -1,6 +1,7 @@
-"""The rest of tf.nn: values and errors as TensorFlow 2.21 gives them (literal values
-below were printed by TensorFlow), gradients of the composites against finite
-differences."""
+"""tf.nn convolutions and pooling built from other ops (separable, transposed and 3-D
+convolution, N-D pooling, max_pool_with_argmax, morphology): values and errors as
+TensorFlow 2.21 gives them (literal values below were printed by TensorFlow), gradients
+against finite differences."""
 import numpy as np
 import pytest
 
@@ -17,66 +18,18 @@ def close(t, want, dtype=None, rtol=1e-6, atol=1e-6):
     np.testing.assert_allclose(t.numpy(), np.asarray(want), rtol=rtol, atol=atol)
 
 
-BLOCKS = [[0., 1., 4., 5.], [2., 3., 6., 7.], [8., 9., 12., 13.], [10., 11., 14., 15.]]
-
-
-def test_depth_to_space_and_back():
-    x = fe.reshape(fe.range(16, dtype=fe.float32), [1, 2, 2, 4])
-    close(nn.depth_to_space(x, 2)[0, :, :, 0], BLOCKS)
-    image = fe.reshape(fe.range(16.), [1, 4, 4, 1])
-    close(nn.space_to_depth(image, 2)[0], np.reshape(BLOCKS, (2, 2, 4)))
-    close(nn.depth_to_space(nn.space_to_depth(image, 2), 2), image)
-    nchw = fe.transpose(x, [0, 3, 1, 2])
-    close(nn.depth_to_space(nchw, 2, data_format="NCHW")[0, 0], BLOCKS)
-    with pytest.raises(fe.errors.InvalidArgumentError, match="divisible by: 4"):
-        nn.depth_to_space(fe.zeros([1, 2, 2, 3]), 2)
-    with pytest.raises(fe.errors.InvalidArgumentError, match="divisible by block_size: 2"):
-        nn.space_to_depth(fe.zeros([1, 3, 3, 1]), 2)
-
-
-def test_crelu_and_losses():
-    close(nn.crelu([[-1., 2.]]), [[0., 2., 1., 0.]])
-    close(nn.log_poisson_loss([0., 1., 3.], [0.5, -1., 2.]), [1.6487212, 1.3678794, 1.3890562])
-    close(nn.log_poisson_loss([0., 1., 3.], [0.5, -1., 2.], compute_full_loss=True),
-          [1.6487212, 1.3678794, 3.1531377])
-    close(nn.weighted_cross_entropy_with_logits([0., 1., 1.], [0.5, -1., 2.], 3.),
-          [0.974077, 3.9397852, 0.380784])
-    check_grads(lambda z, x: nn.weighted_cross_entropy_with_logits(z, x, 2.5),
-                [[0.2, 0.9, 0.5], [0.5, -1.0, 2.0]])
-    check_grads(lambda t, x: nn.log_poisson_loss(t, x, compute_full_loss=True),
-                [[0.5, 2.0, 3.0], [0.5, -1.0, 2.0]])
-
-
-def test_moment_statistics():
-    x = fe.constant([[1., 2.], [3., 5.]])
-    count, m_ss, v_ss, shift = nn.sufficient_statistics(x, [0])
-    close(count, 2.)
-    close(m_ss, [4., 7.])
-    close(v_ss, [10., 29.])
-    assert shift is None
-    count, m_ss, v_ss, shift = nn.sufficient_statistics(x, [0], shift=[1., 1.], keepdims=True)
-    close(m_ss, [[2., 5.]])
-    close(v_ss, [[4., 17.]])
-    close(shift, [1., 1.])
-    mean, var = nn.normalize_moments(2., fe.constant([2., 5.]), fe.constant([4., 17.]),
-                                     fe.constant([1., 1.]))
-    close(mean, [2., 3.5])
-    close(var, [1., 2.25])
-    mean0, var0 = nn.moments(x, [0])
-    close(mean, mean0)
-    close(var, var0)
-
-
-def test_local_response_normalization():
-    x = fe.reshape(fe.range(1., 9.), [1, 1, 2, 4])
-    close(nn.local_response_normalization(x, depth_radius=1, bias=1., alpha=0.5, beta=0.75),
-          [[[[0.39079496, 0.4204482, 0.38403648, 0.5679494],
-             [0.37604257, 0.29309627, 0.27329895, 0.38312373]]]])
-    close(nn.lrn(fe.reshape(fe.range(1., 9.), [1, 1, 1, 8])),
-          [[[[0.1042572, 0.16843037, 0.2095291, 0.27937213, 0.34921515, 0.4190582,
-              0.490098, 0.5656854]]]])
-    check_grads(lambda t: nn.lrn(t, depth_radius=1, alpha=0.3),
-                [np.linspace(-1, 1, 10).reshape(1, 1, 2, 5)])
+def _conv3d_ref(x, w, stride, pads, dilation):
+    # direct loops over output positions and filter taps
+    x = np.pad(x, [(0, 0)] + list(pads) + [(0, 0)])
+    kd, kh, kw = w.shape[:3]
+    outs = [(x.shape[1 + i] - (k - 1) * dilation - 1) // stride + 1
+            for i, k in enumerate((kd, kh, kw))]
+    y = np.zeros([x.shape[0]] + outs + [w.shape[-1]])
+    for i, j, k in np.ndindex(*outs):
+        for a, b, c in np.ndindex(kd, kh, kw):
+            y[:, i, j, k] += x[:, i * stride + a * dilation, j * stride + b * dilation,
+                               k * stride + c * dilation] @ w[a, b, c]
+    return y
 
 
 def test_separable_and_transposed_convolutions():
@@ -121,20 +74,6 @@ def test_pool3d():
     got = nn.avg_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID").numpy()
     np.testing.assert_allclose(got, x.reshape(1, 2, 2, 2, 2, 2, 2, 2).mean(axis=(2, 4, 6)))
     check_grads(lambda t: nn.avg_pool3d(t, 2, 1, "SAME"), [x[:, :2, :2, :3, :1]])
-
-
-def _conv3d_ref(x, w, stride, pads, dilation):
-    # direct loops over output positions and filter taps
-    x = np.pad(x, [(0, 0)] + list(pads) + [(0, 0)])
-    kd, kh, kw = w.shape[:3]
-    outs = [(x.shape[1 + i] - (k - 1) * dilation - 1) // stride + 1
-            for i, k in enumerate((kd, kh, kw))]
-    y = np.zeros([x.shape[0]] + outs + [w.shape[-1]])
-    for i, j, k in np.ndindex(*outs):
-        for a, b, c in np.ndindex(kd, kh, kw):
-            y[:, i, j, k] += x[:, i * stride + a * dilation, j * stride + b * dilation,
-                               k * stride + c * dilation] @ w[a, b, c]
-    return y
 
 
 def test_conv3d():
@@ -218,19 +157,6 @@ def test_morphology():
                 [rng.standard_normal((1, 3, 3, 2)), rng.standard_normal((2, 2, 2))])
 
 
-def test_sequence_and_norm_helpers():
-    labels, lengths = nn.collapse_repeated([[1, 1, 2, 2, 2, 3], [4, 4, 5, 0, 0, 0]], [6, 3])
-    close(labels, [[1, 2, 3], [4, 5, 0]], fe.int32)
-    close(lengths, [3, 2], fe.int32)
-    t = fe.constant([[1., 2.], [3., 4.]])
-    args = (fe.constant([1., 2.]), fe.constant([0.5, 1.]), fe.constant([0.1, 0.2]),
-            fe.constant([2., 3.]), 0.01)
-    close(nn.batch_norm_with_global_normalization(t, *args, True),
-          nn.batch_normalization(t, args[0], args[1], args[2], args[3], 0.01))
-    close(nn.batch_norm_with_global_normalization(t, *args, False),
-          nn.batch_normalization(t, args[0], args[1], args[2], None, 0.01))
-
-
 def test_transposed_and_backprop_wrappers():
     rng = np.random.default_rng(7)
     x, w = rng.standard_normal((1, 4, 4, 2)), rng.standard_normal((3, 3, 3, 2))
@@ -248,9 +174,3 @@ def test_transposed_and_backprop_wrappers():
           rtol=1e-12)
     close(nn.depthwise_conv2d_backprop_filter(x, [3, 2, 3, 2], dy, [1, 2, 2, 1], "SAME"), gw,
           rtol=1e-12)
-
-
-def test_space_to_batch_is_the_package_function():
-    assert nn.space_to_batch is fe.space_to_batch
-    assert nn.space_to_batch(fe.reshape(fe.range(8.), [1, 2, 4, 1]), [2, 2],
-                             [[0, 0], [0, 0]]).shape == (4, 1, 2, 1)

@@ -1,5 +1,6 @@
 """Op-table specs of the ops behind the rest of tf.math / tf.bitwise / tf.linalg
-(``ops/more_math_ops.py``, ``linalg.lu``; loaded by tests/ops/op_specs.py).
+(``ops/segment_ops.py``, ``reduction_ops.py``, ``elementwise_ops.py``, ``special_ops.py``,
+``matrix_ops.lu``; loaded by tests/ops/op_specs.py).
 
 The references are plain NumPy loops, independent of the vectorized kernels: segment
 extremes and products one row at a time, the cumulative log-sum-exp as a running
@@ -14,7 +15,7 @@ from fasteager.ops.registry import execute
 from tests.ops.op_specs_base import BINARY, UNARY, Spec, away_from_zero, in_open_unit, positive
 
 # products get an empty segment (4 segments, ids 0..2); the extremes fill theirs with
-# -FLT_MAX / FLT_MAX, too large for finite differences: they are checked in test_more_math
+# -FLT_MAX / FLT_MAX, too large for finite differences: they are checked in test_segment_ops
 
 
 def _ids(n):
@@ -161,7 +162,7 @@ AREA_SPECS = {
                         BINARY, domain=_small_ints, grad=False),
     # TensorFlow records no gradient for Lu: the table checks the LookupError instead
     "lu": Spec(_lu, _lu_ref, [((3, 3),), ((4, 4),), ((1, 1),)], grad=False),
-    # ---- special functions (more_special_ops)
+    # ---- special functions (special_ops)
     "erfinv": Spec(fe.math.erfinv, _scipy("erfinv"), UNARY, domain=in_open_unit),
     "erfcinv": Spec(fe.math.erfcinv, _scipy("erfcinv"), UNARY, domain=_in_0_2),
     "ndtri": Spec(fe.math.ndtri, _scipy("ndtri"), UNARY, domain=_probability),
