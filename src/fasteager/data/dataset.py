@@ -529,8 +529,9 @@ _state_class = []
 
 def _iterator_state(iterator):
     """An iterator's position as a checkpoint value: a Variable whose assignment (what a
-    restore does) moves the iterator there. (The class is made on first use: fe.variables
-    imports this package.)"""
+    restore does) moves the iterator there. (The class is made on first use: the tracing
+    layer, which variables import, still imports data.structure, so this package loads
+    while variables is half-built.)"""
     if not _state_class:
         from .._src.state.variables import Variable
 
