@@ -16,6 +16,8 @@ from .._src.state import devices as _devices
 from .._src.autodiff import tape as autodiff
 from .._src.state import placement
 from .._src.state import replicas
+# (defined there, with fe.nn's public names; kept here for code that imported them here)
+from .._src.state.replicas import compute_average_loss, scale_regularization_loss  # noqa: F401
 from ..ops import _philox, array_ops, random_ops
 from . import _comm
 from . import strategy as _strategy
