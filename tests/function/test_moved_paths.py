@@ -22,3 +22,10 @@ def test_moved_classes_print_as_before():
     assert repr(type(f)) == "<class 'fasteager.function.Function'>"
     assert repr(type(cf)) == "<class 'fasteager.function.ConcreteFunction'>"
     assert repr(type(cf.graph)) == "<class 'fasteager.graph_view.FuncGraph'>"
+
+
+def test_old_functional_ops_path_warns_and_gives_map_fn():
+    import fasteager.ops as ops
+    with pytest.warns(DeprecationWarning, match="fasteager.ops.functional_ops"):
+        module = ops.functional_ops
+    assert module.map_fn is fe.map_fn

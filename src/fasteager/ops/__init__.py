@@ -36,9 +36,17 @@ _DEPRECATED = {
     "more_special_ops": ("special_ops",),
 }
 _shims = {}
+# ops/functional_ops.py (map_fn: control flow, not an op) moved up to the tracing layer;
+# it is looked up by name here (the op table imports nothing above it)
+_MOVED_UP = {"functional_ops": "fasteager._src.tracing.functional"}
 
 
 def __getattr__(name):
+    if name in _MOVED_UP:
+        _warnings.warn("fasteager.ops.%s is deprecated and will be removed in the next "
+                       "release; use fasteager.map_fn (now in %s, private)"
+                       % (name, _MOVED_UP[name]), DeprecationWarning, stacklevel=2)
+        return _importlib.import_module(_MOVED_UP[name])
     if name not in _DEPRECATED:
         raise AttributeError("module 'fasteager.ops' has no attribute %r" % name)
     homes = _DEPRECATED[name]
