@@ -1,4 +1,4 @@
-"""Convolution and pooling ops (``fe.nn.conv2d``, ``max_pool2d`` ...), NHWC / HWIO.
+"""Convolution ops (``fe.nn.conv2d``, ``depthwise_conv2d``, ``conv3d`` ...), NHWC / HWIO.
 
 The forward and backward passes are the CPU kernels of ``fasteager._kernels``; arrays go
 to them as they are (the kernels copy only non-contiguous input). Each kernel-backed
@@ -9,11 +9,12 @@ derivatives run through the same kernels:
     conv2d(x, w)                   dx: conv2d_backprop_input(dy, w)   dw: conv2d_backprop_filter(x, dy)
     conv2d_backprop_input(dy, w)   d dy: conv2d(G, w)                 dw: conv2d_backprop_filter(G, dy)
     conv2d_backprop_filter(x, dy)  dx: conv2d_backprop_input(dy, H)   d dy: conv2d(x, H)
-    avg_pool2d(x)  <->  avg_pool2d_backprop(dy)
-    max_pool2d(x) -> (y, argmax);  max_pool2d_backprop(dy, argmax) scatters, its VJP gathers
 
 depthwise_conv2d has the same three-op scheme (NumPy, one pass per filter tap).
-NCHW and 1-D variants are the 2-D NHWC ops between transposes and reshapes.
+NCHW and 1-D variants are the 2-D NHWC ops between transposes and reshapes; separable
+and transposed convolutions compose these ops, and ``conv3d`` runs as one matmul per
+filter tap (exact, slow only for large windows), so their gradients come from the ops'
+own. Pooling is in ``pool_ops``.
 """
 
 import itertools

@@ -462,7 +462,7 @@ def add_n(inputs, name=None):
 
 # ---- hyperbolic and inverse trigonometric functions --------------------------------------
 
-# Complex inputs (as TensorFlow's): the gradient is g * conj(f'(z)) (see math_ops._cj).
+# Complex inputs (as TensorFlow's): the gradient is g * conj(f'(z)) (see _cj above).
 # d sinh(x) = cosh(x) dx;  d cosh(x) = sinh(x) dx
 sinh = defop("sinh", np.sinh, kinds=FLOAT_C, grads=[lambda g, ans, x: g * _cj(cosh(x))],
              quiet=True)

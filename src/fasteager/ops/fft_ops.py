@@ -8,7 +8,7 @@ NumPy's pocketfft computes them (``np.fft``; float32 stays complex64 as in NumPy
 NumPy's ``norm`` ("backward", "ortho", "forward"). Everything else (``fft2``, ``fftn``,
 ``rfftn``, shifts) composes these in ``fasteager.numpy.fft``.
 
-Gradients follow the complex convention of ``math_ops`` (grad = dL/dx + i dL/dy), so a
+Gradients follow the complex convention of ``elementwise_ops`` (grad = dL/dx + i dL/dy), so a
 linear map A has the VJP ``A^H g``. The DFT matrix F is symmetric, so F^H g =
 conj(F conj(g)): the VJP of ``fft`` is ``conj(fft(conj(g)))`` with the same attributes, and
 the same holds for the inverse. ``rfft`` is F followed by keeping the first n//2 + 1

@@ -260,7 +260,8 @@ def _parse_einsum(subscripts, shapes):
 
 def _einsum_grad(g, ans, inputs, attrs, needs):
     # d/dX_i of einsum(s_1,...,s_n -> out) is einsum(out, s_j (j != i) -> s_i) applied to g
-    # (the others conjugated for complex operands: TensorFlow's convention, see math_ops._cj).
+    # (the others conjugated for complex operands: TensorFlow's convention, see
+    # elementwise_ops._cj).
     # Axes only in s_i are broadcast (a ones operand supplies them); a letter repeated in
     # s_i (a diagonal) gets a fresh name and an identity operand ties the two together.
     subs = attrs["subscripts"]
@@ -396,7 +397,7 @@ def _linalg_call(opname, fn):
 
 def _inv_grad(g, ans, a):
     # d inv(A) = -inv(A) dA inv(A)  =>  dA = -inv(A)^T g inv(A)^T  (Giles 2008, sec. 2.2.3);
-    # complex: the conjugate transposes (TensorFlow's convention, see math_ops)
+    # complex: the conjugate transposes (TensorFlow's convention, see elementwise_ops)
     c = _cj(ans)
     return -matmul(matmul(c, g, transpose_a=True), c, transpose_b=True)
 

@@ -5,7 +5,8 @@ written with fasteager ops, so they are differentiable in turn (second derivativ
 Softmax and the cross-entropies run the fused kernels of ``fasteager._kernels``; the
 fused cross-entropy ops return ``(loss, backprop)`` as TensorFlow's do, so the first
 derivative is a product with a value already computed, and the second derivative
-differentiates ``backprop`` through ops. Convolution and pooling live in ``conv_ops``.
+differentiates ``backprop`` through ops. Convolution and pooling live in ``conv_ops`` and
+``pool_ops``, normalization and moments in ``norm_ops``.
 """
 
 import math

@@ -16,6 +16,11 @@ same formula, so derivatives of every order exist.
 
 ``fused_batch_norm_v1`` is ``fe.compat.v1.nn.fused_batch_norm`` (TensorFlow's signature:
 NHWC or NCHW, training or inference, ``exponential_avg_factor``).
+
+Below them, the composites of ``tf.nn``'s normalization family: ``moments``,
+``batch_normalization``, ``sufficient_statistics``/``normalize_moments``,
+``weighted_moments``, local response normalization and
+``batch_norm_with_global_normalization``.
 """
 
 
@@ -264,7 +269,6 @@ def fused_batch_norm_v1(x, scale, offset, mean=None, variance=None, epsilon=0.00
     return y, batch_mean, batch_var
 
 
-__all__ = ["batch_norm_inference", "fused_batch_norm_train", "fused_batch_norm_v1"]
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
@@ -371,3 +375,9 @@ def batch_norm_with_global_normalization(input, mean, variance, beta, gamma,
     return batch_normalization(input, mean, variance, beta,
                                gamma if scale_after_normalization else None,
                                variance_epsilon)
+
+
+__all__ = ["batch_norm_inference", "batch_norm_with_global_normalization",
+           "batch_normalization", "fused_batch_norm_train", "fused_batch_norm_v1",
+           "local_response_normalization", "lrn", "moments", "normalize_moments",
+           "sufficient_statistics", "weighted_moments"]

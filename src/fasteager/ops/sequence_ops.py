@@ -1,12 +1,9 @@
-"""TensorFlow's array ops that move entries by computed positions: ``roll``,
-``reverse_sequence``, ``dynamic_partition``/``dynamic_stitch``, ``unique``,
-``searchsorted``, ``sequence_mask``, ``unravel_index``, the fixed-width histograms and the
-block rearrangements ``space_to_batch_nd`` / ``batch_to_space``.
+"""Sequences and block rearrangements: ``roll``, ``reverse_sequence``, ``sequence_mask``,
+``collapse_repeated``, ``parallel_stack``, ``space_to_batch_nd`` / ``batch_to_space``
+and ``depth_to_space`` / ``space_to_depth``.
 
-Some are ops of their own, so that ``fe.function`` replays them with new values:
-``searchsorted`` and ``unravel_index`` (integer results, no gradient), ``unique`` and
-``unique_with_counts`` (TensorFlow registers no gradient: a tape raises its LookupError)
-and ``reverse_sequence`` (its own adjoint). The others compute positions in NumPy from the index arguments
+``reverse_sequence`` is an op of its own (its own adjoint), so that ``fe.function``
+replays it with new values. The others compute positions in NumPy from the index arguments
 (``_core.data_of``, which tells a tracing ``fe.function`` that the graph depends on those
 values, so it runs such a function eagerly) and move the entries through ``getitem``,
 ``reshape``, ``transpose`` and ``pad``, whose gradients already exist; outputs that are

@@ -1,5 +1,5 @@
-"""Signal processing (``fe.signal``): FFTs over the innermost axes, shifts, framing, windows, the short-time
-Fourier transform, DCTs and mel features, as ``tf.signal``.
+"""Signal processing (``fe.signal``): FFTs over the innermost axes, shifts, framing,
+windows, the short-time Fourier transform, DCTs and mel features, as ``tf.signal``.
 
 The transforms run on the op table's ``fft``/``rfft``/``irfft`` ops (``ops/fft_ops.py``,
 NumPy's pocketfft), so they are differentiable; framing and overlap-add are gathers and

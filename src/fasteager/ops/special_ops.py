@@ -1,15 +1,31 @@
-"""Special functions (erf, the gamma family, hyperbolic and inverse trigonometric functions)
-and order statistics (sort, argsort, top_k).
+"""Special functions: erf/erfc, the gamma family (lgamma, digamma, polygamma), and below
+them the inverse error functions, the normal quantile, Hurwitz zeta, incomplete gamma and
+beta, modified Bessel I0/I1, the ``xlogy`` family, ``lbeta`` and ``polyval``.
 
 erf runs in C (``_special.pyx``, libm's ``erf``/``erff``: float32 stays float32). lgamma,
 digamma and polygamma are vectorized NumPy (a Lanczos sum, and the recurrence plus the
 asymptotic series), computed in float64 and rounded once to the input's dtype; each one's
-gradient is the next, so derivatives of any order exist. Sorting
-ops compute a permutation with NumPy and gather values through ``getitem``, so their
-gradients scatter back through the permutation and are differentiable again (order 2).
-Indices are int32 (TensorFlow's ``argsort`` and ``top_k`` dtype).
-"""
+gradient is the next, so derivatives of any order exist.
 
+Beyond the gamma family, every kernel computes in float64 and rounds once to the input's
+dtype (float32 stays float32), scipy-free:
+
+- ``ndtri`` starts from Acklam's rational approximation (relative error 1.2e-9) and takes
+  two Halley steps on libm's ``erfc``, which is accurate in both tails; ``erfinv`` and
+  ``erfcinv`` reach it through ``p = (1 + y) / 2`` and ``q = (1 - y) / 2``, both exact, and
+  for ``|y| < 0.5``, where ``p`` would round ``y`` away, Newton steps on ``erf`` itself;
+- ``igamma``/``igammac``: the power series of P for ``x < a + 1``, Lentz's continued
+  fraction of Q otherwise (Numerical Recipes, 6.2); ``betainc``: the continued fraction
+  of I_x(a, b) on the side of ``(a + 1) / (a + b + 2)`` where it converges (NR 6.4);
+- Bessel I0/I1: the power series for ``|x| <= 20`` and the asymptotic expansion beyond
+  (terms there fall below e^-40 before they start growing); the scaled ``i0e``/``i1e``
+  never form ``exp(|x|)``.
+
+Gradients are TensorFlow's: ``zeta`` only in ``q``, ``betainc`` only in ``x`` (TF returns
+None for the others), ``igamma``/``igammac`` in both, ``a`` through ``igamma_grad_a``
+(the series of dP/da term by term), which, as TensorFlow's IgammaGradA, has no gradient
+of its own.
+"""
 import math
 
 import numpy as np
