@@ -560,7 +560,9 @@ def linearize(f, *primals):
     return out, f_jvp
 
 # The classes keep the module name they had before the move to fasteager._src: it is
-# what their repr and saved references show.
+# what their repr and saved references (pickles) show, so that name still imports, as
+# this module (fe.forward, the attribute, warns: see the package root).
 for _cls in (_ForwardState, _Watcher, _Paused, ForwardAccumulator, _Recorder):
     _cls.__module__ = "fasteager.forward"
 del _cls
+sys.modules.setdefault("fasteager.forward", sys.modules[__name__])

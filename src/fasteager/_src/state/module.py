@@ -23,6 +23,7 @@ decorated with ``fe.Module.with_name_scope`` run inside it.
 """
 import functools
 import re
+import sys as _sys
 import threading
 
 from .variables import Variable
@@ -246,7 +247,9 @@ class Module:
         return wrapped
 
 # The classes keep the module name they had before the move to fasteager._src: it is
-# what their repr and saved references show.
+# what their repr and saved references (pickles) show, so that name still imports, as
+# this module (fe.module, the attribute, warns: see the package root).
 for _cls in (name_scope, Module):
     _cls.__module__ = "fasteager.module"
 del _cls
+_sys.modules.setdefault("fasteager.module", _sys.modules[__name__])

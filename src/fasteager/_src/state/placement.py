@@ -7,6 +7,7 @@ default) the op runs on the CPU and a warning is issued once; with it off, a cle
 is raised. Where an op runs when a GPU exists is decided in ``fasteager.cuda.ops``.
 """
 import re
+import sys as _sys
 import threading
 import warnings
 
@@ -147,7 +148,9 @@ def get_soft_device_placement():
     return _soft_placement
 
 # The classes keep the module name they had before the move to fasteager._src: it is
-# what their repr and saved references show.
+# what their repr and saved references (pickles) show, so that name still imports, as
+# this module (fe.placement, the attribute, warns: see the package root).
 for _cls in (device,):
     _cls.__module__ = "fasteager.placement"
 del _cls
+_sys.modules.setdefault("fasteager.placement", _sys.modules[__name__])

@@ -5,6 +5,8 @@ The value lives in ``VariableBase`` (Cython). Reading a variable inside a tape w
 in place unless someone still holds the old value (then the variable moves to a fresh
 buffer): a value saved for a gradient never changes afterwards.
 """
+import sys as _sys
+
 import numpy as np
 
 from ... import _core
@@ -404,7 +406,9 @@ def is_variable(x):
 __all__ = ["Variable", "as_dtype", "is_variable"]
 
 # The classes keep the module name they had before the move to fasteager._src: it is
-# what their repr and saved references show.
+# what their repr and saved references (pickles) show, so that name still imports, as
+# this module (fe.variables, the attribute, warns: see the package root).
 for _cls in (Variable, ResourceVariable, _SliceOfVariable, _UnreadVariable):
     _cls.__module__ = "fasteager.variables"
 del _cls
+_sys.modules.setdefault("fasteager.variables", _sys.modules[__name__])
