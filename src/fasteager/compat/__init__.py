@@ -7,7 +7,9 @@ is fasteager itself.
 """
 import sys as _sys
 
-from . import v1  # noqa: F401
+from . import v1
+
+__all__ = ["v1", "v2"]
 
 
 def __getattr__(name):

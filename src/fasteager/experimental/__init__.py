@@ -2,14 +2,15 @@
 types ``DynamicRaggedShape`` and ``RowPartition``, extension types (``ExtensionType``,
 ``BatchableExtensionType``, ``ExtensionTypeSpec``) and type-based dispatch of API
 functions (``dispatch_for_api`` and the elementwise ones, ``unregister_dispatch_for``)."""
-from .._src.composite.dispatch import (dispatch_for_api,  # noqa: F401
-                                       dispatch_for_binary_elementwise_apis,
-                                       dispatch_for_unary_elementwise_apis,
-                                       unregister_dispatch_for)
-from .._src.composite.extension_type import (BatchableExtensionType,  # noqa: F401
-                                             ExtensionType, ExtensionTypeSpec)
-from .._src.composite.ragged_ops import DynamicRaggedShape, RowPartition  # noqa: F401
+from .._src.composite.dispatch import (
+    dispatch_for_api,
+    dispatch_for_binary_elementwise_apis,
+    dispatch_for_unary_elementwise_apis,
+    unregister_dispatch_for,
+)
+from .._src.composite.extension_type import BatchableExtensionType, ExtensionType, ExtensionTypeSpec
+from .._src.composite.ragged_ops import DynamicRaggedShape, RowPartition
 
 __all__ = ["BatchableExtensionType", "DynamicRaggedShape", "ExtensionType", "ExtensionTypeSpec",
-           "RowPartition", "dispatch_for_api", "dispatch_for_binary_elementwise_apis",
-           "dispatch_for_unary_elementwise_apis", "unregister_dispatch_for"]
+    "RowPartition", "dispatch_for_api", "dispatch_for_binary_elementwise_apis",
+    "dispatch_for_unary_elementwise_apis", "unregister_dispatch_for"]

@@ -1,5 +1,6 @@
 """``fe.types`` (TensorFlow's ``tf.types``): its ``experimental`` namespace of base types."""
-from .._src.tracing.trace_type import TraceType  # noqa: F401 - its __module__ names it here
-from . import experimental  # noqa: F401
+# TraceType's __module__ names this package (printed types, pickles), so it is here too
+from .._src.tracing.trace_type import TraceType  # noqa: F401
+from . import experimental
 
 __all__ = ["experimental"]

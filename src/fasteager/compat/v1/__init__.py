@@ -1,2 +1,4 @@
 """``fe.compat.v1``: ``logging`` and ``nn.fused_batch_norm`` of TensorFlow 1's API."""
-from . import logging, nn  # noqa: F401
+from . import logging, nn
+
+__all__ = ["logging", "nn"]
