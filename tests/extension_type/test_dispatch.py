@@ -228,3 +228,24 @@ def test_subclass_made_after_registration_dispatches_on_ops(registered):
         pass
     out = tf.abs(Later([-1, 2], [True, True]))
     check(out, [1, 2], [True, True])
+
+
+def test_dispatch_on_a_wrapped_function_and_back(registered):
+    # fe.strings.length is a wrapper (a closure with __wrapped__): it dispatches, keeps its
+    # signature, and is itself again after unregistering
+    length = tf.strings.length
+    sig = inspect.signature(length)
+    wrapped = length.__wrapped__
+
+    @tf.experimental.dispatch_for_api(tf.strings.length)
+    def masked_length(input: MaskedTensor, unit="BYTE", name=None):
+        return MaskedTensor(tf.strings.length(input.values, unit), input.mask)
+    registered.append(masked_length)
+    m = MaskedTensor(tf.constant(["ab", "cde"]), [True, False])
+    check(length(m), [2, 3], [True, False])
+    assert inspect.signature(length) == sig
+    np.testing.assert_array_equal(length(["xy"]).numpy(), [2])
+    tf.experimental.unregister_dispatch_for(masked_length)
+    assert length.__wrapped__ is wrapped and inspect.signature(length) == sig
+    with pytest.raises(ValueError):
+        length(m)

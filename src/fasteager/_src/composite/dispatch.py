@@ -214,6 +214,9 @@ def _make({free}):
 """
 
 
+_NONE = object()
+
+
 def _install_trampoline(f, entry):
     code = f.__code__
     free = code.co_freevars
@@ -234,17 +237,21 @@ def _install_trampoline(f, entry):
     original.__qualname__ = f.__qualname__
     original.__module__ = f.__module__
     original.__doc__ = f.__doc__
-    saved = (code, f.__defaults__, f.__kwdefaults__)
+    saved = (code, f.__defaults__, f.__kwdefaults__, f.__dict__.get("__wrapped__", _NONE))
     f.__code__ = trampoline.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     f.__defaults__ = None
     f.__kwdefaults__ = {"_fe_dispatch_entry_": entry}
-    f.__wrapped__ = original            # inspect.signature(f) shows f's own parameters
+    if saved[3] is _NONE:               # inspect.signature(f) shows f's own parameters
+        f.__wrapped__ = original
     return original, saved
 
 
 def _remove_trampoline(f, saved):
-    f.__code__, f.__defaults__, f.__kwdefaults__ = saved
-    f.__dict__.pop("__wrapped__", None)
+    f.__code__, f.__defaults__, f.__kwdefaults__, wrapped = saved
+    if wrapped is _NONE:
+        f.__dict__.pop("__wrapped__", None)
+    else:
+        f.__wrapped__ = wrapped
 
 
 def _entries_for(apis, what):
