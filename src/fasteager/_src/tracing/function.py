@@ -685,9 +685,10 @@ class Function:
 
 def _caller_level():
     """The ``stacklevel`` of a warning issued in this module that names the first frame
-    outside it (the user's call of the function)."""
+    outside the tracing package (the user's call of the function; the modules fe.function
+    was split into count as one, as the one module they were)."""
     level, frame = 2, sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename == __file__:
+    while frame is not None and frame.f_code.co_filename.startswith(_TRACING_DIR):
         frame, level = frame.f_back, level + 1
     return level
 
@@ -793,7 +794,9 @@ def _input_names(python_function, args, kwargs, tensors, input_signature):
     return names
 
 
-# fasteager's directory (this module is fasteager/_src/tracing/function.py)
+# the tracing package's directory, and fasteager's (this module is
+# fasteager/_src/tracing/function.py)
+_TRACING_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))) + os.sep
 
