@@ -3,10 +3,15 @@
 Thin aliases of the modern names (``tfe.gradients_function`` is
 ``fe.gradients_function``, and so on).
 """
-from .._src.state import placement as _device
 from .. import enable_eager_execution, executing_eagerly  # noqa: F401
-from .._src.autodiff.tape import (custom_gradient, gradients_function, implicit_gradients,  # noqa: F401
-                        implicit_value_and_gradients, value_and_gradients_function)
+from .._src.autodiff.tape import (  # noqa: F401
+    custom_gradient,
+    gradients_function,
+    implicit_gradients,
+    implicit_value_and_gradients,
+    value_and_gradients_function,
+)
+from .._src.state import placement as _device
 from .._src.state.variables import Variable  # noqa: F401
 from ..data.dataset import OwnedIterator
 

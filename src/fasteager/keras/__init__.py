@@ -3,20 +3,38 @@
 >>> model = fe.keras.Sequential([fe.keras.layers.Dense(10)])
 >>> model.compile(optimizer="adam", loss="mse")
 """
-from . import (activations, backend, callbacks, constraints, initializers,  # noqa: F401
-               layers, losses, metrics, models, regularizers, utils)
-from .layers import Input  # noqa: F401
-from .training import Model, Sequential  # noqa: F401
-from . import functional  # noqa: F401 - registers Functional, which Model(inputs, outputs) makes
-from . import applications, datasets, optimizers, preprocessing  # noqa: F401
-from . import config  # noqa: F401
-from ._naming import KerasVariable as Variable, name_scope  # noqa: F401
+from . import (  # noqa: F401  # noqa: F401
+    activations,
+    applications,
+    backend,
+    callbacks,
+    config,  # noqa: F401
+    constraints,
+    datasets,
+    functional,  # noqa: F401 - registers Functional, which Model(inputs, outputs) makes
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    preprocessing,
+    regularizers,
+    utils,
+)
+from ._naming import KerasVariable as Variable  # noqa: F401
+from ._naming import name_scope
 from .initializers import Initializer  # noqa: F401
-from .layers import KerasTensor, Layer  # noqa: F401
+from .layers import (  # noqa: F401
+    Input,  # noqa: F401
+    KerasTensor,
+    Layer,
+)
 from .losses import Loss  # noqa: F401
 from .metrics import Metric  # noqa: F401
 from .optimizers import Optimizer  # noqa: F401
 from .regularizers import Regularizer  # noqa: F401
+from .training import Model, Sequential  # noqa: F401
 
 __version__ = "3.15.1"   # the Keras release whose behaviour fe.keras follows
 
@@ -29,6 +47,8 @@ def version():
 def device(device_name):
     """``with fe.keras.device("cpu:0"):`` places the ops inside, as ``keras.device``."""
     return _device(device_name)
-from . import random  # noqa: F401,E402
-from . import tree  # noqa: F401,E402
 from .._src.state.placement import device as _device
+from . import (
+    random,  # noqa: F401,E402
+    tree,  # noqa: F401,E402
+)

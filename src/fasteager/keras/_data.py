@@ -10,12 +10,12 @@ import numpy as np
 
 from .. import random as fe_random
 from .._core import Tensor
+from .._src.composite.leaves import LEAVES
+from .._src.state.variables import Variable
+from ..data.structure import to_array
 from ..ops.array_ops import constant
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
-from .._src.state.variables import Variable
-from ..data.structure import to_array
-from .._src.composite.leaves import LEAVES
 
 
 def is_dataset(x):

@@ -8,7 +8,6 @@ from .. import nn
 from .._core import convert_to_tensor
 from ..ops.elementwise_ops import expm1, minimum, where
 
-
 # ---- activations --------------------------------------------------------------------------
 
 def softmax(x, axis=-1):

@@ -13,8 +13,8 @@ model's order.
 """
 from .. import saved_model
 from .._src import nest
-from ..data.structure import TensorSpec
 from .._src.tracing.function import Function
+from ..data.structure import TensorSpec
 from .training import Model
 
 

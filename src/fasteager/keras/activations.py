@@ -2,16 +2,15 @@
 
 >>> fe.keras.activations.get("relu")(fe.constant([-1., 2.]))
 """
-from .. import math as fe_math, nn
-from ..ops import array_ops, elementwise_ops, reduction_ops
+from .. import math as fe_math
+from .. import nn
 from .._core import convert_to_tensor
+from ..ops import array_ops, elementwise_ops, reduction_ops
 from ..ops.array_ops import broadcast_to, ones_like, reshape, shape, split, zeros_like
 from ..ops.elementwise_ops import cast, clip_by_value, exp, maximum, minimum, sqrt, square
 from ..ops.reduction_ops import reduce_sum
 from ..ops.sort_ops import sort
-
-from . import _ops
-from . import _serialization
+from . import _ops, _serialization
 
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):

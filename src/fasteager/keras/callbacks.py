@@ -8,16 +8,16 @@ import warnings
 
 import numpy as np
 
-from ..distribute import strategy as _distribute
-from .._src.state import replicas
-from .utils import Progbar, _write
-from ..train.checkpoint import Checkpoint
-from ..ops import random_ops
-from ..errors import OpError
-from .._src.io.atomic import atomic_write
 from .. import summary
+from .._src.io.atomic import atomic_write
+from .._src.state import replicas
+from ..distribute import strategy as _distribute
+from ..errors import OpError
+from ..ops import random_ops
+from ..train.checkpoint import Checkpoint
 from .optimizers import schedules as _schedules
 from .optimizers.base import _var_key
+from .utils import Progbar, _write
 
 
 class Callback:

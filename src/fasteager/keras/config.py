@@ -6,8 +6,15 @@
 They are process-wide, as in Keras 3.
 """
 from ._serialization import enable_unsafe_deserialization  # noqa: F401
-from .backend import (backend, epsilon, floatx, image_data_format,  # noqa: F401
-                      set_epsilon, set_floatx, set_image_data_format)
+from .backend import (  # noqa: F401
+    backend,
+    epsilon,
+    floatx,
+    image_data_format,
+    set_epsilon,
+    set_floatx,
+    set_image_data_format,
+)
 
 
 def is_nnx_enabled():

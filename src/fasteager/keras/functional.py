@@ -23,19 +23,18 @@ or one for all), ``loss_weights`` and metrics per output, logged as ``<output>_l
 ``<output>_<metric>``, as Keras 3 does.
 """
 from .. import errors, nest
-from ..ops import array_ops, elementwise_ops
 from .._core import Tensor, convert_to_tensor
+from .._src.state.variables import Variable
+from ..errors import DataLossError
+from ..ops import array_ops, elementwise_ops
 from ..ops.elementwise_ops import add, cast, multiply, negative, subtract, truediv
 from ..ops.linalg_ops import matmul
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
-from .._src.state.variables import Variable
-
+from . import _serialization
+from ._serialization import deserialize_keras_object, in_safe_mode, serialize_keras_object
 from .layers.base import InputLayer, KerasTensor, Layer, ListInput, set_symbolic_op
 from .training import Model, _next_mask, _takes_mask, set_functional_class
-from ._serialization import deserialize_keras_object, in_safe_mode, serialize_keras_object
-from . import _serialization
-from ..errors import DataLossError
 
 _TENSOR_TAG = "__keras_tensor__"
 

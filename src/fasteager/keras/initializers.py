@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from .. import dtypes, random as fe_random
+from .. import dtypes
+from .. import random as fe_random
 from .._src import initializers as _family
 from ..ops import array_ops
 from . import _serialization

@@ -11,21 +11,41 @@ stable ``fe.nn`` cross-entropy ops.
 """
 import numpy as np
 
-from .. import dtypes, errors, math as fe_math, nn
-from ..ops import elementwise_ops
+from .. import dtypes, errors, nn
+from .. import math as fe_math
 from .._core import convert_to_tensor
-from ..ops.array_ops import (constant, expand_dims, fill, one_hot, ones_like, reshape, shape,
-                             squeeze, transpose, zeros_like)
-from ..ops.elementwise_ops import (cast, clip_by_value, equal, log, logical_and, logical_not,
-                                   maximum, minimum, not_equal, sigmoid, square, where)
+from .._src.state.variables import Variable
+from ..ops import elementwise_ops
+from ..ops.array_ops import (
+    constant,
+    expand_dims,
+    fill,
+    one_hot,
+    ones_like,
+    reshape,
+    shape,
+    squeeze,
+    transpose,
+    zeros_like,
+)
+from ..ops.elementwise_ops import (
+    cast,
+    clip_by_value,
+    equal,
+    log,
+    logical_and,
+    logical_not,
+    maximum,
+    minimum,
+    not_equal,
+    sigmoid,
+    square,
+    where,
+)
 from ..ops.linalg_ops import matmul
 from ..ops.reduction_ops import reduce_logsumexp, reduce_max, reduce_mean, reduce_sum
-from .._src.state.variables import Variable
-
-from . import _ctc, _ops, backend
-from . import _serialization
-from .layers.base import get_keras_mask
-from .layers.base import set_keras_mask
+from . import _ctc, _ops, _serialization, backend
+from .layers.base import get_keras_mask, set_keras_mask
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean", "mean_with_sample_weight",
                "auto")

@@ -13,19 +13,18 @@ import functools
 
 import numpy as np
 
-from .. import dtypes, errors, math as fe_math
-from ..ops import array_ops
+from .. import dtypes, errors
+from .. import math as fe_math
 from .._core import Tensor, convert_to_tensor
-from ..ops.array_ops import constant, expand_dims, identity, ones_like, size, squeeze
-from ..ops.reduction_ops import argmax, reduce_mean, reduce_sum
-from ..ops.elementwise_ops import cast, equal
 from .._src.state.variables import Variable
-
-from . import _naming, backend, losses as _losses
-from ..distribute import strategy as _distribute
-from . import _serialization
 from .._src.tracing.tracer import current_tracer
-from . import initializers
+from ..distribute import strategy as _distribute
+from ..ops import array_ops
+from ..ops.array_ops import constant, expand_dims, identity, ones_like, size, squeeze
+from ..ops.elementwise_ops import cast, equal
+from ..ops.reduction_ops import argmax, reduce_mean, reduce_sum
+from . import _naming, _serialization, backend, initializers
+from . import losses as _losses
 
 
 def _np(x):

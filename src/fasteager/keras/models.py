@@ -2,9 +2,9 @@
 
 ``load_model``/``save_model``: whole models (``fe.keras.saving``).
 """
-from .training import Model, Sequential  # noqa: F401
-from .saving import load_model, save_model  # noqa: F401
 from ._saved_model import export
+from .saving import load_model, save_model  # noqa: F401
+from .training import Model, Sequential  # noqa: F401
 
 
 def _export(self, filepath, format="tf_saved_model", verbose=True, input_signature=None,

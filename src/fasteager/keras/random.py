@@ -13,13 +13,13 @@ import threading
 
 import numpy as np
 
-from .. import dtypes, random as fe_random
+from .. import dtypes
+from .. import random as fe_random
 from .._core import convert_to_tensor
 from ..ops.array_ops import constant, zeros_like
-from ..ops.indexing_ops import gather
 from ..ops.elementwise_ops import cast
+from ..ops.indexing_ops import gather
 from ..ops.sort_ops import argsort
-
 from . import _naming, backend
 
 _INT32_MAX = np.iinfo(np.int32).max

@@ -2,11 +2,11 @@
 
 >>> layer = fe.keras.layers.Dense(4, kernel_regularizer=fe.keras.regularizers.l2(1e-4))
 """
-from ..ops import elementwise_ops
 from .._core import convert_to_tensor
+from ..ops import elementwise_ops
 from ..ops.array_ops import constant
-from ..ops.reduction_ops import reduce_sum
 from ..ops.elementwise_ops import square
+from ..ops.reduction_ops import reduce_sum
 from . import _serialization
 
 

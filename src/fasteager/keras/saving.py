@@ -30,16 +30,22 @@ import os
 import zipfile
 
 from .._src.io import atomic as _atomic
-from ..errors import AlreadyExistsError, DataLossError, NotFoundError
-from ..train import _safetensors, checkpoint as _ckpt
+from ..errors import AlreadyExistsError, DataLossError, InvalidArgumentError, NotFoundError
+from ..train import _safetensors
+from ..train import checkpoint as _ckpt
 from ..train import weights as _weights
-from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F401
-                             deserialize_keras_object, get_custom_objects, get_registered_name,
-                             get_registered_object, register_keras_serializable,
-                             serialize_keras_object)
 from . import _serialization
 from . import metrics as metrics_module
-from ..errors import InvalidArgumentError
+from ._serialization import (  # noqa: F401
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 from .layers.base import Layer
 
 CONFIG = "config.json"

@@ -21,23 +21,20 @@ import numpy as np
 from .. import errors, nest
 from .._core import Tensor, convert_to_tensor, get_tracer
 from .._src.autodiff.tape import GradientTape
+from .._src.state.variables import Variable
 from .._src.tracing.function import function
+from ..distribute import strategy as _distribute
 from ..ops.array_ops import zeros
 from ..tensor_shape import TensorShape
-from .._src.state.variables import Variable
-
-from ..distribute import strategy as _distribute
-from . import _naming, backend
-from . import _data, callbacks as callbacks_module
-from . import metrics as metrics_module
-from ._summary import print_summary
-from ._compile import _CompiledLoss, _resolve_metric, StructuredLoss
-from .layers.base import InputLayer, KerasTensor, Layer, user_build as _user_build
-from ._serialization import deserialize_keras_object, serialize_keras_object
-from . import _serialization
-from . import optimizers
-from . import saving
 from ..train import weights
+from . import _data, _naming, _serialization, backend, optimizers, saving
+from . import callbacks as callbacks_module
+from . import metrics as metrics_module
+from ._compile import StructuredLoss, _CompiledLoss, _resolve_metric
+from ._serialization import deserialize_keras_object, serialize_keras_object
+from ._summary import print_summary
+from .layers.base import InputLayer, KerasTensor, Layer
+from .layers.base import user_build as _user_build
 
 
 def _float(v):

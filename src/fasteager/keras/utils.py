@@ -12,10 +12,16 @@ import numpy as np
 
 from ._files import extract_archive, get_file, validate_file  # noqa: F401
 from ._image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
-from ._serialization import (CustomObjectScope, custom_object_scope,  # noqa: F401
-                             deserialize_keras_object, get_custom_objects, get_registered_name,
-                             get_registered_object, register_keras_serializable,
-                             serialize_keras_object)
+from ._serialization import (  # noqa: F401
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):

@@ -12,11 +12,10 @@ import warnings
 
 import numpy as np
 
-from ...ops import indexing_ops
 from ..._core import convert_to_tensor
+from ...ops import indexing_ops
 from ...ops.array_ops import constant
 from ...ops.elementwise_ops import cast
-
 from .. import activations, backend
 from .._files import get_file
 from .._image_utils import image_data_format

@@ -1,32 +1,119 @@
 """``fe.keras.layers``: the Layer base class and the built-in layers."""
+from .. import _serialization
+from .._serialization import deserialize_keras_object, serialize_keras_object
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
-from .conv import (AveragePooling2D, AvgPool2D, Conv1D, Conv1DTranspose,  # noqa: F401
-                   Convolution1DTranspose, Conv2D, Conv2DTranspose,
-                   Conv3D, Convolution1D, Convolution2D, Convolution2DTranspose,
-                   Convolution3D, DepthwiseConv2D,
-                   SeparableConv2D, SeparableConvolution2D, GlobalAveragePooling1D,
-                   GlobalAveragePooling2D, GlobalAvgPool2D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
-                   MaxPool2D, MaxPooling2D, MaxPooling1D, MaxPool1D, AveragePooling1D,
-                   AvgPool1D, MaxPooling3D, MaxPool3D, AveragePooling3D, AvgPool3D,
-                   GlobalAveragePooling3D, GlobalAvgPool3D, GlobalMaxPooling3D,
-                   GlobalMaxPool3D, GlobalAvgPool1D, GlobalMaxPool1D)
-from .core import (ELU, Activation, ActivityRegularization, AlphaDropout,  # noqa: F401
-                   Dense, Dropout, Embedding, Flatten, GaussianDropout, GaussianNoise,
-                   Identity, Lambda, LeakyReLU, Masking, PReLU, ReLU, Reshape, Softmax,
-                   SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
-from .normalization import (BatchNormalization, GroupNormalization,  # noqa: F401
-                            LayerNormalization, RMSNormalization, UnitNormalization)
-from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,  # noqa: F401
-                      Subtract, add, average, concatenate, dot, maximum, minimum, multiply,
-                      subtract)
-from .reshaping import (Cropping1D, Cropping2D, Cropping3D, Permute,  # noqa: F401
-                        RepeatVector, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
-                        ZeroPadding2D, ZeroPadding3D)
-from .recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell,  # noqa: F401
-                        SimpleRNN, SimpleRNNCell, TimeDistributed)
-from .._serialization import deserialize_keras_object, serialize_keras_object
-from .. import _serialization
+from .conv import (  # noqa: F401
+    AveragePooling1D,
+    AveragePooling2D,
+    AveragePooling3D,
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    Conv1D,
+    Conv1DTranspose,
+    Conv2D,
+    Conv2DTranspose,
+    Conv3D,
+    Convolution1D,
+    Convolution1DTranspose,
+    Convolution2D,
+    Convolution2DTranspose,
+    Convolution3D,
+    DepthwiseConv2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
+    MaxPooling1D,
+    MaxPooling2D,
+    MaxPooling3D,
+    SeparableConv2D,
+    SeparableConvolution2D,
+)
+from .core import (  # noqa: F401
+    ELU,
+    Activation,
+    ActivityRegularization,
+    AlphaDropout,
+    Dense,
+    Dropout,
+    Embedding,
+    Flatten,
+    GaussianDropout,
+    GaussianNoise,
+    Identity,
+    Lambda,
+    LeakyReLU,
+    Masking,
+    PReLU,
+    ReLU,
+    Reshape,
+    Softmax,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from .merging import (  # noqa: F401
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
+from .normalization import (  # noqa: F401
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    RMSNormalization,
+    UnitNormalization,
+)
+from .recurrent import (  # noqa: F401
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+    TimeDistributed,
+)
+from .reshaping import (  # noqa: F401
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    Permute,
+    RepeatVector,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
 
 
 def serialize(layer):

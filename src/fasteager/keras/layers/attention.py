@@ -14,14 +14,13 @@ TensorShape([1, 5, 8])
 import numpy as np
 
 from ... import errors
+from ...ops import attention_ops
 from ...ops.array_ops import constant, expand_dims, reshape, transpose
+from ...ops.elementwise_ops import tanh
 from ...ops.linalg_ops import matmul
 from ...ops.reduction_ops import reduce_sum
-from ...ops.elementwise_ops import tanh
 from ...tensor_shape import TensorShape
-
 from .. import _ops, constraints, initializers, regularizers
-from ...ops import attention_ops
 from .base import Layer, ListInput
 
 

@@ -24,26 +24,24 @@ import threading
 import numpy as np
 
 from ... import _core, dtypes, errors, nest
-from ...ops import array_ops
 from ..._core import Tensor, convert_to_tensor
 from ..._src.state.module import Module
+from ..._src.state.variables import Variable
+from ..._src.tracing.autograph.transformer import converted_callable
+from ..._src.tracing.py_function import init_scope
+from ...distribute import strategy as _distribute
+from ...ops import array_ops
 from ...ops.array_ops import zeros
 from ...ops.elementwise_ops import cast
 from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
-from ..._src.state.variables import Variable
-from ..._src.tracing.py_function import init_scope
-
-from .. import backend
-from .. import initializers as _initializers
-from .. import _naming
-from ...distribute import strategy as _distribute
+from ...train import checkpoint as _ckpt
+from .. import _naming, backend
 from .. import constraints as _constraints
+from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._serialization import serialize_keras_object
-from ...train import checkpoint as _ckpt
-from ..._src.tracing.autograph.transformer import converted_callable
 
 
 def _snake(name):

@@ -1,14 +1,20 @@
 """Convolution and pooling layers (channels_last: NHWC for 2-D, NWC for 1-D)."""
 from ... import dtypes, errors, nn
 from ...ops import array_ops
-from ...ops.array_ops import (broadcast_to, concat, expand_dims, split, squeeze, transpose,
-                              zeros_like)
+from ...ops.array_ops import (
+    broadcast_to,
+    concat,
+    expand_dims,
+    split,
+    squeeze,
+    transpose,
+    zeros_like,
+)
 from ...ops.elementwise_ops import cast, where
+from ...ops.nn_ops import fused_conv2d
 from ...ops.reduction_ops import reduce_max, reduce_mean, reduce_sum
 from ...tensor_shape import TensorShape
-
 from .. import _ops, activations, constraints, initializers, regularizers
-from ...ops.nn_ops import fused_conv2d
 from .base import Layer
 from .core import cpu_fusable
 

@@ -5,25 +5,24 @@ import warnings
 
 import numpy as np
 
-from ... import dtypes, errors, nn, random as fe_random, sparse as fe_sparse
-from ...ops import array_ops, elementwise_ops
+from ... import _core, dtypes, errors, nn
+from ... import random as fe_random
+from ... import sparse as fe_sparse
 from ..._core import convert_to_tensor
+from ..._src.state import placement
+from ..._src.state.variables import Variable
+from ...ops import array_ops, elementwise_ops
 from ...ops.array_ops import constant, expand_dims, reshape, transpose, zeros_like
-from ...ops.indexing_ops import gather
 from ...ops.elementwise_ops import cast, exp, not_equal
+from ...ops.indexing_ops import gather
 from ...ops.linalg_ops import matmul
+from ...ops.nn_ops import fused_matmul
 from ...ops.reduction_ops import reduce_any, reduce_logsumexp
 from ...ragged import RaggedTensor
 from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
-from ..._src.state.variables import Variable
-
-from ... import _core
-from ..._src.state import placement
-from ...ops.nn_ops import fused_matmul
-from .. import _ops, activations, constraints, initializers, regularizers
+from .. import _ops, _serialization, activations, constraints, initializers, regularizers
 from .base import Layer
-from .. import _serialization
 
 
 def _bad_shape(layer, msg):

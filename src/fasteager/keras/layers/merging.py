@@ -8,10 +8,9 @@ TensorShape([None, 8])
 from ... import nn
 from ...ops import elementwise_ops
 from ...ops.array_ops import concat, expand_dims
-from ...ops.linalg_ops import einsum
 from ...ops.elementwise_ops import add_n
+from ...ops.linalg_ops import einsum
 from ...tensor_shape import TensorShape
-
 from .base import Layer, ListInput
 
 

@@ -4,15 +4,21 @@ import warnings
 import numpy as np
 
 from ... import dtypes, errors
-from ...ops import array_ops
-from ...ops.array_ops import (broadcast_to, concat, constant, expand_dims, reshape, stop_gradient,
-                              transpose, zeros_like)
+from ...distribute import strategy as _distribute
+from ...ops import array_ops, norm_ops
+from ...ops.array_ops import (
+    broadcast_to,
+    concat,
+    constant,
+    expand_dims,
+    reshape,
+    stop_gradient,
+    transpose,
+    zeros_like,
+)
 from ...ops.elementwise_ops import cast, maximum, minimum, rsqrt, square, where
 from ...ops.reduction_ops import reduce_mean, reduce_sum
 from ...tensor_shape import TensorShape
-
-from ...distribute import strategy as _distribute
-from ...ops import norm_ops
 from .. import _ops, constraints, initializers, regularizers
 from .. import backend as _backend
 from .base import Layer

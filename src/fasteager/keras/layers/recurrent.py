@@ -29,18 +29,27 @@ import numpy as np
 
 from ... import dtypes, errors
 from ..._core import convert_to_tensor
-from ...ops.array_ops import (concat, expand_dims, ones_like, reshape, split, stack, stop_gradient,
-                              transpose, zeros, zeros_like)
-from ...ops.indexing_ops import reverse
+from ...ops import rnn_ops
+from ...ops.array_ops import (
+    concat,
+    expand_dims,
+    ones_like,
+    reshape,
+    split,
+    stack,
+    stop_gradient,
+    transpose,
+    zeros,
+    zeros_like,
+)
 from ...ops.elementwise_ops import cast, not_equal
-from ...ops.reduction_ops import cumsum
+from ...ops.indexing_ops import reverse
 from ...ops.linalg_ops import matmul
+from ...ops.reduction_ops import cumsum
 from ...tensor_shape import TensorShape
-from fasteager.ops import rnn_ops
-
 from .. import _naming, _ops, activations, backend, constraints, initializers, regularizers
-from .base import Layer, _snake
 from .._serialization import deserialize_keras_object
+from .base import Layer, _snake
 
 
 def _bad(layer, msg):

@@ -9,7 +9,6 @@ import numpy as np
 from ... import errors
 from ...ops.array_ops import constant, expand_dims, pad, tile, transpose
 from ...ops.indexing_ops import gather, repeat
-
 from .base import Layer
 
 

@@ -8,8 +8,20 @@ Ftrl, Lion, Lamb, Adafactor and learning-rate schedules.
 """
 from . import schedules
 from .base import Optimizer
-from .standard import (SGD, Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb,
-                       Lion, Nadam, RMSprop)
+from .standard import (
+    SGD,
+    Adadelta,
+    Adafactor,
+    Adagrad,
+    Adam,
+    Adamax,
+    AdamW,
+    Ftrl,
+    Lamb,
+    Lion,
+    Nadam,
+    RMSprop,
+)
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad,
             "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl,

@@ -23,13 +23,13 @@ import warnings
 import numpy as np
 
 from ... import _core
-from ...distribute import strategy as _distribute
+from ..._src.autodiff.tape import GradientTape
 from ..._src.state import replicas
-from ...dtypes import int64
 from ..._src.state.variables import Variable
+from ...distribute import strategy as _distribute
+from ...dtypes import int64
 from .._naming import KerasVariable
 from . import schedules as _schedules
-from ..._src.autodiff.tape import GradientTape
 
 
 class _CallableList(list):

@@ -8,10 +8,10 @@ written with NumPy below.
 import numpy as np
 
 from ... import _kernels
-from .._naming import KerasVariable
 from ..._src.state.variables import Variable
-from .base import Optimizer, _slot_variable_name
 from .. import _serialization
+from .._naming import KerasVariable
+from .base import Optimizer, _slot_variable_name
 
 
 class SGD(Optimizer):
