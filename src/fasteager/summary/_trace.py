@@ -47,10 +47,6 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
     _state.functions = []
 
 
-def collecting():
-    return _state.on
-
-
 def collect(concrete_function):
     """Called by ``fe.function`` with each new trace (a trace listener)."""
     if _state.on:
