@@ -4,6 +4,9 @@
 >>> for images, labels in ds:
 ...     train_step(images, labels)
 """
+import importlib as _importlib
+import warnings as _warnings
+
 from . import experimental
 # the dataset kinds register with Dataset's methods (dataset.register) as they load
 from . import sampling as _sampling  # noqa: F401
@@ -18,3 +21,17 @@ Iterator = OwnedIterator
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "DatasetSpec",
            "Iterator", "TensorSpec", "TextLineDataset", "TFRecordDataset", "experimental"]
+
+# Module paths that moved (old attribute -> new module): the old name still works for one
+# release and warns (DeprecationWarning).
+_DEPRECATED = {"composite": "fasteager._src.composite.leaves"}
+
+
+def __getattr__(name):
+    target = _DEPRECATED.get(name)
+    if target is None:
+        raise AttributeError("module 'fasteager.data' has no attribute %r" % (name,))
+    _warnings.warn("fasteager.data.%s is deprecated and will be removed in the next release: "
+                   "it moved to %s, which is private; use the names fasteager.data exports"
+                   % (name, target), DeprecationWarning, stacklevel=2)
+    return _importlib.import_module(target)
