@@ -21,8 +21,9 @@ from .._src.state.replicas import compute_average_loss, scale_regularization_los
 from ..ops import _philox, array_ops, random_ops
 from . import _comm
 from . import strategy as _strategy
-from .strategy import (ReduceOp, _InputContext, _merging, _replica, in_replica_thread,
-                       merged_apply)
+from .strategy import ReduceOp, _InputContext, _merging, _replica
+# (the optimizer hooks live in strategy now; kept here for code that used them from here)
+from .strategy import in_replica_thread, merged_apply  # noqa: F401
 from .strategy import _replica_context as _context
 
 

@@ -21,7 +21,6 @@ from .. import _core
 from .._src import nest
 from .._src.autodiff import tape as autodiff
 from .._src.state import variables
-from .._src.state import replicas
 from ..ops import array_ops
 from . import _comm
 
