@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from .. import _core
+from .._src.state.variables import Variable
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..ops import random_ops as _random
@@ -405,7 +406,7 @@ class OwnedIterator(_SharedIterator):
 
     def _checkpoint_dependencies(self):
         if self._state_var is None:
-            self._state_var = _iterator_state(self)
+            self._state_var = IteratorState(self)
         else:
             self._state_var._sync()
         return [("_iterator_state", self._state_var)]
@@ -524,32 +525,21 @@ def _advanced(dataset, n):
     return dataset._skip_ahead(n)
 
 
-_state_class = []
-
-
-def _iterator_state(iterator):
+class IteratorState(Variable):
     """An iterator's position as a checkpoint value: a Variable whose assignment (what a
-    restore does) moves the iterator there. (The class is made on first use: the tracing
-    layer, which variables import, still imports data.structure, so this package loads
-    while variables is half-built.)"""
-    if not _state_class:
-        from .._src.state.variables import Variable
+    restore does) moves the iterator there."""
 
-        class IteratorState(Variable):
-            def __init__(self, iterator):
-                super().__init__(iterator._state_array(), trainable=False,
-                                 name="iterator_state")
-                self._iterator = iterator
+    def __init__(self, iterator):
+        super().__init__(iterator._state_array(), trainable=False, name="iterator_state")
+        self._iterator = iterator
 
-            def _sync(self):
-                Variable.assign(self, self._iterator._state_array())
+    def _sync(self):
+        Variable.assign(self, self._iterator._state_array())
 
-            def assign(self, value, use_locking=False, name=None, read_value=True):
-                Variable.assign(self, value)        # validates the shape and dtype first
-                self._iterator._restore_state(self.numpy())
-                return self
-        _state_class.append(IteratorState)
-    return _state_class[0](iterator)
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        Variable.assign(self, value)        # validates the shape and dtype first
+        self._iterator._restore_state(self.numpy())
+        return self
 
 
 # -- sources ------------------------------------------------------------------------------
