@@ -60,11 +60,11 @@ from ..composite.ragged import RaggedTensor
 from ..composite.sparse import SparseTensor
 from . import concrete as _concrete
 from . import function_type as _function_type
+from .function_type import _input_names
 from . import relax as _relax
-from .autograph.symbolic import graph_name
 from .autograph.transformer import converted_callable
 from .concrete import ConcreteFunction, PythonOutput
-from .tracer import _give_back, _trace_listeners, _Tracer
+from .tracer import _give_back, _out_of_scope, _trace_listeners, _Tracer
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -736,62 +736,6 @@ def _random_streams(state=None):
             g.bit_generator.state = g_state
             random_ops._op_streams[k] = g
         random_ops._op_counter = counter
-
-
-def _out_of_scope(tracer):
-    """Make the op outputs of a finished trace that outlive it (a global, a list, an
-    attribute set inside the function) graph tensors, as in TensorFlow: their value
-    cannot be read (``numpy()`` raises AttributeError) nor used by an op, eager or in
-    another function (TypeError: out of scope), and they print as TensorFlow's symbolic
-    tensors. A tensor is alive when something besides the recorder refers to it; the
-    returned tensors were replaced by copies for the caller (see Function._trace), and
-    the tensors of the variables the trace created or read are the variables' own."""
-    made = tracer.made
-    tracer.made = None
-    if not made:
-        return
-    for v in tracer.created:
-        made.pop(v._tensor._id, None)
-    for v, _ in tracer.var_inputs:
-        made.pop(v._tensor._id, None)
-    probe = {0: _core.wrap(np.zeros(()))}
-    for t in probe.values():
-        alone = sys.getrefcount(t)        # a tensor only the dict refers to
-    leaked = []
-    for t in made.values():
-        if sys.getrefcount(t) > alone:
-            leaked.append(t)
-    for t in leaked:
-        arr = t._value
-        name = graph_name(tracer, t)[0] if tracer.find(t) is not None else "Placeholder:0"
-        t._value = _core.unusable_value(arr.shape, arr.dtype, name, tracer.name)
-
-
-def _input_names(python_function, args, kwargs, tensors, input_signature):
-    """The names TensorFlow gives a trace's tensor inputs, in the order of ``tensors``
-    (saved signatures are called with them as keywords): the TensorSpec's name, else the
-    parameter's (``x``; ``x_1``, ``x_2`` for the further tensors of a nested argument;
-    ``args_0`` for ``*args``; the keyword for ``**kwargs``)."""
-    try:
-        params = [p.name for p in inspect.signature(python_function).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        params = []
-    specs = nest.flatten(input_signature) if input_signature is not None else None
-    by_id = {}
-
-    def name(arg, base):
-        leaves = [x for x in nest.flatten(arg) if isinstance(x, Tensor)]
-        for j, leaf in enumerate(leaves):
-            by_id.setdefault(leaf._id, base if j == 0 else "%s_%d" % (base, j))
-    for i, arg in enumerate(args):
-        name(arg, params[i] if i < len(params) else "args_%d" % i)
-    for k, arg in (kwargs or {}).items():
-        name(arg, str(k))
-    names = [by_id.get(t._id, "args_%d" % i) for i, t in enumerate(tensors)]
-    if specs is not None and len(specs) == len(names):
-        names = [s.name or n for s, n in zip(specs, names)]
-    return names
 
 
 # the tracing package's directory, and fasteager's (this module is

@@ -8,6 +8,7 @@ their elements, and the outputs the same way.
 import inspect
 
 from ... import _core
+from .. import nest
 from ..composite.structure import TensorSpec
 
 Tensor = _core.Tensor
@@ -82,3 +83,30 @@ class FunctionType:
         else:
             lines.append("  None")
         return "\n".join(lines)
+
+
+def _input_names(python_function, args, kwargs, tensors, input_signature):
+    """The names TensorFlow gives a trace's tensor inputs, in the order of ``tensors``
+    (saved signatures are called with them as keywords): the TensorSpec's name, else the
+    parameter's (``x``; ``x_1``, ``x_2`` for the further tensors of a nested argument;
+    ``args_0`` for ``*args``; the keyword for ``**kwargs``)."""
+    try:
+        params = [p.name for p in inspect.signature(python_function).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    specs = nest.flatten(input_signature) if input_signature is not None else None
+    by_id = {}
+
+    def name(arg, base):
+        leaves = [x for x in nest.flatten(arg) if isinstance(x, Tensor)]
+        for j, leaf in enumerate(leaves):
+            by_id.setdefault(leaf._id, base if j == 0 else "%s_%d" % (base, j))
+    for i, arg in enumerate(args):
+        name(arg, params[i] if i < len(params) else "args_%d" % i)
+    for k, arg in (kwargs or {}).items():
+        name(arg, str(k))
+    names = [by_id.get(t._id, "args_%d" % i) for i, t in enumerate(tensors)]
+    if specs is not None and len(specs) == len(names):
+        names = [s.name or n for s, n in zip(specs, names)]
+    return names

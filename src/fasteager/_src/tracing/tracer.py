@@ -14,6 +14,7 @@ from ..._graph import (KIND_CONTROL, KIND_COPY, KIND_EFFECT, KIND_FUSED,  # noqa
 from ..composite import elements as _data_structure
 from ...errors import InvalidArgumentError, OutOfRangeError
 from ...tensor_shape import TensorShape
+from .autograph.symbolic import graph_name
 
 Tensor = _core.Tensor
 VariableBase = _core.VariableBase
@@ -622,6 +623,35 @@ def _element_arrays(element):
 
 def _meta(a):
     return (a.dtype.str, a.shape)
+
+
+def _out_of_scope(tracer):
+    """Make the op outputs of a finished trace that outlive it (a global, a list, an
+    attribute set inside the function) graph tensors, as in TensorFlow: their value
+    cannot be read (``numpy()`` raises AttributeError) nor used by an op, eager or in
+    another function (TypeError: out of scope), and they print as TensorFlow's symbolic
+    tensors. A tensor is alive when something besides the recorder refers to it; the
+    returned tensors were replaced by copies for the caller (see Function._trace), and
+    the tensors of the variables the trace created or read are the variables' own."""
+    made = tracer.made
+    tracer.made = None
+    if not made:
+        return
+    for v in tracer.created:
+        made.pop(v._tensor._id, None)
+    for v, _ in tracer.var_inputs:
+        made.pop(v._tensor._id, None)
+    probe = {0: _core.wrap(np.zeros(()))}
+    for t in probe.values():
+        alone = sys.getrefcount(t)        # a tensor only the dict refers to
+    leaked = []
+    for t in made.values():
+        if sys.getrefcount(t) > alone:
+            leaked.append(t)
+    for t in leaked:
+        arr = t._value
+        name = graph_name(tracer, t)[0] if tracer.find(t) is not None else "Placeholder:0"
+        t._value = _core.unusable_value(arr.shape, arr.dtype, name, tracer.name)
 
 
 # where these classes were defined before the engine had layers: printed types stay the same
