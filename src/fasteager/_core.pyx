@@ -68,16 +68,15 @@ cdef inline object _cache_on(list arrays):
 cdef int64_t _next_id = 1
 cdef int _n_recording = 0          # recording tapes + forward watchers, all threads together
 cdef int _n_forward = 0            # forward watchers (fe.autodiff.ForwardAccumulator ...)
-# forward.py: called with each recorded op and each watched variable read while a
-# forward watcher is active (they count in _n_recording, so eager code without tape or
-# accumulator still pays one integer test)
+# _src/autodiff/forward.py: called with each recorded op and each watched variable read
+# while a forward watcher is active (they count in _n_recording, so eager code without tape
+# or accumulator still pays one integer test)
 cdef object _forward_op_hook = None
 cdef object _forward_var_hook = None
 cdef object _array_escape_hook = None  # __array__ of a NumPy-rules tensor while recording
 cdef int _n_var_watchers = 0       # active variable watchers (custom_gradient), all threads
 cdef bint _check_numerics = False  # fe.debugging.enable_check_numerics()
 cdef int _n_device_scopes = 0      # active fe.device(...) scopes, all threads
-cdef object _placement_hook = None  # device.py: resolves the device of an op in a scope
 # The CUDA backend (fasteager.cuda): -1 until the first op probes for it, 0 when there is
 # none (the CPU hot path then pays this one C integer check), 1 when its hook routes ops.
 cdef int _gpu_state = -1
@@ -425,11 +424,6 @@ cdef object _array_method(str name):
         raise InternalError("Tensor.%s: its implementation is not installed (it comes with "
                             "fasteager.ops / fasteager.numpy; import fasteager)" % name)
     return f
-
-
-def set_placement_hook(hook):
-    global _placement_hook
-    _placement_hook = hook
 
 
 def _device_scope_entered(int delta):
@@ -953,7 +947,7 @@ cdef object _index_part(object k):
 
 
 # ----------------------------------------------------------------------------------------
-# Variables: the mutable base (the public class is fasteager.variables.Variable)
+# Variables: the mutable base (the public class is _src/state/variables.py's Variable)
 # ----------------------------------------------------------------------------------------
 cdef int64_t _next_var_id = 1
 
@@ -1677,8 +1671,6 @@ cpdef object execute(Op op, tuple args, dict attrs):
             op.check(*arrays, **attrs)
         else:
             op.check(*arrays)
-    if _n_device_scopes and _placement_hook is not None:
-        _placement_hook(op.name)
     # 4. the kernel
     token = _quiet_enter() if op.quiet else None
     prev_alloc = _cache_on(arrays) if _array_cache is not None else None
@@ -1972,7 +1964,7 @@ cdef _on_variable_read(VariableBase var):
 
 
 cdef class Tape:
-    """The recording machinery behind ``fe.GradientTape`` (see autodiff.py for the API)."""
+    """The recording machinery behind ``fe.GradientTape`` (its API: _src/autodiff/tape.py)."""
 
     def __init__(self, bint persistent=False, bint watch_accessed_variables=True):
         self._persistent = persistent
@@ -2252,8 +2244,9 @@ class VariableWatcher:
 
 
 def set_forward_hooks(op_hook, var_hook, array_escape_hook):
-    """forward.py registers what runs for each recorded op and watched variable read while
-    a forward watcher is active, and the check of NumPy-rules tensors given to NumPy."""
+    """_src/autodiff/forward.py registers what runs for each recorded op and watched
+    variable read while a forward watcher is active, and the check of NumPy-rules tensors
+    given to NumPy."""
     global _forward_op_hook, _forward_var_hook, _array_escape_hook
     _forward_op_hook = op_hook
     _forward_var_hook = var_hook
