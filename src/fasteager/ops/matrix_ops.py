@@ -500,3 +500,13 @@ def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=No
         w = _registry.execute(_getitem, w, key=(keep,))
         v = _registry.execute(_getitem, v, key=(slice(None), keep))
     return w if eigvals_only else (w, v)
+
+
+# these were defined in fasteager.linalg, the public module that re-exports them: they keep
+# that module name (printed and pickled by reference as before)
+for _public in (adjoint, band_part, cross, matvec, normalize, global_norm, set_diag, tensor_diag,
+                tensor_diag_part, lu, lu_reconstruct, lu_solve, lu_matrix_inverse,
+                cholesky_solve, lstsq, matrix_rank, expm, sqrtm, tridiagonal_matmul,
+                tridiagonal_solve, banded_triangular_solve, logm, eigh_tridiagonal, Lu):
+    _public.__module__ = "fasteager.linalg"
+del _public

@@ -537,3 +537,15 @@ def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     frames = frames * (window_fn(2 * half, dtype=frames._value.dtype) if window_fn is not None
                        else 1.0 / math.sqrt(2.0))
     return overlap_and_add(frames, half)
+
+
+# these were defined in fasteager.signal, the public module that re-exports them: they keep
+# that module name (printed and pickled by reference as before)
+for _public in (fft, ifft, fft2d, ifft2d, fft3d, ifft3d, rfft, irfft, rfft2d, irfft2d, rfft3d,
+                irfft3d, fftshift, ifftshift, frame, overlap_and_add, hann_window,
+                hamming_window, stft, inverse_stft_window_fn, inverse_stft, kaiser_window,
+                kaiser_bessel_derived_window, vorbis_window, dct, idct,
+                linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms, mdct,
+                inverse_mdct):
+    _public.__module__ = "fasteager.signal"
+del _public
