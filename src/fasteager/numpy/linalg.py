@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..ops import array_ops as a_ops
+from ..ops import decomposition_ops as dec_ops
 from ..ops import linalg_ops as l_ops
 from ..ops import elementwise_ops as ew_ops, linalg_ops as la_ops, reduction_ops as rd_ops
 from ._arrays import moveaxis
@@ -62,7 +63,7 @@ def _matrix_norm(t, ord, axis, keepdims):
         out = pick(s, over, keepdims=True)
     elif ord in (2, -2, "nuc"):
         # singular values of the planes (rows, cols), moved last
-        sv = l_ops.svd(moveaxis(t, [rows, cols], [-2, -1]), compute_uv=False)
+        sv = dec_ops.svd(moveaxis(t, [rows, cols], [-2, -1]), compute_uv=False)
         red = rd_ops.reduce_sum if ord == "nuc" else (rd_ops.reduce_max if ord == 2
                                                        else rd_ops.reduce_min)
         out = red(sv, -1)
@@ -118,17 +119,17 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
 
 def inv(a):
     """NumPy's ``inv`` of (a batch of) square matrices."""
-    return l_ops.inv(_float(a)[0])
+    return dec_ops.inv(_float(a)[0])
 
 
 def det(a):
     """NumPy's ``det`` of (a batch of) square matrices."""
-    return l_ops.det(_float(a)[0])
+    return dec_ops.det(_float(a)[0])
 
 
 def slogdet(a):
     """NumPy's ``slogdet``: ``(sign, logabsdet)``."""
-    sign, logabsdet = l_ops.slogdet(_float(a)[0])
+    sign, logabsdet = dec_ops.slogdet(_float(a)[0])
     return sign, logabsdet
 
 
@@ -136,13 +137,13 @@ def solve(a, b):
     """NumPy's ``solve``: ``x`` with ``a @ x = b``; a 1-D ``b`` is one right-hand side."""
     a, b = _float(a, b)
     if b._value.ndim == 1:
-        return a_ops.reshape(l_ops.solve(a, a_ops.reshape(b, [-1, 1])), [-1])
-    return l_ops.solve(a, b)
+        return a_ops.reshape(dec_ops.solve(a, a_ops.reshape(b, [-1, 1])), [-1])
+    return dec_ops.solve(a, b)
 
 
 def cholesky(a):
     """NumPy's ``cholesky``: the lower-triangular factor."""
-    return l_ops.cholesky(_float(a)[0])
+    return dec_ops.cholesky(_float(a)[0])
 
 
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
@@ -156,8 +157,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     ``full_matrices=False`` or a square input, and distinct singular values)."""
     (t,) = _float(a)
     if not compute_uv:
-        return l_ops.svd(t, compute_uv=False)
-    s, u, v = l_ops.svd(t, full_matrices=bool(full_matrices))
+        return dec_ops.svd(t, compute_uv=False)
+    s, u, v = dec_ops.svd(t, full_matrices=bool(full_matrices))
     vh = l_ops.matrix_transpose(v)
     return SVDResult(u, s, ew_ops.conj(vh) if vh._value.dtype.kind == "c" else vh)
 
@@ -175,7 +176,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
         t = l_ops.matrix_transpose(t)
         if t._value.dtype.kind == "c":
             t = ew_ops.conj(t)
-    w, v = l_ops.eigh(t)
+    w, v = dec_ops.eigh(t)
     if w._value.dtype.kind == "c":      # NumPy's eigenvalues of a Hermitian matrix are real
         w = ew_ops.real(w)
     return EighResult(w, v)
@@ -197,7 +198,7 @@ def eig(a):
     """NumPy's ``eig``: eigenvalues and unit-norm eigenvectors (real when every eigenvalue
     is real, complex otherwise). Differentiable for distinct eigenvalues."""
     (t,) = _float(a)
-    w, v = _maybe_real(l_ops.eig(t))
+    w, v = _maybe_real(dec_ops.eig(t))
     return EigResult(w, v)
 
 
@@ -211,7 +212,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     singular values); differentiable where the rank does not change."""
     (t,) = _float(a)
     cut = rcond if rcond is not None else rtol
-    return l_ops.pinv(t, rcond=cut)
+    return dec_ops.pinv(t, rcond=cut)
 
 
 def qr(a, mode="reduced"):
@@ -220,7 +221,7 @@ def qr(a, mode="reduced"):
         raise UnimplementedError("fasteager.numpy.linalg.qr: mode=%r is not supported "
                                  "(expected 'reduced' or 'complete')" % (mode,))
     (t,) = _float(a)
-    return l_ops.qr(t, full_matrices=mode == "complete")
+    return dec_ops.qr(t, full_matrices=mode == "complete")
 
 
 def matrix_power(a, n):
@@ -228,7 +229,7 @@ def matrix_power(a, n):
     (t,) = _float(a) if int(n) < 0 else (tensor(a),)
     n = int(n)
     if n < 0:
-        t, n = l_ops.inv(t), -n
+        t, n = dec_ops.inv(t), -n
     size = t._value.shape[-1]
     result = None
     while n:

@@ -14,7 +14,8 @@ from .. import _core
 from . import registry
 from . import elementwise_ops, array_ops, reduction_ops, indexing_ops  # noqa: F401
 from . import segment_ops, sort_ops, special_ops, sequence_ops  # noqa: F401
-from . import linalg_ops, conv_ops, pool_ops, nn_ops, norm_ops, matrix_ops  # noqa: F401
+from . import linalg_ops, decomposition_ops, matrix_ops  # noqa: F401
+from . import conv_ops, pool_ops, nn_ops, norm_ops  # noqa: F401
 from . import random_ops, attention_ops, fft_ops, signal_ops, rnn_ops  # noqa: F401
 from . import image_box_ops, image_color_ops, image_ops  # noqa: F401
 from .registry import NO_GRADIENT, OPS  # noqa: F401

@@ -23,8 +23,8 @@ from .elementwise_ops import cast as _cast, conj as _conj, log as _log
 from .elementwise_ops import (convert_same as _convert_same, real as _real, sqrt as _sqrt,
                               where as _where)
 from .indexing_ops import invert_permutation
-from .linalg_ops import (cholesky, diag, diag_part, eig, eigh, inv, matmul, matrix_transpose,
-                         norm, pinv, solve, triangular_solve)
+from .decomposition_ops import cholesky, eig, eigh, inv, pinv, solve, triangular_solve
+from .linalg_ops import diag, diag_part, matmul, matrix_transpose, norm
 from .reduction_ops import reduce_sum as _reduce_sum
 
 _to_tensor = _core.convert_to_tensor

@@ -7,6 +7,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from ..numpy import linalg as _nl
 from ..ops import array_ops as a_ops
+from ..ops import decomposition_ops as dec_ops
 from ..ops import linalg_ops as l_ops
 from ..ops.matrix_ops import sqrtm_matrix
 from .special import _float
@@ -18,7 +19,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     """SciPy's ``cholesky``: the upper factor ``U`` with ``a = U^T U`` (the lower ``L`` with
     ``lower=True``)."""
     (t,) = _float(a)
-    low = l_ops.cholesky(t)
+    low = dec_ops.cholesky(t)
     return low if lower else l_ops.matrix_transpose(low)
 
 
@@ -41,7 +42,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     vector = rhs._value.ndim == 1
     if vector:
         rhs = a_ops.reshape(rhs, [-1, 1])
-    x = l_ops.triangular_solve(t, rhs, lower=bool(lower), adjoint=_TRANS[trans])
+    x = dec_ops.triangular_solve(t, rhs, lower=bool(lower), adjoint=_TRANS[trans])
     return a_ops.reshape(x, [-1]) if vector else x
 
 

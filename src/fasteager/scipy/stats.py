@@ -6,6 +6,7 @@ import types
 
 import numpy as np
 
+from ..ops import decomposition_ops as dec_ops
 from ..ops import linalg_ops as l_ops
 from ..ops.array_ops import reshape
 from ..ops.linalg_ops import diag_part
@@ -63,10 +64,10 @@ def _mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
     x, mu, cov = _float(x, mean, cov)
     if cov._value.ndim < 2:
         cov = l_ops.diag(ew_ops.multiply(cov, _const(cov, np.ones(d))))
-    chol = l_ops.cholesky(cov)
+    chol = dec_ops.cholesky(cov)
     diff = x - mu
     flat = reshape(diff, [-1, d])
-    sol = l_ops.triangular_solve(chol, l_ops.matrix_transpose(flat))
+    sol = dec_ops.triangular_solve(chol, l_ops.matrix_transpose(flat))
     maha = rd_ops.reduce_sum(ew_ops.square(sol), 0)
     out = -0.5 * maha - rd_ops.reduce_sum(ew_ops.log(diag_part(chol)), -1) \
         - _const(x, d * _LOG_SQRT_2PI)
