@@ -41,3 +41,12 @@ def test_keras_names_defaults_and_configs_stay_keras():
         K.Zeros.from_config({"dtype": "float32"})
     assert type(fe.zeros_initializer.from_config({"dtype": "float32"})) is fe.zeros_initializer
     assert type(K.get("zeros")) is K.Zeros
+
+
+def test_tf_initializers_print_and_pickle_as_their_public_names():
+    import pickle
+    init = fe.constant_initializer([1.0, 2.0])
+    assert repr(type(init)) == "<class 'fasteager.constant_initializer'>"
+    again = pickle.loads(pickle.dumps(init))
+    assert type(again) is fe.constant_initializer and again.value == [1.0, 2.0]
+    assert fe.random_uniform_initializer.__module__ == "fasteager"

@@ -39,12 +39,16 @@ def _shape(shape, what):
 class zeros_initializer(Initializer):
     """Tensors of zeros (``tf.zeros_initializer``)."""
 
+    __module__ = "fasteager"   # its public name (tf.zeros_initializer)
+
     def __call__(self, shape, dtype=np.float32, **kwargs):
         return zeros(_shape(shape, "zeros_initializer"), dtype=as_dtype(dtype))
 
 
 class ones_initializer(Initializer):
     """Tensors of ones (``tf.ones_initializer``)."""
+
+    __module__ = "fasteager"   # its public name (tf.ones_initializer)
 
     def __call__(self, shape, dtype=np.float32, **kwargs):
         return ones(_shape(shape, "ones_initializer"), dtype=as_dtype(dtype))
@@ -53,6 +57,8 @@ class ones_initializer(Initializer):
 class constant_initializer(Initializer):
     """Tensors filled with ``value``: a scalar (broadcast), or a list/array with as many
     entries as the shape asks (reshaped), as ``tf.constant_initializer``."""
+
+    __module__ = "fasteager"   # its public name (tf.constant_initializer)
 
     def __init__(self, value=0):
         if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
@@ -86,6 +92,8 @@ class random_normal_initializer(Initializer):
     """Normally distributed tensors (``tf.random_normal_initializer``); with a ``seed``
     every call gives the same values (a stateless draw from ``[seed, 0]``)."""
 
+    __module__ = "fasteager"   # its public name (tf.random_normal_initializer)
+
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
@@ -104,6 +112,8 @@ class random_uniform_initializer(Initializer):
     """Uniformly distributed tensors in ``[minval, maxval)``
     (``tf.random_uniform_initializer``); a ``seed`` makes every call give the same values."""
 
+    __module__ = "fasteager"   # its public name (tf.random_uniform_initializer)
+
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
@@ -118,3 +128,4 @@ class random_uniform_initializer(Initializer):
 
     def get_config(self):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
