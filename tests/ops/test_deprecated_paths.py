@@ -40,3 +40,27 @@ def test_generator_old_path_warns():
     from fasteager.ops import random_ops
     with pytest.warns(DeprecationWarning, match="use fasteager.random.Generator"):
         assert random_ops.Generator is fe.random.Generator
+
+
+@pytest.mark.parametrize("old,name,home", [
+    ("array_ops", "gather", "indexing_ops"),
+    ("array_ops", "unsorted_segment_sum", "segment_ops"),
+    ("special_ops", "top_k", "sort_ops"),
+    ("special_ops", "atan2", "elementwise_ops"),
+    ("conv_ops", "max_pool2d", "pool_ops"),
+    ("nn_ops", "moments", "norm_ops"),
+    ("sequence_ops", "unique", "sort_ops"),
+    ("indexing_ops", "segment_sum", "segment_ops"),
+    ("linalg_ops", "svd", "decomposition_ops"),
+])
+def test_a_function_that_moved_between_op_modules_warns_at_its_old_path(old, name, home):
+    module = importlib.import_module("fasteager.ops." + old)
+    with pytest.warns(DeprecationWarning, match="fasteager.ops.%s.%s is deprecated" % (old, name)):
+        moved = getattr(module, name)
+    assert moved is getattr(importlib.import_module("fasteager.ops." + home), name)
+
+
+def test_a_name_that_never_existed_is_still_an_attribute_error():
+    from fasteager.ops import array_ops
+    with pytest.raises(AttributeError, match="no_such_function"):
+        array_ops.no_such_function

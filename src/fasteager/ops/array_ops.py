@@ -21,8 +21,8 @@ from ..tensor_shape import TensorShape
 from .elementwise_ops import (add, cast, clip_by_value, convert_same, is_nan, multiply, subtract,
                               truediv, where)
 from .registry import (ALL, ANY_DTYPE, as_int, as_shape, check_output_size, composite_call,
-                       COMPOSITE_TYPES, defop, execute, LINEAR, normalize_axis, single_axis,
-                       sum_axes, unbroadcast)
+                       COMPOSITE_TYPES, defop, execute, LINEAR, moved_names, normalize_axis,
+                       single_axis, sum_axes, unbroadcast)
 from .string_values import is_string_value, string_constant
 
 builtins_range = builtins.range
@@ -888,3 +888,12 @@ def broadcast_dynamic_shape(shape_x, shape_y):
                                    % (",".join(map(str, a.tolist())),
                                       ",".join(map(str, b.tolist()))))
     return _core.wrap(np.asarray(out, dtype=a.dtype))
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("boolean_mask", "gather", "gather_nd", "meshgrid", "repeat", "reverse",
+                     "scatter_nd", "slice", "strided_slice"), "indexing_ops"),
+    **dict.fromkeys(("segment_sum", "unsorted_segment_sum"), "segment_ops"),
+})

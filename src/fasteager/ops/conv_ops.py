@@ -26,7 +26,7 @@ from ..errors import InvalidArgumentError, UnimplementedError
 from .array_ops import _index_backward, concat, getitem, pad, reshape, split, transpose
 from .elementwise_ops import convert_same
 from .linalg_ops import matmul
-from .registry import as_int, defop, execute, FLOAT
+from .registry import as_int, defop, execute, FLOAT, moved_names
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -815,3 +815,12 @@ def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
     x, dy = convert_same(input, out_backprop)
     shape = tuple(int(d) for d in np.asarray(filter_sizes).reshape(-1).tolist())
     return execute(depthwise_backprop_filter_op, x, dy, filter_shape=shape, **attrs)
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool2d_backprop_op",
+                     "avg_pool2d_op", "max_pool", "max_pool1d", "max_pool2d",
+                     "max_pool2d_backprop_op", "max_pool2d_op"), "pool_ops"),
+})

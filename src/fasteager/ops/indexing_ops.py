@@ -18,7 +18,7 @@ from .array_ops import (_index_backward, broadcast_to, concat, getitem, reshape,
 from .elementwise_ops import cast, convert_same, equal
 from .reduction_ops import reduce_sum
 from .registry import (ALL, as_int, as_shape, check_output_size, composite_call, COMPOSITE_TYPES,
-                       defop, execute, INT, normalize_axis, NUMERIC, single_axis)
+                       defop, execute, INT, moved_names, normalize_axis, NUMERIC, single_axis)
 
 builtins_range = builtins.range
 builtins_slice = builtins.slice
@@ -606,3 +606,10 @@ def invert_permutation(x, name=None):
     out = np.empty(n, p.dtype)
     out[p] = np.arange(n, dtype=p.dtype)
     return _core.wrap(out)
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("segment_sum", "unsorted_segment_sum"), "segment_ops"),
+})

@@ -18,7 +18,7 @@ from .array_ops import eye, getitem, reshape, transpose
 from .elementwise_ops import _cj, abs, cast, convert_same, NUMERIC_C, sqrt, square
 from .elementwise_ops import pow as _pow
 from .reduction_ops import reduce_max, reduce_sum
-from .registry import defop, execute, MULTILINEAR, normalize_axis, NUMERIC, unbroadcast
+from .registry import defop, execute, moved_names, MULTILINEAR, normalize_axis, NUMERIC, unbroadcast
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -397,3 +397,14 @@ def diag(diagonal, name=None):
 def trace(x, name=None):
     """The sum of the main diagonal of each matrix in ``x``."""
     return reduce_sum(diag_part(x), -1)
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("cholesky", "cholesky_op", "det", "det_op", "eig", "eig_op", "eigh",
+                     "eigh_op", "eigvals", "eigvalsh", "inv", "inv_op", "logdet", "pinv",
+                     "pinv_op", "qr", "qr_op", "slogdet", "slogdet_op", "solve", "solve_op",
+                     "svd", "svd_op", "triangular_solve", "triangular_solve_op"),
+                    "decomposition_ops"),
+})

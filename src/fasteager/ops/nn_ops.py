@@ -24,7 +24,7 @@ from .random_ops import _rng_for, draw_seed
 from .reduction_ops import _reduce_sum, reduce_sum
 from .special_ops import _erf_kernel, erf
 from .registry import (composite_call, COMPOSITE_TYPES, defop, ELEMENTWISE, execute, FLOAT,
-                       normalize_axis, NUMERIC, single_axis)
+                       moved_names, normalize_axis, NUMERIC, single_axis)
 from . import conv_ops
 
 convert_to_tensor = _core.convert_to_tensor
@@ -830,3 +830,11 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
                                                         list(labels._value.shape)))
     log_weight = 1 + (pos_weight - 1) * labels
     return (1 - labels) * logits + log_weight * (log1p(exp(-abs(logits))) + relu(-logits))
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("conv2d"), "conv_ops"),
+    **dict.fromkeys(("batch_normalization", "moments"), "norm_ops"),
+})

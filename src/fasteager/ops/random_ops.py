@@ -21,7 +21,7 @@ from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from . import _philox
 from .elementwise_ops import add, multiply, subtract
-from .registry import as_shape, check_output_size, defop
+from .registry import as_shape, check_output_size, defop, moved_names
 
 _DEFAULT_GLOBAL_SEED = 87654321
 _lock = threading.Lock()
@@ -638,16 +638,8 @@ def stateless_fold_in(seed, data, alg="auto_select"):
     return _core.wrap(np.array([first, _core.convert_to_tensor(data, d).numpy()], d._np))
 
 
-_MOVED = ("Generator", "get_global_generator", "set_global_generator")
-
-
-def __getattr__(name):
-    # fe.random.Generator lived here until the state layer took it: the old path warns for
-    # one release
-    if name in _MOVED:
-        import importlib
-        import warnings
-        warnings.warn("fasteager.ops.random_ops.%s is deprecated; use fasteager.random.%s"
-                      % (name, name), DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module("fasteager._src.state.generators"), name)
-    raise AttributeError("module 'fasteager.ops.random_ops' has no attribute %r" % name)
+# fe.random.Generator lived here until the state layer took it: the old path warns for one
+# release
+__getattr__ = moved_names(__name__, dict.fromkeys(
+    ("Generator", "get_global_generator", "set_global_generator"),
+    "fasteager.random"))

@@ -35,9 +35,11 @@ itself, ``f(tangents, ans, *inputs, **attrs)`` with ``None`` for inputs of zero 
 the same result as ``forward``: ``fe.function`` replays use it to reuse buffers across
 calls. NumPy ufunc forwards get it for free (their third positional argument is ``out``).
 """
+import importlib
 import inspect
 import os
 import resource
+import warnings
 
 import numpy as np
 
@@ -343,3 +345,21 @@ def check_output_size(opname, shape, dtype, what=""):
             % (opname, _format_bytes(nbytes), dims, np.dtype(dtype).name,
                _format_bytes(_memory_bytes()), extra))
     return n
+
+
+# ---- names that moved ------------------------------------------------------------------------
+
+def moved_names(module, table):
+    """A module ``__getattr__`` for the names ``table`` says moved out of ``module`` (name ->
+    the module now holding it: an ops module's short name, or a full module path): for one
+    release the old path still works, with a DeprecationWarning. The new home is imported
+    only when such a name is asked for."""
+    def __getattr__(name):
+        home = table.get(name)
+        if home is None:
+            raise AttributeError("module %r has no attribute %r" % (module, name))
+        path = home if home.startswith("fasteager.") else "fasteager.ops." + home
+        warnings.warn("%s.%s is deprecated and will be removed in the next release; use %s.%s"
+                      % (module, name, path, name), DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(path), name)
+    return __getattr__

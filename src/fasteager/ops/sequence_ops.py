@@ -20,7 +20,7 @@ from ..errors import InvalidArgumentError
 from .array_ops import expand_dims, pad, reshape, stack, transpose
 from .elementwise_ops import cast, less
 from .indexing_ops import _ints, _take
-from .registry import ANY_DTYPE, as_int, defop, execute, normalize_axis, single_axis
+from .registry import ANY_DTYPE, as_int, defop, execute, moved_names, normalize_axis, single_axis
 from .array_ops import range as fe_range
 
 convert_to_tensor = _core.convert_to_tensor
@@ -292,3 +292,14 @@ def collapse_repeated(labels, seq_length, name=None):
         out[i, :r.size] = r
     return (_core.wrap(out),
             _core.wrap(np.array([r.size for r in rows], lengths.dtype)))
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("dynamic_partition", "dynamic_stitch", "unravel_index",
+                     "unravel_index_op"), "indexing_ops"),
+    **dict.fromkeys(("histogram_fixed_width", "histogram_fixed_width_bins"), "segment_ops"),
+    **dict.fromkeys(("Unique", "UniqueWithCounts", "searchsorted", "searchsorted_op", "unique",
+                     "unique_op", "unique_with_counts", "unique_with_counts_op"), "sort_ops"),
+})

@@ -36,7 +36,7 @@ from .array_ops import zeros_like
 from .elementwise_ops import (_ones_of, _zeros_of, convert_same, equal, exp, log, log1p, sign,
                               truediv, where)
 from .reduction_ops import reduce_sum
-from .registry import as_int, defop, execute, FLOAT, unbroadcast, unregistered_gradient
+from .registry import as_int, defop, execute, FLOAT, moved_names, unbroadcast, unregistered_gradient
 
 convert_to_tensor = _core.convert_to_tensor
 
@@ -810,3 +810,12 @@ def lbeta(x, name=None):
     if x._value.ndim == 0:
         raise InvalidArgumentError("lbeta: x must have rank >= 1 (got a scalar)")
     return reduce_sum(lgamma(x), -1) - lgamma(reduce_sum(x, -1))
+
+
+# names that moved to other topic modules when ops/ was regrouped: the old paths warn for
+# one release
+__getattr__ = moved_names(__name__, {
+    **dict.fromkeys(("acos", "acosh", "asin", "asinh", "atan", "atan2", "atan2_op", "atanh",
+                     "cosh", "exp2", "hypot", "hypot_op", "sinh"), "elementwise_ops"),
+    **dict.fromkeys(("TopKV2", "argsort", "argsort_op", "sort", "top_k"), "sort_ops"),
+})
