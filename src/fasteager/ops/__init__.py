@@ -2,9 +2,10 @@
 
 Modules hold one topic each and import only downward, in the order below: ``registry``
 (``defop`` and the helpers every op uses), then elementwise math, arrays, reductions,
-indexing, segment sums, order, special functions, sequences, linear algebra,
-convolution, pooling, neural-network ops, normalization, random, attention, FFT, RNN
-and image ops. When this package has finished importing, the table is complete.
+indexing, segment sums, order, special functions, sequences, linear algebra (products,
+decompositions, matrix functions), convolution, pooling, neural-network ops,
+normalization, random, attention, FFT and signal processing, RNN and image ops. When this
+package has finished importing, the table is complete and closed (``registry.close``).
 """
 import importlib as _importlib
 import types as _types
