@@ -293,7 +293,7 @@ from tests.ops.op_specs_nn import NN_SPECS  # noqa: E402 - the fe.nn entries liv
 SPECS.update(NN_SPECS)
 
 
-def _more_specs():
+def _area_specs():
     """Specs kept beside their subsystem: every tests/ops/op_specs_<area>.py that defines
     ``AREA_SPECS`` adds its entries (one op, one spec, no name twice)."""
     import importlib
@@ -308,5 +308,5 @@ def _more_specs():
         SPECS.update(extra)
 
 
-_more_specs()
+_area_specs()
 
