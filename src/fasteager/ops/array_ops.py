@@ -774,6 +774,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                    axis=-1 if axis == rank else axis, dtype=np_dtype)
 
 
+# ---- saturate_cast, identity_n, shape checks and shape broadcasts ---------------------------
+
 def saturate_cast(value, dtype, name=None):
     """``value`` cast to ``dtype``, clamped to its range first (NaN becomes 0 for integers).
 

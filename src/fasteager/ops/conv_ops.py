@@ -568,7 +568,7 @@ def _float(opname, x):
     return x
 
 
-# ---- convolutions -------------------------------------------------------------------------
+# ---- separable and transposed convolutions (composites) ------------------------------------
 
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
                      data_format=None, dilations=None, name=None):
@@ -617,7 +617,7 @@ def _single(opname, argname, v):
     return int(vals[0])
 
 
-# ---- pooling ------------------------------------------------------------------------------
+# ---- 3-D and N-D convolution: one matmul per filter tap (the taps are shared with pooling) --
 
 def _per_dim(opname, argname, v, rank):
     vals = [int(i) for i in np.asarray(1 if v is None else v).reshape(-1).tolist()]
@@ -778,7 +778,7 @@ def _spatial3(argname, opname, v, data_format):
     return vals
 
 
-# ---- more convolution wrappers, morphology, sequence helpers ------------------------------
+# ---- atrous transposed convolution and the depthwise backprop wrappers ----------------------
 
 def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
     """The transpose of ``atrous_conv2d``: conv2d_transpose with dilations = rate."""

@@ -539,7 +539,7 @@ def _ones_of(x):
     return _core.wrap(np.ones((), x._value.dtype))
 
 
-# ---- elementwise --------------------------------------------------------------------------
+# ---- composites: scalar_mul, reciprocal_no_nan, rint, accumulate_n; nextafter ---------------
 
 def scalar_mul(scalar, x, name=None):
     """``scalar * x`` for a 0-D ``scalar`` (``ValueError`` otherwise, as TensorFlow)."""
@@ -598,6 +598,8 @@ def right_shift(x, y, name=None):
     x, y = convert_same(x, y)
     return execute(right_shift_op, x, y)
 
+
+# ---- TensorFlow's division variants: realdiv, truncatediv, truncatemod ----------------------
 
 def realdiv(x, y, name=None):
     """``x / y`` for floating-point (or complex) tensors of one dtype."""

@@ -790,7 +790,7 @@ def log_sigmoid(x, name=None):
     return negative(softplus(negative(x)))
 
 
-# ---- activations and losses ---------------------------------------------------------------
+# ---- crelu and the weighted losses (composites) ---------------------------------------------
 
 def crelu(features, axis=-1, name=None):
     """``concat([relu(x), relu(-x)], axis)``: the positive and negative parts side by side."""

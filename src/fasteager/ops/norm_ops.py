@@ -271,6 +271,8 @@ def fused_batch_norm_v1(x, scale, offset, mean=None, variance=None, epsilon=0.00
 
 
 
+# ---- moments and batch normalization (composites) -------------------------------------------
+
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """``(mean, variance)`` of ``x`` over ``axes``.
 
@@ -298,7 +300,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return x * inv + shift
 
 
-# ---- moments ------------------------------------------------------------------------------
+# ---- sufficient statistics ------------------------------------------------------------------
 
 def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     """``(count, sum(x - shift), sum((x - shift)^2), shift)`` over ``axes`` (the moments
@@ -349,6 +351,8 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, bet
 
 lrn = local_response_normalization
 
+
+# ---- weighted moments, batch norm with global normalization ---------------------------------
 
 def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     """``(mean, variance)`` of ``x`` over ``axes`` with each entry counted

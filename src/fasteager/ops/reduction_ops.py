@@ -29,18 +29,6 @@ from .registry import (ALL, as_bool, BOOL, composite_call, COMPOSITE_TYPES, defo
 convert_to_tensor = _core.convert_to_tensor
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """Scale ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm`` (a composite op)."""
-    t = convert_to_tensor(t)
-    clip_norm = convert_to_tensor(clip_norm, t._value.dtype)
-    l2sum = reduce_sum(t * t, axes, keepdims=True)
-    positive = greater(l2sum, 0)
-    # sqrt at 0 has an infinite gradient: take it only where the sum is positive
-    l2sum_safe = where(positive, l2sum, _core.wrap(np.ones_like(l2sum._value)))
-    l2norm = where(positive, sqrt(l2sum_safe), l2sum)
-    return t * clip_norm / maximum(l2norm, clip_norm)
-
-
 # ---- reductions ---------------------------------------------------------------------------
 
 def _kept_shape(x, axis):
@@ -388,7 +376,7 @@ cumsum = _scan(_cumsum)
 cumprod = _scan(_cumprod)
 
 
-# ---- counting -----------------------------------------------------------------------------
+# ---- counts, norms and order checks ---------------------------------------------------------
 
 def _as_np_dtype(dtype):
     return as_dtype(dtype)._np
@@ -503,6 +491,20 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     return execute(_clse_op, x, axis=ax, exclusive=as_bool("cumulative_logsumexp", exclusive,
                                                            "exclusive"),
                    reverse=as_bool("cumulative_logsumexp", reverse, "reverse"))
+
+
+# ---- clipping by norm -----------------------------------------------------------------------
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """Scale ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm`` (a composite op)."""
+    t = convert_to_tensor(t)
+    clip_norm = convert_to_tensor(clip_norm, t._value.dtype)
+    l2sum = reduce_sum(t * t, axes, keepdims=True)
+    positive = greater(l2sum, 0)
+    # sqrt at 0 has an infinite gradient: take it only where the sum is positive
+    l2sum_safe = where(positive, l2sum, _core.wrap(np.ones_like(l2sum._value)))
+    l2norm = where(positive, sqrt(l2sum_safe), l2sum)
+    return t * clip_norm / maximum(l2norm, clip_norm)
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):

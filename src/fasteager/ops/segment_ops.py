@@ -25,6 +25,8 @@ from .registry import as_int, check_output_size, defop, execute, NUMERIC
 convert_to_tensor = _core.convert_to_tensor
 
 
+# ---- sums by segment: scatter-adds through index_backward -----------------------------------
+
 def _segment_ids(opname, segment_ids, lead_shape):
     ids = _int_indices(opname, segment_ids, "segment_ids")
     if ids.shape != tuple(lead_shape[:ids.ndim]) or ids.ndim == 0:
@@ -72,7 +74,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return execute(_index_backward, x, key=(ids,), shape=out_shape)
 
 
-# ---- segment reductions -------------------------------------------------------------------
+# ---- segment extremes, products and means ---------------------------------------------------
 
 def _lowest(dtype):
     # TensorFlow fills empty segments with the finite extremes (-FLT_MAX), not -inf
@@ -256,6 +258,8 @@ def segment_mean(data, segment_ids, name=None):
     return divide_no_nan(unsorted_segment_sum(x, ids, num), _counts(ids, num, x))
 
 
+# ---- counting: bincount, confusion_matrix ---------------------------------------------------
+
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32, name=None,
              axis=None, binary_output=False):
     """Counts (or summed ``weights``) of each non-negative integer in ``arr``.
@@ -336,6 +340,8 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
          else cast(reshape(convert_to_tensor(weights), [-1]), np_dtype))
     return reshape(unsorted_segment_sum(w, lab * n + pred, n * n), [n, n])
 
+
+# ---- fixed-width histograms -----------------------------------------------------------------
 
 def _histogram_args(values, value_range, nbins, dtype, opname):
     v = convert_to_tensor(values)

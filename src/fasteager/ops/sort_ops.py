@@ -174,6 +174,8 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     (exact)."""
     return _approx_k("approx_min_k", operand, k, reduction_dimension, False)
 
+# ---- searchsorted and unique (ops: fe.function replays them) --------------------------------
+
 Unique = collections.namedtuple("Unique", ["y", "idx"])
 UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 
