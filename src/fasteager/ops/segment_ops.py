@@ -76,12 +76,12 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 
 # ---- segment extremes, products and means ---------------------------------------------------
 
-def _lowest(dtype):
+def _finite_lowest(dtype):
     # TensorFlow fills empty segments with the finite extremes (-FLT_MAX), not -inf
     return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-def _highest(dtype):
+def _finite_highest(dtype):
     return np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max
 
 
@@ -106,9 +106,9 @@ def _segment_extreme_grad(g, ans, x, ids, num_segments, empty_value):
     return where(selected, share, zeros_like(share))
 
 
-_segment_max_op = defop("unsorted_segment_max", _segment_extreme_fwd(np.maximum, _lowest),
+_segment_max_op = defop("unsorted_segment_max", _segment_extreme_fwd(np.maximum, _finite_lowest),
                         nin=1, grads=[_segment_extreme_grad])
-_segment_min_op = defop("unsorted_segment_min", _segment_extreme_fwd(np.minimum, _highest),
+_segment_min_op = defop("unsorted_segment_min", _segment_extreme_fwd(np.minimum, _finite_highest),
                         nin=1, grads=[_segment_extreme_grad])
 
 
