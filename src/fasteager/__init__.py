@@ -159,6 +159,8 @@ _DEPRECATED = {
     "variables": "fasteager._src.state.variables",
     "module": "fasteager._src.state.module",
     "placement": "fasteager._src.state.placement",
+    "extension_type": "fasteager._src.composite.extension_type",
+    "tensor_array": "fasteager._src.composite.tensor_array",
     # fasteager.function and fasteager.py_function were modules too, but those names are
     # TensorFlow's tf.function and tf.py_function, which the package exports: they stay
     # the functions (and `import fasteager.function` no longer gives a module)
