@@ -1034,6 +1034,10 @@ cdef class Op:
         self.__doc__ = doc
 
     def __call__(self, *args, name=None, **attrs):
+        if _op_dispatch:        # some op has dispatchers (fe.experimental.dispatch_for_*)
+            r = _dispatch_op_call(self, args, name, attrs)
+            if r is not NotImplemented:
+                return r
         # only declared attributes pass: NumPy's own keywords (out=, where=, dtype=) would
         # alias or skip the checks; the arity check keeps a third array from being `out`
         if attrs:
@@ -1537,10 +1541,77 @@ cdef dict _dispatch_types = {}
 
 
 def register_dispatch(type cls, handler):
-    """Run ``handler(op, args, attrs)`` instead of an op when an argument is a ``cls``; a
-    handler returning NotImplemented lets the op go on as usual (type-based dispatch of
-    ``fe.experimental.dispatch_for_api`` registers classes that only some ops take)."""
+    """Run ``handler(op, args, attrs)`` instead of an op when an argument is a ``cls``
+    (exactly); a handler returning NotImplemented lets the op go on as usual."""
     _dispatch_types[cls] = handler
+
+
+# Type-based dispatch of a call of an op (``fe.experimental.dispatch_for_api(fe.math.add)``):
+# ``Op.__call__`` hands the call as the user made it (operands by keyword and ``name``
+# included, as TensorFlow does) to ``_op_dispatch[op](args, kwargs)`` when an argument's
+# type is dispatchable; NotImplemented from it runs the op as usual. Whether a type is
+# dispatchable is asked of ``_dispatchable_test(type)`` once per type and memoised in
+# ``_dispatchable`` (forgotten when the dispatch module changes its registrations), so a
+# call pays one dict look-up per argument that is not a tensor or a Python number.
+cdef dict _op_dispatch = {}
+cdef dict _dispatchable = {}
+cdef object _dispatchable_test = None
+cdef Py_ssize_t _dispatchable_epoch = 0     # bumped by set_dispatchable_test
+
+
+def set_op_dispatch(Op op, handler):
+    """Have calls of ``op`` with a dispatchable argument tried by ``handler(args, kwargs)``
+    first (None: no longer)."""
+    if handler is None:
+        _op_dispatch.pop(op, None)
+    else:
+        _op_dispatch[op] = handler
+
+
+def set_dispatchable_test(test):
+    """``test(type) -> bool``: whether an op call with an argument of that type goes to the
+    op's dispatch handler. Setting it (again) forgets the answers memoised so far."""
+    global _dispatchable_test, _dispatchable_epoch
+    _dispatchable_test = test
+    _dispatchable_epoch += 1
+    _dispatchable.clear()
+
+
+cdef bint _is_dispatchable(object a) except -1:
+    cdef type t = type(a)
+    cdef Py_ssize_t epoch
+    if t is Tensor or t is float or t is int or _dispatchable_test is None:
+        return False
+    known = _dispatchable.get(t)
+    if known is None:
+        epoch = _dispatchable_epoch
+        known = bool(_dispatchable_test(t))
+        if epoch == _dispatchable_epoch:    # (else registrations changed meanwhile)
+            if len(_dispatchable) >= 4096:  # (classes made in a loop: keep the memo small)
+                _dispatchable.clear()
+            _dispatchable[t] = known
+    return known is True
+
+
+cdef object _dispatch_op_call(Op op, tuple args, object name, dict attrs):
+    handler = _op_dispatch.get(op)
+    if handler is None:
+        return NotImplemented
+    for a in args:
+        if _is_dispatchable(a):
+            break
+    else:
+        if not attrs:
+            return NotImplemented
+        for a in attrs.values():
+            if _is_dispatchable(a):
+                break
+        else:
+            return NotImplemented
+    kwargs = dict(attrs) if attrs else {}
+    if name is not None:
+        kwargs["name"] = name
+    return handler(args, kwargs)
 
 
 # fe.profiler: while a profiler runs, every op executed eagerly is an event reported to

@@ -249,3 +249,177 @@ def test_dispatch_on_a_wrapped_function_and_back(registered):
     assert length.__wrapped__ is wrapped and inspect.signature(length) == sig
     with pytest.raises(ValueError):
         length(m)
+
+
+def _op_apis(names):
+    """The APIs of ``names`` (TensorFlow's elementwise lists) that are ops of the table,
+    each op once (``math.divide`` and ``math.truediv`` are one op)."""
+    from fasteager._core import Op
+    from fasteager._src.composite.dispatch import _resolve
+    out, seen = {}, set()
+    for n in names:
+        f = _resolve(n)
+        if isinstance(f, Op) and id(f) not in seen:
+            seen.add(id(f))
+            out[n] = f
+    return out
+
+
+def test_op_dispatcher_gets_the_arguments_as_passed(registered):
+    # as in TensorFlow, an op hands the call to its dispatcher as the user made it: the
+    # name, positional or by keyword, and operands by keyword
+    calls = []
+
+    @tf.experimental.dispatch_for_api(tf.math.add)
+    def masked_add(x: MaskedTensor, y: MaskedTensor, name=None):
+        calls.append(name)
+        return MaskedTensor(x.values + y.values, x.mask & y.mask)
+    registered.append(masked_add)
+    a = MaskedTensor([1., 2.], [True, False])
+    check(tf.math.add(a, a, name="myadd"), [2., 4.], [True, False])
+    check(tf.add(a, a, "positional"), [2., 4.], [True, False])
+    check(tf.math.add(y=a, x=a, name="kw"), [2., 4.], [True, False])
+    check(tf.math.add(a, a), [2., 4.], [True, False])
+    assert calls == ["myadd", "positional", "kw", None]
+    # plain tensors still run the op (and its own argument checks)
+    np.testing.assert_array_equal(tf.math.add(tf.constant(1), 2, name="n").numpy(), 3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'x'"):
+        tf.math.add(x=tf.constant(1), y=tf.constant(2))
+
+
+def test_dispatcher_without_name_parameter_gets_the_rest(registered):
+    # TensorFlow lets a dispatcher leave out ``name``: the call's name is not passed to it
+    @tf.experimental.dispatch_for_api(tf.math.subtract)
+    def masked_subtract(x: MaskedTensor, y: MaskedTensor):
+        return MaskedTensor(x.values - y.values, x.mask & y.mask)
+
+    @tf.experimental.dispatch_for_api(tf.stack)
+    def masked_stack(values: List[MaskedTensor], axis=0):
+        return MaskedTensor(tf.stack([v.values for v in values], axis),
+                            tf.stack([v.mask for v in values], axis))
+    registered.extend([masked_subtract, masked_stack])
+    a = MaskedTensor([3., 2.], [True, False])
+    check(tf.math.subtract(a, a, name="s"), [0., 0.], [True, False])
+    check(tf.math.subtract(a, a), [0., 0.], [True, False])
+    check(tf.stack([a, a], name="st"), [[3., 2.], [3., 2.]], [[True, False], [True, False]])
+    check(tf.stack([a, a], 1, "st"), [[3., 3.], [2., 2.]], [[True, True], [False, False]])
+
+
+@pytest.mark.parametrize("kind", ["unary", "binary"])
+def test_every_elementwise_op_passes_its_name_to_the_dispatcher(registered, kind):
+    from fasteager._src.composite import dispatch
+    names = dispatch._UNARY_NAMES if kind == "unary" else dispatch._BINARY_NAMES
+    ops = _op_apis(names)
+    assert ops, "no elementwise API is an op of the table"
+    got = {}
+    a = MaskedTensor([1., 2.], [True, False])
+    for api_name, op in ops.items():
+        if kind == "unary":
+            def target(x: MaskedTensor, name=None, _n=api_name):
+                got[_n] = name
+                return x
+        else:
+            def target(x: MaskedTensor, y: MaskedTensor, name=None, _n=api_name):
+                got[_n] = name
+                return x
+        tf.experimental.dispatch_for_api(op)(target)
+        registered.append(target)
+        args = (a,) if kind == "unary" else (a, a)
+        assert op(*args, name="n_" + api_name) is a
+    assert got == {n: "n_" + n for n in ops}
+
+
+def test_elementwise_handler_gets_operands_by_keyword_and_the_name_bound(registered):
+    seen = []
+
+    @tf.experimental.dispatch_for_binary_elementwise_apis(MaskedTensor, MaskedTensor)
+    def binary(api_func, x, y):
+        seen.append((x, y))
+        return MaskedTensor(api_func(x.values, y.values), x.mask & y.mask)
+    registered.append(binary)
+    a = MaskedTensor([1., 2.], [True, False])
+    b = MaskedTensor([3., 4.], [True, True])
+    check(tf.math.multiply(x=a, y=b, name="m"), [3., 8.], [True, False])
+    check(tf.math.multiply(a, y=b), [3., 8.], [True, False])
+    assert seen == [(a, b), (a, b)]
+
+
+class _CountingMeta(type):
+    """Counts the subclass checks made against its classes (type resolution work)."""
+    checks = 0
+
+    def __subclasscheck__(cls, sub):
+        _CountingMeta.checks += 1
+        return type.__subclasscheck__(cls, sub)
+
+
+def test_subclass_of_a_plain_class_made_after_registration(registered):
+    # isinstance semantics for any class, not just extension types; the type is resolved
+    # once (then memoised), and again only when the registrations change
+    class Plain(metaclass=_CountingMeta):
+        pass
+
+    @tf.experimental.dispatch_for_api(tf.abs)
+    def plain_abs(x: Plain, name=None):
+        return ("plain", type(x).__name__, name)
+    registered.append(plain_abs)
+    assert tf.abs(Plain()) == ("plain", "Plain", None)
+
+    class Later(Plain):
+        pass
+    assert tf.abs(Later(), name="n") == ("plain", "Later", "n")
+    assert tf.math.abs(Later()) == ("plain", "Later", None)
+    _CountingMeta.checks = 0
+    t = tf.constant([-1., 2.])
+    for _ in range(50):
+        assert tf.abs(Later()) == ("plain", "Later", None)
+        tf.abs(t)
+    # the type was resolved (issubclass) before: no resolution on each call
+    assert _CountingMeta.checks < 5
+    tf.experimental.unregister_dispatch_for(plain_abs)
+    with pytest.raises(ValueError):
+        tf.abs(Later())
+
+
+def test_registration_after_a_type_was_seen_reaches_it(registered):
+    # a type that an op saw before any dispatcher named its base is dispatched once one
+    # does (the memo is forgotten when registrations change)
+    class Base:
+        pass
+
+    class Seen(Base):
+        pass
+
+    @tf.experimental.dispatch_for_api(tf.math.negative)
+    def masked_negative(x: MaskedTensor, name=None):
+        return "masked"
+    registered.append(masked_negative)
+    with pytest.raises(ValueError):
+        tf.math.negative(Seen())        # (Seen is looked at: not dispatchable, then)
+
+    @tf.experimental.dispatch_for_api(tf.math.negative)
+    def base_negative(x: Base, name=None):
+        return "base"
+    registered.append(base_negative)
+    assert tf.math.negative(Seen()) == "base"
+    assert tf.math.negative(MaskedTensor([1.], [True])) == "masked"
+    tf.experimental.unregister_dispatch_for(base_negative)
+    with pytest.raises(ValueError):
+        tf.math.negative(Seen())
+
+
+def test_virtual_subclass_dispatches(registered):
+    import abc
+
+    class Interface(abc.ABC):
+        pass
+
+    class Impl:
+        pass
+    Interface.register(Impl)
+
+    @tf.experimental.dispatch_for_unary_elementwise_apis(Interface)
+    def unary(api_func, x):
+        return "interface"
+    registered.append(unary)
+    assert tf.math.square(Impl()) == "interface"

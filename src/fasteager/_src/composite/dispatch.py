@@ -10,19 +10,22 @@ APIs consult it themselves; no module attribute is ever replaced, so ``fe.abs``,
 ``fe.math.abs`` and a reference taken before the registration behave alike, whatever the
 import order. Nothing is paid when nothing is registered:
 
-* an op (``fe.abs``, ``fe.add``, ...) is reached through the core's type hook
-  (``_core.register_dispatch``), which the core consults only for an argument that is
-  neither a tensor nor a Python number: the classes a dispatcher's signature names are
-  registered there, and their handler tries the op's targets, then the handler of the
-  composite type (ragged, sparse) if any, else lets the op run as usual;
+* an op (``fe.abs``, ``fe.add``, ...) with targets is registered with the core
+  (``_core.set_op_dispatch``), whose ``Op.__call__`` hands a call to them, as the user
+  made it (``name`` and operands by keyword included, as TensorFlow does), when an
+  argument's type is dispatchable: a subclass (``issubclass``, so also one made after the
+  registration) of a class a target's signature names. The core asks that of
+  ``_is_dispatchable`` once per type and memoises the answer until the registrations
+  change: a tensor or Python number is never asked about, and no call walks an MRO;
 * a Python-level API function (``fe.stack``, ``fe.matmul``, ``fe.strings.length``, ...)
   runs its targets first while it has any: its code is swapped for a short trampoline
   (the function object, its identity and every reference to it stay the same) and put
   back when its last dispatcher is unregistered.
 
 The composite types' own handlers (``register_type``: RaggedTensor, SparseTensor, ...)
-are installed through this module too, so that both kinds of dispatch meet in one place.
-Registrations are process-wide, as in TensorFlow.
+are installed through this module too, so that both kinds of dispatch meet in one place:
+an op's dispatch targets come first, then (if none takes the call) the core's type hook
+runs the composite type's op handler. Registrations are process-wide, as in TensorFlow.
 
 As in TensorFlow, a dispatcher is chosen only when every annotated parameter matches its
 type and at least one argument is of a type other than the core ones (a tensor, a
@@ -84,11 +87,11 @@ _BINARY_NAMES = (
 
 _lock = threading.RLock()
 _entries = {}          # id(API) -> _Entry, while it has dispatchers
-_by_dispatcher = {}    # dispatcher function -> [(entry, target)] it registered
+_by_dispatcher = {}    # dispatcher function -> [(entry, target, classes named)] it registered
 _unary_handlers = {}   # x_type -> handler
 _binary_handlers = {}  # (x_type, y_type) -> handler
-_type_op_handlers = {}  # composite class -> its op handler (register_type)
-_core_classes = set()   # classes the core hands op calls on to this module
+_named = collections.Counter()   # class -> how many targets of ops name it
+_named_classes = ()    # the classes of _named, for issubclass
 
 
 def register_type(cls, functions=None, op_handler=None):
@@ -101,47 +104,27 @@ def register_type(cls, functions=None, op_handler=None):
     if functions:
         register_composite(cls, functions)
     if op_handler is not None:
-        with _lock:
-            _type_op_handlers[cls] = op_handler
-            _core_classes.add(cls)
-            _core.register_dispatch(cls, _op_handler(cls))
+        _core.register_dispatch(cls, op_handler)
 
 
-def _op_handler(cls):
-    """The core's handler for op calls with a ``cls`` argument: the op's dispatch targets
-    first, then ``cls``'s own op handler; NotImplemented (the op runs as usual) else."""
-    composite = _type_op_handlers.get(cls)
-
-    def on_op(op, args, attrs):
-        entry = _entries.get(id(op))
-        if entry is not None:
-            result = entry.call_targets(args, attrs or {})
-            if result is not NotImplemented:
-                return result
-        if composite is not None:
-            return composite(op, args, attrs)
-        return NotImplemented
-    return on_op
+def _is_dispatchable(cls):
+    """Whether an op call with a ``cls`` argument goes to the op's dispatch targets (the
+    core asks once per type, see the module doc)."""
+    return bool(_named_classes) and issubclass(cls, _named_classes)
 
 
-def _hand_ops_over(classes):
-    """Have the core hand op calls with arguments of ``classes`` (and of their subclasses:
-    the core looks a type up exactly) to this module."""
-    todo = list(classes)
-    while todo:
-        cls = todo.pop()
-        todo.extend(cls.__subclasses__())
-        if cls not in _core_classes:
-            _core_classes.add(cls)
-            _core.register_dispatch(cls, _op_handler(cls))
+def _count_named(classes, delta):
+    """Add ``delta`` to the count of each of ``classes``; the core forgets its answers."""
+    global _named_classes
+    for cls in classes:
+        _named[cls] += delta
+        if _named[cls] <= 0:
+            del _named[cls]
+    _named_classes = tuple(_named)
+    _core.set_dispatchable_test(_is_dispatchable)
 
 
-def class_created(cls):
-    """A new class (an extension type) whose base the core hands op calls over for: so is
-    it (called by ExtensionType when a subclass is made)."""
-    if _core_classes and any(base in _core_classes for base in cls.__mro__[1:]):
-        with _lock:
-            _hand_ops_over([cls])
+_core.set_dispatchable_test(_is_dispatchable)
 
 
 def _resolve(name):
@@ -182,6 +165,8 @@ class _Entry:
         self.original = api
         if isinstance(api, _types.FunctionType):
             self.original, self._saved = _install_trampoline(api, self)
+        else:
+            _core.set_op_dispatch(api, self.call_targets)
 
     def call_targets(self, args, kwargs):
         for target in self.targets:
@@ -199,6 +184,8 @@ class _Entry:
     def restore(self):
         if self.original is not self.api:
             _remove_trampoline(self.api, self._saved)
+        else:
+            _core.set_op_dispatch(self.api, None)
 
 
 # The trampoline takes any arguments and hands them to its entry (a keyword-only default,
@@ -270,10 +257,12 @@ def _entries_for(apis, what):
 
 
 def _add(dispatcher, entry, target, classes):
-    if isinstance(entry.api, _core.Op):
-        _hand_ops_over(classes)
+    """Add ``target`` (of ``dispatcher``, naming ``classes``) to ``entry``'s targets."""
+    classes = tuple(classes) if isinstance(entry.api, _core.Op) else ()
     entry.targets = entry.targets + [target]      # (a call in progress keeps its list)
-    _by_dispatcher.setdefault(dispatcher, []).append((entry, target))
+    _by_dispatcher.setdefault(dispatcher, []).append((entry, target, classes))
+    if classes:
+        _count_named(classes, 1)
 
 
 # -- type annotations as checks -------------------------------------------------------------
@@ -402,14 +391,47 @@ def dispatch_for_api(api, *signatures):
             checks = [[(n, _checker(t, "%s: parameter %r" % (what, n), named))
                        for n, t in s.items()] for s in sigs]
             entry, = _entries_for([original], what)
+            name_at = _name_position(original, api_sig, dispatcher)
             for check in checks:
-                _add(dispatcher, entry, _api_target(api_sig, check, dispatcher), named)
+                _add(dispatcher, entry, _api_target(api_sig, check, dispatcher, name_at),
+                     named)
         return dispatcher
     return decorator
 
 
-def _api_target(api_sig, checks, dispatcher):
+def _name_position(api, api_sig, dispatcher):
+    """Where a call of ``api`` passes ``name`` when ``dispatcher`` leaves that parameter
+    out (TensorFlow then drops it from the dispatcher's call): its index among the API's
+    parameters, -1 where only by keyword (an op), None when the dispatcher takes it (or
+    the API has none)."""
+    mine = inspect.signature(dispatcher).parameters
+    if "name" in mine or any(p.kind == p.VAR_KEYWORD for p in mine.values()):
+        return None
+    if isinstance(api, _core.Op):
+        return -1
+    params = list(api_sig.parameters.values())
+    for i, p in enumerate(params):
+        if p.name == "name":
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and all(
+                    q.kind != q.VAR_POSITIONAL for q in params[:i]):
+                return i
+            return -1
+    return None
+
+
+def _api_target(api_sig, checks, dispatcher, name_at=None):
+    # the call binds to the API's parameters (an op's: the dispatcher's, less ``name``)
+    strip_first = "name" not in api_sig.parameters
+
     def target(args, kwargs):
+        call_args, call_kwargs = args, kwargs
+        if name_at is not None:
+            if "name" in kwargs:
+                call_kwargs = {k: v for k, v in kwargs.items() if k != "name"}
+            elif 0 <= name_at < len(args):
+                call_args = args[:name_at] + args[name_at + 1:]
+            if strip_first:
+                args, kwargs = call_args, call_kwargs
         try:
             bound = api_sig.bind(*args, **kwargs).arguments
         except TypeError:
@@ -422,7 +444,7 @@ def _api_target(api_sig, checks, dispatcher):
             best = max(best, got)
         if best != _DISPATCHABLE:
             return NotImplemented
-        return dispatcher(*args, **kwargs)
+        return dispatcher(*call_args, **call_kwargs)
     return target
 
 
@@ -520,11 +542,13 @@ def unregister_dispatch_for(dispatch_target):
         if registered is None:
             raise ValueError("Function %r was not registered using a `@dispatch_for_*` "
                              "decorator." % (dispatch_target,))
-        for entry, target in registered:
+        for entry, target, classes in registered:
             entry.targets = [t for t in entry.targets if t is not target]
             if not entry.targets:
                 entry.restore()
                 _entries.pop(id(entry.api), None)
+            if classes:
+                _count_named(classes, -1)
         for registry in (_unary_handlers, _binary_handlers):
             for key in [k for k, h in registry.items() if h is dispatch_target]:
                 del registry[key]

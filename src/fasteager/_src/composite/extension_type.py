@@ -42,7 +42,6 @@ from ...ops.array_ops import stack, unstack
 from ...ops.string_values import bytes_array, is_string_value
 from ...tensor_shape import TensorShape
 from .. import nest
-from .dispatch import class_created
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .sparse import SparseTensor, SparseTensorSpec, to_dense
 from .structure import DatasetSpec, TensorSpec, _is_dataset
@@ -531,7 +530,6 @@ class ExtensionType:
         super().__init_subclass__(**kwargs)
         if "_fe_base" in cls.__dict__:          # BatchableExtensionType itself
             return
-        class_created(cls)       # ops dispatched on a base class are on this one too
         fields, defaults = [], {}
         for klass in reversed(cls.__mro__):
             if not issubclass(klass, ExtensionType) or "_fe_base" in klass.__dict__:
