@@ -1,4 +1,4 @@
-"""Buffer reuse across calls of fe.function graphs (``_buffers.plan``).
+"""Buffer reuse across calls of fe.function graphs (``fasteager._src.tracing.buffers.plan``).
 
 Intermediates that never leave the graph live in buffers the concrete function keeps;
 these tests check that results stay right when buffers are shared and reused (views of

@@ -1,12 +1,8 @@
 """fe.function semantics: retracing, side effects, variables, gradients, nesting, models."""
-import sys
-
 import numpy as np
 import pytest
 
 import fasteager as fe
-
-F = sys.modules["fasteager._src.tracing.function"]
 
 
 def c(x, dtype=np.float32):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import fasteager as tf
-from fasteager._src.state.module import Module, name_scope
+from fasteager import Module, name_scope
 
 
 class Dense(Module):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fasteager as tf
-from fasteager._src.state.module import Module
+from fasteager import Module
 
 
 class Dense(Module):
