@@ -1,5 +1,6 @@
-"""The NumPy and SciPy names added for autograd users: values against NumPy/SciPy, and
-gradients against finite differences (orders 1 and 2) through fasteager.numpy."""
+"""The NumPy and SciPy names autograd users call (elementwise, shapes, linalg, fft, random,
+scipy.special/stats/linalg): values against NumPy/SciPy, and gradients against finite
+differences (orders 1 and 2) through fasteager.numpy."""
 import numpy as np
 import pytest
 import scipy.linalg
