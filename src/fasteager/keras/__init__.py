@@ -17,6 +17,7 @@ from . import (  # noqa: F401  # noqa: F401
     losses,
     metrics,
     models,
+    ops,
     optimizers,
     preprocessing,
     regularizers,
