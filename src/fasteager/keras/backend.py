@@ -1,5 +1,6 @@
 """Keras backend utilities: unique layer names, ``clear_session``, ``epsilon``, ``floatx``,
-``image_data_format`` (the settings ``keras.config`` reads and sets)."""
+``image_data_format`` (the settings ``keras.config`` reads and sets), and Keras's dtype
+promotion (``result_type``, ``standardize_dtype``; implemented in keras.ops._dtypes)."""
 import collections
 import threading
 
@@ -82,3 +83,15 @@ def get_value(x):
 
 def set_value(x, value):
     x.assign(value)
+
+
+def result_type(*dtypes):
+    """The dtype Keras's promotion rules give (``keras.backend.result_type``)."""
+    from .ops._dtypes import result_type as promote  # keras.ops loads after this module
+    return promote(*dtypes)
+
+
+def standardize_dtype(dtype):
+    """The Keras name of a dtype ('float32', ...); ``None`` is ``floatx()``."""
+    from .ops._dtypes import standardize_dtype as standardize
+    return standardize(dtype)
