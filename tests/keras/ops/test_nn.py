@@ -23,6 +23,8 @@ LOOSE = {"conv", "conv_transpose", "depthwise_conv", "separable_conv", "dot_prod
 @pytest.mark.parametrize("name", KERAS_NN)
 def test_matches_keras(name):
     tol = {"rtol": 1e-4, "atol": 1e-4} if name in LOOSE else {}
+    if name == "ctc_loss":
+        tol["f64_like_f32"] = True
     check_all(getattr(nn, name), REF[name], name, **tol)
 
 

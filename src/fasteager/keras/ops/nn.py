@@ -9,6 +9,7 @@ is differentiable by GradientTape.
 import math as _pymath
 
 from ... import nn as fe_nn
+from ... import errors
 from ... import sparse as fe_sparse
 from ..._core import convert_to_tensor
 from ...ops import (array_ops, elementwise_ops, indexing_ops, linalg_ops, reduction_ops,
@@ -66,8 +67,21 @@ def softsign(x):
     return fe_nn.softsign(_t(x))
 
 
+def _no_float_scalar(opname, x, *values):
+    """TensorFlow cannot convert a Python float to an integer tensor's dtype; Keras's
+    composed activations fail so on integer inputs, and so do these."""
+    x = _t(x)
+    if not (x.dtype.is_floating or x.dtype.is_complex) and any(
+            isinstance(v, float) for v in values):
+        raise TypeError("%s: cannot convert %r to a tensor of dtype %s (integer inputs take "
+                        "integer thresholds)" % (opname, [v for v in values
+                                                          if isinstance(v, float)][0],
+                                                 x.dtype.name))
+    return x
+
+
 def soft_shrink(x, threshold=0.5):
-    return activations.soft_shrink(x, threshold)
+    return activations.soft_shrink(_no_float_scalar("soft_shrink", x, threshold), threshold)
 
 
 def sparse_plus(x):
@@ -134,11 +148,11 @@ def tanh_shrink(x):
 
 
 def hard_tanh(x):
-    return activations.hard_tanh(x)
+    return activations.hard_tanh(_no_float_scalar("hard_tanh", x, -1.0, 1.0))
 
 
 def hard_shrink(x, threshold=0.5):
-    return activations.hard_shrink(x, threshold)
+    return activations.hard_shrink(_no_float_scalar("hard_shrink", x, threshold), threshold)
 
 
 def threshold(x, threshold, default_value):
@@ -206,10 +220,10 @@ def _tuple(v, n):
     return (v,) * n if isinstance(v, int) else tuple(v)
 
 
-def _padding(opname, padding):
+def _padding(opname, padding, error=ValueError):
     p = str(padding).lower()
     if p not in ("valid", "same"):
-        raise ValueError("%s: `padding` must be 'valid' or 'same'. Received: padding=%s"
+        raise error("%s: `padding` must be 'valid' or 'same'. Received: padding=%s"
                          % (opname, padding))
     return p.upper()
 
@@ -221,7 +235,9 @@ def _pool(opname, kind, inputs, pool_size, strides, padding, data_format):
     pool_size = _tuple(pool_size, n)
     strides = pool_size if strides is None else _tuple(strides, n)
     x = _to_last(x, data_format)
-    y = fe_nn.pool(x, pool_size, kind, strides=strides, padding=_padding(opname, padding),
+    # TensorFlow's pool op is what rejects a bad padding in Keras: its error class
+    padding = _padding(opname, padding, errors.InvalidArgumentError)
+    y = fe_nn.pool(x, pool_size, kind, strides=strides, padding=padding,
                    data_format=_TF_FORMAT[n])
     return _from_last(y, data_format)
 
@@ -302,9 +318,14 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     x, kernel = _t(inputs), _t(kernel)
     n = _spatial_rank("conv", x)
     x = _to_last(x, data_format)
-    y = fe_nn.convolution(x, kernel, strides=_tuple(strides, n),
-                          padding=_padding("conv", padding), data_format=_TF_FORMAT[n],
-                          dilations=_tuple(dilation_rate, n))
+    strides, dilations = _tuple(strides, n), _tuple(dilation_rate, n)
+    padding = _padding("conv", padding)
+    if n == 3:
+        y = fe_nn.conv3d(x, kernel, (1,) + strides + (1,), padding,
+                         dilations=(1,) + dilations + (1,))
+    else:
+        y = fe_nn.convolution(x, kernel, strides=strides, padding=padding,
+                              data_format=_TF_FORMAT[n], dilations=dilations)
     if 0 in tuple(y.shape) and 0 not in tuple(x.shape):
         raise ValueError("conv: the convolution operation resulted in an empty output. "
                          "Output shape: %s. This can happen if the input is too small for "
@@ -604,8 +625,10 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     if order == 2:
         square_sum = reduction_ops.reduce_sum(elementwise_ops.square(x), axis=axis,
                                               keepdims=True)
-        inv = elementwise_ops.minimum(elementwise_ops.rsqrt(square_sum),
-                                      cast(1.0 / epsilon, x.dtype))
+        # min(rsqrt(s), 1/eps) as rsqrt(max(s, eps**2)): the same values, and a zero row's
+        # gradient stays finite (TensorFlow's rsqrt gradient is 0 where the min drops it)
+        inv = elementwise_ops.rsqrt(elementwise_ops.maximum(
+            square_sum, cast(epsilon * epsilon, x.dtype)))
         return x * inv
     norm = linalg_ops.norm(x, ord=order, axis=axis, keepdims=True)
     return x / elementwise_ops.maximum(norm, cast(epsilon, norm.dtype))
