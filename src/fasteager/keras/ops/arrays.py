@@ -401,12 +401,28 @@ def rot90(array, k=1, axes=(0, 1)):
     if k == 0:
         return array
     a0, a1 = (a + rank if a < 0 else a for a in axes)
-    # rot90 = flip one axis then swap the two (NumPy's definition).
-    if k == 1:
-        return swapaxes(_fe.reverse(array, [a1]), a0, a1)
-    if k == 2:
-        return _fe.reverse(array, [a0, a1])
-    return _fe.reverse(swapaxes(array, a0, a1), [a1])
+    # Keras's TensorFlow backend: the plane last, flattened to (-1, h, w), then
+    # reverse-and-transpose k times; between turns it reshapes to (h, w) for even k, which
+    # for k=2 on a non-square plane reorders elements (unlike NumPy). Kept for parity.
+    perm = [i for i in range(rank) if i not in (a0, a1)] + [a0, a1]
+    array = _fe.transpose(array, perm)
+    shape = array.shape.as_list()
+    h, w = shape[-2], shape[-1]
+
+    def turn(t):
+        return _fe.transpose(_fe.reverse(t, [2]), [0, 2, 1])
+
+    array = turn(_fe.reshape(array, [-1, h, w]))
+    final_h, final_w = (w, h) if k % 2 == 1 else (h, w)
+    if k > 1:
+        array = _fe.reshape(array, [-1, final_h, final_w])
+        for _ in range(k - 1):
+            array = turn(array)
+    array = _fe.reshape(array, shape[:-2] + [final_h, final_w])
+    inverse = [0] * rank
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return _fe.transpose(array, inverse)
 
 
 def roll(x, shift, axis=None):
@@ -542,8 +558,13 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
     x = moveaxis(x, (axis1, axis2), (-2, -1))
     rows, cols = x.shape[-2], x.shape[-1]
     if offset <= -rows or offset >= cols:
-        return _fe.zeros(x.shape.as_list()[:-2] + [0], dtype=x.dtype)
-    return _linalg.diag_part(x, k=offset)
+        # TensorFlow's MatrixDiagPart refuses a diagonal outside the matrix.
+        raise InvalidArgumentError(
+            "diagonal: offset %d is out of bounds for a %dx%d matrix (expected %d < offset "
+            "< %d)" % (offset, rows, cols, -rows, cols))
+    n = builtins.min(rows + builtins.min(offset, 0), cols - builtins.max(offset, 0))
+    i = _np.arange(n) - builtins.min(offset, 0)
+    return x[..., i, i + offset]
 
 
 def diag(x, k=0):
@@ -864,10 +885,17 @@ def unravel_index(indices, shape):
     if None in shape:
         raise ValueError("`shape` argument cannot contain `None`. Received: shape=%s"
                          % (shape,))
-    dtype = indices.dtype
+    dtype = indices.dtype.name
     coords = []
-    for dim in reversed(shape):
-        coords.append(_cast(indices % dim, dtype.name))
+    if indices.shape.rank == 1:
+        for dim in reversed(shape):
+            coords.append(_cast(indices % dim, dtype))
+            indices = indices // dim
+        return tuple(reversed(coords))
+    # Keras's TensorFlow backend walks the dims first-to-last for any other rank, so the
+    # coordinates differ from NumPy's there; kept for parity with it.
+    for dim in shape:
+        coords.append(_fe.reshape(_cast(indices % dim, dtype), _fe.shape(indices)))
         indices = indices // dim
     return tuple(reversed(coords))
 
@@ -967,6 +995,9 @@ def isin(x1, x2, assume_unique=False, invert=False):
 def unique(x, sorted=True, return_index=False, return_inverse=False,
            return_counts=False, axis=None, size=None, fill_value=None):
     x = _tensor(x)
+    if _dt(x) in ("bool", "string"):
+        raise InvalidArgumentError("unique: x of dtype %s is not supported (TensorFlow's "
+                                   "Unique kernel takes numbers)" % _dt(x))
     shape = x.shape.as_list()
     flat = axis is None
     if flat:
