@@ -16,7 +16,7 @@ from ... import bitwise as _bitwise
 from ... import linalg as _linalg
 from ... import math as _fm
 from ... import nn as _nn
-from ...errors import InvalidArgumentError
+from ...errors import InvalidArgumentError, NotFoundError
 from ...ops import array_ops as _arr
 from ...ops import elementwise_ops as _ew
 from ...ops import indexing_ops as _idx
@@ -222,8 +222,15 @@ def fmod(x1, x2):
     return _cast(res, dtype)
 
 
+def _no_kernel(op, x, error=InvalidArgumentError):
+    raise error("%s: unsupported dtype (TensorFlow has no kernel for %s)" % (op, _dt(x)))
+
+
 def negative(x):
-    return _ew.negative(_t(x))
+    x = _t(x)
+    if _dt(x) in _UINTS:
+        _no_kernel("negative", x)
+    return _ew.negative(x)
 
 
 def absolute(x):
@@ -276,7 +283,11 @@ def cbrt(x):
 
 
 def reciprocal(x):
-    return _ew.reciprocal(_t(x))
+    x = _t(x)
+    if x.dtype.is_integer:  # TensorFlow: no int32/int64 kernel, other ints rejected
+        _no_kernel("reciprocal", x,
+                   NotFoundError if _dt(x) in ("int32", "int64") else InvalidArgumentError)
+    return _ew.reciprocal(x)
 
 
 def exp(x):
@@ -328,7 +339,10 @@ def logaddexp2(x1, x2):
 
 def hypot(x1, x2):
     x1, x2 = _t(x1), _t(x2)
-    dtype = _int_to_float_wide(result_type(x1.dtype, x2.dtype))
+    dtype = result_type(x1.dtype, x2.dtype)
+    dtype = dtype if dtype == "bool" else _int_to_float_wide(dtype)
+    if dtype == "bool":
+        _no_kernel("hypot", x1)
     a1, a2 = _ew.abs(_cast(x1, dtype)), _ew.abs(_cast(x2, dtype))
     hi, lo = _ew.maximum(a1, a2), _ew.minimum(a1, a2)
     # scaled by the larger magnitude so the square cannot overflow
@@ -338,7 +352,11 @@ def hypot(x1, x2):
 
 def heaviside(x1, x2):
     x1, x2 = _t(x1), _t(x2)
-    dtype = _int_to_float_wide(result_type(x1.dtype, x2.dtype))
+    dtype = result_type(x1.dtype, x2.dtype)
+    dtype = dtype if dtype == "bool" else _int_to_float_wide(dtype)
+    if dtype == "bool":
+        raise TypeError("heaviside: bool inputs cannot be ordered against 0 (expected "
+                        "numeric x1, x2, got bool)")
     x1, x2 = _cast(x1, dtype), _cast(x2, dtype)
     return _arr.where(_ew.less(x1, _t(0, dtype)), _arr.zeros_like(x1),
                       _arr.where(_ew.greater(x1, _t(0, dtype)), _arr.ones_like(x1), x2))
@@ -468,8 +486,15 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 # ---- complex parts --------------------------------------------------------------------------
 
+def _numeric_only(op, x):
+    if _dt(x) == "bool":
+        raise TypeError("%s: input must be a numeric tensor, but got tensor with dtype bool"
+                        % op)
+    return x
+
+
 def real(x):
-    return _fm.real(_t(x))
+    return _fm.real(_numeric_only("real", _t(x)))
 
 
 def imag(x):
@@ -477,7 +502,7 @@ def imag(x):
 
 
 def conj(x):
-    return _fm.conj(_t(x))
+    return _fm.conj(_numeric_only("conj", _t(x)))
 
 
 def conjugate(x):
@@ -485,7 +510,13 @@ def conjugate(x):
 
 
 def angle(x):
-    return _fm.angle(_float_input(x))
+    x = _float_input(x)
+    if x.dtype.is_complex:
+        return _fm.angle(x)
+    # a real number's angle is pi below zero and 0 elsewhere (-0.0 and NaN included),
+    # as TensorFlow's angle of real input
+    return _arr.where(_ew.less(x, _t(0, x.dtype)), _arr.fill(x.shape, _t(np.pi, x.dtype)),
+                      _arr.zeros_like(x))
 
 
 # ---- comparisons and predicates -------------------------------------------------------------
@@ -624,7 +655,10 @@ def bitwise_xor(x, y):
 
 
 def bitwise_invert(x):
-    return _bitwise.invert(_t(x))
+    x = _t(x)
+    if _dt(x) == "bool":
+        _no_kernel("bitwise_invert", x)
+    return _bitwise.invert(x)
 
 
 def bitwise_not(x):
@@ -634,9 +668,12 @@ def bitwise_not(x):
 def _shift(op, x, y):
     x = _t(x)
     if isinstance(y, int) and not isinstance(y, bool):
-        return op(x, _t(y, x.dtype))
-    x, y, _ = _pair(x, y)
-    return op(x, y)
+        y = _t(y, x.dtype)
+    else:
+        x, y, _ = _pair(x, y)
+    # TensorFlow's kernels clamp the shift to [0, bits - 1] (a negative shift is 0)
+    bits = np.dtype(x.dtype.as_numpy_dtype).itemsize * 8
+    return op(x, _arr.clip_by_value(y, _t(0, y.dtype), _t(bits - 1, y.dtype)))
 
 
 def bitwise_left_shift(x, y):
@@ -822,6 +859,10 @@ def _keep_arg_dims(x, y, axis):
 
 
 def _arg_reduce(op, x, axis, keepdims):
+    if isinstance(axis, (tuple, list)):
+        # TensorFlow's classes: argmax rejects the tuple as a type, argmin as a value
+        error = TypeError if op is _red.argmax else InvalidArgumentError
+        raise error("%s: `axis` must be an int or None (got %r)" % (op.__name__, axis))
     x = _t(x)
     if x.dtype.is_floating and len(x.shape) > 0:
         # -0.0 sorts below +0.0 (JAX's flush-to-zero fix Keras adopts)
@@ -1037,6 +1078,10 @@ def median(x, axis=None, keepdims=False):
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     x = _t(x)
     q = _t(q, _backend.floatx())
+    if axis is not None and not x.dtype.is_floating:
+        # Keras's TensorFlow backend maps the slices with x's own dtype and fails there
+        raise InvalidArgumentError("nanquantile: a non-float `x` (got %s) is reduced along "
+                                   "an axis only as float; cast it first" % _dt(x))
 
     def one_slice(v):
         # each slice keeps its own count of non-NaN values
