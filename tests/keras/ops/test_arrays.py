@@ -73,6 +73,10 @@ def float_inputs(args):
 
 
 def check_out(cid, got, ref):
+    if "sparse" in ref:
+        assert isinstance(got, fe.sparse.SparseTensor), "%s: expected a SparseTensor" % cid
+        check_out(cid, fe.sparse.to_dense(got), ref["sparse"])
+        return
     if "seq" in ref:
         assert isinstance(got, (tuple, list)), "%s: expected a sequence, got %r" % (cid, got)
         assert len(got) == len(ref["seq"]), cid
@@ -87,7 +91,7 @@ def check_out(cid, got, ref):
         cid, got.dtype.name, ref["dtype"])
     assert list(got.shape) == ref["shape"], "%s: shape %s, Keras %s" % (
         cid, list(got.shape), ref["shape"])
-    want = np.asarray(ref["v"])
+    want = np.asarray(ref["v"]).reshape(ref["shape"])
     have = got.numpy()
     if ref["dtype"].startswith("float"):
         tol = 1e-2 if ref["dtype"] == "float16" else 1e-5

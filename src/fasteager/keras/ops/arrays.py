@@ -17,7 +17,7 @@ from ... import linalg as _linalg
 from ... import math as _fmath
 from ... import signal as _signal
 from ... import sparse as _sparse
-from ...errors import InvalidArgumentError
+from ...errors import FailedPreconditionError, InvalidArgumentError
 from ...ops import array_ops as _array_ops  # noqa: F401  (op table, loaded with fe)
 from .. import backend as _backend
 from ._dtypes import result_type, standardize_dtype
@@ -134,7 +134,17 @@ def full_like(x, fill_value, dtype=None):
     return _fe.broadcast_to(fill_value, _fe.shape(x))
 
 
+def _is_float_arg(v):
+    return isinstance(v, float) or (hasattr(v, "dtype") and "float" in str(
+        getattr(v.dtype, "name", v.dtype)))
+
+
 def eye(N, M=None, k=0, dtype=None):
+    if _is_float_arg(N):
+        raise TypeError("eye: Argument `N` must be an integer or an integer tensor.")
+    if _is_float_arg(M):
+        raise TypeError("eye: Argument `M` must be an integer, an integer tensor, or "
+                        "`None`.")
     dtype = standardize_dtype(dtype or _floatx())
     N = _static_int(N)
     M = N if M is None else _static_int(M)
@@ -241,6 +251,19 @@ def meshgrid(*x, indexing="xy"):
 
 def vander(x, N=None, increasing=False):
     x = _tensor(x)
+    if x.shape.rank != 1:
+        raise ValueError("vander: Input tensor must be 1-dimensional. Received: "
+                         "input.shape=%s" % (x.shape,))
+    if N is not None:
+        if not isinstance(N, int):
+            raise TypeError("vander: Argument `N` must be of type `int`. Received: N=%s "
+                            "of type %s" % (N, type(N)))
+        if N < 0:
+            raise ValueError("vander: Argument 'N' must be nonnegative. Received: N=%s"
+                             % (N,))
+    if not isinstance(increasing, bool):
+        raise TypeError("vander: Argument `increasing` must be of type `bool`. Received: "
+                        "increasing=%s of type %s" % (increasing, type(increasing)))
     result_dtype = result_type(x.dtype)
     if N is None:
         N = x.shape[0]
@@ -299,8 +322,17 @@ def size(x):
 
 def reshape(x, newshape):
     x = _tensor(x)
-    if isinstance(newshape, int):
-        newshape = [newshape]
+    if not isinstance(newshape, _core.Tensor):
+        try:
+            newshape = tuple(newshape)
+        except TypeError:
+            newshape = (newshape,)
+        dims = [d for d in newshape if isinstance(d, (int, _np.integer))]
+        if any(d < -1 for d in dims) or dims.count(-1) > 1:
+            raise ValueError(
+                "reshape: Each dimension in `newshape` must be a non-negative integer, "
+                "or `-1` for a single unknown dimension. Received: newshape=%s."
+                % (newshape,))
     return _fe.reshape(x, newshape)
 
 
@@ -444,11 +476,33 @@ def tile(x, repeats):
 
 
 def repeat(x, repeats, axis=None):
-    return _fe.repeat(_tensor(x), repeats, axis=axis)
+    x = _tensor(x)
+    if axis is not None and not -x.shape.rank <= axis < x.shape.rank:
+        raise ValueError("repeat: axis=%s out of bounds: expected %d<=axis<%d"
+                         % (axis, -x.shape.rank, x.shape.rank))
+    return _fe.repeat(x, repeats, axis=axis)
 
 
 def pad(x, pad_width, mode="constant", constant_values=None):
     x = _tensor(x)
+    # Keras's Pad: an int is one (n, n) pair, a flat pair is one pair, (n,) means (n, n).
+    if isinstance(pad_width, int):
+        pad_width = ((pad_width, pad_width),)
+    elif isinstance(pad_width, (tuple, list)) and isinstance(pad_width[0], int):
+        pad_width = (pad_width,)
+    else:
+        pad_width = list(pad_width)
+        first = len(pad_width[0])
+        for i, pw in enumerate(pad_width):
+            if len(pw) != first:
+                raise ValueError("pad: `pad_width` should be a list of tuples of length 1 "
+                                 "or 2. Received: pad_width=%s" % (pad_width,))
+            if len(pw) == 1:
+                pad_width[i] = (pw[0], pw[0])
+    if len(pad_width) > 1 and len(pad_width) != x.shape.rank:
+        raise ValueError("pad: `pad_width` must have the same length as `x.shape`. "
+                         "Received: pad_width=%s (of length %d) and x.shape=%s (of length "
+                         "%d)" % (pad_width, len(pad_width), x.shape, x.shape.rank))
     kwargs = {}
     if constant_values is not None:
         if mode != "constant":
@@ -456,9 +510,6 @@ def pad(x, pad_width, mode="constant", constant_values=None):
                              "`mode == 'constant'`. Received: mode=%s" % (mode,))
         kwargs["constant_values"] = constant_values
     pad_width = _tensor(pad_width, "int32")
-    if pad_width.shape.rank < 2:
-        # NumPy's short forms (n) and (before, after) apply to every axis.
-        pad_width = _fe.broadcast_to(_fe.reshape(pad_width, [1, -1]), [x.shape.rank, 2])
     return _fe.pad(x, pad_width, mode.upper(), **kwargs)
 
 
@@ -531,6 +582,15 @@ def split(x, indices_or_sections, axis=0):
 
 
 def array_split(x, indices_or_sections, axis=0):
+    if not isinstance(indices_or_sections, int):
+        raise TypeError("array_split: Argument `indices_or_sections` must be of type "
+                        "`int`. Received: indices_or_sections=%s" % (indices_or_sections,))
+    if indices_or_sections <= 0:
+        raise ValueError("array_split: Argument `indices_or_sections` must be a positive "
+                         "integer. Received: indices_or_sections=%s" % indices_or_sections)
+    if not isinstance(axis, int):
+        raise TypeError("array_split: Argument `axis` must be of type `int`. Received: %s"
+                        % (axis,))
     x = _tensor(x)
     n = indices_or_sections
     total = x.shape[axis]
@@ -555,6 +615,9 @@ def dsplit(x, indices_or_sections):
 
 def diagonal(x, offset=0, axis1=0, axis2=1):
     x = _tensor(x)
+    if _canon(axis1, x.shape.rank, "diagonal") == _canon(axis2, x.shape.rank, "diagonal"):
+        raise ValueError("diagonal: `axis1` and `axis2` cannot be the same. Received: "
+                         "axis1=%s, axis2=%s" % (axis1, axis2))
     x = moveaxis(x, (axis1, axis2), (-2, -1))
     rows, cols = x.shape[-2], x.shape[-1]
     if offset <= -rows or offset >= cols:
@@ -720,6 +783,9 @@ def tensordot(x1, x2, axes=2):
 def kron(x1, x2):
     x1, x2 = _tensor(x1), _tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype)
+    if dtype == "bool":
+        raise InvalidArgumentError("kron: x1 and x2 of dtype bool are not supported "
+                                   "(TensorFlow's Mul kernel takes numbers)")
     x1, x2 = _cast(x1, dtype), _cast(x2, dtype)
     r = builtins.max(x1.shape.rank, x2.shape.rank)
     x1 = _fe.reshape(x1, [1] * (r - x1.shape.rank) + x1.shape.as_list())
@@ -742,8 +808,10 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     d1, d2 = x1.shape[-1], x2.shape[-1]
     for d in (d1, d2):
         if d not in (2, 3):
-            raise ValueError("cross: incompatible dimensions for cross product "
-                             "(dimension must be 2 or 3), got %d" % d)
+            # TensorFlow's Cross kernel reports this as a failed precondition.
+            raise FailedPreconditionError(
+                "cross: Cross-products are only defined for 2- or 3-element vectors "
+                "(got a last dimension of %d)" % d)
 
     def pad3(x, d):
         return _fe.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, 1]]) if d == 2 else x
@@ -862,11 +930,16 @@ def where(condition, x1=None, x2=None):
 
 
 def select(condlist, choicelist, default=0):
+    if not isinstance(condlist, (list, tuple)) or not isinstance(choicelist, (list, tuple)):
+        raise ValueError("select: condlist and choicelist must be lists. Received: "
+                         "type(condlist) = %s, type(choicelist) = %s"
+                         % (type(condlist), type(choicelist)))
+    if not condlist or not choicelist:
+        raise ValueError("select: condlist and choicelist must not be empty. Received: "
+                         "condlist = %s, choicelist = %s" % (condlist, choicelist))
     if len(condlist) != len(choicelist):
         raise ValueError("select: condlist must have length equal to choicelist "
                          "(%d vs %d)" % (len(condlist), len(choicelist)))
-    if not condlist:
-        raise ValueError("select: condlist must be non-empty")
     choices = [_tensor(c) for c in choicelist]
     dtype = result_type(*[c.dtype for c in choices], default)
     out = _tensor(default, dtype)
@@ -1108,6 +1181,9 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
     import functools
     import re
 
+    if not callable(pyfunc):
+        raise ValueError("vectorize: Expected argument `pyfunc` to be a callable. "
+                         "Received: pyfunc=%s" % (pyfunc,))
     excluded = set() if excluded is None else set(excluded)
 
     def parse(sig):
