@@ -189,7 +189,7 @@ def arange(start, stop=None, step=None, dtype=None):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if num < 0:
-        raise ValueError("`num` must be a non-negative integer. Received: num=%s" % (num,))
+        raise ValueError("linspace: `num` must be a non-negative integer. Received: num=%s" % (num,))
     if dtype is None:
         dtype = result_type(getattr(start, "dtype", type(start)),
                             getattr(stop, "dtype", type(stop)), float)
@@ -232,7 +232,11 @@ def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     start = _tensor(start)
     stop = _tensor(stop)
-    ftype = dtype or _floatx()
+    ftype = standardize_dtype(dtype or _floatx())
+    if "float" not in ftype and "complex" not in ftype:
+        # Keras takes the log in `dtype`; TensorFlow's Log has no integer kernel.
+        raise InvalidArgumentError("geomspace: dtype %s is not supported (expected a "
+                                   "floating dtype, as the log is taken in it)" % ftype)
     log_start = _fe.math.log(_fe.cast(_fe.abs(start), ftype))
     log_stop = _fe.math.log(_fe.cast(_fe.abs(stop), ftype))
     log_base = _fe.math.log(_fe.constant(10.0, dtype=log_start.dtype))
@@ -244,7 +248,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 def meshgrid(*x, indexing="xy"):
     if indexing not in ("xy", "ij"):
-        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'. "
+        raise ValueError("meshgrid: Valid values for `indexing` are 'xy' and 'ij'. "
                          "Received: indexing=%s" % (indexing,))
     return _fe.meshgrid(*[_tensor(v) for v in x], indexing=indexing)
 
@@ -360,7 +364,7 @@ def squeeze(x, axis=None):
     if axis is not None:
         for a in axis:
             if shape[a] != 1:
-                raise ValueError("Cannot squeeze axis=%s, because the dimension is not 1."
+                raise ValueError("squeeze: Cannot squeeze axis=%s, because the dimension is not 1."
                                  % (a,))
         axis = sorted(_canon(a, len(shape), "squeeze") for a in axis)
     return _fe.squeeze(x, axis=axis)
@@ -372,7 +376,7 @@ def transpose(x, axes=None):
         axes = tuple(_canon(a, x.shape.rank, "transpose") for a in axes)
         if len(set(axes)) != len(axes):
             raise ValueError(
-                "`axes` must be a valid permutation of the input dimensions (no "
+                "transpose: `axes` must be a valid permutation of the input dimensions (no "
                 "duplicates). Received: axes=%s for input of rank %d."
                 % (list(axes), x.shape.rank))
     return _fe.transpose(x, perm=axes)
@@ -394,7 +398,7 @@ def moveaxis(x, source, destination):
     src = tuple(_canon(a, x.shape.rank, "moveaxis") for a in _tuple(source))
     dst = tuple(_canon(a, x.shape.rank, "moveaxis") for a in _tuple(destination))
     if len(src) != len(dst):
-        raise ValueError("Inconsistent number of `source` and `destination`. "
+        raise ValueError("moveaxis: Inconsistent number of `source` and `destination`. "
                          "Received: source=%s, destination=%s" % (source, destination))
     if src == dst:
         return x
@@ -424,10 +428,10 @@ def rot90(array, k=1, axes=(0, 1)):
     array = _tensor(array)
     rank = array.shape.rank
     if rank < 2:
-        raise ValueError("Input array must have at least 2 dimensions. "
+        raise ValueError("rot90: Input array must have at least 2 dimensions. "
                          "Received: array.ndim=%d" % rank)
     if len(axes) != 2 or axes[0] == axes[1]:
-        raise ValueError("Invalid axes: %s. Axes must be a tuple of two different "
+        raise ValueError("rot90: Invalid axes: %s. Axes must be a tuple of two different "
                          "dimensions." % (axes,))
     k = k % 4
     if k == 0:
@@ -506,7 +510,7 @@ def pad(x, pad_width, mode="constant", constant_values=None):
     kwargs = {}
     if constant_values is not None:
         if mode != "constant":
-            raise ValueError("Argument `constant_values` can only be provided when "
+            raise ValueError("pad: Argument `constant_values` can only be provided when "
                              "`mode == 'constant'`. Received: mode=%s" % (mode,))
         kwargs["constant_values"] = constant_values
     pad_width = _tensor(pad_width, "int32")
@@ -641,7 +645,7 @@ def diag(x, k=0):
         return _fe.pad(out, pads)
     if x.shape.rank == 2:
         return diagonal(x, offset=k)
-    raise ValueError("`x` must be 1d or 2d. Received: x.shape=%s" % (x.shape,))
+    raise ValueError("diag: `x` must be 1d or 2d. Received: x.shape=%s" % (x.shape,))
 
 
 def diagflat(x, k=0):
@@ -675,6 +679,11 @@ def trace(x, offset=0, axis1=0, axis2=1):
         dtype = "uint32"
     x = _cast(x, dtype)
     rows, cols = x.shape[axis1], x.shape[axis2]
+    if offset <= -rows or offset >= cols:
+        # Keras builds an eye(rows, cols, k=offset) mask, which TensorFlow refuses here.
+        raise InvalidArgumentError("trace: offset %d is out of bounds for a %dx%d matrix "
+                                   "(expected %d < offset < %d)"
+                                   % (offset, rows, cols, -rows, cols))
     x = moveaxis(x, (axis1, axis2), (-2, -1))
     mask = eye(rows, cols, k=offset, dtype="bool")
     return _fe.reduce_sum(_fe.where(mask, x, _fe.zeros_like(x)), axis=(-2, -1))
@@ -685,9 +694,9 @@ def diff(a, n=1, axis=-1):
     if n == 0:
         return a
     if n < 0:
-        raise ValueError("Order `n` must be non-negative. Received n=%s" % (n,))
+        raise ValueError("diff: Order `n` must be non-negative. Received n=%s" % (n,))
     if a.shape.rank == 0:
-        raise ValueError("`diff` requires input that is at least one dimensional. "
+        raise ValueError("diff: `diff` requires input that is at least one dimensional. "
                          "Received: a=%s" % (a,))
     axis = _canon(axis, a.shape.rank, "diff")
     hi = [slice(None)] * a.shape.rank
@@ -880,17 +889,17 @@ def take_along_axis(x, indices, axis=None):
     indices = _tensor(indices, "int64")
     if axis is None:
         if indices.shape.rank != 1:
-            raise ValueError("`indices` must be 1D if axis=None. Received: indices.shape=%s"
+            raise ValueError("take_along_axis: `indices` must be 1D if axis=None. Received: indices.shape=%s"
                              % (indices.shape,))
         return take_along_axis(_fe.reshape(x, [-1]), indices, 0)
     rank = x.shape.rank
     if indices.shape.rank != rank:
-        raise ValueError("`x` and `indices` must have the same number of dimensions, but "
+        raise ValueError("take_along_axis: `x` and `indices` must have the same number of dimensions, but "
                          "receive shape %s and %s." % (x.shape, indices.shape))
     static_axis = axis
     axis = axis + rank if axis < 0 else axis
     if not 0 <= axis < rank:
-        raise ValueError("Invalid axis: %s for input rank: %s" % (static_axis, rank))
+        raise ValueError("take_along_axis: Invalid axis: %s for input rank: %s" % (static_axis, rank))
     xs, ids = x.shape.as_list(), indices.shape.as_list()
     xs1, ids1 = list(xs), list(ids)
     xs1[axis] = ids1[axis] = 1
@@ -925,7 +934,7 @@ def where(condition, x1=None, x2=None):
         return _fe.where(condition, _tensor(x1, dtype), _tensor(x2, dtype))
     if x1 is None and x2 is None:
         return nonzero(condition)
-    raise ValueError("`x1` and `x2` either both should be `None` or both should have "
+    raise ValueError("where: `x1` and `x2` either both should be `None` or both should have "
                      "non-None value.")
 
 
@@ -956,7 +965,7 @@ def select(condlist, choicelist, default=0):
 def unravel_index(indices, shape):
     indices = _tensor(indices)
     if None in shape:
-        raise ValueError("`shape` argument cannot contain `None`. Received: shape=%s"
+        raise ValueError("unravel_index: `shape` argument cannot contain `None`. Received: shape=%s"
                          % (shape,))
     dtype = indices.dtype.name
     coords = []
@@ -1025,7 +1034,7 @@ def searchsorted(sorted_sequence, values, side="left"):
     values = _tensor(values)
     if sorted_sequence.shape.rank != 1:
         raise ValueError(
-            "`searchsorted` only supports 1-D sorted sequences. You can use "
+            "searchsorted: only 1-D sorted sequences. You can use "
             "`keras.ops.vectorized_map` to extend it to N-D sequences. Received: "
             "sorted_sequence.shape=%s" % (sorted_sequence.shape,))
     out_type = "int32" if sorted_sequence.shape[0] <= _np.iinfo(_np.int32).max else "int64"
@@ -1162,11 +1171,11 @@ def view(x, dtype=None):
     if (last == -1 and old.itemsize != new.itemsize) or \
             (last * old.itemsize % new.itemsize != 0):
         raise ValueError(
-            "Cannot view array of shape %s and dtype %s as dtype %s because the total "
+            "view: Cannot view array of shape %s and dtype %s as dtype %s because the total "
             "number of bytes is not divisible by the new itemsize."
             % (x.shape, _fe_dtypes.as_dtype(_dt(x)), _fe_dtypes.as_dtype(new_name)))
     if new.itemsize > old.itemsize and last % (new.itemsize // old.itemsize) != 0:
-        raise ValueError("Cannot view dtype. Last dimension size (%d) must be divisible "
+        raise ValueError("view: Cannot view dtype. Last dimension size (%d) must be divisible "
                          "by the ratio of new/old item sizes (%d)."
                          % (last, new.itemsize // old.itemsize))
     arr = _np.ascontiguousarray(x.numpy())
