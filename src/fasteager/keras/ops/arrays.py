@@ -7,9 +7,12 @@ TensorFlow computes integer products in floating point (matmul, einsum, dot ...)
 we, then cast back to the promoted dtype, as Keras does.
 """
 import builtins
-import math as _math
+import functools
+import re
 
 import numpy as _np
+
+import fasteager as _fe  # the TensorFlow-style API these functions are written in
 
 from ... import _core
 from ... import dtypes as _fe_dtypes
@@ -18,11 +21,8 @@ from ... import math as _fmath
 from ... import signal as _signal
 from ... import sparse as _sparse
 from ...errors import FailedPreconditionError, InvalidArgumentError
-from ...ops import array_ops as _array_ops  # noqa: F401  (op table, loaded with fe)
 from .. import backend as _backend
 from ._dtypes import result_type, standardize_dtype
-
-import fasteager as _fe
 
 __all__ = [
     "append", "arange", "argpartition", "argsort", "array", "array_split", "bartlett",
@@ -1187,9 +1187,6 @@ def view(x, dtype=None):
 def vectorize(pyfunc, *, excluded=None, signature=None):
     """Vectorize ``pyfunc`` over the leading axes of its tensor arguments (NumPy's
     ``vectorize``; a ``signature`` like ``"(n),(n)->()"`` names core dimensions)."""
-    import functools
-    import re
-
     if not callable(pyfunc):
         raise ValueError("vectorize: Expected argument `pyfunc` to be a callable. "
                          "Received: pyfunc=%s" % (pyfunc,))
@@ -1227,12 +1224,11 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
                 full[i] = s
             return pyfunc(*full, **fixed_kw)
 
-        n = int(_np.prod(bshape)) if bshape else 1
-        rows = [call(*[f[k] for f in flat]) for k in range(n)]
-        if rows and isinstance(rows[0], tuple):
-            return tuple(_fe.reshape(_fe.stack(list(r)), bshape + _tensor(r[0]).shape.as_list())
-                         for r in zip(*rows))
-        out = _fe.stack([_tensor(r) for r in rows])
+        if not bshape:  # nothing to map over: one call, as Keras makes it
+            return call(*tensors)
+        out = _fe.vectorized_map(lambda row: call(*row), tuple(flat))
+        if isinstance(out, (tuple, list)):
+            return tuple(_fe.reshape(o, bshape + o.shape.as_list()[1:]) for o in out)
         return _fe.reshape(out, bshape + out.shape.as_list()[1:])
 
     return wrapped
