@@ -61,7 +61,7 @@ def _float_leaves(tfm, out):
 
 def evaluate(tfm, ops, case):
     """Run one case on ``tfm`` (tensorflow or fasteager) with ``ops`` (its keras.ops)."""
-    name, case_id, fn, inputs, opts = case
+    name, _, fn, inputs, opts = case
     raw = opts.get("raw", False)
     args, watched = [], []
     for v in inputs:
@@ -93,6 +93,6 @@ def evaluate(tfm, ops, case):
             # Sign/order-free views of decompositions (eigenvectors, Q, U, V), in NumPy.
             out = opts["post"](out, _to_numpy)
         record["out"] = encode(tfm, out)
-    except Exception as e:  # the class is the recorded result
+    except Exception as e:  # noqa: BLE001 - the class is the recorded result
         record["error"] = type(e).__name__
     return record

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _kops_cases import evaluate  # noqa: E402
+from _kops_cases import evaluate
 
 RNG = None
 

@@ -9,10 +9,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from __init__ import save  # noqa: E402
+from __init__ import save
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-import keras  # noqa: E402
+import keras
 
 NAMES = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
          "bfloat16", "float16", "float32", "float64", "complex64", "complex128"]
@@ -23,7 +23,7 @@ ALL = dict({n: n for n in NAMES}, **PYTHON)
 def _call(fn, *args):
     try:
         return {"value": fn(*args)}
-    except Exception as e:  # the error class is what we record
+    except Exception as e:  # noqa: BLE001 - the error class is what we record
         return {"error": type(e).__name__}
 
 

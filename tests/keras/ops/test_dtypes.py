@@ -12,7 +12,7 @@ PYTHON = {"py_int": int, "py_float": float, "py_bool": bool, "None": None}
 
 
 def _arg(key):
-    return PYTHON[key] if key in PYTHON else key
+    return PYTHON.get(key, key)
 
 
 def _check(fn, args, rec):

@@ -68,7 +68,7 @@ def standardize_dtype(dtype):
     """
     if dtype is None:
         return _backend.floatx()
-    if isinstance(dtype, type) or isinstance(dtype, str):
+    if isinstance(dtype, (type, str)):
         dtype = _PYTHON_DTYPES.get(dtype, dtype)
     if hasattr(dtype, "name") and not isinstance(dtype, str):
         dtype = dtype.name
@@ -157,6 +157,7 @@ def _entry(arg):
 def _is_dtype_object(arg):
     # fasteager DType and NumPy dtype objects carry a .dtype attribute of their own.
     import numpy as np
+
     from ...dtypes import DType
     return isinstance(arg, (DType, np.dtype))
 

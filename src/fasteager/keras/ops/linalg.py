@@ -2,8 +2,8 @@
 Keras 3.15's ``keras.src.ops.linalg`` with the TensorFlow backend's semantics (Keras's
 input checks first: rank >= 2, square matrices), on fasteager's ops.
 """
-from .core import cast, convert_to_tensor
 from ._dtypes import result_type, standardize_dtype
+from .core import cast, convert_to_tensor
 
 __all__ = [
     "cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "jvp", "lstsq", "lu_factor",
@@ -44,11 +44,10 @@ def _assert_a_b_compat(a, b):
             raise ValueError("Incompatible shapes between `a` and `b`. Expected `a.shape[-2] "
                              "== b.shape[-2]`. Received: a.shape=%s, b.shape=%s"
                              % (tuple(a.shape), tuple(b.shape)))
-    elif len(a.shape) == len(b.shape) - 1:
-        if a.shape[-1] != b.shape[-1]:
-            raise ValueError("Incompatible shapes between `a` and `b`. Expected `a.shape[-1] "
-                             "== b.shape[-1]`. Received: a.shape=%s, b.shape=%s"
-                             % (tuple(a.shape), tuple(b.shape)))
+    elif len(a.shape) == len(b.shape) - 1 and a.shape[-1] != b.shape[-1]:
+        raise ValueError("Incompatible shapes between `a` and `b`. Expected `a.shape[-1] == "
+                         "b.shape[-1]`. Received: a.shape=%s, b.shape=%s"
+                         % (tuple(a.shape), tuple(b.shape)))
 
 
 def _square(x):
@@ -65,7 +64,7 @@ def cholesky(x, upper=False):
     try:
         out = fe.linalg.cholesky(x)
         out = fe.debugging.check_numerics(out, "Cholesky")
-    except Exception as e:  # Keras reports any failure as a ValueError
+    except Exception as e:  # noqa: BLE001 - Keras reports any failure as a ValueError
         raise ValueError("Cholesky decomposition failed: %s" % (e,))
     return fe.linalg.adjoint(out) if upper else out
 
@@ -80,7 +79,7 @@ def cholesky_inverse(x, upper=False):
         if upper:
             return fe.matmul(inv_chol, inv_chol, transpose_b=True)
         return fe.matmul(inv_chol, inv_chol, transpose_a=True)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - as Keras: any failure is a ValueError
         raise ValueError("Cholesky inverse failed: %s" % (e,))
 
 

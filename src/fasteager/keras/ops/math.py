@@ -4,8 +4,8 @@ FFTs on (real, imag) pairs, STFT/ISTFT, and special functions — Keras 3.15's
 
 Keras passes complex values as a ``(real, imag)`` pair of float tensors and returns pairs.
 """
-from .core import convert_to_tensor
 from ._dtypes import standardize_dtype
+from .core import convert_to_tensor
 
 __all__ = [
     "cdist", "erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2", "ifft2",
@@ -224,7 +224,7 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     win_fn = None
     if window is not None:
         win = _window(window, sequence_length, x.dtype, l_pad, r_pad)
-        win_fn = lambda frame_length, dtype: win  # noqa: E731
+        win_fn = lambda frame_length, dtype: win
     out = fe.signal.stft(x, frame_length=sequence_length + l_pad + r_pad,
                          frame_step=sequence_stride, fft_length=fft_length, window_fn=win_fn)
     return _pair(out)
@@ -244,7 +244,7 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     if window is not None:
         win = _inverse_window(_window(window, sequence_length, dtype, l_pad, r_pad),
                               sequence_stride)
-        win_fn = lambda frame_length, dtype: win  # noqa: E731
+        win_fn = lambda frame_length, dtype: win
     out = fe.signal.inverse_stft(z, frame_length=sequence_length + l_pad + r_pad,
                                  frame_step=sequence_stride, fft_length=fft_length,
                                  window_fn=win_fn)
