@@ -556,6 +556,10 @@ case("unique_size_axis", "unique", T([[1, 2], [1, 2], [0, 0]], "int32"), axis=0,
 case("argpartition_2d", "argpartition", T([[3, 1, 2], [9, 8, 7]], "int32"), 1)
 case("argpartition_axis0", "argpartition", T([[3, 1, 2], [9, 8, 7], [0, 5, 1]], "int32"),
      1, axis=0)
+case("isin_nan", "isin", T([1.0, 2.0, 3.0, float("nan"), 5.0, -0.0]),
+     T([3.0, float("nan"), 1.0, 2.0, float("nan"), 0.0]))
+case("isin_empty_invert", "isin", T(A), T(np.zeros((0,)), "float32"), invert=True)
+case("isin_2d_x2", "isin", T(VI, "int32"), T([[1, 9], [2, 8]], "int32"))
 case("copy_bool", "copy", T(B, "bool"))
 case("array_int64", "array", T(I, "int64"), dtype="int8")
 case("array_bool_to_float", "array", T(B, "bool"), dtype="float32")

@@ -1066,9 +1066,14 @@ def isin(x1, x2, assume_unique=False, invert=False):
     x1 = _fe.reshape(x1, [-1])
     x2 = _fe.reshape(x2, [-1])
     if x1.shape[0] == 0 or x2.shape[0] == 0:
-        found = _fe.zeros(shape, dtype="bool")
-        return _fe.logical_not(found) if invert else found
-    found = _fe.reduce_any(_fe.equal(x1[:, None], x2[None, :]), axis=1)
+        # Keras returns all-False here, `invert` or not.
+        return _fe.zeros(shape, dtype="bool")
+    # Sort x2 once and binary-search x1 in it: O((n + m) log m), not Keras's n*m table.
+    if dtype == "bool":
+        x1, x2 = _fe.cast(x1, "int8"), _fe.cast(x2, "int8")
+    x2 = _fe.sort(x2)
+    pos = _fe.minimum(_fe.searchsorted(x2, x1, side="left"), x2.shape[0] - 1)
+    found = _fe.equal(_fe.gather(x2, pos), x1)
     if invert:
         found = _fe.logical_not(found)
     return _fe.reshape(found, shape)
@@ -1090,32 +1095,24 @@ def unique(x, sorted=True, return_index=False, return_inverse=False,
     # The set structure (which slice is first of its kind, inverse map, counts) is
     # integer bookkeeping; the values themselves are gathered from x so they stay on tape.
     moved = _np.moveaxis(x.numpy(), axis, 0).reshape(x.shape[axis], -1)
-    keys = [m.tobytes() for m in moved]
-    first, inverse, counts, seen = [], [], [], {}
-    for i, key in enumerate(keys):
-        j = seen.get(key)
-        if j is None:
-            j = seen[key] = len(first)
-            first.append(i)
-            counts.append(0)
-        inverse.append(j)
-        counts[j] += 1
-    order = list(range(len(first)))
-    if sorted:
-        if flat or x.shape.rank == 1:
-            order = list(_np.argsort(moved[first, 0], kind="stable"))
-        else:
-            order = list(_np.lexsort(moved[first].T[::-1]))
+    # NumPy's unique gives the slices in lexicographic order (Keras's sorted order: by
+    # value, or column by column for slices); TensorFlow's unsorted order is by first
+    # occurrence.
+    _, first, inverse, counts = _np.unique(moved, axis=0, return_index=True,
+                                           return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    if not sorted:
+        order = _np.argsort(first, kind="stable")
         rank_of = _np.empty(len(order), dtype=_np.int64)
         rank_of[order] = _np.arange(len(order))
-        inverse = [int(rank_of[j]) for j in inverse]
-    first = [first[o] for o in order]
-    counts = [counts[o] for o in order]
+        first, counts, inverse = first[order], counts[order], rank_of[inverse]
+    n_unique = len(first)
+    first, counts, inverse = first.tolist(), counts.tolist(), inverse.tolist()
     y = _fe.gather(x, _fe.constant(first, dtype="int32"), axis=axis)
     if size is not None:
-        y = _fe.gather(y, _fe.range(builtins.min(len(first), size)), axis=axis)
+        y = _fe.gather(y, _fe.range(builtins.min(n_unique, size)), axis=axis)
         first, counts = first[:size], counts[:size]
-        pad_amount = builtins.max(0, size - len(order))
+        pad_amount = builtins.max(0, size - n_unique)
         pads = [[0, 0]] * y.shape.rank
         pads[axis] = [0, pad_amount]
         fill = _fe.cast(0 if fill_value is None else fill_value, y.dtype)
