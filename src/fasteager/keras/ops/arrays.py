@@ -189,7 +189,8 @@ def arange(start, stop=None, step=None, dtype=None):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if num < 0:
-        raise ValueError("linspace: `num` must be a non-negative integer. Received: num=%s" % (num,))
+        raise ValueError("linspace: `num` must be a non-negative integer. Received: num=%s"
+                         % (num,))
     if dtype is None:
         dtype = result_type(getattr(start, "dtype", type(start)),
                             getattr(stop, "dtype", type(stop)), float)
@@ -889,17 +890,19 @@ def take_along_axis(x, indices, axis=None):
     indices = _tensor(indices, "int64")
     if axis is None:
         if indices.shape.rank != 1:
-            raise ValueError("take_along_axis: `indices` must be 1D if axis=None. Received: indices.shape=%s"
-                             % (indices.shape,))
+            raise ValueError("take_along_axis: `indices` must be 1D if axis=None. "
+                             "Received: indices.shape=%s" % (indices.shape,))
         return take_along_axis(_fe.reshape(x, [-1]), indices, 0)
     rank = x.shape.rank
     if indices.shape.rank != rank:
-        raise ValueError("take_along_axis: `x` and `indices` must have the same number of dimensions, but "
-                         "receive shape %s and %s." % (x.shape, indices.shape))
+        raise ValueError("take_along_axis: `x` and `indices` must have the same number of "
+                         "dimensions, but receive shape %s and %s."
+                         % (x.shape, indices.shape))
     static_axis = axis
     axis = axis + rank if axis < 0 else axis
     if not 0 <= axis < rank:
-        raise ValueError("take_along_axis: Invalid axis: %s for input rank: %s" % (static_axis, rank))
+        raise ValueError("take_along_axis: Invalid axis: %s for input rank: %s"
+                         % (static_axis, rank))
     xs, ids = x.shape.as_list(), indices.shape.as_list()
     xs1, ids1 = list(xs), list(ids)
     xs1[axis] = ids1[axis] = 1
@@ -965,8 +968,8 @@ def select(condlist, choicelist, default=0):
 def unravel_index(indices, shape):
     indices = _tensor(indices)
     if None in shape:
-        raise ValueError("unravel_index: `shape` argument cannot contain `None`. Received: shape=%s"
-                         % (shape,))
+        raise ValueError("unravel_index: `shape` argument cannot contain `None`. "
+                         "Received: shape=%s" % (shape,))
     dtype = indices.dtype.name
     coords = []
     if indices.shape.rank == 1:
