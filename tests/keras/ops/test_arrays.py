@@ -176,6 +176,7 @@ def test_against_keras(name):
 
 
 def test_names_in_namespaces():
+    assert fe.keras.ops is ops and fe.keras.ops.numpy is ops.numpy
     assert sorted(arrays_module.__all__) == sorted(SPLIT)
     assert set(SPLIT) <= set(ops.numpy.__all__)
     for name in SPLIT:
