@@ -85,13 +85,6 @@ def set_value(x, value):
     x.assign(value)
 
 
-def result_type(*dtypes):
-    """The dtype Keras's promotion rules give (``keras.backend.result_type``)."""
-    from .ops._dtypes import result_type as promote  # keras.ops loads after this module
-    return promote(*dtypes)
 
-
-def standardize_dtype(dtype):
-    """The Keras name of a dtype ('float32', ...); ``None`` is ``floatx()``."""
-    from .ops._dtypes import standardize_dtype as standardize
-    return standardize(dtype)
+# Keras's dtype promotion lives with keras.ops (its one user); exported here as Keras does.
+from .ops._dtypes import result_type, standardize_dtype  # noqa: F401

@@ -13,6 +13,9 @@ and also values: a tensor or array counts as its dtype, a Python scalar as its (
 """
 import functools
 
+import numpy as np
+
+from ...dtypes import DType
 from .. import backend as _backend
 
 __all__ = ["result_type", "standardize_dtype"]
@@ -156,9 +159,6 @@ def _entry(arg):
 
 def _is_dtype_object(arg):
     # fasteager DType and NumPy dtype objects carry a .dtype attribute of their own.
-    import numpy as np
-
-    from ...dtypes import DType
     return isinstance(arg, (DType, np.dtype))
 
 

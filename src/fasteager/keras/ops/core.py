@@ -9,6 +9,8 @@ import builtins
 
 import numpy as np
 
+import fasteager as fe
+
 from ... import nest as _nest
 from ._dtypes import standardize_dtype
 
@@ -20,11 +22,6 @@ __all__ = [
 ]
 
 
-def _fe():
-    import fasteager
-    return fasteager
-
-
 def _is_int_or_bool(dtype):
     return dtype is not None and (dtype == "bool" or "int" in dtype)
 
@@ -33,7 +30,6 @@ def _is_int_or_bool(dtype):
 
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     """``x`` as a Tensor of ``dtype`` (a Keras name; None keeps / infers the dtype)."""
-    fe = _fe()
     if sparse is not None and not sparse and isinstance(x, fe.sparse.SparseTensor):
         x = fe.sparse.to_dense(x)
     if ragged is not None and not ragged and isinstance(x, fe.RaggedTensor):
@@ -52,7 +48,6 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
 
 def convert_to_numpy(x):
     """A NumPy array of ``x`` (sparse and ragged tensors densified)."""
-    fe = _fe()
     if isinstance(x, fe.sparse.SparseTensor):
         x = fe.sparse.to_dense(x)
     elif isinstance(x, fe.RaggedTensor):
@@ -64,12 +59,11 @@ def convert_to_numpy(x):
 
 def is_tensor(x):
     """Whether ``x`` is a fasteager tensor (NumPy arrays and Python values are not)."""
-    return _fe().is_tensor(x)
+    return fe.is_tensor(x)
 
 
 def shape(x):
     """The static shape of ``x`` as a tuple of ints."""
-    fe = _fe()
     if not fe.is_tensor(x):
         x = fe.convert_to_tensor(x)
     return tuple(x.shape.as_list() if hasattr(x.shape, "as_list") else x.shape)
@@ -82,7 +76,7 @@ def dtype(x):
 
 def cast(x, dtype):
     """``x`` cast to ``dtype`` (complex to real keeps the real part, as TF)."""
-    return _fe().cast(x, standardize_dtype(dtype))
+    return fe.cast(x, standardize_dtype(dtype))
 
 
 def _dtype_range(name):
@@ -97,7 +91,6 @@ def _dtype_range(name):
 
 def saturate_cast(x, dtype):
     """``x`` clipped to ``dtype``'s range, then cast (no wrap-around of large values)."""
-    fe = _fe()
     dtype = standardize_dtype(dtype)
     x = convert_to_tensor(x)
     in_dtype = standardize_dtype(x.dtype)
@@ -121,29 +114,28 @@ def saturate_cast(x, dtype):
 
 def stop_gradient(variable):
     """``variable``'s value, seen by gradients as a constant."""
-    return _fe().stop_gradient(variable)
+    return fe.stop_gradient(variable)
 
 
 def custom_gradient(f):
     """Decorator: ``f`` returns ``(y, grad_fn)``; gradients of ``y`` use ``grad_fn``."""
-    return _fe().custom_gradient(f)
+    return fe.custom_gradient(f)
 
 
 def unstack(x, num=None, axis=0):
     """The slices of ``x`` along ``axis``, as a list of tensors."""
-    return _fe().unstack(x, num=num, axis=axis)
+    return fe.unstack(x, num=num, axis=axis)
 
 
 # ----- control flow -----
 
 def cond(pred, true_fn, false_fn):
     """``true_fn()`` if ``pred`` else ``false_fn()``."""
-    return _fe().cond(pred, true_fn, false_fn)
+    return fe.cond(pred, true_fn, false_fn)
 
 
 def switch(index, branches, *operands):
     """``branches[index](*operands)``, ``index`` clipped into ``[0, len(branches) - 1]``."""
-    fe = _fe()
     index = convert_to_tensor(index, "int32")
     index = fe.clip_by_value(index, 0, len(branches) - 1)
     return fe.switch_case(index, [(lambda b=b: b(*operands)) for b in branches])
@@ -159,20 +151,19 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
         out = body(*args)
         return tuple(out) if is_tuple else (out,)
 
-    out = _fe().while_loop(cond, step, loop_vars, maximum_iterations=maximum_iterations)
+    out = fe.while_loop(cond, step, loop_vars, maximum_iterations=maximum_iterations)
     return tuple(out) if is_tuple else out[0]
 
 
 def fori_loop(lower, upper, body_fun, init_val):
     """``val = body_fun(i, val)`` for ``i`` in ``[lower, upper)``; returns the last ``val``."""
-    return _fe().while_loop(lambda i, val: i < upper,
+    return fe.while_loop(lambda i, val: i < upper,
                             lambda i, val: (i + 1, body_fun(i, val)),
                             (lower, init_val))[1]
 
 
 def _stack_steps(steps, like):
     """Stack per-step flat outputs; with no steps, an empty leading axis of ``like``'s."""
-    fe = _fe()
     if steps:
         return [fe.stack(list(col)) for col in zip(*steps)]
     return [fe.zeros((0,) + tuple(t.shape), dtype=t.dtype) for t in like]
@@ -188,7 +179,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
                          "unroll=%s" % (unroll,))
     if xs is None and length is None:
         raise ValueError("Got no `xs` to scan over and `length` not provided.")
-    fe = _fe()
     xs_nested = xs is not None and _nest.is_nested(xs)
     init_nested = _nest.is_nested(init)
     xs_flat = [] if xs is None else [fe.convert_to_tensor(e) for e in _nest.flatten(xs)]
@@ -230,7 +220,6 @@ def associative_scan(f, elems, reverse=False, axis=0):
     (applied to whole slices at once; the work is O(n) calls' worth in O(log n) levels)."""
     if not callable(f):
         raise TypeError("`f` should be a callable. Received: f=%s" % (f,))
-    fe = _fe()
     flat = [fe.convert_to_tensor(e) for e in _nest.flatten(elems)]
     ax = axis
     if reverse:
@@ -282,7 +271,6 @@ def associative_scan(f, elems, reverse=False, axis=0):
 
 def map(f, xs):
     """``f`` applied to each slice of ``xs`` along its leading axis; outputs stacked."""
-    fe = _fe()
     flat = [convert_to_tensor(e) for e in _nest.flatten(xs)]
     nested = _nest.is_nested(xs)
     n = int(flat[0].shape[0])
@@ -303,20 +291,19 @@ def map(f, xs):
 
 def vectorized_map(function, elements):
     """``function`` over the leading axis of ``elements`` (``tf.vectorized_map``)."""
-    return _fe().vectorized_map(function, elements)
+    return fe.vectorized_map(function, elements)
 
 
 # ----- scatter and slices -----
 
 def scatter(indices, values, shape):
     """A zero tensor of ``shape`` with ``values`` added at ``indices`` (``scatter_nd``)."""
-    return _fe().scatter_nd(indices, values, shape)
+    return fe.scatter_nd(indices, values, shape)
 
 
 def scatter_update(inputs, indices, updates, reduction=None):
     """``inputs`` with ``updates`` written at ``indices``: replaced (None), or combined with
     the old values by 'add', 'max', 'min' or 'mul'."""
-    fe = _fe()
     if reduction is not None:
         reduction = reduction.lower()
         if reduction not in ("add", "max", "min", "mul"):
@@ -342,13 +329,12 @@ def scatter_update(inputs, indices, updates, reduction=None):
 
 def slice(inputs, start_indices, shape):
     """The block of ``inputs`` of size ``shape`` starting at ``start_indices``."""
-    return _fe().slice(inputs, start_indices, shape)
+    return fe.slice(inputs, start_indices, shape)
 
 
 def slice_update(inputs, start_indices, updates):
     """``inputs`` with the block at ``start_indices`` replaced by ``updates``; starts are
     clamped so the block fits (XLA's ``dynamic_update_slice``)."""
-    fe = _fe()
     inputs = fe.convert_to_tensor(inputs)
     updates = fe.convert_to_tensor(updates)
     if updates.dtype != inputs.dtype:

@@ -3,6 +3,8 @@
 one reshape, one transpose, one reshape, so gradients flow as through those ops."""
 import re
 
+import fasteager as fe
+
 from .core import convert_to_tensor
 
 __all__ = ["rearrange"]
@@ -25,7 +27,6 @@ def rearrange(tensor, pattern, **axes_lengths):
     >>> rearrange(images, "b h w c -> b c h w")           # transpose
     >>> rearrange(images, "b (h1 h) w c -> (b h1) h w c", h1=2)  # split and merge
     """
-    import fasteager as fe
     tensor = convert_to_tensor(tensor)
     if not isinstance(pattern, str) or "->" not in pattern:
         raise ValueError("rearrange: `pattern` must be a string 'input axes -> output axes' "

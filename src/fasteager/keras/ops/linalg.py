@@ -2,6 +2,11 @@
 Keras 3.15's ``keras.src.ops.linalg`` with the TensorFlow backend's semantics (Keras's
 input checks first: rank >= 2, square matrices), on fasteager's ops.
 """
+import numpy as np
+
+import fasteager as fe
+
+from .. import backend as _backend
 from ._dtypes import result_type, standardize_dtype
 from .core import cast, convert_to_tensor
 
@@ -9,11 +14,6 @@ __all__ = [
     "cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "jvp", "lstsq", "lu_factor",
     "matrix_rank", "norm", "pinv", "qr", "solve", "solve_triangular", "svd",
 ]
-
-
-def _fe():
-    import fasteager
-    return fasteager
 
 
 def _assert_1d(*arrays):
@@ -59,7 +59,6 @@ def _square(x):
 
 def cholesky(x, upper=False):
     """The Cholesky factor of Hermitian positive-definite ``x`` (lower, or upper)."""
-    fe = _fe()
     x = _square(x)
     try:
         out = fe.linalg.cholesky(x)
@@ -71,7 +70,6 @@ def cholesky(x, upper=False):
 
 def cholesky_inverse(x, upper=False):
     """The inverse of ``A`` from its Cholesky factor ``x`` (``A = L L^H`` or ``U^H U``)."""
-    fe = _fe()
     x = _square(x)
     try:
         eye = fe.eye(x.shape[-1], dtype=x.dtype)
@@ -85,27 +83,26 @@ def cholesky_inverse(x, upper=False):
 
 def det(x):
     """The determinant of each square matrix in ``x``."""
-    return _fe().linalg.det(_square(x))
+    return fe.linalg.det(_square(x))
 
 
 def eig(x):
     """Eigenvalues and eigenvectors of general square matrices (complex)."""
-    return _fe().linalg.eig(_square(x))
+    return fe.linalg.eig(_square(x))
 
 
 def eigh(x):
     """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
-    return _fe().linalg.eigh(_square(x))
+    return fe.linalg.eigh(_square(x))
 
 
 def inv(x):
     """The inverse of each square matrix in ``x``."""
-    return _fe().linalg.inv(_square(x))
+    return fe.linalg.inv(_square(x))
 
 
 def lu_factor(x):
     """``(lu, pivots)``: the packed LU factors and the row permutation of ``x``."""
-    fe = _fe()
     x = convert_to_tensor(x)
     _assert_2d(x)
     try:
@@ -119,7 +116,6 @@ def lu_factor(x):
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector norm (one axis) or matrix norm (two axes) of ``x``; ints give floatx."""
-    fe = _fe()
     x = convert_to_tensor(x)
     ndim = len(x.shape)
     if axis is None:
@@ -132,8 +128,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     axis = axis[0] if len(axis) == 1 else tuple(axis)
     num_axes = 1 if isinstance(axis, int) else len(axis)
     if standardize_dtype(x.dtype) == "int64":
-        from .. import backend
-        dtype = backend.floatx()
+        dtype = _backend.floatx()
     else:
         dtype = result_type(x.dtype, float)
     x = cast(x, dtype)
@@ -191,7 +186,7 @@ def _moveaxis(x, axes):
     ndim = len(x.shape)
     src = [a % ndim for a in axes]
     rest = [i for i in range(ndim) if i not in src]
-    return _fe().transpose(x, rest + src)
+    return fe.transpose(x, rest + src)
 
 
 def qr(x, mode="reduced"):
@@ -199,11 +194,10 @@ def qr(x, mode="reduced"):
     if mode not in ("reduced", "complete"):
         raise ValueError("`mode` argument value not supported. Expected one of {'reduced', "
                          "'complete'}. Received: mode=%s" % (mode,))
-    return _fe().linalg.qr(convert_to_tensor(x), full_matrices=(mode == "complete"))
+    return fe.linalg.qr(convert_to_tensor(x), full_matrices=(mode == "complete"))
 
 
 def _solve_with(fn, a, b):
-    fe = _fe()
     a = convert_to_tensor(a)
     b = convert_to_tensor(b)
     _assert_2d(a)
@@ -217,18 +211,16 @@ def _solve_with(fn, a, b):
 
 def solve(a, b):
     """``x`` with ``a @ x = b`` (``b`` a vector or a matrix of right-hand sides)."""
-    return _solve_with(_fe().linalg.solve, a, b)
+    return _solve_with(fe.linalg.solve, a, b)
 
 
 def solve_triangular(a, b, lower=False):
     """``x`` with ``a @ x = b`` for triangular ``a`` (upper by default, as Keras)."""
-    fe = _fe()
     return _solve_with(lambda m, r: fe.linalg.triangular_solve(m, r, lower=lower), a, b)
 
 
 def svd(x, full_matrices=True, compute_uv=True):
     """``(u, s, vh)`` with ``x = u @ diag(s) @ vh``, or ``s`` alone."""
-    fe = _fe()
     x = convert_to_tensor(x)
     _assert_2d(x)
     if compute_uv is False:
@@ -239,8 +231,6 @@ def svd(x, full_matrices=True, compute_uv=True):
 
 def lstsq(a, b, rcond=None):
     """Least-squares ``x`` minimising ``|a @ x - b|`` (SVD-based, as NumPy's)."""
-    import numpy as np
-    fe = _fe()
     a = convert_to_tensor(a)
     b = convert_to_tensor(b)
     if a.shape[0] != b.shape[0]:
@@ -273,18 +263,17 @@ def lstsq(a, b, rcond=None):
 
 def matrix_rank(x, tol=None):
     """The number of singular values of ``x`` above ``tol`` (default: eps * max dim * max s)."""
-    return _fe().linalg.matrix_rank(convert_to_tensor(x), tol=tol)
+    return fe.linalg.matrix_rank(convert_to_tensor(x), tol=tol)
 
 
 def pinv(x, rcond=None):
     """The Moore-Penrose pseudo-inverse of ``x``."""
-    return _fe().linalg.pinv(convert_to_tensor(x), rcond=rcond)
+    return fe.linalg.pinv(convert_to_tensor(x), rcond=rcond)
 
 
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J @ tangents)`` by forward mode; with ``has_aux`` ``fun`` returns
     ``(out, aux)`` and ``aux`` comes back third."""
-    fe = _fe()
     primal_flat = [convert_to_tensor(p) for p in fe.nest.flatten(primals)]
     tangent_flat = [fe.cast(t, p.dtype) for t, p in zip(fe.nest.flatten(tangents),
                                                          primal_flat)]

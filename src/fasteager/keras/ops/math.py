@@ -4,6 +4,8 @@ FFTs on (real, imag) pairs, STFT/ISTFT, and special functions — Keras 3.15's
 
 Keras passes complex values as a ``(real, imag)`` pair of float tensors and returns pairs.
 """
+import fasteager as fe
+
 from ._dtypes import standardize_dtype
 from .core import convert_to_tensor
 
@@ -15,15 +17,9 @@ __all__ = [
 ]
 
 
-def _fe():
-    import fasteager
-    return fasteager
-
-
 # ----- segment reductions -----
 
 def _segment(kind, data, segment_ids, num_segments, sorted):
-    fe = _fe()
     data = convert_to_tensor(data)
     segment_ids = convert_to_tensor(segment_ids)
     if len(segment_ids.shape) > 1:
@@ -76,22 +72,21 @@ def segment_prod(data, segment_ids, num_segments=None, sorted=False):
 
 def top_k(x, k, sorted=True):
     """The ``k`` largest entries of ``x``'s last axis and their indices."""
-    return _fe().math.top_k(x, k, sorted=sorted)
+    return fe.math.top_k(x, k, sorted=sorted)
 
 
 def in_top_k(targets, predictions, k):
     """Whether each target's prediction is among the row's ``k`` largest."""
-    return _fe().math.in_top_k(targets, predictions, k)
+    return fe.math.in_top_k(targets, predictions, k)
 
 
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed stably."""
-    return _fe().math.reduce_logsumexp(x, axis=axis, keepdims=keepdims)
+    return fe.math.reduce_logsumexp(x, axis=axis, keepdims=keepdims)
 
 
 def cdist(x, y):
     """Euclidean distances between the rows of ``x`` and of ``y`` (batched)."""
-    fe = _fe()
     x = convert_to_tensor(x)
     y = convert_to_tensor(y)
     if len(x.shape) < 2 or len(y.shape) < 2:
@@ -104,7 +99,7 @@ def cdist(x, y):
 
 def extract_sequences(x, sequence_length, sequence_stride):
     """Frames of ``sequence_length`` along the last axis, every ``sequence_stride``."""
-    return _fe().signal.frame(convert_to_tensor(x), frame_length=sequence_length,
+    return fe.signal.frame(convert_to_tensor(x), frame_length=sequence_length,
                               frame_step=sequence_stride, axis=-1, pad_end=False)
 
 
@@ -128,27 +123,25 @@ def _parts(x):
 
 
 def _complex_from_pair(x):
-    return _fe().complex(*_parts(x))
+    return fe.complex(*_parts(x))
 
 
 def _pair(z):
-    fe = _fe()
     return fe.math.real(z), fe.math.imag(z)
 
 
 def fft(x):
     """FFT over the last axis of the complex ``(real, imag)`` pair ``x``."""
-    return _pair(_fe().signal.fft(_complex_from_pair(x)))
+    return _pair(fe.signal.fft(_complex_from_pair(x)))
 
 
 def fft2(x):
     """2-D FFT over the last two axes of the ``(real, imag)`` pair ``x``."""
-    return _pair(_fe().signal.fft2d(_complex_from_pair(x)))
+    return _pair(fe.signal.fft2d(_complex_from_pair(x)))
 
 
 def ifft2(x):
     """Inverse 2-D FFT of the ``(real, imag)`` pair ``x``: conj(fft2(conj(x))) / (h * w)."""
-    fe = _fe()
     real, imag = _parts(x)
     n = fe.cast(real.shape[-2] * real.shape[-1], real.dtype)
     fr, fi = fft2((real, -imag))
@@ -157,7 +150,6 @@ def ifft2(x):
 
 def rfft(x, fft_length=None):
     """FFT of the real ``x`` over its last axis (non-negative frequencies), as a pair."""
-    fe = _fe()
     if fft_length is not None:
         fft_length = [fft_length]
     return _pair(fe.signal.rfft(convert_to_tensor(x), fft_length=fft_length))
@@ -167,11 +159,10 @@ def irfft(x, fft_length=None):
     """Inverse of ``rfft``: the real signal of the ``(real, imag)`` half spectrum ``x``."""
     if fft_length is not None:
         fft_length = [fft_length]
-    return _fe().signal.irfft(_complex_from_pair(x), fft_length)
+    return fe.signal.irfft(_complex_from_pair(x), fft_length)
 
 
 def _window(window, sequence_length, dtype, l_pad, r_pad):
-    fe = _fe()
     if isinstance(window, str):
         make = fe.signal.hann_window if window == "hann" else fe.signal.hamming_window
         win = make(sequence_length, periodic=True, dtype=dtype)
@@ -187,7 +178,6 @@ def _inverse_window(win, step):
     # The window that makes overlap-add invert the forward one: win / (overlapping sum of
     # win**2), as tf.signal.inverse_stft_window_fn, but in tensor ops so that a trainable
     # window gets its gradient (fe.signal's version computes in NumPy).
-    fe = _fe()
     n = int(win.shape[0])
     overlaps = -(-n // step)
     squares = fe.pad(win * win, [[0, overlaps * step - n]])
@@ -203,7 +193,6 @@ def _check_stride(sequence_stride):
 
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """Short-time Fourier transform of the real ``x`` over its last axis, as a pair."""
-    fe = _fe()
     _check_stride(sequence_stride)
     x = convert_to_tensor(x)
     if standardize_dtype(x.dtype) not in ("float32", "float64"):
@@ -233,7 +222,6 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):
     """Inverse of ``stft``: the real signal of the ``(real, imag)`` frames ``x``."""
-    fe = _fe()
     _check_stride(sequence_stride)
     z = _complex_from_pair(x)
     dtype = fe.math.real(z).dtype
@@ -262,22 +250,21 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
 
 def rsqrt(x):
     """``1 / sqrt(x)``."""
-    return _fe().math.rsqrt(convert_to_tensor(x))
+    return fe.math.rsqrt(convert_to_tensor(x))
 
 
 def erf(x):
     """The error function."""
-    return _fe().math.erf(convert_to_tensor(x))
+    return fe.math.erf(convert_to_tensor(x))
 
 
 def erfc(x):
     """The complementary error function ``1 - erf(x)``."""
-    return _fe().math.erfc(convert_to_tensor(x))
+    return fe.math.erfc(convert_to_tensor(x))
 
 
 def erfinv(x):
     """The inverse error function (float16 computed in float32, as Keras)."""
-    fe = _fe()
     x = convert_to_tensor(x)
     if standardize_dtype(x.dtype) in ("bfloat16", "float16"):
         return fe.cast(fe.math.erfinv(fe.cast(x, "float32")), x.dtype)
@@ -286,14 +273,13 @@ def erfinv(x):
 
 def logdet(x):
     """``log(det(x))`` of Hermitian positive-definite matrices."""
-    return _fe().linalg.logdet(convert_to_tensor(x))
+    return fe.linalg.logdet(convert_to_tensor(x))
 
 
 # ----- complex views -----
 
 def view_as_complex(x):
     """The complex64 tensor of ``x``'s last axis read as (real, imag)."""
-    fe = _fe()
     x = convert_to_tensor(x)
     if len(x.shape) < 1 or x.shape[-1] != 2:
         raise ValueError("Last dimension of input must be size 2 (real and imaginary). "
@@ -305,6 +291,5 @@ def view_as_complex(x):
 
 def view_as_real(x):
     """``x``'s real and imaginary parts stacked on a new last axis."""
-    fe = _fe()
     x = convert_to_tensor(x)
     return fe.stack([fe.math.real(x), fe.math.imag(x)], axis=-1)
