@@ -418,7 +418,11 @@ def flip(x, axis=None):
 
 
 def fliplr(x):
-    return _fe.reverse(_tensor(x), [1])
+    x = _tensor(x)
+    if x.shape.rank < 2:
+        raise InvalidArgumentError("fliplr: x must have at least 2 dimensions (got shape %s)"
+                                   % (x.shape,))
+    return _fe.reverse(x, [1])
 
 
 def flipud(x):
