@@ -108,13 +108,21 @@ def check_case(fn, rec, where, rtol=2e-5, atol=2e-5, grad_rtol=None, grad_atol=N
                                    rtol=r, atol=t, err_msg="%s: gradient %s" % (where, i))
 
 
-def check_all(fn, records, name, **tol):
-    """Every recorded case of one function; the failures of all of them in one message."""
+def check_all(fn, records, name, known=None, **tol):
+    """Every recorded case of one function; the failures of all of them in one message.
+    ``known``: {case index: reason} of cases known not to match yet; each must still fail
+    (one that passes is reported, so that its entry is removed)."""
+    known = known or {}
     failures = []
     for n, rec in enumerate(records):
         where = "%s case %d %s" % (name, n, rec["kwargs"])
         try:
             check_case(fn, rec, where, **tol)
         except Exception as e:  # noqa: BLE001 - collected, reported together
-            failures.append("%s: %s: %s" % (where, type(e).__name__, str(e)[:600]))
+            if n not in known:
+                failures.append("%s: %s: %s" % (where, type(e).__name__, str(e)[:600]))
+        else:
+            if n in known:
+                failures.append("%s: passes now; remove it from the known failures (%s)"
+                                % (where, known[n]))
     assert not failures, "\n".join(failures)
