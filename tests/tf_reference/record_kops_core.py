@@ -208,6 +208,18 @@ def cases():
         [x34, _f((1, 4))])
     add("slice_update", "int", lambda o, x, u: o.slice_update(x, [2], u),
         [np.arange(6, dtype="int32"), np.array([9, 9], "int32")])
+    # empty inputs and Python values
+    add("scan", "empty_xs", lambda o, c, x: o.scan(lambda a, b: (a + b, a * b), c, x),
+        [_f((3,)), np.zeros((0, 3), "float32")])
+    add("associative_scan", "empty", lambda o, x: o.associative_scan(lambda a, b: a + b, x),
+        [np.zeros((0, 2), "float32")])
+    add("cast", "py_list_to_int8", lambda o: o.cast([1.9, -1.9, 127.0], "int8"), [])
+    add("cast", "empty", lambda o, x: o.cast(x, "int32"), [np.zeros((0, 2), "float32")])
+    add("scatter_update", "int_add",
+        lambda o, x: o.scatter_update(x, [[1], [1]], np.array([5, 6], "int32"), "add"),
+        [np.arange(4, dtype="int32")])
+    add("slice", "empty", lambda o, x: o.slice(x, [1, 0], [0, 2]), [x34])
+    add("unstack", "empty_axis", lambda o, x: o.unstack(x, axis=1), [np.zeros((2, 0), "float32")])
     # rearrange (keras.ops.einops)
     img = _f((2, 4, 6, 3))
     for pat, kw in [("b h w c -> b c h w", {}), ("b h w c -> (b h) w c", {}),
@@ -216,6 +228,8 @@ def cases():
                     ("b (h h1) (w w1) c -> b h w (c h1 w1)", {"h1": 2, "w1": 3})]:
         add("rearrange", pat.replace(" ", "_"),
             lambda o, x, p=pat, k=kw: o.rearrange(x, p, **k), [img], grad=True)
+    add("rearrange", "numpy_input", lambda o, x: o.rearrange(x, "a b c -> c (a b)"),
+        [_f((2, 3, 4), "float64")], raw=True)
     add("rearrange", "int", lambda o, x: o.rearrange(x, "a b -> b a"),
         [np.arange(6, dtype="int64").reshape(2, 3)])
     return c

@@ -205,6 +205,13 @@ def cases():
     add("pinv", "wide_f32", lambda o, x: o.pinv(x), [_f((2, 4))], grad=True, tol=tol)
     add("pinv", "rcond", lambda o, x: o.pinv(x, rcond=0.5), [_f((3, 3), "float64")])
     add("pinv", "deficient", lambda o, x: o.pinv(x), [deficient])
+    # empty inputs and Python scalars
+    add("norm", "empty_vec", lambda o, x: o.norm(x), [np.zeros((0,), "float32")])
+    add("norm", "py_list_int", lambda o: o.norm([[3, 4], [0, 0]]), [])
+    add("norm", "py_list_axis", lambda o: o.norm([[3.0, 4.0], [6.0, 8.0]], axis=-1), [])
+    add("det", "empty", lambda o, x: o.det(x), [np.zeros((0, 0), "float64")])
+    add("inv", "int_input", lambda o, x: o.inv(x), [np.array([[2, 0], [0, 4]], "int32")])
+    add("solve", "py_lists", lambda o: o.solve([[2.0, 0.0], [0.0, 4.0]], [1.0, 2.0]), [])
     # jvp
     add("jvp", "square", lambda o, x, t: o.jvp(lambda v: v * v * 3.0, (x,), (t,)),
         [_f((3,)), _f((3,))])

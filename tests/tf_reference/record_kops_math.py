@@ -149,6 +149,18 @@ def cases():
         [_f((5, 9), "float64"), _f((5, 9), "float64"), _f((12,), "float64", 0.2, 1.0)],
         grad=True)
     add("istft", "bad_stride", lambda o, r, i: o.istft((r, i), 8, -1, 16), [spec_r, spec_i])
+    # empty inputs and Python scalars mixed in
+    add("logsumexp", "empty_axis", lambda o, v: o.logsumexp(v, axis=1),
+        [np.zeros((2, 0), "float32")])
+    add("segment_sum", "empty", lambda o, d: o.segment_sum(d, np.zeros((0,), "int32"),
+                                                          num_segments=2),
+        [np.zeros((0, 3), "float32")])
+    add("top_k", "k0", lambda o, x: o.top_k(x, 0), [scores])
+    add("extract_sequences", "too_long", lambda o, v: o.extract_sequences(v, 12, 2), [sig])
+    add("cdist", "empty_rows", lambda o, a, b: o.cdist(a, b),
+        [np.zeros((0, 2), "float32"), _f((3, 2))])
+    add("rsqrt", "py_scalar", lambda o: o.rsqrt(4.0), [])
+    add("erf", "f64_list_mixed", lambda o, v: o.erf(v * 2), [_f((3,), "float64")], grad=True)
     # elementwise special functions
     for fname, lo, hi in [("rsqrt", 0.1, 4.0), ("erf", -3.0, 3.0), ("erfc", -3.0, 3.0),
                           ("erfinv", -0.99, 0.99)]:
