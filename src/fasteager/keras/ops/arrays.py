@@ -251,7 +251,12 @@ def meshgrid(*x, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError("meshgrid: Valid values for `indexing` are 'xy' and 'ij'. "
                          "Received: indexing=%s" % (indexing,))
-    return _fe.meshgrid(*[_tensor(v) for v in x], indexing=indexing)
+    x = [_tensor(v) for v in x]
+    if len({_dt(v) for v in x}) > 1:
+        # Keras does not promote here, and TensorFlow's meshgrid takes one dtype.
+        raise InvalidArgumentError("meshgrid: all inputs must have the same dtype (got %s)"
+                                   % ", ".join(_dt(v) for v in x))
+    return _fe.meshgrid(*x, indexing=indexing)
 
 
 def vander(x, N=None, increasing=False):
@@ -872,6 +877,9 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 # ---- indexing ---------------------------------------------------------------------------
 
 def get_item(x, key):
+    # A list key is a tuple of indices (TensorFlow's and Keras's GetItem reading).
+    if isinstance(key, list):
+        key = tuple(key)
     return _tensor(x)[key]
 
 
