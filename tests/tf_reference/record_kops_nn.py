@@ -260,7 +260,9 @@ def nn_cases():
           ("ctc_decode", [ctc_out, T([6, 5], "int32")], {"mask_index": 2}),
           ("ctc_decode", [T([[[0.1, 0.5, 0.4], [0.1, 0.5, 0.4], [0.8, 0.1, 0.1],
                                [0.1, 0.5, 0.4]]]), T([4], "int32")], {}),
-          ("ctc_decode", [ctc_out, T([6, 4], "int32")], {"strategy": "nope"})]
+          ("ctc_decode", [ctc_out, T([6, 4], "int32")], {"strategy": "nope"}),
+          ("ctc_decode", [ctc_out, T([6, 5], "int32")],
+           {"strategy": "beam_search", "beam_width": 4, "top_paths": 2})]
 
     # statistics and normalisation
     C += [("moments", [x3, [0, 1]], {}), ("moments", [x3, [2]], {"keepdims": True}),

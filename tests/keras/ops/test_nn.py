@@ -20,9 +20,18 @@ LOOSE = {"conv", "conv_transpose", "depthwise_conv", "separable_conv", "dot_prod
          "ctc_loss", "psnr", "fold", "adaptive_average_pool", "average_pool"}
 
 
+# recorded cases fasteager does not match yet: {name: {case index: why}}; each must still
+# fail (check_all says so when one starts passing, so the entry can go)
+KNOWN = {
+    "ctc_decode": {5: "strategy='beam_search' (TensorFlow's CTC beam search decoder) is not "
+                      "implemented; ctc_decode raises NotImplementedError for it"},
+}
+
+
 @pytest.mark.parametrize("name", KERAS_NN)
 def test_matches_keras(name):
     tol = {"rtol": 1e-4, "atol": 1e-4} if name in LOOSE else {}
+    tol["known"] = KNOWN.get(name, {})
     if name == "ctc_loss":
         tol["f64_like_f32"] = True
     check_all(getattr(nn, name), REF[name], name, **tol)
