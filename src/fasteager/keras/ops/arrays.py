@@ -369,6 +369,10 @@ def squeeze(x, axis=None):
     shape = x.shape.as_list()
     if axis is not None:
         for a in axis:
+            if not -len(shape) <= a < len(shape):
+                # Keras indexes the static shape here, so this is its IndexError.
+                raise IndexError("squeeze: axis %s is out of range for a tensor of rank %d"
+                                 % (a, len(shape)))
             if shape[a] != 1:
                 raise ValueError("squeeze: Cannot squeeze axis=%s, because the dimension is not 1."
                                  % (a,))
