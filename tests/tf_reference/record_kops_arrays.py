@@ -624,6 +624,29 @@ case("meshgrid_mixed", "meshgrid", T([1, 2], "int32"), T([0.5]))
 case("reshape_tensor_shape", "reshape", T(A), T([3, 2], "int32"))
 case("squeeze_out_of_range", "squeeze", T([[1.0]]), axis=3)
 case("squeeze_neg_axis", "squeeze", T([[1.0, 2.0]]), axis=-2)
+# SparseTensor inputs ({"SP": dense values, "dtype": d}: the nonzeros of that array)
+SPM = [[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]]
+
+
+def SP(values, dtype="float32"):
+    return {"SP": np.asarray(values).tolist(), "dtype": dtype}
+
+
+case("copy_sparse", "copy", SP(SPM))
+case("transpose_sparse", "transpose", SP(SPM))
+case("transpose_sparse_axes", "transpose", SP(np.arange(24.0).reshape(2, 3, 4) % 5),
+     axes=(2, 0, 1))
+case("concatenate_sparse", "concatenate", L(SP(SPM), SP([[0.0, 0.0, 3.0]])))
+case("concatenate_sparse_axis1", "concatenate", L(SP(SPM), SP(SPM)), axis=1)
+case("concatenate_sparse_dense", "concatenate", L(SP(SPM), T([[1.0, 2.0, 3.0]])))
+case("expand_dims_sparse", "expand_dims", SP(SPM), 1)
+case("expand_dims_sparse_multi", "expand_dims", SP(SPM), (0, -1))
+case("squeeze_sparse", "squeeze", SP([[[0.0, 2.0, 0.0]]]))
+case("squeeze_sparse_axis", "squeeze", SP([[[0.0, 2.0, 0.0]]]), axis=0)
+case("reshape_sparse", "reshape", SP(SPM), (3, 2))
+case("reshape_sparse_neg", "reshape", SP(SPM), (-1,))
+case("reshape_sparse_int", "reshape", SP([[0, 1], [2, 0]], "int32"), (1, 4))
+case("bincount_sparse_2d", "bincount", T([[0, 1, 1], [2, 2, 0]], "int32"), sparse=True)
 case("copy_bool", "copy", T(B, "bool"))
 case("array_int64", "array", T(I, "int64"), dtype="int8")
 case("array_bool_to_float", "array", T(B, "bool"), dtype="float32")
@@ -641,6 +664,8 @@ def decode(spec):
     if isinstance(spec, dict):
         if "T" in spec:
             return tf.constant(np.asarray(spec["T"], dtype=spec["dtype"]))
+        if "SP" in spec:
+            return tf.sparse.from_dense(tf.constant(np.asarray(spec["SP"], spec["dtype"])))
         if "L" in spec:
             return [decode(s) for s in spec["L"]]
         if "TUP" in spec:
@@ -684,7 +709,7 @@ def float_inputs(args):
         elif isinstance(x, dict):
             for y in x.values():
                 walk(y)
-        elif tf.is_tensor(x) and x.dtype.is_floating:
+        elif tf.is_tensor(x) and not isinstance(x, tf.SparseTensor) and x.dtype.is_floating:
             found.append(x)
     walk(args)
     return found
@@ -694,7 +719,8 @@ def total(out):
     # sum(output) over every float tensor in the output
     outs = out if isinstance(out, (tuple, list)) else [out]
     parts = [tf.reduce_sum(tf.cast(o, tf.float64)) for o in outs
-             if tf.is_tensor(o) and o.dtype.is_floating]
+             if tf.is_tensor(o) and not isinstance(o, tf.SparseTensor)
+             and o.dtype.is_floating]
     return tf.add_n(parts) if parts else None
 
 

@@ -43,6 +43,8 @@ def decode(spec):
     if isinstance(spec, dict):
         if "T" in spec:
             return fe.constant(np.asarray(spec["T"], dtype=spec["dtype"]))
+        if "SP" in spec:
+            return fe.sparse.from_dense(fe.constant(np.asarray(spec["SP"], spec["dtype"])))
         if "L" in spec:
             return [decode(s) for s in spec["L"]]
         if "TUP" in spec:

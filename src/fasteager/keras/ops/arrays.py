@@ -92,6 +92,16 @@ def _floatx():
     return _backend.floatx()
 
 
+def _is_sparse(x):
+    return isinstance(x, _sparse.SparseTensor)
+
+
+def _sparse_like(x, indices, dense_shape):
+    # A SparseTensor with x's values (kept on the tape) at new integer coordinates.
+    return _sparse.SparseTensor(_fe.constant(_np.asarray(indices, _np.int64).reshape(
+        -1, len(dense_shape))), x.values, _fe.constant(list(dense_shape), dtype="int64"))
+
+
 # ---- creation ---------------------------------------------------------------------------
 
 def array(x, dtype=None):
@@ -331,7 +341,8 @@ def size(x):
 
 
 def reshape(x, newshape):
-    x = _tensor(x)
+    sparse = _is_sparse(x)
+    x = x if sparse else _tensor(x)
     if not isinstance(newshape, _core.Tensor):
         try:
             newshape = tuple(newshape)
@@ -343,6 +354,14 @@ def reshape(x, newshape):
                 "reshape: Each dimension in `newshape` must be a non-negative integer, "
                 "or `-1` for a single unknown dimension. Received: newshape=%s."
                 % (newshape,))
+    if sparse:
+        # Row-major positions survive a reshape, so the coordinates are re-unravelled.
+        old = x.shape.as_list()
+        new = list(_np.empty(old, dtype=_np.bool_).reshape(
+            [_static_int(d) for d in newshape]).shape) if old else [1]
+        flat = _np.ravel_multi_index(tuple(x.indices.numpy().T), old) if old else \
+            _np.zeros(x.values.shape[0], _np.int64)
+        return _sparse_like(x, _np.stack(_np.unravel_index(flat, new), axis=1), new)
     return _fe.reshape(x, newshape)
 
 
@@ -355,16 +374,25 @@ def broadcast_to(x, shape):
 
 
 def expand_dims(x, axis):
-    x = _tensor(x)
+    sparse = _is_sparse(x)
+    x = x if sparse else _tensor(x)
     axis = _tuple(axis)
     out_ndim = x.shape.rank + len(axis)
-    for a in sorted(_canon(a, out_ndim, "expand_dims") for a in axis):
+    axes = sorted(_canon(a, out_ndim, "expand_dims") for a in axis)
+    if sparse:
+        indices, shape = x.indices.numpy(), x.shape.as_list()
+        for a in axes:
+            indices = _np.insert(indices, a, 0, axis=1)
+            shape.insert(a, 1)
+        return _sparse_like(x, indices, shape)
+    for a in axes:
         x = _fe.expand_dims(x, a)
     return x
 
 
 def squeeze(x, axis=None):
-    x = _tensor(x)
+    sparse = _is_sparse(x)
+    x = x if sparse else _tensor(x)
     axis = _tuple(axis)
     shape = x.shape.as_list()
     if axis is not None:
@@ -377,10 +405,15 @@ def squeeze(x, axis=None):
                 raise ValueError("squeeze: Cannot squeeze axis=%s, because the dimension is not 1."
                                  % (a,))
         axis = sorted(_canon(a, len(shape), "squeeze") for a in axis)
+    if sparse:
+        keep = [i for i, d in enumerate(shape) if not (d == 1 if axis is None else i in axis)]
+        return _sparse_like(x, x.indices.numpy()[:, keep], [shape[i] for i in keep])
     return _fe.squeeze(x, axis=axis)
 
 
 def transpose(x, axes=None):
+    if _is_sparse(x):
+        return _sparse.transpose(x, perm=axes)
     x = _tensor(x)
     if axes:
         axes = tuple(_canon(a, x.shape.rank, "transpose") for a in axes)
@@ -549,6 +582,8 @@ def _promote_weak(xs):
 
 
 def concatenate(xs, axis=0):
+    if xs and all(_is_sparse(x) for x in xs):
+        return _sparse.concat(axis=axis, sp_inputs=list(xs))
     return _fe.concat(_promote_all(xs), axis=axis)
 
 
@@ -1173,6 +1208,8 @@ def bincount(x, weights=None, minlength=0, sparse=False):
 # ---- others -----------------------------------------------------------------------------
 
 def copy(x):
+    if _is_sparse(x):
+        return _sparse.SparseTensor(x.indices, _fe.identity(x.values), x.dense_shape)
     return _fe.identity(_tensor(x))
 
 
