@@ -768,6 +768,7 @@ def _float_of(dtype):
 
 
 def matmul(x1, x2):
+    both_sparse = _is_sparse(x1) and _is_sparse(x2)
     x1, x2 = _tensor(x1), _tensor(x2)
     result_dtype = result_type(x1.dtype, x2.dtype)
     if _dt(x1) == "int8" and _dt(x2) == "int8" and x1.shape.rank != 1 \
@@ -786,7 +787,9 @@ def matmul(x1, x2):
         out = _fe.tensordot(x1, x2, axes=[[-1], [0]])
     else:
         out = _fe.matmul(x1, x2)
-    return _cast(out, result_dtype)
+    out = _cast(out, result_dtype)
+    # Keras's TF backend: sparse times sparse is sparse (sparse times dense is dense).
+    return _sparse.from_dense(out) if both_sparse else out
 
 
 def dot(x1, x2):
