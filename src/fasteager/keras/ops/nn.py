@@ -8,6 +8,8 @@ is differentiable by GradientTape.
 """
 import math as _pymath
 
+import numpy as np
+
 from ... import nn as fe_nn
 from ... import errors
 from ... import sparse as fe_sparse
@@ -16,6 +18,7 @@ from ...ops import (array_ops, elementwise_ops, indexing_ops, linalg_ops, reduct
                    matrix_ops, sequence_ops)
 from ...ops.elementwise_ops import cast
 from .. import _ctc, activations, backend
+from . import _ctc_decode
 from .._image_utils import standardize_data_format
 from ._dtypes import result_type, standardize_dtype
 
@@ -554,35 +557,43 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
 
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
-    """Greedy CTC decoding (the best class at each step, repeats merged, blanks dropped):
-    ``(decoded, scores)`` with decoded (1, B, T) int32 padded with -1 and scores (B, 1) the
-    negated sum of the best values. Keras's "beam_search" strategy is not provided."""
+    """CTC decoding of batch-major ``inputs`` (B, T, C): ``(decoded, scores)`` with decoded
+    (top_paths, B, T) int32 padded with -1. "greedy": the best class per step, repeats
+    merged (``merge_repeated``), blanks dropped; scores (B, 1) minus the sum of the best
+    values. "beam_search": TensorFlow's beam search (repeats never merged, as
+    ``tf.nn.ctc_beam_search_decoder``); scores (B, top_paths) its log-probabilities."""
     x = _t(inputs)
     x = cast(x, result_type(x.dtype, "float32"))
-    if strategy != "greedy":
-        if strategy == "beam_search":
-            raise NotImplementedError("ctc_decode: strategy='beam_search' is not available "
-                                      "in fasteager; use strategy='greedy'")
+    if strategy not in ("greedy", "beam_search"):
         raise ValueError("ctc_decode: invalid strategy %s. Supported values are 'greedy' and "
                          "'beam_search'." % (strategy,))
     lengths = _t(sequence_lengths)._value.astype("int64").reshape(-1)
     batch, steps, classes = x.shape
-    blank = mask_index % classes if mask_index is not None else classes - 1
-    best = reduction_ops.argmax(x, axis=-1)._value
-    valid = sequence_ops.sequence_mask(lengths, steps, dtype=x.dtype)
-    scores = -reduction_ops.reduce_sum(reduction_ops.reduce_max(x, axis=-1) * valid, axis=1,
-                                       keepdims=True)
-    rows = []
-    for b in range(batch):
-        labels, prev = [], -1
-        for t in range(int(lengths[b])):
-            c = int(best[b, t])
-            if c != blank and not (merge_repeated and c == prev):
-                labels.append(c)
-            prev = c
-        rows.append(labels + [-1] * (steps - len(labels)))
-    decoded = array_ops.constant([rows], dtype="int32")
-    return decoded, scores
+    if strategy == "greedy":
+        blank = mask_index % classes if mask_index is not None else classes - 1
+        valid = sequence_ops.sequence_mask(lengths, steps, dtype=x.dtype)
+        scores = -reduction_ops.reduce_sum(reduction_ops.reduce_max(x, axis=-1) * valid,
+                                           axis=1, keepdims=True)
+        paths = [_ctc_decode.greedy(x.numpy(), lengths, blank, merge_repeated)]
+    else:
+        values = x.numpy()
+        if mask_index is not None:
+            # TensorFlow's beam search takes the blank last: Keras moves it there by slicing
+            # around mask_index as given (so a negative index slices as Python does), then
+            # shifts the labels at or above it back up
+            values = np.concatenate([values[..., :mask_index],
+                                     values[..., mask_index:mask_index + 1],
+                                     values[..., mask_index + 1:]][::2] +
+                                    [values[..., mask_index:mask_index + 1]], axis=-1)
+            mask = mask_index + classes if mask_index < 0 else mask_index
+        paths, logp = _ctc_decode.beam_search(values, lengths, beam_width, top_paths)
+        if mask_index is not None:
+            paths = [[[c + 1 if c >= mask else c for c in row] for row in rank]
+                     for rank in paths]
+        scores = array_ops.constant(logp)
+    dense = [[row + [-1] * (steps - len(row)) for row in rank] for rank in paths]
+    return array_ops.constant(np.asarray(dense, np.int32).reshape(len(paths), batch, steps)), \
+        scores
 
 
 # ---- statistics and normalisation ---------------------------------------------------------
