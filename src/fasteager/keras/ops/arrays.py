@@ -105,39 +105,48 @@ def _sparse_like(x, indices, dense_shape):
 # ---- creation ---------------------------------------------------------------------------
 
 def array(x, dtype=None):
+    """``x`` as a tensor, cast to ``dtype`` when given."""
     return _tensor(x, dtype)
 
 
 def empty(shape, dtype=None):
+    """A tensor of ``shape`` (zeros) in ``dtype`` or ``floatx()``."""
     return _fe.zeros(shape, dtype=dtype or _floatx())
 
 
 def zeros(shape, dtype=None):
+    """A tensor of ``shape`` of zeros, in ``dtype`` or ``floatx()``."""
     return _fe.zeros(shape, dtype=dtype or _floatx())
 
 
 def ones(shape, dtype=None):
+    """A tensor of ``shape`` of ones, in ``dtype`` or ``floatx()``."""
     return _fe.ones(shape, dtype=dtype or _floatx())
 
 
 def empty_like(x, dtype=None):
+    """A tensor shaped as ``x`` (zeros), in ``dtype`` or ``x``'s."""
     return _fe.zeros_like(_tensor(x), dtype=dtype)
 
 
 def zeros_like(x, dtype=None):
+    """A tensor of zeros shaped as ``x``, in ``dtype`` or ``x``'s."""
     return _fe.zeros_like(_tensor(x), dtype=dtype)
 
 
 def ones_like(x, dtype=None):
+    """A tensor of ones shaped as ``x``, in ``dtype`` or ``x``'s."""
     return _fe.ones_like(_tensor(x), dtype=dtype)
 
 
 def full(shape, fill_value, dtype=None):
+    """A tensor of ``shape`` filled with ``fill_value``, in ``dtype`` or ``floatx()``."""
     fill_value = _tensor(fill_value, dtype or _floatx())
     return _fe.broadcast_to(fill_value, shape)
 
 
 def full_like(x, fill_value, dtype=None):
+    """A tensor shaped as ``x`` filled with ``fill_value``, in ``dtype`` or ``x``'s."""
     x = _tensor(x)
     dtype = result_type(dtype or x.dtype)
     fill_value = _tensor(fill_value, dtype)
@@ -150,6 +159,7 @@ def _is_float_arg(v):
 
 
 def eye(N, M=None, k=0, dtype=None):
+    """An ``N`` x ``M`` matrix with ones on diagonal ``k``, in ``dtype`` or ``floatx()``."""
     if _is_float_arg(N):
         raise TypeError("eye: Argument `N` must be an integer or an integer tensor.")
     if _is_float_arg(M):
@@ -169,10 +179,13 @@ def eye(N, M=None, k=0, dtype=None):
 
 
 def identity(n, dtype=None):
+    """The ``n`` x ``n`` identity matrix, in ``dtype`` or ``floatx()``."""
     return eye(N=n, M=n, dtype=dtype)
 
 
 def tri(N, M=None, k=0, dtype=None):
+    """An ``N`` x ``M`` matrix of ones at and below diagonal ``k``, in ``dtype`` or
+    ``floatx()``."""
     M = N if M is None else M
     dtype = standardize_dtype(dtype or _floatx())
     rows = _fe.range(N)[:, None]
@@ -181,6 +194,8 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in [start, stop) by ``step``; the dtype is the promoted type of the
+    arguments (Python ints are int32)."""
     if dtype is None:
         kinds = [getattr(start, "dtype", type(start))]
         if stop is not None:
@@ -198,6 +213,8 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (without ``stop`` unless
+    ``endpoint``), stacked on ``axis``; with the step when ``retstep``."""
     if num < 0:
         raise ValueError("linspace: `num` must be a non-negative integer. Received: num=%s"
                          % (num,))
@@ -235,12 +252,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
+    """``base`` to the power of ``linspace(start, stop, ...)``."""
     result = linspace(start=start, stop=stop, num=num, endpoint=endpoint, dtype=dtype,
                       axis=axis)
     return _fe.pow(_fe.cast(base, result.dtype), result)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values evenly spaced on a log scale from ``start`` to ``stop`` (sign of
+    ``start``)."""
     start = _tensor(start)
     stop = _tensor(stop)
     ftype = standardize_dtype(dtype or _floatx())
@@ -258,6 +278,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 def meshgrid(*x, indexing="xy"):
+    """Coordinate grids from the 1-D tensors ``x`` (``indexing`` 'xy' or 'ij')."""
     if indexing not in ("xy", "ij"):
         raise ValueError("meshgrid: Valid values for `indexing` are 'xy' and 'ij'. "
                          "Received: indexing=%s" % (indexing,))
@@ -270,6 +291,8 @@ def meshgrid(*x, indexing="xy"):
 
 
 def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D ``x``: powers ``N-1`` down to 0 (up when
+    ``increasing``)."""
     x = _tensor(x)
     if x.shape.rank != 1:
         raise ValueError("vander: Input tensor must be 1-dimensional. Received: "
@@ -296,6 +319,7 @@ def vander(x, N=None, increasing=False):
 # ---- windows ----------------------------------------------------------------------------
 
 def bartlett(x):
+    """The Bartlett (triangular) window of ``x`` points, in float32."""
     x = _tensor(x, _floatx())
     n_val = float(x.numpy())
     if n_val == 0:
@@ -308,6 +332,7 @@ def bartlett(x):
 
 
 def blackman(x):
+    """The Blackman window of ``x`` points, in ``floatx()``."""
     dtype = _floatx()
     x = _fe.cast(x, dtype)
     n = _fe.range(x, dtype=dtype)
@@ -319,28 +344,34 @@ def blackman(x):
 
 
 def hamming(x):
+    """The symmetric Hamming window of ``x`` points, in float32."""
     return _signal.hamming_window(_tensor(x, "int32"), periodic=False)
 
 
 def hanning(x):
+    """The symmetric Hann window of ``x`` points, in float32."""
     return _signal.hann_window(_tensor(x, "int32"), periodic=False)
 
 
 def kaiser(x, beta):
+    """The Kaiser window of ``x`` points with shape parameter ``beta``, in float32."""
     return _signal.kaiser_window(_tensor(x, "int32"), beta=beta)
 
 
 # ---- shapes -----------------------------------------------------------------------------
 
 def ndim(x):
+    """The number of dimensions of ``x`` (a Python int)."""
     return _tensor(x).shape.rank
 
 
 def size(x):
+    """The number of elements of ``x``, as an int32 tensor."""
     return _fe.size(_tensor(x))
 
 
 def reshape(x, newshape):
+    """``x`` in shape ``newshape`` (one -1 allowed); a SparseTensor stays sparse."""
     sparse = _is_sparse(x)
     x = x if sparse else _tensor(x)
     if not isinstance(newshape, _core.Tensor):
@@ -366,14 +397,17 @@ def reshape(x, newshape):
 
 
 def ravel(x):
+    """``x`` flattened to 1-D."""
     return _fe.reshape(_tensor(x), [-1])
 
 
 def broadcast_to(x, shape):
+    """``x`` broadcast to ``shape``."""
     return _fe.broadcast_to(_tensor(x), shape)
 
 
 def expand_dims(x, axis):
+    """``x`` with length-1 axes inserted at ``axis`` (an int or a tuple)."""
     sparse = _is_sparse(x)
     x = x if sparse else _tensor(x)
     axis = _tuple(axis)
@@ -391,6 +425,7 @@ def expand_dims(x, axis):
 
 
 def squeeze(x, axis=None):
+    """``x`` without its length-1 axes (only ``axis`` when given)."""
     sparse = _is_sparse(x)
     x = x if sparse else _tensor(x)
     axis = _tuple(axis)
@@ -412,6 +447,7 @@ def squeeze(x, axis=None):
 
 
 def transpose(x, axes=None):
+    """``x`` with its axes permuted by ``axes`` (reversed when None)."""
     if _is_sparse(x):
         return _sparse.transpose(x, perm=axes)
     x = _tensor(x)
@@ -426,6 +462,7 @@ def transpose(x, axes=None):
 
 
 def swapaxes(x, axis1, axis2):
+    """``x`` with ``axis1`` and ``axis2`` swapped."""
     x = _tensor(x)
     axis1 = _canon(axis1, x.shape.rank, "swapaxes")
     axis2 = _canon(axis2, x.shape.rank, "swapaxes")
@@ -437,6 +474,7 @@ def swapaxes(x, axis1, axis2):
 
 
 def moveaxis(x, source, destination):
+    """``x`` with the axes ``source`` moved to ``destination``."""
     x = _tensor(x)
     src = tuple(_canon(a, x.shape.rank, "moveaxis") for a in _tuple(source))
     dst = tuple(_canon(a, x.shape.rank, "moveaxis") for a in _tuple(destination))
@@ -452,6 +490,7 @@ def moveaxis(x, source, destination):
 
 
 def flip(x, axis=None):
+    """``x`` reversed along ``axis`` (all axes when None)."""
     x = _tensor(x)
     rank = x.shape.rank
     if axis is None:
@@ -460,6 +499,7 @@ def flip(x, axis=None):
 
 
 def fliplr(x):
+    """``x`` reversed along axis 1."""
     x = _tensor(x)
     if x.shape.rank < 2:
         raise InvalidArgumentError("fliplr: x must have at least 2 dimensions (got shape %s)"
@@ -468,10 +508,13 @@ def fliplr(x):
 
 
 def flipud(x):
+    """``x`` reversed along axis 0."""
     return _fe.reverse(_tensor(x), [0])
 
 
 def rot90(array, k=1, axes=(0, 1)):
+    """``x`` turned ``k`` quarter turns in the plane ``axes``, as Keras's TF backend computes
+    it."""
     array = _tensor(array)
     rank = array.shape.rank
     if rank < 2:
@@ -509,6 +552,8 @@ def rot90(array, k=1, axes=(0, 1)):
 
 
 def roll(x, shift, axis=None):
+    """``x`` shifted by ``shift`` along ``axis`` (on the flattened tensor when None), wrapping
+    around."""
     x = _tensor(x)
     if axis is not None:
         return _fe.roll(x, shift=shift, axis=axis)
@@ -517,6 +562,7 @@ def roll(x, shift, axis=None):
 
 
 def tile(x, repeats):
+    """``x`` repeated ``repeats`` times per axis."""
     x = _tensor(x)
     repeats = [repeats] if isinstance(repeats, int) else [_static_int(r) for r in repeats]
     if len(repeats) < x.shape.rank:
@@ -527,6 +573,7 @@ def tile(x, repeats):
 
 
 def repeat(x, repeats, axis=None):
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (flattened when None)."""
     x = _tensor(x)
     if axis is not None and not -x.shape.rank <= axis < x.shape.rank:
         raise ValueError("repeat: axis=%s out of bounds: expected %d<=axis<%d"
@@ -535,6 +582,8 @@ def repeat(x, repeats, axis=None):
 
 
 def pad(x, pad_width, mode="constant", constant_values=None):
+    """``x`` padded by ``pad_width`` (Keras's forms: an int, a pair, pairs per axis) in ``mode``
+    'constant', 'reflect' or 'symmetric'."""
     x = _tensor(x)
     # Keras's Pad: an int is one (n, n) pair, a flat pair is one pair, (n,) means (n, n).
     if isinstance(pad_width, int):
@@ -582,12 +631,16 @@ def _promote_weak(xs):
 
 
 def concatenate(xs, axis=0):
+    """The tensors of ``xs`` joined along ``axis`` in their promoted dtype (all-sparse inputs give
+    a SparseTensor)."""
     if xs and all(_is_sparse(x) for x in xs):
         return _sparse.concat(axis=axis, sp_inputs=list(xs))
     return _fe.concat(_promote_all(xs), axis=axis)
 
 
 def append(x1, x2, axis=None):
+    """``x1`` then ``x2`` along ``axis`` (both flattened when ``axis`` is None), in their promoted
+    dtype."""
     x1, x2 = _tensor(x1), _tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype)
     x1, x2 = _cast(x1, dtype), _cast(x2, dtype)
@@ -597,19 +650,23 @@ def append(x1, x2, axis=None):
 
 
 def stack(x, axis=0):
+    """The tensors of ``x`` stacked on a new ``axis`` in their promoted dtype."""
     return _fe.stack(_promote_weak(x), axis=axis)
 
 
 def hstack(xs):
+    """The tensors of ``xs`` joined along axis 1 (axis 0 when 1-D)."""
     xs = _promote_weak(xs)
     return _fe.concat(xs, axis=0 if xs[0].shape.rank == 1 else 1)
 
 
 def vstack(xs):
+    """The tensors of ``xs`` joined along axis 0."""
     return _fe.concat(_promote_weak(xs), axis=0)
 
 
 def dstack(xs):
+    """The tensors of ``xs`` (made at least 3-D) joined along the third axis."""
     xs = _promote_all(xs)
     out = []
     for x in xs:
@@ -625,6 +682,7 @@ def dstack(xs):
 
 
 def split(x, indices_or_sections, axis=0):
+    """``x`` cut along ``axis`` into ``indices_or_sections`` equal parts, or at those indices."""
     x = _tensor(x)
     if isinstance(indices_or_sections, int):
         return _fe.split(x, indices_or_sections, axis=axis)
@@ -635,6 +693,8 @@ def split(x, indices_or_sections, axis=0):
 
 
 def array_split(x, indices_or_sections, axis=0):
+    """``x`` cut into ``indices_or_sections`` nearly equal parts along ``axis`` (the first parts
+    one longer)."""
     if not isinstance(indices_or_sections, int):
         raise TypeError("array_split: Argument `indices_or_sections` must be of type "
                         "`int`. Received: indices_or_sections=%s" % (indices_or_sections,))
@@ -652,21 +712,25 @@ def array_split(x, indices_or_sections, axis=0):
 
 
 def hsplit(x, indices_or_sections):
+    """``split`` along axis 1 (axis 0 for 1-D ``x``)."""
     x = _tensor(x)
     return split(x, indices_or_sections, axis=0 if x.shape.rank == 1 else 1)
 
 
 def vsplit(x, indices_or_sections):
+    """``split`` along axis 0."""
     return split(x, indices_or_sections, axis=0)
 
 
 def dsplit(x, indices_or_sections):
+    """``split`` along the third axis."""
     return split(x, indices_or_sections, axis=2)
 
 
 # ---- diagonals and triangles ------------------------------------------------------------
 
 def diagonal(x, offset=0, axis1=0, axis2=1):
+    """The ``offset`` diagonal of the planes (``axis1``, ``axis2``), as the last axis."""
     x = _tensor(x)
     if _canon(axis1, x.shape.rank, "diagonal") == _canon(axis2, x.shape.rank, "diagonal"):
         raise ValueError("diagonal: `axis1` and `axis2` cannot be the same. Received: "
@@ -684,6 +748,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
 
 
 def diag(x, k=0):
+    """The matrix with 1-D ``x`` on diagonal ``k``, or the ``k``-th diagonal of a 2-D ``x``."""
     x = _tensor(x)
     if x.shape.rank == 1:
         out = _linalg.diag(x)
@@ -698,6 +763,7 @@ def diag(x, k=0):
 
 
 def diagflat(x, k=0):
+    """The matrix with the flattened ``x`` on diagonal ``k``."""
     return diag(_fe.reshape(_tensor(x), [-1]), k)
 
 
@@ -708,18 +774,22 @@ def _band_mask(x, keep):
 
 
 def tril(x, k=0):
+    """``x`` with the elements above diagonal ``k`` zeroed."""
     x = _tensor(x)
     k = _static_int(k)
     return _band_mask(x, lambda i, j: i >= j - k)
 
 
 def triu(x, k=0):
+    """``x`` with the elements below diagonal ``k`` zeroed."""
     x = _tensor(x)
     k = _static_int(k)
     return _band_mask(x, lambda i, j: i <= j - k)
 
 
 def trace(x, offset=0, axis1=0, axis2=1):
+    """Sums of the ``offset`` diagonal of the planes (``axis1``, ``axis2``); small ints sum in
+    int32/uint32."""
     x = _tensor(x)
     dtype = _dt(x)
     if dtype in ("bool", "int8", "int16"):
@@ -739,6 +809,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
 
 
 def diff(a, n=1, axis=-1):
+    """The ``n``-th difference along ``axis`` (``!=`` for bool)."""
     a = _tensor(a)
     if n == 0:
         return a
@@ -768,6 +839,8 @@ def _float_of(dtype):
 
 
 def matmul(x1, x2):
+    """The matrix product of ``x1`` and ``x2`` with NumPy's broadcasting and 1-D rules, in their
+    promoted dtype (int8 x int8 gives int32)."""
     both_sparse = _is_sparse(x1) and _is_sparse(x2)
     x1, x2 = _tensor(x1), _tensor(x2)
     result_dtype = result_type(x1.dtype, x2.dtype)
@@ -793,6 +866,8 @@ def matmul(x1, x2):
 
 
 def dot(x1, x2):
+    """NumPy's ``dot``: a product with a scalar, or sums over the last axis of ``x1`` and the last
+    (vector) or second-to-last axis of ``x2``."""
     x1, x2 = _tensor(x1), _tensor(x2)
     result_dtype = result_type(x1.dtype, x2.dtype)
     compute = _float_of(result_dtype)
@@ -807,6 +882,7 @@ def dot(x1, x2):
 
 
 def vdot(x1, x2):
+    """The dot product of the flattened ``x1`` and ``x2``."""
     x1, x2 = _tensor(x1), _tensor(x2)
     result_dtype = result_type(x1.dtype, x2.dtype)
     compute = _float_of(result_dtype)
@@ -816,6 +892,7 @@ def vdot(x1, x2):
 
 
 def inner(x1, x2):
+    """Sums of products over the last axes of ``x1`` and ``x2`` (a product with a scalar)."""
     x1, x2 = _tensor(x1), _tensor(x2)
     result_dtype = result_type(x1.dtype, x2.dtype)
     compute = _float_of(result_dtype)
@@ -828,12 +905,14 @@ def inner(x1, x2):
 
 
 def outer(x1, x2):
+    """The outer product of the flattened ``x1`` and ``x2``."""
     x1, x2 = _tensor(x1), _tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype)
     return _fe.reshape(_cast(x1, dtype), [-1, 1]) * _fe.reshape(_cast(x2, dtype), [-1])
 
 
 def tensordot(x1, x2, axes=2):
+    """Sums of products over ``axes`` (a count, or two lists of axes) of ``x1`` and ``x2``."""
     x1, x2 = _tensor(x1), _tensor(x2)
     result_dtype = result_type(x1.dtype, x2.dtype)
     compute = _float_of(result_dtype)
@@ -842,6 +921,7 @@ def tensordot(x1, x2, axes=2):
 
 
 def kron(x1, x2):
+    """The Kronecker product of ``x1`` and ``x2`` in their promoted dtype."""
     x1, x2 = _tensor(x1), _tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype)
     if dtype == "bool":
@@ -859,6 +939,8 @@ def kron(x1, x2):
 
 
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 2- or 3-vectors along ``axisa``/``axisb`` (``axis`` sets all three),
+    placed on ``axisc``; two 2-vectors give the z component."""
     x1, x2 = _tensor(x1), _tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype)
     x1, x2 = _cast(x1, dtype), _cast(x2, dtype)
@@ -886,6 +968,8 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 def einsum(subscripts, *operands, **kwargs):
+    """Einstein summation over ``operands`` in their promoted dtype (integers computed in
+    ``floatx()``; int8 gives int32)."""
     operands = [_tensor(x) for x in operands]
     kinds = list({_dt(x) for x in operands})
     if len(kinds) == 1 and kinds[0] == "int8":
@@ -899,10 +983,13 @@ def einsum(subscripts, *operands, **kwargs):
 
 
 def slogdet(x):
+    """``(sign, log|det|)`` of the square matrices of ``x``."""
     return tuple(_linalg.slogdet(_tensor(x)))
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along ``axis`` by the trapezoid rule, at points ``x`` or spacing
+    ``dx``."""
     y = _tensor(y)
     dtype = result_type(y.dtype, float)
     y = _cast(y, dtype)
@@ -919,6 +1006,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 # ---- indexing ---------------------------------------------------------------------------
 
 def get_item(x, key):
+    """``x[key]`` (a list key is a tuple of indices, as in TensorFlow)."""
     # A list key is a tuple of indices (TensorFlow's and Keras's GetItem reading).
     if isinstance(key, list):
         key = tuple(key)
@@ -930,6 +1018,8 @@ def _fix_negative(i, n):
 
 
 def take(x, indices, axis=None):
+    """Elements of ``x`` at ``indices`` along ``axis`` (flattened when None); negative indices
+    count from the end."""
     x = _tensor(x)
     if axis is None:
         x = _fe.reshape(x, [-1])
@@ -940,6 +1030,7 @@ def take(x, indices, axis=None):
 
 
 def take_along_axis(x, indices, axis=None):
+    """Elements of ``x`` at ``indices`` matched along ``axis`` (other axes broadcast)."""
     x = _tensor(x)
     indices = _tensor(indices, "int64")
     if axis is None:
@@ -975,12 +1066,15 @@ def take_along_axis(x, indices, axis=None):
 
 
 def nonzero(x):
+    """A tuple of int32 index tensors, one per axis, of the nonzero elements of ``x``."""
     x = _tensor(x)
     coords = _fe.where(_fe.cast(x, "bool"))
     return tuple(_fe.cast(c, "int32") for c in _fe.unstack(coords, x.shape.rank, axis=1))
 
 
 def where(condition, x1=None, x2=None):
+    """Elements of ``x1`` where ``condition`` holds, else of ``x2`` (promoted);
+    ``nonzero(condition)`` when both are None."""
     condition = _fe.cast(_tensor(condition), "bool")
     if x1 is not None and x2 is not None:
         if not isinstance(x1, (int, float)):
@@ -996,6 +1090,7 @@ def where(condition, x1=None, x2=None):
 
 
 def select(condlist, choicelist, default=0):
+    """Elements from the first choice of ``choicelist`` whose condition holds, else ``default``."""
     if not isinstance(condlist, (list, tuple)) or not isinstance(choicelist, (list, tuple)):
         raise ValueError("select: condlist and choicelist must be lists. Received: "
                          "type(condlist) = %s, type(choicelist) = %s"
@@ -1020,6 +1115,7 @@ def select(condlist, choicelist, default=0):
 
 
 def unravel_index(indices, shape):
+    """Coordinates in ``shape`` of the flat ``indices``, as Keras's TF backend computes them."""
     indices = _tensor(indices)
     if None in shape:
         raise ValueError("unravel_index: `shape` argument cannot contain `None`. "
@@ -1042,6 +1138,7 @@ def unravel_index(indices, shape):
 # ---- sorting, searching, sets -----------------------------------------------------------
 
 def sort(x, axis=-1):
+    """``x`` sorted along ``axis`` (flattened when None)."""
     x = _tensor(x)
     if axis is None:
         x = _fe.reshape(x, [-1])
@@ -1052,6 +1149,7 @@ def sort(x, axis=-1):
 
 
 def argsort(x, axis=-1):
+    """Indices that sort ``x`` along ``axis`` (flattened when None), as int32."""
     x = _tensor(x)
     if _dt(x) == "bool":
         x = _fe.cast(x, "uint8")
@@ -1064,6 +1162,8 @@ def argsort(x, axis=-1):
 
 
 def argpartition(x, kth, axis=-1):
+    """Indices that put the ``kth`` smallest element in place, smaller ones before it (values
+    compared as int32, as Keras's TF backend)."""
     # Keras's TensorFlow backend: values as int32, the kth+1 smallest (top_k of -x)
     # first, then the rest by top_k of a mask that zeroes the chosen positions.
     x = _tensor(x, "int32")
@@ -1087,6 +1187,8 @@ def argpartition(x, kth, axis=-1):
 
 
 def searchsorted(sorted_sequence, values, side="left"):
+    """Where each of ``values`` would go in the 1-D ``sorted_sequence`` (``side`` 'left' or
+    'right'), as int32."""
     sorted_sequence = _tensor(sorted_sequence)
     values = _tensor(values)
     if sorted_sequence.shape.rank != 1:
@@ -1099,6 +1201,8 @@ def searchsorted(sorted_sequence, values, side="left"):
 
 
 def digitize(x, bins):
+    """For each value of ``x``, the index ``i`` of its bin: ``bins[i-1] <= x < bins[i]``, as
+    int32."""
     x = _tensor(x)
     bins = [float(b) for b in bins]
     ori = _dt(x)
@@ -1116,6 +1220,7 @@ def digitize(x, bins):
 
 
 def isin(x1, x2, assume_unique=False, invert=False):
+    """Whether each element of ``x1`` occurs in ``x2`` (negated with ``invert``), as bool."""
     x1, x2 = _tensor(x1), _tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype)
     x1, x2 = _cast(x1, dtype), _cast(x2, dtype)
@@ -1138,6 +1243,8 @@ def isin(x1, x2, assume_unique=False, invert=False):
 
 def unique(x, sorted=True, return_index=False, return_inverse=False,
            return_counts=False, axis=None, size=None, fill_value=None):
+    """The distinct elements (or slices along ``axis``) of ``x``, sorted unless ``sorted=False``,
+    with first indices, inverse map and counts on request; ``size`` pads or cuts."""
     x = _tensor(x)
     if _dt(x) in ("bool", "string"):
         raise InvalidArgumentError("unique: x of dtype %s is not supported (TensorFlow's "
@@ -1188,6 +1295,8 @@ def unique(x, sorted=True, return_index=False, return_inverse=False,
 
 
 def bincount(x, weights=None, minlength=0, sparse=False):
+    """Counts of each non-negative int in ``x`` (rows of a 2-D ``x`` separately), summed
+    ``weights`` when given; a SparseTensor when ``sparse``."""
     x = _tensor(x)
     if _dt(x) not in ("int32", "int64"):
         x = _cast(x, "int32")
@@ -1211,12 +1320,14 @@ def bincount(x, weights=None, minlength=0, sparse=False):
 # ---- others -----------------------------------------------------------------------------
 
 def copy(x):
+    """A copy of ``x`` (differentiable; a SparseTensor stays sparse)."""
     if _is_sparse(x):
         return _sparse.SparseTensor(x.indices, _fe.identity(x.values), x.dense_shape)
     return _fe.identity(_tensor(x))
 
 
 def view(x, dtype=None):
+    """``x``'s bytes read as ``dtype`` (the last axis rescaled by the item sizes)."""
     # Reinterpreting bits has no derivative; NumPy's view does the byte work.
     x = _tensor(x)
     old = _np.dtype(_dt(x) if _dt(x) != "bfloat16" else "float32")
