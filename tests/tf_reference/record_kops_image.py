@@ -10,8 +10,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_kops_nn import RNG, R, T, keras, record, tup  # noqa: E402
-from __init__ import save  # noqa: E402
+from __init__ import save
+from record_kops_nn import RNG, R, T, keras, record, tup
 
 
 def image_cases():

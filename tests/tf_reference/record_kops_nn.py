@@ -17,11 +17,11 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")   # TensorFlow's reference CPU kernels
-import keras  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import keras
+import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from __init__ import save  # noqa: E402
+from __init__ import save
 
 RNG = np.random.default_rng(34)
 
@@ -33,7 +33,7 @@ def T(values, dtype="float32"):
 def R(shape, dtype="float32", lo=-2.0, hi=2.0):
     """Random values of ``shape``, rounded to 3 decimals (exact in JSON)."""
     v = np.round(RNG.uniform(lo, hi, size=shape), 3)
-    if dtype.startswith("int") or dtype.startswith("uint"):
+    if dtype.startswith(("int", "uint")):
         v = np.round(v)
     return T(v, dtype)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import InvalidArgumentError
 
-__all__ = ["greedy", "beam_search"]
+__all__ = ["beam_search", "greedy"]
 
 
 def greedy(x, lengths, blank, merge_repeated):
@@ -32,7 +32,7 @@ def greedy(x, lengths, blank, merge_repeated):
 
 
 class _Prob:
-    __slots__ = ("total", "blank", "label")
+    __slots__ = ("blank", "label", "total")
 
     def __init__(self, ninf):
         self.total = self.blank = self.label = ninf
@@ -42,7 +42,7 @@ class _Prob:
 
 
 class _Entry:
-    __slots__ = ("parent", "label", "children", "oldp", "newp")
+    __slots__ = ("children", "label", "newp", "oldp", "parent")
 
     def __init__(self, parent, label, ninf):
         self.parent, self.label, self.children = parent, label, {}
@@ -77,11 +77,18 @@ def _decode_one(steps, beam_width, top_paths):
     root.newp.total = root.newp.blank = dt(0)
     leaves = [root]
 
-    def ordered():          # TensorFlow's TopN extraction: best total first
+    def ordered(leaves):    # TensorFlow's TopN extraction: best total first
         return sorted(leaves, key=lambda e: -e.newp.total)
 
+    def bottom(leaves):
+        return min(leaves, key=lambda e: e.newp.total)
+
+    def candidate(p, leaves):
+        return p.total > ninf and (len(leaves) < beam_width or
+                                   p.total > bottom(leaves).newp.total)
+
     for raw in steps:
-        branches = ordered()
+        branches = ordered(leaves)
         leaves = []
         for b in branches:
             b.oldp.copy_from(b.newp)
@@ -96,15 +103,9 @@ def _decode_one(steps, beam_width, top_paths):
             b.newp.total = _logsumexp(b.newp.blank, b.newp.label, ninf, one)
             leaves.append(b)
 
-        def bottom():
-            return min(leaves, key=lambda e: e.newp.total)
-
-        def candidate(p):
-            return p.total > ninf and (len(leaves) < beam_width or
-                                       p.total > bottom().newp.total)
 
         for b in branches:
-            if not candidate(b.oldp):
+            if not candidate(b.oldp, leaves):
                 continue
             for label in range(blank):
                 c = b.children.get(label)
@@ -116,9 +117,9 @@ def _decode_one(steps, beam_width, top_paths):
                 prev = b.oldp.blank if c.label == b.label else b.oldp.total
                 c.newp.label = dt(raw[label] + prev)
                 c.newp.total = c.newp.label
-                if candidate(c.newp):
+                if candidate(c.newp, leaves):
                     if len(leaves) == beam_width:
-                        worst = bottom()
+                        worst = bottom(leaves)
                         worst.newp = _Prob(ninf)     # out of the beam
                         leaves.remove(worst)
                     leaves.append(c)
@@ -127,7 +128,7 @@ def _decode_one(steps, beam_width, top_paths):
     if top_paths > len(leaves):
         raise InvalidArgumentError("ctc_decode: fewer leaves in the beam search (%d) than "
                                    "top_paths (%d)" % (len(leaves), top_paths))
-    best = ordered()[:top_paths]
+    best = ordered(leaves)[:top_paths]
     return [e.labels() for e in best], [e.newp.total for e in best]
 
 

@@ -16,8 +16,14 @@ from ... import image as fe_image
 from ... import random as fe_random
 from ..._core import convert_to_tensor
 from ..._src.autodiff.tape import custom_gradient
-from ...ops import (array_ops, decomposition_ops, elementwise_ops, indexing_ops, linalg_ops,
-                    reduction_ops)
+from ...ops import (
+    array_ops,
+    decomposition_ops,
+    elementwise_ops,
+    indexing_ops,
+    linalg_ops,
+    reduction_ops,
+)
 from ...ops.elementwise_ops import cast
 from .. import random as keras_random
 from .._image_utils import standardize_data_format
@@ -69,7 +75,7 @@ def _is_float(dtype):
 
 def _is_int(dtype):
     name = standardize_dtype(dtype)
-    return name.startswith("int") or name.startswith("uint")
+    return name.startswith(("int", "uint"))
 
 
 # ---- colour ------------------------------------------------------------------------------

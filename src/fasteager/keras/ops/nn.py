@@ -10,16 +10,23 @@ import math as _pymath
 
 import numpy as np
 
-from ... import nn as fe_nn
 from ... import errors
+from ... import nn as fe_nn
 from ... import sparse as fe_sparse
 from ..._core import convert_to_tensor
-from ...ops import (array_ops, elementwise_ops, indexing_ops, linalg_ops, reduction_ops,
-                   matrix_ops, sequence_ops)
+from ...ops import (
+    array_ops,
+    elementwise_ops,
+    indexing_ops,
+    linalg_ops,
+    matrix_ops,
+    reduction_ops,
+    sequence_ops,
+)
 from ...ops.elementwise_ops import cast
 from .. import _ctc, activations, backend
-from . import _ctc_decode
 from .._image_utils import standardize_data_format
+from . import _ctc_decode
 from ._dtypes import result_type, standardize_dtype
 
 __all__ = [
@@ -74,12 +81,10 @@ def _no_float_scalar(opname, x, *values):
     """TensorFlow cannot convert a Python float to an integer tensor's dtype; Keras's
     composed activations fail so on integer inputs, and so do these."""
     x = _t(x)
-    if not (x.dtype.is_floating or x.dtype.is_complex) and any(
-            isinstance(v, float) for v in values):
+    bad = next((v for v in values if isinstance(v, float)), None)
+    if bad is not None and not (x.dtype.is_floating or x.dtype.is_complex):
         raise TypeError("%s: cannot convert %r to a tensor of dtype %s (integer inputs take "
-                        "integer thresholds)" % (opname, [v for v in values
-                                                          if isinstance(v, float)][0],
-                                                 x.dtype.name))
+                        "integer thresholds)" % (opname, bad, x.dtype.name))
     return x
 
 
