@@ -748,7 +748,7 @@ def record():
                     out = getattr(ops, fname)(*a, **k)
                 tot = total(out)
             entry["out"] = encode_out(out)
-        except Exception as e:  # the error class is what the test checks
+        except Exception as e:  # noqa: BLE001 - the error class is what the test checks
             if fname == "vectorize" and "TensorFlow backend" in str(e):
                 # Keras's TensorFlow backend maps nothing (tf.vectorized_map only takes
                 # in_axes=0); the reference is NumPy's vectorize, as Keras's other backends.

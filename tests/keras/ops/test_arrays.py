@@ -172,7 +172,7 @@ def test_against_keras(name):
             run_case(cid, REF[cid])
         except AssertionError as e:
             failures.append("%s: %s" % (cid, str(e)[:400]))
-        except Exception as e:  # an unexpected error class is a failure of that case
+        except Exception as e:  # noqa: BLE001 - an unexpected error fails that case
             failures.append("%s: raised %s: %s" % (cid, type(e).__name__, str(e)[:300]))
     assert not failures, "\n".join(failures)
 
