@@ -653,6 +653,9 @@ case("take_sparse_indices", "take", T(SQ), SP([[0, 2], [1, 0]], "int64"), axis=0
 case("take_sparse_indices_int", "take", T(I, "int32"), SP([[0, 1]], "int64"), axis=1)
 case("unique_nan", "unique", T([1.0, float("nan"), 1.0, float("nan")]), return_counts=True)
 case("unique_signed_zero", "unique", T([0.0, -0.0, 1.0]), return_inverse=True)
+case("linspace_vec_noend_axis", "linspace", T([0.0, 1.0]), T([1.0, 3.0]), 4, endpoint=False,
+     axis=-1, retstep=True)
+case("logspace_vec", "logspace", T([0.0, 1.0]), T([1.0, 2.0]), 3, base=2.0)
 case("bincount_sparse_2d", "bincount", T([[0, 1, 1], [2, 2, 0]], "int32"), sparse=True)
 case("copy_bool", "copy", T(B, "bool"))
 case("array_int64", "array", T(I, "int64"), dtype="int8")
