@@ -183,6 +183,28 @@ def image_cases():
           ("ssim", [R((1, 3, 12, 11), lo=0, hi=1), R((1, 3, 12, 11), lo=0, hi=1)],
            {"data_format": "channels_first"}),
           ("ssim", [R((12, 12)), R((12, 12))], {})]
+
+    # other dtypes and input forms (drawn last, so the inputs above stay as recorded)
+    hf = R((1, 5, 6, 3), "float16", 0, 1)
+    i32 = T(np.round(RNG.uniform(0, 100, (1, 5, 6, 3))), "int32")
+    C += [("rgb_to_grayscale", [i32], {}), ("rgb_to_grayscale", [hf], {}),
+          ("rgb_to_hsv", [hf], {}), ("resize", [hf, tup(3, 4)], {}),
+          ("resize", [i32, tup(3, 4)], {"interpolation": "bicubic"}),
+          ("resize", [img, [4, 5]], {}),
+          ("resize", [T(np.round(RNG.uniform(-200, 200, (1, 4, 4, 1))), "int8"), tup(7, 7)],
+           {"interpolation": "bicubic"}),
+          ("affine_transform", [imgi, rot], {}), ("affine_transform", [i32, rot],
+                                                  {"interpolation": "nearest"}),
+          ("affine_transform", [hf, rot], {"fill_mode": "reflect"}),
+          ("map_coordinates", [R((4, 5), "float16"), T([[0, 1, 3], [4, 2, 0]], "int32"), 0], {}),
+          ("map_coordinates", [field, [[0.5, 1.5, 2.5], [1.0, 7.0, -1.0]], 1], {}),
+          ("pad_images", [img.copy(), 0, 0], {"bottom_padding": 0, "right_padding": 0}),
+          ("crop_images", [i32, 0, 0], {"bottom_cropping": 0, "right_cropping": 0}),
+          ("extract_patches", [R((1, 6, 6, 2), "float64"), 3], {"strides": 2,
+                                                               "padding": "same"}),
+          ("gaussian_blur", [hf], {}), ("sobel_edges", [i32], {}),
+          ("ssim", [T(np.round(RNG.uniform(0, 255, (12, 12, 1))), "uint8"),
+                    T(np.round(RNG.uniform(0, 255, (12, 12, 1))), "uint8")], {"max_val": 255.0})]
     return C
 
 

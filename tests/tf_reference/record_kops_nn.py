@@ -351,6 +351,46 @@ def nn_cases():
            {"strategy": "beam_search", "beam_width": 16, "top_paths": 5}),
           ("ctc_decode", [beam_in, lengths], {"strategy": "beam_search", "beam_width": 2,
                                               "top_paths": 3})]
+
+    # Python lists, other dtypes (int, bool, half), empty tensors, spellings (drawn last)
+    h = R((2, 4), "float16")
+    empty = T(np.zeros((0, 3)))
+    C += [("relu", [[-1.0, 0.5, 2.0]], {}), ("sigmoid", [[-1.0, 0.5, 2.0]], {}),
+          ("log_softmax", [[[1.0, 2.0, 3.0]]], {}), ("relu", [T([True, False], "bool")], {}),
+          ("relu", [T([-3, 4], "int64")], {}), ("relu", [T([3, 4], "uint8")], {}),
+          ("relu6", [T([-3, 4, 9], "int64")], {}), ("leaky_relu", [T([-3, 4], "int32")], {}),
+          ("gelu", [h], {}), ("silu", [h], {}), ("softplus", [h], {}), ("elu", [h], {}),
+          ("selu", [h], {}), ("log_sigmoid", [h], {}), ("hard_sigmoid", [h], {}),
+          ("relu", [empty], {}), ("softmax", [empty], {}), ("log_softmax", [empty], {}),
+          ("sigmoid", [empty], {}), ("softmax", [R((2, 3))], {"axis": 2}),
+          ("one_hot", [T([0, 2, 1], "uint8"), 3], {}), ("one_hot", [T([0, 0], "int32"), 1], {}),
+          ("one_hot", [[1, 2], 3], {"dtype": "float16"}),
+          ("binary_crossentropy", [[[0.0, 1.0]], [[0.4, 0.7]]], {}),
+          ("binary_crossentropy", [[[0.0, 1.0]], [[0.4, 0.7]]], {"from_logits": True}),
+          ("moments", [R((2, 3, 4)), [-1]], {}), ("moments", [R((2, 3, 4)), (0, 2)],
+                                                  {"keepdims": True}),
+          ("conv", [R((1, 5, 5, 2), "float64"), R((3, 3, 2, 2), "float64")],
+           {"strides": tup(2, 1), "padding": "SAME"}),
+          ("max_pool", [R((1, 5, 5, 2)), 2], {"padding": "SAME"}),
+          ("average_pool", [R((1, 5, 5, 2)), tup(2, 3)], {"strides": tup(1, 2)}),
+          ("psnr", [T([[1, 2], [3, 4]], "int32"), T([[1, 3], [3, 5]], "int32"), 255], {}),
+          ("dot_product_attention", [R((1, 3, 2, 4), "float16"), R((1, 3, 2, 4), "float16"),
+                                     R((1, 3, 2, 4), "float16")], {}),
+          ("layer_normalization", [T([[1, 2, 3], [4, 6, 9]], "int32")], {}),
+          ("rms_normalization", [T([[1, 2, 3], [4, 6, 9]], "int32")], {}),
+          ("rms_normalization", [R((2, 3), "float64")], {"scale": R((3,), "float64")}),
+          ("normalize", [R((2, 3, 4))], {"axis": 1, "order": 2}),
+          ("batch_normalization", [R((2, 3), "float64"), R((3,), "float64"),
+                                   R((3,), "float64", 0.1, 1)], {"axis": -1}),
+          ("sparse_categorical_crossentropy", [T([[0, 2], [1, 1]], "int32"), R((2, 2, 3))],
+           {"from_logits": True}),
+          ("categorical_crossentropy", [T(np.eye(3)[[0, 2]]), R((2, 3), lo=0.05, hi=1)],
+           {"axis": 1}),
+          ("unfold", [R((1, 2, 4, 4), "float64"), 2], {"stride": 2}),
+          ("polar", [[1.0, 2.0], [0.5, -0.5]], {}),
+          ("multi_hot", [T([[0, 1], [1, 1]], "int32"), 3], {"dtype": "float16"}),
+          ("glu", [R((2, 4), "float64")], {"axis": 1}),
+          ("sparsemax", [R((2, 5), "float64")], {}), ("sparsemax", [R((4,))], {})]
     return C
 
 

@@ -19,6 +19,9 @@ KNOWN = {
     "resize": {21: "fe.image.resize's bilinear upsampling of uint8 gives 233.49998 where "
                    "TensorFlow's kernel gives 233.5 (one float32 ulp), so Keras's round "
                    "then saturate_cast lands one lower at one pixel"},
+    "rgb_to_hsv": {6: "a pixel whose red and blue tie (0.297 in float16): fe.image.rgb_to_hsv's "
+                      "gradient sends the tied minimum's share to other channels than "
+                      "TensorFlow's RGBToHSV gradient does"},
 }
 
 
