@@ -1,5 +1,6 @@
-"""keras.ops' dtype promotion (keras.ops._dtypes, exported as fe.keras.backend.result_type /
-standardize_dtype) against Keras 3.15.1's, recorded by tests/tf_reference/record_kops_dtypes.py."""
+"""Keras's dtype promotion (fe.keras.backend.result_type / standardize_dtype, which every
+keras.ops function follows) against Keras 3.15.1's, recorded by
+tests/tf_reference/record_kops_dtypes.py."""
 import numpy as np
 import pytest
 

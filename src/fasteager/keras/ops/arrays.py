@@ -1,7 +1,7 @@
 """``keras.ops`` array functions: creation, shapes, indexing, sorting/sets and products.
 
 Each follows Keras 3.15's TensorFlow backend (``keras/src/backend/tensorflow/numpy.py``):
-its signature, defaults and dtype rules (``_dtypes.result_type``), computed with
+its signature, defaults and dtype rules (``keras.backend.result_type``), computed with
 fasteager's TensorFlow-style ops so GradientTape differentiates the results. Where
 TensorFlow computes integer products in floating point (matmul, einsum, dot ...), so do
 we, then cast back to the promoted dtype, as Keras does.
@@ -22,7 +22,7 @@ from ... import signal as _signal
 from ... import sparse as _sparse
 from ...errors import FailedPreconditionError, InvalidArgumentError
 from .. import backend as _backend
-from ._dtypes import result_type, standardize_dtype
+from ..backend import result_type, standardize_dtype
 
 __all__ = [
     "append", "arange", "argpartition", "argsort", "array", "array_split", "bartlett",

@@ -12,7 +12,7 @@ import numpy as np
 import fasteager as fe
 
 from ... import nest as _nest
-from ._dtypes import standardize_dtype
+from ..backend import standardize_dtype
 
 __all__ = [
     "associative_scan", "cast", "cond", "convert_to_numpy", "convert_to_tensor",

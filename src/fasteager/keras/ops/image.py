@@ -28,7 +28,7 @@ from ...ops.elementwise_ops import cast
 from .. import random as keras_random
 from .._image_utils import standardize_data_format
 from . import nn
-from ._dtypes import result_type, standardize_dtype
+from ..backend import result_type, standardize_dtype
 
 __all__ = [
     "affine_transform", "crop_images", "elastic_transform", "extract_patches",

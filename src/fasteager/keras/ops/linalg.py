@@ -7,7 +7,7 @@ import numpy as np
 import fasteager as fe
 
 from .. import backend as _backend
-from ._dtypes import result_type, standardize_dtype
+from ..backend import result_type, standardize_dtype
 from .core import cast, convert_to_tensor
 
 __all__ = [

@@ -6,7 +6,7 @@ Keras passes complex values as a ``(real, imag)`` pair of float tensors and retu
 """
 import fasteager as fe
 
-from ._dtypes import standardize_dtype
+from ..backend import standardize_dtype
 from .core import convert_to_tensor
 
 __all__ = [

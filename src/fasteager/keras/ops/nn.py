@@ -27,7 +27,7 @@ from ...ops.elementwise_ops import cast
 from .. import _ctc, activations, backend
 from .._image_utils import standardize_data_format
 from . import _ctc_decode
-from ._dtypes import result_type, standardize_dtype
+from ..backend import result_type, standardize_dtype
 
 __all__ = [
     "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization",

@@ -2,7 +2,7 @@
 reductions (plain and NaN-ignoring), quantiles, ``histogram`` and ``correlate``.
 
 Each function follows Keras 3.15's TensorFlow backend: the same argument names and
-defaults, the same dtype rule (``_dtypes.result_type``; Python scalars are weak only where
+defaults, the same dtype rule (``keras.backend.result_type``; Python scalars are weak only where
 Keras leaves them unconverted), and it composes fasteager's op table, so every float
 result is differentiable by ``GradientTape``.
 """
@@ -23,7 +23,7 @@ from ...ops import indexing_ops as _idx
 from ...ops import reduction_ops as _red
 from ...ops import sort_ops as _sort
 from .. import backend as _backend
-from ._dtypes import result_type, standardize_dtype
+from ..backend import result_type, standardize_dtype
 
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "arccos",
