@@ -1,4 +1,6 @@
 """fe.linalg and the contraction ops: tensordot, einsum, norm, matrix functions, errors."""
+import json
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,24 @@ def test_linalg_errors():
         fe.linalg.solve(A, np.ones(3))
     with pytest.raises(Err, match="det: unsupported dtype"):
         fe.linalg.det(np.eye(2, dtype=np.int32))
+
+
+# ---- tf.linalg.diag_part: offsets, bands and alignment against TensorFlow 2.21 ------------
+def _diag_part_cases():
+    from tests.tf_reference import load
+    return sorted(load("diag_part").items())
+
+
+@pytest.mark.parametrize("key, want", _diag_part_cases())
+def test_diag_part_matches_tensorflow(key, want):
+    shape_text, rest = key.split(") ")             # "(3, 4) [-1, 1] RIGHT_LEFT"
+    k_text, align = rest.rsplit(" ", 1)
+    shape = tuple(int(d) for d in shape_text.strip("(").split(","))
+    k = json.loads(k_text)
+    x = fe.constant(np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape))
+    with fe.GradientTape() as t:
+        t.watch(x)
+        v = fe.linalg.diag_part(x, k=k, padding_value=9, align=align)
+        s = fe.reduce_sum(v * v)
+    np.testing.assert_array_equal(v.numpy(), np.array(want["value"]))
+    np.testing.assert_array_equal(t.gradient(s, x).numpy(), np.array(want["grad"]))

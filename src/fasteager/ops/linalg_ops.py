@@ -15,7 +15,7 @@ import numpy as np
 from .. import _core, _gemm
 from ..errors import InvalidArgumentError, NotFoundError
 from .array_ops import eye, getitem, reshape, transpose
-from .elementwise_ops import _cj, abs, cast, convert_same, NUMERIC_C, sqrt, square
+from .elementwise_ops import _cj, abs, cast, convert_same, NUMERIC_C, sqrt, square, where
 from .elementwise_ops import pow as _pow
 from .reduction_ops import reduce_max, reduce_sum
 from .registry import defop, execute, moved_names, MULTILINEAR, normalize_axis, NUMERIC, unbroadcast
@@ -374,15 +374,48 @@ def _squeeze_pair(t, axes, keepdims):
 
 # ---- diagonals and trace (getitem with a built key: gradients scatter back) -----------------
 
-def diag_part(input, k=0, name=None):
-    """The main diagonal of each matrix in ``input`` (shape [..., min(m, n)])."""
+def diag_part(input, k=0, name=None, padding_value=0, align="RIGHT_LEFT"):
+    """The diagonal ``k`` of each matrix in ``input`` (0: the main one, > 0 above it, < 0
+    below), or with ``k=(lo, hi)`` the band of diagonals ``hi`` down to ``lo`` stacked on a
+    new axis, each padded with ``padding_value`` to the longest: ``align`` says where the
+    superdiagonals ("LEFT_*"/"RIGHT_*") and the subdiagonals ("*_LEFT"/"*_RIGHT") sit."""
     x = convert_to_tensor(input)
     if x._value.ndim < 2:
         raise InvalidArgumentError("diag_part: input must have rank >= 2 (expected a matrix, "
                                    "got shape %s)" % list(x._value.shape))
-    n = min(x._value.shape[-2:])
-    i = np.arange(n)
-    return execute(getitem, x, key=(Ellipsis, i, i))
+    m, n = x._value.shape[-2:]
+    ks = np.asarray(k._value if isinstance(k, _core.Tensor) else k).reshape(-1)
+    if ks.size not in (1, 2) or ks.dtype.kind not in "iu":
+        raise InvalidArgumentError("diag_part: k must be an integer or a pair of integers "
+                                   "(got %r)" % (k,))
+    lo, hi = int(ks[0]), int(ks[-1])
+    if lo > hi or not (-m < lo <= hi < n) and not (m == 0 or n == 0):
+        raise InvalidArgumentError("diag_part: k must satisfy -rows < k[0] <= k[1] < cols "
+                                   "(rows %d, cols %d, got k=%r)" % (m, n, k))
+    if align not in ("LEFT_RIGHT", "LEFT_LEFT", "RIGHT_LEFT", "RIGHT_RIGHT"):
+        raise InvalidArgumentError("diag_part: align must be one of LEFT_RIGHT, LEFT_LEFT, "
+                                   "RIGHT_LEFT, RIGHT_RIGHT (got %r)" % (align,))
+    if lo == hi:                 # one diagonal: no band axis, as TensorFlow
+        start = max(0, -lo)
+        i = np.arange(start, min(m, n - lo))
+        return execute(getitem, x, key=(Ellipsis, i, i + lo))
+    diags = list(range(hi, lo - 1, -1))
+    lengths = [min(m, n - d) - max(0, -d) for d in diags]
+    width = max(lengths)
+    rows = np.zeros((len(diags), width), np.intp)
+    cols = np.zeros((len(diags), width), np.intp)
+    real = np.zeros((len(diags), width), bool)
+    for r, (d, length) in enumerate(zip(diags, lengths)):
+        right = align.split("_")[0 if d >= 0 else 1] == "RIGHT"
+        off = width - length if right else 0
+        i = np.arange(max(0, -d), max(0, -d) + length)
+        rows[r, off:off + length], cols[r, off:off + length] = i, i + d
+        real[r, off:off + length] = True
+    band = execute(getitem, x, key=(Ellipsis, rows, cols))
+    if real.all():
+        return band
+    from_pad = cast(convert_to_tensor(padding_value), band.dtype)
+    return where(convert_to_tensor(real), band, from_pad)
 
 
 def diag(diagonal, name=None):
