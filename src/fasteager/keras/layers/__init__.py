@@ -2,6 +2,15 @@
 from .. import _serialization
 from .._serialization import deserialize_keras_object, serialize_keras_object
 from .attention import Attention, MultiHeadAttention  # noqa: F401
+from .augmentation import (  # noqa: F401
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
 from .conv import (  # noqa: F401
     AveragePooling1D,
@@ -90,6 +99,14 @@ from .normalization import (  # noqa: F401
     RMSNormalization,
     UnitNormalization,
 )
+from .preprocessing import (  # noqa: F401
+    CategoryEncoding,
+    CenterCrop,
+    Discretization,
+    Normalization,
+    Rescaling,
+    Resizing,
+)
 from .recurrent import (  # noqa: F401
     GRU,
     LSTM,
@@ -113,6 +130,25 @@ from .reshaping import (  # noqa: F401
     ZeroPadding1D,
     ZeroPadding2D,
     ZeroPadding3D,
+)
+
+# Keras 3 breadth (issue 34, part L3)
+from .attention import AdditiveAttention  # noqa: F401,E402
+from .conv import (  # noqa: F401,E402
+    Conv3DTranspose,
+    Convolution3DTranspose,
+    DepthwiseConv1D,
+    SeparableConv1D,
+    SeparableConvolution1D,
+)
+from .einsum_dense import EinsumDense  # noqa: F401,E402
+from .pooling import (  # noqa: F401,E402
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
 )
 
 

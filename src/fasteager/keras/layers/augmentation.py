@@ -1,0 +1,503 @@
+"""Keras 3's random image augmentation layers (``keras.layers.RandomFlip`` ...).
+
+As Keras 3.15 (its BaseImagePreprocessingLayer): ``call(data, training=True)`` takes a
+batch (rank 4) or one image (rank 3), or a dict with ``"images"`` (and ``"labels"`` /
+``"segmentation_masks"``); a direct call transforms (training defaults to True), while in
+inference the images come back unchanged (cast to the layer's dtype). Each layer draws its
+random parameters from its own ``SeedGenerator(seed)`` in Keras's order, so a seeded layer
+draws the values Keras's does.
+"""
+import math
+import random as _python_random
+
+from .. import _image_utils
+from .. import ops as kops
+from ..random import SeedGenerator, uniform
+from .base import Layer
+
+_FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+_INTERPOLATIONS = ("nearest", "bilinear")
+
+
+def _check_choice(argname, value, allowed):
+    if value not in allowed:
+        # (Keras raises NotImplementedError for these two arguments)
+        raise NotImplementedError("Unknown `%s` %s. Expected of one %s." % (argname, value, allowed))
+
+
+def _hw_axes(data_format):
+    return (-2, -1) if data_format == "channels_first" else (-3, -2)
+
+
+class _ImageAugmentation(Layer):
+    """The shared call path: batched / single image / dict, the factor range, the dtype."""
+
+    _USE_BASE_FACTOR = True
+    _FACTOR_BOUNDS = (-1, 1)
+
+    def __init__(self, factor=None, bounding_box_format=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.bounding_box_format = bounding_box_format
+        self.data_format = _image_utils.standardize_data_format(data_format)
+        if self._USE_BASE_FACTOR:
+            self._set_factor(factor or 0.0)
+        elif factor is not None:
+            raise ValueError("Layer %s does not take a `factor` argument. Received: factor=%s"
+                             % (type(self).__name__, factor))
+
+    def _set_factor(self, factor):
+        lo, hi = self._FACTOR_BOUNDS
+        message = ("The `factor` argument should be a number (or a list of two numbers) in the "
+                   "range [%s, %s]. Received: factor=%s" % (lo, hi, factor))
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2 or factor[0] > hi or factor[1] < lo:
+                raise ValueError(message)
+            lower, upper = sorted(factor)
+        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            if factor < lo or factor > hi:
+                raise ValueError(message)
+            factor = abs(factor)
+            lower, upper = max(-factor, lo), factor
+        else:
+            raise ValueError(message)
+        self.factor = (lower, upper)
+
+    # -- what each layer defines
+    def get_random_transformation(self, data, training=True, seed=None):
+        return None
+
+    def _transform_images(self, images, transformation):
+        raise NotImplementedError
+
+    def transform_images(self, images, transformation, training=True):
+        images = kops.cast(images, self.dtype)
+        if training:
+            images = self._transform_images(images, transformation)
+        return images
+
+    def transform_labels(self, labels, transformation, training=True):
+        return labels
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return self.transform_images(masks, transformation, training=training)
+
+    # -- the call
+    def _seed(self, seed):
+        return self.generator if seed is None else seed
+
+    @staticmethod
+    def _is_batched(images):
+        rank = len(images.shape)
+        if rank not in (3, 4):
+            raise ValueError("Expected image tensor to have rank 3 (single image) or 4 (batch "
+                             "of images). Received: data.shape=%s" % (tuple(images.shape),))
+        return rank == 4
+
+    def _apply(self, fn, value, transformation, training):
+        value = kops.convert_to_tensor(value)
+        if self._is_batched(value):
+            return fn(value, transformation, training=training)
+        out = fn(kops.expand_dims(value, 0), transformation, training=training)
+        return kops.squeeze(out, 0)
+
+    def call(self, data, training=True):
+        if training is None:      # no training flag anywhere: Keras's default, True
+            training = True
+        transformation = self.get_random_transformation(data, training=training)
+        if isinstance(data, dict):
+            if "bounding_boxes" in data:
+                raise NotImplementedError("%s: bounding_boxes inputs are not supported in "
+                                          "fasteager" % type(self).__name__)
+            out = dict(data)
+            out["images"] = self._apply(self.transform_images, data["images"], transformation,
+                                        training)
+            if "labels" in data:
+                out["labels"] = self.transform_labels(kops.convert_to_tensor(data["labels"]),
+                                                      transformation, training=training)
+            if "segmentation_masks" in data:
+                out["segmentation_masks"] = self._apply(
+                    self.transform_segmentation_masks, data["segmentation_masks"],
+                    transformation, training)
+            return out
+        return self._apply(self.transform_images, data, transformation, training)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["data_format"] = self.data_format
+        if self.bounding_box_format is not None:
+            config["bounding_box_format"] = self.bounding_box_format
+        return config
+
+    # -- helpers shared by the geometric layers
+    def _image_size(self, images):
+        shape = images.shape
+        h_axis, w_axis = _hw_axes(self.data_format)
+        batch = shape[0] if len(shape) == 4 else 1
+        return batch, shape[h_axis], shape[w_axis]
+
+    def _affine(self, images, matrix):
+        return kops.image.affine_transform(
+            images, matrix, interpolation=self.interpolation, fill_mode=self.fill_mode,
+            fill_value=self.fill_value, data_format=self.data_format)
+
+    @staticmethod
+    def _affine_matrix(center_x, center_y, angle, translate_x, translate_y, scale, shear_x,
+                       shear_y, height, width):
+        """Keras's scale * shear * rotation about the centre (angles in degrees), as the
+        8-vector affine_transform takes, one row per image."""
+        to_rad = math.pi / 180.0
+        angle = angle * to_rad
+        shear_x = kops.tan(shear_x * to_rad)
+        shear_y = kops.tan(shear_y * to_rad)
+        batch = angle.shape[0]
+        cx = center_x * (float(width) - 1)
+        cy = center_y * (float(height) - 1)
+        cos, sin = kops.cos(angle), kops.sin(angle)
+        a0 = scale * (cos + shear_x * sin)
+        a1 = scale * (-sin + shear_x * cos)
+        a2 = translate_x + cx - cx * a0 - cy * a1
+        b0 = scale * (shear_y * cos + sin)
+        b1 = scale * (shear_y * -sin + cos)
+        b2 = translate_y + cy - cx * b0 - cy * b1
+        return kops.concatenate([a0[:, None], a1[:, None], a2[:, None], b0[:, None],
+                                 b1[:, None], b2[:, None], kops.zeros((batch, 2))], axis=1)
+
+
+def _images_of(data):
+    return kops.convert_to_tensor(data["images"] if isinstance(data, dict) else data)
+
+
+class RandomFlip(_ImageAugmentation):
+    """Flips each image horizontally and/or vertically with probability 1/2."""
+
+    _USE_BASE_FACTOR = False
+
+    def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+        self.mode = mode
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = _images_of(data)
+        shape = (1, 1, 1) if len(images.shape) == 3 else (images.shape[0], 1, 1, 1)
+        flips = kops.less_equal(uniform(shape, seed=self._seed(seed)), 0.5)
+        return {"flips": flips}
+
+    def _transform_images(self, images, transformation):
+        if transformation is None:
+            return images
+        flips = transformation["flips"]
+        flips = kops.reshape(flips, (-1, 1, 1, 1))
+        h_axis, w_axis = _hw_axes(self.data_format)
+        if self.mode in ("horizontal", "horizontal_and_vertical"):
+            images = kops.where(flips, kops.flip(images, axis=w_axis), images)
+        if self.mode in ("vertical", "horizontal_and_vertical"):
+            images = kops.where(flips, kops.flip(images, axis=h_axis), images)
+        return images
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(seed=self.seed, mode=self.mode, data_format=self.data_format)
+        return config
+
+
+class RandomRotation(_ImageAugmentation):
+    """Rotates each image by a random angle in ``factor * 360`` degrees about its centre."""
+
+    def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(factor=factor, data_format=data_format, **kwargs)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+        _check_choice("fill_mode", fill_mode, _FILL_MODES)
+        _check_choice("interpolation", interpolation, _INTERPOLATIONS)
+        self.fill_mode = fill_mode
+        self.interpolation = interpolation
+        self.fill_value = fill_value
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch, height, width = self._image_size(_images_of(data))
+        angle = uniform((batch,), minval=self.factor[0] * 360.0, maxval=self.factor[1] * 360.0,
+                        seed=self._seed(seed))
+        zeros, ones = kops.zeros([batch]), kops.ones([batch])
+        matrix = self._affine_matrix(0.5, 0.5, angle, zeros, zeros, ones, zeros, zeros,
+                                     height, width)
+        return {"angle": angle, "rotation_matrix": matrix}
+
+    def _transform_images(self, images, transformation):
+        return self._affine(images, transformation["rotation_matrix"])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, data_format=self.data_format, fill_mode=self.fill_mode,
+                      fill_value=self.fill_value, interpolation=self.interpolation,
+                      seed=self.seed)
+        return config
+
+
+def _factor_pair(factor, factor_name, message, open_low):
+    """Keras's (lower, upper) for the zoom/translation height and width factors."""
+    def check(v):
+        if v > 1.0 or (v <= -1.0 if open_low else v < -1.0):
+            raise ValueError(message + "Received: input_number=%s" % (v,))
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(message + "Received: %s=%s" % (factor_name, factor))
+        check(factor[0])
+        check(factor[1])
+        return tuple(sorted(factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        check(factor)
+        return -abs(factor), abs(factor)
+    raise ValueError(message + "Received: %s=%s" % (factor_name, factor))
+
+
+class _HeightWidthWarp(_ImageAugmentation):
+    """RandomZoom / RandomTranslation: height and width factors, fill and interpolation."""
+
+    _USE_BASE_FACTOR = False
+    _OPEN_LOW = False
+    _MESSAGE = ""
+
+    def __init__(self, height_factor, width_factor, fill_mode, interpolation, seed, fill_value,
+                 data_format, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = _factor_pair(
+            height_factor, "height_factor", self._MESSAGE, self._OPEN_LOW)
+        self.width_factor = width_factor
+        if width_factor is not None:
+            self.width_lower, self.width_upper = _factor_pair(
+                width_factor, "width_factor", self._MESSAGE, self._OPEN_LOW)
+        _check_choice("fill_mode", fill_mode, _FILL_MODES)
+        _check_choice("interpolation", interpolation, _INTERPOLATIONS)
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.interpolation = interpolation
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def _transform_images(self, images, transformation):
+        if transformation is None:
+            return images
+        return self._affine(images, transformation["matrix"])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(height_factor=self.height_factor, width_factor=self.width_factor,
+                      fill_mode=self.fill_mode, interpolation=self.interpolation,
+                      seed=self.seed, fill_value=self.fill_value, data_format=self.data_format)
+        return config
+
+
+class RandomZoom(_HeightWidthWarp):
+    """Zooms each image by ``1 + u``, u drawn in the height (and width) factor range; a
+    positive factor zooms out, a negative one in."""
+
+    _OPEN_LOW = True
+    _MESSAGE = ("The `height_factor` and `width_factor` arguments should be a number (or a "
+                "list of two numbers) in the range (-1.0, 1.0]. ")
+
+    def __init__(self, height_factor, width_factor=None, fill_mode="reflect",
+                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(height_factor, width_factor, fill_mode, interpolation, seed,
+                         fill_value, data_format, **kwargs)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch, height, width = self._image_size(_images_of(data))
+        seed = self._seed(seed)
+        height_zoom = uniform((batch, 1), minval=1.0 + self.height_lower,
+                              maxval=1.0 + self.height_upper, seed=seed)
+        if self.width_factor is not None:
+            width_zoom = uniform((batch, 1), minval=1.0 + self.width_lower,
+                                 maxval=1.0 + self.width_upper, seed=seed)
+        else:
+            width_zoom = height_zoom
+        zeros = kops.zeros((batch, 1))
+        x_offset = (float(width) - 1.0) / 2.0 * (1.0 - width_zoom)
+        y_offset = (float(height) - 1.0) / 2.0 * (1.0 - height_zoom)
+        matrix = kops.concatenate([width_zoom, zeros, x_offset, zeros, height_zoom, y_offset,
+                                   kops.zeros((batch, 2))], axis=1)
+        return {"height_zoom": height_zoom, "width_zoom": width_zoom, "matrix": matrix}
+
+
+class RandomTranslation(_HeightWidthWarp):
+    """Shifts each image by a random fraction of its height and width."""
+
+    _MESSAGE = ("The `factor` argument should be a number (or a list of two numbers) in the "
+                "range [-1.0, 1.0]. ")
+
+    def __init__(self, height_factor, width_factor, fill_mode="reflect",
+                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(height_factor, width_factor, fill_mode, interpolation, seed,
+                         fill_value, data_format, **kwargs)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch, height, width = self._image_size(_images_of(data))
+        seed = self._seed(seed)
+        dy = uniform((batch, 1), minval=self.height_lower, maxval=self.height_upper,
+                     seed=seed) * float(height)
+        dx = uniform((batch, 1), minval=self.width_lower, maxval=self.width_upper,
+                     seed=seed) * float(width)
+        zeros, ones = kops.zeros((batch, 1)), kops.ones((batch, 1))
+        matrix = kops.concatenate([ones, zeros, -dx, zeros, ones, -dy, kops.zeros((batch, 2))],
+                                  axis=1)
+        return {"translations": kops.concatenate([dx, dy], axis=1), "matrix": matrix}
+
+
+class RandomCrop(_ImageAugmentation):
+    """Crops a random ``height x width`` window in training (images smaller than that are
+    centre-cropped to the aspect ratio and resized); inference passes images through."""
+
+    _USE_BASE_FACTOR = False
+
+    def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
+        super().__init__(data_format=data_format, name=name, **kwargs)
+        self.height = height
+        self.width = width
+        self.generator = SeedGenerator(seed)
+        # (Keras stores a drawn default seed in the config when none is given)
+        self.seed = seed if seed is not None else _python_random.randint(1, int(1e9))
+        self.supports_masking = False
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        seed = self._seed(seed)
+        shape = _images_of(data).shape
+        h_axis, w_axis = _hw_axes(self.data_format)
+        in_h, in_w = shape[h_axis], shape[w_axis]
+        if training and in_h > self.height and in_w > self.width:
+            h_start = int(uniform((), 0, maxval=float(in_h - self.height + 1), seed=seed))
+            w_start = int(uniform((), 0, maxval=float(in_w - self.width + 1), seed=seed))
+            return h_start, w_start
+        crop_h = max(min(in_h, int(float(in_w * self.height) / self.width)), 1)
+        crop_w = max(min(in_w, int(float(in_h * self.width) / self.height)), 1)
+        return int(float(in_h - crop_h) / 2), int(float(in_w - crop_w) / 2)
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = kops.cast(images, self.dtype)
+        h0, w0 = transformation
+        hs, ws = slice(h0, h0 + self.height), slice(w0, w0 + self.width)
+        if self.data_format == "channels_last":
+            images = images[:, hs, ws, :]
+        else:
+            images = images[:, :, hs, ws]
+        h_axis, w_axis = _hw_axes(self.data_format)
+        if images.shape[h_axis] != self.height or images.shape[w_axis] != self.width:
+            images = kops.cast(kops.image.resize(images, (self.height, self.width),
+                                                 data_format=self.data_format), self.dtype)
+        return images
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        # (Keras crops masks whatever the training flag)
+        return self.transform_images(masks, transformation)
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        h_axis, w_axis = _hw_axes(self.data_format)
+        shape[h_axis], shape[w_axis] = self.height, self.width
+        return tuple(shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(height=self.height, width=self.width, seed=self.seed,
+                      data_format=self.data_format)
+        return config
+
+
+class _ColorAugmentation(_ImageAugmentation):
+    """Layers with a ``value_range`` whose per-image factor has shape (batch, 1, 1, 1)."""
+
+    @staticmethod
+    def _factor_shape(data):
+        shape = _images_of(data).shape
+        if len(shape) not in (3, 4):
+            raise ValueError("Expected the input image to be rank 3 or 4. Received "
+                             "inputs.shape=%s" % (tuple(shape),))
+        return (1, 1, 1) if len(shape) == 3 else (shape[0], 1, 1, 1)
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+
+class RandomContrast(_ColorAugmentation):
+    """Scales each image's deviation from its per-channel mean by a factor drawn in
+    ``[1 - lower, 1 + upper]``, then clips to ``value_range``."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self._set_factor(factor)
+        self.value_range = value_range
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        shape = self._factor_shape(data)
+        if not training:
+            return {"contrast_factor": kops.zeros(shape)}
+        factor = uniform(shape, minval=1.0 - self.factor[0], maxval=1.0 + self.factor[1],
+                         seed=self._seed(seed), dtype=self.dtype)
+        return {"contrast_factor": factor}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        h_axis, w_axis = _hw_axes(self.data_format)
+        mean = kops.mean(kops.mean(images, axis=h_axis, keepdims=True), axis=w_axis,
+                         keepdims=True)
+        out = (images - mean) * transformation["contrast_factor"] + mean
+        return kops.clip(out, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomBrightness(_ColorAugmentation):
+    """Adds a per-image delta drawn in ``factor * (value_range width)``, then clips."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(factor=factor, **kwargs)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError("The `value_range` argument should be a list of two numbers. "
+                             "Received: value_range=%s" % (value_range,))
+        self.value_range = sorted(value_range)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        shape = self._factor_shape(data)
+        if not training:
+            return {"rgb_delta": kops.zeros(shape)}
+        delta = uniform(shape, minval=self.factor[0], maxval=self.factor[1],
+                        seed=self._seed(seed))
+        return {"rgb_delta": delta * (self.value_range[1] - self.value_range[0])}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = images + kops.cast(transformation["rgb_delta"], images.dtype)
+        return kops.clip(images, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config

@@ -1,0 +1,113 @@
+"""Keras 3's random augmentation layers against values recorded from Keras 3.15.1 by
+tests/tf_reference/record_k34_augmentation.py.
+
+Inference mode must return the input unchanged (as Keras). In training mode a layer with
+an integer seed draws from SeedGenerator(seed) in Keras's order, so its first call is
+compared with Keras's output; invariants (shape, dtype, range, seeded determinism, that
+it changed the input) are checked besides.
+"""
+import json
+
+import numpy as np
+import pytest
+
+import fasteager as fe
+from tests.tf_reference import load
+
+L = fe.keras.layers
+REF = load("k34_augmentation")
+CASES = sorted(REF["cases"])
+
+
+def _config(case):
+    """Keras's config as fasteager's from_config takes it (the dtype policy by name)."""
+    config = dict(case["config"])
+    if isinstance(config.get("dtype"), dict):
+        config["dtype"] = config["dtype"]["config"]["name"]
+    return config
+
+
+def _norm(v):
+    """JSON form (tuples as lists), the auto-numbered layer name left out."""
+    v = json.loads(json.dumps(v))
+    v.pop("name", None)
+    return v
+
+
+@pytest.mark.parametrize("key", CASES)
+def test_config_matches_keras(key):
+    case = REF["cases"][key]
+    cls = getattr(L, case["cls"])
+    layer = cls(**case["kwargs"])
+    config = _config(case)
+    assert _norm(layer.get_config()) == _norm(config)
+    again = cls.from_config(config)
+    assert _norm(again.get_config()) == _norm(config)
+    back = L.deserialize(L.serialize(layer))
+    assert type(back) is cls and _norm(back.get_config()) == _norm(config)
+
+
+@pytest.mark.parametrize("key", CASES)
+def test_inference_returns_input(key):
+    case = REF["cases"][key]
+    layer = getattr(L, case["cls"]).from_config(_config(case))
+    x = np.array(case["x"], np.float32)
+    y = layer(x, training=False)
+    np.testing.assert_array_equal(y.numpy(), np.array(case["infer"], np.float32))
+    np.testing.assert_array_equal(y.numpy(), x)
+
+
+@pytest.mark.parametrize("key", CASES)
+def test_seeded_training_matches_keras(key):
+    case = REF["cases"][key]
+    x = np.array(case["x"], np.float32)
+    y = getattr(L, case["cls"])(**case["kwargs"])(x)
+    want = np.array(case["train"], np.float32)
+    assert y.dtype == fe.float32 and tuple(y.shape) == want.shape
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-3 * max(1.0, np.abs(x).max()))
+
+
+@pytest.mark.parametrize("key", CASES)
+def test_training_invariants(key):
+    case = REF["cases"][key]
+    x = np.array(case["x"], np.float32)
+    make = getattr(L, case["cls"])
+    a = make(**case["kwargs"])(x).numpy()
+    b = make(**case["kwargs"])(x).numpy()
+    np.testing.assert_array_equal(a, b)          # an integer seed: the same first draw
+    if key == "crop_upsize":
+        # an image not larger than the crop is centre-cropped and resized: no randomness
+        assert a.shape == (2, 8, 6, 3) and not np.isin(a, x).all()
+        return
+    layer = make(**case["kwargs"])
+    draws = [layer(x).numpy() for _ in range(4)]  # the generator advances between calls
+    assert any(not np.array_equal(d, draws[0]) for d in draws[1:])
+    vr = case["kwargs"].get("value_range")
+    if vr is not None:
+        assert a.min() >= min(vr) and a.max() <= max(vr)
+    if case["cls"] in ("RandomFlip", "RandomCrop"):
+        # a flip or crop only moves values: every output value is an input value
+        assert np.isin(a, x).all()
+
+
+def test_unseeded_layers_draw_and_dict_inputs():
+    x = np.random.default_rng(0).random((2, 6, 6, 3)).astype(np.float32)
+    out = L.RandomFlip(seed=1)({"images": x, "labels": np.arange(2),
+                               "segmentation_masks": x[..., :1]})
+    assert tuple(out["images"].shape) == x.shape
+    np.testing.assert_array_equal(out["labels"].numpy(), np.arange(2))
+    # a mask moves with its image
+    np.testing.assert_array_equal(out["segmentation_masks"].numpy(), out["images"].numpy()[..., :1])
+    assert tuple(L.RandomRotation(0.3)(x).shape) == x.shape
+    # inside a model, predict runs in inference mode: the input comes back
+    model = fe.keras.Sequential([fe.keras.Input((6, 6, 3)), L.RandomZoom(0.3),
+                                 L.RandomContrast(0.4)])
+    np.testing.assert_allclose(model.predict(x, verbose=0), x)
+
+
+@pytest.mark.parametrize("key", sorted(REF["errors"]))
+def test_bad_arguments_raise_as_keras(key):
+    case = REF["errors"][key]
+    err = {"ValueError": ValueError, "NotImplementedError": NotImplementedError}[case["error"]]
+    with pytest.raises(err):
+        getattr(L, case["cls"])(**case["kwargs"])

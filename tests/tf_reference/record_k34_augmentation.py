@@ -1,0 +1,102 @@
+"""Record Keras 3.15.1's random augmentation layers (topic "k34_augmentation").
+
+Run from the repository root with the TensorFlow venv:
+    /work/tfenv/bin/python tests/tf_reference/record_k34_augmentation.py
+Each case: the layer's config (get_config), a fixed input, its inference-mode output
+(training=False) and the training-mode output of a freshly built layer with an integer
+seed (its first call: Keras draws from SeedGenerator(seed), state [seed, 0]).
+"""
+import os
+import sys
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from __init__ import save
+
+L = keras.layers
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (np.floating, np.integer)):
+        return v.item()
+    return v
+
+
+def case(cls, kwargs, shape, scale=255.0, seed=0):
+    rng = np.random.default_rng(seed)
+    x = (rng.random(shape) * scale).astype("float32")
+    layer = getattr(L, cls)(**kwargs)
+    infer = np.asarray(layer(x, training=False))
+    train = np.asarray(getattr(L, cls)(**kwargs)(x))
+    return {"cls": cls, "kwargs": _jsonable(kwargs), "config": _jsonable(layer.get_config()),
+            "x": x.tolist(), "infer": infer.tolist(), "train": train.tolist()}
+
+
+CASES = {
+    "flip_hv": case("RandomFlip", {"seed": 3}, (4, 5, 6, 3)),
+    "flip_h_single": case("RandomFlip", {"mode": "horizontal", "seed": 7}, (5, 6, 3)),
+    "flip_v_cf": case("RandomFlip", {"mode": "vertical", "seed": 11,
+                                     "data_format": "channels_first"}, (4, 2, 5, 6)),
+    "rotation": case("RandomRotation", {"factor": 0.2, "seed": 5}, (3, 7, 6, 2)),
+    "rotation_constant_nearest": case(
+        "RandomRotation", {"factor": (-0.1, 0.3), "fill_mode": "constant", "fill_value": 1.5,
+                           "interpolation": "nearest", "seed": 2}, (2, 6, 6, 1)),
+    "rotation_wrap_single": case("RandomRotation", {"factor": 0.5, "fill_mode": "wrap",
+                                                    "seed": 9}, (5, 4, 3)),
+    "zoom": case("RandomZoom", {"height_factor": 0.3, "seed": 4}, (3, 8, 7, 2)),
+    "zoom_hw_nearest": case("RandomZoom", {"height_factor": (-0.4, -0.1),
+                                           "width_factor": (0.1, 0.5), "fill_mode": "nearest",
+                                           "seed": 6}, (2, 6, 8, 3)),
+    "zoom_cf_constant": case("RandomZoom", {"height_factor": 0.2, "width_factor": 0.3,
+                                            "fill_mode": "constant",
+                                            "data_format": "channels_first", "seed": 8},
+                             (2, 3, 6, 5)),
+    "translation": case("RandomTranslation", {"height_factor": 0.2, "width_factor": 0.3,
+                                              "seed": 1}, (3, 7, 8, 2)),
+    "translation_constant": case("RandomTranslation",
+                                 {"height_factor": (-0.5, 0.0), "width_factor": (0.1, 0.4),
+                                  "fill_mode": "constant", "fill_value": -2.0,
+                                  "interpolation": "nearest", "seed": 12}, (2, 6, 6, 1)),
+    "translation_single_reflect": case("RandomTranslation",
+                                       {"height_factor": 0.4, "width_factor": 0.4,
+                                        "seed": 13}, (6, 5, 3)),
+    "crop": case("RandomCrop", {"height": 4, "width": 5, "seed": 3}, (3, 8, 9, 2)),
+    "crop_single": case("RandomCrop", {"height": 3, "width": 3, "seed": 14}, (6, 7, 3)),
+    "crop_cf": case("RandomCrop", {"height": 3, "width": 4, "seed": 15,
+                                   "data_format": "channels_first"}, (2, 3, 6, 7)),
+    "crop_upsize": case("RandomCrop", {"height": 8, "width": 6, "seed": 16}, (2, 5, 6, 3)),
+    "contrast": case("RandomContrast", {"factor": 0.5, "seed": 2}, (4, 5, 6, 3)),
+    "contrast_pair_unit": case("RandomContrast", {"factor": (0.2, 0.8), "value_range": (0, 1),
+                                                  "seed": 21}, (3, 4, 4, 3), scale=1.0),
+    "contrast_single": case("RandomContrast", {"factor": 0.9, "seed": 22}, (5, 4, 3)),
+    "brightness": case("RandomBrightness", {"factor": 0.2, "seed": 2}, (4, 5, 6, 3)),
+    "brightness_pair_unit": case("RandomBrightness",
+                                 {"factor": (-0.5, 0.1), "value_range": (1, 0), "seed": 23},
+                                 (3, 4, 4, 3), scale=1.0),
+    "brightness_single": case("RandomBrightness", {"factor": 0.8, "seed": 24}, (5, 4, 3)),
+}
+
+ERRORS = {}
+for name, (cls, kwargs) in {
+        "rotation_fill": ("RandomRotation", {"factor": 0.1, "fill_mode": "bogus"}),
+        "zoom_factor": ("RandomZoom", {"height_factor": -1.0}),
+        "translation_factor": ("RandomTranslation", {"height_factor": 1.5, "width_factor": 0}),
+        "contrast_factor": ("RandomContrast", {"factor": 1.5}),
+        "brightness_range": ("RandomBrightness", {"factor": 0.1, "value_range": 3}),
+        "flip_factor": ("RandomFlip", {"factor": 0.1}),
+}.items():
+    try:
+        getattr(L, cls)(**kwargs)
+        ERRORS[name] = {"cls": cls, "kwargs": kwargs, "error": None}
+    except Exception as e:  # noqa: BLE001 -- the recorder notes whatever Keras raises
+        ERRORS[name] = {"cls": cls, "kwargs": kwargs, "error": type(e).__name__}
+
+save("k34_augmentation", {"cases": CASES, "errors": ERRORS})
