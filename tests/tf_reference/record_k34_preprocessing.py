@@ -1,0 +1,125 @@
+"""Record Keras 3.15.1's non-random preprocessing layers (config, inputs, outputs).
+
+Run from the repository root: /work/tfenv/bin/python tests/tf_reference/record_k34_preprocessing.py
+"""
+import os
+import sys
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import tensorflow as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from __init__ import save
+
+rng = np.random.RandomState(34)
+cases = []
+
+
+def arr(x):
+    x = np.asarray(x)
+    return {"dtype": str(x.dtype), "shape": list(x.shape),
+            "values": x.astype(object if x.dtype.kind in "SUO" else x.dtype).tolist()
+            if x.dtype.kind not in "SUO" else [v.decode() if isinstance(v, bytes) else v
+                                                for v in x.ravel().tolist()]}
+
+
+def clean(config):
+    config = dict(config)
+    config.pop("dtype", None)
+    return config
+
+
+def record(name, cls, kwargs, inputs, adapt=None, calls=None, build_only=False):
+    layer = cls(**kwargs)
+    if adapt is not None:
+        layer.adapt(adapt)
+    out = layer(inputs)
+    case = {"name": name, "class": cls.__name__, "kwargs": kwargs,
+            "config": clean(layer.get_config()), "input": arr(inputs),
+            "output": arr(keras.ops.convert_to_numpy(out)),
+            "adapt": arr(adapt) if adapt is not None else None,
+            "weights": [arr(w) for w in layer.get_weights()]}
+    for k in ("mean", "variance"):
+        if hasattr(layer, k) and cls is keras.layers.Normalization:
+            case[k] = arr(keras.ops.convert_to_numpy(getattr(layer, k)))
+    if cls is keras.layers.Discretization:
+        case["bin_boundaries"] = [float(b) for b in layer.bin_boundaries]
+    cases.append(case)
+    return layer
+
+
+x4 = rng.randn(5, 4).astype("float32") * 3 + 1
+img = rng.rand(2, 6, 8, 3).astype("float32") * 255
+
+# Normalization
+record("norm_adapt", keras.layers.Normalization, {}, x4, adapt=x4)
+record("norm_given", keras.layers.Normalization,
+       {"mean": [1.0, 2.0, 3.0, 4.0], "variance": [1.0, 4.0, 9.0, 0.25]}, x4)
+record("norm_invert", keras.layers.Normalization,
+       {"mean": 2.0, "variance": 4.0, "invert": True}, x4)
+record("norm_axis_none", keras.layers.Normalization, {"axis": None}, x4, adapt=x4)
+x3 = rng.randn(3, 4, 2).astype("float32")
+record("norm_axis_12", keras.layers.Normalization, {"axis": (1, 2)}, x3, adapt=x3)
+record("norm_axis_1_rank3", keras.layers.Normalization, {"axis": 1}, x3, adapt=x3)
+ds = tf.data.Dataset.from_tensor_slices(x4).batch(2)
+layer = keras.layers.Normalization()
+layer.adapt(ds)
+cases.append({"name": "norm_adapt_dataset", "class": "Normalization", "kwargs": {},
+              "config": clean(layer.get_config()), "input": arr(x4),
+              "output": arr(keras.ops.convert_to_numpy(layer(x4))), "adapt": None,
+              "adapt_dataset_batches": 2, "weights": [],
+              "mean": arr(keras.ops.convert_to_numpy(layer.mean)),
+              "variance": arr(keras.ops.convert_to_numpy(layer.variance))})
+
+# Rescaling
+record("rescale", keras.layers.Rescaling, {"scale": 1 / 255.0}, img)
+record("rescale_offset", keras.layers.Rescaling, {"scale": 2.0, "offset": -1.0}, x4)
+record("rescale_list", keras.layers.Rescaling, {"scale": [0.5, 1.0, 2.0]}, img)
+
+# Resizing
+for interp in ("bilinear", "nearest", "bicubic", "area", "lanczos3"):
+    record("resize_" + interp, keras.layers.Resizing,
+           {"height": 4, "width": 5, "interpolation": interp}, img)
+record("resize_crop", keras.layers.Resizing,
+       {"height": 4, "width": 4, "crop_to_aspect_ratio": True}, img)
+record("resize_pad", keras.layers.Resizing,
+       {"height": 4, "width": 4, "pad_to_aspect_ratio": True}, img)
+record("resize_up_single", keras.layers.Resizing, {"height": 9, "width": 10}, img[0])
+record("resize_cf", keras.layers.Resizing,
+       {"height": 3, "width": 2, "data_format": "channels_first"}, img)
+
+# CenterCrop
+record("crop", keras.layers.CenterCrop, {"height": 4, "width": 5}, img)
+record("crop_single", keras.layers.CenterCrop, {"height": 3, "width": 3}, img[1])
+record("crop_larger", keras.layers.CenterCrop, {"height": 8, "width": 10}, img)
+record("crop_cf", keras.layers.CenterCrop,
+       {"height": 2, "width": 3, "data_format": "channels_first"}, img)
+
+# CategoryEncoding
+ids = np.array([[0, 1, 3], [2, 2, 0]], dtype="int64")
+for mode in ("multi_hot", "count"):
+    record("cat_" + mode, keras.layers.CategoryEncoding,
+           {"num_tokens": 4, "output_mode": mode}, ids)
+record("cat_one_hot", keras.layers.CategoryEncoding,
+       {"num_tokens": 4, "output_mode": "one_hot"}, np.array([3, 2, 0, 1]))
+record("cat_one_hot_2d", keras.layers.CategoryEncoding,
+       {"num_tokens": 4, "output_mode": "one_hot"}, np.array([[3], [1]]))
+record("cat_multi_1d", keras.layers.CategoryEncoding,
+       {"num_tokens": 5, "output_mode": "multi_hot"}, np.array([1, 4, 4]))
+
+# Discretization
+v = rng.randn(4, 3).astype("float32")
+record("disc_bins", keras.layers.Discretization,
+       {"bin_boundaries": [-0.5, 0.0, 0.5]}, v)
+record("disc_adapt", keras.layers.Discretization, {"num_bins": 4},
+       v, adapt=rng.randn(50).astype("float32"))
+for mode in ("one_hot", "multi_hot", "count"):
+    record("disc_" + mode, keras.layers.Discretization,
+           {"bin_boundaries": [-0.5, 0.0, 0.5], "output_mode": mode},
+           v[:, 0] if mode == "one_hot" else v)
+
+save("k34_preprocessing", {"keras": keras.__version__, "cases": cases})
+print(len(cases), "cases")
