@@ -82,6 +82,30 @@ CASES = {
                                  {"factor": (-0.5, 0.1), "value_range": (1, 0), "seed": 23},
                                  (3, 4, 4, 3), scale=1.0),
     "brightness_single": case("RandomBrightness", {"factor": 0.8, "seed": 24}, (5, 4, 3)),
+    "hue": case("RandomHue", {"factor": 0.5, "seed": 31}, (3, 5, 4, 3)),
+    "hue_unit_cf": case("RandomHue", {"factor": (0.2, 0.9), "value_range": (0, 1),
+                                      "data_format": "channels_first", "seed": 32},
+                        (2, 3, 4, 5), scale=1.0),
+    "hue_single": case("RandomHue", {"factor": 1.0, "seed": 33}, (4, 4, 3)),
+    "saturation": case("RandomSaturation", {"factor": 0.5, "seed": 34}, (3, 5, 4, 3)),
+    "saturation_pair_cf": case("RandomSaturation",
+                               {"factor": (0.1, 0.9), "value_range": (0, 1),
+                                "data_format": "channels_first", "seed": 35},
+                               (2, 3, 4, 5), scale=1.0),
+    "grayscale": case("RandomGrayscale", {"factor": 0.5, "seed": 36}, (6, 4, 4, 3)),
+    "grayscale_all_cf": case("RandomGrayscale", {"factor": 1.0, "seed": 37,
+                                                 "data_format": "channels_first"},
+                             (2, 3, 4, 4)),
+    "invert": case("RandomInvert", {"seed": 38}, (5, 4, 4, 3)),
+    "invert_pair_unit": case("RandomInvert", {"factor": (0.3, 0.7), "value_range": (0, 1),
+                                              "seed": 39}, (6, 3, 3, 3), scale=1.0),
+    "invert_single": case("RandomInvert", {"factor": 0.9, "seed": 40}, (4, 4, 3)),
+    "posterization": case("RandomPosterization", {"factor": 5, "seed": 41}, (4, 5, 5, 3)),
+    "posterization_pair_unit": case("RandomPosterization",
+                                    {"factor": (2, 6), "value_range": (0, 1), "seed": 42},
+                                    (3, 4, 4, 3), scale=1.0),
+    "posterization_fixed": case("RandomPosterization", {"factor": (3, 3), "seed": 43},
+                                (2, 4, 4, 3)),
 }
 
 ERRORS = {}
@@ -92,6 +116,11 @@ for name, (cls, kwargs) in {
         "contrast_factor": ("RandomContrast", {"factor": 1.5}),
         "brightness_range": ("RandomBrightness", {"factor": 0.1, "value_range": 3}),
         "flip_factor": ("RandomFlip", {"factor": 0.1}),
+        "hue_factor": ("RandomHue", {"factor": -0.5}),
+        "saturation_range": ("RandomSaturation", {"factor": 0.5, "value_range": (1,)}),
+        "grayscale_factor": ("RandomGrayscale", {"factor": 1.5}),
+        "invert_factor": ("RandomInvert", {"factor": 2.0}),
+        "posterization_factor": ("RandomPosterization", {"factor": 9}),
 }.items():
     try:
         getattr(L, cls)(**kwargs)

@@ -7,7 +7,12 @@ from .augmentation import (  # noqa: F401
     RandomContrast,
     RandomCrop,
     RandomFlip,
+    RandomGrayscale,
+    RandomHue,
+    RandomInvert,
+    RandomPosterization,
     RandomRotation,
+    RandomSaturation,
     RandomTranslation,
     RandomZoom,
 )

@@ -11,8 +11,9 @@ import math
 import random as _python_random
 
 from .. import _image_utils
+from .. import backend as _backend
 from .. import ops as kops
-from ..random import SeedGenerator, uniform
+from ..random import SeedGenerator, randint, uniform
 from .base import Layer
 
 _FILL_MODES = ("reflect", "wrap", "constant", "nearest")
@@ -496,6 +497,228 @@ class RandomBrightness(_ColorAugmentation):
             return images
         images = images + kops.cast(transformation["rgb_delta"], images.dtype)
         return kops.clip(images, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+def _value_range(value_range):
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError("The `value_range` argument should be a list of two numbers. "
+                         "Received: value_range=%s" % (value_range,))
+    return sorted(value_range)
+
+
+def _rescale(images, source, target, dtype="float32"):
+    """Keras's _transform_value_range: map values from ``source`` onto ``target``."""
+    if source[0] == target[0] and source[1] == target[1]:
+        return images
+    images = kops.cast(images, dtype)
+    lo, hi = kops.cast(source[0], dtype), kops.cast(source[1], dtype)
+    t_lo, t_hi = kops.cast(target[0], dtype), kops.cast(target[1], dtype)
+    return (images - lo) / (hi - lo) * (t_hi - t_lo) + t_lo
+
+
+def _batch_size(data):
+    shape = _images_of(data).shape
+    if len(shape) not in (3, 4):
+        raise ValueError("Expected the input image to be rank 3 or 4. Received "
+                         "inputs.shape=%s" % (tuple(shape),))
+    return 1 if len(shape) == 3 else shape[0]
+
+
+def _channel(images, index, data_format):
+    return images[:, index] if data_format == "channels_first" else images[..., index]
+
+
+def _stack_channels(channels, data_format):
+    return kops.stack(channels, axis=1 if data_format == "channels_first" else -1)
+
+
+class RandomHue(_ColorAugmentation):
+    """Shifts each image's hue by up to ``factor / 2`` of the colour wheel, either way."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = value_range
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        # (Keras draws in inference too, so the generator advances the same way)
+        batch = _batch_size(data)
+        seed = self._seed(seed)
+        invert = uniform((batch,), seed=seed)
+        sign = kops.where(invert > 0.5, -kops.ones_like(invert), kops.ones_like(invert))
+        factor = uniform((batch,), minval=self.factor[0], maxval=self.factor[1], seed=seed)
+        return {"factor": sign * factor * 0.5}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = _rescale(kops.cast(images, self.dtype), self.value_range, (0, 1))
+        shift = kops.cast(transformation["factor"], images.dtype)[:, None, None]
+        hsv = kops.image.rgb_to_hsv(images, data_format=self.data_format)
+        hue = _channel(hsv, 0, self.data_format) + shift
+        hue = kops.where(hue > 1.0, hue - 1.0, hue)
+        hue = kops.where(hue < 0.0, hue + 1.0, hue)
+        hsv = _stack_channels([hue, _channel(hsv, 1, self.data_format),
+                               _channel(hsv, 2, self.data_format)], self.data_format)
+        images = kops.clip(kops.image.hsv_to_rgb(hsv, data_format=self.data_format), 0, 1)
+        return kops.cast(_rescale(images, (0, 1), self.value_range), self.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomSaturation(_ColorAugmentation):
+    """Scales each image's saturation by ``f / (1 - f)``, f drawn in the factor range
+    (0.5 keeps it, 0 greys the image, 1 saturates it)."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _value_range(value_range)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        batch = _batch_size(data)
+        factor = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                         seed=self._seed(seed))
+        return {"factor": factor / (1 - factor + _backend.epsilon())}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        scale = kops.cast(transformation["factor"], self.dtype)[:, None, None]
+        hsv = kops.image.rgb_to_hsv(images, data_format=self.data_format)
+        # (Keras clips the saturation to value_range, not to [0, 1])
+        sat = kops.clip(_channel(hsv, 1, self.data_format) * scale, self.value_range[0],
+                        self.value_range[1])
+        hsv = _stack_channels([_channel(hsv, 0, self.data_format), sat,
+                               _channel(hsv, 2, self.data_format)], self.data_format)
+        return kops.image.hsv_to_rgb(hsv, data_format=self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomGrayscale(_ImageAugmentation):
+    """Turns each image to greyscale (kept with its channel count) with probability
+    ``factor``."""
+
+    _USE_BASE_FACTOR = False
+
+    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        if factor < 0 or factor > 1:
+            raise ValueError("`factor` should be between 0 and 1. Received: factor=%s"
+                             % (factor,))
+        self.factor = factor
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        draw = uniform((_batch_size(data),), minval=0, maxval=1, seed=self._seed(seed))
+        return kops.reshape(draw < self.factor, (-1, 1, 1, 1))
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        gray = kops.image.rgb_to_grayscale(images, data_format=self.data_format)
+        return kops.where(transformation, gray, images)
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor)
+        return config
+
+
+class RandomInvert(_ImageAugmentation):
+    """Replaces each image by ``value_range[1] - image`` with a probability drawn in the
+    factor range."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = value_range
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch = _batch_size(data)
+        seed = seed or self.generator
+        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                              seed=seed)
+        threshold = uniform((batch,), minval=0, maxval=1, seed=seed)
+        return {"apply_inversion": threshold < probability}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = kops.cast(images, self.dtype)
+        return kops.where(transformation["apply_inversion"][:, None, None, None],
+                          self.value_range[1] - images, images)
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomPosterization(_ColorAugmentation):
+    """Keeps only the top ``b`` bits of each 8-bit value, b drawn in [factor low, high)."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (1, 8)
+    _MAX_FACTOR = 8
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _value_range(value_range)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        batch = _batch_size(data)
+        seed = self._seed(seed)
+        if self.factor[0] != self.factor[1]:
+            bits = randint((batch,), minval=self.factor[0], maxval=self.factor[1], seed=seed,
+                           dtype="uint8")
+        else:
+            bits = kops.ones((batch,), dtype="uint8") * self.factor[0]
+        return {"shift_factor": self._MAX_FACTOR - bits}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        shift = kops.reshape(transformation["shift_factor"], (-1, 1, 1, 1))
+        images = kops.cast(_rescale(images, self.value_range, (0, 255), self.dtype), "uint8")
+        images = kops.bitwise_left_shift(kops.bitwise_right_shift(images, shift), shift)
+        return _rescale(kops.cast(images, self.dtype), (0, 255), self.value_range, self.dtype)
 
     def get_config(self):
         config = super().get_config()
