@@ -137,6 +137,25 @@ from .reshaping import (  # noqa: F401
     ZeroPadding3D,
 )
 
+# Keras 3 breadth (issue 34, part L3)
+from .attention import AdditiveAttention  # noqa: F401,E402
+from .conv import (  # noqa: F401,E402
+    Conv3DTranspose,
+    Convolution3DTranspose,
+    DepthwiseConv1D,
+    SeparableConv1D,
+    SeparableConvolution1D,
+)
+from .einsum_dense import EinsumDense  # noqa: F401,E402
+from .pooling import (  # noqa: F401,E402
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
+
 
 def serialize(layer):
     """The layer as a config dict (``class_name``, ``module``, ``config``), as Keras 3's

@@ -296,6 +296,15 @@ class Attention(ListInput, Layer):
             if self.score_mode == "concat" else None
         self.built = True
 
+    def _scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = matmul(query, key, transpose_b=True)
+            return scores * self.scale if self.scale is not None else scores
+        summed = expand_dims(query, -2) + expand_dims(key, -3)
+        if self.scale is not None:
+            summed = self.scale * summed
+        return self.concat_score_weight * reduce_sum(tanh(summed), axis=-1)
+
     def call(self, inputs, mask=None, training=None, return_attention_scores=False,
              use_causal_mask=False):
         query, value, key = self._split(inputs)
@@ -305,15 +314,7 @@ class Attention(ListInput, Layer):
                     "Attention (layer %r): query, value and key must be 3-D (batch, steps, "
                     "features) (got shapes %s)" % (self.name, [x.shape.as_list() for x in
                                                                (query, value, key)]))
-        if self.score_mode == "dot":
-            scores = matmul(query, key, transpose_b=True)
-            if self.scale is not None:
-                scores = scores * self.scale
-        else:
-            summed = expand_dims(query, -2) + expand_dims(key, -3)
-            if self.scale is not None:
-                summed = self.scale * summed
-            scores = self.concat_score_weight * reduce_sum(tanh(summed), axis=-1)
+        scores = self._scores(query, key)
         q_mask, v_mask = (mask if isinstance(mask, (list, tuple)) else (None, mask)) \
             if mask is not None else (None, None)
         tq, tv = scores.shape[1], scores.shape[2]
@@ -338,4 +339,29 @@ class Attention(ListInput, Layer):
         config = super().get_config()
         config.update(use_scale=self.use_scale, score_mode=self.score_mode,
                       dropout=self.dropout, seed=self.seed)
+        return config
+
+
+class AdditiveAttention(Attention):
+    """Additive (Bahdanau-style) attention: scores ``sum(scale * tanh(query + key))`` over
+    the features, with ``scale`` a trainable vector of the feature size when
+    ``use_scale`` (the default); otherwise as Attention."""
+
+    def __init__(self, use_scale=True, dropout=0.0, **kwargs):
+        super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
+
+    def build(self, input_shape):
+        q, _, _ = self._split(input_shape)
+        self.scale = self._add_weight("scale", [q[-1]], initializer="glorot_uniform") \
+            if self.use_scale else None
+        self.concat_score_weight = None
+        self.built = True
+
+    def _scores(self, query, key):
+        t = tanh(expand_dims(query, -2) + expand_dims(key, -3))
+        return reduce_sum(self.scale * t if self.scale is not None else t, axis=-1)
+
+    def get_config(self):
+        config = super().get_config()
+        del config["score_mode"]
         return config

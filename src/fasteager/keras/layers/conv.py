@@ -15,6 +15,7 @@ from ...ops.nn_ops import fused_conv2d
 from ...ops.reduction_ops import reduce_max, reduce_mean, reduce_sum
 from ...tensor_shape import TensorShape
 from .. import _ops, activations, constraints, initializers, regularizers
+from ..ops import nn as _kops_nn
 from .base import Layer
 from .core import cpu_fusable
 
@@ -575,7 +576,11 @@ class DepthwiseConv2D(Layer):
     """Convolve each input channel with its own ``depth_multiplier`` filters: the kernel is
     (kh, kw, in_channels, depth_multiplier), the output has in * multiplier channels."""
 
-    _input_ndim = 4
+    rank = 2
+
+    @property
+    def _input_ndim(self):
+        return self.rank + 2
 
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
                  data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
@@ -584,9 +589,9 @@ class DepthwiseConv2D(Layer):
                  depthwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         cls = type(self).__name__
-        self.kernel_size = _tuple(kernel_size, 2, "kernel_size", cls)
-        self.strides = _tuple(strides, 2, "strides", cls)
-        self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate", cls)
+        self.kernel_size = _tuple(kernel_size, self.rank, "kernel_size", cls)
+        self.strides = _tuple(strides, self.rank, "strides", cls)
+        self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate", cls)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError("%s: strides > 1 together with dilation_rate > 1 is not supported"
                              % cls)
@@ -698,7 +703,7 @@ class SeparableConv2D(DepthwiseConv2D):
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint)
         self.pointwise_kernel = self._add_weight(
-            "pointwise_kernel", [1, 1, cin * self.depth_multiplier, self.filters],
+            "pointwise_kernel", [1] * self.rank + [cin * self.depth_multiplier, self.filters],
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self.bias = self._add_weight("bias", [self.filters], initializer=self.bias_initializer,
@@ -729,3 +734,111 @@ class SeparableConv2D(DepthwiseConv2D):
 
 Convolution2DTranspose = Conv2DTranspose
 SeparableConvolution2D = SeparableConv2D
+
+
+class Conv3DTranspose(Conv2DTranspose):
+    """The transpose of Conv3D on (N, D, H, W, C) inputs; the kernel is (kd, kh, kw,
+    filters, in)."""
+
+    rank = 3
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format=None, dilation_rate=(1, 1, 1), activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, output_padding=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         output_padding=output_padding, data_format=data_format,
+                         dilation_rate=dilation_rate, activation=activation,
+                         use_bias=use_bias, kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         **kwargs)
+
+    def call(self, inputs):
+        self._check_inputs(inputs)
+        y = _kops_nn.conv_transpose(inputs, self.kernel, self.strides, self.padding,
+                                    self.output_padding, self.data_format,
+                                    self.dilation_rate)
+        if self.use_bias:
+            shape = [1] * 5
+            shape[self._channel_axis()] = self.filters
+            y = y + array_ops.reshape(self.bias, shape)
+        return self.activation(y)
+
+
+class DepthwiseConv1D(DepthwiseConv2D):
+    """DepthwiseConv2D over (N, steps, C): the kernel is (k, in_channels,
+    depth_multiplier)."""
+
+    rank = 1
+
+    def __init__(self, kernel_size, strides=1, padding="valid", depth_multiplier=1,
+                 data_format=None, dilation_rate=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
+                 depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(kernel_size, strides=strides, padding=padding,
+                         depth_multiplier=depth_multiplier, data_format=data_format,
+                         dilation_rate=dilation_rate, activation=activation,
+                         use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+                         bias_initializer=bias_initializer,
+                         depthwise_regularizer=depthwise_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         depthwise_constraint=depthwise_constraint,
+                         bias_constraint=bias_constraint, **kwargs)
+
+    def _finish(self, y):
+        if self.use_bias:
+            y = y + (array_ops.reshape(self.bias, [1, -1, 1])
+                     if self.data_format == "channels_first" else self.bias)
+        return self.activation(y)
+
+    def call(self, inputs):
+        return self._finish(_kops_nn.depthwise_conv(
+            inputs, self.kernel, self.strides, self.padding, self.data_format,
+            self.dilation_rate))
+
+
+class SeparableConv1D(SeparableConv2D):
+    """SeparableConv2D over (N, steps, C): ``depthwise_kernel`` (k, in, multiplier),
+    ``pointwise_kernel`` (1, in * multiplier, filters), ``bias`` (filters)."""
+
+    rank = 1
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         depth_multiplier=depth_multiplier, activation=activation,
+                         use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+                         pointwise_initializer=pointwise_initializer,
+                         bias_initializer=bias_initializer,
+                         depthwise_regularizer=depthwise_regularizer,
+                         pointwise_regularizer=pointwise_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         depthwise_constraint=depthwise_constraint,
+                         pointwise_constraint=pointwise_constraint,
+                         bias_constraint=bias_constraint, **kwargs)
+
+    _finish = DepthwiseConv1D._finish
+
+    def call(self, inputs):
+        return self._finish(_kops_nn.separable_conv(
+            inputs, self.depthwise_kernel, self.pointwise_kernel, self.strides, self.padding,
+            self.data_format, self.dilation_rate))
+
+
+Convolution3DTranspose = Conv3DTranspose
+SeparableConvolution1D = SeparableConv1D

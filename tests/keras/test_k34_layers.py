@@ -1,0 +1,115 @@
+"""keras.layers names added by issue 34 part L3 (adaptive pooling, Conv3DTranspose,
+DepthwiseConv1D, SeparableConv1D, EinsumDense, AdditiveAttention), compared with values
+recorded from Keras 3.15.1 by tests/tf_reference/record_k34_layers.py: outputs,
+gradients for the inputs and weights, and the config (with its from_config round trip)."""
+import numpy as np
+import pytest
+
+import fasteager as fe
+from tests.tf_reference import load
+
+L = fe.keras.layers
+REF = load("k34_layers")
+KEYS = sorted(REF)
+
+
+def _plain(config):
+    """Keras's config as fasteager writes it: the dtype policy as its name, serialized
+    objects compared by class name, activity_regularizer only when set."""
+    out = {}
+    for k, v in config.items():
+        if k == "dtype" and isinstance(v, dict):
+            v = v["config"]["name"]
+        elif isinstance(v, dict) and "class_name" in v:
+            v = v["class_name"]
+        elif isinstance(v, (list, tuple)):
+            v = list(v)
+        if k == "activity_regularizer" and v is None:
+            continue
+        out[k] = v
+    return out
+
+
+def _run(key, layer=None):
+    case = REF[key]
+    if layer is None:
+        layer = getattr(L, case["cls"])(**case["kwargs"])
+    xs = [fe.constant(np.array(x, np.float32)) for x in case["xs"]]
+    layer.build([x.shape for x in xs] if len(xs) > 1 else xs[0].shape)
+    assert len(layer.weights) == len(case["weights"])
+    for v, w in zip(layer.weights, case["weights"]):
+        assert list(v.shape) == list(np.shape(w))
+        v.assign(np.array(w, np.float32))
+    with fe.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        y = layer(xs if len(xs) > 1 else xs[0], **case["call_kwargs"])
+        loss = fe.reduce_sum(y * fe.constant(np.array(case["g"], np.float32)))
+    grads = tape.gradient(loss, xs + list(layer.weights))
+    return case, layer, y, grads
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_values_and_gradients_match_keras(key):
+    case, layer, y, grads = _run(key)
+    assert list(y.shape) == case["output_shape"]
+    np.testing.assert_allclose(y.numpy(), np.array(case["y"], np.float32), rtol=1e-5,
+                               atol=1e-5)
+    assert len(grads) == len(case["grads"])
+    for got, want in zip(grads, case["grads"]):
+        if want is None:
+            assert got is None
+        else:
+            np.testing.assert_allclose(np.asarray(got), np.array(want, np.float32),
+                                       rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_config_matches_keras_and_round_trips(key):
+    case = REF[key]
+    layer = getattr(L, case["cls"])(**case["kwargs"])
+    want = _plain(case["config"])
+    got = _plain(layer.get_config())
+    assert set(got) == set(want)
+    for k in want:
+        if k != "name":
+            assert got[k] == want[k], k
+    # from_config of fasteager's own config, and of Keras's serialized config
+    again = type(layer).from_config(layer.get_config())
+    assert _plain(again.get_config()) == got
+    restored = L.deserialize(L.serialize(layer))
+    assert type(restored) is type(layer)
+    _, _, y, _ = _run(key, restored)
+    np.testing.assert_allclose(y.numpy(), np.array(case["y"], np.float32), rtol=1e-5,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("name,bad,err", [
+    ("AdaptiveAveragePooling1D", (2, 3), ValueError),
+    ("AdaptiveMaxPooling2D", (2, 3, 4), TypeError),
+    ("AdaptiveAveragePooling3D", "3", TypeError),
+])
+def test_adaptive_pooling_rejects_bad_output_size(name, bad, err):
+    with pytest.raises(err, match="output_size"):
+        getattr(L, name)(bad)
+
+
+def test_adaptive_pooling_bad_data_format():
+    with pytest.raises(ValueError, match="Invalid data_format"):
+        L.AdaptiveMaxPooling1D(2, data_format="nwc")
+
+
+def test_einsum_dense_bad_equations():
+    with pytest.raises(ValueError, match="Invalid einsum equation"):
+        L.EinsumDense("ab->b", 3)
+    with pytest.raises(ValueError, match="Bias dimension 'z'"):
+        L.EinsumDense("ab,bc->ac", 3, bias_axes="z").build((2, 4))
+    with pytest.raises(ValueError, match="do not match at shared"):
+        L.EinsumDense("abc,cd->abd", (5, 6)).build((2, 3, 4))
+    assert L.EinsumDense("abc,cd->abd", (None, 6)).compute_output_shape((2, 3, 4)) \
+        == (2, 3, 6)
+
+
+def test_aliases():
+    assert L.Convolution3DTranspose is L.Conv3DTranspose
+    assert L.SeparableConvolution1D is L.SeparableConv1D
