@@ -6,6 +6,8 @@ NumPy indexing (one gather per batch, shuffled by a permutation drawn from
 iterates (an ``fe.data.Dataset``, a generator) yields batches itself: ``(x, y)``,
 ``(x, y, sample_weight)`` or ``x``.
 """
+import itertools
+
 import numpy as np
 
 from .. import random as fe_random
@@ -16,6 +18,7 @@ from ..data.structure import to_array
 from ..ops.array_ops import constant
 from ..ragged import RaggedTensor
 from ..sparse import SparseTensor
+from ._dataset_utils import PyDataset, standardize_batch
 
 
 def is_dataset(x):
@@ -88,7 +91,17 @@ class DataHandler:
                  shuffle=False, where="fit"):
         self.steps_per_epoch = steps_per_epoch
         self._iter = None
-        if is_dataset(x):
+        self.py_dataset = x if isinstance(x, PyDataset) else None
+        if self.py_dataset is not None:
+            if y is not None:
+                raise ValueError("%s: y must not be given when x is a PyDataset (its batches "
+                                 "hold the targets)" % where)
+            self.dataset = x
+            self.arrays = None
+            self.shuffle = shuffle
+            n = x.num_batches
+            self.steps = steps_per_epoch if steps_per_epoch is not None else n
+        elif is_dataset(x):
             if y is not None:
                 raise ValueError("%s: y must not be given when x is a dataset (the dataset "
                                  "yields (x, y) pairs)" % where)
@@ -124,6 +137,9 @@ class DataHandler:
 
     def epoch(self):
         """Yield the batches ``(x, y, sample_weight)`` of one epoch."""
+        if self.py_dataset is not None:
+            yield from self._py_dataset_epoch()
+            return
         if self.dataset is not None:
             if self.steps_per_epoch is None:
                 for data in self.dataset:
@@ -152,6 +168,25 @@ class DataHandler:
             for i in range(self.steps):
                 s = slice(i * self.batch_size, (i + 1) * self.batch_size)
                 yield _take(x, s), _take(y, s), _take(sw, s)
+
+    def _py_dataset_epoch(self):
+        # Keras's PyDatasetAdapter: a shuffled batch order when fit shuffles a finite one;
+        # an endless one is read in order for steps_per_epoch batches
+        data = self.py_dataset
+        data.on_epoch_begin()
+        count = data.num_batches
+        if count is None:
+            order = itertools.count() if self.steps_per_epoch is None else \
+                range(self.steps_per_epoch)
+        elif self.shuffle:
+            order = np.asarray(fe_random.shuffle(np.arange(count)).numpy())
+        else:
+            order = range(count)
+        if count is not None and self.steps_per_epoch is not None:
+            order = order[:self.steps_per_epoch]
+        for i in order:
+            yield unpack(standardize_batch(data[int(i)]))
+        data.on_epoch_end()
 
 
 def split_validation(x, y, sample_weight, validation_split):

@@ -25,10 +25,28 @@ def unique_name(base):
     return base if n == 0 else "%s_%d" % (base, n)
 
 
-def clear_session():
-    """Reset the layer-name counters (the next Dense is 'dense' again)."""
+def clear_session(free_memory=True):
+    """Reset the layer-name counters (the next Dense is 'dense' again). ``free_memory``
+    is accepted as Keras has it (NumPy frees what nothing references)."""
     with _lock:
         _name_counts.clear()
+
+
+def get_uid(prefix=""):
+    """1, 2, 3 ... per ``prefix``: the counter layer names are made from ('dense' is uid 1,
+    'dense_1' uid 2)."""
+    with _lock:
+        _name_counts[prefix] += 1
+        return _name_counts[prefix]
+
+
+_keras_tensor_class = []     # layers/base.py registers KerasTensor (it imports this module)
+
+
+def is_keras_tensor(x):
+    """Whether ``x`` is a symbolic ``KerasTensor`` (from ``keras.Input`` or a layer call on
+    one)."""
+    return bool(_keras_tensor_class) and isinstance(x, _keras_tensor_class[0])
 
 
 def reset_uids():
@@ -264,3 +282,15 @@ def result_type(*dtypes):
                              "You must cast it internally. Received: %s" % (dtypes,))
     entries = tuple(_entry(d) for d in dtypes)
     return _promote(entries, floatx()[-2:])
+
+
+def is_float_dtype(dtype):
+    """Whether ``dtype`` (any spelling ``standardize_dtype`` reads) is a float type."""
+    dtype = standardize_dtype(dtype)
+    return dtype.startswith("float") or dtype.startswith("bfloat")
+
+
+def is_int_dtype(dtype):
+    """Whether ``dtype`` is a signed or unsigned integer type."""
+    dtype = standardize_dtype(dtype)
+    return dtype.startswith("int") or dtype.startswith("uint")

@@ -504,6 +504,16 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(mean_absolute_error, name, dtype)
 
 
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    def __init__(self, name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(mean_absolute_percentage_error, name, dtype)
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
+        super().__init__(mean_squared_logarithmic_error, name, dtype)
+
+
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
     def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False,
                  ignore_class=None, axis=-1):
@@ -1410,8 +1420,8 @@ acc = ACC = accuracy
 _CLASSES = {c.__name__: c for c in (
     Mean, Sum, Accuracy, SparseCategoricalAccuracy, CategoricalAccuracy, BinaryAccuracy,
     TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
-    MeanAbsoluteError, SparseCategoricalCrossentropy, CategoricalCrossentropy,
-    BinaryCrossentropy, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
+    MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    SparseCategoricalCrossentropy, CategoricalCrossentropy, BinaryCrossentropy, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
     FalseNegatives, AUC, RootMeanSquaredError, CosineSimilarity, KLDivergence, Poisson,
     LogCoshError, Hinge, SquaredHinge, CategoricalHinge, R2Score, FBetaScore, F1Score,
     PearsonCorrelation, ConcordanceCorrelation, IoU, BinaryIoU, MeanIoU, OneHotIoU,
@@ -1425,6 +1435,8 @@ _FUNCTIONS = {
     "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
     "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
     "mae": MeanAbsoluteError, "mean_absolute_error": MeanAbsoluteError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
     "precision": Precision, "recall": Recall,
     "true_positives": TruePositives, "false_positives": FalsePositives,
     "true_negatives": TrueNegatives, "false_negatives": FalseNegatives, "auc": AUC,

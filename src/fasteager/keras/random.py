@@ -187,3 +187,17 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     x = _gamma_from_seed(shape, alpha, seed1, "float64").numpy()
     y = _gamma_from_seed(shape, beta, seed1 + 12, "float64").numpy()
     return constant((x / (x + y)).astype(dtypes.as_dtype(dtype).as_numpy_dtype))
+
+
+def set_random_seed(seed):
+    """Seed Python's ``random``, NumPy's global generator and fasteager's global seed
+    (``fe.random.set_seed``), and start Keras's global SeedGenerator (what unseeded
+    ``keras.random`` ops draw from) afresh from them: ``keras.utils.set_random_seed``."""
+    if not isinstance(seed, int):
+        raise ValueError("Expected `seed` argument to be an integer. Received: seed=%s (of "
+                         "type %s)" % (seed, type(seed)))
+    _python_random.seed(seed)
+    np.random.seed(seed)
+    fe_random.set_seed(seed)
+    with _global_lock:
+        _global.clear()     # remade from the seeded Python generator on next use

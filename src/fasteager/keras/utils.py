@@ -10,6 +10,19 @@ import time
 
 import numpy as np
 
+from ._config import Config  # noqa: F401
+from ._dataset_utils import (  # noqa: F401
+    PyDataset,
+    Sequence,
+    normalize,
+    pack_x_y_sample_weight,
+    pad_sequences,
+    timeseries_dataset_from_array,
+    unpack_x_y_sample_weight,
+)
+from .backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
+from ._graph_utils import get_source_inputs  # noqa: F401
+from .random import set_random_seed  # noqa: F401
 from ._files import extract_archive, get_file, validate_file  # noqa: F401
 from ._image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
 from ._serialization import (  # noqa: F401

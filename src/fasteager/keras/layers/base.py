@@ -975,6 +975,9 @@ class KerasTensor:
             self.shape, self.dtype.name, ", name=%s" % self.name if self.name else "")
 
 
+backend._keras_tensor_class.append(KerasTensor)
+
+
 class Node:
     """One call of a layer on KerasTensors: the call's arguments as given (KerasTensors
     nested in them, other values kept) and the output KerasTensors, flat."""
