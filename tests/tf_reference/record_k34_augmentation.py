@@ -106,6 +106,27 @@ CASES = {
                                     (3, 4, 4, 3), scale=1.0),
     "posterization_fixed": case("RandomPosterization", {"factor": (3, 3), "seed": 43},
                                 (2, 4, 4, 3)),
+    "sharpness": case("RandomSharpness", {"factor": 0.7, "seed": 44}, (3, 5, 6, 3)),
+    "sharpness_pair_cf": case("RandomSharpness",
+                              {"factor": (0.6, 1.0), "value_range": (0, 1),
+                               "data_format": "channels_first", "seed": 45},
+                              (2, 3, 5, 5), scale=1.0),
+    "sharpness_single": case("RandomSharpness", {"factor": 0.2, "seed": 46}, (5, 5, 2)),
+    "shear": case("RandomShear", {"x_factor": 0.3, "y_factor": 0.2, "seed": 47},
+                  (3, 6, 7, 2)),
+    "shear_x_constant_nearest": case("RandomShear",
+                                     {"x_factor": (0.1, 0.6), "fill_mode": "constant",
+                                      "fill_value": 3.0, "interpolation": "nearest",
+                                      "seed": 48}, (2, 6, 6, 1)),
+    "shear_y_cf_single": case("RandomShear", {"y_factor": 0.5, "fill_mode": "wrap",
+                                              "data_format": "channels_first", "seed": 49},
+                              (2, 5, 6)),
+    "degeneration": case("RandomColorDegeneration", {"factor": 0.6, "seed": 50},
+                         (3, 4, 5, 3)),
+    "degeneration_pair_unit_cf": case("RandomColorDegeneration",
+                                      {"factor": (0.2, 1.0), "value_range": (0, 1),
+                                       "data_format": "channels_first", "seed": 51},
+                                      (2, 3, 4, 4), scale=1.0),
 }
 
 ERRORS = {}
@@ -121,6 +142,10 @@ for name, (cls, kwargs) in {
         "grayscale_factor": ("RandomGrayscale", {"factor": 1.5}),
         "invert_factor": ("RandomInvert", {"factor": 2.0}),
         "posterization_factor": ("RandomPosterization", {"factor": 9}),
+        "sharpness_factor": ("RandomSharpness", {"factor": 1.5}),
+        "shear_factor": ("RandomShear", {"x_factor": -0.2}),
+        "shear_interpolation": ("RandomShear", {"x_factor": 0.2, "interpolation": "cubic"}),
+        "degeneration_range": ("RandomColorDegeneration", {"factor": 0.5, "value_range": 1}),
 }.items():
     try:
         getattr(L, cls)(**kwargs)

@@ -4,6 +4,7 @@ from .._serialization import deserialize_keras_object, serialize_keras_object
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .augmentation import (  # noqa: F401
     RandomBrightness,
+    RandomColorDegeneration,
     RandomContrast,
     RandomCrop,
     RandomFlip,
@@ -13,6 +14,8 @@ from .augmentation import (  # noqa: F401
     RandomPosterization,
     RandomRotation,
     RandomSaturation,
+    RandomSharpness,
+    RandomShear,
     RandomTranslation,
     RandomZoom,
 )

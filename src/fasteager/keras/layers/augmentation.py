@@ -724,3 +724,161 @@ class RandomPosterization(_ColorAugmentation):
         config = super().get_config()
         config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
         return config
+
+
+class RandomSharpness(_ColorAugmentation):
+    """Blends each image with its 3x3-smoothed copy: ``image + (1 - 2f) * (smooth - image)``,
+    f drawn in the factor range (0.5 keeps it, above sharpens), clipped to value_range."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _value_range(value_range)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        factor = uniform((_batch_size(data),), minval=self.factor[0], maxval=self.factor[1],
+                         seed=self._seed(seed))
+        return {"factor": factor}
+
+    def transform_images(self, images, transformation, training=True):
+        images = kops.cast(images, self.dtype)
+        if not training:
+            return images
+        if self.data_format == "channels_first":
+            images = kops.swapaxes(images, -3, -1)
+        sharpness = kops.reshape(kops.cast(transformation["factor"] * 2, self.dtype),
+                                 (-1, 1, 1, 1))
+        a, b = 1.0 / 13.0, 5.0 / 13.0
+        kernel = kops.convert_to_tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=self.dtype)
+        kernel = kops.tile(kops.reshape(kernel, (3, 3, 1, 1)), [1, 1, images.shape[-1], 1])
+        smooth = kops.depthwise_conv(images, kernel, strides=1, padding="same",
+                                     data_format="channels_last")
+        images = images + (1.0 - sharpness) * (kops.cast(smooth, self.dtype) - images)
+        images = kops.clip(images, self.value_range[0], self.value_range[1])
+        if self.data_format == "channels_first":
+            images = kops.swapaxes(images, -3, -1)
+        return images
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomShear(_ImageAugmentation):
+    """Shears each image along x and y by amounts drawn in the factor ranges (one random
+    sign per image), filling as RandomRotation does."""
+
+    _USE_BASE_FACTOR = False
+    _MESSAGE = ("The `factor` argument should be a number (or a list of two numbers) in the "
+                "range [0, 1.0]. ")
+
+    def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear",
+                 fill_mode="reflect", fill_value=0.0, data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.x_factor = self._shear_factor(x_factor, "x_factor")
+        self.y_factor = self._shear_factor(y_factor, "y_factor")
+        _check_choice("fill_mode", fill_mode, _FILL_MODES)
+        _check_choice("interpolation", interpolation, _INTERPOLATIONS)
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.interpolation = interpolation
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def _shear_factor(self, factor, name):
+        # each bound must lie in [0, 1]; a single number f gives (-f, f), as Keras
+        def check(v):
+            if v > 1.0 or v < 0.0:
+                raise ValueError(self._MESSAGE + "Received: input_number=%s" % (v,))
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2:
+                raise ValueError(self._MESSAGE + "Received: %s=%s" % (name, factor))
+            if factor[0] < 0 and factor[0] == -factor[1]:
+                # the (-f, f) a number f gave, read back from get_config (Keras's own
+                # from_config refuses it: a deliberate difference, so configs round-trip)
+                check(factor[1])
+                return tuple(factor)
+            check(factor[0])
+            check(factor[1])
+            return tuple(sorted(factor))
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            check(factor)
+            return -abs(factor), abs(factor)
+        raise ValueError(self._MESSAGE + "Received: %s=%s" % (name, factor))
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch = _batch_size(data)
+        seed = self._seed(seed)
+        invert = uniform((batch, 1), minval=0, maxval=1, seed=seed, dtype=self.dtype)
+        sign = kops.where(invert > 0.5, -kops.ones_like(invert), kops.ones_like(invert))
+        shear_y = uniform((batch, 1), minval=self.y_factor[0], maxval=self.y_factor[1],
+                          seed=seed, dtype=self.dtype)
+        shear_x = uniform((batch, 1), minval=self.x_factor[0], maxval=self.x_factor[1],
+                          seed=seed, dtype=self.dtype)
+        return {"shear_factor": kops.concatenate([shear_x, shear_y], axis=1) * sign}
+
+    def _transform_images(self, images, transformation):
+        if transformation is None:
+            return images
+        shear = transformation["shear_factor"]
+        zeros, ones = kops.zeros((shear.shape[0],)), kops.ones((shear.shape[0],))
+        matrix = kops.stack([ones, shear[:, 0], zeros, shear[:, 1], ones, zeros, zeros, zeros],
+                            axis=1)
+        return self._affine(images, matrix)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(x_factor=self.x_factor, y_factor=self.y_factor, fill_mode=self.fill_mode,
+                      interpolation=self.interpolation, seed=self.seed,
+                      fill_value=self.fill_value, data_format=self.data_format)
+        return config
+
+
+class RandomColorDegeneration(_ColorAugmentation):
+    """Blends each image towards its greyscale copy by a fraction drawn in the factor
+    range, clipped to value_range."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _value_range(value_range)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        factor = uniform((_batch_size(data), 1, 1, 1), minval=self.factor[0],
+                         maxval=self.factor[1], seed=self._seed(seed))
+        return {"factor": factor}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = kops.cast(images, self.dtype)
+        factor = kops.cast(transformation["factor"], self.dtype)
+        grey = kops.image.rgb_to_grayscale(images, data_format=self.data_format)
+        images = images + factor * (grey - images)
+        return kops.cast(kops.clip(images, self.value_range[0], self.value_range[1]),
+                         self.dtype)
+
+    def compute_output_shape(self, input_shape):
+        if len(input_shape) not in (3, 4):
+            raise ValueError("Invalid images rank: expected rank 3 (single image) or rank 4 "
+                             "(batch of images). Received: input_shape=%s" % (input_shape,))
+        channels = input_shape[-1 if self.data_format == "channels_last" else -3]
+        if channels is not None and channels != 3:
+            raise ValueError("Input images must have 3 channels, but received images with "
+                             "%s channels." % (channels,))
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
