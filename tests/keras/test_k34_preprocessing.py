@@ -42,7 +42,8 @@ def test_recorded(name):
         ds = fe.data.Dataset.from_tensor_slices(_arr(case["input"])).batch(
             case["adapt_dataset_batches"])
         layer.adapt(ds)
-    out = layer(_arr(case["input"]))
+    inputs = [_arr(x) for x in case["inputs"]] if "inputs" in case else _arr(case["input"])
+    out = layer(inputs)
     want = _arr(case["output"])
     assert out.dtype.name == want.dtype.name
     assert tuple(out.shape.as_list()) == want.shape
@@ -64,5 +65,31 @@ def test_recorded(name):
     again = fe.keras.layers.deserialize(fe.keras.layers.serialize(layer))
     assert type(again) is cls
     if not case.get("adapt") and not case.get("adapt_dataset_batches"):
-        np.testing.assert_allclose(again(_arr(case["input"])).numpy(), want, rtol=rtol,
-                                   atol=atol)
+        np.testing.assert_allclose(again(inputs).numpy(), want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("i", range(len(REF["hash_bucket_strong"])))
+def test_to_hash_bucket_strong(i):
+    case = REF["hash_bucket_strong"][i]
+    got = fe.strings.to_hash_bucket_strong(case["strings"], 1000003, key=case["key"])
+    assert got.dtype == fe.int64
+    assert got.numpy().tolist() == case["buckets"]
+
+
+def test_siphash_reference_vector():
+    # the SipHash-2-4 paper's test vector (key 00..0f, message 00..0e)
+    from fasteager._src.composite.siphash import siphash24
+    k0 = int.from_bytes(bytes(range(8)), "little")
+    k1 = int.from_bytes(bytes(range(8, 16)), "little")
+    assert siphash24(k0, k1, bytes(range(15))) == 0xa129ca6149be45e5
+
+
+def test_to_hash_bucket_strong_key_length():
+    with pytest.raises(fe.errors.InvalidArgumentError, match="key must have 2"):
+        fe.strings.to_hash_bucket_strong(["a"], 3, key=[1])
+
+
+def test_category_encoding_out_of_range():
+    layer = fe.keras.layers.CategoryEncoding(num_tokens=3)
+    with pytest.raises(ValueError, match="num_tokens=3"):
+        layer(np.array([[0, 3]]))

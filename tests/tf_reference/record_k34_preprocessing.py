@@ -121,5 +121,49 @@ for mode in ("one_hot", "multi_hot", "count"):
            {"bin_boundaries": [-0.5, 0.0, 0.5], "output_mode": mode},
            v[:, 0] if mode == "one_hot" else v)
 
-save("k34_preprocessing", {"keras": keras.__version__, "cases": cases})
+# Hashing
+words = np.array([["cat"], ["dog"], [""], ["bird"], ["fish"]])
+nums = np.array([[3, 17], [0, -5], [12345678901, 7]], dtype="int64")
+record("hash_str", keras.layers.Hashing, {"num_bins": 7}, words)
+record("hash_int", keras.layers.Hashing, {"num_bins": 11}, nums)
+record("hash_float", keras.layers.Hashing, {"num_bins": 11},
+       np.array([1.7, -2.2, 3.0], dtype="float32"))
+record("hash_mask", keras.layers.Hashing, {"num_bins": 4, "mask_value": ""}, words)
+record("hash_mask_int", keras.layers.Hashing, {"num_bins": 4, "mask_value": 0}, nums)
+record("hash_salt", keras.layers.Hashing, {"num_bins": 13, "salt": 133}, words)
+record("hash_salt_pair", keras.layers.Hashing, {"num_bins": 13, "salt": [7, 2 ** 40]}, nums)
+record("hash_one_hot", keras.layers.Hashing, {"num_bins": 5, "output_mode": "one_hot"}, words)
+record("hash_multi_hot", keras.layers.Hashing, {"num_bins": 5, "output_mode": "multi_hot"},
+       nums)
+record("hash_count", keras.layers.Hashing, {"num_bins": 3, "output_mode": "count"}, nums)
+record("hash_int32", keras.layers.Hashing, {"num_bins": 9, "dtype": "int32"}, words)
+
+# HashedCrossing (a list of inputs)
+def record_cross(name, kwargs, inputs):
+    layer = keras.layers.HashedCrossing(**kwargs)
+    out = layer(inputs)
+    cases.append({"name": name, "class": "HashedCrossing", "kwargs": kwargs,
+                  "config": clean(layer.get_config()), "inputs": [arr(x) for x in inputs],
+                  "output": arr(keras.ops.convert_to_numpy(out)), "weights": []})
+
+
+record_cross("cross_int_str", {"num_bins": 10},
+             [np.array([1, 2, 3, 2]), np.array(["a", "b", "c", "a"])])
+record_cross("cross_col", {"num_bins": 1000},
+             [np.array([[5], [-1]], dtype="int64"), np.array([[7], [9]], dtype="int32"),
+              np.array([["x"], ["yz"]])])
+record_cross("cross_one_hot", {"num_bins": 4, "output_mode": "one_hot"},
+             [np.array([1, 2, 3]), np.array([4, 5, 6])])
+record_cross("cross_scalar", {"num_bins": 6}, [np.array(3), np.array("q")])
+
+# fe.strings.to_hash_bucket_strong, behind Hashing's salt
+strong = []
+for key in ([1, 2], [0, 0], [2 ** 63 - 1, 12345], [-1, 3]):
+    strings = ["", "a", "hello world!", "x" * 20, "0123456789abcdef", "\u00e9t\u00e9"]
+    strong.append({"key": key, "strings": strings,
+                   "buckets": tf.strings.to_hash_bucket_strong(strings, 1000003,
+                                                               key=key).numpy().tolist()})
+
+save("k34_preprocessing", {"keras": keras.__version__, "cases": cases,
+                           "hash_bucket_strong": strong})
 print(len(cases), "cases")

@@ -135,3 +135,14 @@ def fingerprint64(s):
     z, x = x, z
     return _hash_len16((_hash_len16(v0, w0, mul) + _shift_mix(y) * _K0 + z) & _M,
                        (_hash_len16(v1, w1, mul) + x) & _M, mul)
+
+
+def fingerprint_cat64(fp1, fp2):
+    """TensorFlow's ``FingerprintCat64``: two 64-bit fingerprints combined into one (the
+    step ``tf.sparse.cross_hashed`` folds each crossed feature in with)."""
+    mul = 0xc6a4a7935bd1e995
+    result = fp1 ^ mul
+    result ^= (_shift_mix((fp2 * mul) & _M) * mul) & _M
+    result = (result * mul) & _M
+    result = (_shift_mix(result) * mul) & _M
+    return _shift_mix(result)

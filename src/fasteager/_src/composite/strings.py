@@ -30,6 +30,7 @@ from ...errors import InvalidArgumentError
 from ...ops.array_ops import reshape
 from ...ops.registry import as_bool, as_int, normalize_axis
 from .farmhash import fingerprint64
+from .siphash import siphash24
 from .ragged import RaggedTensor, map_flat_values
 from .summarize import summarize_value
 from .values import _as_tensor, _encode, _object_array, _string_input
@@ -659,6 +660,33 @@ def to_hash_bucket_fast(input, num_buckets, name=None):
     """
     n = _positive_int("to_hash_bucket_fast", num_buckets, "num_buckets")
     return _hash_bucket_fast(_string_input(input, "to_hash_bucket_fast"), num_buckets=n)
+
+
+def _bucket_strong(b, num_buckets, k0, k1):
+    return siphash24(k0, k1, b) % num_buckets
+
+
+_hash_bucket_strong = _StringOp("string_to_hash_bucket_strong",
+                                _elementwise(_bucket_strong, np.int64))
+
+
+@_on_flat_values
+def to_hash_bucket_strong(input, num_buckets, key, name=None):
+    """Each string's bucket in ``[0, num_buckets)``: SipHash-2-4 under ``key`` (two
+    integers, taken modulo 2**64) modulo ``num_buckets``, as TensorFlow computes it
+    (int64; the same ids as TensorFlow's).
+
+    >>> fe.strings.to_hash_bucket_strong(["Hello"], 10, key=[1, 2]).dtype
+    fe.int64
+    """
+    n = _positive_int("to_hash_bucket_strong", num_buckets, "num_buckets")
+    key = list(key) if isinstance(key, (list, tuple, np.ndarray)) else [key]
+    if len(key) != 2:
+        raise InvalidArgumentError("to_hash_bucket_strong: key must have 2 elements (got %d)"
+                                   % len(key))
+    k0, k1 = (as_int("to_hash_bucket_strong", k, "key") for k in key)
+    return _hash_bucket_strong(_string_input(input, "to_hash_bucket_strong"), num_buckets=n,
+                               k0=k0 & (2 ** 64 - 1), k1=k1 & (2 ** 64 - 1))
 
 
 def _positive_int(opname, value, argname):

@@ -111,6 +111,8 @@ from .preprocessing import (  # noqa: F401
     CategoryEncoding,
     CenterCrop,
     Discretization,
+    HashedCrossing,
+    Hashing,
     Normalization,
     Rescaling,
     Resizing,

@@ -1,5 +1,5 @@
 """Keras 3's non-random preprocessing layers: Normalization, Rescaling, Resizing,
-CenterCrop, CategoryEncoding and Discretization.
+CenterCrop, CategoryEncoding, Discretization, Hashing and HashedCrossing.
 
 They follow Keras 3.15.1 (TensorFlow backend): the same arguments, defaults, configs and
 values; the arithmetic runs on ``fe.keras.ops`` (resizing on ``keras.ops.image.resize``).
@@ -9,10 +9,12 @@ import math
 import numpy as np
 
 from ... import dtypes
+from ... import strings as fe_strings
 from ..._core import convert_to_tensor
+from ..._src.composite.farmhash import fingerprint64, fingerprint_cat64
 from ...data import Dataset
 from ...ops.array_ops import broadcast_to, reshape
-from ...ops.elementwise_ops import cast
+from ...ops.elementwise_ops import cast, equal, where
 from .. import _image_utils, _serialization
 from .. import backend as _backend
 from .. import ops as _kops
@@ -574,3 +576,169 @@ def _compress_summary(summary, epsilon):
     cum_weights = np.interp(percents, fractions, cum_weights)
     new_weights = cum_weights - np.concatenate((np.array([0]), cum_weights[:-1]))
     return np.stack((new_bins, new_weights)).astype("float32")
+
+
+class Hashing(Layer):
+    """Hash strings or integers into ``num_bins`` bins: FarmHash (``to_hash_bucket_fast``),
+    or SipHash under ``salt`` (``to_hash_bucket_strong``); integers hash as their decimal
+    strings (floats truncated first), ``mask_value`` goes to bin 0 and the rest to
+    ``1..num_bins-1``, as Keras 3."""
+
+    def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int",
+                 sparse=False, **kwargs):
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = "int64" if output_mode == "int" else _backend.floatx()
+        super().__init__(**kwargs)
+        if num_bins is None or num_bins <= 0:
+            raise ValueError("The `num_bins` for `Hashing` cannot be `None` or non-positive "
+                             "values. Received: num_bins=%s." % (num_bins,))
+        if output_mode == "int" and self.dtype not in ("int32", "int64"):
+            raise ValueError("When `output_mode=\"int\"`, `dtype` should be an integer "
+                             "type, 'int32' or 'in64'. Received: dtype=%s" % (kwargs["dtype"],))
+        modes = ("int", "one_hot", "multi_hot", "count")
+        if output_mode not in modes:
+            raise ValueError("Invalid value for argument `output_mode`. Expected one of %s. "
+                             "Received: output_mode=%s" % (modes, output_mode))
+        if sparse and output_mode == "int":
+            raise ValueError("`sparse` may only be true if `output_mode` is `\"one_hot\"`, "
+                             "`\"multi_hot\"`, or `\"count\"`. Received: sparse=%s and "
+                             "output_mode=%s" % (sparse, output_mode))
+        if sparse:
+            raise ValueError("Hashing: sparse=True output is not supported by fasteager's "
+                             "Keras layers (use sparse=False)")
+        self.num_bins = num_bins
+        self.mask_value = mask_value
+        self.strong_hash = salt is not None
+        self.output_mode = output_mode
+        self.sparse = sparse
+        self.salt = None
+        if salt is not None:
+            if isinstance(salt, (tuple, list)) and len(salt) == 2:
+                self.salt = list(salt)
+            elif isinstance(salt, int):
+                self.salt = [salt, salt]
+            else:
+                raise ValueError("The `salt` argument for `Hashing` can only be a tuple of "
+                                 "size 2 integers, or a single integer. Received: salt=%s."
+                                 % (salt,))
+
+    def _convert_input(self, x):
+        return convert_to_tensor(x)
+
+    def _hash_values_to_bins(self, values):
+        bins = self.num_bins
+        mask = None
+        if self.mask_value is not None and bins > 1:
+            bins -= 1
+            mask = equal(values, convert_to_tensor(self.mask_value, dtype=values.dtype))
+        if values.dtype.is_floating:
+            values = cast(values, "int64")
+        if values.dtype != dtypes.string:
+            values = fe_strings.as_string(values)
+        if self.strong_hash:
+            out = fe_strings.to_hash_bucket_strong(values, bins, key=self.salt)
+        else:
+            out = fe_strings.to_hash_bucket_fast(values, bins)
+        if mask is not None:
+            out = where(mask, _kops.zeros_like(out), out + 1)
+        return out
+
+    def call(self, inputs):
+        if self.output_mode == "one_hot" and inputs.shape.rank and \
+                inputs.shape.as_list()[-1] == 1:
+            inputs = _kops.squeeze(inputs, axis=-1)
+        indices = self._hash_values_to_bins(inputs)
+        return _encode_categorical(indices, self.output_mode, self.num_bins, self.dtype)
+
+    def compute_output_shape(self, input_shape):
+        if self.output_mode == "int":
+            return tuple(input_shape)
+        if len(input_shape) == 0:
+            return (self.num_bins,)
+        return tuple(input_shape[:-1]) + (self.num_bins,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"num_bins": self.num_bins, "salt": self.salt,
+                       "mask_value": self.mask_value, "output_mode": self.output_mode,
+                       "sparse": self.sparse})
+        return config
+
+
+# tf.sparse.cross_hashed's default key: the seed every crossed hash starts from
+_CROSS_HASH_KEY = 0xDECAFCAFFE
+
+
+def _feature_hash(value):
+    """A crossed feature's hash: an integer is its own (as int64 bits), a string its
+    Fingerprint64 (TensorFlow's SparseCross)."""
+    if isinstance(value, bytes):
+        return fingerprint64(value)
+    return int(value) & (2 ** 64 - 1)
+
+
+class HashedCrossing(Layer):
+    """The crossed bin of several categorical features (each of shape ``()``, ``(batch,)``
+    or ``(batch, 1)``): ``tf.sparse.cross_hashed``'s FingerprintCat64 chain of the
+    features' hashes, modulo ``num_bins``; as ids (int64) or one-hot."""
+
+    def __init__(self, num_bins, output_mode="int", sparse=False, name=None, dtype=None,
+                 **kwargs):
+        if output_mode == "int" and dtype is None:
+            dtype = "int64"
+        super().__init__(name=name, dtype=dtype)
+        if output_mode not in ("int", "one_hot"):
+            raise ValueError("The `output_mode` argument of HashedCrossing must be one of "
+                             "'int', 'one_hot'. Received: %s" % (output_mode,))
+        if sparse:
+            raise ValueError("HashedCrossing: sparse=True output is not supported by "
+                             "fasteager's Keras layers (use sparse=False)")
+        self.num_bins = num_bins
+        self.output_mode = output_mode
+        self.sparse = sparse
+
+    def _convert_input(self, x):
+        if not isinstance(x, (list, tuple)):
+            raise ValueError("`HashedCrossing` should be called on a list or tuple of "
+                             "inputs. Received: inputs=%s" % (x,))
+        return [convert_to_tensor(v) for v in x]
+
+    def call(self, inputs):
+        if len(inputs) < 2:
+            raise ValueError("`HashedCrossing` should be called on at least two inputs. "
+                             "Received: inputs=%s" % (inputs,))
+        first = tuple(inputs[0].shape.as_list())
+        if len(first) > 2 or (len(first) == 2 and first[-1] != 1):
+            raise ValueError("All `HashedCrossing` inputs should have shape `()`, "
+                             "`(batch_size)` or `(batch_size, 1)`. Received: inputs=%s"
+                             % (inputs,))
+        if not all(tuple(x.shape.as_list()) == first for x in inputs[1:]):
+            raise ValueError("All `HashedCrossing` inputs should have equal shape. "
+                             "Received: inputs=%s" % (inputs,))
+        for x in inputs:
+            if not (x.dtype.is_integer or x.dtype == dtypes.string):
+                raise TypeError("HashedCrossing: inputs must be integer or string tensors "
+                                "(got %s)" % (x.dtype.name,))
+        columns = [np.asarray(x.numpy()).reshape(-1) for x in inputs]
+        ids = np.empty(columns[0].shape, np.int64)
+        for row in range(ids.size):
+            h = _CROSS_HASH_KEY
+            for col in columns:
+                h = fingerprint_cat64(h, _feature_hash(col[row]))
+            ids[row] = h % self.num_bins
+        out = convert_to_tensor(ids.reshape(first))
+        out = _encode_categorical(out, self.output_mode, self.num_bins, self.dtype)
+        return cast(out, self.dtype)
+
+    def compute_output_shape(self, input_shape):
+        first = tuple(input_shape[0])
+        if self.output_mode == "int":
+            return first
+        if first and first[-1] != 1:
+            return first + (self.num_bins,)
+        return first[:-1] + (self.num_bins,)
+
+    def get_config(self):
+        # Keras's config of this layer has no `trainable`
+        return {"num_bins": self.num_bins, "output_mode": self.output_mode,
+                "sparse": self.sparse, "name": self.name, "dtype": self.dtype}
