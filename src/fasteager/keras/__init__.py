@@ -53,3 +53,8 @@ from . import (
     random,  # noqa: F401,E402
     tree,  # noqa: F401,E402
 )
+from . import (  # noqa: F401,E402
+    dtype_policies,
+    mixed_precision,
+)
+from .dtype_policies import DTypePolicy, FloatDTypePolicy  # noqa: F401,E402

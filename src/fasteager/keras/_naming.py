@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from .._src.state.variables import Variable, _UnreadVariable
+from ..ops.elementwise_ops import cast
 from . import backend
 
 _state = threading.local()
@@ -130,6 +131,28 @@ class KerasVariable(Variable):
                           path=self._path)
         memo[id(self)] = v
         return v
+
+
+class _Autocast(threading.local):
+    dtype = None     # the float dtype AutocastVariables read as (None: their own)
+
+
+# set by Layer.__call__ around a mixed-precision layer's call (Keras's AutocastScope)
+AUTOCAST = _Autocast()
+
+
+class AutocastVariable(KerasVariable):
+    """A mixed-precision layer's float weight: stored in its own dtype (float32), read
+    as ``AUTOCAST.dtype`` (the layer's compute dtype, float16) inside the layer's call, so
+    the computation runs in float16 and the gradient reaches the float32 variable."""
+
+    def _read(self):
+        value = KerasVariable._read(self)
+        dtype = AUTOCAST.dtype
+        if dtype is not None and dtype != value.dtype:
+            return cast(value, dtype)
+        return value
+
 
 
 class name_scope:

@@ -499,6 +499,9 @@ class Loss:
         in_mask = _get_mask(y_pred)
         if self._dtype is not None:
             y_pred = _t(y_pred, self._dtype)
+        elif getattr(y_pred, "dtype", None) == dtypes.float16:
+            # a mixed-precision model's float16 output: Keras computes losses in floatx
+            y_pred = cast(y_pred, dtypes.float32)
         losses = self.call(y_true, y_pred)
         out_mask = _get_mask(losses)
         if in_mask is not None and out_mask is not None:

@@ -15,6 +15,7 @@ be overridden as in Keras.
 ['weight:0', 'bias:0']
 """
 import os
+import warnings
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from ..distribute import strategy as _distribute
 from ..ops.array_ops import zeros
 from ..tensor_shape import TensorShape
 from ..train import weights
-from . import _data, _naming, _serialization, backend, optimizers, saving
+from . import _data, _naming, _serialization, backend, config, optimizers, saving
 from . import callbacks as callbacks_module
 from . import metrics as metrics_module
 from ._compile import StructuredLoss, _CompiledLoss, _resolve_metric
@@ -211,6 +212,11 @@ class Model(Layer):
                              "object with apply_gradients (got %r)" % (optimizer,))
         structured = isinstance(loss, (list, dict)) or isinstance(metrics, dict) or \
             loss_weights is not None or len(getattr(self, "output_names", ())) > 1
+        if kwargs.pop("auto_scale_loss", True) and \
+                self.dtype_policy.name == "mixed_float16" and \
+                not isinstance(optimizer, optimizers.LossScaleOptimizer):
+            # Keras 3: a mixed_float16 model trains with dynamic loss scaling
+            optimizer = optimizers.LossScaleOptimizer(optimizer, name="loss_scale_optimizer")
         self.optimizer = optimizer
         if structured:
             # a loss (and metrics) per output of a functional model
@@ -415,6 +421,14 @@ class Model(Layer):
         steps_per_epoch = _check_count("fit", "steps_per_epoch", steps_per_epoch)
         validation_steps = _check_count("fit", "validation_steps", validation_steps)
         validation_freq = _check_count("fit", "validation_freq", validation_freq)
+        # keras.config's caps on every fit (Keras 3 warns and lowers them)
+        if config.max_epochs() and config.max_epochs() < epochs:
+            warnings.warn("Limiting epochs to %d" % config.max_epochs())
+            epochs = config.max_epochs()
+        if config.max_steps_per_epoch() and (steps_per_epoch is None or
+                                             config.max_steps_per_epoch() < steps_per_epoch):
+            warnings.warn("Limiting steps_per_epoch to %d" % config.max_steps_per_epoch())
+            steps_per_epoch = config.max_steps_per_epoch()
         if class_weight is not None:
             _check_class_weight(class_weight, y, sample_weight)
         verbose = 1 if verbose == "auto" else int(verbose)

@@ -3,6 +3,7 @@
 ``load_img``, ``img_to_array``, ``array_to_img``, ``save_img`` (``_image_utils.py``), and
 the serialization registry (``register_keras_serializable`` ..., also in
 ``fe.keras.saving``)."""
+import logging
 import math
 import os
 import sys
@@ -63,9 +64,34 @@ def _dynamic_display():
                 or "PYCHARM_HOSTED" in os.environ)
 
 
+_INTERACTIVE_LOGGING = True
+
+
+def enable_interactive_logging():
+    """Progress bars and fit's messages go to ``sys.stdout`` (the default), as Keras 3."""
+    global _INTERACTIVE_LOGGING
+    _INTERACTIVE_LOGGING = True
+
+
+def disable_interactive_logging():
+    """Progress bars and fit's messages go to the ``logging`` module (logger
+    ``fasteager.keras``, level INFO) instead of ``sys.stdout``, as Keras 3 sends them to
+    absl logging."""
+    global _INTERACTIVE_LOGGING
+    _INTERACTIVE_LOGGING = False
+
+
+def is_interactive_logging_enabled():
+    """Whether progress output goes to ``sys.stdout`` (True) or to logging (False)."""
+    return _INTERACTIVE_LOGGING
+
+
 def _write(message):
     """Write to the current ``sys.stdout`` as Keras's ``print_msg``: a stream that cannot
-    encode the bar's '━' gets '=' instead."""
+    encode the bar's '━' gets '=' instead; to logging when interactive logging is off."""
+    if not _INTERACTIVE_LOGGING:
+        logging.getLogger("fasteager.keras").info(message.rstrip("\n"))
+        return
     try:
         sys.stdout.write(message)
     except UnicodeEncodeError:

@@ -38,6 +38,7 @@ from ...sparse import SparseTensor
 from ...tensor_shape import TensorShape
 from ...train import checkpoint as _ckpt
 from .. import _naming, backend
+from .. import dtype_policies as _dtype_policies
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -57,6 +58,7 @@ class _CallContext(threading.local):
 
 
 _CONTEXT = _CallContext()
+_AUTOCAST = _naming.AUTOCAST
 
 
 def _is_tensor_like(x):
@@ -300,6 +302,8 @@ class Layer(Module):
                             % (type(self).__name__, ", ".join(sorted(unknown))))
         object.__setattr__(self, "_own_weights", [])
         object.__setattr__(self, "_regularizer_fns", [])
+        if kwargs.get("autocast") is False:     # its float variables keep their dtype
+            object.__setattr__(self, "_autocast", False)
         if kwargs.get("activity_regularizer") is not None:
             self.activity_regularizer = _regularizers.get(kwargs["activity_regularizer"])
         object.__setattr__(self, "_call_losses", [])
@@ -313,7 +317,7 @@ class Layer(Module):
         # (Keras 3 keeps an empty name: the guides name Models "" and summary() shows it)
         self._name = name if name is not None else backend.unique_name(
             _snake(type(self).__name__))
-        self._dtype = dtypes.as_dtype(dtype if dtype is not None else backend.floatx())
+        self._set_dtype_policy(dtype)
         self.built = False
         self.supports_masking = False
         if input_dim is not None and input_shape is None:
@@ -336,7 +340,50 @@ class Layer(Module):
 
     @property
     def dtype(self):
+        """The variables' dtype (Keras: an alias of ``variable_dtype``)."""
+        return self._variable_dtype.name
+
+    @property
+    def compute_dtype(self):
+        """The dtype the layer casts floating inputs to and computes in."""
         return self._dtype.name
+
+    @property
+    def variable_dtype(self):
+        """The dtype of the layer's weights."""
+        return self._variable_dtype.name
+
+    @property
+    def dtype_policy(self):
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        self._set_dtype_policy(value)
+
+    def _dtype_config(self):
+        """The config's ``dtype``: the dtype name for a one-dtype policy (Keras's
+        from_config takes it), the serialized policy for a mixed one or a map."""
+        policy = self._dtype_policy
+        if type(policy) in (_dtype_policies.DTypePolicy, _dtype_policies.FloatDTypePolicy) \
+                and not self._mixed:
+            return self._variable_dtype.name
+        return _dtype_policies.serialize(policy)
+
+    def _set_dtype_policy(self, dtype):
+        """The policy of ``dtype`` (None: the global one; a name, a DTypePolicy, a dict,
+        a dtype): ``_dtype`` is its compute dtype (inputs are cast to it),
+        ``_variable_dtype`` the weights' dtype; ``_mixed`` when they differ."""
+        policy = _dtype_policies.get(dtype)
+        if isinstance(policy, _dtype_policies.DTypePolicyMap):
+            # a map gives the policy of this layer's path (its name, at the top level)
+            object.__setattr__(self, "_dtype_policy", policy)
+            policy = policy[self._name]
+        else:
+            object.__setattr__(self, "_dtype_policy", policy)
+        object.__setattr__(self, "_dtype", dtypes.as_dtype(policy.compute_dtype))
+        object.__setattr__(self, "_variable_dtype", dtypes.as_dtype(policy.variable_dtype))
+        object.__setattr__(self, "_mixed", self._dtype != self._variable_dtype)
 
     @property
     def trainable(self):
@@ -539,13 +586,13 @@ class Layer(Module):
                                 % (type(self).__name__, len(args)))
             shape = args[0]
         return self._add_weight(name, shape, dtype, initializer, regularizer, trainable,
-                                constraint)
+                                constraint, autocast=autocast)
 
     def _add_weight(self, name=None, shape=None, dtype=None, initializer=None,
                     regularizer=None, trainable=None, constraint=None, **kwargs):
         """add_weight with the name first (fasteager's layers call it so)."""
         shape = () if shape is None else tuple(int(d) for d in shape)
-        dtype = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else self._variable_dtype
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = _initializers.get(initializer)
@@ -558,9 +605,12 @@ class Layer(Module):
             # step draws the same weights as eagerly, and the graph keeps no step for them
             with init_scope():
                 value = init(shape, dtype=dtype)
-            var = _naming.KerasVariable(value, trainable=trainable, name=name, dtype=dtype,
-                                        path=_naming.path_for(self, self._name, name),
-                                        constraint=_constraints.get(constraint))
+            # a mixed-precision layer's float weights read as its compute dtype in calls
+            cls = _naming.AutocastVariable if self._mixed and dtype.is_floating and \
+                kwargs.get("autocast", True) else _naming.KerasVariable
+            var = cls(value, trainable=trainable, name=name, dtype=dtype,
+                      path=_naming.path_for(self, self._name, name),
+                      constraint=_constraints.get(constraint))
         self._own_weights.append(var)
         _changed()
         reg = _regularizers.get(regularizer)
@@ -699,6 +749,12 @@ class Layer(Module):
         ctx.training = training
         ctx.depth += 1
         was_built = self.built
+        autocast = _AUTOCAST.dtype
+        if autocast is not None or self._mixed:
+            # Keras's AutocastScope: a mixed layer's variables read as its compute dtype,
+            # a nested layer computing in another float dtype reads its own
+            _AUTOCAST.dtype = self._dtype if self._dtype.is_floating and \
+                self.__dict__.get("_autocast", True) else None
         scoped = _naming.enter(self, self._name)    # weights built inside take its path
         try:
             if not was_built:
@@ -719,6 +775,7 @@ class Layer(Module):
                 _naming.leave()
             ctx.depth -= 1
             ctx.training = saved
+            _AUTOCAST.dtype = autocast
         if not was_built:
             # variables created by this first call take values a restore left pending
             _ckpt.restore_deferred(self)
@@ -821,7 +878,8 @@ class Layer(Module):
         return {n: serialize_keras_object(getattr(self, n)) for n in names}
 
     def get_config(self):
-        config = {"name": self._name, "trainable": self._trainable, "dtype": self.dtype}
+        config = {"name": self._name, "trainable": self._trainable,
+                  "dtype": self._dtype_config()}
         if self.activity_regularizer is not None:
             config.update(self._serialized("activity_regularizer"))
         if self._batch_input_shape is not None:

@@ -8,6 +8,7 @@ Ftrl, Lion, Lamb, Adafactor and learning-rate schedules.
 """
 from . import schedules
 from .base import Optimizer
+from .loss_scale import LossScaleOptimizer
 from .standard import (
     SGD,
     Adadelta,
@@ -36,6 +37,7 @@ def serialize(optimizer):
 def deserialize(config, custom_objects=None):
     """Rebuild an optimizer from :func:`serialize`'s dictionary."""
     classes = {c.__name__: c for c in _BY_NAME.values()}
+    classes["LossScaleOptimizer"] = LossScaleOptimizer
     classes.update(custom_objects or {})
     name = config.get("class_name")
     cls = classes.get(name) or _BY_NAME.get(str(name).lower())
