@@ -127,6 +127,28 @@ CASES = {
                                       {"factor": (0.2, 1.0), "value_range": (0, 1),
                                        "data_format": "channels_first", "seed": 51},
                                       (2, 3, 4, 4), scale=1.0),
+    "jitter_all": case("RandomColorJitter", {"brightness_factor": 0.2, "contrast_factor": 0.4,
+                                             "saturation_factor": 0.6, "hue_factor": 0.3,
+                                             "seed": 52}, (3, 5, 4, 3)),
+    "jitter_unit_two": case("RandomColorJitter", {"value_range": (0, 1),
+                                                  "contrast_factor": (0.1, 0.5),
+                                                  "hue_factor": 0.8, "seed": 53},
+                            (2, 4, 4, 3), scale=1.0),
+    "jitter_single_brightness": case("RandomColorJitter", {"brightness_factor": 0.5,
+                                                           "seed": 54}, (4, 4, 3)),
+    "erasing": case("RandomErasing", {"scale": (0.1, 0.5), "seed": 55}, (4, 8, 8, 3)),
+    "erasing_fill_cf": case("RandomErasing", {"factor": 0.8, "fill_value": 7.0,
+                                              "data_format": "channels_first", "seed": 56},
+                            (3, 2, 6, 7)),
+    "erasing_rgb_single": case("RandomErasing", {"fill_value": (10.0, 20.0, 300.0),
+                                                 "scale": 0.6, "seed": 57}, (6, 6, 3)),
+    "blur": case("RandomGaussianBlur", {"seed": 58}, (3, 6, 6, 2)),
+    "blur_pair_cf": case("RandomGaussianBlur", {"factor": (0.2, 0.9), "kernel_size": (3, 5),
+                                                "sigma": (0.3, 0.9), "value_range": (0, 1),
+                                                "data_format": "channels_first", "seed": 59},
+                         (4, 2, 7, 6), scale=1.0),
+    "blur_single_k5": case("RandomGaussianBlur", {"kernel_size": 5, "sigma": 0.7,
+                                                  "seed": 60}, (6, 6, 3)),
 }
 
 ERRORS = {}
@@ -146,6 +168,11 @@ for name, (cls, kwargs) in {
         "shear_factor": ("RandomShear", {"x_factor": -0.2}),
         "shear_interpolation": ("RandomShear", {"x_factor": 0.2, "interpolation": "cubic"}),
         "degeneration_range": ("RandomColorDegeneration", {"factor": 0.5, "value_range": 1}),
+        "jitter_contrast": ("RandomColorJitter", {"contrast_factor": 1.5}),
+        "erasing_scale": ("RandomErasing", {"scale": 2.0}),
+        "erasing_factor": ("RandomErasing", {"factor": -0.5}),
+        "blur_kernel": ("RandomGaussianBlur", {"kernel_size": 4}),
+        "blur_sigma": ("RandomGaussianBlur", {"sigma": 1.5}),
 }.items():
     try:
         getattr(L, cls)(**kwargs)

@@ -5,9 +5,12 @@ from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .augmentation import (  # noqa: F401
     RandomBrightness,
     RandomColorDegeneration,
+    RandomColorJitter,
     RandomContrast,
     RandomCrop,
+    RandomErasing,
     RandomFlip,
+    RandomGaussianBlur,
     RandomGrayscale,
     RandomHue,
     RandomInvert,

@@ -13,7 +13,7 @@ import random as _python_random
 from .. import _image_utils
 from .. import backend as _backend
 from .. import ops as kops
-from ..random import SeedGenerator, randint, uniform
+from ..random import SeedGenerator, normal, randint, uniform
 from .base import Layer
 
 _FILL_MODES = ("reflect", "wrap", "constant", "nearest")
@@ -881,4 +881,225 @@ class RandomColorDegeneration(_ColorAugmentation):
     def get_config(self):
         config = super().get_config()
         config.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomColorJitter(_ImageAugmentation):
+    """RandomBrightness, RandomContrast, RandomSaturation and RandomHue in that order, each
+    where its factor is given, drawing from this layer's one seed generator."""
+
+    _USE_BASE_FACTOR = True
+
+    def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None,
+                 saturation_factor=None, hue_factor=None, seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.value_range = value_range
+        self.brightness_factor = brightness_factor
+        self.contrast_factor = contrast_factor
+        self.saturation_factor = saturation_factor
+        self.hue_factor = hue_factor
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+        self._steps = []
+        for cls, factor in ((RandomBrightness, brightness_factor),
+                            (RandomContrast, contrast_factor),
+                            (RandomSaturation, saturation_factor), (RandomHue, hue_factor)):
+            if factor is not None:
+                self._steps.append(cls(factor=factor, value_range=value_range, seed=seed))
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = kops.cast(images, self.dtype)
+        for step in self._steps:
+            change = step.get_random_transformation(images, seed=self.generator)
+            if "contrast_factor" in change:
+                change["contrast_factor"] = kops.cast(change["contrast_factor"], self.dtype)
+            images = step.transform_images(images, change)
+        return kops.cast(images, self.dtype)
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(value_range=self.value_range, brightness_factor=self.brightness_factor,
+                      contrast_factor=self.contrast_factor,
+                      saturation_factor=self.saturation_factor, hue_factor=self.hue_factor,
+                      seed=self.seed)
+        return config
+
+
+def _unit_pair(factor, name, bounds=(0, 1)):
+    """Keras's (lower, upper) for a named factor in ``bounds`` (a number f: (max(-f, lo), f))."""
+    lo, hi = bounds
+    message = ("The `%s` argument should be a number (or a list of two numbers) in the range "
+               "[%s, %s]. Received: factor=%s" % (name, lo, hi, factor))
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > hi or factor[1] < lo:
+            raise ValueError(message)
+        return tuple(sorted(factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        if factor < lo or factor > hi:
+            raise ValueError(message)
+        return max(-abs(factor), lo), abs(factor)
+    raise ValueError(message)
+
+
+class RandomErasing(_ImageAugmentation):
+    """Erases a random rectangle (area fraction drawn in ``scale``) of each image, with
+    probability drawn in the factor range; the hole takes ``fill_value`` or, when None,
+    normal noise times value_range[1], clipped to value_range."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None, value_range=(0, 255),
+                 seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.scale = _unit_pair(scale, "scale")
+        self.fill_value = fill_value
+        self.value_range = value_range
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def _bounds(self, batch, length, ratio, seed):
+        size = kops.cast(ratio * length, self.dtype)
+        start = uniform([batch], minval=0, maxval=1, dtype=self.dtype, seed=seed) * (
+            length - size)
+        return start, start + size
+
+    def _fill(self, images, seed):
+        fill = self.fill_value
+        if fill is None:
+            fill = normal(images.shape, dtype=self.dtype, seed=seed) \
+                * self.value_range[1]
+        elif isinstance(fill, (tuple, list)):
+            if len(fill) != 3:
+                raise ValueError("The `fill_value` argument should be a number (or a list of "
+                                 "three numbers) ")
+            fill = kops.full_like(images, fill, dtype=self.dtype)
+        elif isinstance(fill, (int, float)):
+            fill = kops.ones(images.shape, dtype=self.dtype) * fill
+        else:
+            raise ValueError("The `fill_value` argument should be a number (or a list of "
+                             "three numbers) ")
+        return kops.clip(fill, self.value_range[0], self.value_range[1])
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = _images_of(data)
+        batch = _batch_size(images)
+        h_axis, w_axis = _hw_axes(self.data_format)
+        height, width = images.shape[h_axis], images.shape[w_axis]
+        seed = seed or self.generator
+        weight = kops.sqrt(uniform((batch, 2), minval=self.scale[0], maxval=self.scale[1],
+                                   dtype=self.dtype, seed=seed))
+        x0, x1 = self._bounds(batch, width, weight[:, 0], seed)
+        y0, y1 = self._bounds(batch, height, weight[:, 1], seed)
+        grid_y, grid_x = kops.meshgrid(kops.arange(height, dtype=self.dtype),
+                                       kops.arange(width, dtype=self.dtype), indexing="ij")
+        if self.data_format == "channels_last":
+            grid_y, grid_x = grid_y[None, :, :, None], grid_x[None, :, :, None]
+            c_axis = -1
+        else:
+            grid_y, grid_x = grid_y[None, None], grid_x[None, None]
+            c_axis = -3
+        x0, x1 = x0[:, None, None, None], x1[:, None, None, None]
+        y0, y1 = y0[:, None, None, None], y1[:, None, None, None]
+        masks = kops.logical_and(kops.logical_and(grid_x >= x0, grid_x < x1),
+                                 kops.logical_and(grid_y >= y0, grid_y < y1))
+        masks = kops.repeat(masks, images.shape[c_axis], axis=c_axis)
+        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                              seed=seed)
+        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        return {"apply_erasing": threshold < probability, "batch_masks": masks,
+                "fill_value": self._fill(images, seed)}
+
+    def transform_images(self, images, transformation, training=True):
+        images = kops.cast(images, self.dtype)
+        if training:
+            erased = kops.where(transformation["batch_masks"], transformation["fill_value"],
+                                images)
+            images = kops.where(transformation["apply_erasing"][:, None, None, None], erased,
+                                images)
+        return kops.cast(images, self.dtype)
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, scale=self.scale, fill_value=self.fill_value,
+                      value_range=self.value_range, seed=self.seed)
+        return config
+
+
+def _odd_kernel_size(size, name):
+    message = "%s must be an odd number. Received: %s=%s" % (name, name, size)
+    if isinstance(size, (tuple, list)):
+        if len(size) != 2:
+            raise ValueError("The `%s` argument should be a number (or a list of two numbers) "
+                             "Received: %s=%s" % (name, name, size))
+        if size[0] % 2 == 0 or size[1] % 2 == 0:
+            raise ValueError(message)
+        return tuple(size)
+    if isinstance(size, (int, float)) and not isinstance(size, bool):
+        if size % 2 == 0:
+            raise ValueError(message)
+        return size, size
+    raise ValueError(message)
+
+
+class RandomGaussianBlur(_ImageAugmentation):
+    """Blurs each image, with probability drawn in the factor range, by a Gaussian whose
+    (y, x) sigmas are drawn in ``sigma`` for the batch; clipped to value_range."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255),
+                 data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.kernel_size = _odd_kernel_size(kernel_size, "kernel_size")
+        self.sigma = _unit_pair(sigma, "sigma")
+        self.value_range = value_range
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch = _batch_size(data)
+        seed = seed or self.generator
+        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                              seed=seed)
+        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        sigma = uniform((2,), minval=self.sigma[0], maxval=self.sigma[1], seed=seed,
+                        dtype=self.dtype) + 1e-6
+        return {"should_apply_blur": threshold < probability, "blur_factor": sigma}
+
+    def transform_images(self, images, transformation, training=True):
+        images = kops.cast(images, self.dtype)
+        if training and transformation is not None:
+            blurred = kops.image.gaussian_blur(images, kernel_size=self.kernel_size,
+                                               sigma=transformation["blur_factor"],
+                                               data_format=self.data_format)
+            images = kops.where(transformation["should_apply_blur"][:, None, None, None],
+                                blurred, images)
+            images = kops.cast(kops.clip(images, self.value_range[0], self.value_range[1]),
+                               self.dtype)
+        return images
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, kernel_size=self.kernel_size, sigma=self.sigma,
+                      value_range=self.value_range, seed=self.seed)
         return config
