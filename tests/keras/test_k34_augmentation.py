@@ -58,9 +58,48 @@ def test_inference_returns_input(key):
     np.testing.assert_array_equal(y.numpy(), x)
 
 
+# MixUp draws its weights from keras.random.beta, whose values are fasteager's own
+# (fe.keras.random's docstring: TensorFlow's gamma sampler is not among fasteager's ops);
+# its permutation and mixing are checked by _check_mixup instead
+NOT_KERAS_VALUES = {"mixup", "mixup_alpha_cf"}
+
+
+def _mix_fit(out, x):
+    """For each output image, the (j, w) with out[i] = w x[i] + (1 - w) x[j] best, and the
+    worst residual."""
+    fits, worst = [], 0.0
+    for i in range(len(x)):
+        best = None
+        for j in range(len(x)):
+            d = (x[i] - x[j]).ravel()
+            w = 1.0 if not d.any() else float(np.dot((out[i] - x[j]).ravel(), d) / np.dot(d, d))
+            r = float(np.abs(w * x[i] + (1 - w) * x[j] - out[i]).max())
+            if best is None or r < best[2]:
+                best = (j, w, r)
+        fits.append(best[:2])
+        worst = max(worst, best[2])
+    return fits, worst
+
+
+def _check_mixup(case, out, x):
+    fits, worst = _mix_fit(out, x)
+    assert worst < 1e-3 * np.abs(x).max()
+    assert all(-1e-5 <= w <= 1 + 1e-5 for _, w in fits)
+    want, _ = _mix_fit(np.array(case["train"], np.float32), x)
+    # the permutation is keras.random.shuffle's, which matches Keras: same partners where
+    # the weight leaves the partner visible
+    for (j, w), (kj, kw) in zip(fits, want):
+        if 0.05 < w < 0.95 and 0.05 < kw < 0.95:
+            assert j == kj
+
+
 @pytest.mark.parametrize("key", CASES)
 def test_seeded_training_matches_keras(key):
     case = REF["cases"][key]
+    if key in NOT_KERAS_VALUES:
+        x = np.array(case["x"], np.float32)
+        _check_mixup(case, getattr(L, case["cls"])(**case["kwargs"])(x).numpy(), x)
+        return
     x = np.array(case["x"], np.float32)
     y = getattr(L, case["cls"])(**case["kwargs"])(x)
     want = np.array(case["train"], np.float32)
@@ -97,6 +136,20 @@ def test_training_invariants(key):
         axis = 1 if case["kwargs"].get("data_format") == "channels_first" else -1
         grey = np.all(np.ptp(a, axis=axis) < 1e-4, axis=(1, 2))   # per image
         assert all(g or np.array_equal(ai, xi) for g, ai, xi in zip(grey, a, x))
+
+
+def test_mixup_mixes_labels_with_the_images_weights():
+    rng = np.random.default_rng(1)
+    x = rng.random((6, 3, 3, 3)).astype(np.float32)
+    labels = np.eye(6, dtype=np.float32)
+    out = L.MixUp(alpha=0.7, seed=3)({"images": x, "labels": labels})
+    fits, worst = _mix_fit(out["images"].numpy(), x)
+    assert worst < 1e-4
+    got = out["labels"].numpy()
+    for i, (j, w) in enumerate(fits):
+        want = w * labels[i] + (1 - w) * labels[j]
+        np.testing.assert_allclose(got[i], want, atol=1e-4)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-5)
 
 
 def test_unseeded_layers_draw_and_dict_inputs():

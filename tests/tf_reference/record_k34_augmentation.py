@@ -149,6 +149,25 @@ CASES = {
                          (4, 2, 7, 6), scale=1.0),
     "blur_single_k5": case("RandomGaussianBlur", {"kernel_size": 5, "sigma": 0.7,
                                                   "seed": 60}, (6, 6, 3)),
+    "perspective": case("RandomPerspective", {"seed": 61}, (3, 6, 7, 2)),
+    "perspective_half_nearest_cf": case("RandomPerspective",
+                                        {"factor": (0.3, 0.9), "scale": 0.4,
+                                         "interpolation": "nearest", "fill_value": 2.0,
+                                         "data_format": "channels_first", "seed": 62},
+                                        (4, 2, 6, 6)),
+    "perspective_single": case("RandomPerspective", {"scale": 0.7, "seed": 63}, (5, 6, 3)),
+    "elastic": case("RandomElasticTransform", {"seed": 64}, (3, 8, 8, 2)),
+    "elastic_constant_cf": case("RandomElasticTransform",
+                                {"factor": (0.2, 0.8), "scale": (0.5, 1.0),
+                                 "fill_mode": "constant", "fill_value": 9.0,
+                                 "interpolation": "nearest", "value_range": (0, 100),
+                                 "data_format": "channels_first", "seed": 65},
+                                (4, 2, 8, 9), scale=100.0),
+    "elastic_single": case("RandomElasticTransform", {"scale": 0.6, "fill_mode": "wrap",
+                                                      "seed": 66}, (7, 6, 3)),
+    "mixup": case("MixUp", {"seed": 67}, (5, 4, 4, 3)),
+    "mixup_alpha_cf": case("MixUp", {"alpha": 0.9, "data_format": "channels_first",
+                                     "seed": 68}, (4, 3, 4, 4)),
 }
 
 ERRORS = {}
@@ -173,6 +192,10 @@ for name, (cls, kwargs) in {
         "erasing_factor": ("RandomErasing", {"factor": -0.5}),
         "blur_kernel": ("RandomGaussianBlur", {"kernel_size": 4}),
         "blur_sigma": ("RandomGaussianBlur", {"sigma": 1.5}),
+        "perspective_scale": ("RandomPerspective", {"scale": 1.5}),
+        "perspective_interpolation": ("RandomPerspective", {"interpolation": "bicubic"}),
+        "elastic_fill": ("RandomElasticTransform", {"fill_mode": "bogus"}),
+        "elastic_scale": ("RandomElasticTransform", {"scale": 3.0}),
 }.items():
     try:
         getattr(L, cls)(**kwargs)

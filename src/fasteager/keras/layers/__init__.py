@@ -3,17 +3,20 @@ from .. import _serialization
 from .._serialization import deserialize_keras_object, serialize_keras_object
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .augmentation import (  # noqa: F401
+    MixUp,
     RandomBrightness,
     RandomColorDegeneration,
     RandomColorJitter,
     RandomContrast,
     RandomCrop,
+    RandomElasticTransform,
     RandomErasing,
     RandomFlip,
     RandomGaussianBlur,
     RandomGrayscale,
     RandomHue,
     RandomInvert,
+    RandomPerspective,
     RandomPosterization,
     RandomRotation,
     RandomSaturation,

@@ -13,7 +13,7 @@ import random as _python_random
 from .. import _image_utils
 from .. import backend as _backend
 from .. import ops as kops
-from ..random import SeedGenerator, normal, randint, uniform
+from ..random import SeedGenerator, beta, normal, randint, shuffle, uniform
 from .base import Layer
 
 _FILL_MODES = ("reflect", "wrap", "constant", "nearest")
@@ -1102,4 +1102,172 @@ class RandomGaussianBlur(_ImageAugmentation):
         config = super().get_config()
         config.update(factor=self.factor, kernel_size=self.kernel_size, sigma=self.sigma,
                       value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class RandomPerspective(_ImageAugmentation):
+    """Moves each image's four corners by up to ``scale / 2`` of the image size and warps
+    it to match (a projective transform), with probability drawn in the factor range."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0,
+                 seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        if scale < 0.0 or scale > 1.0:
+            raise ValueError("The `scale` argument should be a number in the range [0,1]. "
+                             "Received: scale=%s" % (scale,))
+        _check_choice("interpolation", interpolation, _INTERPOLATIONS)
+        self.scale = scale
+        self.fill_value = fill_value
+        self.interpolation = interpolation
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        batch, height, width = self._image_size(_images_of(data))
+        seed = seed or self.generator
+        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                              seed=seed)
+        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        shift = uniform((batch, 4, 2), minval=-0.5 * self.scale, maxval=0.5 * self.scale,
+                        seed=seed, dtype=self.dtype)
+        start = kops.convert_to_tensor(
+            [[[0.0, 0.0], [width - 1, 0.0], [0.0, height - 1], [width - 1, height - 1]]],
+            dtype=self.dtype)
+        start = kops.repeat(start, batch, axis=0)
+        return {"apply_perspective": threshold < probability, "start_points": start,
+                "end_points": start + start * shift}
+
+    def _transform_images(self, images, transformation):
+        if transformation is None:
+            return images
+        warped = kops.image.perspective_transform(
+            images, transformation["start_points"], transformation["end_points"],
+            interpolation=self.interpolation, fill_value=self.fill_value,
+            data_format=self.data_format)
+        return kops.where(transformation["apply_perspective"][:, None, None, None], warped,
+                          images)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, scale=self.scale, interpolation=self.interpolation,
+                      fill_value=self.fill_value, seed=self.seed)
+        return config
+
+
+class RandomElasticTransform(_ImageAugmentation):
+    """Displaces pixels by a smoothed random field (keras.ops.image.elastic_transform) whose
+    strength is drawn in ``scale``, with probability drawn in the factor range."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+    _FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_mode="reflect",
+                 fill_value=0.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.scale = _unit_pair(scale, "scale")
+        _check_choice("interpolation", interpolation, _INTERPOLATIONS)
+        _check_choice("fill_mode", fill_mode, self._FILL_MODES)
+        self.interpolation = interpolation
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.value_range = value_range
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training or self.scale[1] == 0 or self.factor[1] == 0:
+            return None
+        batch = _batch_size(data)
+        seed = seed or self.generator
+        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                              seed=seed)
+        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        distortion = uniform((), minval=self.scale[0], maxval=self.scale[1], seed=seed,
+                             dtype=self.dtype)
+        # (the displacement field draws from the same generator when the images transform)
+        return {"apply_transform": threshold < probability, "distortion_factor": distortion,
+                "seed": seed}
+
+    def _transform_images(self, images, transformation):
+        if transformation is None:
+            return images
+        h_axis, w_axis = _hw_axes(self.data_format)
+        height, width = images.shape[h_axis], images.shape[w_axis]
+        factor = transformation["distortion_factor"]
+        alpha = max(height, width) * (0.1 * factor)
+        sigma = min(height, width) * (0.05 * factor)
+        warped = kops.image.elastic_transform(
+            images, alpha=alpha, sigma=sigma, interpolation=self.interpolation,
+            fill_mode=self.fill_mode, fill_value=self.fill_value,
+            seed=transformation["seed"], data_format=self.data_format)
+        images = kops.where(transformation["apply_transform"][:, None, None, None], warped,
+                            images)
+        return kops.cast(kops.clip(images, self.value_range[0], self.value_range[1]),
+                         self.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, scale=self.scale, interpolation=self.interpolation,
+                      fill_mode=self.fill_mode, fill_value=self.fill_value,
+                      value_range=self.value_range, seed=self.seed)
+        return config
+
+
+class MixUp(_ImageAugmentation):
+    """Mixes each image (and label) with another of the batch (a random permutation) by a
+    weight drawn from Beta(alpha, alpha)."""
+
+    _USE_BASE_FACTOR = True
+
+    def __init__(self, alpha=0.2, data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.alpha = alpha
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        images = _images_of(data)
+        batch = 1 if len(images.shape) == 3 else images.shape[0]
+        seed = self._seed(seed)
+        order = shuffle(kops.arange(0, batch, dtype="int64"), seed=seed)
+        weight = beta((batch,), self.alpha, self.alpha, seed=seed)
+        return {"mix_weight": weight, "permutation_order": order}
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = kops.cast(images, self.dtype)
+        weight = kops.cast(kops.reshape(transformation["mix_weight"], [-1, 1, 1, 1]),
+                           self.dtype)
+        others = kops.take(images, transformation["permutation_order"], axis=0)
+        return weight * images + (1.0 - weight) * others
+
+    def _mix(self, values, transformation, weight_shape):
+        weight = kops.reshape(transformation["mix_weight"], weight_shape)
+        others = kops.take(values, transformation["permutation_order"], axis=0)
+        return weight * values + (1.0 - weight) * others
+
+    def transform_labels(self, labels, transformation, training=True):
+        if not training:
+            return labels
+        return self._mix(labels, transformation, [-1, 1])
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        # (Keras takes the permutation from the flattened masks; fasteager permutes the
+        # batch, as for the images)
+        if not training:
+            return masks
+        return self._mix(masks, transformation, [-1, 1, 1, 1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(alpha=self.alpha, seed=self.seed)
         return config
