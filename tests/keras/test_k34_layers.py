@@ -113,3 +113,108 @@ def test_einsum_dense_bad_equations():
 def test_aliases():
     assert L.Convolution3DTranspose is L.Conv3DTranspose
     assert L.SeparableConvolution1D is L.SeparableConv1D
+
+
+SPECIAL = load("k34_layers_special")
+# Embedding's own config differs from Keras 3.15's in these keys (fasteager's Embedding
+# writes input_length and no quantization_config): not ReversibleEmbedding's part
+_EMBEDDING_KEYS = {"input_length", "quantization_config"}
+
+
+@pytest.mark.parametrize("key", sorted(SPECIAL["ReversibleEmbedding"]))
+def test_reversible_embedding_matches_keras(key):
+    case = SPECIAL["ReversibleEmbedding"][key]
+    layer = L.ReversibleEmbedding(**case["kwargs"])
+    layer.build((2, 3))
+    assert [v.name for v in layer.weights] == case["weight_names"]
+    for v, w in zip(layer.weights, case["weights"]):
+        v.assign(np.array(w, np.float32))
+    ids = np.array(case["ids"], np.int32)
+    np.testing.assert_allclose(layer(ids).numpy(), np.array(case["y"], np.float32))
+    mask = layer.compute_mask(fe.constant(ids))
+    if case["kwargs"].get("mask_zero"):
+        np.testing.assert_array_equal(mask.numpy(), ids != 0)
+    else:
+        assert mask is None
+    h = fe.constant(np.array(case["h"], np.float32))
+    with fe.GradientTape() as tape:
+        tape.watch(h)
+        logits = layer(h, reverse=True)
+        loss = fe.reduce_sum(logits * fe.constant(np.array(case["g"], np.float32)))
+    assert layer.compute_mask(h) is None
+    np.testing.assert_allclose(logits.numpy(), np.array(case["logits"], np.float32),
+                               rtol=1e-5, atol=1e-5)
+    grads = tape.gradient(loss, [h] + list(layer.weights))
+    for got, want in zip(grads, case["grads"]):
+        if want is None:          # (untied: the lookup table is not in the reverse pass)
+            assert got is None
+            continue
+        np.testing.assert_allclose(np.asarray(got), np.array(want, np.float32), rtol=1e-5,
+                                   atol=1e-5)
+    want = _plain(case["config"])
+    got = _plain(layer.get_config())
+    assert set(got) - _EMBEDDING_KEYS == set(want) - _EMBEDDING_KEYS
+    for k in set(want) - _EMBEDDING_KEYS - {"name"}:
+        assert got[k] == want[k], k
+    again = L.deserialize(L.serialize(layer))
+    assert again.get_config() == layer.get_config()
+
+
+@pytest.mark.parametrize("key", sorted(SPECIAL["SpectralNormalization"]))
+def test_spectral_normalization_matches_keras(key):
+    case = SPECIAL["SpectralNormalization"][key]
+    # (Keras 3.15's Dense config has quantization_config, which fasteager's Dense does
+    # not take: the wrapped layer's, not this wrapper's)
+    inner_config = {k: v for k, v in _plain(case["config"]["layer"]["config"]).items()
+                    if k != "quantization_config"}
+    inner = L.deserialize({"class_name": case["config"]["layer"]["class_name"],
+                           "config": inner_config})
+    layer = L.SpectralNormalization(inner, power_iterations=case["power_iterations"])
+    layer.build(tuple(case["shape"]))
+    for name, var in (("kernel", inner.kernel), ("bias", inner.bias),
+                      ("vector_u", layer.vector_u)):
+        var.assign(np.array(case["weights"][name], np.float32))
+    assert not layer.vector_u.trainable
+    x = np.array(case["x"], np.float32)
+    np.testing.assert_allclose(layer(x, training=False).numpy(),
+                               np.array(case["y_inference"], np.float32), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(layer(x, training=True).numpy(),
+                               np.array(case["y_train"], np.float32), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(inner.kernel.numpy(),
+                               np.array(case["kernel_after"], np.float32), rtol=1e-4,
+                               atol=1e-6)
+    np.testing.assert_allclose(layer.vector_u.numpy(),
+                               np.array(case["vector_u_after"], np.float32), rtol=1e-4,
+                               atol=1e-6)
+    config = layer.get_config()
+    assert set(config) == set(case["config"])
+    assert config["power_iterations"] == case["power_iterations"]
+    assert config["layer"]["class_name"] == case["config"]["layer"]["class_name"]
+    again = L.SpectralNormalization.from_config(config)
+    assert type(again.layer) is type(inner) and again.power_iterations == \
+        case["power_iterations"]
+
+
+def test_spectral_normalization_errors():
+    with pytest.raises(ValueError, match="power_iterations"):
+        L.SpectralNormalization(L.Dense(2), power_iterations=0)
+    with pytest.raises(ValueError, match="nor 'embeddings'"):
+        L.SpectralNormalization(L.Flatten()).build((2, 3))
+    # an all-zero kernel is left as it is in training (no division by a zero norm)
+    layer = L.SpectralNormalization(L.Dense(2, kernel_initializer="zeros"))
+    y = layer(np.ones((1, 3), np.float32), training=True)
+    assert np.all(np.isfinite(y.numpy())) and not np.any(layer.layer.kernel.numpy())
+
+
+def test_wrapper_config_matches_keras_and_round_trips():
+    want = SPECIAL["Wrapper_config"]
+    w = L.Wrapper(L.Dense(2))
+    config = w.get_config()
+    assert set(config) == set(want)
+    assert config["layer"]["class_name"] == want["layer"]["class_name"] == "Dense"
+    again = L.Wrapper.from_config(config)
+    assert isinstance(again.layer, L.Dense) and again.layer.units == 2
+    assert isinstance(L.SpectralNormalization(L.Dense(1)), L.Wrapper)
+    with pytest.raises(ValueError, match="isn't a supported layer type"):
+        L.Wrapper("dense")

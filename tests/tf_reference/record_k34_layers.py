@@ -1,6 +1,7 @@
 """Record Keras 3.15.1's values for the keras.layers names added by issue 34 part L3
-(topic "k34_layers"): adaptive pooling, Conv3DTranspose, DepthwiseConv1D,
-SeparableConv1D, EinsumDense, AdditiveAttention.
+(topics "k34_layers" and "k34_layers_special"): adaptive pooling, Conv3DTranspose,
+DepthwiseConv1D, SeparableConv1D, EinsumDense, AdditiveAttention; ReversibleEmbedding,
+SpectralNormalization and Wrapper in the second file.
 
 Run from the repository root with the TensorFlow venv:
     /work/tfenv/bin/python tests/tf_reference/record_k34_layers.py
@@ -116,6 +117,72 @@ def main():
         "AdditiveAttention", {"use_scale": False}, [(2, 4, 3), (2, 4, 3)],
         call_kwargs={"use_causal_mask": True})
     save("k34_layers", out)
+    save("k34_layers_special", special())
+
+
+def reversible_case(kwargs, seed=0):
+    """ReversibleEmbedding: the forward lookup of fixed ids, and the reverse logits of a
+    fixed hidden state with their gradients (hidden state and weights)."""
+    rng = np.random.default_rng(seed)
+    layer = L.ReversibleEmbedding(**kwargs)
+    layer.build((2, 3))
+    ws = [rng.standard_normal(tuple(v.shape)).astype("float32") for v in layer.weights]
+    for v, w in zip(layer.weights, ws):
+        v.assign(w)
+    ids = rng.integers(0, kwargs["input_dim"], (2, 3)).astype("int32")
+    h = rng.standard_normal((2, 3, kwargs["output_dim"])).astype("float32")
+    y = layer(ids)
+    ht = tf.constant(h)
+    with tf.GradientTape() as tape:
+        tape.watch(ht)
+        logits = layer(ht, reverse=True)
+        g = rng.standard_normal(tuple(logits.shape)).astype("float32")
+        loss = tf.reduce_sum(logits * g)
+    grads = tape.gradient(loss, [ht] + [v.value for v in layer.weights])
+    return {"kwargs": kwargs, "config": _jsonable(layer.get_config()),
+            "weight_names": [v.name for v in layer.weights],
+            "weights": [w.tolist() for w in ws], "ids": ids.tolist(),
+            "y": np.asarray(y).tolist(), "h": h.tolist(), "g": g.tolist(),
+            "logits": np.asarray(logits).tolist(),
+            "grads": [np.asarray(t).tolist() for t in grads]}
+
+
+def spectral_case(make_inner, shape, power_iterations, seed=0):
+    """SpectralNormalization: inference output, then a training call's output and the
+    updated kernel and vector_u (weights set by attribute: kernel, bias, vector_u)."""
+    rng = np.random.default_rng(seed)
+    layer = L.SpectralNormalization(make_inner(), power_iterations=power_iterations)
+    layer.build(shape)
+    named = {"kernel": layer.layer.kernel, "bias": layer.layer.bias,
+             "vector_u": layer.vector_u}
+    ws = {k: rng.standard_normal(tuple(v.shape)).astype("float32") for k, v in named.items()}
+    for k, v in named.items():
+        v.assign(ws[k])
+    x = rng.standard_normal(shape).astype("float32")
+    y_inf = layer(x, training=False)
+    y_train = layer(x, training=True)
+    return {"config": _jsonable(layer.get_config()), "shape": list(shape),
+            "power_iterations": power_iterations,
+            "weights": {k: w.tolist() for k, w in ws.items()}, "x": x.tolist(),
+            "y_inference": np.asarray(y_inf).tolist(),
+            "y_train": np.asarray(y_train).tolist(),
+            "kernel_after": np.asarray(layer.layer.kernel).tolist(),
+            "vector_u_after": np.asarray(layer.vector_u).tolist()}
+
+
+def special():
+    out = {"ReversibleEmbedding": {}, "SpectralNormalization": {}}
+    r = out["ReversibleEmbedding"]
+    r["tied"] = reversible_case({"input_dim": 7, "output_dim": 4})
+    r["untied_soft_cap"] = reversible_case({"input_dim": 6, "output_dim": 5,
+                                            "tie_weights": False, "logit_soft_cap": 1.5})
+    r["mask_zero"] = reversible_case({"input_dim": 5, "output_dim": 3, "mask_zero": True})
+    s = out["SpectralNormalization"]
+    s["dense"] = spectral_case(lambda: L.Dense(3), (4, 5), 1)
+    s["dense_3_iterations"] = spectral_case(lambda: L.Dense(4, use_bias=True), (2, 3), 3, 1)
+    s["conv2d"] = spectral_case(lambda: L.Conv2D(2, 2), (1, 4, 4, 3), 2, 2)
+    out["Wrapper_config"] = _jsonable(L.Wrapper(L.Dense(2)).get_config())
+    return out
 
 
 if __name__ == "__main__":

@@ -157,6 +157,7 @@ from .conv import (  # noqa: F401,E402
     SeparableConv1D,
     SeparableConvolution1D,
 )
+from .core import ReversibleEmbedding  # noqa: F401,E402
 from .einsum_dense import EinsumDense  # noqa: F401,E402
 from .pooling import (  # noqa: F401,E402
     AdaptiveAveragePooling1D,
@@ -166,6 +167,7 @@ from .pooling import (  # noqa: F401,E402
     AdaptiveMaxPooling2D,
     AdaptiveMaxPooling3D,
 )
+from .wrappers import SpectralNormalization, Wrapper  # noqa: F401,E402
 
 
 def serialize(layer):

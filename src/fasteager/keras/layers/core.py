@@ -619,6 +619,68 @@ class Embedding(Layer):
         return config
 
 
+class ReversibleEmbedding(Embedding):
+    """An Embedding that can also map back: ``layer(hidden, reverse=True)`` multiplies by
+    the transposed table (``tie_weights=True``) or by its own ``reverse_embeddings``
+    (output_dim, input_dim), giving logits over the ids; ``logit_soft_cap`` bounds them
+    as ``cap * tanh(logits / cap)``; ``reverse_dtype`` is the dtype of that product."""
+
+    def __init__(self, input_dim, output_dim, tie_weights=True,
+                 embeddings_initializer="uniform", embeddings_regularizer=None,
+                 embeddings_constraint=None, mask_zero=False, reverse_dtype=None,
+                 logit_soft_cap=None, **kwargs):
+        super().__init__(input_dim, output_dim, embeddings_initializer=embeddings_initializer,
+                         embeddings_regularizer=embeddings_regularizer,
+                         embeddings_constraint=embeddings_constraint, mask_zero=mask_zero,
+                         **kwargs)
+        self.tie_weights = tie_weights
+        self.reverse_dtype = reverse_dtype
+        self.logit_soft_cap = logit_soft_cap
+
+    def build(self, input_shape=None):
+        super().build(input_shape)
+        self.reverse_embeddings = None if self.tie_weights else self._add_weight(
+            "reverse_embeddings", [self.output_dim, self.input_dim],
+            initializer=self.embeddings_initializer)
+
+    def _convert_input(self, x):
+        # (ids are made integer in call: a reverse call's float inputs must stay floats)
+        return Layer._convert_input(self, x)
+
+    def call(self, inputs, reverse=False):
+        if not reverse:
+            return super().call(Embedding._convert_input(self, inputs))
+        kernel = transpose(self.embeddings) if self.tie_weights else self.reverse_embeddings
+        inputs = convert_to_tensor(inputs)
+        if self.reverse_dtype is not None:
+            inputs = cast(inputs, self.reverse_dtype)
+            kernel = cast(kernel, self.reverse_dtype)
+        logits = matmul(inputs, kernel)
+        if self.logit_soft_cap is not None:
+            cap = self.logit_soft_cap
+            logits = elementwise_ops.tanh(logits / cap) * cap
+        return logits
+
+    def compute_mask(self, inputs, mask=None):
+        # (reverse calls take float hidden states: they have no padding mask, as Keras)
+        if getattr(getattr(inputs, "dtype", None), "is_floating", False):
+            return None
+        return super().compute_mask(inputs, mask)
+
+    def compute_output_shape(self, input_shape, reverse=False):
+        shape = list(input_shape)
+        if reverse:
+            shape[-1] = self.input_dim
+            return tuple(shape)
+        return tuple(shape) + (self.output_dim,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(tie_weights=self.tie_weights, reverse_dtype=self.reverse_dtype,
+                      logit_soft_cap=self.logit_soft_cap)
+        return config
+
+
 class Masking(Layer):
     """Marks time steps whose features all equal ``mask_value`` as padding: they are
     zeroed, and the mask (``(batch, time)``, True where kept) goes to the next layers.
