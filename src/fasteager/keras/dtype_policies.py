@@ -197,7 +197,8 @@ def serialize(dtype_policy):
     if not isinstance(dtype_policy, DTypePolicy):
         raise TypeError("dtype_policies.serialize: expected a DTypePolicy, got %r"
                         % (dtype_policy,))
-    return {"module": "keras", "class_name": type(dtype_policy).__name__,
+    module = "keras.dtype_policies" if isinstance(dtype_policy, DTypePolicyMap) else "keras"
+    return {"module": module, "class_name": type(dtype_policy).__name__,
             "config": dtype_policy.get_config(), "registered_name": None}
 
 

@@ -37,7 +37,7 @@ class LossScaleOptimizer(Optimizer):
         if not isinstance(inner_optimizer, Optimizer):
             raise TypeError("LossScaleOptimizer: inner_optimizer must be a Keras optimizer "
                             "(got %r)" % (inner_optimizer,))
-        super().__init__(learning_rate=0.0, name=name)
+        super().__init__(learning_rate=0.0, name=name or "loss_scale_optimizer")
         self.inner_optimizer = inner_optimizer
         self.initial_scale = initial_scale
         self.dynamic_growth_steps = dynamic_growth_steps
