@@ -61,7 +61,9 @@ def test_inference_returns_input(key):
 # MixUp draws its weights from keras.random.beta, whose values are fasteager's own
 # (fe.keras.random's docstring: TensorFlow's gamma sampler is not among fasteager's ops);
 # its permutation and mixing are checked by _check_mixup instead
-NOT_KERAS_VALUES = {"mixup", "mixup_alpha_cf"}
+NOT_KERAS_VALUES = {"mixup", "mixup_alpha_cf", "cutmix", "cutmix_factor_cf"}
+# CutMix passes a single image through (nothing to mix with), as Keras does
+PASS_THROUGH = {"cutmix_single"}
 
 
 def _mix_fit(out, x):
@@ -93,12 +95,50 @@ def _check_mixup(case, out, x):
             assert j == kj
 
 
+def _cutmix_fit(out, x, channels_first):
+    """For each output image: the partner j whose values fill the changed pixels, and the
+    changed pixels' (rows, cols) mask; asserts the change is one axis-aligned rectangle
+    across all channels."""
+    fits = []
+    for i in range(len(x)):
+        changed = out[i] != x[i]
+        c_axis = 0 if channels_first else -1
+        hw = changed.any(axis=c_axis)
+        partner = None
+        if hw.any():
+            rows, cols = np.nonzero(hw)
+            box = np.zeros_like(hw)
+            box[rows.min():rows.max() + 1, cols.min():cols.max() + 1] = True
+            for j in range(len(x)):
+                sel = box[None] if channels_first else box[..., None]
+                pasted = np.where(sel, x[j], x[i])
+                if np.array_equal(pasted, out[i]):
+                    partner = j
+                    break
+            assert partner is not None, "image %d: not one pasted rectangle" % i
+        fits.append((partner, hw))
+    return fits
+
+
+def _check_cutmix(case, out, x):
+    cf = case["kwargs"].get("data_format") == "channels_first"
+    want = np.array(case["train"], np.float32)
+    # Keras's recorded output obeys the same invariant (the check is not fasteager-shaped)
+    _cutmix_fit(want, x, cf)
+    if np.array_equal(want, x):
+        # the shuffle (which matches Keras's) kept every image in place: nothing to paste
+        np.testing.assert_array_equal(out, x)
+    else:
+        assert any(p is not None for p, _ in _cutmix_fit(out, x, cf))
+
+
 @pytest.mark.parametrize("key", CASES)
 def test_seeded_training_matches_keras(key):
     case = REF["cases"][key]
     if key in NOT_KERAS_VALUES:
         x = np.array(case["x"], np.float32)
-        _check_mixup(case, getattr(L, case["cls"])(**case["kwargs"])(x).numpy(), x)
+        check = _check_mixup if case["cls"] == "MixUp" else _check_cutmix
+        check(case, getattr(L, case["cls"])(**case["kwargs"])(x).numpy(), x)
         return
     x = np.array(case["x"], np.float32)
     y = getattr(L, case["cls"])(**case["kwargs"])(x)
@@ -115,6 +155,9 @@ def test_training_invariants(key):
     a = make(**case["kwargs"])(x).numpy()
     b = make(**case["kwargs"])(x).numpy()
     np.testing.assert_array_equal(a, b)          # an integer seed: the same first draw
+    if key in PASS_THROUGH:
+        np.testing.assert_array_equal(a, x)
+        return
     if key in DETERMINISTIC:
         # nothing left to draw (a crop not smaller than the image is centre-cropped and
         # resized; factor 1.0 greys every image; a fixed bit count): it still transforms
@@ -150,6 +193,21 @@ def test_mixup_mixes_labels_with_the_images_weights():
         want = w * labels[i] + (1 - w) * labels[j]
         np.testing.assert_allclose(got[i], want, atol=1e-4)
     np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_cutmix_labels_mix_by_pasted_area():
+    rng = np.random.default_rng(2)
+    x = rng.random((6, 8, 8, 3)).astype(np.float32)
+    labels = np.eye(6, dtype=np.float32)
+    out = L.CutMix(seed=5)({"images": x, "labels": labels})
+    got = out["labels"].numpy()
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-5)
+    for i, (j, hw) in enumerate(_cutmix_fit(out["images"].numpy(), x, False)):
+        if j is None or j == i:
+            continue
+        # the pasted box's continuous area, in whole pixels, is within a pixel row/column
+        # of the label weight's area
+        assert abs(got[i, j] - hw.mean()) <= 2.0 / 8 + 1e-6
 
 
 def test_unseeded_layers_draw_and_dict_inputs():

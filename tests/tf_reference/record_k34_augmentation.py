@@ -168,6 +168,10 @@ CASES = {
     "mixup": case("MixUp", {"seed": 67}, (5, 4, 4, 3)),
     "mixup_alpha_cf": case("MixUp", {"alpha": 0.9, "data_format": "channels_first",
                                      "seed": 68}, (4, 3, 4, 4)),
+    "cutmix": case("CutMix", {"seed": 69}, (5, 8, 8, 3)),
+    "cutmix_factor_cf": case("CutMix", {"factor": (0.3, 0.6), "seed": 70,
+                                        "data_format": "channels_first"}, (4, 2, 6, 7)),
+    "cutmix_single": case("CutMix", {"seed": 71}, (6, 6, 3)),
 }
 
 ERRORS = {}
@@ -196,6 +200,7 @@ for name, (cls, kwargs) in {
         "perspective_interpolation": ("RandomPerspective", {"interpolation": "bicubic"}),
         "elastic_fill": ("RandomElasticTransform", {"fill_mode": "bogus"}),
         "elastic_scale": ("RandomElasticTransform", {"scale": 3.0}),
+        "cutmix_factor": ("CutMix", {"factor": 1.5}),
 }.items():
     try:
         getattr(L, cls)(**kwargs)

@@ -1271,3 +1271,75 @@ class MixUp(_ImageAugmentation):
         config = super().get_config()
         config.update(alpha=self.alpha, seed=self.seed)
         return config
+
+
+class CutMix(_ImageAugmentation):
+    """Pastes a random rectangle of another image of the batch (a random permutation) into
+    each image; labels mix by the pasted area. The rectangle's area fraction is drawn from
+    Beta(a, a), a drawn in the factor range. A single image passes through."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.seed = seed
+        self.generator = SeedGenerator(seed)
+
+    def _bounds(self, batch, length, ratio, seed):
+        size = kops.cast(ratio * length, self.dtype)
+        start = uniform([batch], minval=0, maxval=1, dtype=self.dtype, seed=seed) * (
+            length - size)
+        return start, start + size
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        if not training:
+            return None
+        images = _images_of(data)
+        if len(images.shape) == 3:
+            return None
+        batch = images.shape[0]
+        h_axis, w_axis = _hw_axes(self.data_format)
+        height, width = images.shape[h_axis], images.shape[w_axis]
+        seed = seed or self.generator
+        alpha = uniform((), minval=self.factor[0], maxval=self.factor[1], dtype=self.dtype,
+                        seed=seed) + 1e-6
+        alpha = float(alpha)
+        ratio = kops.sqrt(1.0 - beta((batch,), alpha, alpha, seed=seed, dtype=self.dtype))
+        x0, x1 = self._bounds(batch, width, ratio, seed)
+        y0, y1 = self._bounds(batch, height, ratio, seed)
+        grid_y, grid_x = kops.meshgrid(kops.arange(height, dtype=self.dtype),
+                                       kops.arange(width, dtype=self.dtype), indexing="ij")
+        if self.data_format == "channels_last":
+            grid_y, grid_x, c_axis = grid_y[None, :, :, None], grid_x[None, :, :, None], -1
+        else:
+            grid_y, grid_x, c_axis = grid_y[None, None], grid_x[None, None], -3
+        x0, x1 = x0[:, None, None, None], x1[:, None, None, None]
+        y0, y1 = y0[:, None, None, None], y1[:, None, None, None]
+        masks = kops.logical_and(kops.logical_and(grid_x >= x0, grid_x < x1),
+                                 kops.logical_and(grid_y >= y0, grid_y < y1))
+        masks = kops.repeat(masks, images.shape[c_axis], axis=c_axis)
+        weight = 1.0 - (x1 - x0) * (y1 - y0) / (width * height)
+        order = shuffle(kops.arange(0, batch, dtype="int32"), seed=seed)
+        return {"permutation_order": order, "batch_masks": masks, "mix_weight": weight}
+
+    def transform_images(self, images, transformation, training=True):
+        if training and transformation is not None:
+            images = kops.cast(images, self.dtype)
+            images = kops.where(transformation["batch_masks"],
+                                kops.take(images, transformation["permutation_order"], axis=0),
+                                images)
+        return kops.cast(images, self.dtype)
+
+    def transform_labels(self, labels, transformation, training=True):
+        if not training or transformation is None:
+            return labels
+        weight = kops.reshape(transformation["mix_weight"], [-1, 1])
+        others = kops.take(labels, transformation["permutation_order"], axis=0)
+        return weight * labels + (1.0 - weight) * others
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(factor=self.factor, seed=self.seed)
+        return config
