@@ -172,6 +172,13 @@ CASES = {
     "cutmix_factor_cf": case("CutMix", {"factor": (0.3, 0.6), "seed": 70,
                                         "data_format": "channels_first"}, (4, 2, 6, 7)),
     "cutmix_single": case("CutMix", {"seed": 71}, (6, 6, 3)),
+    "clahe": case("ContrastLimitedAdaptiveHistogramEqualization", {}, (2, 16, 16, 3)),
+    "clahe_grid_pad_cf": case("ContrastLimitedAdaptiveHistogramEqualization",
+                              {"tile_grid_size": (3, 4), "clip_limit": 2.0,
+                               "data_format": "channels_first"}, (2, 3, 10, 11)),
+    "clahe_unit_noclip_single": case("ContrastLimitedAdaptiveHistogramEqualization",
+                                     {"value_range": (0, 1), "clip_limit": 0.0,
+                                      "tile_grid_size": (2, 2)}, (9, 7, 1), scale=1.0),
 }
 
 ERRORS = {}

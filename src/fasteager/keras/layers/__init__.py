@@ -3,6 +3,7 @@ from .. import _serialization
 from .._serialization import deserialize_keras_object, serialize_keras_object
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .augmentation import (  # noqa: F401
+    ContrastLimitedAdaptiveHistogramEqualization,
     CutMix,
     MixUp,
     RandomBrightness,

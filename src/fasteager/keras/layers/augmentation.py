@@ -1343,3 +1343,89 @@ class CutMix(_ImageAugmentation):
         config = super().get_config()
         config.update(factor=self.factor, seed=self.seed)
         return config
+
+
+class ContrastLimitedAdaptiveHistogramEqualization(_ImageAugmentation):
+    """CLAHE: equalizes each channel's histogram per tile of a ``tile_grid_size`` grid
+    (counts clipped at ``clip_limit`` times the mean bin, the excess spread evenly), and
+    blends the four nearest tiles' mappings bilinearly. Deterministic; it applies in
+    inference too, as Keras's does."""
+
+    def __init__(self, value_range=(0, 255), clip_limit=4.0, tile_grid_size=(8, 8),
+                 data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.value_range = value_range
+        self.clip_limit = clip_limit
+        self.tile_grid_size = tile_grid_size
+
+    def transform_images(self, images, transformation=None, training=True):
+        if self.data_format == "channels_first":
+            images = kops.transpose(images, (0, 2, 3, 1))
+        dtype = images.dtype
+        images = _rescale(images, self.value_range, (0, 255))
+        images = self._clahe(kops.cast(images, "float32"))
+        images = kops.cast(_rescale(images, (0, 255), self.value_range), dtype)
+        if self.data_format == "channels_first":
+            images = kops.transpose(images, (0, 3, 1, 2))
+        return images
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        return masks
+
+    def _clahe(self, images):
+        batch, height, width, channels = images.shape
+        grid_h, grid_w = self.tile_grid_size
+        tile_h, tile_w = -(-height // grid_h), -(-width // grid_w)
+        pad_h, pad_w = tile_h * grid_h - height, tile_w * grid_w - width
+        padded = images
+        if pad_h or pad_w:
+            # mirror-pad the bottom/right so the grid tiles the image exactly
+            planes = kops.reshape(kops.transpose(images, (0, 3, 1, 2)), (-1, height, width))
+            planes = kops.pad(planes, [[0, 0], [0, pad_h], [0, pad_w]], mode="symmetric")
+            padded = kops.transpose(kops.reshape(
+                planes, (-1, channels, height + pad_h, width + pad_w)), (0, 2, 3, 1))
+        tiles = kops.reshape(padded, (batch, grid_h, tile_h, grid_w, tile_w, channels))
+        tiles = kops.reshape(kops.transpose(tiles, (0, 1, 3, 5, 2, 4)),
+                             (batch, grid_h, grid_w, channels, tile_h * tile_w))
+        levels = kops.clip(kops.cast(tiles, "int32"), 0, 255)
+        hists = kops.sum(kops.one_hot(levels, 256), axis=-2)
+        if self.clip_limit > 0:
+            limit = kops.cast(self.clip_limit * (tile_h * tile_w) / 256.0, hists.dtype)
+            clipped = kops.clip(hists, 0, limit)
+            hists = clipped + kops.sum(hists - clipped, axis=-1, keepdims=True) / 256.0
+        cdf = kops.cumsum(hists, axis=-1)
+        cdf_min = kops.min(cdf, axis=-1, keepdims=True)
+        denominator = kops.cast(tile_h * tile_w, cdf.dtype) - cdf_min
+        denominator = kops.where(denominator == 0, kops.ones_like(denominator), denominator)
+        mapping = kops.clip((cdf - cdf_min) * 255.0 / denominator, 0, 255)
+        # a border of repeated edge tiles, so every pixel has four neighbouring tiles
+        mapping = kops.concatenate([mapping[:, :1], mapping, mapping[:, -1:]], axis=1)
+        mapping = kops.concatenate([mapping[:, :, :1], mapping, mapping[:, :, -1:]], axis=2)
+        ys = (kops.arange(tile_h * grid_h, dtype="float32") - tile_h / 2.0) / tile_h + 1.0
+        xs = (kops.arange(tile_w * grid_w, dtype="float32") - tile_w / 2.0) / tile_w + 1.0
+        y0, x0 = kops.floor(ys), kops.floor(xs)
+        wy, wx = (ys - y0)[None, :, None, None], (xs - x0)[None, None, :, None]
+        y1 = kops.cast(kops.clip(y0 + 1.0, 0, grid_h + 1), "int32")[None, :, None, None]
+        x1 = kops.cast(kops.clip(x0 + 1.0, 0, grid_w + 1), "int32")[None, None, :, None]
+        y0 = kops.cast(kops.clip(y0, 0, grid_h + 1), "int32")[None, :, None, None]
+        x0 = kops.cast(kops.clip(x0, 0, grid_w + 1), "int32")[None, None, :, None]
+        stride_x = 256 * channels
+        stride_y = stride_x * (grid_w + 2)
+        stride_b = stride_y * (grid_h + 2)
+        flat = kops.reshape(mapping, (-1,))
+        pixels = kops.cast(kops.clip(padded, 0, 255), "int32")
+        base = (kops.arange(batch, dtype="int32")[:, None, None, None] * stride_b
+                + kops.arange(channels, dtype="int32")[None, None, None, :] * 256 + pixels)
+
+        def at(y, x):
+            return kops.take(flat, base + y * stride_y + x * stride_x)
+
+        top = at(y0, x0) * (1.0 - wx) + at(y0, x1) * wx
+        bottom = at(y1, x0) * (1.0 - wx) + at(y1, x1) * wx
+        return (top * (1.0 - wy) + bottom * wy)[:, :height, :width, :]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(value_range=self.value_range, clip_limit=self.clip_limit,
+                      tile_grid_size=self.tile_grid_size, data_format=self.data_format)
+        return config
