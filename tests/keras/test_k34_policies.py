@@ -116,7 +116,9 @@ def test_global_policy():
 
 # ---- layers -----------------------------------------------------------------------------
 _LAYERS = {"Dense": K.layers.Dense, "Dense_float16": K.layers.Dense,
-           "Conv2D": K.layers.Conv2D, "LayerNormalization": K.layers.LayerNormalization}
+           "Conv2D": K.layers.Conv2D, "LayerNormalization": K.layers.LayerNormalization,
+           "BatchNormalization": K.layers.BatchNormalization, "LSTM": K.layers.LSTM,
+           "Embedding": K.layers.Embedding}
 
 
 @pytest.mark.parametrize("case", REF["layers"], ids=lambda c: c["kind"])
@@ -124,7 +126,7 @@ def test_layer_values_and_gradients(case):
     config = dict(case["config"])
     config.pop("quantization_config", None)     # quantization is not in fasteager
     layer = _LAYERS[case["kind"]].from_config(config)
-    x = np.asarray(case["x"], np.float32)
+    x = np.asarray(case["x"], case["x_dtype"])
     layer.build(x.shape)
     layer.set_weights([np.asarray(w, np.float32) for w in case["weights"]])
     assert [w.dtype.name for w in layer.weights] == case["weight_dtypes"]
@@ -145,6 +147,7 @@ def test_layer_values_and_gradients(case):
     np.testing.assert_allclose(np.asarray(y, np.float32), case["y"], rtol=1e-2, atol=1e-2)
     assert [g.dtype.name for g in grads] == case["grad_dtypes"]
     for g, ref in zip(grads, case["grads"]):
+        g = fe.convert_to_tensor(g) if isinstance(g, fe.IndexedSlices) else g
         np.testing.assert_allclose(np.asarray(g, np.float32), ref, rtol=2e-2, atol=5e-2)
 
 

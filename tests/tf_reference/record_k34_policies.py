@@ -87,14 +87,18 @@ layers = []
 def record_layer(kind, make, x):
     layer = make()
     layer.build(x.shape)
-    weights = [rng.normal(size=w.shape).astype("float32") * 0.5 for w in layer.weights]
+    weights = [np.abs(rng.normal(size=w.shape)).astype("float32") * 0.5 + 0.5
+               if "variance" in w.name else
+               rng.normal(size=w.shape).astype("float32") * 0.5 for w in layer.weights]
     layer.set_weights(weights)
     xt = tf.constant(x)
     with tf.GradientTape() as tape:
         y = layer(xt)
         s = tf.reduce_sum(tf.cast(y, "float32") ** 2)
     grads = tape.gradient(s, layer.trainable_weights)
+    grads = [tf.convert_to_tensor(gr) for gr in grads]     # (Embedding: IndexedSlices)
     layers.append({"kind": kind, "config": layer.get_config(), "x": lst(x),
+                   "x_dtype": str(x.dtype),
                    "weights": [lst(w) for w in weights],
                    "weight_dtypes": [w.dtype for w in layer.weights],
                    "y": lst(np.asarray(y, "float32")), "y_dtype": y.dtype.name,
@@ -113,6 +117,12 @@ record_layer("LayerNormalization", lambda: keras.layers.LayerNormalization(
     dtype="mixed_float16"), rng.normal(size=(3, 6)).astype("float32"))
 record_layer("Dense_float16", lambda: keras.layers.Dense(3, dtype="float16"),
              rng.normal(size=(4, 5)).astype("float32"))
+record_layer("BatchNormalization", lambda: keras.layers.BatchNormalization(
+    dtype="mixed_float16"), rng.normal(size=(4, 3)).astype("float32"))
+record_layer("LSTM", lambda: keras.layers.LSTM(3, dtype="mixed_float16"),
+             rng.normal(size=(2, 4, 3)).astype("float32"))
+record_layer("Embedding", lambda: keras.layers.Embedding(6, 3, dtype="mixed_float16"),
+             np.array([[1, 2, 5], [0, 3, 3]], "int32"))
 rec["layers"] = layers
 
 # a functional model: mixed layers, a float32 head, float64 input cast

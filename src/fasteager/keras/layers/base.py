@@ -750,7 +750,8 @@ class Layer(Module):
         ctx.depth += 1
         was_built = self.built
         autocast = _AUTOCAST.dtype
-        if autocast is not None or self._mixed:
+        scoped_cast = autocast is not None or self._mixed    # (False for float32 layers)
+        if scoped_cast:
             # Keras's AutocastScope: a mixed layer's variables read as its compute dtype,
             # a nested layer computing in another float dtype reads its own
             _AUTOCAST.dtype = self._dtype if self._dtype.is_floating and \
@@ -775,7 +776,8 @@ class Layer(Module):
                 _naming.leave()
             ctx.depth -= 1
             ctx.training = saved
-            _AUTOCAST.dtype = autocast
+            if scoped_cast:
+                _AUTOCAST.dtype = autocast
         if not was_built:
             # variables created by this first call take values a restore left pending
             _ckpt.restore_deferred(self)

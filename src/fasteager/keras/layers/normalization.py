@@ -98,16 +98,22 @@ class BatchNormalization(Layer):
         self._reduce_axes = [a for a in range(len(shape)) if a not in self._axes]
         # parameters broadcast against the input: size 1 on reduced axes
         self._bshape = [shape[a] if a in self._axes else 1 for a in range(len(shape))]
+        # (autocast=False as Keras: under mixed precision the normalisation runs in float32
+        # on float32 parameters and statistics)
         self.gamma = self._add_weight("gamma", param_shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
+                                     constraint=self.gamma_constraint,
+                                     autocast=False) if self.scale else None
         self.beta = self._add_weight("beta", param_shape, initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+                                    constraint=self.beta_constraint,
+                                    autocast=False) if self.center else None
         self.moving_mean = self._add_weight("moving_mean", param_shape, trainable=False,
-                                           initializer=self.moving_mean_initializer)
+                                           initializer=self.moving_mean_initializer,
+                                           autocast=False)
         self.moving_variance = self._add_weight("moving_variance", param_shape, trainable=False,
-                                               initializer=self.moving_variance_initializer)
+                                               initializer=self.moving_variance_initializer,
+                                               autocast=False)
         # build runs under the layer's strategy (or the scope fit/run entered)
         self._strategy = _distribute._active_strategy()
         if self._strategy is not None:

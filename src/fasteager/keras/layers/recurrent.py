@@ -184,7 +184,7 @@ class _Cell(Layer):
     def get_initial_state(self, batch_size=None):
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [
             self.state_size]
-        return [zeros([batch_size, s], dtype=self.dtype) for s in sizes]
+        return [zeros([batch_size, s], dtype=self.compute_dtype) for s in sizes]
 
     def get_config(self):
         config = super().get_config()
