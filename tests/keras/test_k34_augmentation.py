@@ -221,6 +221,17 @@ def test_cutmix_labels_mix_by_pasted_area():
         assert abs(got[i, j] - hw.mean()) <= 2.0 / 8 + 1e-6
 
 
+def test_bounding_boxes_are_refused_by_name():
+    x = np.zeros((1, 4, 4, 3), np.float32)
+    with pytest.raises(NotImplementedError, match="RandomFlip: bounding_boxes"):
+        L.RandomFlip(seed=1)({"images": x, "bounding_boxes": {"boxes": np.zeros((1, 1, 4))}})
+
+
+def test_bad_image_rank_names_the_shape():
+    with pytest.raises(ValueError, match="rank 3"):
+        L.RandomRotation(0.1)(np.zeros((4, 4), np.float32))
+
+
 def test_unseeded_layers_draw_and_dict_inputs():
     x = np.random.default_rng(0).random((2, 6, 6, 3)).astype(np.float32)
     out = L.RandomFlip(seed=1)({"images": x, "labels": np.arange(2),

@@ -104,6 +104,7 @@ class _ImageAugmentation(Layer):
     def call(self, data, training=True):
         if training is None:      # no training flag anywhere: Keras's default, True
             training = True
+        self._is_batched(_images_of(data))     # rank 3 or 4, before any draw
         transformation = self.get_random_transformation(data, training=training)
         if isinstance(data, dict):
             if "bounding_boxes" in data:
