@@ -107,6 +107,10 @@ record("cat_one_hot", keras.layers.CategoryEncoding,
        {"num_tokens": 4, "output_mode": "one_hot"}, np.array([3, 2, 0, 1]))
 record("cat_one_hot_2d", keras.layers.CategoryEncoding,
        {"num_tokens": 4, "output_mode": "one_hot"}, np.array([[3], [1]]))
+for mode in ("multi_hot", "count", "one_hot"):
+    # ids past num_tokens are dropped
+    record("cat_past_depth_" + mode, keras.layers.CategoryEncoding,
+           {"num_tokens": 3, "output_mode": mode}, np.array([[0, 3], [2, 7]]))
 record("cat_multi_1d", keras.layers.CategoryEncoding,
        {"num_tokens": 5, "output_mode": "multi_hot"}, np.array([1, 4, 4]))
 
@@ -155,6 +159,111 @@ record_cross("cross_col", {"num_bins": 1000},
 record_cross("cross_one_hot", {"num_bins": 4, "output_mode": "one_hot"},
              [np.array([1, 2, 3]), np.array([4, 5, 6])])
 record_cross("cross_scalar", {"num_bins": 6}, [np.array(3), np.array("q")])
+
+# StringLookup, IntegerLookup, TextVectorization: configs, vocabularies, outputs
+def plain(x):
+    if isinstance(x, tf.RaggedTensor):
+        return {"ragged": [[v.decode() if isinstance(v, bytes) else v for v in row]
+                           for row in x.to_list()]}
+    return arr(keras.ops.convert_to_numpy(x) if not isinstance(x, tf.Tensor) or
+               x.dtype != tf.string else x.numpy())
+
+
+def record_text(name, cls, kwargs, inputs, adapt=None, adapt_batches=None):
+    layer = getattr(keras.layers, cls)(**kwargs)
+    if adapt is not None:
+        data = adapt
+        if adapt_batches:
+            data = tf.data.Dataset.from_tensor_slices(adapt).batch(adapt_batches)
+        layer.adapt(data)
+    out = layer(inputs)
+    config = clean(layer.get_config())
+    cases.append({"name": name, "class": cls, "kwargs": kwargs, "text": True,
+                  "config": config, "input": arr(np.asarray(inputs)),
+                  "adapt": adapt if adapt is None or isinstance(adapt, list)
+                  else adapt.tolist(),
+                  "adapt_batches": adapt_batches, "output": plain(out),
+                  "vocabulary": [v.item() if hasattr(v, "item") else v
+                                 for v in layer.get_vocabulary()],
+                  "vocabulary_size": int(layer.vocabulary_size())})
+
+
+toks = np.array([["a", "b", "c"], ["d", "a", "b"], ["a", "z", ""]])
+record_text("str_adapt", "StringLookup", {}, toks, adapt=toks)
+record_text("str_vocab_mask_oov3", "StringLookup",
+            {"vocabulary": ["a", "b"], "mask_token": "", "num_oov_indices": 3}, toks)
+record_text("str_vocab_special_first", "StringLookup",
+            {"vocabulary": ["", "[UNK]", "a", "b"], "mask_token": ""}, toks)
+record_text("str_max_tokens", "StringLookup", {"max_tokens": 3}, toks, adapt=toks)
+record_text("str_oov0", "StringLookup", {"vocabulary": ["a", "b", "c", "d", "z", ""],
+                                         "num_oov_indices": 0}, toks)
+record_text("str_salt", "StringLookup",
+            {"vocabulary": ["a"], "num_oov_indices": 4, "salt": [5, 9]}, toks)
+for mode in ("one_hot", "multi_hot", "count", "tf_idf"):
+    inp = toks[:, 0] if mode == "one_hot" else toks
+    record_text("str_adapt_" + mode, "StringLookup", {"output_mode": mode}, inp, adapt=toks)
+record_text("str_multi_hot_mask", "StringLookup",
+            {"output_mode": "multi_hot", "mask_token": "", "vocabulary": ["a", "b"]}, toks)
+record_text("str_tf_idf_vocab", "StringLookup",
+            {"output_mode": "tf_idf", "vocabulary": ["a", "b", "c"],
+             "idf_weights": [0.5, 1.5, 2.0]}, toks)
+record_text("str_pad_max", "StringLookup",
+            {"output_mode": "count", "max_tokens": 8, "pad_to_max_tokens": True}, toks,
+            adapt=toks)
+record_text("str_invert", "StringLookup", {"vocabulary": ["a", "b"], "invert": True},
+            np.array([[0, 1, 2, 3]]))
+record_text("str_invert_mask", "StringLookup",
+            {"vocabulary": ["a", "b"], "invert": True, "mask_token": "<m>"},
+            np.array([[0, 1, 2, 3, 4]]))
+ints = np.array([[5, 5, 3], [7, -1, 0], [12, 5, 3]], dtype="int64")
+record_text("int_adapt", "IntegerLookup", {}, ints, adapt=ints)
+record_text("int_oov2", "IntegerLookup", {"num_oov_indices": 2, "vocabulary": [5, 3]}, ints)
+record_text("int_farmhash", "IntegerLookup",
+            {"num_oov_indices": 3, "vocabulary": [5], "oov_method": "farmhash"}, ints)
+record_text("int_farmhash_salt", "IntegerLookup",
+            {"num_oov_indices": 3, "vocabulary": [5], "oov_method": "farmhash",
+             "salt": 11}, ints)
+record_text("int_mask", "IntegerLookup", {"mask_token": 0, "vocabulary": [5, 3, 7]}, ints)
+record_text("int_count", "IntegerLookup", {"output_mode": "count"}, ints, adapt=ints)
+record_text("int_invert", "IntegerLookup", {"vocabulary": [10, 20], "invert": True},
+            np.array([0, 1, 2, 5]))
+record_text("int_adapt_dataset", "IntegerLookup", {"max_tokens": 4}, ints,
+            adapt=ints.reshape(-1), adapt_batches=4)
+
+docs = ["The cat sat on the mat.", "the dog, the CAT!", "A bird; a bird?", "x"]
+record_text("tv_int", "TextVectorization", {}, np.array(docs), adapt=docs)
+record_text("tv_seq_len", "TextVectorization",
+            {"max_tokens": 6, "output_sequence_length": 4}, np.array(docs), adapt=docs)
+record_text("tv_seq_len_long", "TextVectorization", {"output_sequence_length": 9},
+            np.array([["the bird"], ["zz cat cat"]]), adapt=docs)
+record_text("tv_ragged", "TextVectorization", {"ragged": True}, np.array(docs), adapt=docs)
+record_text("tv_lower", "TextVectorization", {"standardize": "lower"}, np.array(docs),
+            adapt=docs)
+record_text("tv_strip", "TextVectorization", {"standardize": "strip_punctuation"},
+            np.array(docs), adapt=docs)
+record_text("tv_no_std", "TextVectorization", {"standardize": None}, np.array(docs),
+            adapt=docs)
+record_text("tv_char", "TextVectorization", {"split": "character", "max_tokens": 10},
+            np.array(["abc d", "caféé"]), adapt=["abba cd", "café"])
+record_text("tv_no_split", "TextVectorization", {"split": None},
+            np.array([["the cat"], ["a bird"], ["x"]]), adapt=["the cat", "a bird", "the cat"])
+record_text("tv_ngrams2", "TextVectorization", {"ngrams": 2, "output_mode": "multi_hot"},
+            np.array(docs), adapt=docs)
+record_text("tv_ngrams_tuple", "TextVectorization", {"ngrams": (1, 3)}, np.array(docs),
+            adapt=docs)
+for mode in ("multi_hot", "count", "tf_idf"):
+    record_text("tv_" + mode, "TextVectorization", {"output_mode": mode}, np.array(docs),
+                adapt=docs)
+record_text("tv_tf_idf_pad", "TextVectorization",
+            {"output_mode": "tf_idf", "max_tokens": 12, "pad_to_max_tokens": True},
+            np.array(docs), adapt=docs)
+record_text("tv_vocab", "TextVectorization", {"vocabulary": ["cat", "the", "bird"]},
+            np.array(docs))
+record_text("tv_tf_idf_vocab", "TextVectorization",
+            {"vocabulary": ["cat", "the", "bird"], "idf_weights": [1.0, 0.25, 2.0],
+             "output_mode": "tf_idf"}, np.array(docs))
+record_text("tv_adapt_dataset", "TextVectorization", {"max_tokens": 5}, np.array(docs),
+            adapt=docs, adapt_batches=3)
 
 # fe.strings.to_hash_bucket_strong, behind Hashing's salt
 strong = []

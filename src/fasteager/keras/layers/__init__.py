@@ -149,6 +149,11 @@ from .reshaping import (  # noqa: F401
     ZeroPadding2D,
     ZeroPadding3D,
 )
+from .text_preprocessing import (  # noqa: F401
+    IntegerLookup,
+    StringLookup,
+    TextVectorization,
+)
 
 # Keras 3 breadth (issue 34, part L3)
 from .attention import AdditiveAttention  # noqa: F401,E402

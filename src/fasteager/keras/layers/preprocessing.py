@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, errors
 from ... import strings as fe_strings
 from ..._core import convert_to_tensor
 from ..._src.composite.farmhash import fingerprint64, fingerprint_cat64
@@ -380,13 +380,16 @@ def _encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
     return _kops.sum(encoded, axis=axis)
 
 
-def _check_ids(inputs, depth, layer):
-    """TensorFlow's bincount refuses ids outside ``[0, depth)``; say so by name."""
+def _check_ids(inputs, output_mode):
+    """Keras's TensorFlow path for multi_hot/count of rank <= 2 inputs counts with
+    ``bincount``, which refuses negative ids (ids past the depth are dropped, as
+    one-hot rows of zeros drop them everywhere else)."""
+    if output_mode not in ("multi_hot", "count") or inputs.shape.rank > 2:
+        return
     values = np.asarray(inputs.numpy())
-    if values.size and (values.min() < 0 or values.max() >= depth):
-        raise ValueError("%s: input values must be in the range 0 <= values < num_tokens "
-                         "with num_tokens=%d (got values in [%s, %s])"
-                         % (layer, depth, values.min(), values.max()))
+    if values.size and values.min() < 0:
+        raise errors.InvalidArgumentError(
+            "bincount: input values must be non-negative ids (got %s)" % (values.min(),))
 
 
 class CategoryEncoding(Layer):
@@ -422,8 +425,7 @@ class CategoryEncoding(Layer):
                 raise ValueError("`count_weights` is not used when `output_mode` is not "
                                  "`'count'`. Received `count_weights=%s`." % (count_weights,))
             count_weights = cast(convert_to_tensor(count_weights), self.dtype)
-        if self.output_mode != "one_hot":
-            _check_ids(inputs, self.num_tokens, "CategoryEncoding")
+        _check_ids(inputs, self.output_mode)
         return _encode_categorical(inputs, self.output_mode, self.num_tokens, self.dtype,
                                    count_weights)
 
@@ -699,7 +701,8 @@ class HashedCrossing(Layer):
 
     def _convert_input(self, x):
         if not isinstance(x, (list, tuple)):
-            raise ValueError("`HashedCrossing` should be called on a list or tuple of "
+            # Keras's class for this call error
+            raise ValueError("`HashedCrossing` should be called on a list or tuple of "  # noqa: TRY004
                              "inputs. Received: inputs=%s" % (x,))
         return [convert_to_tensor(v) for v in x]
 
