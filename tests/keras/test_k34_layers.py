@@ -218,3 +218,49 @@ def test_wrapper_config_matches_keras_and_round_trips():
     assert isinstance(L.SpectralNormalization(L.Dense(1)), L.Wrapper)
     with pytest.raises(ValueError, match="isn't a supported layer type"):
         L.Wrapper("dense")
+
+
+@pytest.mark.parametrize("key", sorted(SPECIAL["GroupQueryAttention"]))
+def test_group_query_attention_matches_keras(key):
+    case = SPECIAL["GroupQueryAttention"][key]
+    layer = L.GroupQueryAttention(**case["kwargs"])
+    xs = [fe.constant(np.array(x, np.float32)) for x in case["xs"]]
+    layer.build(*[x.shape for x in xs])
+    assert [list(v.shape) for v in layer.weights] == case["weight_shapes"]
+    for v, w in zip(layer.weights, case["weights"]):
+        v.assign(np.array(w, np.float32))
+    kw = {k: (np.array(v, bool) if k.endswith("mask") and k != "use_causal_mask" else v)
+          for k, v in case["call_kwargs"].items()}
+    with fe.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        res = layer(*xs, **kw)
+        y, scores = res if isinstance(res, tuple) else (res, None)
+        loss = fe.reduce_sum(y * fe.constant(np.array(case["g"], np.float32)))
+    np.testing.assert_allclose(y.numpy(), np.array(case["y"], np.float32), rtol=1e-4,
+                               atol=1e-5)
+    if case["scores"] is not None:
+        np.testing.assert_allclose(scores.numpy(), np.array(case["scores"], np.float32),
+                                   rtol=1e-5, atol=1e-6)
+    grads = tape.gradient(loss, xs + list(layer.weights))
+    for got, want in zip(grads, case["grads"]):
+        np.testing.assert_allclose(np.asarray(got), np.array(want, np.float32), rtol=1e-4,
+                                   atol=1e-4)
+    want = _plain(case["config"])
+    got = _plain(layer.get_config())
+    assert set(got) == set(want)
+    for k in want:
+        if k != "name":
+            assert got[k] == want[k], k
+    again = L.deserialize(L.serialize(layer))
+    assert type(again) is L.GroupQueryAttention
+    assert again.get_config() == layer.get_config()
+
+
+def test_group_query_attention_errors():
+    with pytest.raises(ValueError, match="divisible"):
+        L.GroupQueryAttention(2, 3, 2)
+    with pytest.raises(ValueError, match="sliding_window"):
+        L.GroupQueryAttention(2, 2, 1, sliding_window=0)
+    with pytest.raises(ValueError, match="flash attention"):
+        L.GroupQueryAttention(2, 2, 1, dropout=0.1, flash_attention=True)

@@ -1,7 +1,7 @@
 """Record Keras 3.15.1's values for the keras.layers names added by issue 34 part L3
 (topics "k34_layers" and "k34_layers_special"): adaptive pooling, Conv3DTranspose,
 DepthwiseConv1D, SeparableConv1D, EinsumDense, AdditiveAttention; ReversibleEmbedding,
-SpectralNormalization and Wrapper in the second file.
+SpectralNormalization, Wrapper and GroupQueryAttention in the second file.
 
 Run from the repository root with the TensorFlow venv:
     /work/tfenv/bin/python tests/tf_reference/record_k34_layers.py
@@ -182,7 +182,60 @@ def special():
     s["dense_3_iterations"] = spectral_case(lambda: L.Dense(4, use_bias=True), (2, 3), 3, 1)
     s["conv2d"] = spectral_case(lambda: L.Conv2D(2, 2), (1, 4, 4, 3), 2, 2)
     out["Wrapper_config"] = _jsonable(L.Wrapper(L.Dense(2)).get_config())
+    g = out["GroupQueryAttention"] = {}
+    g["self"] = gqa_case({"head_dim": 4, "num_query_heads": 4, "num_key_value_heads": 2},
+                         [(2, 3, 6), (2, 3, 6)], {})
+    g["cross_key"] = gqa_case({"head_dim": 3, "num_query_heads": 6,
+                               "num_key_value_heads": 3}, [(2, 3, 5), (2, 4, 5), (2, 4, 7)],
+                              {}, seed=1)
+    g["gate_no_bias_causal"] = gqa_case(
+        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1, "use_gate": True,
+         "use_bias": False}, [(2, 4, 3), (2, 4, 3)], {"use_causal_mask": True}, seed=2)
+    g["sliding_window_masks"] = gqa_case(
+        {"head_dim": 3, "num_query_heads": 4, "num_key_value_heads": 4,
+         "sliding_window": 2}, [(2, 5, 4), (2, 5, 4)],
+        {"query_mask": [[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]],
+         "value_mask": [[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]}, seed=3)
+    g["scores_attention_mask"] = gqa_case(
+        {"head_dim": 2, "num_query_heads": 4, "num_key_value_heads": 2},
+        [(1, 3, 4), (1, 4, 4)],
+        {"attention_mask": [[[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1]]],
+         "return_attention_scores": True}, seed=4)
+    g["scores_masked_row"] = gqa_case(
+        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
+        [(2, 3, 4), (2, 3, 4)],
+        {"query_mask": [[1, 0, 1], [1, 1, 1]], "return_attention_scores": True}, seed=5)
     return out
+
+
+def gqa_case(kwargs, shapes, call_kwargs, seed=0):
+    """GroupQueryAttention(query, value[, key], **call_kwargs): output (and scores) and
+    the gradients of ``sum(output * g)`` for the inputs and weights."""
+    rng = np.random.default_rng(seed)
+    layer = L.GroupQueryAttention(**kwargs)
+    xs = [rng.standard_normal(sh).astype("float32") for sh in shapes]
+    layer.build(*shapes)
+    ws = [rng.standard_normal(tuple(v.shape)).astype("float32") for v in layer.weights]
+    for v, w in zip(layer.weights, ws):
+        v.assign(w)
+    ts = [tf.constant(x) for x in xs]
+    ckw = {k: (np.array(v, bool) if k.endswith("mask") and k != "use_causal_mask" else v)
+           for k, v in call_kwargs.items()}
+    with tf.GradientTape() as tape:
+        for t in ts:
+            tape.watch(t)
+        res = layer(*ts, **ckw)
+        y, scores = res if isinstance(res, tuple) else (res, None)
+        gw = rng.standard_normal(tuple(y.shape)).astype("float32")
+        loss = tf.reduce_sum(y * gw)
+    grads = tape.gradient(loss, ts + [v.value for v in layer.weights])
+    return {"kwargs": kwargs, "call_kwargs": call_kwargs,
+            "config": _jsonable(layer.get_config()),
+            "weight_shapes": [list(v.shape) for v in layer.weights],
+            "xs": [x.tolist() for x in xs], "weights": [w.tolist() for w in ws],
+            "g": gw.tolist(), "y": np.asarray(y).tolist(),
+            "scores": None if scores is None else np.asarray(scores).tolist(),
+            "grads": [None if t is None else np.asarray(t).tolist() for t in grads]}
 
 
 if __name__ == "__main__":

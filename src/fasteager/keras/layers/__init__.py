@@ -156,7 +156,7 @@ from .text_preprocessing import (  # noqa: F401
 )
 
 # Keras 3 breadth (issue 34, part L3)
-from .attention import AdditiveAttention  # noqa: F401,E402
+from .attention import AdditiveAttention, GroupQueryAttention  # noqa: F401,E402
 from .conv import (  # noqa: F401,E402
     Conv3DTranspose,
     Convolution3DTranspose,

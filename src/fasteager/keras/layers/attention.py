@@ -13,14 +13,16 @@ TensorShape([1, 5, 8])
 """
 import numpy as np
 
-from ... import errors
+from ... import dtypes, errors
 from ...ops import attention_ops
-from ...ops.array_ops import constant, expand_dims, reshape, transpose
-from ...ops.elementwise_ops import tanh
+from ...ops.array_ops import constant, expand_dims, reshape, transpose, zeros_like
+from ...ops.elementwise_ops import sigmoid, tanh, where
+from ...ops.indexing_ops import repeat
 from ...ops.linalg_ops import matmul
 from ...ops.reduction_ops import reduce_sum
 from ...tensor_shape import TensorShape
 from .. import _ops, constraints, initializers, regularizers
+from ..ops import nn as _kops_nn
 from .base import Layer, ListInput
 
 
@@ -365,3 +367,170 @@ class AdditiveAttention(Attention):
         config = super().get_config()
         del config["score_mode"]
         return config
+
+
+class GroupedQueryAttention(Layer):
+    """Grouped-query attention (Ainslie et al., 2023), Keras 3's ``GroupQueryAttention``:
+    ``num_query_heads`` query heads share ``num_key_value_heads`` key/value heads (each
+    key/value head serves ``num_query_heads // num_key_value_heads`` query heads).
+
+    ``call(query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+    attention_mask=None, return_attention_scores=False, training=None,
+    use_causal_mask=False)`` on (batch, T, dim) inputs; projections ``query``, ``key``,
+    (``gate`` with ``use_gate``), ``value`` and ``attention_output`` with Keras's kernel
+    shapes; ``sliding_window`` limits each query to keys less than that many steps away.
+    """
+
+    def __init__(self, head_dim, num_query_heads, num_key_value_heads, dropout=0.0,
+                 use_bias=True, sliding_window=None, flash_attention=None,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, use_gate=False, seed=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.supports_masking = True
+        self.head_dim = head_dim
+        self.num_query_heads = num_query_heads
+        self.num_key_value_heads = num_key_value_heads
+        if num_query_heads % num_key_value_heads != 0:
+            raise ValueError("`num_query_heads` must be divisible by `num_key_value_heads`.")
+        self.num_repeats = num_query_heads // num_key_value_heads
+        self.dropout = dropout
+        self.use_bias = use_bias
+        self.use_gate = use_gate
+        if sliding_window is not None and (isinstance(sliding_window, bool) or not
+                                           isinstance(sliding_window, int) or
+                                           sliding_window <= 0):
+            raise ValueError("`sliding_window` must be `None` or a positive integer. "
+                             "Received: sliding_window=%s" % (sliding_window,))
+        self.sliding_window = sliding_window
+        # (flash attention is a kernel choice on accelerators; the values are the same,
+        # and, as Keras, it rules out dropout and returned scores)
+        self._flash_attention = bool(flash_attention)
+        if self._flash_attention and self.dropout > 0.0:
+            raise ValueError("Dropout is not supported when flash attention is enabled. "
+                             "Please set dropout to 0.0 to use flash attention.")
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.seed = seed
+
+    _projection = MultiHeadAttention._projection
+    _maybe_build = MultiHeadAttention._maybe_build
+
+    def __call__(self, query, value=None, key=None, **kwargs):
+        if value is None:
+            raise TypeError("GroupedQueryAttention: call(query, value, key=None, ...) needs "
+                            "value (got only query)")
+        return super().__call__(query, value, key, **kwargs)
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        query_shape = TensorShape(query_shape)
+        value_shape = query_shape if value_shape is None else TensorShape(value_shape)
+        key_shape = value_shape if key_shape is None else TensorShape(key_shape)
+        self.feature_dim = query_shape[-1]
+        q_heads = (self.num_query_heads, self.head_dim)
+        kv_heads = (self.num_key_value_heads, self.head_dim)
+        self._query_dense = self._projection("query", q_heads)
+        self._query_dense.build(query_shape)
+        self._key_dense = self._projection("key", kv_heads)
+        self._key_dense.build(key_shape)
+        if self.use_gate:
+            self._gate_dense = self._projection("gate", q_heads)
+            self._gate_dense.build(query_shape)
+        self._value_dense = self._projection("value", kv_heads)
+        self._value_dense.build(value_shape)
+        self._output_dense = self._projection("attention_output", (self.feature_dim,), n_in=2)
+        self._output_dense.build([None, None, self.num_query_heads, self.head_dim])
+        self.built = True
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores=False, training=None,
+             use_causal_mask=False):
+        if self._flash_attention and return_attention_scores:
+            raise ValueError("Returning attention scores is not supported when flash "
+                             "attention is enabled. Please disable flash attention to "
+                             "access attention scores.")
+        value = self._convert_input(value)
+        key = value if key is None else self._convert_input(key)
+        if not self.built:
+            self.build(query.shape, value.shape, key.shape)
+        for t in (query, value, key):
+            if t.shape.rank != 3:
+                raise errors.InvalidArgumentError(
+                    "GroupedQueryAttention (layer %r): query, value and key must be 3-D "
+                    "(batch, steps, features) (got shapes %s)"
+                    % (self.name, [x.shape.as_list() for x in (query, value, key)]))
+        batch, tq, tk = query.shape[0], query.shape[1], value.shape[1]
+        mask = MultiHeadAttention._mask(self, attention_mask, batch, tq, tk, use_causal_mask,
+                                        query_mask, value_mask)
+        if key_mask is not None:
+            km = _as_mask(key_mask, "GroupedQueryAttention").reshape(batch, 1, tk)
+            mask = np.broadcast_to(km, (batch, tq, tk)) if mask is None else mask & km
+        if self.sliding_window is not None:
+            steps = np.arange(max(tq, tk))
+            band = (np.abs(steps[:tq, None] - steps[None, :tk]) < self.sliding_window)[None]
+            mask = np.broadcast_to(band, (batch, tq, tk)) if mask is None else mask & band
+        gate = sigmoid(self._gate_dense(query)) if self.use_gate else None
+        q = self._query_dense(query)                                   # (B, Tq, Hq, d)
+        k = repeat(self._key_dense(key), self.num_repeats, axis=2)
+        v = repeat(self._value_dense(value), self.num_repeats, axis=2)
+        scale = 1.0 / float(np.sqrt(float(self.head_dim)))
+        mask = None if mask is None else mask[:, None]                 # (B, 1, Tq, Tk)
+        dropping = bool(training) and self.dropout > 0
+        # masked scores are replaced (not offset) by -1e9, as Keras's Softmax and
+        # dot_product_attention: no gradient reaches them; a fully masked row is uniform
+        # in the fused path and zero in the scores path, as in Keras
+        if return_attention_scores or dropping:
+            q, k, v = (transpose(t, [0, 2, 1, 3]) for t in (q, k, v))   # (B, H, T, d)
+            logits = matmul(q * scale, k, transpose_b=True)
+            keep = None if mask is None else np.broadcast_to(mask, logits.shape)
+            if keep is not None:
+                logits = where(keep, logits,
+                               constant(-3e4 if logits.dtype == dtypes.float16 else -1e9,
+                                        logits.dtype))
+            scores = _ops.softmax(logits, axis=-1)
+            if keep is not None:       # (Keras's Softmax zeroes a fully masked row here)
+                scores = where(keep, scores, zeros_like(scores))
+            weights = _ops.dropout(scores, self.dropout, seed=self.seed) if dropping \
+                else scores
+            out = transpose(matmul(weights, v), [0, 2, 1, 3])          # (B, Tq, Hq, d)
+        else:
+            scores = None
+            out = _kops_nn.dot_product_attention(q, k, v, mask=mask, scale=scale)
+        if gate is not None:
+            out = out * gate
+        out = self._output_dense(out)
+        if return_attention_scores:
+            return out, scores
+        return out
+
+    def compute_output_shape(self, query_shape, value_shape, key_shape=None):
+        key_shape = value_shape if key_shape is None else key_shape
+        if query_shape[-1] != value_shape[-1]:
+            raise ValueError("The last dimension of `query_shape` and `value_shape` must be "
+                             "equal, but are %s, %s. Received: query_shape=%s, value_shape=%s"
+                             % (query_shape[-1], value_shape[-1], query_shape, value_shape))
+        if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
+            raise ValueError("All dimensions of `value` and `key`, except the last one, must "
+                             "be equal. Received: value_shape=%s and key_shape=%s"
+                             % (value_shape, key_shape))
+        return query_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(head_dim=self.head_dim, num_query_heads=self.num_query_heads,
+                      num_key_value_heads=self.num_key_value_heads, use_bias=self.use_bias,
+                      use_gate=self.use_gate, sliding_window=self.sliding_window,
+                      dropout=self.dropout, seed=self.seed)
+        config.update(self._serialized("kernel_initializer", "bias_initializer",
+                                       "kernel_regularizer", "bias_regularizer",
+                                       "activity_regularizer", "kernel_constraint",
+                                       "bias_constraint"))
+        return config
+
+
+GroupQueryAttention = GroupedQueryAttention
