@@ -221,6 +221,19 @@ def test_cutmix_labels_mix_by_pasted_area():
         assert abs(got[i, j] - hw.mean()) <= 2.0 / 8 + 1e-6
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_random_crop_in_a_model_is_cropped_symbolically_and_fits():
+    # as Keras: the symbolic output is compute_output_shape's, so fit trains on the crop
+    x = np.random.default_rng(3).random((8, 10, 10, 3)).astype(np.float32)
+    y = np.ones((8, 1), np.float32)
+    model = fe.keras.Sequential([fe.keras.Input((10, 10, 3)), L.RandomCrop(6, 6, seed=2),
+                                 L.RandomFlip(seed=1), L.Flatten(), L.Dense(1)])
+    assert model.layers[0].output_shape == (None, 6, 6, 3)
+    model.compile("sgd", "mse")
+    history = model.fit(x, y, epochs=1, batch_size=4, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+
+
 def test_bounding_boxes_are_refused_by_name():
     x = np.zeros((1, 4, 4, 3), np.float32)
     with pytest.raises(NotImplementedError, match="RandomFlip: bounding_boxes"):

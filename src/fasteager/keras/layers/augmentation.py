@@ -14,7 +14,7 @@ from .. import _image_utils
 from .. import backend as _backend
 from .. import ops as kops
 from ..random import SeedGenerator, beta, normal, randint, shuffle, uniform
-from .base import Layer
+from .base import KerasTensor, Layer
 
 _FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 _INTERPOLATIONS = ("nearest", "bilinear")
@@ -414,6 +414,16 @@ class RandomCrop(_ImageAugmentation):
         h_axis, w_axis = _hw_axes(self.data_format)
         shape[h_axis], shape[w_axis] = self.height, self.width
         return tuple(shape)
+
+    def _infer_specs(self, inputs, args, kwargs):
+        # Keras's symbolic output is compute_output_shape's (the crop), though inference
+        # passes images through: a model built on it fits on the cropped size, as Keras's
+        packed, specs = super()._infer_specs(inputs, args, kwargs)
+        if isinstance(inputs, KerasTensor) and len(specs) == 1:
+            spec = KerasTensor(list(self.compute_output_shape(list(inputs.shape))),
+                               specs[0].dtype)
+            return spec, [spec]
+        return packed, specs
 
     def get_config(self):
         config = super().get_config()
