@@ -305,3 +305,25 @@ def test_set_backend():
     assert K.config.backend() == "tensorflow"
     with pytest.raises(ValueError, match="only the 'tensorflow' backend"):
         K.config.set_backend("jax")
+
+
+def test_save_load_mixed_model_with_loss_scale_optimizer(tmp_path):
+    m = K.Sequential([K.Input((3,)), K.layers.Dense(4, dtype="mixed_float16"),
+                      K.layers.BatchNormalization(dtype="mixed_float16"),
+                      K.layers.Dense(1, dtype="float32")])
+    m.compile(K.optimizers.LossScaleOptimizer(K.optimizers.Adam(), initial_scale=4.0,
+                                              dynamic_growth_steps=1), "mse")
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype("float32")
+    m.fit(x, np.ones((8, 1), "float32"), epochs=3, verbose=0)
+    path = str(tmp_path / "m.keras")
+    m.save(path)
+    m2 = K.models.load_model(path)
+    assert m2.layers[0].dtype_policy == K.DTypePolicy("mixed_float16")
+    assert type(m2.optimizer).__name__ == "LossScaleOptimizer"
+    np.testing.assert_array_equal(m2(x).numpy(), m(x).numpy())
+    # the scale, the step count and the inner optimizer's slots come back
+    assert float(m2.optimizer.dynamic_scale.numpy()) == float(m.optimizer.dynamic_scale.numpy())
+    assert int(m2.optimizer.iterations.numpy()) == int(m.optimizer.iterations.numpy()) == 3
+    for a, b in zip(m2.optimizer.variables, m.optimizer.variables):
+        assert a.path == b.path
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

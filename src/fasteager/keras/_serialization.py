@@ -148,7 +148,8 @@ def _custom_lookup(key, custom_objects):
 # none of them). The order of _SOURCES decides a bare name found in two places (losses
 # before metrics), whatever order the modules were imported in.
 _SOURCES = ("layers", "training", "functional", "initializers", "regularizers",
-            "constraints", "optimizers", "schedules", "losses", "metrics")
+            "constraints", "optimizers", "schedules", "losses", "metrics", "dtype_policies",
+            "loss_scale")
 _FUNCTION_SOURCES = ("activations", "losses")
 _REGISTERED = {}            # source -> (the module's namespace, the base class)
 _REGISTERED_FUNCTIONS = {}  # source -> {name: function}

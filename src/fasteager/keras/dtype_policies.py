@@ -9,7 +9,7 @@ policies (int8, float8, int4, GPTQ, AWQ) are not provided.
 """
 import re
 
-from . import backend
+from . import _serialization, backend
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 _global_policy = None        # None: DTypePolicy(floatx()), as Keras
@@ -257,3 +257,6 @@ def set_dtype_policy(policy):
                              "policy (such as 'mixed_float16') or a `DTypePolicy` instance. "
                              "Received: policy=%s (of type %s)" % (policy, type(policy)))
     _global_policy = policy
+
+
+_serialization.register_builtins("dtype_policies", globals(), DTypePolicy)

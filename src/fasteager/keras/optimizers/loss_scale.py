@@ -9,6 +9,7 @@ fit's traced step it is the same effect step as any optimizer's.
 """
 import numpy as np
 
+from .. import _serialization
 from .._naming import KerasVariable
 from .base import Optimizer, _var_key
 
@@ -79,6 +80,12 @@ class LossScaleOptimizer(Optimizer):
         state.extend(inner._step_state())
         return state
 
+    def _checkpoint_dependencies(self):
+        # saved (checkpoints, model.save): the scale, this optimizer's own variables and
+        # the inner optimizer with its slots
+        own = [(k, v) for k, v in self.__dict__.items() if isinstance(v, KerasVariable)]
+        return own + [("inner_optimizer", self.inner_optimizer)]
+
     @property
     def variables(self):
         return list(self._variables) + list(self.inner_optimizer.variables)
@@ -124,9 +131,7 @@ class LossScaleOptimizer(Optimizer):
         else:   # skip the update, lower the scale
             counter[()] = 0
             scale *= 0.5
-        it = self._iterations._mutable_array()
-        it += 1
-        return self.inner_optimizer.iterations
+        return self.inner_optimizer.iterations     # (its own iterations stay 0, as Keras)
 
     def finalize_variable_values(self, var_list):
         self.inner_optimizer.finalize_variable_values(var_list)
@@ -169,3 +174,6 @@ def _deserialize(config, custom_objects):
         raise ValueError("LossScaleOptimizer.from_config: unknown inner optimizer %r "
                          "(expected an optimizer class name)" % (name,))
     return cls.from_config(config.get("config") or {}, custom_objects)
+
+
+_serialization.register_builtins("loss_scale", globals(), Optimizer)
