@@ -52,9 +52,10 @@ def test_config_matches_keras(key):
 def test_inference_returns_input(key):
     case = REF["cases"][key]
     layer = getattr(L, case["cls"]).from_config(_config(case))
-    x = np.array(case["x"], np.float32)
+    x = np.array(case["x"], case["dtype"])
     y = layer(x, training=False)
-    want = np.array(case["infer"], np.float32)
+    want = np.array(case["infer"], case["infer_dtype"])
+    assert y.dtype.name == case["infer_dtype"]
     if case["cls"] in ALWAYS_APPLIED:
         np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-3 * np.abs(x).max())
         return
@@ -142,21 +143,22 @@ def _check_cutmix(case, out, x):
 def test_seeded_training_matches_keras(key):
     case = REF["cases"][key]
     if key in NOT_KERAS_VALUES:
-        x = np.array(case["x"], np.float32)
+        x = np.array(case["x"], case["dtype"])
         check = _check_mixup if case["cls"] == "MixUp" else _check_cutmix
         check(case, getattr(L, case["cls"])(**case["kwargs"])(x).numpy(), x)
         return
-    x = np.array(case["x"], np.float32)
+    x = np.array(case["x"], case["dtype"])
     y = getattr(L, case["cls"])(**case["kwargs"])(x)
-    want = np.array(case["train"], np.float32)
-    assert y.dtype == fe.float32 and tuple(y.shape) == want.shape
-    np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-3 * max(1.0, np.abs(x).max()))
+    want = np.array(case["train"], case["train_dtype"])
+    assert y.dtype.name == case["train_dtype"] and tuple(y.shape) == want.shape
+    np.testing.assert_allclose(y.numpy().astype(np.float64), want.astype(np.float64), rtol=1e-4,
+                               atol=1e-3 * max(1.0, float(np.abs(x).max())))
 
 
 @pytest.mark.parametrize("key", CASES)
 def test_training_invariants(key):
     case = REF["cases"][key]
-    x = np.array(case["x"], np.float32)
+    x = np.array(case["x"], case["dtype"])
     make = getattr(L, case["cls"])
     a = make(**case["kwargs"])(x).numpy()
     b = make(**case["kwargs"])(x).numpy()

@@ -30,14 +30,17 @@ def _jsonable(v):
     return v
 
 
-def case(cls, kwargs, shape, scale=255.0, seed=0):
+def case(cls, kwargs, shape, scale=255.0, seed=0, dtype="float32"):
     rng = np.random.default_rng(seed)
-    x = (rng.random(shape) * scale).astype("float32")
+    x = (rng.random(shape) * scale).astype(dtype)
     layer = getattr(L, cls)(**kwargs)
-    infer = np.asarray(layer(x, training=False))
-    train = np.asarray(getattr(L, cls)(**kwargs)(x))
+    infer = layer(x, training=False)
+    train = getattr(L, cls)(**kwargs)(x)
     return {"cls": cls, "kwargs": _jsonable(kwargs), "config": _jsonable(layer.get_config()),
-            "x": x.tolist(), "infer": infer.tolist(), "train": train.tolist()}
+            "x": x.tolist(), "dtype": dtype, "infer": np.asarray(infer).tolist(),
+            "infer_dtype": str(infer.dtype.name if hasattr(infer.dtype, "name") else
+                               infer.dtype),
+            "train": np.asarray(train).tolist(), "train_dtype": str(train.dtype.name)}
 
 
 CASES = {
@@ -179,6 +182,12 @@ CASES = {
     "clahe_unit_noclip_single": case("ContrastLimitedAdaptiveHistogramEqualization",
                                      {"value_range": (0, 1), "clip_limit": 0.0,
                                       "tile_grid_size": (2, 2)}, (9, 7, 1), scale=1.0),
+    "flip_uint8": case("RandomFlip", {"seed": 72}, (3, 4, 5, 3), dtype="uint8"),
+    "rotation_uint8": case("RandomRotation", {"factor": 0.3, "seed": 73}, (2, 5, 5, 3),
+                           dtype="uint8"),
+    "brightness_uint8": case("RandomBrightness", {"factor": 0.4, "seed": 75}, (2, 4, 4, 3),
+                             dtype="uint8"),
+    "invert_uint8": case("RandomInvert", {"seed": 76}, (4, 4, 4, 3), dtype="uint8"),
 }
 
 ERRORS = {}
