@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
 from __init__ import save  # noqa: E402
 
 
@@ -175,6 +176,112 @@ rec["pydataset"] = {
     "evaluate": float(model.evaluate(pds, verbose=0)),
     "predict": lst(model.predict(pds, verbose=0)),
     "props": [pds.workers, pds.use_multiprocessing, pds.max_queue_size, pds.num_batches],
+}
+
+# initializers
+init = {}
+for name, kw, shape, dtype in [
+        ("IdentityInitializer", {}, (3, 3), "float32"),
+        ("Identity", {"gain": 2.5}, (2, 4), "float32"),
+        ("identity", {"gain": -1.0}, (4, 2), "float64"),
+        # named windows need scipy, which this venv lacks: the test checks fasteager's
+        # hann/hamming against scipy.signal.get_window where scipy is installed
+        ("STFTInitializer", {"window": None}, (8, 1, 5), "float32"),
+        ("STFT", {"side": "imag", "window": [0.1, 0.5, 1.0, 1.0, 0.5, 0.1],
+                  "scaling": "spectrum"}, (6, 1, 4), "float32"),
+        ("stft", {"window": None, "scaling": None}, (4, 1, 3), "float64"),
+        ("STFTInitializer", {"window": [0.5, 1.0, 1.0, 0.5], "scaling": "density"},
+         (4, 1, 3), "float32")]:
+    obj = getattr(keras.initializers, name)(**kw)
+    init.setdefault(name, []).append({
+        "kwargs": kw, "shape": list(shape), "dtype": dtype,
+        "out": lst(keras.ops.convert_to_numpy(obj(shape, dtype=dtype))),
+        "class_name": type(obj).__name__, "config": obj.get_config(),
+        "serialized": keras.initializers.serialize(obj)})
+rec["initializers"] = init
+rec["initializer_errors"] = {
+    "identity_rank": error(lambda: keras.initializers.Identity()((2, 2, 2))),
+    "stft_side": error(lambda: keras.initializers.STFT(side="both", window=None)),
+    "stft_scaling": error(lambda: keras.initializers.STFT(scaling="l3", window=None)),
+    "stft_window": error(lambda: keras.initializers.STFT(window=[1.0, 2.0])((3, 1, 2))),
+}
+rec["initializer_deserialize"] = {
+    n: type(keras.initializers.deserialize(n)).__name__
+    for n in ["IdentityInitializer", "Identity", "identity", "OrthogonalInitializer",
+              "glorot_uniform"]}
+
+# regularizers / constraints
+w = rng.randn(4, 3).astype("float32")
+regs = []
+for kw in [{}, {"factor": 0.2, "mode": "columns"}, {"factor": 1.5, "mode": "rows"}]:
+    r = keras.regularizers.OrthogonalRegularizer(**kw)
+    wt = keras.ops.convert_to_tensor(w)
+    with tf.GradientTape() as tape:
+        tape.watch(wt)
+        value = r(wt)
+    regs.append({"kwargs": kw, "value": float(value), "grad": lst(tape.gradient(value, wt)),
+                 "config": r.get_config(), "serialized": keras.regularizers.serialize(r)})
+rec["orthogonal_regularizer"] = {"w": lst(w), "cases": regs}
+rec["regularizer_errors"] = {
+    "mode": error(lambda: keras.regularizers.OrthogonalRegularizer(mode="diag")),
+    "factor": error(lambda: keras.regularizers.OrthogonalRegularizer(factor=-1.0)),
+    "rank": error(lambda: keras.regularizers.OrthogonalRegularizer()(np.ones((2, 2, 2)))),
+}
+rec["regularizer_serialize"] = {
+    "l1l2": keras.regularizers.serialize(keras.regularizers.L1L2(0.1, 0.2)),
+    "l2": keras.regularizers.serialize(keras.regularizers.L2(0.3)),
+}
+def described(o):
+    return [type(o).__name__, o.get_config() if hasattr(o, "get_config") else repr(o)]
+
+
+rec["regularizer_deserialize"] = {
+    n: described(o)
+    for n, o in [(n, keras.regularizers.deserialize(n))
+                 for n in ["l1", "l2", "l1_l2", "L1L2", "orthogonal_regularizer",
+                           "OrthogonalRegularizer"]]}
+rec["constraint_serialize"] = {
+    "max_norm": keras.constraints.serialize(keras.constraints.MaxNorm(1.5, axis=1)),
+    "min_max": keras.constraints.serialize(keras.constraints.MinMaxNorm(0.1, 2.0, 0.5)),
+    "unit": keras.constraints.serialize(keras.constraints.UnitNorm()),
+    "nonneg": keras.constraints.serialize(keras.constraints.NonNeg()),
+}
+rec["constraint_deserialize"] = {
+    n: described(o)
+    for n, o in [(n, keras.constraints.deserialize(n))
+                 for n in ["max_norm", "MaxNorm", "non_neg", "unit_norm", "MinMaxNorm"]]}
+
+# model_from_json (Keras's own JSON) and clone_model
+keras.backend.clear_session()
+inp = keras.Input((4,), name="features")
+hid = keras.layers.Dense(3, activation="tanh", name="hidden")(inp)
+out = keras.layers.Dense(2, name="head")(keras.layers.Concatenate(name="cat")([hid, inp]))
+func = keras.Model(inp, out, name="func")
+seq = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu",
+                                                               name="d1"),
+                        keras.layers.Dense(1, name="d2")], name="seq")
+mx = rng.randn(5, 4).astype("float32")
+models = {}
+for key, m in [("functional", func), ("sequential", seq)]:
+    weights = [rng.randn(*v.shape).astype("float32") for v in m.get_weights()]
+    m.set_weights(weights)
+    clone = keras.models.clone_model(m)
+    clone.set_weights(weights)
+    models[key] = {"json": m.to_json(), "weights": [lst(v) for v in weights],
+                   "out": lst(m(mx)), "clone_out": lst(clone(mx)),
+                   "clone_layers": [type(l).__name__ for l in clone.layers],
+                   "clone_name": clone.name,
+                   "clone_weight_shapes": [list(v.shape) for v in clone.get_weights()]}
+rec["models"] = {"x": lst(mx), "cases": models}
+rec["saving_errors"] = {
+    "save_suffix": error(lambda: keras.saving.save_weights(seq, "/tmp/x.h5")),
+    "load_suffix": error(lambda: keras.saving.load_weights(seq, "/tmp/x.bin")),
+    "load_kwargs": error(lambda: keras.saving.load_weights(seq, "/tmp/x.keras", foo=1)),
+    "keras_by_name": error(lambda: keras.saving.load_weights(seq, "/tmp/x.keras",
+                                                             by_name=True)),
+    "clone_kwargs": error(lambda: keras.models.clone_model(seq, foo=1)),
+    "clone_call_seq": error(lambda: keras.models.clone_model(seq,
+                                                             call_function=lambda *a: a)),
 }
 
 save("k34_utils", rec)

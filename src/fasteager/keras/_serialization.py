@@ -409,3 +409,32 @@ def _construct(spec, custom_objects, where, depth):
             raise
         raise DataLossError("%s: cannot rebuild %s from its saved config (%s: %s)"
                             % (where, name, type(e).__name__, e)) from e
+
+
+def deserialize_in(config, custom_objects, by_name, base, where):
+    """``keras.<module>.deserialize``: the object a name or a ``{"class_name", "config"}``
+    dict names, looked up in ``custom_objects`` (and registered objects), then in
+    ``by_name`` (the module's own classes); its config goes through the same gate as
+    ``deserialize_keras_object``."""
+    if isinstance(config, str):
+        obj = _custom_lookup(config, custom_objects)
+        if obj is None:
+            obj = by_name.get(config)
+        if obj is None:
+            raise ValueError("%s: unknown name %r (known: %s)"
+                             % (where, config, ", ".join(sorted(by_name))))
+        return obj() if isinstance(obj, type) else obj
+    if not (isinstance(config, dict) and isinstance(config.get("class_name"), str)):
+        raise ValueError("%s: expected a name or a {'class_name': ..., 'config': ...} dict "
+                         "(got %r)" % (where, config))
+    name = config["class_name"]
+    cls = _custom_lookup(config.get("registered_name"), custom_objects) or \
+        _custom_lookup(name, custom_objects) or by_name.get(name)
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise ValueError("%s: unknown class %r (expected one of %s or a custom object)"
+                         % (where, name, ", ".join(sorted(by_name))))
+    inner = config.get("config") or {}
+    if not isinstance(inner, dict):
+        raise ValueError("%s: the config of %s must be a dict (got %s)"
+                         % (where, name, type(inner).__name__))
+    return cls.from_config(_decode(inner, custom_objects, where, 1, None))

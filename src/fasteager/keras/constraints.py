@@ -100,6 +100,17 @@ _BY_NAME = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
             "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm}
 
 
+def serialize(constraint):
+    """``{"class_name", "module", "config"}`` of a constraint (a function: its name)."""
+    return _serialization.serialize_keras_object(constraint)
+
+
+def deserialize(config, custom_objects=None):
+    """The constraint a name or a serialized ``{"class_name", "config"}`` dict names."""
+    return _serialization.deserialize_in(config, custom_objects, _BY_NAME, Constraint,
+                                         "constraints.deserialize")
+
+
 def get(identifier):
     """A constraint from None, a name ('max_norm'), a config dict or a callable."""
     if identifier is None:

@@ -238,6 +238,92 @@ class Orthogonal(Initializer):
         return {"gain": self.gain, "seed": self.seed}
 
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2D shapes only)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        shape = [int(s) for s in shape]
+        if len(shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices. "
+                             "Received: shape=%s of rank %d." % (tuple(shape), len(shape)))
+        d = _dtype(dtype)
+        return array_ops.constant((self.gain * np.eye(*shape)).astype(d.as_numpy_dtype))
+
+    def get_config(self):
+        # Keras 3.15.1's Identity has no get_config of its own: its config is {} (a clone
+        # from the config has gain 1.0), kept so configs match Keras's
+        return {}
+
+
+class STFT(Initializer):
+    """Conv kernels of a short-time Fourier transform, shape ``(frame_length, 1, bins)``:
+    the real (cosine) or imaginary (sine) side, times a window (``"hann"``/``"hamming"``,
+    other scipy window names when scipy is installed, or window values) scaled by its L2
+    (``"density"``) or L1 (``"spectrum"``) norm."""
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ("real", "imag"):
+            raise ValueError("side should be 'real' or 'imag', not %s" % (side,))
+        if isinstance(window, str):
+            _stft_window(window, 1, periodic)    # reject an unknown name now, as Keras does
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError("Scaling is invalid, it must be `None`, 'density' or 'spectrum'. "
+                             "Received scaling=%s" % (scaling,))
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=None):
+        d = _dtype(dtype)
+        frame_length, _, bins = [int(s) for s in shape]
+        np_dtype = d.as_numpy_dtype
+        # Keras computes in the requested dtype: the same rounding steps
+        freq = np.arange(bins, dtype=np_dtype).reshape(1, 1, bins) / np_dtype((bins - 1) * 2)
+        time = np.arange(frame_length, dtype=np_dtype).reshape(frame_length, 1, 1)
+        args = ((np_dtype(-2) * time) * freq * np.arccos(np_dtype(-1))).astype(np_dtype)
+        kernel = (np.cos(args) if self.side == "real" else np.sin(args)).astype(np_dtype)
+        if self.window is not None:
+            win = self.window
+            if isinstance(win, str):
+                win = _stft_window(win, frame_length, self.periodic)
+            win = np.asarray(win, np_dtype)
+            if win.ndim != 1 or win.shape[-1] != frame_length:
+                raise ValueError("The shape of `window` must be equal to [frame_length]."
+                                 "Received: window shape=%s" % (win.shape,))
+            win = win.reshape(frame_length, 1, 1)
+            scaling = np_dtype(1)
+            if self.scaling == "density":
+                scaling = np.sqrt(np.sum(np.square(win)))
+            elif self.scaling == "spectrum":
+                scaling = np.sum(np.abs(win))
+            kernel = (kernel * win / scaling).astype(np_dtype)
+        return array_ops.constant(kernel)
+
+    def get_config(self):
+        return {"side": self.side, "window": self.window, "periodic": self.periodic,
+                "scaling": self.scaling}
+
+
+def _stft_window(name, length, periodic):
+    """scipy.signal.get_window(name, length, fftbins=periodic), in float64."""
+    if name in ("hann", "hamming"):
+        alpha = 0.5 if name == "hann" else 0.54
+        if length == 1:
+            return np.ones(1)
+        n = length if periodic else length - 1
+        return alpha - (1 - alpha) * np.cos(2 * np.pi * np.arange(length) / n)
+    try:
+        import scipy.signal   # optional: the other window names come from scipy
+    except ImportError as e:
+        raise ImportError("STFTInitializer: window=%r needs scipy (pip install scipy); 'hann' "
+                          "and 'hamming' work without it" % (name,)) from e
+    return scipy.signal.get_window(name, length, periodic)
+
+
+IdentityInitializer = identity = Identity
+OrthogonalInitializer = Orthogonal
+STFTInitializer = stft = STFT
 zeros = Zeros
 ones = Ones
 constant = Constant
@@ -259,8 +345,19 @@ _BY_NAME = {
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
     "he_uniform": HeUniform, "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform,
     "orthogonal": Orthogonal,
-    "variance_scaling": VarianceScaling,
+    "variance_scaling": VarianceScaling, "identity": Identity,
+    "stft": STFT,
 }
+
+
+def deserialize(config, custom_objects=None):
+    """The initializer a name or a serialized ``{"class_name", "config"}`` dict names."""
+    table = dict(_BY_NAME)
+    table.update({cls.__name__: cls for cls in _BY_NAME.values()})
+    table.update({"IdentityInitializer": Identity, "OrthogonalInitializer": Orthogonal,
+                  "STFTInitializer": STFT})
+    return _serialization.deserialize_in(config, custom_objects, table, Initializer,
+                                         "initializers.deserialize")
 
 
 def serialize(initializer):

@@ -2,8 +2,12 @@
 
 ``load_model``/``save_model``: whole models (``fe.keras.saving``).
 """
+import json
+
+from ._cloning import clone_model  # noqa: F401
+from ._serialization import serialize_keras_object
 from ._saved_model import export
-from .saving import load_model, save_model  # noqa: F401
+from .saving import load_model, model_from_json, save_model  # noqa: F401
 from .training import Model, Sequential  # noqa: F401
 
 
@@ -19,3 +23,12 @@ def _export(self, filepath, format="tf_saved_model", verbose=True, input_signatu
 # Model lives in training.py; its SavedModel export is attached here, beside the other
 # whole-model formats
 Model.export = _export
+
+
+def _to_json(self, **kwargs):
+    """The model's architecture as JSON (``serialize_keras_object``), which
+    ``model_from_json`` rebuilds; ``kwargs`` go to ``json.dumps``."""
+    return json.dumps(serialize_keras_object(self), **kwargs)
+
+
+Model.to_json = _to_json

@@ -335,6 +335,93 @@ def _rebuild(desc, custom_objects, safe_mode):
     return deserialize_keras_object(spec, custom_objects, safe_mode)
 
 
+def _read_keras_zip(path):
+    """(the model description, the weights by path) of a ``.keras`` zip."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            desc = _parse_desc(z.read(CONFIG), path)
+            payload = z.read(WEIGHTS)
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError) as e:
+        raise DataLossError("load_model: %s is not a saved model (%s)" % (path, e)) from None
+    tmp = _SpooledPath()
+    try:
+        with open(tmp.path, "wb") as f:
+            f.write(payload)
+        return desc, _load_weights_file(tmp.path, path)
+    finally:
+        tmp.close()
+
+
+def model_from_json(json_string, custom_objects=None):
+    """The model a JSON config names (``model.to_json()``, Keras's or fasteager's), built
+    through the same allow-list as ``load_model``; its weights are new."""
+    try:
+        desc = json.loads(json_string)
+    except (TypeError, ValueError) as e:
+        raise ValueError("model_from_json: json_string is not valid JSON (%s)" % e) from None
+    if not (isinstance(desc, dict) and isinstance(desc.get("class_name"), str)
+            and isinstance(desc.get("config"), dict)):
+        raise ValueError("model_from_json: expected a JSON object with 'class_name' and "
+                         "'config' (got %.80r)" % (json_string,))
+    return _rebuild(desc, custom_objects, True)
+
+
+def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
+    """``model.save_weights`` to a ``.weights.h5`` file, as ``keras.saving.save_weights``."""
+    path = str(filepath)
+    if kwargs:
+        raise ValueError("Invalid keyword arguments: %s" % (kwargs,))
+    if max_shard_size is not None:
+        raise ValueError("save_weights: max_shard_size (Keras's sharded .weights.json "
+                         "files) is not supported; save one .weights.h5 file (received "
+                         "max_shard_size=%r)" % (max_shard_size,))
+    if not path.endswith(".weights.h5"):
+        raise ValueError("The filename must end in `.weights.h5`. Received: filepath=%s"
+                         % path)
+    model.save_weights(filepath, overwrite=overwrite)
+
+
+def load_weights(model, filepath, skip_mismatch=False, **kwargs):
+    """Load weights into ``model`` from a ``.keras`` model file, a ``.weights.h5`` file or a
+    legacy ``.h5`` file, as ``keras.saving.load_weights``."""
+    path = str(filepath)
+    objects_to_skip = kwargs.pop("objects_to_skip", None)
+    by_name = kwargs.pop("by_name", None)
+    if kwargs:
+        raise ValueError("Invalid keyword arguments: %s" % (kwargs,))
+    if path.endswith(".keras"):
+        if objects_to_skip is not None:
+            raise ValueError("`objects_to_skip` only supports loading '.weights.h5' files."
+                             "Received: %s" % path)
+        if by_name is not None:
+            raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                             "Received: %s" % path)
+        if skip_mismatch:
+            raise ValueError("load_weights: skip_mismatch=True is not supported for .keras "
+                             "files (received %s); load the model with load_model" % path)
+        if not os.path.exists(path):
+            raise NotFoundError("load_weights: nothing at %r" % path)
+        _, tensors = _read_keras_zip(path)
+        _ckpt.restore_tensors(path, tensors, _save_roots(model), "load_weights")
+    elif path.endswith((".weights.h5", ".weights.json")):
+        if by_name is not None:
+            raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                             "Received: %s" % path)
+        if objects_to_skip is not None:
+            raise ValueError("load_weights: objects_to_skip is not supported (received %r)"
+                             % (objects_to_skip,))
+        model.load_weights(filepath, skip_mismatch=skip_mismatch)
+    elif path.endswith((".h5", ".hdf5")):
+        if objects_to_skip is not None:
+            raise ValueError("`objects_to_skip` only supports loading '.weights.h5' files."
+                             "Received: %s" % path)
+        model.load_weights(filepath, skip_mismatch=skip_mismatch, by_name=bool(by_name))
+    else:
+        raise ValueError("File format not supported: filepath=%s. Keras 3 only supports V3 "
+                         "`.keras` files, `.weights.h5` files, legacy H5 format files "
+                         "(`.h5` extension), or Orbax checkpoints." % path)
+
+
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Rebuild a model saved by ``Model.save`` and restore its weights.
 
@@ -361,19 +448,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         desc, tensors = _read_h5_model(path)
         source = path
     else:
-        try:
-            with zipfile.ZipFile(path) as z:
-                desc = _parse_desc(z.read(CONFIG), path)
-                payload = z.read(WEIGHTS)
-        except (zipfile.BadZipFile, KeyError, OSError, EOFError) as e:
-            raise DataLossError("load_model: %s is not a saved model (%s)" % (path, e)) from None
-        tmp = _SpooledPath()
-        try:
-            with open(tmp.path, "wb") as f:
-                f.write(payload)
-            tensors = _load_weights_file(tmp.path, path)
-        finally:
-            tmp.close()
+        desc, tensors = _read_keras_zip(path)
         source = path
     model = _rebuild(desc, custom_objects, safe_mode)
     shape = desc.get("build_input_shape")

@@ -780,8 +780,15 @@ class Sequential(Model):
             if isinstance(lay, dict):      # Sequential.from_config(model.get_config())
                 lay = deserialize_keras_object(lay, custom_objects, where="from_config")
             layers.append(seen.setdefault(lay.name, lay) if isinstance(lay, Layer) else lay)
-        config["layers"] = layers
-        return cls(**config)
+        # Keras 3's Sequential configs also carry trainable, dtype and build_input_shape,
+        # which its from_config does not pass to the constructor; trainable=False is kept
+        trainable = config.pop("trainable", True)
+        config.pop("dtype", None)
+        config.pop("build_input_shape", None)
+        model = cls(**config)
+        if trainable is False:
+            model.trainable = False
+        return model
 
 # what a saved config may name (see _serialization: loading constructs only these)
 _serialization.register_builtins("training", globals(), Layer)

@@ -1059,7 +1059,10 @@ class InputLayer(Layer):
 
     def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None,
                  input_shape=None, batch_input_shape=None, sparse=None, ragged=None,
-                 **kwargs):
+                 optional=False, **kwargs):
+        if optional:
+            # (Keras 3.15's configs carry optional=False; Input refuses True the same way)
+            raise errors.UnimplementedError("InputLayer: optional=True is not supported")
         if shape is None:
             shape = input_shape
         if batch_shape is None:

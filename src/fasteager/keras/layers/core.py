@@ -60,7 +60,12 @@ class Dense(Layer):
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, quantization_config=None,
+                 **kwargs):
+        if quantization_config is not None:
+            # (Keras 3.15's Dense configs carry quantization_config=None)
+            raise errors.UnimplementedError("Dense: quantization_config is not supported "
+                                            "(got %r)" % (quantization_config,))
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True      # (as Keras 3: masks pass through)
         try:
