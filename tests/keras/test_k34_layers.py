@@ -264,3 +264,52 @@ def test_group_query_attention_errors():
         L.GroupQueryAttention(2, 2, 1, sliding_window=0)
     with pytest.raises(ValueError, match="flash attention"):
         L.GroupQueryAttention(2, 2, 1, dropout=0.1, flash_attention=True)
+
+
+@pytest.mark.parametrize("key", sorted(SPECIAL["StackedRNNCells"]))
+def test_stacked_rnn_cells_match_keras(key):
+    case = SPECIAL["StackedRNNCells"][key]
+    stacked = L.StackedRNNCells([getattr(L, c)(**kw) for c, kw in case["cells"]])
+    layer = L.RNN(stacked, **case["rnn_kwargs"])
+    layer.build(tuple(case["shape"]))
+    assert len(layer.weights) == len(case["weights"])
+    for v, w in zip(layer.weights, case["weights"]):
+        v.assign(np.array(w, np.float32))
+    x = fe.constant(np.array(case["x"], np.float32))
+    init = None if case["initial_state"] is None else [
+        [fe.constant(np.array(a, np.float32)) for a in c] for c in case["initial_state"]]
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        res = layer(x) if init is None else layer(x, initial_state=init)
+        flat = fe.nest.flatten(res)
+        loss = fe.add_n([fe.reduce_sum(t * fe.constant(np.array(g, np.float32)))
+                         for t, g in zip(flat, case["g"])])
+    assert [list(t.shape) for t in flat] == case["structure"]
+    if case["rnn_kwargs"].get("return_state"):
+        # one list of states per cell, as Keras returns them
+        assert all(isinstance(s, list) for s in res[1:]) and len(res) == 1 + len(case["cells"])
+    for got, want in zip(flat, case["outputs"]):
+        np.testing.assert_allclose(got.numpy(), np.array(want, np.float32), rtol=1e-5,
+                                   atol=1e-5)
+    grads = tape.gradient(loss, [x] + list(layer.weights))
+    for got, want in zip(grads, case["grads"]):
+        np.testing.assert_allclose(np.asarray(got), np.array(want, np.float32), rtol=1e-4,
+                                   atol=1e-5)
+    config = stacked.get_config()
+    want = case["cell_config"]
+    assert set(config) == set(want)
+    assert [c["class_name"] for c in config["cells"]] == \
+        [c["class_name"] for c in want["cells"]]
+    assert layer.get_config()["cell"]["class_name"] == "StackedRNNCells"
+    again = L.RNN.from_config(layer.get_config())
+    assert [type(c) for c in again.cell.cells] == [type(c) for c in stacked.cells]
+    assert again.cell.state_size == stacked.state_size
+
+
+def test_rnn_takes_a_list_of_cells():
+    layer = L.RNN([L.SimpleRNNCell(3), L.LSTMCell(2)])
+    assert isinstance(layer.cell, L.StackedRNNCells)
+    assert layer.cell.state_size == [3, [2, 2]] and layer.cell.output_size == 2
+    assert layer(np.ones((2, 4, 5), np.float32)).shape == (2, 2)
+    with pytest.raises(ValueError, match="state_size"):
+        L.StackedRNNCells([L.Dense(2)])

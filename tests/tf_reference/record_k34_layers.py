@@ -1,7 +1,8 @@
 """Record Keras 3.15.1's values for the keras.layers names added by issue 34 part L3
 (topics "k34_layers" and "k34_layers_special"): adaptive pooling, Conv3DTranspose,
 DepthwiseConv1D, SeparableConv1D, EinsumDense, AdditiveAttention; ReversibleEmbedding,
-SpectralNormalization, Wrapper and GroupQueryAttention in the second file.
+SpectralNormalization, Wrapper, GroupQueryAttention and StackedRNNCells in the second
+file.
 
 Run from the repository root with the TensorFlow venv:
     /work/tfenv/bin/python tests/tf_reference/record_k34_layers.py
@@ -205,7 +206,51 @@ def special():
         {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
         [(2, 3, 4), (2, 3, 4)],
         {"query_mask": [[1, 0, 1], [1, 1, 1]], "return_attention_scores": True}, seed=5)
+    st = out["StackedRNNCells"] = {}
+    st["simple_simple"] = stacked_case([("SimpleRNNCell", {"units": 3}),
+                                        ("SimpleRNNCell", {"units": 2})], {}, (2, 4, 3))
+    st["lstm_gru_sequences_state"] = stacked_case(
+        [("LSTMCell", {"units": 3}), ("GRUCell", {"units": 2})],
+        {"return_sequences": True, "return_state": True}, (2, 5, 4), seed=1)
+    st["lstm_lstm_initial_state_backwards"] = stacked_case(
+        [("LSTMCell", {"units": 2}), ("LSTMCell", {"units": 3, "activation": "relu"})],
+        {"go_backwards": True}, (3, 4, 2), seed=2, initial_state=True)
     return out
+
+
+def stacked_case(cells, rnn_kwargs, shape, seed=0, initial_state=False):
+    """RNN(StackedRNNCells(cells)): outputs (and states), gradients of ``sum(y * g)``
+    over every output, for the input and the weights; configs."""
+    rng = np.random.default_rng(seed)
+    stacked = L.StackedRNNCells([getattr(L, c)(**kw) for c, kw in cells])
+    layer = L.RNN(stacked, **rnn_kwargs)
+    layer.build(shape)
+    ws = [rng.standard_normal(tuple(v.shape)).astype("float32") * 0.5 for v in layer.weights]
+    for v, w in zip(layer.weights, ws):
+        v.assign(w)
+    x = rng.standard_normal(shape).astype("float32")
+    init = None
+    if initial_state:
+        init = [[rng.standard_normal((shape[0], d)).astype("float32")
+                 for d in (c.state_size if isinstance(c.state_size, (list, tuple))
+                           else [c.state_size])] for c in stacked.cells]
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        res = layer(xt) if init is None else layer(xt, initial_state=init)
+        flat = tf.nest.flatten(res)
+        gs = [rng.standard_normal(tuple(t.shape)).astype("float32") for t in flat]
+        loss = tf.add_n([tf.reduce_sum(t * g) for t, g in zip(flat, gs)])
+    grads = tape.gradient(loss, [xt] + [v.value for v in layer.weights])
+    return {"cells": cells, "rnn_kwargs": rnn_kwargs, "shape": list(shape),
+            "config": _jsonable(layer.get_config()),
+            "cell_config": _jsonable(stacked.get_config()),
+            "x": x.tolist(), "weights": [w.tolist() for w in ws],
+            "initial_state": None if init is None else [[a.tolist() for a in c]
+                                                        for c in init],
+            "structure": [list(t.shape) for t in flat],
+            "outputs": [np.asarray(t).tolist() for t in flat], "g": [g.tolist() for g in gs],
+            "grads": [np.asarray(t).tolist() for t in grads]}
 
 
 def gqa_case(kwargs, shapes, call_kwargs, seed=0):

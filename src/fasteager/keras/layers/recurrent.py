@@ -50,6 +50,7 @@ from ...tensor_shape import TensorShape
 from .. import _naming, _ops, activations, backend, constraints, initializers, regularizers
 from .._serialization import deserialize_keras_object
 from .base import Layer, _snake
+from .stacked_cells import StackedRNNCells
 
 
 def _bad(layer, msg):
@@ -307,6 +308,11 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _flat(x):
+    """Nested lists of states (or state sizes) as one flat list."""
+    return [t for s in x for t in _flat(s)] if isinstance(x, (list, tuple)) else [x]
+
+
 def _mask_tensor(layer, mask, batch, steps, dtype):
     """A (batch, time) mask argument as 0/1 in ``dtype`` (None for no mask). It stays a
     tensor (no NumPy round trip), so ``fe.function`` traces through it."""
@@ -336,8 +342,7 @@ class RNN(Layer):
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         super().__init__(**kwargs)
         if isinstance(cell, (list, tuple)):
-            raise ValueError("RNN: a list of cells (StackedRNNCells) is not supported; stack "
-                             "RNN layers with return_sequences=True instead")
+            cell = StackedRNNCells(cell)           # a list of cells runs as one, as Keras
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError("RNN: cell must have a call(inputs, states) method and a "
                              "state_size attribute (got %r)" % (cell,))
@@ -353,7 +358,7 @@ class RNN(Layer):
 
     # ---- states ---------------------------------------------------------------------------
     def _state_sizes(self):
-        return [int(s) for s in _as_list(self.cell.state_size)]
+        return [int(s) for s in _flat(self.cell.state_size)]
 
     @property
     def states(self):
@@ -405,14 +410,14 @@ class RNN(Layer):
             raise _bad(self, "the input has no time steps (expected time >= 1, got shape %s)"
                        % sequences.shape.as_list())
         if initial_state is not None:
-            states = self._check_states(_as_list(initial_state), batch)
+            states = self._check_states(_flat(initial_state), batch)
         elif self.stateful and self._states is not None:
             if self._states[0].shape[0] != batch:
                 raise _bad(self, "a stateful layer keeps its batch size (expected %d, got %d)"
                            % (self._states[0].shape[0], batch))
             states = self._states
         elif hasattr(self.cell, "get_initial_state"):
-            states = _as_list(self.cell.get_initial_state(batch_size=batch))
+            states = _flat(self.cell.get_initial_state(batch_size=batch))
         else:
             states = [zeros([batch, s], dtype=sequences.dtype) for s in self._state_sizes()]
         mask = _mask_tensor(self, mask, batch, steps, sequences.dtype)
@@ -434,6 +439,8 @@ class RNN(Layer):
             self._states = [stop_gradient(s) for s in states]
         output = outputs if self.return_sequences else last
         if self.return_state:
+            if isinstance(cell, StackedRNNCells):    # one list of states per cell, as Keras
+                return [output] + cell.group_states(states)
             return [output] + list(states)
         return output
 
@@ -452,7 +459,7 @@ class RNN(Layer):
                 out, new_states = cell.call(x_t, states, training=training)
             else:
                 out, new_states = cell.call(x_t, states)
-            new_states = _as_list(new_states)
+            new_states = _flat(new_states)
             if keep is not None:
                 m = keep[:, t:t + 1]
                 states = [m * n + (1 - m) * s for n, s in zip(new_states, states)]
