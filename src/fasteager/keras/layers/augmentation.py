@@ -6,6 +6,13 @@ batch (rank 4) or one image (rank 3), or a dict with ``"images"`` (and ``"labels
 inference the images come back unchanged (cast to the layer's dtype). Each layer draws its
 random parameters from its own ``SeedGenerator(seed)`` in Keras's order, so a seeded layer
 draws the values Keras's does.
+
+Example::
+
+    augment = fe.keras.Sequential([fe.keras.layers.RandomFlip("horizontal", seed=1),
+                                   fe.keras.layers.RandomRotation(0.1, seed=2)])
+    images = augment(images)                    # transformed (a direct call trains)
+    same = augment(images, training=False)      # returned unchanged
 """
 import math
 import random as _python_random
