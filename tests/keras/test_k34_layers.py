@@ -313,3 +313,68 @@ def test_rnn_takes_a_list_of_cells():
     assert layer(np.ones((2, 4, 5), np.float32)).shape == (2, 2)
     with pytest.raises(ValueError, match="state_size"):
         L.StackedRNNCells([L.Dense(2)])
+
+
+class _Probe(L.Layer):
+    """A layer whose only check is its input_spec."""
+
+    def call(self, inputs):
+        return inputs
+
+
+@pytest.mark.parametrize("index", range(len(SPECIAL["InputSpec"]["single"])))
+def test_input_spec_matches_keras(index):
+    case = SPECIAL["InputSpec"]["single"][index]
+    kwargs = dict(case["kwargs"])
+    if "axes" in kwargs:
+        kwargs["axes"] = {int(k): v for k, v in kwargs["axes"].items()}
+    spec = fe.keras.InputSpec(**kwargs)
+    assert fe.keras.layers.InputSpec is fe.keras.InputSpec
+    assert repr(spec) == case["repr"]
+    config = spec.get_config()
+    want = dict(case["config"], axes={int(k): v for k, v in case["config"]["axes"].items()})
+    if want["shape"] is not None:
+        want["shape"] = tuple(want["shape"])
+    assert config == want
+    assert fe.keras.InputSpec.from_config(config).get_config() == config
+    for (shape, dtype), result in zip(case["inputs"], case["results"]):
+        layer = _Probe(name="probe")
+        layer.input_spec = spec
+        x = fe.zeros(shape, dtype=dtype)
+        if result is None:
+            assert layer(x).shape == tuple(shape)
+        else:
+            with pytest.raises(ValueError) as info:
+                layer(x)
+            assert str(info.value) == result
+
+
+def test_input_spec_several_inputs_match_keras():
+    from fasteager.keras.layers.input_spec import assert_input_compatibility
+    two = [fe.keras.InputSpec(ndim=2, name="a"), fe.keras.InputSpec(ndim=3, name="b")]
+    values = {"list_ok": [fe.zeros((1, 2)), fe.zeros((1, 2, 3))],
+              "dict_ok": {"b": fe.zeros((1, 2, 3)), "a": fe.zeros((1, 2))},
+              "dict_missing": {"a": fe.zeros((1, 2))}, "too_few": [fe.zeros((1, 2))]}
+    for label, want in SPECIAL["InputSpec"]["multi"].items():
+        if want is None:
+            assert_input_compatibility(two, values[label], "probe")
+        else:
+            with pytest.raises(ValueError) as info:
+                assert_input_compatibility(two, values[label], "probe")
+            assert str(info.value) == want
+
+
+def test_input_spec_set_in_build_is_checked_after_build():
+    class Built(L.Layer):
+        def build(self, input_shape):
+            self.input_spec = fe.keras.InputSpec(axes={-1: 2})
+
+        def call(self, inputs):
+            return inputs
+
+    with pytest.raises(ValueError, match="expected axis -1 of input shape to have value 2"):
+        Built()(fe.zeros((1, 3)))
+    with pytest.raises(TypeError, match="integer keys"):
+        fe.keras.InputSpec(axes={"x": 1})
+    with pytest.raises(ValueError, match="greater than the maximum"):
+        fe.keras.InputSpec(ndim=2, axes={3: 1})

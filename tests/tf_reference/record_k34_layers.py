@@ -1,8 +1,8 @@
 """Record Keras 3.15.1's values for the keras.layers names added by issue 34 part L3
 (topics "k34_layers" and "k34_layers_special"): adaptive pooling, Conv3DTranspose,
 DepthwiseConv1D, SeparableConv1D, EinsumDense, AdditiveAttention; ReversibleEmbedding,
-SpectralNormalization, Wrapper, GroupQueryAttention and StackedRNNCells in the second
-file.
+SpectralNormalization, Wrapper, GroupQueryAttention, StackedRNNCells and InputSpec in the
+second file.
 
 Run from the repository root with the TensorFlow venv:
     /work/tfenv/bin/python tests/tf_reference/record_k34_layers.py
@@ -215,7 +215,46 @@ def special():
     st["lstm_lstm_initial_state_backwards"] = stacked_case(
         [("LSTMCell", {"units": 2}), ("LSTMCell", {"units": 3, "activation": "relu"})],
         {"go_backwards": True}, (3, 4, 2), seed=2, initial_state=True)
+    out["InputSpec"] = input_spec_cases()
     return out
+
+
+def input_spec_cases():
+    """InputSpec: configs and reprs, and what a layer's call says (nothing, or the
+    ValueError's message) for inputs against specs."""
+    from keras.src.layers.input_spec import assert_input_compatibility
+    specs = [{"ndim": 2}, {"min_ndim": 2}, {"max_ndim": 3}, {"dtype": "float32"},
+             {"shape": (None, 3)}, {"ndim": 3, "axes": {-1: 4}},
+             {"shape": (None, 3, 1), "allow_last_axis_squeeze": True},
+             {"axes": {1: 3, 2: None}, "min_ndim": 2}]
+    inputs = [((2, 3), "float32"), ((2, 3, 4), "float32"), ((2, 3, 1), "float32"),
+              ((2, 3), "int32"), ((5,), "float32"), ((2, 4, 4, 1), "float32")]
+    cases = []
+    for kw in specs:
+        spec = keras.InputSpec(**kw)
+        results = []
+        for shape, dtype in inputs:
+            x = tf.zeros(shape, dtype)
+            try:
+                assert_input_compatibility(spec, x, "probe")
+                results.append(None)
+            except ValueError as e:
+                results.append(str(e))
+        cases.append({"kwargs": _jsonable(kw), "config": _jsonable(spec.get_config()),
+                      "repr": repr(spec), "inputs": [[list(s), d] for s, d in inputs],
+                      "results": results})
+    multi = {}
+    two = [keras.InputSpec(ndim=2, name="a"), keras.InputSpec(ndim=3, name="b")]
+    for label, value in (("list_ok", [tf.zeros((1, 2)), tf.zeros((1, 2, 3))]),
+                         ("dict_ok", {"b": tf.zeros((1, 2, 3)), "a": tf.zeros((1, 2))}),
+                         ("dict_missing", {"a": tf.zeros((1, 2))}),
+                         ("too_few", [tf.zeros((1, 2))])):
+        try:
+            assert_input_compatibility(two, value, "probe")
+            multi[label] = None
+        except ValueError as e:
+            multi[label] = str(e)
+    return {"single": cases, "multi": multi}
 
 
 def stacked_case(cells, rnn_kwargs, shape, seed=0, initial_state=False):

@@ -28,6 +28,7 @@ from ._naming import name_scope
 from .initializers import Initializer  # noqa: F401
 from .layers import (  # noqa: F401
     Input,  # noqa: F401
+    InputSpec,
     KerasTensor,
     Layer,
 )

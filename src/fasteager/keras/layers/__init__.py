@@ -174,6 +174,7 @@ from .pooling import (  # noqa: F401,E402
     AdaptiveMaxPooling2D,
     AdaptiveMaxPooling3D,
 )
+from .input_spec import InputSpec  # noqa: F401,E402
 from .stacked_cells import StackedRNNCells  # noqa: F401,E402
 from .wrappers import SpectralNormalization, Wrapper  # noqa: F401,E402
 

@@ -43,6 +43,7 @@ from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._serialization import serialize_keras_object
+from .input_spec import assert_input_compatibility
 
 
 def _snake(name):
@@ -418,6 +419,16 @@ class Layer(Module):
         _changed()
         object.__delattr__(self, name)
 
+    @property
+    def input_spec(self):
+        """The InputSpec (or a structure of them, one per input) every call's inputs are
+        checked against, as Keras's; None: no check beyond the layer's own."""
+        return self.__dict__.get("_layer_input_spec")
+
+    @input_spec.setter
+    def input_spec(self, value):
+        object.__setattr__(self, "_layer_input_spec", value)
+
     def _cached(self, key, compute):
         cache = self.__dict__.get("_tracking_cache")
         if cache is None or cache[0] != _STRUCTURE[0]:
@@ -737,6 +748,9 @@ class Layer(Module):
         inputs = self._convert_input(inputs)
         if isinstance(inputs, Tensor):
             self._check_rank(inputs._value.shape)
+        spec = self.__dict__.get("_layer_input_spec")
+        if spec:
+            assert_input_compatibility(spec, inputs, self.name)
         training = kwargs.pop("training", None)
         ctx = _CONTEXT
         outer = ctx.depth == 0
@@ -762,6 +776,9 @@ class Layer(Module):
                 self._maybe_build(inputs)
                 # weights made by build() take values a restore left pending, before use
                 _ckpt.restore_deferred(self)
+                # (again: build may have set the spec, as Keras's layers do)
+                if self.__dict__.get("_layer_input_spec"):
+                    assert_input_compatibility(self._layer_input_spec, inputs, self.name)
             if self._call_takes_training:
                 kwargs["training"] = training
             call = self.call
