@@ -188,6 +188,13 @@ CASES = {
     "brightness_uint8": case("RandomBrightness", {"factor": 0.4, "seed": 75}, (2, 4, 4, 3),
                              dtype="uint8"),
     "invert_uint8": case("RandomInvert", {"seed": 76}, (4, 4, 4, 3), dtype="uint8"),
+    "flip_mixed": case("RandomFlip", {"seed": 77, "dtype": "mixed_float16"}, (2, 4, 4, 3)),
+    "rotation_mixed": case("RandomRotation", {"factor": 0.2, "seed": 78,
+                                              "dtype": "mixed_float16"}, (2, 5, 5, 2)),
+    "hue_mixed": case("RandomHue", {"factor": 0.4, "seed": 79, "dtype": "mixed_float16"},
+                      (2, 4, 4, 3)),
+    "clahe_mixed": case("ContrastLimitedAdaptiveHistogramEqualization",
+                        {"tile_grid_size": (2, 2), "dtype": "mixed_float16"}, (2, 8, 8, 3)),
 }
 
 ERRORS = {}

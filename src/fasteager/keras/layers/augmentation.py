@@ -78,7 +78,7 @@ class _ImageAugmentation(Layer):
         raise NotImplementedError
 
     def transform_images(self, images, transformation, training=True):
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         if training:
             images = self._transform_images(images, transformation)
         return images
@@ -399,7 +399,7 @@ class RandomCrop(_ImageAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         h0, w0 = transformation
         hs, ws = slice(h0, h0 + self.height), slice(w0, w0 + self.width)
         if self.data_format == "channels_last":
@@ -409,7 +409,7 @@ class RandomCrop(_ImageAugmentation):
         h_axis, w_axis = _hw_axes(self.data_format)
         if images.shape[h_axis] != self.height or images.shape[w_axis] != self.width:
             images = kops.cast(kops.image.resize(images, (self.height, self.width),
-                                                 data_format=self.data_format), self.dtype)
+                                                 data_format=self.data_format), self.compute_dtype)
         return images
 
     def transform_segmentation_masks(self, masks, transformation, training=True):
@@ -472,7 +472,7 @@ class RandomContrast(_ColorAugmentation):
         if not training:
             return {"contrast_factor": kops.zeros(shape)}
         factor = uniform(shape, minval=1.0 - self.factor[0], maxval=1.0 + self.factor[1],
-                         seed=self._seed(seed), dtype=self.dtype)
+                         seed=self._seed(seed), dtype=self.compute_dtype)
         return {"contrast_factor": factor}
 
     def transform_images(self, images, transformation, training=True):
@@ -579,7 +579,7 @@ class RandomHue(_ColorAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        images = _rescale(kops.cast(images, self.dtype), self.value_range, (0, 1))
+        images = _rescale(kops.cast(images, self.compute_dtype), self.value_range, (0, 1))
         shift = kops.cast(transformation["factor"], images.dtype)[:, None, None]
         hsv = kops.image.rgb_to_hsv(images, data_format=self.data_format)
         hue = _channel(hsv, 0, self.data_format) + shift
@@ -588,7 +588,7 @@ class RandomHue(_ColorAugmentation):
         hsv = _stack_channels([hue, _channel(hsv, 1, self.data_format),
                                _channel(hsv, 2, self.data_format)], self.data_format)
         images = kops.clip(kops.image.hsv_to_rgb(hsv, data_format=self.data_format), 0, 1)
-        return kops.cast(_rescale(images, (0, 1), self.value_range), self.dtype)
+        return kops.cast(_rescale(images, (0, 1), self.value_range), self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()
@@ -616,7 +616,7 @@ class RandomSaturation(_ColorAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        scale = kops.cast(transformation["factor"], self.dtype)[:, None, None]
+        scale = kops.cast(transformation["factor"], self.compute_dtype)[:, None, None]
         hsv = kops.image.rgb_to_hsv(images, data_format=self.data_format)
         # (Keras clips the saturation to value_range, not to [0, 1])
         sat = kops.clip(_channel(hsv, 1, self.data_format) * scale, self.value_range[0],
@@ -693,7 +693,7 @@ class RandomInvert(_ImageAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         return kops.where(transformation["apply_inversion"][:, None, None, None],
                           self.value_range[1] - images, images)
 
@@ -734,9 +734,9 @@ class RandomPosterization(_ColorAugmentation):
         if not training:
             return images
         shift = kops.reshape(transformation["shift_factor"], (-1, 1, 1, 1))
-        images = kops.cast(_rescale(images, self.value_range, (0, 255), self.dtype), "uint8")
+        images = kops.cast(_rescale(images, self.value_range, (0, 255), self.compute_dtype), "uint8")
         images = kops.bitwise_left_shift(kops.bitwise_right_shift(images, shift), shift)
-        return _rescale(kops.cast(images, self.dtype), (0, 255), self.value_range, self.dtype)
+        return _rescale(kops.cast(images, self.compute_dtype), (0, 255), self.value_range, self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()
@@ -764,19 +764,19 @@ class RandomSharpness(_ColorAugmentation):
         return {"factor": factor}
 
     def transform_images(self, images, transformation, training=True):
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         if not training:
             return images
         if self.data_format == "channels_first":
             images = kops.swapaxes(images, -3, -1)
-        sharpness = kops.reshape(kops.cast(transformation["factor"] * 2, self.dtype),
+        sharpness = kops.reshape(kops.cast(transformation["factor"] * 2, self.compute_dtype),
                                  (-1, 1, 1, 1))
         a, b = 1.0 / 13.0, 5.0 / 13.0
-        kernel = kops.convert_to_tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=self.dtype)
+        kernel = kops.convert_to_tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=self.compute_dtype)
         kernel = kops.tile(kops.reshape(kernel, (3, 3, 1, 1)), [1, 1, images.shape[-1], 1])
         smooth = kops.depthwise_conv(images, kernel, strides=1, padding="same",
                                      data_format="channels_last")
-        images = images + (1.0 - sharpness) * (kops.cast(smooth, self.dtype) - images)
+        images = images + (1.0 - sharpness) * (kops.cast(smooth, self.compute_dtype) - images)
         images = kops.clip(images, self.value_range[0], self.value_range[1])
         if self.data_format == "channels_first":
             images = kops.swapaxes(images, -3, -1)
@@ -835,12 +835,12 @@ class RandomShear(_ImageAugmentation):
             return None
         batch = _batch_size(data)
         seed = self._seed(seed)
-        invert = uniform((batch, 1), minval=0, maxval=1, seed=seed, dtype=self.dtype)
+        invert = uniform((batch, 1), minval=0, maxval=1, seed=seed, dtype=self.compute_dtype)
         sign = kops.where(invert > 0.5, -kops.ones_like(invert), kops.ones_like(invert))
         shear_y = uniform((batch, 1), minval=self.y_factor[0], maxval=self.y_factor[1],
-                          seed=seed, dtype=self.dtype)
+                          seed=seed, dtype=self.compute_dtype)
         shear_x = uniform((batch, 1), minval=self.x_factor[0], maxval=self.x_factor[1],
-                          seed=seed, dtype=self.dtype)
+                          seed=seed, dtype=self.compute_dtype)
         return {"shear_factor": kops.concatenate([shear_x, shear_y], axis=1) * sign}
 
     def _transform_images(self, images, transformation):
@@ -879,12 +879,12 @@ class RandomColorDegeneration(_ColorAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        images = kops.cast(images, self.dtype)
-        factor = kops.cast(transformation["factor"], self.dtype)
+        images = kops.cast(images, self.compute_dtype)
+        factor = kops.cast(transformation["factor"], self.compute_dtype)
         grey = kops.image.rgb_to_grayscale(images, data_format=self.data_format)
         images = images + factor * (grey - images)
         return kops.cast(kops.clip(images, self.value_range[0], self.value_range[1]),
-                         self.dtype)
+                         self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         if len(input_shape) not in (3, 4):
@@ -929,13 +929,13 @@ class RandomColorJitter(_ImageAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         for step in self._steps:
             change = step.get_random_transformation(images, seed=self.generator)
             if "contrast_factor" in change:
-                change["contrast_factor"] = kops.cast(change["contrast_factor"], self.dtype)
+                change["contrast_factor"] = kops.cast(change["contrast_factor"], self.compute_dtype)
             images = step.transform_images(images, change)
-        return kops.cast(images, self.dtype)
+        return kops.cast(images, self.compute_dtype)
 
     def transform_segmentation_masks(self, masks, transformation, training=True):
         return masks
@@ -984,23 +984,23 @@ class RandomErasing(_ImageAugmentation):
         self.generator = SeedGenerator(seed)
 
     def _bounds(self, batch, length, ratio, seed):
-        size = kops.cast(ratio * length, self.dtype)
-        start = uniform([batch], minval=0, maxval=1, dtype=self.dtype, seed=seed) * (
+        size = kops.cast(ratio * length, self.compute_dtype)
+        start = uniform([batch], minval=0, maxval=1, dtype=self.compute_dtype, seed=seed) * (
             length - size)
         return start, start + size
 
     def _fill(self, images, seed):
         fill = self.fill_value
         if fill is None:
-            fill = normal(images.shape, dtype=self.dtype, seed=seed) \
+            fill = normal(images.shape, dtype=self.compute_dtype, seed=seed) \
                 * self.value_range[1]
         elif isinstance(fill, (tuple, list)):
             if len(fill) != 3:
                 raise ValueError("The `fill_value` argument should be a number (or a list of "
                                  "three numbers) ")
-            fill = kops.full_like(images, fill, dtype=self.dtype)
+            fill = kops.full_like(images, fill, dtype=self.compute_dtype)
         elif isinstance(fill, (int, float)):
-            fill = kops.ones(images.shape, dtype=self.dtype) * fill
+            fill = kops.ones(images.shape, dtype=self.compute_dtype) * fill
         else:
             raise ValueError("The `fill_value` argument should be a number (or a list of "
                              "three numbers) ")
@@ -1015,11 +1015,11 @@ class RandomErasing(_ImageAugmentation):
         height, width = images.shape[h_axis], images.shape[w_axis]
         seed = seed or self.generator
         weight = kops.sqrt(uniform((batch, 2), minval=self.scale[0], maxval=self.scale[1],
-                                   dtype=self.dtype, seed=seed))
+                                   dtype=self.compute_dtype, seed=seed))
         x0, x1 = self._bounds(batch, width, weight[:, 0], seed)
         y0, y1 = self._bounds(batch, height, weight[:, 1], seed)
-        grid_y, grid_x = kops.meshgrid(kops.arange(height, dtype=self.dtype),
-                                       kops.arange(width, dtype=self.dtype), indexing="ij")
+        grid_y, grid_x = kops.meshgrid(kops.arange(height, dtype=self.compute_dtype),
+                                       kops.arange(width, dtype=self.compute_dtype), indexing="ij")
         if self.data_format == "channels_last":
             grid_y, grid_x = grid_y[None, :, :, None], grid_x[None, :, :, None]
             c_axis = -1
@@ -1038,13 +1038,13 @@ class RandomErasing(_ImageAugmentation):
                 "fill_value": self._fill(images, seed)}
 
     def transform_images(self, images, transformation, training=True):
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         if training:
             erased = kops.where(transformation["batch_masks"], transformation["fill_value"],
                                 images)
             images = kops.where(transformation["apply_erasing"][:, None, None, None], erased,
                                 images)
-        return kops.cast(images, self.dtype)
+        return kops.cast(images, self.compute_dtype)
 
     def transform_segmentation_masks(self, masks, transformation, training=True):
         return masks
@@ -1098,11 +1098,11 @@ class RandomGaussianBlur(_ImageAugmentation):
                               seed=seed)
         threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
         sigma = uniform((2,), minval=self.sigma[0], maxval=self.sigma[1], seed=seed,
-                        dtype=self.dtype) + 1e-6
+                        dtype=self.compute_dtype) + 1e-6
         return {"should_apply_blur": threshold < probability, "blur_factor": sigma}
 
     def transform_images(self, images, transformation, training=True):
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         if training and transformation is not None:
             blurred = kops.image.gaussian_blur(images, kernel_size=self.kernel_size,
                                                sigma=transformation["blur_factor"],
@@ -1110,7 +1110,7 @@ class RandomGaussianBlur(_ImageAugmentation):
             images = kops.where(transformation["should_apply_blur"][:, None, None, None],
                                 blurred, images)
             images = kops.cast(kops.clip(images, self.value_range[0], self.value_range[1]),
-                               self.dtype)
+                               self.compute_dtype)
         return images
 
     def transform_segmentation_masks(self, masks, transformation, training=True):
@@ -1153,10 +1153,10 @@ class RandomPerspective(_ImageAugmentation):
                               seed=seed)
         threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
         shift = uniform((batch, 4, 2), minval=-0.5 * self.scale, maxval=0.5 * self.scale,
-                        seed=seed, dtype=self.dtype)
+                        seed=seed, dtype=self.compute_dtype)
         start = kops.convert_to_tensor(
             [[[0.0, 0.0], [width - 1, 0.0], [0.0, height - 1], [width - 1, height - 1]]],
-            dtype=self.dtype)
+            dtype=self.compute_dtype)
         start = kops.repeat(start, batch, axis=0)
         return {"apply_perspective": threshold < probability, "start_points": start,
                 "end_points": start + start * shift}
@@ -1209,7 +1209,7 @@ class RandomElasticTransform(_ImageAugmentation):
                               seed=seed)
         threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
         distortion = uniform((), minval=self.scale[0], maxval=self.scale[1], seed=seed,
-                             dtype=self.dtype)
+                             dtype=self.compute_dtype)
         # (the displacement field draws from the same generator when the images transform)
         return {"apply_transform": threshold < probability, "distortion_factor": distortion,
                 "seed": seed}
@@ -1229,7 +1229,7 @@ class RandomElasticTransform(_ImageAugmentation):
         images = kops.where(transformation["apply_transform"][:, None, None, None], warped,
                             images)
         return kops.cast(kops.clip(images, self.value_range[0], self.value_range[1]),
-                         self.dtype)
+                         self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()
@@ -1262,9 +1262,9 @@ class MixUp(_ImageAugmentation):
     def transform_images(self, images, transformation, training=True):
         if not training:
             return images
-        images = kops.cast(images, self.dtype)
+        images = kops.cast(images, self.compute_dtype)
         weight = kops.cast(kops.reshape(transformation["mix_weight"], [-1, 1, 1, 1]),
-                           self.dtype)
+                           self.compute_dtype)
         others = kops.take(images, transformation["permutation_order"], axis=0)
         return weight * images + (1.0 - weight) * others
 
@@ -1306,8 +1306,8 @@ class CutMix(_ImageAugmentation):
         self.generator = SeedGenerator(seed)
 
     def _bounds(self, batch, length, ratio, seed):
-        size = kops.cast(ratio * length, self.dtype)
-        start = uniform([batch], minval=0, maxval=1, dtype=self.dtype, seed=seed) * (
+        size = kops.cast(ratio * length, self.compute_dtype)
+        start = uniform([batch], minval=0, maxval=1, dtype=self.compute_dtype, seed=seed) * (
             length - size)
         return start, start + size
 
@@ -1321,14 +1321,14 @@ class CutMix(_ImageAugmentation):
         h_axis, w_axis = _hw_axes(self.data_format)
         height, width = images.shape[h_axis], images.shape[w_axis]
         seed = seed or self.generator
-        alpha = uniform((), minval=self.factor[0], maxval=self.factor[1], dtype=self.dtype,
+        alpha = uniform((), minval=self.factor[0], maxval=self.factor[1], dtype=self.compute_dtype,
                         seed=seed) + 1e-6
         alpha = float(alpha)
-        ratio = kops.sqrt(1.0 - beta((batch,), alpha, alpha, seed=seed, dtype=self.dtype))
+        ratio = kops.sqrt(1.0 - beta((batch,), alpha, alpha, seed=seed, dtype=self.compute_dtype))
         x0, x1 = self._bounds(batch, width, ratio, seed)
         y0, y1 = self._bounds(batch, height, ratio, seed)
-        grid_y, grid_x = kops.meshgrid(kops.arange(height, dtype=self.dtype),
-                                       kops.arange(width, dtype=self.dtype), indexing="ij")
+        grid_y, grid_x = kops.meshgrid(kops.arange(height, dtype=self.compute_dtype),
+                                       kops.arange(width, dtype=self.compute_dtype), indexing="ij")
         if self.data_format == "channels_last":
             grid_y, grid_x, c_axis = grid_y[None, :, :, None], grid_x[None, :, :, None], -1
         else:
@@ -1344,11 +1344,11 @@ class CutMix(_ImageAugmentation):
 
     def transform_images(self, images, transformation, training=True):
         if training and transformation is not None:
-            images = kops.cast(images, self.dtype)
+            images = kops.cast(images, self.compute_dtype)
             images = kops.where(transformation["batch_masks"],
                                 kops.take(images, transformation["permutation_order"], axis=0),
                                 images)
-        return kops.cast(images, self.dtype)
+        return kops.cast(images, self.compute_dtype)
 
     def transform_labels(self, labels, transformation, training=True):
         if not training or transformation is None:
