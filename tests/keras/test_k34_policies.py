@@ -16,7 +16,8 @@ REF = load("k34_policies")
 @pytest.fixture(autouse=True)
 def _reset_globals():
     yield
-    K.config.set_dtype_policy("float32")
+    # back to "no policy set" (layers then follow floatx, as before any set_dtype_policy)
+    K.dtype_policies._global_policy = None
     K.config.set_max_epochs(None)
     K.config.set_max_steps_per_epoch(None)
     K.config.enable_interactive_logging()
