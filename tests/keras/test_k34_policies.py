@@ -286,6 +286,14 @@ def test_fit_honours_max_epochs_and_steps():
                   epochs=5, verbose=0)
     assert len(h.history["loss"]) == c["epochs"]
     assert int(m.optimizer.iterations.numpy()) == c["iterations"]
+    # evaluate and predict take the steps cap too (the first 3 batches of 4)
+    xl = np.arange(80, dtype="float32").reshape(40, 2) / 40
+    m.set_weights([np.array([[0.5], [-1.0]], "float32"), np.array([0.25], "float32")])
+    with pytest.warns(UserWarning, match="Limiting"):
+        assert len(m.predict(xl, batch_size=4, verbose=0)) == c["predict_rows"]
+    with pytest.warns(UserWarning, match="Limiting"):
+        loss = m.evaluate(xl, np.zeros((40, 1), "float32"), batch_size=4, verbose=0)
+    assert math.isclose(loss, c["evaluate"], rel_tol=1e-6)
 
 
 def test_interactive_logging_off_sends_progress_to_logging(capsys, caplog):

@@ -208,8 +208,13 @@ lm = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
 lm.compile("sgd", "mse")
 lh = lm.fit(np.ones((40, 2), "float32"), np.ones((40, 1), "float32"), batch_size=4,
             epochs=5, verbose=0)
+xl = np.arange(80, dtype="float32").reshape(40, 2) / 40
+lm.set_weights([np.array([[0.5], [-1.0]], "float32"), np.array([0.25], "float32")])
 c["limited"] = {"epochs": len(lh.history["loss"]),
-                "iterations": int(lm.optimizer.iterations.numpy())}
+                "iterations": int(lm.optimizer.iterations.numpy()),
+                "predict_rows": len(lm.predict(xl, batch_size=4, verbose=0)),
+                "evaluate": lm.evaluate(xl, np.zeros((40, 1), "float32"), batch_size=4,
+                                        verbose=0)}
 keras.config.set_max_epochs(None)
 keras.config.set_max_steps_per_epoch(None)
 rec["config"] = c

@@ -425,10 +425,7 @@ class Model(Layer):
         if config.max_epochs() and config.max_epochs() < epochs:
             warnings.warn("Limiting epochs to %d" % config.max_epochs())
             epochs = config.max_epochs()
-        if config.max_steps_per_epoch() and (steps_per_epoch is None or
-                                             config.max_steps_per_epoch() < steps_per_epoch):
-            warnings.warn("Limiting steps_per_epoch to %d" % config.max_steps_per_epoch())
-            steps_per_epoch = config.max_steps_per_epoch()
+        steps_per_epoch = _capped_steps(steps_per_epoch)
         if class_weight is not None:
             _check_class_weight(class_weight, y, sample_weight)
         verbose = 1 if verbose == "auto" else int(verbose)
@@ -499,7 +496,7 @@ class Model(Layer):
         """The loss and metrics over ``x``/``y`` (a list, or a dict with ``return_dict``)."""
         self._check_compiled("evaluate")
         batch_size = _check_count("evaluate", "batch_size", batch_size)
-        steps = _check_count("evaluate", "steps", steps)
+        steps = _capped_steps(_check_count("evaluate", "steps", steps))
         verbose = 1 if verbose == "auto" else int(verbose)
         strategy = _distribute._active_strategy()   # None outside a multi-worker scope
         if strategy is not None:
@@ -533,7 +530,7 @@ class Model(Layer):
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """The model's outputs over ``x`` in batches, as a NumPy array."""
         batch_size = _check_count("predict", "batch_size", batch_size)
-        steps = _check_count("predict", "steps", steps)
+        steps = _capped_steps(_check_count("predict", "steps", steps))
         verbose = 1 if verbose == "auto" else int(verbose)
         handler = _data.DataHandler(x, None, None, batch_size, steps, False, "predict")
         if handler.steps == 0:
@@ -610,6 +607,16 @@ class Model(Layer):
                                       by_name=by_name)
         keras_h5 = os.fspath(filepath).endswith((".h5", ".hdf5"))
         return None if keras_h5 else status
+
+
+def _capped_steps(steps):
+    """``steps`` lowered to ``keras.config.max_steps_per_epoch()`` when that is set and
+    smaller (or ``steps`` is None), with Keras 3's warning: fit, evaluate and predict."""
+    cap = config.max_steps_per_epoch()
+    if cap and (steps is None or cap < steps):
+        warnings.warn("Limiting steps_per_epoch to %d" % cap)
+        return cap
+    return steps
 
 
 def _with_progbar(callbacks, verbose):
