@@ -265,6 +265,74 @@ record_text("tv_tf_idf_vocab", "TextVectorization",
 record_text("tv_adapt_dataset", "TextVectorization", {"max_tokens": 5}, np.array(docs),
             adapt=docs, adapt_batches=3)
 
+# MelSpectrogram, STFTSpectrogram
+audio = rng.randn(2, 700).astype("float32")
+record("mel", keras.layers.MelSpectrogram,
+       {"fft_length": 256, "sequence_stride": 64, "num_mel_bins": 16}, audio)
+record("mel_single_no_db", keras.layers.MelSpectrogram,
+       {"fft_length": 128, "sequence_stride": 32, "sequence_length": 100, "num_mel_bins": 8,
+        "power_to_db": False, "sampling_rate": 8000, "min_freq": 100.0, "max_freq": 3000,
+        "mag_exp": 1.0, "window": "hamming"}, audio[0])
+record("mel_db_ref", keras.layers.MelSpectrogram,
+       {"fft_length": 64, "sequence_stride": 16, "num_mel_bins": 10, "top_db": 20.0,
+        "ref_power": 2.0, "window": None}, audio[:, :300])
+sig = rng.randn(2, 90, 2).astype("float32")
+for mode in ("log", "magnitude", "psd", "real", "imag", "angle", "stft"):
+    record("stft_" + mode, keras.layers.STFTSpectrogram,
+           {"mode": mode, "frame_length": 16, "frame_step": 8}, sig)
+record("stft_same_expand", keras.layers.STFTSpectrogram,
+       {"frame_length": 20, "fft_length": 32, "padding": "same", "expand_dims": True,
+        "window": "hamming", "periodic": True, "scaling": "spectrum"}, sig)
+record("stft_cf", keras.layers.STFTSpectrogram,
+       {"mode": "magnitude", "frame_length": 12, "data_format": "channels_first",
+        "scaling": None, "window": None}, np.transpose(sig, (0, 2, 1)).copy())
+
+# AutoContrast, Equalization, Solarization (seeded), MaxNumBoundingBoxes
+low_contrast = (rng.rand(2, 6, 7, 3) * 60 + 80).astype("float32")
+record("autocontrast", keras.layers.AutoContrast, {}, low_contrast)
+record("autocontrast_unit", keras.layers.AutoContrast, {"value_range": (0, 1)},
+       low_contrast / 255.0)
+flat = low_contrast.copy()
+flat[..., 1] = 7.0
+record("autocontrast_flat_channel", keras.layers.AutoContrast, {}, flat)
+record("equalize", keras.layers.Equalization, {}, low_contrast)
+record("equalize_bins", keras.layers.Equalization, {"bins": 32, "value_range": (0, 1)},
+       low_contrast / 255.0)
+record("equalize_single_cf", keras.layers.Equalization, {"data_format": "channels_first"},
+       np.transpose(low_contrast[0], (2, 0, 1)).copy())
+record("equalize_flat", keras.layers.Equalization, {}, flat)
+record("solarize_threshold", keras.layers.Solarization,
+       {"threshold_factor": (0.5, 0.5), "seed": 5}, img)
+record("solarize_seeded", keras.layers.Solarization,
+       {"addition_factor": 0.4, "threshold_factor": (0.2, 0.7), "seed": 11}, img)
+record("solarize_unit", keras.layers.Solarization,
+       {"addition_factor": (0.1, 0.1), "value_range": (0, 1), "seed": 3}, img / 255.0)
+layer = keras.layers.MaxNumBoundingBoxes(max_number=3, fill_value=-2,
+                                         bounding_box_format="xyxy")
+for n, max_number in ((5, 3), (2, 4)):
+    boxes = rng.rand(2, n, 4).astype("float32")
+    labels = rng.randint(0, 5, size=(2, n)).astype("int32")
+    layer = keras.layers.MaxNumBoundingBoxes(max_number=max_number, fill_value=-2,
+                                             bounding_box_format="xyxy")
+    out = layer({"images": img, "bounding_boxes": {"boxes": boxes, "labels": labels}})
+    cases.append({"name": "max_boxes_%d_%d" % (n, max_number), "class": "MaxNumBoundingBoxes",
+                  "kwargs": {"max_number": max_number, "fill_value": -2,
+                             "bounding_box_format": "xyxy"},
+                  "config": clean(layer.get_config()), "boxes": arr(boxes),
+                  "labels": arr(labels), "boxes_out": arr(out["bounding_boxes"]["boxes"]),
+                  "labels_out": arr(out["bounding_boxes"]["labels"]),
+                  "input": arr(img), "output": arr(out["images"])})
+
+# Pipeline
+pipe = keras.layers.Pipeline([keras.layers.Rescaling(1 / 127.5, offset=-1.0),
+                              keras.layers.CenterCrop(4, 4),
+                              keras.layers.Resizing(3, 5)])
+pout = pipe(img)
+cases.append({"name": "pipeline", "class": "Pipeline", "input": arr(img),
+              "output": arr(pout.numpy()),
+              "layers": [(l.__class__.__name__, clean(l.get_config())) for l in pipe.layers],
+              "config_keys": sorted(pipe.get_config())})
+
 # fe.strings.to_hash_bucket_strong, behind Hashing's salt
 strong = []
 for key in ([1, 2], [0, 0], [2 ** 63 - 1, 12345], [-1, 3]):

@@ -90,6 +90,12 @@ from .core import (  # noqa: F401
     SpatialDropout2D,
     SpatialDropout3D,
 )
+from .image_preprocessing import (  # noqa: F401
+    AutoContrast,
+    Equalization,
+    MaxNumBoundingBoxes,
+    Solarization,
+)
 from .merging import (  # noqa: F401
     Add,
     Average,
@@ -122,6 +128,7 @@ from .preprocessing import (  # noqa: F401
     HashedCrossing,
     Hashing,
     Normalization,
+    Pipeline,
     Rescaling,
     Resizing,
 )
@@ -148,6 +155,10 @@ from .reshaping import (  # noqa: F401
     ZeroPadding1D,
     ZeroPadding2D,
     ZeroPadding3D,
+)
+from .spectrogram import (  # noqa: F401
+    MelSpectrogram,
+    STFTSpectrogram,
 )
 from .text_preprocessing import (  # noqa: F401
     IntegerLookup,

@@ -1,5 +1,5 @@
 """Keras 3's non-random preprocessing layers: Normalization, Rescaling, Resizing,
-CenterCrop, CategoryEncoding, Discretization, Hashing and HashedCrossing.
+CenterCrop, CategoryEncoding, Discretization, Hashing, HashedCrossing and Pipeline.
 
 They follow Keras 3.15.1 (TensorFlow backend): the same arguments, defaults, configs and
 values; the arithmetic runs on ``fe.keras.ops`` (resizing on ``keras.ops.image.resize``).
@@ -18,7 +18,7 @@ from ...ops.elementwise_ops import cast, equal, where
 from .. import _image_utils, _serialization
 from .. import backend as _backend
 from .. import ops as _kops
-from .base import Layer
+from .base import Layer, get_keras_mask
 
 
 class Normalization(Layer):
@@ -745,3 +745,60 @@ class HashedCrossing(Layer):
         # Keras's config of this layer has no `trainable`
         return {"num_bins": self.num_bins, "output_mode": self.output_mode,
                 "sparse": self.sparse, "name": self.name, "dtype": self.dtype}
+
+
+class Pipeline(Layer):
+    """Apply ``layers`` in turn (each gets the previous one's output, its mask where the
+    layer takes one, and ``training`` where it takes one); unlike a Sequential model it
+    is a plain layer, for data pipelines."""
+
+    def __init__(self, layers, name=None):
+        super().__init__(name=name)
+        self._pipeline_layers = layers
+
+    @property
+    def layers(self):
+        return self._pipeline_layers
+
+    def _convert_input(self, x):
+        return x                   # each layer converts what it takes
+
+    def __call__(self, inputs, *args, **kwargs):
+        # Keras lets a pipeline take any structure (dicts of images and labels...)
+        if isinstance(inputs, (list, tuple)) and not args and not kwargs.get("mask"):
+            inputs = np.asarray(inputs) if not any(hasattr(v, "numpy") or isinstance(v, dict)
+                                                   for v in inputs) else inputs
+        return super().__call__(inputs, *args, **kwargs)
+
+    def call(self, inputs, training=True, mask=None):
+        outputs = inputs
+        for layer in self._pipeline_layers:
+            kwargs = {}
+            if layer._call_takes_mask:
+                kwargs["mask"] = mask
+            if layer._call_takes_training and training is not None:
+                kwargs["training"] = training
+            outputs = layer(inputs, **kwargs)
+            inputs = outputs
+            mask = get_keras_mask(outputs) if not isinstance(outputs, (dict, list, tuple)) \
+                else None
+        return outputs
+
+    def get_config(self):
+        # Keras's config of this layer: its layers and name only
+        return {"layers": [_serialization.serialize_keras_object(layer)
+                           for layer in self._pipeline_layers],
+                "name": self.name}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        layers = config.get("layers")
+        if not isinstance(layers, (list, tuple)):
+            raise ValueError("`Pipeline` config must contain a `layers` key mapping to a list "  # noqa: TRY004
+                             "of serialized layers. Received config with layers=%s." % (layers,))
+        config = dict(config)
+        # (a nested load hands the layers already rebuilt)
+        config["layers"] = [x if isinstance(x, Layer) else
+                            _serialization.deserialize_keras_object(
+                                x, custom_objects=custom_objects) for x in layers]
+        return cls(**config)
