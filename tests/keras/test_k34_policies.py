@@ -336,3 +336,21 @@ def test_save_load_mixed_model_with_loss_scale_optimizer(tmp_path):
     for a, b in zip(m2.optimizer.variables, m.optimizer.variables):
         assert a.path == b.path
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_mixed_attention_and_stacked_cells_follow_the_policy():
+    # sublayers take the layer's policy (MultiHeadAttention's projections) and recurrent
+    # states start in the compute dtype: float16 outputs close to the float32 layer's
+    x = np.random.default_rng(1).normal(size=(2, 5, 4)).astype("float32")
+    ref = K.layers.MultiHeadAttention(2, 4)
+    want = ref(x, x).numpy()
+    mha = K.layers.MultiHeadAttention(2, 4, dtype="mixed_float16")
+    mha(x, x)
+    mha.set_weights(ref.get_weights())
+    y = mha(x, x)
+    assert y.dtype == fe.float16 and {w.dtype for w in mha.weights} == {fe.float32}
+    np.testing.assert_allclose(y.numpy().astype(np.float32), want, rtol=1e-2, atol=1e-2)
+    K.config.set_dtype_policy("mixed_float16")
+    rnn = K.layers.RNN(K.layers.StackedRNNCells([K.layers.SimpleRNNCell(3),
+                                                 K.layers.GRUCell(2)]))
+    assert rnn(x).dtype == fe.float16

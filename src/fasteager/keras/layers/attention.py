@@ -140,7 +140,7 @@ class MultiHeadAttention(Layer):
         return _Projection(out_dims, n_in, self.use_bias, self.kernel_initializer,
                            self.bias_initializer, self.kernel_regularizer,
                            self.bias_regularizer, self.kernel_constraint, self.bias_constraint,
-                           name=name, dtype=self.dtype)
+                           name=name, dtype=self.dtype_policy)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         query_shape = TensorShape(query_shape)

@@ -50,7 +50,8 @@ class StackedRNNCells(Layer):
                 s = cell.get_initial_state(batch_size=batch_size)
                 states.append(list(s) if isinstance(s, (list, tuple)) else [s])
             else:
-                states.append([zeros([batch_size, d], dtype=self.dtype) for d in _sizes(cell)])
+                states.append([zeros([batch_size, d], dtype=self.compute_dtype)
+                               for d in _sizes(cell)])
         return states
 
     def group_states(self, states):
