@@ -455,3 +455,173 @@ def test_saving_weights_functions(tmp_path):
     K.saving.load_weights(third, whole)
     for a, b in zip(model.get_weights(), third.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+# ---- datasets from directories -------------------------------------------------------------
+DIRS = REF["directories"]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    import wave
+    root = tmp_path_factory.mktemp("k34dirs")
+    for cls, items in DIRS["texts"].items():
+        (root / "text" / cls).mkdir(parents=True)
+        for i, t in enumerate(items):
+            (root / "text" / cls / ("%d.txt" % i)).write_text(t)
+    for cls, items in DIRS["images"].items():
+        (root / "image" / cls).mkdir(parents=True)
+        for i, px in enumerate(items):
+            png = fe.image.encode_png(fe.constant(np.asarray(px, np.uint8)))
+            (root / "image" / cls / ("%d.png" % i)).write_bytes(png.numpy())
+    for cls, items in DIRS["sounds"].items():
+        (root / "audio" / cls).mkdir(parents=True)
+        for i, samples in enumerate(items):
+            with wave.open(str(root / "audio" / cls / ("%d.wav" % i)), "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(16000)
+                w.writeframes(np.asarray(samples, "<i2").tobytes())
+    return root
+
+
+def _batches(ds):
+    out = []
+    for b in ds:
+        parts = b if isinstance(b, tuple) else (b,)
+        out.append([p.to_list() if isinstance(p, fe.RaggedTensor) else
+                    np.asarray(p.numpy()).tolist() for p in parts])
+    return out
+
+
+def _text(v):
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, list):
+        return [_text(x) for x in v]
+    return v
+
+
+@pytest.mark.parametrize("i", range(len(DIRS["cases"]["text"])))
+def test_text_dataset_from_directory(tree, i):
+    case = DIRS["cases"]["text"][i]
+    ds = K.utils.text_dataset_from_directory(str(tree / "text"), verbose=False,
+                                             **case["kwargs"])
+    assert ds.class_names == case["class_names"]
+    got = [[_text(part) for part in b] for b in _batches(ds)]
+    if case["kwargs"].get("shuffle"):
+        # same files and labels as Keras; Keras's extra tf.data buffer shuffle is not
+        # reproduced, so compare (text, label) pairs as sets
+        def pairs(batches):
+            return sorted((t, repr(lab)) for b in batches for t, lab in zip(b[0], b[1]))
+        assert pairs(got) == pairs(case["batches"])
+    else:
+        assert got == case["batches"]
+    assert K.preprocessing.text_dataset_from_directory is K.utils.text_dataset_from_directory
+
+
+def test_text_dataset_subset_both(tree):
+    train, val = K.utils.text_dataset_from_directory(str(tree / "text"), shuffle=True, seed=3,
+                                                     validation_split=0.4, subset="both",
+                                                     verbose=False)
+    got = [sorted(v.decode() for b in d for v in b[0].numpy()) for d in (train, val)]
+    assert got == DIRS["cases"]["text_both"]
+
+
+@pytest.mark.parametrize("i", range(len(DIRS["cases"]["image"])))
+def test_image_dataset_from_directory(tree, i):
+    case = DIRS["cases"]["image"][i]
+    kwargs = dict(case["kwargs"])
+    ds = K.utils.image_dataset_from_directory(str(tree / "image"), verbose=False, **kwargs)
+    assert ds.class_names == case["class_names"]
+    got = _batches(ds)
+    assert len(got) == len(case["batches"])
+    for b, want in zip(got, case["batches"]):
+        for part, ref in zip(b, want):
+            np.testing.assert_allclose(np.asarray(part, np.float32),
+                                       np.asarray(ref, np.float32), rtol=1e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize("i", range(len(DIRS["cases"]["audio"])))
+def test_audio_dataset_from_directory(tree, i):
+    case = DIRS["cases"]["audio"][i]
+    ds = K.utils.audio_dataset_from_directory(str(tree / "audio"), verbose=False,
+                                              **case["kwargs"])
+    assert ds.class_names == case["class_names"]
+    got = _batches(ds)
+    assert len(got) == len(case["batches"])
+    for b, want in zip(got, case["batches"]):
+        for part, ref in zip(b, want):
+            if case["kwargs"].get("ragged"):
+                assert len(part) == len(ref)
+                for p, r in zip(part, ref):
+                    np.testing.assert_allclose(np.asarray(p, np.float32),
+                                               np.asarray(r, np.float32), rtol=1e-6)
+            else:
+                np.testing.assert_allclose(np.asarray(part, np.float32),
+                                           np.asarray(ref, np.float32), rtol=1e-6)
+
+
+def test_directory_dataset_errors(tree, capsys):
+    errs = DIRS["cases"]["errors"]
+    text, image, audio = str(tree / "text"), str(tree / "image"), str(tree / "audio")
+    calls = {
+        "label_mode": lambda: K.utils.text_dataset_from_directory(text, label_mode="x"),
+        "split_seed": lambda: K.utils.text_dataset_from_directory(
+            text, validation_split=0.2, subset="training"),
+        "subset_only": lambda: K.utils.text_dataset_from_directory(text, subset="training"),
+        "class_names": lambda: K.utils.text_dataset_from_directory(
+            text, class_names=["pos", "zzz"]),
+        "labels_len": lambda: K.utils.text_dataset_from_directory(text, labels=[0, 1],
+                                                                  verbose=False),
+        "binary": lambda: K.utils.image_dataset_from_directory(
+            image, labels=[0, 1, 2, 0, 1], label_mode="binary", verbose=False),
+        "color_mode": lambda: K.utils.image_dataset_from_directory(image, color_mode="cmyk"),
+        "ragged_len": lambda: K.utils.audio_dataset_from_directory(
+            audio, ragged=True, output_sequence_length=3),
+    }
+    for key, call in calls.items():
+        with pytest.raises(ValueError) as info:
+            call()
+        want = errs[key][1]
+        if key == "labels_len":     # the directory name differs
+            want = want.split(" in directory ")[0]
+        assert str(info.value).startswith(want), key
+    K.utils.text_dataset_from_directory(text, shuffle=False)
+    assert capsys.readouterr().out == "Found 7 files belonging to 2 classes.\n"
+    with pytest.raises(ImportError, match="tensorflow-io"):
+        K.utils.audio_dataset_from_directory(audio, sampling_rate=8000)
+
+
+@pytest.mark.parametrize("i", range(len(REF["split_dataset"])))
+def test_split_dataset(i):
+    case = REF["split_dataset"][i]
+    arr = np.arange(10) * 3
+    if case["source"] == "array":
+        data = arr
+    elif case["source"] == "tuple":
+        data = (arr, arr.astype("float32") / 2)
+    else:
+        data = fe.data.Dataset.from_tensor_slices((arr, arr * 2))
+        if case["source"] == "batched":
+            data = data.batch(3)
+    left, right = K.utils.split_dataset(data, **case["kwargs"])
+    for got, want in ((left, case["left"]), (right, case["right"])):
+        got = _batches(got)
+        assert len(got) == len(want)
+        for b, ref in zip(got, want):
+            for part, r in zip(b, ref):
+                np.testing.assert_allclose(part, r)
+
+
+def test_split_dataset_errors():
+    errs = REF["split_errors"]
+    for key, call, cls in (
+            ("none", lambda: K.utils.split_dataset(np.arange(5)), ValueError),
+            ("big", lambda: K.utils.split_dataset(np.arange(5), left_size=5), ValueError),
+            ("sum", lambda: K.utils.split_dataset(np.arange(5), left_size=0.6, right_size=0.6),
+             ValueError),
+            ("type", lambda: K.utils.split_dataset(np.arange(5), left_size="a"), TypeError)):
+        with pytest.raises(cls) as info:
+            call()
+        assert str(info.value) == errs[key][1], key

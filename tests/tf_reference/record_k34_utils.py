@@ -284,5 +284,146 @@ rec["saving_errors"] = {
                                                              call_function=lambda *a: a)),
 }
 
+# *_dataset_from_directory: the files are stored here and re-made by the test
+import tempfile  # noqa: E402
+import wave  # noqa: E402
+
+files_rng = np.random.RandomState(5)
+texts = {"neg": ["bad movie", "awful plot, long", "meh"],
+         "pos": ["great fun", "a delight from start to end", "good", "fine film"]}
+images = {"cats": [files_rng.randint(0, 256, (6, 8, 3)).tolist(),
+                   files_rng.randint(0, 256, (5, 5, 3)).tolist()],
+          "dogs": [files_rng.randint(0, 256, (7, 4, 3)).tolist(),
+                   files_rng.randint(0, 256, (4, 6, 3)).tolist(),
+                   files_rng.randint(0, 256, (8, 8, 3)).tolist()]}
+sounds = {"no": [files_rng.randint(-30000, 30000, (5, 1)).tolist(),
+                 files_rng.randint(-30000, 30000, (9, 1)).tolist()],
+          "yes": [files_rng.randint(-30000, 30000, (7, 1)).tolist(),
+                  files_rng.randint(-30000, 30000, (3, 1)).tolist()]}
+
+
+def make_tree(root):
+    for cls, items in texts.items():
+        os.makedirs(os.path.join(root, "text", cls))
+        for i, t in enumerate(items):
+            with open(os.path.join(root, "text", cls, "%d.txt" % i), "w") as f:
+                f.write(t)
+    for cls, items in images.items():
+        os.makedirs(os.path.join(root, "image", cls))
+        for i, px in enumerate(items):
+            tf.io.write_file(os.path.join(root, "image", cls, "%d.png" % i),
+                             tf.io.encode_png(np.asarray(px, np.uint8)))
+    for cls, items in sounds.items():
+        os.makedirs(os.path.join(root, "audio", cls))
+        for i, samples in enumerate(items):
+            with wave.open(os.path.join(root, "audio", cls, "%d.wav" % i), "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(16000)
+                w.writeframes(np.asarray(samples, "<i2").tobytes())
+
+
+def batches(ds):
+    out = []
+    for b in ds:
+        parts = b if isinstance(b, tuple) else (b,)
+        out.append([p.to_list() if isinstance(p, tf.RaggedTensor) else
+                    np.asarray(p.numpy()).tolist() for p in parts])
+    return out
+
+
+def as_text(batch_list):
+    def text(v):
+        if isinstance(v, bytes):
+            return v.decode()
+        if isinstance(v, list):
+            return [text(x) for x in v]
+        return v
+    return [[text(part) for part in b] for b in batch_list]
+
+
+root = tempfile.mkdtemp()
+make_tree(root)
+dirs = {"text": [], "image": [], "audio": []}
+for kw in [dict(shuffle=False, batch_size=3), dict(shuffle=False, label_mode="categorical",
+                                                    max_length=5, batch_size=4),
+           dict(shuffle=False, labels=None), dict(shuffle=False, class_names=["pos", "neg"],
+                                                  label_mode="binary", batch_size=None),
+           dict(shuffle=True, seed=7, validation_split=0.3, subset="validation", batch_size=8),
+           dict(shuffle=False, validation_split=0.3, subset="training", batch_size=8)]:
+    ds = keras.utils.text_dataset_from_directory(os.path.join(root, "text"), verbose=False,
+                                                 **kw)
+    dirs["text"].append({"kwargs": kw, "class_names": getattr(ds, "class_names", None),
+                         "batches": as_text(batches(ds))})
+both = keras.utils.text_dataset_from_directory(os.path.join(root, "text"), shuffle=True,
+                                               seed=3, validation_split=0.4, subset="both",
+                                               verbose=False)
+dirs["text_both"] = [sorted(v.decode() for b in d for v in b[0].numpy()) for d in both]
+for kw in [dict(shuffle=False, image_size=(4, 4), batch_size=2),
+           dict(shuffle=False, image_size=(3, 5), interpolation="nearest",
+                color_mode="grayscale", label_mode="categorical"),
+           dict(shuffle=False, image_size=(4, 4), crop_to_aspect_ratio=True, labels=None),
+           dict(shuffle=False, image_size=(4, 6), pad_to_aspect_ratio=True,
+                labels=[1, 0, 1, 0, 2], batch_size=None),
+           dict(shuffle=False, image_size=(2, 2), color_mode="rgba",
+                data_format="channels_first", class_names=["dogs", "cats"])]:
+    ds = keras.utils.image_dataset_from_directory(os.path.join(root, "image"), verbose=False,
+                                                  **kw)
+    dirs["image"].append({"kwargs": {k: list(v) if isinstance(v, tuple) else v
+                                     for k, v in kw.items()},
+                          "class_names": getattr(ds, "class_names", None),
+                          "batches": batches(ds)})
+for kw in [dict(shuffle=False, batch_size=3), dict(shuffle=False, output_sequence_length=6),
+           dict(shuffle=False, ragged=True, label_mode="binary")]:
+    ds = keras.utils.audio_dataset_from_directory(os.path.join(root, "audio"), verbose=False,
+                                                  **kw)
+    dirs["audio"].append({"kwargs": kw, "class_names": ds.class_names, "batches": batches(ds)})
+d = os.path.join(root, "text")
+dirs["errors"] = {
+    "label_mode": error(lambda: keras.utils.text_dataset_from_directory(d, label_mode="x")),
+    "split_seed": error(lambda: keras.utils.text_dataset_from_directory(
+        d, validation_split=0.2, subset="training")),
+    "subset_only": error(lambda: keras.utils.text_dataset_from_directory(d, subset="training")),
+    "class_names": error(lambda: keras.utils.text_dataset_from_directory(
+        d, class_names=["pos", "zzz"])),
+    "labels_len": error(lambda: keras.utils.text_dataset_from_directory(
+        d, labels=[0, 1], verbose=False)),
+    "binary": error(lambda: keras.utils.image_dataset_from_directory(
+        os.path.join(root, "image"), labels=[0, 1, 2, 0, 1], label_mode="binary",
+        verbose=False)),
+    "color_mode": error(lambda: keras.utils.image_dataset_from_directory(
+        os.path.join(root, "image"), color_mode="cmyk")),
+    "ragged_len": error(lambda: keras.utils.audio_dataset_from_directory(
+        os.path.join(root, "audio"), ragged=True, output_sequence_length=3)),
+}
+rec["directories"] = {"texts": texts, "images": images, "sounds": sounds, "cases": dirs}
+
+# split_dataset (Python's random with the seed: reproducible)
+splits = []
+for source, kw in [("array", dict(left_size=0.8)), ("array", dict(right_size=3)),
+                   ("tuple", dict(left_size=4, shuffle=True, seed=11)),
+                   ("dataset", dict(left_size=0.5, shuffle=True, seed=2)),
+                   ("batched", dict(right_size=0.3))]:
+    arr = np.arange(10) * 3
+    if source == "array":
+        data = arr
+    elif source == "tuple":
+        data = (arr, arr.astype("float32") / 2)
+    else:
+        data = tf.data.Dataset.from_tensor_slices((arr, arr * 2))
+        if source == "batched":
+            data = data.batch(3)
+    left, right = keras.utils.split_dataset(data, **kw)
+    splits.append({"source": source, "kwargs": kw, "left": batches(left),
+                   "right": batches(right)})
+rec["split_dataset"] = splits
+rec["split_errors"] = {
+    "none": error(lambda: keras.utils.split_dataset(np.arange(5))),
+    "big": error(lambda: keras.utils.split_dataset(np.arange(5), left_size=5)),
+    "sum": error(lambda: keras.utils.split_dataset(np.arange(5), left_size=0.6,
+                                                   right_size=0.6)),
+    "type": error(lambda: keras.utils.split_dataset(np.arange(5), left_size="a")),
+}
+
 save("k34_utils", rec)
 print("saved", sorted(rec))

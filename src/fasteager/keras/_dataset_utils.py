@@ -10,11 +10,13 @@ between ``on_epoch_begin`` and ``on_epoch_end``. ``workers``, ``use_multiprocess
 values are the same, only the prefetching differs).
 """
 import itertools
+import random as _python_random
 import warnings
 
 import numpy as np
 
 from .. import data as fe_data
+from ..data.transforms import Batch as _BatchDataset
 from .._core import Tensor
 from .ops import nn as keras_nn
 
@@ -260,3 +262,112 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
     if batch_size is not None:
         dataset = dataset.batch(batch_size)
     return dataset
+
+
+def _split_sizes(left_size, right_size, total):
+    """Keras's _rescale_dataset_split_sizes: int counts or float fractions -> counts."""
+    lt, rt = type(left_size), type(right_size)
+    if left_size is not None and lt not in (int, float) and \
+            right_size is not None and rt not in (int, float):
+        raise TypeError("Invalid `left_size` and `right_size` Types. Expected: integer or "
+                        "float or None, Received: type(left_size)=%s and type(right_size)=%s"
+                        % (lt, rt))
+    if left_size is not None and lt not in (int, float):
+        raise TypeError("Invalid `left_size` Type. Expected: int or float or None, Received: "
+                        "type(left_size)=%s.  " % lt)
+    if right_size is not None and rt not in (int, float):
+        raise TypeError("Invalid `right_size` Type. Expected: int or float or None,Received: "
+                        "type(right_size)=%s." % rt)
+    if left_size == 0 and right_size == 0:
+        raise ValueError("Both `left_size` and `right_size` are zero. At least one of the "
+                         "split sizes must be non-zero.")
+    if (lt is int and (left_size <= 0 or left_size >= total)) or \
+            (lt is float and (left_size <= 0 or left_size >= 1)):
+        raise ValueError("`left_size` should be either a positive integer smaller than %d, or "
+                         "a float within the range `[0, 1]`. Received: left_size=%s"
+                         % (total, left_size))
+    if (rt is int and (right_size <= 0 or right_size >= total)) or \
+            (rt is float and (right_size <= 0 or right_size >= 1)):
+        raise ValueError("`right_size` should be either a positive integer and smaller than %d "
+                         "or a float within the range `[0, 1]`. Received: right_size=%s"
+                         % (total, right_size))
+    if lt is float and rt is float and left_size + right_size > 1:
+        raise ValueError("The sum of `left_size` and `right_size` is greater than 1. It must "
+                         "be less than or equal to 1.")
+    left = round(left_size * total) if lt is float else (
+        float(left_size) if lt is int else None)
+    right = round(right_size * total) if rt is float else (
+        float(right_size) if rt is int else None)
+    if left is None:
+        left = total - right
+    elif right is None:
+        right = total - left
+    if left + right > total:
+        raise ValueError("The sum of `left_size` and `right_size` should be smaller than the "
+                         "%d. Received: left_size + right_size = %sand total_length = %d"
+                         % (total, left + right, total))
+    for size, side in ((left, "left"), (right, "right")):
+        if size == 0:
+            raise ValueError("With `dataset` of length=%d, `left_size`=%s and `right_size`=%s."
+                             "Resulting %s side dataset split will be empty. Adjust any of the "
+                             "aforementioned parameters" % (total, left, right, side))
+    return int(left), int(right)
+
+
+def _as_numpy(value):
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None,
+                  preferred_backend=None):
+    """Two ``fe.data.Dataset``s of the first ``left_size`` and the last ``right_size``
+    samples (counts or fractions) of an array, a tuple/list of arrays or a dataset (a
+    batched one is split by samples and re-batched); ``shuffle`` permutes the samples first
+    with Python's ``random`` seeded by ``seed``, as Keras."""
+    if isinstance(dataset, fe_data.Dataset):
+        batch_size = dataset._n if isinstance(dataset, _BatchDataset) else None
+        source = dataset.unbatch() if batch_size is not None else dataset
+        samples = [element for element in source]
+        kind = "dataset"
+    elif isinstance(dataset, (np.ndarray, Tensor)):
+        samples = list(_as_numpy(dataset))
+        batch_size, kind = None, "array"
+    elif isinstance(dataset, (list, tuple)) and dataset:
+        columns = [_as_numpy(v) for v in dataset]
+        if len({len(c) for c in columns}) != 1:
+            raise ValueError("split_dataset: the arrays of `dataset` must have the same length "
+                             "(got %s)" % [len(c) for c in columns])
+        samples = list(zip(*columns))
+        batch_size, kind = None, type(dataset)
+    else:
+        raise TypeError("The `dataset` argument must be either a `tf.data.Dataset` object, or "
+                        "a list/tuple of arrays. Received: dataset=%s of type %s"
+                        % (dataset, type(dataset)))
+    if right_size is None and left_size is None:
+        raise ValueError("At least one of the `left_size` or `right_size` must be specified. "
+                         "Received: left_size=None and right_size=None")
+    if shuffle:
+        if seed is None:
+            seed = _python_random.randint(0, int(1e6))
+        _python_random.seed(seed)
+        _python_random.shuffle(samples)
+    left, right = _split_sizes(left_size, right_size, len(samples))
+
+    def restore(part):
+        if kind == "array":
+            return np.stack(part)
+        if kind == "dataset":
+            first = part[0]
+            if isinstance(first, tuple):
+                return tuple(np.stack([_as_numpy(s[i]) for s in part])
+                             for i in range(len(first)))
+            if isinstance(first, dict):
+                return {k: np.stack([_as_numpy(s[k]) for s in part]) for k in first}
+            return np.stack([_as_numpy(s) for s in part])
+        return kind(np.stack(col) for col in zip(*part))
+
+    out = []
+    for part in (samples[:left], samples[-right:]):
+        ds = fe_data.Dataset.from_tensor_slices(restore(part))
+        out.append(ds.batch(batch_size) if batch_size is not None else ds)
+    return tuple(out)

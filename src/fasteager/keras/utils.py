@@ -18,8 +18,14 @@ from ._dataset_utils import (  # noqa: F401
     normalize,
     pack_x_y_sample_weight,
     pad_sequences,
+    split_dataset,
     timeseries_dataset_from_array,
     unpack_x_y_sample_weight,
+)
+from ._directory_datasets import (  # noqa: F401
+    audio_dataset_from_directory,
+    image_dataset_from_directory,
+    text_dataset_from_directory,
 )
 from .backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
 from ._graph_utils import get_source_inputs  # noqa: F401
