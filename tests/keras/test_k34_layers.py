@@ -378,3 +378,62 @@ def test_input_spec_set_in_build_is_checked_after_build():
         fe.keras.InputSpec(axes={"x": 1})
     with pytest.raises(ValueError, match="greater than the maximum"):
         fe.keras.InputSpec(ndim=2, axes={3: 1})
+
+
+@pytest.mark.parametrize("key", sorted(SPECIAL["ConvLSTM"]))
+def test_conv_lstm_matches_keras(key):
+    case = SPECIAL["ConvLSTM"][key]
+    layer = getattr(L, case["cls"])(**case["kwargs"])
+    layer.build(tuple(case["shape"]))
+    assert [list(v.shape) for v in layer.weights] == case["weight_shapes"]
+    for v, w in zip(layer.weights, case["weights"]):
+        v.assign(np.array(w, np.float32))
+    x = fe.constant(np.array(case["x"], np.float32))
+    with fe.GradientTape() as tape:
+        tape.watch(x)
+        flat = fe.nest.flatten(layer(x))
+        loss = fe.add_n([fe.reduce_sum(t * fe.constant(np.array(g, np.float32)))
+                         for t, g in zip(flat, case["g"])])
+    assert [list(t.shape) for t in flat] == case["structure"]
+    for got, want in zip(flat, case["outputs"]):
+        np.testing.assert_allclose(got.numpy(), np.array(want, np.float32), rtol=1e-4,
+                                   atol=1e-5)
+    grads = tape.gradient(loss, [x] + list(layer.weights))
+    for got, want in zip(grads, case["grads"]):
+        np.testing.assert_allclose(np.asarray(got), np.array(want, np.float32), rtol=1e-4,
+                                   atol=1e-4)
+    want = _plain(case["config"])
+    got = _plain(layer.get_config())
+    assert set(got) == set(want)
+    for k in want:
+        if k != "name":
+            assert got[k] == want[k], k
+    again = L.deserialize(L.serialize(layer))
+    assert type(again) is type(layer) and again.get_config() == layer.get_config()
+
+
+def test_conv_lstm_defaults_mask_dropout_and_errors():
+    layer = L.ConvLSTM2D(2, 3)
+    layer.build((2, 3, 5, 5, 1))
+    # the forget gate's bias starts at 1 (unit_forget_bias), the others at 0
+    np.testing.assert_array_equal(layer.cell.bias.numpy(), [0, 0, 1, 1, 0, 0, 0, 0])
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 5, 1)).astype(np.float32)
+    # a masked last step keeps the state of the step before
+    full = L.ConvLSTM2D(2, 3, return_sequences=True)
+    seq = full(x)
+    last = L.ConvLSTM2D.from_config(dict(full.get_config(), return_sequences=False))
+    last.build(x.shape)
+    last.set_weights(full.get_weights())
+    y = last(x, mask=np.array([[1, 1, 0], [1, 1, 1]], bool))
+    np.testing.assert_allclose(y.numpy()[0], seq.numpy()[0, 1], rtol=1e-6)
+    np.testing.assert_allclose(y.numpy()[1], seq.numpy()[1, 2], rtol=1e-6)
+    # dropout: training calls differ from inference, inference is deterministic
+    drop = L.ConvLSTM1D(2, 2, dropout=0.5, recurrent_dropout=0.5, seed=1)
+    x1 = np.ones((2, 3, 4, 2), np.float32)
+    a, b = drop(x1), drop(x1)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.allclose(drop(x1, training=True).numpy(), a.numpy())
+    with pytest.raises(ValueError, match="strides > 1"):
+        L.ConvLSTM2D(2, 3, strides=2, dilation_rate=2)
+    with pytest.raises(ValueError, match="expected ndim=5, got ndim=4"):
+        L.ConvLSTM2D(2, 3)(np.ones((1, 2, 3, 3), np.float32))

@@ -1,8 +1,8 @@
 """Record Keras 3.15.1's values for the keras.layers names added by issue 34 part L3
 (topics "k34_layers" and "k34_layers_special"): adaptive pooling, Conv3DTranspose,
 DepthwiseConv1D, SeparableConv1D, EinsumDense, AdditiveAttention; ReversibleEmbedding,
-SpectralNormalization, Wrapper, GroupQueryAttention, StackedRNNCells and InputSpec in the
-second file.
+SpectralNormalization, Wrapper, GroupQueryAttention, StackedRNNCells, InputSpec and
+ConvLSTM1D/2D/3D in the second file.
 
 Run from the repository root with the TensorFlow venv:
     /work/tfenv/bin/python tests/tf_reference/record_k34_layers.py
@@ -216,7 +216,45 @@ def special():
         [("LSTMCell", {"units": 2}), ("LSTMCell", {"units": 3, "activation": "relu"})],
         {"go_backwards": True}, (3, 4, 2), seed=2, initial_state=True)
     out["InputSpec"] = input_spec_cases()
+    cl = out["ConvLSTM"] = {}
+    cl["1d"] = conv_lstm_case("ConvLSTM1D", {"filters": 2, "kernel_size": 3}, (2, 3, 6, 2))
+    cl["2d_same_sequences_state"] = conv_lstm_case(
+        "ConvLSTM2D", {"filters": 3, "kernel_size": 2, "padding": "same",
+                       "return_sequences": True, "return_state": True}, (2, 3, 4, 4, 2),
+        seed=1)
+    cl["2d_channels_first_strided_backwards"] = conv_lstm_case(
+        "ConvLSTM2D", {"filters": 2, "kernel_size": (2, 3), "strides": 2,
+                       "data_format": "channels_first", "go_backwards": True,
+                       "activation": "relu", "use_bias": False}, (1, 3, 2, 5, 6), seed=2)
+    cl["3d_dilated"] = conv_lstm_case(
+        "ConvLSTM3D", {"filters": 2, "kernel_size": 2, "dilation_rate": 2,
+                       "return_sequences": True}, (1, 2, 4, 5, 4, 1), seed=3)
     return out
+
+
+def conv_lstm_case(cls, kwargs, shape, seed=0):
+    """A ConvLSTM layer: outputs (and states) and gradients of ``sum(y * g)`` over every
+    output, for the input and the weights; its config."""
+    rng = np.random.default_rng(seed)
+    layer = getattr(L, cls)(**kwargs)
+    layer.build(shape)
+    ws = [rng.standard_normal(tuple(v.shape)).astype("float32") * 0.5 for v in layer.weights]
+    for v, w in zip(layer.weights, ws):
+        v.assign(w)
+    x = rng.standard_normal(shape).astype("float32")
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        flat = tf.nest.flatten(layer(xt))
+        gs = [rng.standard_normal(tuple(t.shape)).astype("float32") for t in flat]
+        loss = tf.add_n([tf.reduce_sum(t * g) for t, g in zip(flat, gs)])
+    grads = tape.gradient(loss, [xt] + [v.value for v in layer.weights])
+    return {"cls": cls, "kwargs": _jsonable(kwargs), "shape": list(shape),
+            "config": _jsonable(layer.get_config()), "x": x.tolist(),
+            "weights": [w.tolist() for w in ws], "weight_shapes": [list(w.shape) for w in ws],
+            "structure": [list(t.shape) for t in flat],
+            "outputs": [np.asarray(t).tolist() for t in flat], "g": [g.tolist() for g in gs],
+            "grads": [np.asarray(t).tolist() for t in grads]}
 
 
 def input_spec_cases():

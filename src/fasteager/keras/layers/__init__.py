@@ -175,6 +175,7 @@ from .conv import (  # noqa: F401,E402
     SeparableConv1D,
     SeparableConvolution1D,
 )
+from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401,E402
 from .core import ReversibleEmbedding  # noqa: F401,E402
 from .einsum_dense import EinsumDense  # noqa: F401,E402
 from .pooling import (  # noqa: F401,E402

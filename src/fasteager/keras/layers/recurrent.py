@@ -308,6 +308,18 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _expand_to(m, x):
+    """The (batch, 1) mask ``m`` with axes added to broadcast against ``x``."""
+    for _ in range(x.shape.rank - 2):
+        m = expand_dims(m, -1)
+    return m
+
+
+def _keep_where(m, new, old):
+    m = _expand_to(m, new)
+    return m * new + (1 - m) * old
+
+
 def _flat(x):
     """Nested lists of states (or state sizes) as one flat list."""
     return [t for s in x for t in _flat(s)] if isinstance(x, (list, tuple)) else [x]
@@ -462,7 +474,10 @@ class RNN(Layer):
             new_states = _flat(new_states)
             if keep is not None:
                 m = keep[:, t:t + 1]
-                states = [m * n + (1 - m) * s for n, s in zip(new_states, states)]
+                # (a (batch, 1) mask; states of higher rank, as ConvLSTM's, take it
+                # broadcast over their other axes)
+                states = [_keep_where(m, n, s) for n, s in zip(new_states, states)]
+                m = _expand_to(m, out)
                 if prev is None:
                     prev = zeros_like(out)
                 out = m * out + (1 - m) * (zeros_like(out) if self.zero_output_for_mask
