@@ -242,3 +242,25 @@ def test_text_vectorization_bad_rank():
     layer = fe.keras.layers.TextVectorization(vocabulary=["a"])
     with pytest.raises(ValueError, match="last shape dimension must be 1"):
         layer(np.array([["a b", "c"]]))
+
+
+def test_text_vectorization_in_functional_model():
+    # a string Input (whose shape probes run on empty strings) feeding the layer
+    tv = fe.keras.layers.TextVectorization(max_tokens=10, output_sequence_length=4)
+    tv.adapt(["a b c", "b c d"])
+    inp = fe.keras.Input(shape=(1,), dtype="string")
+    model = fe.keras.Model(inp, tv(inp))
+    x = np.array([["a b"], ["d"]])
+    np.testing.assert_array_equal(model.predict(x, verbose=0), tv(x).numpy())
+
+
+def test_adapted_normalization_saved_and_loaded(tmp_path):
+    x = np.random.RandomState(0).randn(20, 3).astype("float32") * 2 + 1
+    norm = fe.keras.layers.Normalization()
+    norm.adapt(x)
+    model = fe.keras.Sequential([fe.keras.Input((3,)), norm, fe.keras.layers.Dense(1)])
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    again = fe.keras.models.load_model(path)
+    np.testing.assert_allclose(again.predict(x, verbose=0), model.predict(x, verbose=0),
+                               rtol=1e-6)

@@ -494,6 +494,9 @@ def zeros(shape, dtype=None, name=None):
     if type(shape) in COMPOSITE_TYPES:
         return composite_call("zeros", shape, shape, dtype)
     dtype = _np_dtype(dtype)
+    if dtype.kind == "O":       # TensorFlow's zero of a string tensor is the empty string
+        return _allocate("zeros", np.full, _dims("zeros", shape, dtype=dtype), b"",
+                         dtype=dtype)
     return _allocate("zeros", np.zeros, _dims("zeros", shape, dtype=dtype), dtype=dtype)
 
 
@@ -522,8 +525,10 @@ def zeros_like(input, dtype=None, name=None):
     x = convert_to_tensor(input)
     if _tracing(x):
         return execute(_zeros_like, x, dtype=_np_dtype(dtype, x._value.dtype))
-    return _allocate("zeros_like", np.zeros, x._value.shape,
-                     dtype=_np_dtype(dtype, x._value.dtype))
+    dtype = _np_dtype(dtype, x._value.dtype)
+    if dtype.kind == "O":       # (strings: the empty string, as TensorFlow)
+        return _allocate("zeros_like", np.full, x._value.shape, b"", dtype=dtype)
+    return _allocate("zeros_like", np.zeros, x._value.shape, dtype=dtype)
 
 
 def ones_like(input, dtype=None, name=None):
