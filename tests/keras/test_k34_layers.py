@@ -437,3 +437,18 @@ def test_conv_lstm_defaults_mask_dropout_and_errors():
         L.ConvLSTM2D(2, 3, strides=2, dilation_rate=2)
     with pytest.raises(ValueError, match="expected ndim=5, got ndim=4"):
         L.ConvLSTM2D(2, 3)(np.ones((1, 2, 3, 3), np.float32))
+
+
+def test_einsum_dense_initializer_fans_from_the_kernel_axes():
+    # Keras's EinsumDense gives a VarianceScaling initializer the kernel's input axes
+    # (c: 64) and output axes (d, e: 8 * 16); Glorot's uniform limit is then
+    # sqrt(6 / (64 + 128)), not the receptive-field fans of a 3-D kernel
+    layer = L.EinsumDense("abc,cde->abde", (None, 8, 16),
+                          kernel_initializer=fe.keras.initializers.GlorotUniform(seed=1))
+    layer.build((2, 3, 64))
+    k = layer.kernel.numpy()
+    limit = np.sqrt(6.0 / (64 + 128))
+    assert np.abs(k).max() <= limit and np.abs(k).max() > 0.95 * limit
+    np.testing.assert_allclose(k.std(), limit / np.sqrt(3), rtol=0.05)
+    # the layer's own initializer (and config) keep the axes unset, as Keras's
+    assert layer.get_config()["kernel_initializer"]["config"]["input_axes"] is None

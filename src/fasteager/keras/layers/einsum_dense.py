@@ -23,7 +23,8 @@ def _split_equation(equation):
 
 
 def _shapes(equation, bias_axes, input_shape, output_shape):
-    """(kernel shape, bias shape or None, full output shape) for ``input_shape``."""
+    """(kernel shape, bias shape or None, full output shape, the kernel's input axes, its
+    output axes) for ``input_shape``."""
     in_spec, w_spec, out_spec, left = _split_equation(equation)
     input_shape = list(input_shape)
     elided = len(input_shape) - len(in_spec)
@@ -53,12 +54,14 @@ def _shapes(equation, bias_axes, input_shape, output_shape):
             raise ValueError("Dimension '%s' was specified in the output '%s' but has no "
                              "corresponding dim in the input spec '%s' or weight spec '%s'"
                              % (d, out_spec, in_spec, w_spec))
-    kernel = []
-    for d in w_spec:
+    kernel, input_axes, output_axes = [], [], []
+    for i, d in enumerate(w_spec):
         if d in out_map:
             kernel.append(out[out_map[d]])
+            output_axes.append(i)
         elif d in in_map:
             kernel.append(input_shape[in_map[d]])
+            input_axes.append(i)
         else:
             raise ValueError("Weight dimension '%s' did not have a match in either the input "
                              "spec '%s' or the output spec '%s'. For this layer, the weight "
@@ -74,7 +77,7 @@ def _shapes(equation, bias_axes, input_shape, output_shape):
         bias = [sizes[c] if c in bias_axes else 1 for c in out_spec[first:]]
         if not left:
             bias += [1] * max(elided, 0)
-    return kernel, bias, out
+    return kernel, bias, out, input_axes, output_axes
 
 
 class EinsumDense(Layer):
@@ -111,10 +114,17 @@ class EinsumDense(Layer):
 
     def build(self, input_shape):
         shape = TensorShape(input_shape).as_list()
-        kernel, bias, _ = _shapes(self.equation, self.bias_axes, shape,
-                                  self.partial_output_shape)
+        kernel, bias, _, in_axes, out_axes = _shapes(self.equation, self.bias_axes, shape,
+                                                     self.partial_output_shape)
         self._input_ndim = len(shape)
-        self.kernel = self._add_weight("kernel", kernel, initializer=self.kernel_initializer,
+        init = self.kernel_initializer
+        if isinstance(init, initializers.VarianceScaling) and (
+                init.input_axes is None or init.output_axes is None):
+            # fans from the kernel's input and output axes, as Keras's EinsumDense
+            config = dict(init.get_config(), seed=init.seed, input_axes=in_axes,
+                          output_axes=out_axes)
+            init = type(init).from_config(config)
+        self.kernel = self._add_weight("kernel", kernel, initializer=init,
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.bias = None if bias is None else self._add_weight(
