@@ -625,3 +625,72 @@ def test_split_dataset_errors():
         with pytest.raises(cls) as info:
             call()
         assert str(info.value) == errs[key][1], key
+
+
+# ---- model_to_dot / plot_model (pydot is optional; the recording venv has none, so these
+# check the graph's structure and Keras's label template, not recorded output) -------------
+def _dot_model():
+    inner = K.Sequential([K.Input((3,)), K.layers.Dense(2, activation="relu", name="d1"),
+                          K.layers.Dense(1, name="d2")], name="inner")
+    a, b = K.Input((3,), name="a"), K.Input((1,), name="b")
+    out = K.layers.Concatenate(name="cat")([inner(a), b])
+    return inner, K.Model([a, b], K.layers.Dense(2, name="head")(out), name="outer")
+
+
+def test_model_to_dot_structure():
+    pytest.importorskip("pydot")
+    inner, model = _dot_model()
+    dot = K.utils.model_to_dot(inner, show_shapes=True, show_dtype=True,
+                               show_layer_activations=True, show_trainable=True)
+    labels = [n.get("label") for n in dot.get_nodes() if n.get("label")]
+    assert len(labels) == 2 and len(dot.get_edges()) == 1
+    assert labels[0] == (
+        '<<table border="0" cellborder="1" bgcolor="black" cellpadding="10"><tr><td '
+        'colspan="4" bgcolor="black"><font point-size="16" color="white"><b>d1</b> (Dense)'
+        '</font></td></tr><tr><td bgcolor="white" colspan="4"><font point-size="14">'
+        'Activation: <b>relu</b></font></td></tr><tr><td bgcolor="white"><font '
+        'point-size="14">Input shape: <b>(None, 3)</b></font></td><td bgcolor="white"><font '
+        'point-size="14">Output shape: <b>(None, 2)</b></font></td><td bgcolor="white"><font '
+        'point-size="14">Output dtype: <b>float32</b></font></td><td bgcolor="forestgreen">'
+        '<font point-size="14" color="white"><b>Trainable</b></font></td></tr></table>>')
+    assert dot.get("rankdir") == "TB" and dot.get("splines") == "ortho"
+    flat = K.utils.model_to_dot(model)
+    ids = {n.get_name(): n.get("label") for n in flat.get_nodes() if n.get("label")}
+    assert len(ids) == 5      # the InputLayers a and b, inner (one box), cat, head
+    edges = {(ids[e.get_source()].split("<b>")[1].split("</b>")[0],
+              ids[e.get_destination()].split("<b>")[1].split("</b>")[0])
+             for e in flat.get_edges()}
+    assert edges == {("a", "inner"), ("inner", "cat"), ("b", "cat"), ("cat", "head")}
+    nested = K.utils.model_to_dot(model, expand_nested=True)
+    ids = {n.get_name(): n.get("label") for n in nested.get_nodes() if n.get("label")}
+    for sub in nested.get_subgraphs():
+        ids.update({n.get_name(): n.get("label") for n in sub.get_nodes() if n.get("label")})
+    edges = {(ids[e.get_source()].split("<b>")[1].split("</b>")[0],
+              ids[e.get_destination()].split("<b>")[1].split("</b>")[0])
+             for e in nested.get_edges()}
+    assert ("a", "d1") in edges and ("d2", "cat") in edges
+    assert len(nested.get_subgraphs()) == 1
+    with pytest.raises(ValueError, match="layer_range"):
+        K.utils.model_to_dot(model, layer_range=["a", "b"])
+    with pytest.raises(ValueError, match="not yet been built"):
+        K.utils.model_to_dot(K.Sequential([K.layers.Dense(1)]))
+
+
+def test_plot_model_needs_pydot_and_graphviz(tmp_path, monkeypatch):
+    from fasteager.keras import _model_visualization as vis
+    inner, _ = _dot_model()
+    monkeypatch.setattr(vis, "pydot", None)
+    with pytest.raises(ImportError, match=r"install pydot \(`pip install pydot`\) for "
+                                          "model_to_dot"):
+        K.utils.model_to_dot(inner)
+    with pytest.raises(ImportError, match="for `plot_model` to work"):
+        K.utils.plot_model(inner, to_file=str(tmp_path / "m.png"))
+    monkeypatch.undo()
+    if not vis.check_pydot():
+        return
+    if vis.check_graphviz():
+        K.utils.plot_model(inner, to_file=str(tmp_path / "m.png"))
+        assert (tmp_path / "m.png").stat().st_size > 0
+    else:
+        with pytest.raises(ImportError, match="install graphviz"):
+            K.utils.plot_model(inner, to_file=str(tmp_path / "m.png"))

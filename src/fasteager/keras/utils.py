@@ -29,6 +29,7 @@ from ._directory_datasets import (  # noqa: F401
 )
 from .backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
 from ._graph_utils import get_source_inputs  # noqa: F401
+from ._model_visualization import model_to_dot, plot_model  # noqa: F401
 from .random import set_random_seed  # noqa: F401
 from ._files import extract_archive, get_file, validate_file  # noqa: F401
 from ._image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
