@@ -787,6 +787,7 @@ class Sequential(Model):
             if isinstance(lay, dict):      # Sequential.from_config(model.get_config())
                 lay = deserialize_keras_object(lay, custom_objects, where="from_config")
             layers.append(seen.setdefault(lay.name, lay) if isinstance(lay, Layer) else lay)
+        config["layers"] = layers
         # Keras 3's Sequential configs also carry trainable, dtype and build_input_shape,
         # which its from_config does not pass to the constructor; trainable=False is kept
         trainable = config.pop("trainable", True)
