@@ -137,7 +137,10 @@ def test_recorded(name):
     case = CASES[name]
     cls = getattr(fe.keras.layers, case["class"])
     layer = cls(**case["kwargs"], name=case["config"]["name"])
-    if case.get("adapt"):
+    if case.get("adapt") and case.get("adapt_batches"):
+        layer.adapt(fe.data.Dataset.from_tensor_slices(_arr(case["adapt"])).batch(
+            case["adapt_batches"]))
+    elif case.get("adapt"):
         layer.adapt(_arr(case["adapt"]))
     if case.get("adapt_dataset_batches"):
         ds = fe.data.Dataset.from_tensor_slices(_arr(case["input"])).batch(

@@ -32,15 +32,17 @@ def clean(config):
     return config
 
 
-def record(name, cls, kwargs, inputs, adapt=None, calls=None, build_only=False):
+def record(name, cls, kwargs, inputs, adapt=None, adapt_batches=None):
     layer = cls(**kwargs)
     if adapt is not None:
-        layer.adapt(adapt)
+        layer.adapt(tf.data.Dataset.from_tensor_slices(adapt).batch(adapt_batches)
+                    if adapt_batches else adapt)
     out = layer(inputs)
     case = {"name": name, "class": cls.__name__, "kwargs": kwargs,
             "config": clean(layer.get_config()), "input": arr(inputs),
             "output": arr(keras.ops.convert_to_numpy(out)),
             "adapt": arr(adapt) if adapt is not None else None,
+            "adapt_batches": adapt_batches,
             "weights": [arr(w) for w in layer.get_weights()]}
     for k in ("mean", "variance"):
         if hasattr(layer, k) and cls is keras.layers.Normalization:
@@ -120,6 +122,10 @@ record("disc_bins", keras.layers.Discretization,
        {"bin_boundaries": [-0.5, 0.0, 0.5]}, v)
 record("disc_adapt", keras.layers.Discretization, {"num_bins": 4},
        v, adapt=rng.randn(50).astype("float32"))
+record("disc_adapt_dataset", keras.layers.Discretization, {"num_bins": 5, "epsilon": 0.05},
+       v, adapt=rng.randn(300).astype("float32"), adapt_batches=64)
+record("norm_adapt_dataset_axis_none", keras.layers.Normalization, {"axis": None}, x3,
+       adapt=rng.randn(7, 4, 2).astype("float32") * 2, adapt_batches=3)
 for mode in ("one_hot", "multi_hot", "count"):
     record("disc_" + mode, keras.layers.Discretization,
            {"bin_boundaries": [-0.5, 0.0, 0.5], "output_mode": mode},
