@@ -84,6 +84,22 @@ def test_recorded_text(name):
 
 
 SPECIAL = ("MaxNumBoundingBoxes", "Pipeline")
+RAGGED = sorted(n for n, c in CASES.items() if "ragged_input" in c)
+
+
+@pytest.mark.parametrize("name", RAGGED)
+def test_recorded_ragged(name):
+    case = CASES[name]
+    layer = getattr(fe.keras.layers, case["class"])(**case["kwargs"])
+    out = layer(fe.ragged.constant(case["ragged_input"]))
+    want = case["output"]
+    if "ragged" in want:
+        assert isinstance(out, fe.RaggedTensor)
+        assert out.to_list() == want["ragged"]
+    else:
+        want = _arr(want)
+        assert out.dtype.name == want.dtype.name
+        np.testing.assert_array_equal(out.numpy(), want)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items()
@@ -132,7 +148,8 @@ def test_recorded_pipeline():
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items()
-                                        if not c.get("text") and c["class"] not in SPECIAL))
+                                        if not c.get("text") and c["class"] not in SPECIAL
+                                        and "ragged_input" not in c))
 def test_recorded(name):
     case = CASES[name]
     cls = getattr(fe.keras.layers, case["class"])

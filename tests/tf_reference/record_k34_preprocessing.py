@@ -339,6 +339,24 @@ cases.append({"name": "pipeline", "class": "Pipeline", "input": arr(img),
               "layers": [(l.__class__.__name__, clean(l.get_config())) for l in pipe.layers],
               "config_keys": sorted(pipe.get_config())})
 
+# ragged inputs (token lists of different lengths)
+def record_ragged(name, cls, kwargs, rows):
+    layer = getattr(keras.layers, cls)(**kwargs)
+    out = layer(tf.ragged.constant(rows))
+    cases.append({"name": name, "class": cls, "kwargs": kwargs, "ragged_input": rows,
+                  "config": clean(layer.get_config()), "output": plain(out)})
+
+
+record_ragged("hash_ragged", "Hashing", {"num_bins": 6}, [["a", "b"], ["c"], []])
+record_ragged("hash_ragged_count", "Hashing", {"num_bins": 4, "output_mode": "count"},
+              [["a", "b", "a"], ["c"]])
+record_ragged("hash_ragged_int_multi_hot", "Hashing",
+              {"num_bins": 7, "output_mode": "multi_hot", "salt": 3}, [[1, 2, 2], [9]])
+record_ragged("lookup_ragged", "StringLookup", {"vocabulary": ["a", "b"]},
+              [["a", "z"], ["b", "b", "a"]])
+record_ragged("lookup_ragged_count", "StringLookup",
+              {"vocabulary": ["a", "b"], "output_mode": "count"}, [["a", "z"], ["b", "b", "a"]])
+
 # fe.strings.to_hash_bucket_strong, behind Hashing's salt
 strong = []
 for key in ([1, 2], [0, 0], [2 ** 63 - 1, 12345], [-1, 3]):

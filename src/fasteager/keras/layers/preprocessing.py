@@ -15,6 +15,7 @@ from ..._src.composite.farmhash import fingerprint64, fingerprint_cat64
 from ...data import Dataset
 from ...ops.array_ops import broadcast_to, reshape
 from ...ops.elementwise_ops import cast, equal, where
+from ...ragged import RaggedTensor
 from .. import _image_utils, _serialization
 from .. import backend as _backend
 from .. import ops as _kops
@@ -380,6 +381,23 @@ def _encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
     return _kops.sum(encoded, axis=axis)
 
 
+def _encode_rows(ids, mode, depth):
+    """multi_hot/count of each row of a ragged batch of ids (Keras counts them with a
+    bincount over the rows; ids at or past ``depth``, masks among them, drop)."""
+    if mode == "one_hot":
+        raise ValueError("one_hot output takes one token per example; got ragged token "
+                         "lists (use multi_hot or count)")
+    values = np.asarray(ids.flat_values.numpy()).reshape(-1)
+    splits = np.asarray(ids.row_splits.numpy())
+    out = np.zeros((len(splits) - 1, depth), np.int64)
+    for r, (a, b) in enumerate(zip(splits[:-1], splits[1:])):
+        row = values[a:b]
+        np.add.at(out[r], row[row < depth], 1)
+    if mode == "multi_hot":
+        out = np.minimum(out, 1)
+    return convert_to_tensor(out)
+
+
 def _check_ids(inputs, output_mode):
     """Keras's TensorFlow path for multi_hot/count of rank <= 2 inputs counts with
     ``bincount``, which refuses negative ids (ids past the depth are dropped, as
@@ -625,7 +643,7 @@ class Hashing(Layer):
                                  % (salt,))
 
     def _convert_input(self, x):
-        return convert_to_tensor(x)
+        return x if isinstance(x, RaggedTensor) else convert_to_tensor(x)
 
     def _hash_values_to_bins(self, values):
         bins = self.num_bins
@@ -646,6 +664,11 @@ class Hashing(Layer):
         return out
 
     def call(self, inputs):
+        if isinstance(inputs, RaggedTensor):
+            indices = inputs.with_flat_values(self._hash_values_to_bins(inputs.flat_values))
+            if self.output_mode == "int":
+                return indices
+            return cast(_encode_rows(indices, self.output_mode, self.num_bins), self.dtype)
         if self.output_mode == "one_hot" and inputs.shape.rank and \
                 inputs.shape.as_list()[-1] == 1:
             inputs = _kops.squeeze(inputs, axis=-1)

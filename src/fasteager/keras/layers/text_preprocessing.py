@@ -21,7 +21,7 @@ from ...ragged import RaggedTensor
 from .. import _serialization
 from .. import backend as _backend
 from .base import Layer
-from .preprocessing import _encode_categorical
+from .preprocessing import _encode_categorical, _encode_rows
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 _INT64_MAX = np.iinfo(np.int64).max
@@ -450,7 +450,7 @@ class _IndexLookup(Layer):
         depth = self.max_tokens if self.pad_to_max_tokens else self._frozen_vocab_size
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
         if isinstance(lookups, RaggedTensor):
-            output = self._encode_rows(lookups, mode, depth)
+            output = _encode_rows(lookups, mode, depth)
         else:
             output = _encode_categorical(lookups, mode, depth, "int64")
         if self.output_mode == "tf_idf":
@@ -461,24 +461,6 @@ class _IndexLookup(Layer):
             output = output.numpy().astype(idf.dtype.as_numpy_dtype) * self.idf_weights
             output = convert_to_tensor(output)
         return output
-
-    @staticmethod
-    def _encode_rows(lookups, mode, depth):
-        """multi_hot/count of each row of a ragged batch (Keras counts them with a
-        bincount over the rows; ids at or past ``depth``, masks among them, drop)."""
-        if mode == "one_hot":
-            raise ValueError("one_hot output takes one token per example; got ragged "
-                             "token lists (use multi_hot or count)")
-        values = np.asarray(lookups.flat_values.numpy()).reshape(-1)
-        splits = np.asarray(lookups.row_splits.numpy())
-        out = np.zeros((len(splits) - 1, depth), np.int64)
-        for r, (a, b) in enumerate(zip(splits[:-1], splits[1:])):
-            row = values[a:b]
-            row = row[row < depth]
-            np.add.at(out[r], row, 1)
-        if mode == "multi_hot":
-            out = np.minimum(out, 1)
-        return convert_to_tensor(out)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
