@@ -93,10 +93,16 @@ record("resize_up_single", keras.layers.Resizing, {"height": 9, "width": 10}, im
 record("resize_cf", keras.layers.Resizing,
        {"height": 3, "width": 2, "data_format": "channels_first"}, img)
 
+img_u8 = (rng.rand(2, 6, 8, 3) * 255).astype("uint8")
+record("resize_uint8", keras.layers.Resizing, {"height": 3, "width": 11}, img_u8)
+record("resize_int32_bicubic", keras.layers.Resizing,
+       {"height": 5, "width": 4, "interpolation": "bicubic"}, img_u8.astype("int32"))
+
 # CenterCrop
 record("crop", keras.layers.CenterCrop, {"height": 4, "width": 5}, img)
 record("crop_single", keras.layers.CenterCrop, {"height": 3, "width": 3}, img[1])
 record("crop_larger", keras.layers.CenterCrop, {"height": 8, "width": 10}, img)
+record("crop_uint8", keras.layers.CenterCrop, {"height": 4, "width": 4}, img_u8)
 record("crop_cf", keras.layers.CenterCrop,
        {"height": 2, "width": 3, "data_format": "channels_first"}, img)
 
