@@ -143,7 +143,7 @@ def test_config():
     with pytest.raises(ValueError, match="frozen"):
         del c["a"]
     with pytest.raises(AttributeError) as info:
-        c.bb
+        _ = c.bb
     assert str(info.value) == ref["missing"][1]
     c.unfreeze()
     c.update(a=5)

@@ -6,14 +6,16 @@ Run from the repository root with the TensorFlow venv:
 """
 import os
 import sys
+import tempfile
+import wave
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import numpy as np  # noqa: E402
-import keras  # noqa: E402
-import tensorflow as tf  # noqa: E402
-from __init__ import save  # noqa: E402
+import keras
+import numpy as np
+import tensorflow as tf
+from __init__ import save
 
 
 def lst(a):
@@ -23,7 +25,7 @@ def lst(a):
 def error(fn):
     try:
         fn()
-    except Exception as e:   # noqa: BLE001 - the class and message are what we record
+    except Exception as e:  # noqa: BLE001 - the class and message are what we record
         return [type(e).__name__, str(e)]
     return None
 
@@ -285,8 +287,6 @@ rec["saving_errors"] = {
 }
 
 # *_dataset_from_directory: the files are stored here and re-made by the test
-import tempfile  # noqa: E402
-import wave  # noqa: E402
 
 files_rng = np.random.RandomState(5)
 texts = {"neg": ["bad movie", "awful plot, long", "meh"],

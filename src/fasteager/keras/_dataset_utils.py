@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 
 from .. import data as fe_data
-from ..data.transforms import Batch as _BatchDataset
 from .._core import Tensor
+from ..data.transforms import Batch as _BatchDataset
 from .ops import nn as keras_nn
 
 

@@ -9,7 +9,7 @@ import sys
 from .layers.base import InputLayer
 
 try:
-    import pydot    # optional third-party package
+    import pydot  # optional third-party package
 except ImportError:
     pydot = None
 
@@ -237,11 +237,11 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
     """Draw ``model_to_dot(model, ...)`` into ``to_file`` (its suffix picks the format)
     with Graphviz."""
     _not_built(model)
-    for ok, message in ((check_pydot, "You must install pydot (`pip install pydot`) for "
-                                      "`plot_model` to work."),
-                        (check_graphviz, "You must install graphviz (see instructions at "
-                                         "https://graphviz.gitlab.io/download/) for "
-                                         "`plot_model` to work.")):
+    for ok, message in ((check_pydot, ("You must install pydot (`pip install pydot`) for "
+                                       "`plot_model` to work.")),
+                        (check_graphviz, ("You must install graphviz (see instructions at "
+                                          "https://graphviz.gitlab.io/download/) for "
+                                          "`plot_model` to work."))):
         if not ok():
             if "IPython.core.magics.namespace" in sys.modules:
                 print(message)      # in a notebook Keras prints instead of failing
@@ -261,7 +261,7 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
     dot.write(to_file, format=extension)
     if extension != "pdf":
         try:
-            from IPython import display     # optional: the image for a notebook
+            from IPython import display  # optional: the image for a notebook
             return display.Image(filename=to_file)
         except ImportError:
             pass

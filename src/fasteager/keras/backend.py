@@ -287,10 +287,10 @@ def result_type(*dtypes):
 def is_float_dtype(dtype):
     """Whether ``dtype`` (any spelling ``standardize_dtype`` reads) is a float type."""
     dtype = standardize_dtype(dtype)
-    return dtype.startswith("float") or dtype.startswith("bfloat")
+    return dtype.startswith(("float", "bfloat"))
 
 
 def is_int_dtype(dtype):
     """Whether ``dtype`` is a signed or unsigned integer type."""
     dtype = standardize_dtype(dtype)
-    return dtype.startswith("int") or dtype.startswith("uint")
+    return dtype.startswith(("int", "uint"))

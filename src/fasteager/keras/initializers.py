@@ -314,7 +314,7 @@ def _stft_window(name, length, periodic):
         n = length if periodic else length - 1
         return alpha - (1 - alpha) * np.cos(2 * np.pi * np.arange(length) / n)
     try:
-        import scipy.signal   # optional: the other window names come from scipy
+        import scipy.signal  # optional: the other window names come from scipy
     except ImportError as e:
         raise ImportError("STFTInitializer: window=%r needs scipy (pip install scipy); 'hann' "
                           "and 'hamming' work without it" % (name,)) from e

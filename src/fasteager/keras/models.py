@@ -5,8 +5,8 @@
 import json
 
 from ._cloning import clone_model  # noqa: F401
-from ._serialization import serialize_keras_object
 from ._saved_model import export
+from ._serialization import serialize_keras_object
 from .saving import load_model, model_from_json, save_model  # noqa: F401
 from .training import Model, Sequential  # noqa: F401
 

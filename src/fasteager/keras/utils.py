@@ -27,12 +27,10 @@ from ._directory_datasets import (  # noqa: F401
     image_dataset_from_directory,
     text_dataset_from_directory,
 )
-from .backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
-from ._graph_utils import get_source_inputs  # noqa: F401
-from ._model_visualization import model_to_dot, plot_model  # noqa: F401
-from .random import set_random_seed  # noqa: F401
 from ._files import extract_archive, get_file, validate_file  # noqa: F401
+from ._graph_utils import get_source_inputs  # noqa: F401
 from ._image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
+from ._model_visualization import model_to_dot, plot_model  # noqa: F401
 from ._serialization import (  # noqa: F401
     CustomObjectScope,
     custom_object_scope,
@@ -43,6 +41,8 @@ from ._serialization import (  # noqa: F401
     register_keras_serializable,
     serialize_keras_object,
 )
+from .backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
+from .random import set_random_seed  # noqa: F401
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):
