@@ -284,3 +284,63 @@ def test_adapted_normalization_saved_and_loaded(tmp_path):
     again = fe.keras.models.load_model(path)
     np.testing.assert_allclose(again.predict(x, verbose=0), model.predict(x, verbose=0),
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("suffix", [".keras", ""])
+def test_adapted_vocabularies_saved_and_loaded(tmp_path, suffix):
+    # an adapted vocabulary is not in the config: Model.save keeps it as an asset
+    # (Keras's save_assets / load_assets), so a reloaded model gives the same outputs
+    docs = np.array([["the cat sat"], ["the dog"], ["a cat"]])
+    tv = fe.keras.layers.TextVectorization(output_sequence_length=4)
+    tv.adapt(docs[:, 0])
+    tokens = np.array([["a", "b", "a"], ["c", "a", "d"]])
+    tf_idf = fe.keras.layers.StringLookup(output_mode="tf_idf", max_tokens=9,
+                                          pad_to_max_tokens=True)
+    tf_idf.adapt(tokens)
+    ints = fe.keras.layers.IntegerLookup(num_oov_indices=2, mask_token=0)
+    ints.adapt(np.array([[4, 4, 9], [7, 0, 4]]))
+    text_in = fe.keras.Input(shape=(1,), dtype="string")
+    token_in = fe.keras.Input(shape=(3,), dtype="string")
+    int_in = fe.keras.Input(shape=(3,), dtype="int64")
+    model = fe.keras.Model([text_in, token_in, int_in],
+                           [tv(text_in), tf_idf(token_in), ints(int_in)])
+    x = [docs, np.array([["a", "d", "zz"], ["b", "b", "c"]]),
+         np.array([[4, 5, 0], [9, 7, 11]])]
+    path = str(tmp_path / ("m" + suffix))
+    model.save(path)
+    again = fe.keras.models.load_model(path)
+    for got, want in zip(again.predict(x, verbose=0), model.predict(x, verbose=0)):
+        np.testing.assert_allclose(got, want)
+    vocabularies = [layer.get_vocabulary() for layer in again.layers
+                    if hasattr(layer, "get_vocabulary")]
+    assert tv.get_vocabulary() in vocabularies and ints.get_vocabulary() in vocabularies
+
+
+def test_asset_names_with_paths_refused(tmp_path):
+    import zipfile
+    tv = fe.keras.layers.TextVectorization()
+    tv.adapt(np.array(["a b"]))
+    inp = fe.keras.Input(shape=(1,), dtype="string")
+    path = str(tmp_path / "m.keras")
+    fe.keras.Model(inp, tv(inp)).save(path)
+    with zipfile.ZipFile(path) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    [asset] = [n for n in members if n.startswith("assets/")]
+    members[asset.rsplit("/", 1)[0] + "/../../evil.txt"] = b"x"
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    with pytest.raises(fe.errors.DataLossError, match="bad asset name"):
+        fe.keras.models.load_model(path)
+
+
+def test_adapted_tf_idf_text_vectorization_saved_and_loaded(tmp_path):
+    tv = fe.keras.layers.TextVectorization(output_mode="tf_idf")
+    tv.adapt(np.array(["the cat sat", "the dog", "a cat"]))
+    inp = fe.keras.Input(shape=(1,), dtype="string")
+    model = fe.keras.Model(inp, tv(inp))
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    x = np.array([["the cat"], ["zz dog dog"]])
+    np.testing.assert_allclose(fe.keras.models.load_model(path).predict(x, verbose=0),
+                               model.predict(x, verbose=0))

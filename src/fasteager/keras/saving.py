@@ -11,6 +11,11 @@ and its weights (the checkpoint's safetensors format, keyed by object-graph path
 * a path without a suffix: a directory holding the two files of the ``.keras`` zip.
   Any other suffix is an error (no directory is ever given a file's name).
 
+Layers whose state is not in variables (an adapted StringLookup, IntegerLookup or
+TextVectorization vocabulary) write it with Keras's ``save_assets(dir)`` under
+``assets/<index>_<class>/`` in the zip or the directory, and ``load_model`` hands it back
+through ``load_assets(dir)`` (not in .h5 files).
+
 A compiled model also stores Keras 3's ``compile_config`` (``training_config`` in .h5) and
 its optimizer's variables under ``optimizer/``; ``load_model(compile=True)`` compiles from
 it and restores the optimizer's state.
@@ -27,6 +32,7 @@ it never imports the modules a file names (see ``_serialization``). ``safe_mode=
 import io
 import json
 import os
+import tempfile
 import zipfile
 
 from .._src.io import atomic as _atomic
@@ -51,6 +57,9 @@ from .layers.base import Layer
 CONFIG = "config.json"
 WEIGHTS = "model.weights.safetensors"
 H5_SUFFIXES = (".h5", ".hdf5")
+# state kept outside variables (an adapted vocabulary), by Keras's save_assets/load_assets:
+# "assets/<index>_<layer class>/<file>" in the zip or the directory
+ASSETS = "assets"
 
 
 def _own_get_config(cls):
@@ -128,6 +137,43 @@ class _SpooledPath:
             pass
 
 
+def _asset_layers(model):
+    """(key, layer) for each layer with assets, in the model's layer order (keyed by
+    position and class: a sub-layer's generated name may differ after a reload)."""
+    layers = model._flatten_layers() if hasattr(model, "_flatten_layers") else [model]
+    return [("%d_%s" % (i, type(layer).__name__), layer) for i, layer in enumerate(layers)
+            if hasattr(layer, "save_assets") and hasattr(layer, "load_assets")]
+
+
+def _save_assets(model):
+    """{archive name: bytes} of every layer's assets."""
+    out = {}
+    for key, layer in _asset_layers(model):
+        with tempfile.TemporaryDirectory() as tmp:
+            layer.save_assets(tmp)
+            for name in sorted(os.listdir(tmp)):
+                with open(os.path.join(tmp, name), "rb") as f:
+                    out["%s/%s/%s" % (ASSETS, key, name)] = f.read()
+    return out
+
+
+def _load_assets(model, files, source):
+    """Hand each layer the asset files saved for it (``files``: archive name -> bytes)."""
+    for key, layer in _asset_layers(model):
+        prefix = "%s/%s/" % (ASSETS, key)
+        mine = {name[len(prefix):]: data for name, data in files.items()
+                if name.startswith(prefix)}
+        if not mine:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, data in mine.items():
+                if not name or "/" in name or "\\" in name or name in (".", ".."):
+                    raise DataLossError("load_model: %s: bad asset name %r" % (source, name))
+                with open(os.path.join(tmp, name), "wb") as f:
+                    f.write(data)
+            layer.load_assets(tmp)
+
+
 def save_model(model, filepath, overwrite=True):
     """Save architecture and weights (see the module docstring for the layouts)."""
     path = os.fspath(filepath)
@@ -166,9 +212,14 @@ def save_model(model, filepath, overwrite=True):
             with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
                 z.writestr(CONFIG, desc)
                 z.writestr(WEIGHTS, payload)
+                for name, data in _save_assets(model).items():
+                    z.writestr(name, data)
         return
     os.makedirs(path, exist_ok=True)
     _weights.save_weights(model, os.path.join(path, WEIGHTS), roots=_save_roots(model))
+    for name, data in _save_assets(model).items():
+        os.makedirs(os.path.dirname(os.path.join(path, name)), exist_ok=True)
+        _atomic.atomic_write(os.path.join(path, name), data)
     _atomic.atomic_write(os.path.join(path, CONFIG), desc)
 
 
@@ -335,6 +386,28 @@ def _rebuild(desc, custom_objects, safe_mode):
     return deserialize_keras_object(spec, custom_objects, safe_mode)
 
 
+def _read_assets(path):
+    """{archive name: bytes} of the assets saved at ``path`` (none in .h5 files)."""
+    out = {}
+    if os.path.isdir(path):
+        root = os.path.join(path, ASSETS)
+        if os.path.isdir(root):
+            for key in sorted(os.listdir(root)):
+                for name in sorted(os.listdir(os.path.join(root, key))):
+                    with open(os.path.join(root, key, name), "rb") as f:
+                        out["%s/%s/%s" % (ASSETS, key, name)] = f.read()
+    elif not path.endswith(H5_SUFFIXES):
+        try:
+            with zipfile.ZipFile(path) as z:
+                for name in z.namelist():
+                    if name.startswith(ASSETS + "/"):
+                        out[name] = z.read(name)
+        except (zipfile.BadZipFile, KeyError, OSError, EOFError) as e:
+            raise DataLossError("load_model: %s is not a saved model (%s)" % (path, e)) \
+                from None
+    return out
+
+
 def _read_keras_zip(path):
     """(the model description, the weights by path) of a ``.keras`` zip."""
     try:
@@ -451,6 +524,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         desc, tensors = _read_keras_zip(path)
         source = path
     model = _rebuild(desc, custom_objects, safe_mode)
+    _load_assets(model, _read_assets(path), path)
     shape = desc.get("build_input_shape")
     if shape is not None and hasattr(model, "build") and not getattr(model, "built", False):
         model.build(tuple(shape))

@@ -20,7 +20,7 @@ from ...data import Dataset
 from ...ragged import RaggedTensor
 from .. import _serialization
 from .. import backend as _backend
-from .base import Layer
+from .base import KerasTensor, Layer
 from .preprocessing import _encode_categorical, _encode_rows
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -289,6 +289,43 @@ class _IndexLookup(Layer):
         counts = collections.Counter(tokens)
         return [t for t, c in counts.items() if c > 1] if len(counts) != len(tokens) else []
 
+    # ---- assets (Keras's save_assets/load_assets: the vocabulary a config lacks) -------
+    def save_assets(self, dir_path):
+        """Write an adapted vocabulary (one token a line, special tokens first) and, for
+        tf_idf, its weights, for ``Model.save``; a given vocabulary is in the config."""
+        if self.input_vocabulary is not None:
+            return
+        vocabulary = self.get_vocabulary(include_special_tokens=True)
+        with open(os.path.join(dir_path, "vocabulary.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(str(w) for w in vocabulary))
+        if self.output_mode == "tf_idf" and self.idf_weights is not None:
+            np.save(os.path.join(dir_path, "idf_weights.npy"),
+                    np.asarray(self.idf_weights)[:len(vocabulary)])
+
+    def load_assets(self, dir_path):
+        """Set the vocabulary ``save_assets`` wrote (by ``load_model``)."""
+        if self.input_vocabulary is not None:
+            return
+        path = os.path.join(dir_path, "vocabulary.txt")
+        if not os.path.exists(path):
+            return
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        values = lines if self.vocabulary_dtype == "string" else [int(v) for v in lines]
+        idf = None
+        if self.output_mode == "tf_idf":
+            idf = np.load(os.path.join(dir_path, "idf_weights.npy"), allow_pickle=False)
+        has_vocabulary = self._has_input_vocabulary
+        self._has_input_vocabulary = True      # (set_vocabulary, then adapt may run again)
+        try:
+            self.set_vocabulary(values, idf_weights=idf)
+        finally:
+            self._has_input_vocabulary = has_vocabulary
+        if self.output_mode == "tf_idf" and self.pad_to_max_tokens and \
+                self.max_tokens is not None:
+            self.idf_weights = np.pad(self.idf_weights,
+                                      (0, self.max_tokens - self.idf_weights.size))
+
     # ---- adapt --------------------------------------------------------------------------
     def reset_state(self):
         if self._has_input_vocabulary:
@@ -461,6 +498,17 @@ class _IndexLookup(Layer):
             output = output.numpy().astype(idf.dtype.as_numpy_dtype) * self.idf_weights
             output = convert_to_tensor(output)
         return output
+
+    def _infer_specs(self, inputs, args, kwargs):
+        # a tf_idf layer rebuilt from its config has no weights until load_model hands it
+        # its assets: its symbolic output comes from the shape rule (Keras's
+        # compute_output_spec) rather than from a run
+        if self.output_mode == "tf_idf" and self.idf_weights is None and \
+                isinstance(inputs, KerasTensor):
+            shape = self.compute_output_shape(tuple(inputs.shape.as_list()))
+            spec = KerasTensor(list(shape), _backend.floatx())
+            return spec, [spec]
+        return super()._infer_specs(inputs, args, kwargs)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
@@ -646,6 +694,17 @@ class TextVectorization(Layer):
         if isinstance(x, RaggedTensor) or hasattr(x, "numpy"):
             return x
         return convert_to_tensor(np.asarray(x))
+
+    def _infer_specs(self, inputs, args, kwargs):
+        # (as the lookup's: a tf_idf layer waiting for its assets is not run)
+        lookup = self._lookup_layer
+        if self._output_mode == "tf_idf" and lookup.idf_weights is None and \
+                isinstance(inputs, KerasTensor):
+            depth = lookup.max_tokens if lookup.pad_to_max_tokens else \
+                lookup._frozen_vocab_size
+            spec = KerasTensor([inputs.shape.as_list()[0], depth], _backend.floatx())
+            return spec, [spec]
+        return super()._infer_specs(inputs, args, kwargs)
 
     def compute_output_shape(self, input_shape):
         if self._output_mode == "int":
