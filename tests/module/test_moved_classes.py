@@ -28,3 +28,11 @@ def test_pickles_naming_the_old_modules_load():
         fe.UnconnectedGradients.ZERO
     cfg = fe.config.LogicalDeviceConfiguration(memory_limit=10)
     assert pickle.loads(pickle.dumps(cfg)) == cfg
+
+
+def test_composite_classes_that_moved_still_pickle():
+    # TensorArray and the ExtensionType bases print as fasteager.tensor_array /
+    # fasteager.extension_type; pickle must be able to import those names
+    for cls in (fe.TensorArray, fe.experimental.ExtensionType,
+                fe.experimental.BatchableExtensionType):
+        assert pickle.loads(pickle.dumps(cls)) is cls

@@ -30,6 +30,7 @@ and gets, as in TensorFlow:
 ``BatchableExtensionType`` values also batch and unbatch (``fe.data``, ``fe.map_fn``).
 """
 import collections.abc
+import sys as _sys
 import types
 import typing
 
@@ -783,3 +784,9 @@ def from_saved_form(form, parts, what):
                                                    [n for n, _ in form["fields"]],
                                                    list(cls._fields)))
     return out
+
+
+# The classes here keep the module name they had before the move into fasteager._src
+# (their printed types and saved references, pickles among them, name it), so that name
+# still imports, as this module.
+_sys.modules.setdefault("fasteager.extension_type", _sys.modules[__name__])

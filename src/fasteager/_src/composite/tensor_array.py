@@ -15,6 +15,8 @@ a function runs eagerly on each call (with a warning), which keeps its results r
 >>> ta.stack().numpy()
 array([0., 1., 2.], dtype=float32)
 """
+import sys as _sys
+
 import numpy as np
 
 from ... import _core
@@ -262,3 +264,9 @@ class TensorArray:
     def __repr__(self):
         return "<fe.TensorArray dtype=%s size=%d element_shape=%s>" % (
             self._dtype.name, len(self._elements), self._element_shape)
+
+
+# The classes here keep the module name they had before the move into fasteager._src
+# (their printed types and saved references, pickles among them, name it), so that name
+# still imports, as this module.
+_sys.modules.setdefault("fasteager.tensor_array", _sys.modules[__name__])
