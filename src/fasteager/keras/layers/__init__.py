@@ -27,6 +27,7 @@ from .augmentation import (  # noqa: F401
     RandomTranslation,
     RandomZoom,
 )
+from .augmentation_policies import AugMix, RandAugment  # noqa: F401
 from .base import Input, InputLayer, KerasTensor, Layer  # noqa: F401
 from .conv import (  # noqa: F401
     AveragePooling1D,
