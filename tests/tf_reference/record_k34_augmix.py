@@ -63,6 +63,9 @@ CASES = {
                                                      "interpolation": "nearest",
                                                      "seed": 7}, (3, 6, 6, 3)),
     "randaugment_single": case("RandAugment", {"num_ops": 1, "seed": 9}, (6, 5, 3)),
+    "randaugment_cf": case("RandAugment", {"num_ops": 3, "factor": 0.7, "seed": 11,
+                                           "data_format": "channels_first"}, (2, 3, 7, 6)),
+    "randaugment_uint8": case("RandAugment", {"seed": 12}, (2, 6, 6, 3), dtype="uint8"),
     "augmix_default": case("AugMix", {"seed": 3}, (2, 8, 8, 3)),
     "augmix_unit_base_ops": case("AugMix", {"value_range": (0, 1), "num_chains": 2,
                                             "chain_depth": 2, "factor": 0.5, "alpha": 0.5,
@@ -70,6 +73,9 @@ CASES = {
                                  scale=1.0),
     "augmix_pair_nearest": case("AugMix", {"factor": (0.1, 0.4), "interpolation": "nearest",
                                            "seed": 8}, (3, 6, 6, 3)),
+    "augmix_cf": case("AugMix", {"chain_depth": 2, "seed": 13,
+                                 "data_format": "channels_first"}, (2, 3, 7, 6)),
+    "augmix_uint8": case("AugMix", {"seed": 14}, (2, 6, 6, 3), dtype="uint8"),
     "augmix_single": case("AugMix", {"num_chains": 1, "seed": 2}, (6, 5, 3)),
 }
 
