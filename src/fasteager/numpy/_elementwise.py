@@ -230,7 +230,9 @@ def angle(z, deg=False):
     x = tensor(z)
     if x._value.dtype.kind not in "fc":
         x = ew_ops.cast(x, np.float64)
-    a = ew_ops.angle(x)
+    # real input: NumPy's arctan2(+0, x) (pi for -0.0, NaN for NaN; TF's angle gives 0 there)
+    a = ew_ops.angle(x) if x._value.dtype.kind == "c" else ew_ops.atan2(
+        tensor(np.zeros((), x._value.dtype)), x)
     return a * np.asarray(180 / np.pi, dtype=a._value.dtype)[()] if deg else a
 
 

@@ -239,7 +239,8 @@ sigmoid = defop("sigmoid", _sigmoid, kinds=FLOAT, jvp=ELEMENTWISE, into=_sigmoid
 # floor, ceil, round: piecewise constant
 floor = defop("floor", np.floor, kinds=FLOAT, grads=[lambda g, ans, x: _zeros(g)])
 ceil = defop("ceil", np.ceil, kinds=FLOAT, grads=[lambda g, ans, x: _zeros(g)])
-round = defop("round", np.round, kinds=FLOAT, jvp=ELEMENTWISE,  # noqa: A001 - TensorFlow's name
+# integers come back unchanged, in their dtype (TensorFlow's round returns them as they are)
+round = defop("round", np.round, kinds=FLOAT + INT, jvp=ELEMENTWISE,  # noqa: A001 - TF's name
               grads=[lambda g, ans, x: _zeros(g)])
 
 # ---- comparisons and logic (no gradient: the outputs are bool) --------------------------
@@ -317,13 +318,20 @@ def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
 
 
 def angle(input, name=None):
-    """The argument of a complex number, ``atan2(imag, real)`` (a composite; 0 or pi for
-    real input)."""
+    """The argument of a complex number, ``atan2(imag, real)`` (a composite; for real input
+    pi where ``input < 0`` and 0 elsewhere, -0.0 and NaN included, as TensorFlow)."""
     if type(input) in COMPOSITE_TYPES:
         return composite_call("angle", input, input)
     x = convert_to_tensor(input)
     if x._value.dtype.kind != "c":
-        return atan2(x * 0, x)
+        if x._value.dtype.kind != "f":
+            # TensorFlow cannot write pi in an integer (or bool) dtype: a TypeError
+            raise TypeError("angle: input must be a float or complex tensor (got %s)"
+                            % x.dtype.name)
+        # not atan2(x * 0, x): x * 0 is -0.0 for x < 0, which gives -pi
+        dt = x._value.dtype
+        return where(less(x, _core.wrap(np.zeros((), dt))), _core.wrap(np.asarray(math.pi, dt)),
+                     _core.wrap(np.zeros((), dt)))
     return atan2(imag(x), real(x))
 
 
@@ -583,18 +591,34 @@ def nextafter(x1, x2, name=None):
 # ---- bit shifts (tf.bitwise) --------------------------------------------------------------
 
 _SHIFT = "bit shifts of integers have no gradient"
-left_shift_op = defop("left_shift", np.left_shift, kinds=INT, no_grad=_SHIFT)
-right_shift_op = defop("right_shift", np.right_shift, kinds=INT, no_grad=_SHIFT)
+
+
+def _clamped_shift(shift):
+    # TensorFlow's CPU kernels clamp the amount to [0, bits - 1]: a negative shift leaves x
+    # as it is, a too-large one shifts by bits - 1 (NumPy's answer there is undefined/0)
+    def forward(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        bits = x.dtype.itemsize * 8
+        return np.asarray(shift(x, np.clip(y, 0, bits - 1).astype(y.dtype, copy=False)))
+    return forward
+
+
+left_shift_op = defop("left_shift", _clamped_shift(np.left_shift), kinds=INT, nin=2,
+                      no_grad=_SHIFT)
+right_shift_op = defop("right_shift", _clamped_shift(np.right_shift), kinds=INT, nin=2,
+                       no_grad=_SHIFT)
 
 
 def left_shift(x, y, name=None):
-    """``x << y`` elementwise (integers; shifts outside ``[0, bits)`` are undefined)."""
+    """``x << y`` elementwise (integers; the shift is clamped to ``[0, bits - 1]``, as
+    TensorFlow's CPU kernel)."""
     x, y = convert_same(x, y)
     return execute(left_shift_op, x, y)
 
 
 def right_shift(x, y, name=None):
-    """``x >> y`` elementwise, arithmetic for signed integers."""
+    """``x >> y`` elementwise, arithmetic for signed integers (the shift clamped to
+    ``[0, bits - 1]``)."""
     x, y = convert_same(x, y)
     return execute(right_shift_op, x, y)
 

@@ -298,10 +298,15 @@ def reverse(tensor, axis, name=None):
 def repeat(input, repeats, axis=None, name=None):
     """Repeat each entry ``repeats`` times along ``axis`` (the flattened input when None)."""
     x = convert_to_tensor(input)
-    if axis is None:
+    if axis is None or x._value.ndim == 0:     # a scalar repeats as a 1-D tensor, as in TF
         x = reshape(x, [-1])
-        axis = 0
-    ax = single_axis("repeat", axis, x._value.ndim)
+        axis = 0 if axis is None else axis
+    rank = x._value.ndim
+    # TensorFlow checks the axis in Python: a ValueError, not InvalidArgumentError
+    if isinstance(axis, (int, np.integer)) and not -rank <= axis < rank:
+        raise ValueError("repeat: axis=%d out of bounds: expected %d<=axis<%d"
+                         % (axis, -rank, rank))
+    ax = single_axis("repeat", axis, rank)
     n = x._value.shape[ax]
     try:
         reps = np.asarray(_core.data_of(repeats, "repeat") if isinstance(repeats, _core.Tensor)
@@ -334,9 +339,15 @@ def repeat(input, repeats, axis=None, name=None):
 
 def meshgrid(*args, indexing="xy", name=None):
     """Coordinate grids from 1-D tensors (``indexing='xy'``: Cartesian, ``'ij'``: matrix)."""
-    xs = [reshape(a, [-1]) for a in convert_same(*args)]
     if indexing not in ("xy", "ij"):
         raise InvalidArgumentError("meshgrid: indexing must be 'xy' or 'ij' (got %r)" % indexing)
+    # each argument converts on its own (no promotion), and all must share the first's dtype
+    xs = [reshape(convert_to_tensor(a), [-1]) for a in args]
+    for i, x in enumerate(xs[1:], 1):
+        if x.dtype != xs[0].dtype:
+            raise InvalidArgumentError("meshgrid: all inputs must have one dtype (expected %s "
+                                       "as input 0, got %s for input %d)"
+                                       % (xs[0].dtype.name, x.dtype.name, i))
     n = len(xs)
     sizes = [x._value.size for x in xs]
     if indexing == "xy" and n >= 2:

@@ -264,8 +264,9 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32, 
              axis=None, binary_output=False):
     """Counts (or summed ``weights``) of each non-negative integer in ``arr``.
 
-    ``axis=-1`` counts each row of a 2-D ``arr`` separately; ``binary_output`` gives 1 for
-    every value present. Summed weights are differentiable in ``weights``.
+    ``axis=-1`` counts each row of a 2-D ``arr`` separately (a 1-D ``arr`` as a whole);
+    ``binary_output`` gives 1 for every value present. Summed weights are differentiable in
+    ``weights``.
 
     >>> fe.math.bincount([1, 1, 3]).numpy()
     array([0, 2, 0, 1], dtype=int32)
@@ -276,9 +277,11 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32, 
                                    % ids.min())
     if axis not in (None, 0, -1):
         raise InvalidArgumentError("bincount: axis must be None, 0 or -1 (got %r)" % (axis,))
-    if axis == -1 and ids.ndim != 2:
-        raise InvalidArgumentError("bincount: axis=-1 needs a 2-D arr (got shape %s)"
+    if axis == -1 and ids.ndim not in (1, 2):
+        raise InvalidArgumentError("bincount: axis=-1 needs a 1-D or 2-D arr (got shape %s)"
                                    % list(ids.shape))
+    if axis == -1 and ids.ndim == 1:
+        axis = None     # the last axis of a 1-D arr is the whole of it (TensorFlow's answer)
     size = int(ids.max()) + 1 if ids.size else 0
     if minlength is not None:
         size = max(size, as_int("bincount", minlength, "minlength"))
