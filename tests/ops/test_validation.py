@@ -110,7 +110,6 @@ SCALAR = fe.constant(1.0)
 
 @pytest.mark.parametrize("call", [
     lambda: fe.squeeze(SCALAR, axis=0),
-    lambda: fe.repeat(SCALAR, 2, axis=0),
     lambda: fe.split(SCALAR, 1, axis=0),
     lambda: fe.reduce_sum(SCALAR, axis=0),
     lambda: fe.reduce_sum(SCALAR, axis=-1),
