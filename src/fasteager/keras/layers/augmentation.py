@@ -53,6 +53,14 @@ class _ImageAugmentation(Layer):
             raise ValueError("Layer %s does not take a `factor` argument. Received: factor=%s"
                              % (type(self).__name__, factor))
 
+    def _draw_applied(self, batch, seed):
+        """Which images of the batch the layer changes: a probability drawn in the factor
+        range per image, then a uniform draw under it (Keras's two draws, in its order)."""
+        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
+                              seed=seed)
+        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        return threshold < probability
+
     def _set_factor(self, factor):
         lo, hi = self._FACTOR_BOUNDS
         message = ("The `factor` argument should be a number (or a list of two numbers) in the "
@@ -685,10 +693,8 @@ class RandomInvert(_ImageAugmentation):
             return None
         batch = _batch_size(data)
         seed = seed or self.generator
-        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
-                              seed=seed)
-        threshold = uniform((batch,), minval=0, maxval=1, seed=seed)
-        return {"apply_inversion": threshold < probability}
+        applied = self._draw_applied(batch, seed)
+        return {"apply_inversion": applied}
 
     def transform_images(self, images, transformation, training=True):
         if not training:
@@ -1031,10 +1037,8 @@ class RandomErasing(_ImageAugmentation):
         masks = kops.logical_and(kops.logical_and(grid_x >= x0, grid_x < x1),
                                  kops.logical_and(grid_y >= y0, grid_y < y1))
         masks = kops.repeat(masks, images.shape[c_axis], axis=c_axis)
-        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
-                              seed=seed)
-        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
-        return {"apply_erasing": threshold < probability, "batch_masks": masks,
+        applied = self._draw_applied(batch, seed)
+        return {"apply_erasing": applied, "batch_masks": masks,
                 "fill_value": self._fill(images, seed)}
 
     def transform_images(self, images, transformation, training=True):
@@ -1094,12 +1098,10 @@ class RandomGaussianBlur(_ImageAugmentation):
             return None
         batch = _batch_size(data)
         seed = seed or self.generator
-        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
-                              seed=seed)
-        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        applied = self._draw_applied(batch, seed)
         sigma = uniform((2,), minval=self.sigma[0], maxval=self.sigma[1], seed=seed,
                         dtype=self.compute_dtype) + 1e-6
-        return {"should_apply_blur": threshold < probability, "blur_factor": sigma}
+        return {"should_apply_blur": applied, "blur_factor": sigma}
 
     def transform_images(self, images, transformation, training=True):
         images = kops.cast(images, self.compute_dtype)
@@ -1149,16 +1151,14 @@ class RandomPerspective(_ImageAugmentation):
             return None
         batch, height, width = self._image_size(_images_of(data))
         seed = seed or self.generator
-        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
-                              seed=seed)
-        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        applied = self._draw_applied(batch, seed)
         shift = uniform((batch, 4, 2), minval=-0.5 * self.scale, maxval=0.5 * self.scale,
                         seed=seed, dtype=self.compute_dtype)
         start = kops.convert_to_tensor(
             [[[0.0, 0.0], [width - 1, 0.0], [0.0, height - 1], [width - 1, height - 1]]],
             dtype=self.compute_dtype)
         start = kops.repeat(start, batch, axis=0)
-        return {"apply_perspective": threshold < probability, "start_points": start,
+        return {"apply_perspective": applied, "start_points": start,
                 "end_points": start + start * shift}
 
     def _transform_images(self, images, transformation):
@@ -1205,13 +1205,11 @@ class RandomElasticTransform(_ImageAugmentation):
             return None
         batch = _batch_size(data)
         seed = seed or self.generator
-        probability = uniform((batch,), minval=self.factor[0], maxval=self.factor[1],
-                              seed=seed)
-        threshold = uniform((batch,), minval=0.0, maxval=1.0, seed=seed)
+        applied = self._draw_applied(batch, seed)
         distortion = uniform((), minval=self.scale[0], maxval=self.scale[1], seed=seed,
                              dtype=self.compute_dtype)
         # (the displacement field draws from the same generator when the images transform)
-        return {"apply_transform": threshold < probability, "distortion_factor": distortion,
+        return {"apply_transform": applied, "distortion_factor": distortion,
                 "seed": seed}
 
     def _transform_images(self, images, transformation):
