@@ -529,6 +529,10 @@ def _exactly_two(opname, names, values):
         raise ValueError("%s: must specify exactly two of %s. Received: %s"
                          % (opname, ", ".join(names),
                             ", ".join("%s=%s" % nv for nv in zip(names, values))))
+    _non_negative(opname, names, values)
+
+
+def _non_negative(opname, names, values):
     for n, v in zip(names, values):
         if v is not None and v < 0:
             raise ValueError("%s: %s must be >= 0. Received: %s=%s" % (opname, n, n, v))
@@ -552,10 +556,9 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
         left_padding = target_width - right_padding - width
     if right_padding is None:
         right_padding = target_width - left_padding - width
-    for n, v in (("top_padding", top_padding), ("left_padding", left_padding),
-                 ("right_padding", right_padding), ("bottom_padding", bottom_padding)):
-        if v < 0:
-            raise ValueError("pad_images: %s must be >= 0. Received: %s=%s" % (n, n, v))
+    _non_negative("pad_images", ("top_padding", "left_padding", "right_padding",
+                                 "bottom_padding"),
+                  (top_padding, left_padding, right_padding, bottom_padding))
     pads = [[top_padding, bottom_padding], [left_padding, right_padding]]
     pads = pads + [[0, 0]] if data_format == "channels_last" else [[0, 0]] + pads
     if len(images.shape) == 4:
@@ -581,10 +584,9 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
         left_cropping = width - target_width - right_cropping
     if target_width is None:
         target_width = width - right_cropping - left_cropping
-    for n, v in (("top_cropping", top_cropping), ("target_height", target_height),
-                 ("left_cropping", left_cropping), ("target_width", target_width)):
-        if v < 0:
-            raise ValueError("crop_images: %s must be >= 0. Received: %s=%s" % (n, n, v))
+    _non_negative("crop_images", ("top_cropping", "target_height", "left_cropping",
+                                  "target_width"),
+                  (top_cropping, target_height, left_cropping, target_width))
     if top_cropping + target_height > height or left_cropping + target_width > width:
         # Keras slices with TensorFlow's Slice, which refuses a window past the image
         raise errors.InvalidArgumentError(
