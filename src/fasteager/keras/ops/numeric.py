@@ -444,9 +444,9 @@ def arctan2(x1, x2):
 
 def round(x, decimals=0):
     x = _t(x)
-    if x.dtype.is_integer:  # TensorFlow's round leaves integers as they are
+    if x.dtype.is_integer:
         if decimals >= 0:
-            return x
+            return _ew.round(x)       # integers come back as they are, as TensorFlow's
         factor = _t(_math.pow(10, decimals), _backend.floatx())
         y = _ew.truediv(_ew.round(_ew.multiply(_cast(x, _backend.floatx()), factor)), factor)
         return _cast(y, x.dtype)
@@ -510,13 +510,7 @@ def conjugate(x):
 
 
 def angle(x):
-    x = _float_input(x)
-    if x.dtype.is_complex:
-        return _fm.angle(x)
-    # a real number's angle is pi below zero and 0 elsewhere (-0.0 and NaN included),
-    # as TensorFlow's angle of real input
-    return _arr.where(_ew.less(x, _t(0, x.dtype)), _arr.fill(x.shape, _t(np.pi, x.dtype)),
-                      _arr.zeros_like(x))
+    return _fm.angle(_float_input(x))
 
 
 # ---- comparisons and predicates -------------------------------------------------------------
@@ -671,9 +665,7 @@ def _shift(op, x, y):
         y = _t(y, x.dtype)
     else:
         x, y, _ = _pair(x, y)
-    # TensorFlow's kernels clamp the shift to [0, bits - 1] (a negative shift is 0)
-    bits = np.dtype(x.dtype.as_numpy_dtype).itemsize * 8
-    return op(x, _arr.clip_by_value(y, _t(0, y.dtype), _t(bits - 1, y.dtype)))
+    return op(x, y)      # the op clamps the shift to [0, bits - 1], as TensorFlow's
 
 
 def bitwise_left_shift(x, y):
