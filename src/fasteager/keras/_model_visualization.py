@@ -8,10 +8,21 @@ import sys
 
 from .layers.base import InputLayer
 
-try:
-    import pydot  # optional third-party package
-except ImportError:
-    pydot = None
+# pydot, an optional third-party package, is imported on first use: loading fe.keras must
+# not import it (every name below reaches it through check_pydot first)
+_UNLOADED = object()
+pydot = _UNLOADED
+
+
+def _load_pydot():
+    global pydot
+    if pydot is _UNLOADED:
+        try:
+            import pydot as module
+        except ImportError:
+            module = None
+        pydot = module
+    return pydot
 
 
 # (keras.utils imports this module before functional/training can be imported: the model
@@ -29,7 +40,7 @@ def _is_model_graph(model):
 
 
 def check_pydot():
-    return pydot is not None
+    return _load_pydot() is not None
 
 
 def check_graphviz():
